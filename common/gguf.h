@@ -1,0 +1,49 @@
+/* gguf.h: reads a GGUF file's header, metadata and tensor infos (never the
+ * tensor data) and derives the shape that placement needs. Every length and
+ * count is bounds-checked against the file; hostile files give an error, never
+ * a crash. Not for writing GGUF files. */
+#ifndef LVD_GGUF_H
+#define LVD_GGUF_H
+
+#include "common/util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gguf_shape {
+    int known;               /* 1 when the fields below were derived */
+    uint32_t version;        /* 2 or 3 */
+    uint64_t n_tensors;
+    uint64_t n_kv;
+    char arch[64];           /* general.architecture, e.g. "llama" */
+    char name[128];          /* general.name, "" if absent */
+    int32_t file_type;       /* general.file_type, -1 if absent */
+    uint32_t n_block;        /* ARCH.block_count */
+    uint32_t n_embd;         /* ARCH.embedding_length */
+    uint32_t n_head;         /* ARCH.attention.head_count */
+    uint32_t n_head_kv;      /* ARCH.attention.head_count_kv (defaults to n_head) */
+    uint32_t head_dim_k;     /* ARCH.attention.key_length or n_embd / n_head */
+    uint32_t head_dim_v;     /* ARCH.attention.value_length or n_embd / n_head */
+    uint32_t n_ctx_train;    /* ARCH.context_length */
+    uint32_t n_expert;       /* ARCH.expert_count, 0 for dense */
+    uint32_t n_expert_used;  /* ARCH.expert_used_count */
+    uint64_t block_bytes;    /* bytes of the largest block ("blk.N."), experts included */
+    uint64_t expert_bytes;   /* bytes of one block's routed-expert tensors (the largest) */
+    uint64_t non_block_bytes;/* every tensor outside blk.N. (embeddings, output head) */
+    uint64_t tensor_bytes;   /* all tensor data */
+    uint64_t data_offset;    /* where tensor data starts in the file */
+} gguf_shape;
+
+/* Reads path's header and tensor infos and fills *out. Reads only the header
+ * region (a 20 GB model costs a few MB of reads). 0 or -1 with err naming path. */
+int gguf_read_shape(const char *path, gguf_shape *out, lvd_err *err);
+
+/* The same over an in-memory prefix of a file: file_size is the full file's
+ * size (tensor data offsets are checked against it). For tests and fuzzing. */
+int gguf_parse_shape(const void *buf, size_t len, uint64_t file_size, const char *name,
+                     gguf_shape *out, lvd_err *err);
+
+/* The llama.cpp name of a general.file_type ("Q4_0", "Q8_0", "F16"), or "?". */
+const char *gguf_file_type_name(int32_t file_type);
+
+#endif

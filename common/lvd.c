@@ -1,0 +1,76 @@
+/* lvd.c: the dispatcher. `lvd TOOL ARGS...` executes `lvd-TOOL ARGS...`, found
+ * beside this binary first and on PATH second, as git runs its commands. It
+ * knows nothing of the tools' insides. */
+#include "common/cli.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const tools[][2] = {
+    {"fetch", "fetch and verify a llama.cpp build into a bench dir; register a local one"},
+    {"probe", "ask each engine for its devices (--list-devices) and cache the answer"},
+    {"check", "check each device's results against the CPU (llama-perplexity KLD)"},
+    {"bench", "run llama-bench per engine and device until the statistics decide"},
+    {"select", "print the winning llama-server launch line for a model"},
+    {"pin", "decide whether a candidate build replaces the pinned one"},
+    {"evidence", "write the evidence page with delta tables and charts"},
+    {"store", "inspect the store; import llama-bench output; record a model"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: lvd [--version] [--help] TOOL [ARGS...]\n\n"
+               "llama-verdict: measure llama.cpp engines, record verdicts, emit the launch line.\n\n"
+               "tools:\n");
+    for (size_t i = 0; i < LVD_ARRAY_LEN(tools); i++)
+        fprintf(f, "  %-9s %s\n", tools[i][0], tools[i][1]);
+    fprintf(f, "\n`lvd TOOL --help` describes each tool. Example:\n"
+               "  lvd select --model ~/models/qwen3-8b-q4_k_m.gguf\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return LVD_EXIT_USAGE;
+    }
+    const char *tool = argv[1];
+    if (!strcmp(tool, "--help") || !strcmp(tool, "-h") || !strcmp(tool, "help")) {
+        usage(stdout);
+        return LVD_EXIT_OK;
+    }
+    if (!strcmp(tool, "--version")) {
+        printf("llama-verdict %s\n", LVD_VERSION);
+        return LVD_EXIT_OK;
+    }
+    if (tool[0] == '-' || strchr(tool, '/'))
+        return lvd_usage_error("lvd", "'%s' is not a tool", tool);
+
+    char *name = lvd_xasprintf("lvd-%s", tool);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            char *path = lvd_xasprintf("%s/%s", self, name);
+            if (access(path, X_OK) == 0) {
+                argv[1] = path;
+                execv(path, argv + 1);
+            }
+            free(path);
+        }
+    }
+    argv[1] = name;
+    execvp(name, argv + 1);
+    int e = errno;
+    lvd_error("lvd", "'%s' is not an lvd tool (%s: %s); see 'lvd --help'", tool, name, strerror(e));
+    free(name);
+    return LVD_EXIT_USAGE;
+}

@@ -1,0 +1,100 @@
+/* types.c: release functions for the records of types.h. */
+#include "common/types.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void lvd_probe_free(lvd_probe *p)
+{
+    if (!p)
+        return;
+    free(p->binary);
+    free(p->reason);
+    free(p->devices);
+    memset(p, 0, sizeof *p);
+}
+
+void lvd_engine_free(lvd_engine *e)
+{
+    if (!e)
+        return;
+    free(e->name);
+    free(e->dir);
+    free(e->build);
+    free(e->commit);
+    free(e->flavour);
+    free(e->digest);
+    free(e->origin);
+    memset(e, 0, sizeof *e);
+}
+
+void lvd_result_free(lvd_result *r)
+{
+    if (!r)
+        return;
+    free(r->reported_json);
+    free(r->ns);
+    free(r->ts);
+    free(r->warmup);
+    memset(r, 0, sizeof *r);
+}
+
+void lvd_run_free(lvd_run *r)
+{
+    if (!r)
+        return;
+    free(r->binary);
+    free(r->build);
+    free(r->host);
+    free(r->session);
+    free(r->arm_key);
+    free(r->build_commit);
+    free(r->reason);
+    free(r->stderr_tail);
+    for (size_t i = 0; i < r->n_results; i++)
+        lvd_result_free(&r->results[i]);
+    free(r->results);
+    memset(r, 0, sizeof *r);
+}
+
+void lvd_check_free(lvd_check *c)
+{
+    if (!c)
+        return;
+    free(c->host);
+    free(c->reason);
+    memset(c, 0, sizeof *c);
+}
+
+void lvd_verdict_free(lvd_verdict *v)
+{
+    if (!v)
+        return;
+    free(v->host);
+    free(v->objective);
+    free(v->arm_key);
+    free(v->rule);
+    free(v->explain);
+    free(v->fingerprint);
+    free(v->stats_json);
+    memset(v, 0, sizeof *v);
+}
+
+void lvd_pin_decision_free(lvd_pin_decision *d)
+{
+    if (!d)
+        return;
+    free(d->pinned_build);
+    free(d->candidate_build);
+    free(d->decision);
+    free(d->rule);
+    free(d->details_json);
+    memset(d, 0, sizeof *d);
+}
+
+void lvd_params_init(lvd_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ngl = -1;
+    p->fa = -1;
+}

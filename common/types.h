@@ -1,0 +1,159 @@
+/* types.h: the plain data records that modules hand each other and that the
+ * store persists. No behaviour here; each record is filled by one module
+ * (named in its comment) and read by the others. */
+#ifndef LVD_TYPES_H
+#define LVD_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LVD_SHA256_HEX_LEN 64
+
+/* Backend labels. "cpu" is a fact (probed, no devices); "unknown" is the
+ * absence of one (could not be asked). Never conflate the two. */
+#define LVD_BACKEND_CPU "cpu"
+#define LVD_BACKEND_UNKNOWN "unknown"
+
+/* One device as `--list-devices` printed it (bench/devices.c fills it). */
+typedef struct lvd_device {
+    char selector[64];    /* verbatim, e.g. "CUDA0", "Vulkan1" */
+    char name[256];       /* e.g. "NVIDIA H200" */
+    int64_t total_mib;    /* -1 when not printed */
+    int64_t free_mib;     /* -1 when not printed */
+    char backend[16];     /* from the selector prefix: cuda vulkan rocm metal sycl ... */
+    char compute_cap[16]; /* NVIDIA compute capability ("9.0") when a log revealed it */
+} lvd_device;
+
+/* The result of asking one engine binary for its devices (bench/probe.c). */
+typedef struct lvd_probe {
+    int64_t id;
+    int64_t engine_id;
+    char *binary;          /* absolute path of the binary asked */
+    int64_t bin_mtime_ns;
+    int64_t bin_size;
+    int64_t probed_at;     /* epoch seconds */
+    char backend[16];      /* LVD_BACKEND_* or a device backend */
+    char *reason;          /* why "unknown"; NULL otherwise */
+    lvd_device *devices;
+    size_t n_devices;
+} lvd_probe;
+
+/* A llama.cpp engine: a directory with llama-server and/or llama-bench. */
+typedef struct lvd_engine {
+    int64_t id;
+    char *name;            /* unique id users type: "b10715-vulkan", "cuda-local" */
+    char *dir;             /* absolute directory */
+    char *build;           /* "b10715"; the registered id is what counts */
+    char *commit;          /* NULL when unknown */
+    char *flavour;         /* release flavour or "local" */
+    char *digest;          /* sha256 of the archive (fetched) or of the main binary */
+    char *origin;          /* "fetched" | "registered" | "imported" */
+    int64_t created_at;
+} lvd_engine;
+
+/* What an arm asks llama-bench / llama-server for. Defaults mean "flag not passed". */
+typedef struct lvd_params {
+    char device[64];       /* --device selector from the probe, "" = not passed */
+    int ngl;               /* -ngl; -1 = not passed */
+    int fa;                /* -fa; -1 = not passed, 0 off, 1 on */
+    int ubatch;            /* -ub; 0 = not passed */
+    char type_k[16];       /* -ctk; "" = not passed */
+    char type_v[16];       /* -ctv; "" = not passed */
+    int n_cpu_moe;         /* -ncmoe; 0 = not passed */
+    int threads;           /* -t; 0 = not passed */
+    char env[256];         /* extra environment "K=V K2=V2"; "" = none */
+} lvd_params;
+
+/* One test (pp512, tg128, ...) of one llama-bench invocation. */
+typedef struct lvd_result {
+    int64_t id;
+    char test[48];         /* "pp512", "tg128", "pp512@d1024" as llama-bench names them */
+    int n_prompt, n_gen, n_depth;
+    char backends[64];     /* what llama-bench reported ("CUDA", "CPU", "Vulkan") */
+    int rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads; /* reported back */
+    char rep_type_k[16], rep_type_v[16];
+    char *reported_json;   /* the object llama-bench printed, kept whole */
+    size_t n;              /* samples */
+    int64_t *ns;
+    double *ts;
+    unsigned char *warmup; /* 1 = dropped as warm-up (kept, never scored) */
+} lvd_result;
+
+/* One llama-bench invocation (bench/run.c or store import). */
+typedef struct lvd_run {
+    int64_t id;
+    char artifact[LVD_SHA256_HEX_LEN + 1];
+    int64_t engine_id;
+    char *binary;          /* absolute path of the binary run */
+    char *build;           /* engine build id at the time */
+    char *host;
+    char *session;         /* groups runs of one bench session / night */
+    lvd_params params;     /* what was asked */
+    char *arm_key;         /* canonical arm id (bench/arm.c) */
+    char *build_commit;    /* as llama-bench reported it */
+    int64_t build_number;
+    char status[16];       /* "ok", "failed", "gpu_ignored" */
+    char *reason;          /* failure reason */
+    int exit_code;         /* -1 when killed / not run */
+    char *stderr_tail;
+    int64_t started_at;
+    int64_t wall_ms;
+    char source[16];       /* "bench" | "import" */
+    lvd_result *results;
+    size_t n_results;
+} lvd_run;
+
+/* Correctness of one engine/device against the CPU for one artifact (bench/check.c). */
+typedef struct lvd_check {
+    int64_t id;
+    char artifact[LVD_SHA256_HEX_LEN + 1];
+    int64_t engine_id;
+    char device[64];       /* selector, "" for the CPU reference */
+    char *host;
+    int64_t ran_at;
+    char status[8];        /* "pass", "fail", "error", "base" (the CPU reference) */
+    double mean_kld;       /* NAN when not measured */
+    double same_top_p;     /* percent */
+    double ppl;
+    double ppl_base;
+    double ppl_ratio;
+    char *reason;
+} lvd_check;
+
+/* The decision for one artifact on one host (select/). */
+typedef struct lvd_verdict {
+    int64_t id;
+    char artifact[LVD_SHA256_HEX_LEN + 1];
+    char *host;
+    int64_t decided_at;
+    char *objective;       /* "tg", "pp", or "w=0.70" */
+    int64_t engine_id;
+    lvd_params params;
+    char *arm_key;
+    char *rule;            /* which rule decided: "win", "tie", "only-arm", ... */
+    char *explain;         /* one paragraph for humans */
+    char *fingerprint;     /* engines compared: "id:path:build:mtime;..." */
+    char *stats_json;      /* the comparisons behind it */
+} lvd_verdict;
+
+/* One nightly pin decision (select/pin.c). */
+typedef struct lvd_pin_decision {
+    int64_t id;
+    int64_t decided_at;
+    char *pinned_build;
+    char *candidate_build;
+    char *decision;        /* "keep" | "promote" */
+    char *rule;            /* the rule that held or moved the pin */
+    char *details_json;
+} lvd_pin_decision;
+
+void lvd_probe_free(lvd_probe *p);
+void lvd_engine_free(lvd_engine *e);
+void lvd_result_free(lvd_result *r);
+void lvd_run_free(lvd_run *r);
+void lvd_check_free(lvd_check *c);
+void lvd_verdict_free(lvd_verdict *v);
+void lvd_pin_decision_free(lvd_pin_decision *d);
+void lvd_params_init(lvd_params *p);
+
+#endif

@@ -1,0 +1,267 @@
+/* store.c: opening the store file, pragmas, forward migrations, transactions,
+ * and the statement helpers the other store_*.c files share. */
+#include "store/store_internal.h"
+#include "store/schema.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+char *store_default_path(const char *explicit_path)
+{
+    if (explicit_path && *explicit_path)
+        return lvd_xstrdup(explicit_path);
+    const char *env = getenv("LVD_STORE");
+    if (env && *env)
+        return lvd_xstrdup(env);
+    const char *xdg = getenv("XDG_DATA_HOME");
+    if (xdg && *xdg == '/')
+        return lvd_xasprintf("%s/llama-verdict/store.db", xdg);
+    const char *home = getenv("HOME");
+    return lvd_xasprintf("%s/.local/share/llama-verdict/store.db", home && *home ? home : ".");
+}
+
+int store_fail(store *s, lvd_err *err, const char *what)
+{
+    return lvd_errf(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+int store_prepare(store *s, const char *sql, sqlite3_stmt **st, lvd_err *err)
+{
+    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+        return store_fail(s, err, "cannot prepare statement");
+    return 0;
+}
+
+int store_exec(store *s, const char *sql, lvd_err *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        lvd_errf(err, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+void store_bind_text(sqlite3_stmt *st, int idx, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, idx, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, idx);
+}
+
+char *store_col_strdup(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? lvd_xstrdup((const char *)t) : NULL;
+}
+
+void store_col_copy(sqlite3_stmt *st, int col, char *buf, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(buf, len, "%s", t ? (const char *)t : "");
+}
+
+double store_col_double(sqlite3_stmt *st, int col)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        return NAN;
+    return sqlite3_column_double(st, col);
+}
+
+void store_bind_params(sqlite3_stmt *st, int first, const lvd_params *p)
+{
+    sqlite3_bind_text(st, first + 0, p->device, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, first + 1, p->ngl);
+    sqlite3_bind_int(st, first + 2, p->fa);
+    sqlite3_bind_int(st, first + 3, p->ubatch);
+    sqlite3_bind_text(st, first + 4, p->type_k, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, first + 5, p->type_v, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, first + 6, p->n_cpu_moe);
+    sqlite3_bind_int(st, first + 7, p->threads);
+    sqlite3_bind_text(st, first + 8, p->env, -1, SQLITE_TRANSIENT);
+}
+
+void store_col_params(sqlite3_stmt *st, int first, lvd_params *p)
+{
+    lvd_params_init(p);
+    store_col_copy(st, first + 0, p->device, sizeof p->device);
+    if (sqlite3_column_type(st, first + 1) != SQLITE_NULL)
+        p->ngl = sqlite3_column_int(st, first + 1);
+    if (sqlite3_column_type(st, first + 2) != SQLITE_NULL)
+        p->fa = sqlite3_column_int(st, first + 2);
+    p->ubatch = sqlite3_column_int(st, first + 3);
+    store_col_copy(st, first + 4, p->type_k, sizeof p->type_k);
+    store_col_copy(st, first + 5, p->type_v, sizeof p->type_v);
+    p->n_cpu_moe = sqlite3_column_int(st, first + 6);
+    p->threads = sqlite3_column_int(st, first + 7);
+    store_col_copy(st, first + 8, p->env, sizeof p->env);
+}
+
+static int read_user_version(store *s, int64_t *v, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "PRAGMA user_version", &st, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return store_fail(s, err, "cannot read schema version");
+    }
+    *v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int store_user_version(store *s, int64_t *version, lvd_err *err)
+{
+    return read_user_version(s, version, err);
+}
+
+static int migrate(store *s, lvd_err *err)
+{
+    int64_t have;
+    if (read_user_version(s, &have, err))
+        return -1;
+    int64_t want = (int64_t)store_schema_version();
+    if (have > want)
+        return lvd_errf(err, "%s: store schema version %lld is newer than this llama-verdict knows (%lld); "
+                        "upgrade llama-verdict, the store was not changed",
+                        s->path, (long long)have, (long long)want);
+    if (have == want)
+        return 0;
+    if (s->readonly)
+        return lvd_errf(err, "%s: store schema version %lld needs migrating to %lld; open it read-write once",
+                        s->path, (long long)have, (long long)want);
+    /* IMMEDIATE: two processes opening an old store at once migrate one after the other. */
+    if (store_exec(s, "BEGIN IMMEDIATE", err))
+        return -1;
+    if (read_user_version(s, &have, err))
+        goto fail;
+    for (int64_t v = have + 1; v <= want; v++) {
+        if (store_exec(s, store_schema_step((size_t)v), err))
+            goto fail;
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %lld", (long long)v);
+        if (store_exec(s, pragma, err))
+            goto fail;
+    }
+    if (store_exec(s, "COMMIT", err))
+        goto fail;
+    return 0;
+fail:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int store_open(const char *path, int flags, store **out, lvd_err *err)
+{
+    *out = NULL;
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (!exists && !(flags & STORE_OPEN_CREATE))
+        return lvd_errf(err, "%s: no store here (run a tool that records, or pass --store)", path);
+    if (exists && !S_ISREG(st.st_mode))
+        return lvd_errf(err, "%s: not a regular file", path);
+    if (!exists) {
+        char *dir = lvd_xstrdup(path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = '\0';
+            if (lvd_mkdir_p(dir, err)) {
+                free(dir);
+                return -1;
+            }
+        }
+        free(dir);
+    }
+    store *s = lvd_xcalloc(1, sizeof *s);
+    s->path = lvd_xstrdup(path);
+    s->readonly = (flags & STORE_OPEN_READONLY) != 0;
+    int oflags = s->readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        lvd_errf(err, "%s: cannot open store: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        store_close(s);
+        return -1;
+    }
+    sqlite3_busy_timeout(s->db, 10000);
+    sqlite3_extended_result_codes(s->db, 1);
+    /* Probe that this is an SQLite database at all before changing anything. */
+    if (store_exec(s, "SELECT count(*) FROM sqlite_schema", err)) {
+        lvd_errf(err, "%s: not a llama-verdict store (not an SQLite database)", path);
+        store_close(s);
+        return -1;
+    }
+    int64_t have;
+    if (read_user_version(s, &have, err)) {
+        store_close(s);
+        return -1;
+    }
+    if (have > (int64_t)store_schema_version()) {
+        migrate(s, err); /* only formats the refusal */
+        store_close(s);
+        return -1;
+    }
+    if (!s->readonly && store_exec(s, "PRAGMA journal_mode=WAL", err)) {
+        store_close(s);
+        return -1;
+    }
+    if (store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", err) || migrate(s, err)) {
+        store_close(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+void store_close(store *s)
+{
+    if (!s)
+        return;
+    if (s->db)
+        sqlite3_close_v2(s->db);
+    free(s->path);
+    free(s);
+}
+
+const char *store_path(const store *s)
+{
+    return s->path;
+}
+
+int store_begin(store *s, lvd_err *err)
+{
+    if (s->tx_depth++ > 0)
+        return 0;
+    if (store_exec(s, "BEGIN IMMEDIATE", err)) {
+        s->tx_depth = 0;
+        return -1;
+    }
+    return 0;
+}
+
+int store_commit(store *s, lvd_err *err)
+{
+    if (s->tx_depth <= 0)
+        return lvd_errf(err, "%s: commit without a transaction", s->path);
+    if (--s->tx_depth > 0)
+        return 0;
+    if (store_exec(s, "COMMIT", err)) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+void store_rollback(store *s)
+{
+    if (s->tx_depth <= 0)
+        return;
+    s->tx_depth = 0;
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}

@@ -1,0 +1,145 @@
+/* store.h: the typed API of the llama-verdict store, the one SQLite file every
+ * tool shares. Only store/ speaks SQL; everything else calls these functions.
+ *
+ * Conventions: functions return 0 on success and -1 on error with a one-line
+ * message in err (naming the store file). Lookups that may find nothing return
+ * 1 for "not found". Records returned through out-parameters are owned by the
+ * caller and released with the matching lvd_*_free (common/types.h); lists are
+ * released with the store_*_list_free helpers. Every write is one transaction:
+ * a run and its results and samples land together or not at all. */
+#ifndef LVD_STORE_H
+#define LVD_STORE_H
+
+#include "common/gguf.h"
+#include "common/types.h"
+#include "common/util.h"
+
+#include <stdint.h>
+
+typedef struct store store;
+
+/* --- opening ------------------------------------------------------------ */
+
+enum {
+    STORE_OPEN_CREATE = 1,    /* create the file (and its directory) if missing */
+    STORE_OPEN_READONLY = 2,  /* never write, never migrate */
+};
+
+/* Resolves the store path: explicit (--store) > $LVD_STORE >
+ * $XDG_DATA_HOME/llama-verdict/store.db > ~/.local/share/llama-verdict/store.db.
+ * Returns a malloc'd string. */
+char *store_default_path(const char *explicit_path);
+
+/* Opens (and with CREATE creates) the store: WAL, busy timeout, foreign keys,
+ * forward migrations to store_schema_version(). A store whose user_version is
+ * newer than this binary knows is refused and left untouched. */
+int store_open(const char *path, int flags, store **out, lvd_err *err);
+void store_close(store *s);
+const char *store_path(const store *s);
+int store_user_version(store *s, int64_t *version, lvd_err *err);
+
+/* Explicit transactions for callers that group several writes. Nested calls
+ * are counted; only the outermost commits. */
+int store_begin(store *s, lvd_err *err);
+int store_commit(store *s, lvd_err *err);
+void store_rollback(store *s);
+
+/* --- artifacts ---------------------------------------------------------- */
+
+typedef struct store_artifact {
+    char sha256[LVD_SHA256_HEX_LEN + 1];
+    int64_t size;
+    gguf_shape shape;     /* shape.known == 0 when not a readable GGUF */
+    int64_t created_at;
+    char *last_path;      /* most recently seen path (informative), may be NULL */
+} store_artifact;
+
+int store_artifact_put(store *s, const store_artifact *a, lvd_err *err);
+int store_artifact_get(store *s, const char *sha256, store_artifact *out, lvd_err *err); /* 1 = none */
+int store_artifact_list(store *s, store_artifact **out, size_t *n, lvd_err *err);
+void store_artifact_free(store_artifact *a);
+void store_artifact_list_free(store_artifact *v, size_t n);
+
+/* The hash cache: (path, size, mtime_ns, inode) -> sha256. 1 = miss (or stale). */
+int store_path_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns,
+                      int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err);
+int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
+                   int64_t inode, const char *sha256, lvd_err *err);
+
+/* --- engines and probes ------------------------------------------------- */
+
+/* Inserts or updates (by name) an engine; sets e->id. */
+int store_engine_put(store *s, lvd_engine *e, lvd_err *err);
+int store_engine_get(store *s, int64_t id, lvd_engine *out, lvd_err *err);          /* 1 = none */
+int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *err); /* 1 = none */
+int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err);
+void store_engine_list_free(lvd_engine *v, size_t n);
+
+/* Records a probe and its devices; sets p->id. Probes whose backend is
+ * "unknown" are recorded for display but never served as a cache hit. */
+int store_probe_put(store *s, lvd_probe *p, lvd_err *err);
+/* The newest cached probe of binary that is still valid: same mtime and size,
+ * backend not unknown, probed_at >= now - ttl. 1 = none valid. */
+int store_probe_fresh(store *s, const char *binary, int64_t mtime_ns, int64_t size,
+                      int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err);
+/* The newest probe of any engine binary regardless of validity. 1 = none. */
+int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err);
+
+/* --- runs, results, samples --------------------------------------------- */
+
+/* Records a run with its results and samples in one transaction; sets ids. */
+int store_run_put(store *s, lvd_run *r, lvd_err *err);
+
+typedef struct store_run_filter {
+    const char *artifact;  /* NULL = any */
+    const char *host;      /* NULL = any */
+    int64_t engine_id;     /* 0 = any */
+    const char *arm_key;   /* NULL = any */
+    const char *session;   /* NULL = any */
+    const char *status;    /* NULL = any */
+    int64_t since;         /* started_at >= since; 0 = any */
+    int with_samples;      /* load results and samples too */
+    int limit;             /* 0 = no limit; newest first when set */
+} store_run_filter;
+
+int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err);
+void store_run_list_free(lvd_run *v, size_t n);
+
+/* --- checks ------------------------------------------------------------- */
+
+int store_check_put(store *s, lvd_check *c, lvd_err *err);
+/* Newest check for (artifact, host, engine, device). 1 = none. */
+int store_check_latest(store *s, const char *artifact, const char *host, int64_t engine_id,
+                       const char *device, lvd_check *out, lvd_err *err);
+int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n, lvd_err *err);
+void store_check_list_free(lvd_check *v, size_t n);
+
+/* --- verdicts ----------------------------------------------------------- */
+
+int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err);
+/* Newest verdict for (artifact, host, objective). 1 = none. */
+int store_verdict_latest(store *s, const char *artifact, const char *host,
+                         const char *objective, lvd_verdict *out, lvd_err *err);
+/* Verdict history, newest first (limit 0 = all). */
+int store_verdict_list(store *s, const char *artifact, const char *host, int limit,
+                       lvd_verdict **out, size_t *n, lvd_err *err);
+void store_verdict_list_free(lvd_verdict *v, size_t n);
+
+/* --- pins --------------------------------------------------------------- */
+
+int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err);
+/* Newest first (limit 0 = all). */
+int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t *n, lvd_err *err);
+void store_pin_decision_list_free(lvd_pin_decision *v, size_t n);
+int store_pin_record(store *s, const char *build, const char *flavour, const char *sha256,
+                     const char *source, lvd_err *err);
+
+/* --- summary ------------------------------------------------------------ */
+
+typedef struct store_counts {
+    int64_t artifacts, engines, probes, runs, results, samples, checks, verdicts, pin_decisions;
+} store_counts;
+
+int store_counts_get(store *s, store_counts *out, lvd_err *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* store_internal.h: what the store_*.c files share and nobody outside store/
+ * may see: the connection, statement helpers and column readers. */
+#ifndef LVD_STORE_INTERNAL_H
+#define LVD_STORE_INTERNAL_H
+
+#include "store/store.h"
+
+#include <sqlite3.h>
+
+struct store {
+    sqlite3 *db;
+    char *path;
+    int tx_depth;
+    int readonly;
+};
+
+/* Prepares sql; on failure fills err with the store path and SQLite's message. */
+int store_prepare(store *s, const char *sql, sqlite3_stmt **st, lvd_err *err);
+/* Formats an error naming the store file and SQLite's current message. */
+int store_fail(store *s, lvd_err *err, const char *what);
+/* Runs SQL with no result rows. */
+int store_exec(store *s, const char *sql, lvd_err *err);
+
+/* Binding helpers: NULL strings bind as SQL NULL. */
+void store_bind_text(sqlite3_stmt *st, int idx, const char *v);
+/* Column helpers: malloc'd copy or NULL; fixed buffer copy ("" for NULL). */
+char *store_col_strdup(sqlite3_stmt *st, int col);
+void store_col_copy(sqlite3_stmt *st, int col, char *buf, size_t len);
+double store_col_double(sqlite3_stmt *st, int col); /* NAN for NULL */
+
+/* Params columns (p_device .. p_env) shared by runs and verdicts. */
+void store_bind_params(sqlite3_stmt *st, int first, const lvd_params *p);
+void store_col_params(sqlite3_stmt *st, int first, lvd_params *p);
+
+#endif
