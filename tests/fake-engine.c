@@ -10,8 +10,9 @@
  * File: `fake-scenario` in the directory of argv[0] as invoked (a symlink is not
  * resolved, so one engine dir = one scenario), or the path in $FAKE_SCENARIO.
  * No file: built-in defaults (a CPU-only build, build 9749). Lines are
- * `KEY = VALUE` (blanks around '=' are needed when KEY itself holds '=');
- * `#` starts a comment line; a key given twice: the last one wins. Unknown keys,
+ * `KEY = VALUE`: with blanks, KEY is the first word; without, the last '='
+ * separates (so a VALUE holding '=' needs the blanks). `#` starts a comment
+ * line; a key given twice: the last one wins. Unknown keys,
  * malformed numbers and `dev.NAME` of an undeclared device make every
  * invocation fail with exit status 99 and one line naming file:line.
  *
