@@ -430,6 +430,9 @@ static int read_header(rd *r, gguf_shape *out)
 {
     rd_where(r, "header");
     uint8_t magic[4];
+    if (rd_left(r) < 4)
+        return rd_fail(r, "not a GGUF file: truncated at %" PRIu64 " bytes, before the magic",
+                       rd_left(r));
     if (rd_read(r, magic, 4) != 0)
         return -1;
     if (memcmp(magic, "GGUF", 4) != 0)
