@@ -31,6 +31,15 @@ expect_exit() {
   grep -qF -- "$needle" "$tmp/err" || fail "$*: stderr lacks '$needle': $(cat "$tmp/err")"
   [ "$(wc -l <"$tmp/err")" -le 2 ] || fail "$*: error is more than one line"
 }
+# jcheck FILE EXPR...: each Python expression over the JSON in FILE (as v) must hold.
+jcheck() { python3 - "$@" <<'PY' || fail "$1: $(cat "$1")"
+import json, sys
+v = json.load(open(sys.argv[1]))
+bad = [e for e in sys.argv[2:] if not eval(e, {"v": v})]
+for e in bad: print("does not hold:", e, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
 counts() { st info --json | json counts "$1"; }
 
 # --help and usage errors.
@@ -45,38 +54,32 @@ expect_exit 4 "no store here" st info
 # The model first: recorded with its shape, sha256 as sha256sum computes it.
 sha=$(sha256sum "$MODEL" | cut -d' ' -f1)
 st model "$MODEL" --json >"$tmp/model.json"
-[ "$(json sha256 <"$tmp/model.json")" = "$sha" ] || fail "model sha256"
-[ "$(json shape arch <"$tmp/model.json")" = "llama" ] || fail "model arch"
-[ "$(json shape n_block <"$tmp/model.json")" = "4" ] || fail "model blocks"
+jcheck "$tmp/model.json" "v['sha256'] == '$sha'" 'v["shape"]["arch"] == "llama"' 'v["shape"]["n_block"] == 4' \
+  'v["shape"]["file_type_name"] == "Q8_0"' 'v["shape"]["tensor_bytes"] == 20550656' 
 st model "$MODEL" | grep -q "^sha256: *$sha" || fail "model text output"
 
 # json: a new engine registered from its directory, the model by path.
 mkdir -p "$tmp/b9749"
 st import "$FIX/bench-json.stdout" --engine-dir "$tmp/b9749" --build b9749 --model "$MODEL" --json >"$tmp/r1"
-[ "$(json format <"$tmp/r1")" = json ] || fail "format json"
-[ "$(json runs_added <"$tmp/r1")" = 1 ] || fail "json: one run (pp128 + tg32 share their parameters)"
-[ "$(json samples_added <"$tmp/r1")" = 6 ] || fail "json: 6 samples"
-[ "$(json engine_registered <"$tmp/r1")" = True ] || fail "engine registered"
+# One run: pp128 and tg32 share their parameters.
+jcheck "$tmp/r1" 'v["format"] == "json"' 'v["runs_added"] == 1' 'v["samples_added"] == 6' 'v["engine_registered"]'
+
 # jsonl: the engine by name now, the model by its sha256.
 st import "$FIX/bench-jsonl.stdout" --engine b9749 --artifact "$sha" --json >"$tmp/r2"
-[ "$(json runs_added <"$tmp/r2")" = 1 ] || fail "jsonl: one run"
-[ "$(json results_added <"$tmp/r2")" = 3 ] || fail "jsonl: 3 results"
-[ "$(json samples_added <"$tmp/r2")" = 9 ] || fail "jsonl: 9 samples"
+jcheck "$tmp/r2" 'v["runs_added"] == 1' 'v["results_added"] == 3' 'v["samples_added"] == 9' \
+  'not v["engine_registered"]' 
 # sql: no samples, the averages are kept.
 st import "$FIX/bench-sql.stdout" --engine b9749 --artifact "$sha" >"$tmp/r3"
 grep -q "1 runs added (2 results, 0 samples)" "$tmp/r3" || fail "sql import line: $(cat "$tmp/r3")"
 
-[ "$(counts runs)" = 3 ] || fail "3 runs"
-[ "$(counts results)" = 7 ] || fail "7 results"
-[ "$(counts samples)" = 15 ] || fail "15 samples"
-[ "$(counts artifacts)" = 1 ] || fail "1 artifact"
-[ "$(counts engines)" = 1 ] || fail "1 engine"
+st info --json >"$tmp/info"
+jcheck "$tmp/info" 'v["counts"]["runs"] == 3' 'v["counts"]["results"] == 7' 'v["counts"]["samples"] == 15' \
+  'v["counts"]["artifacts"] == 1' 'v["counts"]["engines"] == 1' 'v["schema_version"] == 1' "v['path'] == '$S'"
 
 # Importing again adds nothing, in any of the three formats.
 for f in bench-json.stdout bench-jsonl.stdout bench-sql.stdout; do
   st import "$FIX/$f" --engine b9749 --artifact "$sha" --json >"$tmp/again"
-  [ "$(json runs_added <"$tmp/again")" = 0 ] || fail "$f imported twice"
-  [ "$(json runs_skipped <"$tmp/again")" = 1 ] || fail "$f: skipped count"
+  jcheck "$tmp/again" 'v["runs_added"] == 0' 'v["runs_skipped"] == 1' 
 done
 [ "$(counts runs)" = 3 ] && [ "$(counts samples)" = 15 ] || fail "re-import changed counts"
 # ... and the stub of a known artifact did not erase its shape.
@@ -101,21 +104,24 @@ expect_exit 3 "none of its 6 results is of build b1" st import "$tmp/llama-bench
   --artifact "$sha" --select-build b1
 st import "$tmp/llama-bench.sqlite" --engine b9749 --artifact "$sha" --select-model small-llama-q8_0.gguf \
   --select-build b9749 --json >"$tmp/db"
-[ "$(json sqlite_db <"$tmp/db")" = True ] || fail "sqlite database detected"
-[ "$(json rows_selected <"$tmp/db")" = 2 ] || fail "2 rows selected"
-[ "$(json runs_skipped <"$tmp/db")" = 1 ] || fail "database rows = sql text rows: no duplicate"
+# The database's rows are the ones the sql text brought: no duplicate.
+jcheck "$tmp/db" 'v["sqlite_db"]' 'v["rows"] == 6' 'v["rows_selected"] == 2' 'v["runs_skipped"] == 1' \
+  'v["runs_added"] == 0' 
 [ "$(counts runs)" = 3 ] || fail "database import changed counts"
 
 # The runs as recorded: keys, sources, samples, the sql average.
 st runs --json >"$tmp/runs.json"
-[ "$(json 0 source <"$tmp/runs.json")" = import ] || fail "source import"
-[ "$(json 0 status <"$tmp/runs.json")" = ok ] || fail "status ok"
-[ "$(json 0 artifact <"$tmp/runs.json")" = "$sha" ] || fail "artifact key"
-[ "$(json 0 build_commit <"$tmp/runs.json")" = d32676d77 ] || fail "build_commit"
-[ "$(json 0 session <"$tmp/runs.json")" = "import:bench-sql.stdout" ] || fail "session"
-[ "$(json 0 arm_key <"$tmp/runs.json")" = "dev=- ngl=- fa=- ub=512 ctk=f16 ctv=f16 ncmoe=- t=2 env=" ] || fail "arm key"
-[ "$(json 0 results 0 reported_avg_ts <"$tmp/runs.json")" = 6678.531692 ] || fail "sql avg_ts kept"
-[ "$(json 2 results 0 samples_ts <"$tmp/runs.json")" = "[6925.3, 5769.32, 7195.05]" ] || fail "json samples"
+# Newest first: the sql run, then jsonl and json (same start, later id first).
+jcheck "$tmp/runs.json" 'len(v) == 3' 'all(r["source"] == "import" and r["status"] == "ok" for r in v)' \
+  "all(r['artifact'] == '$sha' for r in v)" 'v[0]["build_commit"] == "d32676d77"' 'v[0]["build_number"] == 9749' \
+  'v[0]["session"] == "import:bench-sql.stdout"' 'v[1]["session"] == "import:bench-jsonl.stdout"' \
+  'all(r["arm_key"] == "dev=- ngl=- fa=- ub=512 ctk=f16 ctv=f16 ncmoe=- t=2 env=" for r in v)' \
+  'v[0]["results"][0]["reported_avg_ts"] == 6678.531692' 'v[0]["results"][0]["n"] == 0' \
+  'v[0]["results"][0]["median_ts"] is None' \
+  'v[2]["results"][0]["samples_ts"] == [6925.3, 5769.32, 7195.05]' \
+  'v[2]["results"][0]["samples_ns"] == [18482944, 22186319, 17790002]' \
+  'v[2]["results"][0]["median_ts"] == 6925.3' 'v[1]["started_at"] == v[2]["started_at"] == 1796049535' \
+  '[x["test"] for x in v[1]["results"]] == ["pp128", "pp256", "tg32"]' 
 st runs >"$tmp/runs.txt"
 grep -Eq "^[0-9]+ +b9749 +pp128 +6925\.30 +3  ok " "$tmp/runs.txt" || fail "runs table median: $(cat "$tmp/runs.txt")"
 grep -Eq " pp128 +6678\.53\* +0 " "$tmp/runs.txt" || fail "runs table sql average"
@@ -164,6 +170,8 @@ sum=$(sha256sum "$tmp/newer.db")
 expect_exit 4 "schema version 99 is newer" "$LVD_STORE_BIN" --store "$tmp/newer.db" info
 expect_exit 4 "schema version 99 is newer" "$LVD_STORE_BIN" --store "$tmp/newer.db" import "$FIX/bench-json.stdout" --engine b9749 --artifact "$sha"
 [ "$(sha256sum "$tmp/newer.db")" = "$sum" ] || fail "newer store was modified"
+# The dispatcher reaches the tool.
+"$LVD_BIN/lvd" store --store "$S" info --json | json counts runs | grep -qx 6 || fail "lvd store info"
 # LVD_STORE is honoured.
 LVD_STORE="$S" "$LVD_STORE_BIN" info --json | json path | grep -qx "$S" || fail "LVD_STORE"
 

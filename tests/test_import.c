@@ -242,6 +242,17 @@ static void test_refusals(void **state)
     assert_int_equal(import(f, mixed, "b9749", &rep, &err), -1);
     assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
     assert_non_null(strstr(err.msg, "no readable test_time"));
+    /* An SQLite database that is not llama-bench's. */
+    char *db_path = lvd_xasprintf("%s/other.sqlite", f->dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x TEXT)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(import(f, db_path, "b9749", &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_non_null(strstr(err.msg, "not a llama-bench database"));
+    assert_non_null(strstr(err.msg, db_path));
+    free(db_path);
     free(builds);
     free(both);
     free(m);
