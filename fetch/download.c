@@ -157,7 +157,7 @@ int fetch_download(const char *url, int fd, const char *path, int64_t expected_s
             r = fail(out, kind, err, "cannot reach %s: %s", host, detail);
             break;
         case FETCH_NET_TLS:
-            r = fail(out, kind, err, "TLS verification failed for %s: %s", host, detail);
+            r = fail(out, kind, err, "TLS failure with %s: %s", host, detail);
             break;
         default:
             r = fail(out, FETCH_NET_OTHER, err, "download from %s failed after %s: %s", host, got,

@@ -144,7 +144,7 @@ static int api_get(const char *url, api_call *c, fetch_api_status *st, lvd_err *
         if (c->too_big)
             return fetch_errf(err, "release API %s: answer larger than %zu bytes", host,
                               API_MAX_BODY);
-        const char *what = fetch_http_classify(rc) == FETCH_NET_TLS ? "TLS verification failed for"
+        const char *what = fetch_http_classify(rc) == FETCH_NET_TLS ? "TLS failure with"
                                                                     : "cannot reach";
         return fetch_errf(err, "release API: %s %s: %s", what, host,
                           errbuf[0] ? errbuf : curl_easy_strerror(rc));

@@ -3,6 +3,7 @@
 for the fetch tests and the fetch benchmark. Not a general web server.
 
     httpd.py --dir DIR [--scenarios] [--perf-bytes N] [--engine FILE] [--token T]
+             [--tls-cert PEM --tls-key PEM]
 
 Binds 127.0.0.1 on a free port, prints the port on stdout (one line), then
 serves until killed:
@@ -30,6 +31,7 @@ import io
 import json
 import os
 import socket
+import ssl
 import struct
 import sys
 import tarfile
@@ -151,6 +153,9 @@ def scenarios(engine):
         ("b118", [(name("b118"), good("b118"), "real", None)], dict(prerelease=True)),
         ("b119", [(name("b119"), tar_gz([dict(name="docs/README", data=b"no binaries\n")]),
                    "real", None)]),
+        ("b120", [(name("b120"), tar_gz(engine_files("llama-b120/", engine) +
+                                       [dict(name="llama-b120/blob", data=os.urandom(2 << 20))]),
+                   "real", None)]),
     ]
     return s
 
@@ -198,8 +203,10 @@ def build(root, items):
             path = "redirect" if fault == "redirect" else "download"
             if fault and fault != "redirect":
                 faults["%s/%s" % (tag, name)] = fault
-            size = len(data) if data is not None else blobs[[n for n in blobs if n.startswith(
-                "llama-%s-" % mode[8:])][0]][1] if mode.startswith("real-of:") else 0
+            if data is not None:
+                size = len(data)
+            else:  # listed, never uploaded: the size of the asset it borrows a digest from
+                size = [b for n, b in blobs.items() if n.startswith("llama-%s-" % mode[8:])][0][1]
             rel_assets.append({"name": name, "size": size, "digest": digest,
                                "content_type": "application/octet-stream",
                                "browser_download_url": "{base}/%s/%s/%s" % (path, tag, name)})
@@ -336,6 +343,8 @@ def main():
     ap.add_argument("--perf-bytes", type=int, default=0)
     ap.add_argument("--engine", help="file to ship as llama-server/llama-bench")
     ap.add_argument("--token", help="the bearer token /api-auth accepts")
+    ap.add_argument("--tls-cert", help="serve https with this certificate (and --tls-key)")
+    ap.add_argument("--tls-key")
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     engine = ENGINE_SCRIPT
@@ -348,6 +357,10 @@ def main():
         build(args.dir, perf_archive(args.perf_bytes, engine))
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     server.root = args.dir
     server.token = args.token
     print(server.server_address[1], flush=True)
