@@ -8,6 +8,7 @@
 #include "fetch/asset.h"
 #include "fetch/download.h"
 #include "fetch/http.h"
+#include "bench/probe.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -231,7 +232,8 @@ static int download_to_temp(const char *url, const char *dir, const char *asset,
     return rc;
 }
 
-static int register_engine(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err *err)
+/* Records the engine in the store and asks it for its devices. */
+static int register_and_probe(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err *err)
 {
     char *path = store_default_path(o->store_path);
     store *s = NULL;
@@ -248,10 +250,23 @@ static int register_engine(const fetch_opts *o, fetch_result *res, int *exit_cod
         .origin = "fetched",
     };
     rc = store_engine_put(s, &e, err);
+    if (rc == 0) {
+        res->engine_id = e.id;
+        if (!o->no_probe) {
+            lvd_probe p = {0};
+            rc = bench_probe_engine(s, &e, !res->reused, o->probe_timeout_ms, &p, err);
+            if (rc == 0) {
+                res->probed = 1;
+                snprintf(res->backend, sizeof res->backend, "%s", p.backend);
+                res->probe_reason = p.reason ? lvd_xstrdup(p.reason) : NULL;
+                res->n_devices = p.n_devices;
+            }
+            lvd_probe_free(&p);
+        }
+    }
     store_close(s);
     if (rc != 0)
         return fail(exit_code, LVD_EXIT_STORE);
-    res->engine_id = e.id;
     return 0;
 }
 
@@ -436,12 +451,14 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
         res->bench_dir = lvd_xstrdup(abs);
     }
 
-    /* 7. register the engine */
-    if (!o->no_store && register_engine(o, res, exit_code, err) != 0)
+    /* 7. register the engine and probe it */
+    if (!o->no_store && register_and_probe(o, res, exit_code, err) != 0)
         goto out;
-
-    /* 8. PROBE: once branch `probe` lands, ask the new engine for its devices
-     *    here: bench_probe_engine(store, engine, ...) (bench/probe.h). */
+    if (res->probed && !strcmp(res->backend, LVD_BACKEND_UNKNOWN)) {
+        note(o, "%s: the probe could not ask it for its devices: %s", res->engine_name,
+             res->probe_reason ? res->probe_reason : "no reason given");
+        *exit_code = LVD_EXIT_PARTIAL;
+    }
     rc = 0;
 out:
     if (tmp) {
@@ -470,6 +487,7 @@ void fetch_result_free(fetch_result *r)
     free(r->bench_dir);
     free(r->engine_dir);
     free(r->engine_name);
+    free(r->probe_reason);
     memset(r, 0, sizeof *r);
 }
 
@@ -503,5 +521,11 @@ cJSON *fetch_result_json(const fetch_result *r)
         cJSON_AddNumberToObject(j, "engine_id", (double)r->engine_id);
     else
         cJSON_AddNullToObject(j, "engine_id");
+    add_str(j, "backend", r->probed ? r->backend : NULL);
+    add_str(j, "probe_reason", r->probe_reason);
+    if (r->probed)
+        cJSON_AddNumberToObject(j, "devices", (double)r->n_devices);
+    else
+        cJSON_AddNullToObject(j, "devices");
     return j;
 }

@@ -63,6 +63,8 @@ typedef struct fetch_opts {
     const char *download_base; /* NULL: fetch_download_base() */
     const char *store_path;    /* store to register the engine in; NULL: store_default_path */
     int no_store;              /* do not register (tests of the fetch alone) */
+    int no_probe;              /* register, but do not run `--list-devices` */
+    int probe_timeout_ms;      /* <= 0: BENCH_PROBE_TIMEOUT_MS */
     const fetch_limits *limits;/* NULL: fetch_limits_default */
     FILE *notes;               /* where notes and warnings go (stderr); NULL: nowhere */
 } fetch_opts;
@@ -81,17 +83,23 @@ typedef struct fetch_result {
     char *engine_dir;          /* absolute: the directory holding llama-server/llama-bench */
     char *engine_name;         /* "<build>-<flavour without bin->" */
     int64_t engine_id;         /* 0 when not registered */
+    int probed;                /* the probe ran (or the store's cached answer was served) */
+    char backend[16];          /* what the probe said: "cpu", "vulkan", ... or "unknown" */
+    char *probe_reason;        /* why "unknown", else NULL */
+    size_t n_devices;
 } fetch_result;
 
 /* $LVD_BUILDS_DIR, else $XDG_DATA_HOME/llama-verdict/builds, else
  * ~/.local/share/llama-verdict/builds; malloc'd. */
 char *fetch_builds_dir_default(void);
 
-/* Downloads, verifies, unpacks and registers one build as the rules say.
- * Returns 0 or -1; *exit_code receives the tool's exit status either way
- * (enum lvd_exit: VERIFY for digest trouble, NETWORK for HTTP and transfer
- * failures, INPUT for a bad pin, STORE, FAIL for local I/O and refused
- * archives). On failure no bench dir, temporary file or directory remains. */
+/* Downloads, verifies, unpacks, registers and probes one build as the rules
+ * say. Returns 0 or -1; *exit_code receives the tool's exit status either way
+ * (enum lvd_exit: OK; PARTIAL when the build landed and was registered but
+ * its probe could not ask it (backend "unknown"); VERIFY for digest trouble;
+ * NETWORK for HTTP and transfer failures; USAGE for a bad build or flavour;
+ * STORE; FAIL for local I/O and refused archives). On failure no bench dir,
+ * temporary file or directory remains. */
 int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err *err);
 void fetch_result_free(fetch_result *r);
 

@@ -46,6 +46,7 @@ VULKAN = "bin-ubuntu-vulkan-x64"
 CPU = "bin-ubuntu-x64"
 
 ENGINE_SCRIPT = b"#!/bin/sh\necho 'fake llama.cpp binary from tests/httpd.py'\n"
+BROKEN_ENGINE = b"#!/bin/sh\necho 'ggml_vulkan: cannot load the driver' >&2\nexit 3\n"
 
 
 def iso(t):
@@ -156,6 +157,7 @@ def scenarios(engine):
         ("b120", [(name("b120"), tar_gz(engine_files("llama-b120/", engine) +
                                        [dict(name="llama-b120/blob", data=os.urandom(2 << 20))]),
                    "real", None)]),
+        ("b121", [(name("b121"), tar_gz(engine_files("llama-b121/", BROKEN_ENGINE)), "real", None)]),
     ]
     return s
 
