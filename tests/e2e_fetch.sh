@@ -260,6 +260,13 @@ absent b110
 run "connection dropped mid-body" 7 -- b111 --builds-dir "$B"
 err_has "connection to 127.0.0.1:$PORT dropped after"
 absent b111
+run "body shorter than the release lists" 7 -- b122 --builds-dir "$B"
+err_has "download from 127.0.0.1:$PORT: got"
+err_has "bytes, the release lists"
+absent b122
+run "HTTP 500 on the download" 7 -- b123 --builds-dir "$B"
+err_has "download: HTTP 500 for $BASE/download/b123/"
+absent b123
 run "stalled download" 7 LVD_FETCH_STALL_TIMEOUT=2 -- b115 --builds-dir "$B"
 err_has "download from 127.0.0.1:$PORT stalled"
 absent b115
@@ -298,10 +305,10 @@ else
 fi
 
 # --- --latest ---------------------------------------------------------------
-# releases are published hourly from 2026-01-01T00:00Z: b100 at +0h ... b120 at
-# +20h; b117 is a draft, b118 a prerelease. At +20.5h, at least 3h old: b116.
-NOW=$((1767225600 + 20 * 3600 + 1800))
-run "--latest --min-age 3h" 0 LVD_FAKE_NOW=$NOW -- --latest --min-age 3h --builds-dir "$B/l"
+# releases are published hourly from 2026-01-01T00:00Z: b100 at +0h ... b123 at
+# +23h; b117 is a draft, b118 a prerelease. At +23.5h, at least 6h old: b116.
+NOW=$((1767225600 + 23 * 3600 + 1800))
+run "--latest --min-age 6h" 0 LVD_FAKE_NOW=$NOW -- --latest --min-age 6h --builds-dir "$B/l"
 err_has "--latest resolved to b116"
 out_has "--latest resolved to b116"
 B="$B/l" present b116-bin-ubuntu-vulkan-x64 llama-b116

@@ -19,10 +19,11 @@ x-ratelimit-remaining: 0), /api-429, /api-500, /api-garbage (200, not JSON),
 message repeats the Authorization header, to prove it is scrubbed).
 Download fault modes, from ?fault=MODE or DIR/faults.json {"<tag>/<name>": MODE}:
 404, 500, truncate (Content-Length larger than the body, then a clean close),
-drop (half the body, then a connection reset), slow (a little, then nothing).
+drop (half the body, then a connection reset), slow (a little, then nothing),
+short (half the body with a matching Content-Length: shorter than the API says).
 
 --scenarios builds the test archives and DIR/releases.json; --perf-bytes builds
-one large archive (release bperf) for the benchmark. Either writes
+one large archive (release b999999) for the benchmark. Either writes
 DIR/digests.txt: "<tag> <asset> <sha256>" per line, the true digests.
 """
 import argparse
@@ -44,6 +45,7 @@ from urllib.parse import urlsplit, parse_qs
 BASE_TIME = 1767225600  # 2026-01-01T00:00:00Z
 VULKAN = "bin-ubuntu-vulkan-x64"
 CPU = "bin-ubuntu-x64"
+PERF_TAG = "b999999"  # the benchmark's release
 
 ENGINE_SCRIPT = b"#!/bin/sh\necho 'fake llama.cpp binary from tests/httpd.py'\n"
 BROKEN_ENGINE = b"#!/bin/sh\necho 'ggml_vulkan: cannot load the driver' >&2\nexit 3\n"
@@ -72,7 +74,8 @@ def tar_add(tf, name, data=b"", mode=0o644, kind=tarfile.REGTYPE, linkname="", s
 
 def tar_gz(entries):
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.GNU_FORMAT) as tf:
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.GNU_FORMAT,
+                      compresslevel=6) as tf:  # gzip's default, as upstream's tar -czvf
         for e in entries:
             tar_add(tf, **e)
     return buf.getvalue()
@@ -158,6 +161,8 @@ def scenarios(engine):
                                        [dict(name="llama-b120/blob", data=os.urandom(2 << 20))]),
                    "real", None)]),
         ("b121", [(name("b121"), tar_gz(engine_files("llama-b121/", BROKEN_ENGINE)), "real", None)]),
+        ("b122", [(name("b122"), good("b122"), "real", "short")]),
+        ("b123", [(name("b123"), good("b123"), "real", "500")]),
     ]
     return s
 
@@ -165,7 +170,7 @@ def scenarios(engine):
 def perf_archive(total, engine):
     """A release-shaped archive of about total bytes: half random, half
     compressible, like real binaries."""
-    files = engine_files("llama-bperf/", engine)
+    files = engine_files("llama-%s/" % PERF_TAG, engine)
     chunk = 1 << 20
     n = max(1, total // chunk)
     per_file = 16
@@ -175,8 +180,8 @@ def perf_archive(total, engine):
         parts = []
         for c in range(min(per_file, n - f * per_file)):
             parts.append(os.urandom(chunk) if (f * per_file + c) % 2 == 0 else pattern)
-        files.append(dict(name="llama-bperf/libggml-part%02d.so" % f, data=b"".join(parts)))
-    return [("bperf", [("llama-bperf-%s.tar.gz" % VULKAN, tar_gz(files), "real", None)])]
+        files.append(dict(name="llama-%s/libggml-part%02d.so" % (PERF_TAG, f), data=b"".join(parts)))
+    return [(PERF_TAG, [("llama-%s-%s.tar.gz" % (PERF_TAG, VULKAN), tar_gz(files), "real", None)])]
 
 
 def build(root, items):
@@ -309,7 +314,7 @@ class Handler(BaseHTTPRequestHandler):
         size = os.path.getsize(path)
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(size))
+        self.send_header("Content-Length", str(size // 2 if fault == "short" else size))
         if fault:
             self.send_header("Connection", "close")
         self.end_headers()
@@ -323,7 +328,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(half[:1024])
                 self.wfile.flush()
                 time.sleep(30)
-            elif fault == "truncate":
+            elif fault in ("truncate", "short"):
                 self.wfile.write(half)
                 self.wfile.flush()
             elif fault == "drop":
