@@ -411,7 +411,9 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
             }
         }
         if (got != 0) {
-            fail(exit_code, dl.kind == FETCH_NET_WRITE ? LVD_EXIT_FAIL : LVD_EXIT_NETWORK);
+            fail(exit_code, dl.kind == FETCH_NET_WRITE || dl.kind == FETCH_NET_INTERRUPTED
+                                ? LVD_EXIT_FAIL
+                                : LVD_EXIT_NETWORK);
             goto out;
         }
         res->bytes = dl.bytes;

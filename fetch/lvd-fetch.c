@@ -6,6 +6,7 @@
 #include "fetch/asset.h"
 #include "fetch/download.h"
 #include "fetch/fetch.h"
+#include "fetch/http.h"
 #include "fetch/pinfile.h"
 #include "fetch/release.h"
 
@@ -200,6 +201,8 @@ int main(int argc, char **argv)
 {
     /* a file-size limit is a write error we report, not a signal that kills us */
     signal(SIGXFSZ, SIG_IGN);
+    /* Ctrl-C or a cron's SIGTERM stops the fetch cleanly: nothing half-placed */
+    fetch_catch_signals();
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != 0)

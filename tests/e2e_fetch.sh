@@ -270,6 +270,21 @@ absent b123
 run "stalled download" 7 LVD_FETCH_STALL_TIMEOUT=2 -- b115 --builds-dir "$B"
 err_has "download from 127.0.0.1:$PORT stalled"
 absent b115
+# interrupted mid-download: the temporary file goes as on any error
+CASE="interrupted by SIGTERM"
+"$FETCH" b115 --builds-dir "$B/int" >"$TMP/out" 2>"$TMP/err" &
+fpid=$!
+for _ in $(seq 1 100); do
+    ls "$B/int"/.download-* >/dev/null 2>&1 && break
+    sleep 0.05
+done
+sleep 0.2
+kill -TERM "$fpid"
+wait "$fpid"
+rc=$?
+[ "$rc" -eq 1 ] || { fail "$CASE: exit $rc, want 1"; cat "$TMP/err" >&2; }
+err_has "interrupted by signal 15"
+B="$B/int" absent b115
 run "no such release (404)" 7 -- b999 --builds-dir "$B"
 err_has "release API: no release b999 (HTTP 404"
 absent b999
