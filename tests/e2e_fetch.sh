@@ -291,6 +291,10 @@ absent b999
 run "asset listed but the download 404s" 7 -- b112 --builds-dir "$B"
 err_has "download: HTTP 404 for $BASE/download/b112/llama-b112-bin-ubuntu-vulkan-x64.tar.gz"
 absent b112
+run "API down, no such archive under either name" 7 LVD_RELEASES_API=http://127.0.0.1:1 -- \
+    b112 --expect "$D100" --builds-dir "$B"
+err_has "download: neither llama-b112-bin-ubuntu-vulkan-x64.tar.gz nor llama-b112-bin-ubuntu-vulkan-x64.zip is at $BASE/download/b112 (HTTP 404)"
+absent b112
 run "release lacks the flavour" 7 -- b113 --builds-dir "$B"
 err_has "release b113 has no asset llama-b113-bin-ubuntu-vulkan-x64.tar.gz; it has: llama-b113-bin-ubuntu-x64.tar.gz"
 absent b113
