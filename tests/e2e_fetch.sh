@@ -361,6 +361,19 @@ run "--help" 0 -- --help
 out_has "usage: lvd-fetch"
 out_has "Example:"
 
+# --- --register: the other mode of the same tool -----------------------------
+mkdir -p "$TMP/local/build/bin"
+cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-server"
+cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-bench"
+run "--register a local build" 0 -- --register "$TMP/local/build/bin" --build b9749 --name b9749-cuda
+out_has "registered engine b9749-cuda"
+run "--register without --build" 2 -- --register "$TMP/local/build/bin"
+err_has "--register needs --build ID"
+run "--register with fetch options" 2 -- --register "$TMP/local/build/bin" --build b9749 --flavour ubuntu-x64
+err_has "--register takes only"
+run "--build without --register" 2 -- b100 --build b1
+err_has "--build and --name go with --register"
+
 # --- the bench dir is only ever complete: a wrong one is not reused ----------
 printf '{"sha256": "%s"}\n' "$ZERO" >"$B/b100-bin-ubuntu-vulkan-x64/.lvd-fetch.json"
 run "bench dir holds other bytes" 6 -- b100 --builds-dir "$B"
