@@ -365,6 +365,7 @@ out_has "Example:"
 mkdir -p "$TMP/local/build/bin"
 cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-server"
 cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-bench"
+chmod +x "$TMP/local/build/bin/llama-server" "$TMP/local/build/bin/llama-bench"
 run "--register a local build" 0 -- --register "$TMP/local/build/bin" --build b9749 --name b9749-cuda
 out_has "registered engine b9749-cuda"
 run "--register without --build" 2 -- --register "$TMP/local/build/bin"
