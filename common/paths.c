@@ -27,6 +27,20 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+char *lvd_exe_dir(void)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    return lvd_xstrdup(self);
+}
+
 const char *lvd_datadir(void)
 {
     static char dir[PATH_MAX];
@@ -37,21 +51,16 @@ const char *lvd_datadir(void)
         snprintf(dir, sizeof dir, "%s", env);
         return dir;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            char *cand = lvd_xasprintf("%s/../share/llama-verdict", self);
-            int ok = is_dir(cand);
-            if (ok)
-                snprintf(dir, sizeof dir, "%s", cand);
-            free(cand);
-            if (ok)
-                return dir;
-        }
+    char *exe = lvd_exe_dir();
+    if (exe) {
+        char *cand = lvd_xasprintf("%s/../share/llama-verdict", exe);
+        int ok = is_dir(cand);
+        if (ok)
+            snprintf(dir, sizeof dir, "%s", cand);
+        free(cand);
+        free(exe);
+        if (ok)
+            return dir;
     }
     snprintf(dir, sizeof dir, "%s", is_dir(LVD_DATADIR) ? LVD_DATADIR : LVD_SOURCE_SHARE);
     return dir;

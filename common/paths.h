@@ -14,6 +14,10 @@ char *lvd_state_path(const char *rel);
  * share/. Never NULL (the last candidate is returned when none exists). */
 const char *lvd_datadir(void);
 
+/* The directory of the running executable (from /proc/self/exe), or NULL.
+ * malloc'd. Tools find their siblings (lvd-*) and data files from here. */
+char *lvd_exe_dir(void);
+
 /* lvd_datadir()/NAME when that file exists, else NULL. malloc'd. */
 char *lvd_data_file(const char *name);
 

@@ -1,6 +1,7 @@
 /* lvd-nightly.c: the nightly job's command line (see nightly/nightly.h);
  * scripts/nightly builds the project and runs this. */
 #include "common/cli.h"
+#include "common/paths.h"
 #include "nightly/nightly.h"
 #include "store/store.h"
 
@@ -68,19 +69,6 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
-static char *tools_dir(void)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return lvd_xstrdup(".");
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash)
-        *slash = '\0';
-    return lvd_xstrdup(self);
-}
-
 static void print_json(const night_report *r, const night_config *c)
 {
     cJSON *root = cJSON_CreateObject();
@@ -126,7 +114,9 @@ int main(int argc, char **argv)
         night_config_free(&cfg);
         return LVD_EXIT_LOCKED;
     }
-    char *dir = tools_dir();
+    char *dir = lvd_exe_dir();
+    if (!dir)
+        dir = lvd_xstrdup(".");
     night_opts no = {.cfg = &cfg, .store = store, .tools_dir = dir, .console = o.json ? NULL : stdout};
     night_report r;
     if (night_run(&no, &r, &err)) {
