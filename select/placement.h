@@ -1,0 +1,108 @@
+/* placement.h: how much of a model to put on one device, from the model's
+ * GGUF shape and the device's free memory (seed 003). A ladder of rungs, the
+ * first that fits wins: fully resident; fully resident at a smaller ubatch;
+ * all layers with the MoE experts of the first N blocks on the host
+ * (--n-cpu-moe N); the most blocks that fit (-ngl N); no block at all.
+ * Within the last three rungs each candidate is tried at the configured
+ * ubatch and then at 256 and 128 before the next block or expert set moves
+ * to the host: ubatch costs prompt speed only, a block on the host costs
+ * decode speed too, so the cheap currency is spent first (seed 003's order,
+ * applied to every rung; it also avoids a cliff where a model that fits whole
+ * at ubatch 128 would get no layer at all one MiB lower).
+ * Pure arithmetic: no I/O, no process, no store. Not for choosing the engine
+ * or device (heuristic.h) nor for writing the command line (launch.h). */
+#ifndef LVD_SEL_PLACEMENT_H
+#define LVD_SEL_PLACEMENT_H
+
+#include "common/gguf.h"
+#include "common/types.h"
+#include "common/util.h"
+
+#include <stdint.h>
+
+/* Headroom the operator leaves free on the device, MiB. */
+#define SEL_RESERVE_MIB_DEFAULT 512
+/* Compute (graph/activation) buffers at the reference ubatch, MiB: measured
+ * for one context at a 512-token ubatch (seed 003); scaled linearly. */
+#define SEL_COMPUTE_MIB_AT_REF 1222
+#define SEL_COMPUTE_REF_UBATCH 512
+/* llama.cpp's default -ub. */
+#define SEL_UBATCH_DEFAULT 512
+
+typedef enum sel_rung {
+    SEL_RUNG_FULL = 0,          /* every block, output head and KV on the device */
+    SEL_RUNG_REDUCED_UBATCH,    /* the same at ubatch 256 or 128 */
+    SEL_RUNG_EXPERTS_ON_HOST,   /* every layer on the device, experts of N blocks on the host */
+    SEL_RUNG_PARTIAL,           /* -ngl N: N blocks (and their KV) on the device */
+    SEL_RUNG_CPU_ONLY,          /* -ngl 0: the device holds compute buffers, no block */
+    SEL_RUNG_NOTHING_FITS,      /* not even the compute allowance fits: run on the host */
+} sel_rung;
+
+/* What placement needs to know. Fill with sel_place_in_init, then set
+ * shape, free_mib and whatever differs from the defaults. */
+typedef struct sel_place_in {
+    const gguf_shape *shape;
+    uint32_t ctx;               /* context tokens; 0 = shape->n_ctx_train (llama.cpp's -c 0) */
+    const char *type_k;         /* KV cache types ("f16", "q8_0", ...); NULL or "" = f16 */
+    const char *type_v;
+    int ubatch;                 /* configured -ub; 0 = SEL_UBATCH_DEFAULT */
+    int64_t free_mib;           /* the device's free memory (probe or --free-mib) */
+    int64_t reserve_mib;        /* SEL_RESERVE_MIB_DEFAULT */
+    int64_t compute_mib_at_ref; /* SEL_COMPUTE_MIB_AT_REF */
+} sel_place_in;
+
+/* The chosen rung. bytes = weight_bytes + kv_bytes + headroom_bytes is what
+ * the device is predicted to hold; margin_bytes = free - bytes (negative only
+ * for SEL_RUNG_NOTHING_FITS: the deficit). */
+typedef struct sel_placement {
+    sel_rung rung;
+    int ngl;                    /* blocks on the device; -1 = all (output head included) */
+    int n_cpu_moe;              /* blocks whose experts stay on the host; 0 = none */
+    int ubatch;                 /* the ubatch the prediction assumed (launch with it) */
+    uint32_t ctx;               /* the context the KV was priced for */
+    uint64_t weight_bytes;      /* model tensors on the device */
+    uint64_t kv_bytes;          /* KV cache on the device */
+    uint64_t headroom_bytes;    /* max(reserve, compute allowance at ubatch) */
+    uint64_t bytes;             /* predicted device use, headroom included */
+    int64_t margin_bytes;       /* free - bytes */
+    char reason[320];           /* one line for --explain */
+} sel_placement;
+
+/* Fills *in with the defaults: ctx 0, f16/f16, ubatch 512, reserve 512 MiB,
+ * compute 1222 MiB at ubatch 512, free_mib -1 (unknown), shape NULL. */
+void sel_place_in_init(sel_place_in *in);
+
+/* Chooses the first rung that fits (order above) and fills *out. Errors (-1,
+ * err set): shape NULL or not known, no blocks, free_mib < 0 (unknown: the
+ * caller decides what to assume), ctx 0 with no n_ctx_train, an unknown cache
+ * type, ubatch < 0, negative reserve or compute, or sizes that overflow. A
+ * device too small for anything is not an error: SEL_RUNG_NOTHING_FITS. */
+int sel_place(const sel_place_in *in, sel_placement *out, lvd_err *err);
+
+/* "fully resident", "reduced ubatch", "experts on host", "partial offload",
+ * "cpu only", "nothing fits". */
+const char *sel_rung_name(sel_rung rung);
+
+/* Size of a KV cache type as llama.cpp stores it: bytes per block of
+ * block_elems elements (f16: 2 per 1; q8_0: 34 per 32). 0, or -1 with err
+ * for a type llama-server does not accept for -ctk/-ctv. NULL or "" = f16. */
+int sel_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block_bytes,
+                        lvd_err *err);
+
+/* KV bytes for n_layers layers at ctx tokens:
+ * n_layers x ctx x (row(type_k, n_head_kv x head_dim_k) + row(type_v, n_head_kv x head_dim_v)).
+ * 0 or -1 with err (unknown type, overflow). */
+int sel_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
+                 const char *type_v, uint64_t *out, lvd_err *err);
+
+/* The compute allowance held back from the free memory at this ubatch: only
+ * its excess over the reserve, which already exists for compute buffers and
+ * is charged once (seed 003). ubatch 0 = 512. */
+uint64_t sel_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref);
+
+/* Writes the placement into launch parameters: ngl (all = n_block + 1, which
+ * every llama.cpp build reads as "blocks and output head"), n_cpu_moe, and
+ * ubatch when it differs from llama.cpp's default. */
+void sel_placement_apply(const sel_placement *pl, const gguf_shape *shape, lvd_params *p);
+
+#endif
