@@ -7,7 +7,7 @@ static const char *const migrations[] = {
     /* 1: the first schema */
     "CREATE TABLE artifacts ("
     "  sha256 TEXT PRIMARY KEY CHECK (length(sha256) = 64),"
-    "  size INTEGER NOT NULL,"
+    "  size INTEGER NOT NULL,"          /* -1 when unknown (imported stub) */
     "  name TEXT,"                      /* general.name, informative */
     "  gguf_version INTEGER,"
     "  arch TEXT,"
@@ -19,7 +19,9 @@ static const char *const migrations[] = {
     "  expert_bytes INTEGER,"           /* bytes of one block's expert tensors */
     "  non_block_bytes INTEGER,"        /* embeddings, output head, norms */
     "  tensor_bytes INTEGER,"
+    "  n_tensors INTEGER, n_kv INTEGER, data_offset INTEGER,"
     "  shape_known INTEGER NOT NULL DEFAULT 0,"
+    "  last_path TEXT,"                 /* most recently seen path, informative */
     "  created_at INTEGER NOT NULL"
     ");"
     "CREATE TABLE artifact_paths ("     /* hash cache: unchanged file, no re-hash */
@@ -72,6 +74,7 @@ static const char *const migrations[] = {
     ");"
     "CREATE INDEX runs_key ON runs(artifact, host, engine_id, arm_key);"
     "CREATE INDEX runs_session ON runs(session);"
+    "CREATE INDEX runs_started ON runs(started_at);"
     "CREATE TABLE results ("
     "  id INTEGER PRIMARY KEY,"
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"

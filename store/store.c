@@ -265,3 +265,38 @@ void store_rollback(store *s)
     s->tx_depth = 0;
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
+
+int store_step_done(store *s, sqlite3_stmt *st, const char *what, lvd_err *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+void *store_grow(void *v, size_t elem, size_t n, size_t *cap)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? *cap * 2 : 8;
+    return lvd_xrealloc(v, *cap * elem);
+}
+
+void store_bind_i64_or_null(sqlite3_stmt *st, int idx, int64_t v, int64_t null_value)
+{
+    if (v == null_value)
+        sqlite3_bind_null(st, idx);
+    else
+        sqlite3_bind_int64(st, idx, v);
+}
+
+int64_t store_col_i64_or(sqlite3_stmt *st, int col, int64_t null_value)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        return null_value;
+    return sqlite3_column_int64(st, col);
+}

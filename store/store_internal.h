@@ -32,4 +32,14 @@ double store_col_double(sqlite3_stmt *st, int col); /* NAN for NULL */
 void store_bind_params(sqlite3_stmt *st, int first, const lvd_params *p);
 void store_col_params(sqlite3_stmt *st, int first, lvd_params *p);
 
+/* Steps st once expecting no row (SQLITE_DONE) and finalizes it; on failure
+ * the message names the store file and what was being done. 0 or -1. */
+int store_step_done(store *s, sqlite3_stmt *st, const char *what, lvd_err *err);
+/* Ensures an array of elem-sized items has room for index n (doubling *cap);
+ * returns the (possibly moved) array. */
+void *store_grow(void *v, size_t elem, size_t n, size_t *cap);
+/* Integer binding and reading with a sentinel that stands for SQL NULL. */
+void store_bind_i64_or_null(sqlite3_stmt *st, int idx, int64_t v, int64_t null_value);
+int64_t store_col_i64_or(sqlite3_stmt *st, int col, int64_t null_value);
+
 #endif

@@ -1,0 +1,79 @@
+/* benchout.h: parses what llama-bench prints with `-o json` (one array),
+ * `-o jsonl` (one object per line) and `-o sql` (CREATE TABLE + INSERT lines,
+ * as compare-llama-bench.py users keep it) into lvd_result records. Shared by
+ * the bench runner and `lvd store import`. Not for running llama-bench, for
+ * statistics, or for the store (see bench/import.h for importing a file). */
+#ifndef LVD_BENCHOUT_H
+#define LVD_BENCHOUT_H
+
+#include "common/types.h"
+#include "common/util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum bench_format {
+    BENCH_FMT_AUTO = 0,  /* detect from the first bytes */
+    BENCH_FMT_JSON,
+    BENCH_FMT_JSONL,
+    BENCH_FMT_SQL,
+} bench_format;
+
+/* One object (json, jsonl) or INSERT row (sql) that llama-bench printed: the
+ * test result and what llama-bench said about itself and the model. */
+typedef struct bench_row {
+    lvd_result result;      /* test, reported params, samples, reported_json */
+    char *build_commit;     /* as printed ("d32676d77", "unknown"); NULL when absent */
+    int64_t build_number;   /* 0 when absent */
+    char *model_filename;   /* NULL when absent */
+    char *model_type;       /* "llama 1B F16"; NULL when absent */
+    int64_t model_size;     /* bytes of tensor data as llama-bench counts them; -1 when absent */
+    char devices[64];       /* the "devices" field ("auto", "CUDA0"); "" when absent */
+    char test_time[40];     /* as printed, "" when absent */
+    int64_t test_epoch;     /* test_time in seconds since the epoch; 0 when absent */
+    double avg_ts, stddev_ts; /* as printed; NAN when absent */
+} bench_row;
+
+typedef struct bench_rows {
+    bench_row *v;
+    size_t n;
+    bench_format format;    /* the format that was parsed */
+} bench_rows;
+
+/* Names a format: "json", "jsonl", "sql" ("auto" for BENCH_FMT_AUTO). */
+const char *bench_format_name(bench_format f);
+/* Parses "json" / "jsonl" / "sql" / "auto"; 0 or -1. */
+int bench_format_parse(const char *s, bench_format *out);
+
+/* Detects the format of text from its first non-blank bytes. 0 or -1 with err
+ * naming name and saying what the text looks like instead (markdown or csv
+ * output, empty, garbage). */
+int bench_detect_format(const char *text, size_t len, const char *name, bench_format *out,
+                        lvd_err *err);
+
+/* Parses text (not necessarily NUL-terminated) in format fmt (AUTO: detected)
+ * into out, one row per test result, in the order printed. Truncated or
+ * garbled input, a row without n_prompt/n_gen or without any throughput, and
+ * samples arrays of different lengths are errors naming name and the line.
+ * sql rows have no samples (n = 0) but keep avg_ts / stddev_ts in
+ * reported_json. Zero rows is an error. Free out with bench_rows_free. */
+int bench_parse_rows(const char *text, size_t len, bench_format fmt, const char *name,
+                     bench_rows *out, lvd_err *err);
+void bench_rows_free(bench_rows *rows);
+void bench_row_free(bench_row *row);
+
+/* Parses one llama-bench invocation's output (any format) into run_out:
+ * appends the results and sets build_commit and build_number. Every row must
+ * report the same build. The rest of run_out is left to the caller. */
+int bench_parse_output(const char *text, size_t len, const char *name, lvd_run *run_out,
+                       lvd_err *err);
+
+/* llama-bench's test name: "pp512", "tg128", "pp512+tg128", with "@d1024"
+ * appended when n_depth > 0. */
+void bench_test_name(int n_prompt, int n_gen, int n_depth, char *buf, size_t len);
+
+/* 1 when the result asked for GPU layers (reported n_gpu_layers > 0) but
+ * llama-bench ran on CPU backends only: a build that silently ignored -ngl. */
+int bench_result_gpu_ignored(const lvd_result *r);
+
+#endif

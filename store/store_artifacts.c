@@ -1,0 +1,245 @@
+/* store_artifacts.c: artifacts (model files by SHA-256, with their GGUF shape)
+ * and the path cache that spares re-hashing an unchanged file. Not for
+ * deciding what to hash or reading GGUF files (store/identify.h, common/gguf.h). */
+#include "store/store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The shape columns, in the order bind_shape and col_shape use. */
+#define SHAPE_COLUMNS(X)                                                                   \
+    X(name) X(gguf_version) X(arch) X(file_type) X(n_block) X(n_embd) X(n_head) X(n_head_kv) \
+    X(head_dim_k) X(head_dim_v) X(n_ctx_train) X(n_expert) X(n_expert_used) X(block_bytes) \
+    X(expert_bytes) X(non_block_bytes) X(tensor_bytes) X(n_tensors) X(n_kv) X(data_offset)
+#define SHAPE_NAME(c) ", " #c
+#define SHAPE_PARAM(c) ", ?"
+#define SHAPE_ONE(c) +1
+#define SHAPE_N (0 SHAPE_COLUMNS(SHAPE_ONE))
+/* A stub (shape unknown) never overwrites a known shape. */
+#define SHAPE_UPDATE(c) ", " #c " = CASE WHEN excluded.shape_known THEN excluded." #c " ELSE artifacts." #c " END"
+#define SHAPE_FIRST_COL 5 /* 0-based column of "name" in SELECT_ARTIFACT */
+
+#define SELECT_ARTIFACT                                                                    \
+    "SELECT sha256, size, created_at, last_path, shape_known" SHAPE_COLUMNS(SHAPE_NAME) " FROM artifacts"
+
+static void bind_shape(sqlite3_stmt *st, int first, const gguf_shape *g)
+{
+    if (!g->known) {
+        for (int i = 0; i < SHAPE_N; i++)
+            sqlite3_bind_null(st, first + i);
+        return;
+    }
+    int i = first;
+    store_bind_text(st, i++, g->name);
+    sqlite3_bind_int64(st, i++, g->version);
+    store_bind_text(st, i++, g->arch);
+    sqlite3_bind_int64(st, i++, g->file_type);
+    sqlite3_bind_int64(st, i++, g->n_block);
+    sqlite3_bind_int64(st, i++, g->n_embd);
+    sqlite3_bind_int64(st, i++, g->n_head);
+    sqlite3_bind_int64(st, i++, g->n_head_kv);
+    sqlite3_bind_int64(st, i++, g->head_dim_k);
+    sqlite3_bind_int64(st, i++, g->head_dim_v);
+    sqlite3_bind_int64(st, i++, g->n_ctx_train);
+    sqlite3_bind_int64(st, i++, g->n_expert);
+    sqlite3_bind_int64(st, i++, g->n_expert_used);
+    sqlite3_bind_int64(st, i++, (int64_t)g->block_bytes);
+    sqlite3_bind_int64(st, i++, (int64_t)g->expert_bytes);
+    sqlite3_bind_int64(st, i++, (int64_t)g->non_block_bytes);
+    sqlite3_bind_int64(st, i++, (int64_t)g->tensor_bytes);
+    sqlite3_bind_int64(st, i++, (int64_t)g->n_tensors);
+    sqlite3_bind_int64(st, i++, (int64_t)g->n_kv);
+    sqlite3_bind_int64(st, i++, (int64_t)g->data_offset);
+}
+
+static void col_shape(sqlite3_stmt *st, int first, int known, gguf_shape *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!known)
+        return;
+    g->known = 1;
+    int i = first;
+    store_col_copy(st, i++, g->name, sizeof g->name);
+    g->version = (uint32_t)sqlite3_column_int64(st, i++);
+    store_col_copy(st, i++, g->arch, sizeof g->arch);
+    g->file_type = (int32_t)sqlite3_column_int64(st, i++);
+    g->n_block = (uint32_t)sqlite3_column_int64(st, i++);
+    g->n_embd = (uint32_t)sqlite3_column_int64(st, i++);
+    g->n_head = (uint32_t)sqlite3_column_int64(st, i++);
+    g->n_head_kv = (uint32_t)sqlite3_column_int64(st, i++);
+    g->head_dim_k = (uint32_t)sqlite3_column_int64(st, i++);
+    g->head_dim_v = (uint32_t)sqlite3_column_int64(st, i++);
+    g->n_ctx_train = (uint32_t)sqlite3_column_int64(st, i++);
+    g->n_expert = (uint32_t)sqlite3_column_int64(st, i++);
+    g->n_expert_used = (uint32_t)sqlite3_column_int64(st, i++);
+    g->block_bytes = (uint64_t)sqlite3_column_int64(st, i++);
+    g->expert_bytes = (uint64_t)sqlite3_column_int64(st, i++);
+    g->non_block_bytes = (uint64_t)sqlite3_column_int64(st, i++);
+    g->tensor_bytes = (uint64_t)sqlite3_column_int64(st, i++);
+    g->n_tensors = (uint64_t)sqlite3_column_int64(st, i++);
+    g->n_kv = (uint64_t)sqlite3_column_int64(st, i++);
+    g->data_offset = (uint64_t)sqlite3_column_int64(st, i++);
+}
+
+static void col_artifact(sqlite3_stmt *st, store_artifact *a)
+{
+    memset(a, 0, sizeof *a);
+    store_col_copy(st, 0, a->sha256, sizeof a->sha256);
+    a->size = sqlite3_column_int64(st, 1);
+    a->created_at = sqlite3_column_int64(st, 2);
+    a->last_path = store_col_strdup(st, 3);
+    col_shape(st, SHAPE_FIRST_COL, sqlite3_column_int(st, 4), &a->shape);
+}
+
+static int valid_sha(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+            return 0;
+    return n == LVD_SHA256_HEX_LEN;
+}
+
+int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
+{
+    if (!valid_sha(a->sha256))
+        return lvd_errf(err, "%s: artifact '%s' is not a SHA-256 (64 lowercase hex digits)",
+                        s->path, a->sha256);
+    static const char sql[] =
+        "INSERT INTO artifacts (sha256, size, created_at, last_path, shape_known"
+        SHAPE_COLUMNS(SHAPE_NAME) ") VALUES (?, ?, ?, ?, ?" SHAPE_COLUMNS(SHAPE_PARAM) ")"
+        " ON CONFLICT(sha256) DO UPDATE SET"
+        " size = CASE WHEN excluded.size >= 0 THEN excluded.size ELSE artifacts.size END,"
+        " last_path = coalesce(excluded.last_path, artifacts.last_path),"
+        " shape_known = max(excluded.shape_known, artifacts.shape_known)"
+        SHAPE_COLUMNS(SHAPE_UPDATE);
+    sqlite3_stmt *st;
+    if (store_prepare(s, sql, &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, a->sha256, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, a->size);
+    sqlite3_bind_int64(st, 3, a->created_at ? a->created_at : lvd_now());
+    store_bind_text(st, 4, a->last_path);
+    sqlite3_bind_int(st, 5, a->shape.known ? 1 : 0);
+    bind_shape(st, 6, &a->shape);
+    return store_step_done(s, st, "cannot record artifact", err);
+}
+
+int store_artifact_get(store *s, const char *sha256, store_artifact *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_ARTIFACT " WHERE sha256 = ?", &st, err))
+        return -1;
+    store_bind_text(st, 1, sha256);
+    int rc = sqlite3_step(st);
+    int ret = 1;
+    if (rc == SQLITE_ROW) {
+        col_artifact(st, out);
+        ret = 0;
+    } else if (rc != SQLITE_DONE) {
+        ret = store_fail(s, err, "cannot read artifact");
+    }
+    sqlite3_finalize(st);
+    return ret;
+}
+
+int store_artifact_list(store *s, store_artifact **out, size_t *n, lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_ARTIFACT " ORDER BY created_at, sha256", &st, err))
+        return -1;
+    store_artifact *v = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        v = store_grow(v, sizeof *v, len, &cap);
+        col_artifact(st, &v[len++]);
+    }
+    if (rc != SQLITE_DONE) {
+        store_fail(s, err, "cannot list artifacts");
+        sqlite3_finalize(st);
+        store_artifact_list_free(v, len);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+void store_artifact_free(store_artifact *a)
+{
+    if (!a)
+        return;
+    free(a->last_path);
+    memset(a, 0, sizeof *a);
+}
+
+void store_artifact_list_free(store_artifact *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        store_artifact_free(&v[i]);
+    free(v);
+}
+
+int store_path_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns,
+                      int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err)
+{
+    sha256[0] = '\0';
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT sha256 FROM artifact_paths"
+                      " WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, path);
+    sqlite3_bind_int64(st, 2, size);
+    sqlite3_bind_int64(st, 3, mtime_ns);
+    sqlite3_bind_int64(st, 4, inode);
+    int rc = sqlite3_step(st);
+    int ret = 1;
+    if (rc == SQLITE_ROW) {
+        store_col_copy(st, 0, sha256, LVD_SHA256_HEX_LEN + 1);
+        ret = 0;
+    } else if (rc != SQLITE_DONE) {
+        ret = store_fail(s, err, "cannot read the path cache");
+    }
+    sqlite3_finalize(st);
+    return ret;
+}
+
+int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
+                   int64_t inode, const char *sha256, lvd_err *err)
+{
+    if (store_begin(s, err))
+        return -1;
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "INSERT INTO artifact_paths (path, size, mtime_ns, inode, sha256, hashed_at)"
+                      " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
+                      " size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,"
+                      " sha256 = excluded.sha256, hashed_at = excluded.hashed_at",
+                      &st, err))
+        goto fail;
+    store_bind_text(st, 1, path);
+    sqlite3_bind_int64(st, 2, size);
+    sqlite3_bind_int64(st, 3, mtime_ns);
+    sqlite3_bind_int64(st, 4, inode);
+    store_bind_text(st, 5, sha256);
+    sqlite3_bind_int64(st, 6, lvd_now());
+    if (store_step_done(s, st, "cannot record path (record the artifact first)", err))
+        goto fail;
+    if (store_prepare(s, "UPDATE artifacts SET last_path = ? WHERE sha256 = ?", &st, err))
+        goto fail;
+    store_bind_text(st, 1, path);
+    store_bind_text(st, 2, sha256);
+    if (store_step_done(s, st, "cannot record path", err))
+        goto fail;
+    return store_commit(s, err);
+fail:
+    store_rollback(s);
+    return -1;
+}

@@ -1,0 +1,117 @@
+/* store_checks.c: correctness checks of a device against the CPU reference for
+ * an artifact. Not for running llama-perplexity or judging tolerances (bench/). */
+#include "store/store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SELECT_CHECK                                                                  \
+    "SELECT id, artifact, engine_id, device, host, ran_at, status, mean_kld, same_top_p," \
+    " ppl, ppl_base, ppl_ratio, reason FROM checks"
+
+static void col_check(sqlite3_stmt *st, lvd_check *c)
+{
+    memset(c, 0, sizeof *c);
+    c->id = sqlite3_column_int64(st, 0);
+    store_col_copy(st, 1, c->artifact, sizeof c->artifact);
+    c->engine_id = sqlite3_column_int64(st, 2);
+    store_col_copy(st, 3, c->device, sizeof c->device);
+    c->host = store_col_strdup(st, 4);
+    c->ran_at = sqlite3_column_int64(st, 5);
+    store_col_copy(st, 6, c->status, sizeof c->status);
+    c->mean_kld = store_col_double(st, 7);
+    c->same_top_p = store_col_double(st, 8);
+    c->ppl = store_col_double(st, 9);
+    c->ppl_base = store_col_double(st, 10);
+    c->ppl_ratio = store_col_double(st, 11);
+    c->reason = store_col_strdup(st, 12);
+}
+
+int store_check_put(store *s, lvd_check *c, lvd_err *err)
+{
+    if (c->ran_at == 0)
+        c->ran_at = lvd_now();
+    sqlite3_stmt *st;
+    /* NaN binds as SQL NULL ("not measured") and reads back as NaN. */
+    if (store_prepare(s,
+                      "INSERT INTO checks (artifact, engine_id, device, host, ran_at, status, mean_kld,"
+                      " same_top_p, ppl, ppl_base, ppl_ratio, reason)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, c->artifact, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, c->engine_id);
+    sqlite3_bind_text(st, 3, c->device, -1, SQLITE_TRANSIENT);
+    store_bind_text(st, 4, c->host);
+    sqlite3_bind_int64(st, 5, c->ran_at);
+    sqlite3_bind_text(st, 6, c->status, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 7, c->mean_kld);
+    sqlite3_bind_double(st, 8, c->same_top_p);
+    sqlite3_bind_double(st, 9, c->ppl);
+    sqlite3_bind_double(st, 10, c->ppl_base);
+    sqlite3_bind_double(st, 11, c->ppl_ratio);
+    store_bind_text(st, 12, c->reason);
+    if (store_step_done(s, st, "cannot record check", err))
+        return -1;
+    c->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int store_check_latest(store *s, const char *artifact, const char *host, int64_t engine_id,
+                       const char *device, lvd_check *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      SELECT_CHECK " WHERE artifact = ? AND host = ? AND engine_id = ? AND device = ?"
+                      " ORDER BY ran_at DESC, id DESC LIMIT 1",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, artifact);
+    store_bind_text(st, 2, host);
+    sqlite3_bind_int64(st, 3, engine_id);
+    sqlite3_bind_text(st, 4, device ? device : "", -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    int ret = 1;
+    if (rc == SQLITE_ROW) {
+        col_check(st, out);
+        ret = 0;
+    } else if (rc != SQLITE_DONE) {
+        ret = store_fail(s, err, "cannot read check");
+    }
+    sqlite3_finalize(st);
+    return ret;
+}
+
+/* Every check of artifact, newest first. */
+int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n, lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_CHECK " WHERE artifact = ? ORDER BY ran_at DESC, id DESC", &st, err))
+        return -1;
+    store_bind_text(st, 1, artifact);
+    lvd_check *v = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        v = store_grow(v, sizeof *v, len, &cap);
+        col_check(st, &v[len++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_check_list_free(v, len);
+        return store_fail(s, err, "cannot list checks");
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+void store_check_list_free(lvd_check *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        lvd_check_free(&v[i]);
+    free(v);
+}

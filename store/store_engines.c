@@ -1,0 +1,284 @@
+/* store_engines.c: engines (llama.cpp build directories) and their probes
+ * with the devices each probe saw. Not for running probes or parsing
+ * --list-devices (bench/), nor for deciding the TTL (the caller passes it). */
+#include "store/store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SELECT_ENGINE \
+    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at FROM engines"
+
+static void col_engine(sqlite3_stmt *st, lvd_engine *e)
+{
+    memset(e, 0, sizeof *e);
+    e->id = sqlite3_column_int64(st, 0);
+    e->name = store_col_strdup(st, 1);
+    e->dir = store_col_strdup(st, 2);
+    e->build = store_col_strdup(st, 3);
+    e->commit = store_col_strdup(st, 4);
+    e->flavour = store_col_strdup(st, 5);
+    e->digest = store_col_strdup(st, 6);
+    e->origin = store_col_strdup(st, 7);
+    e->created_at = sqlite3_column_int64(st, 8);
+}
+
+/* Explains a UNIQUE(dir) clash by naming the engine that holds the directory. */
+static int dir_taken(store *s, const lvd_engine *e, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT name FROM engines WHERE dir = ?", &st, err))
+        return -1;
+    store_bind_text(st, 1, e->dir);
+    char other[256] = "";
+    if (sqlite3_step(st) == SQLITE_ROW)
+        store_col_copy(st, 0, other, sizeof other);
+    sqlite3_finalize(st);
+    return lvd_errf(err, "%s: engine directory %s is already registered as '%s'; cannot register it as '%s'",
+                    s->path, e->dir, other, e->name);
+}
+
+int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
+{
+    if (!e->name || !*e->name || !e->dir || !*e->dir || !e->build || !*e->build || !e->origin)
+        return lvd_errf(err, "%s: an engine needs a name, a directory, a build and an origin", s->path);
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
+                      " dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
+                      " flavour = excluded.flavour, digest = excluded.digest, origin = excluded.origin"
+                      " RETURNING id, created_at",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, e->name);
+    store_bind_text(st, 2, e->dir);
+    store_bind_text(st, 3, e->build);
+    store_bind_text(st, 4, e->commit);
+    store_bind_text(st, 5, e->flavour);
+    store_bind_text(st, 6, e->digest);
+    store_bind_text(st, 7, e->origin);
+    sqlite3_bind_int64(st, 8, e->created_at ? e->created_at : lvd_now());
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        int ext = sqlite3_extended_errcode(s->db);
+        int dir_clash = ext == SQLITE_CONSTRAINT_UNIQUE && strstr(sqlite3_errmsg(s->db), "engines.dir");
+        if (!dir_clash)
+            store_fail(s, err, "cannot record engine");
+        sqlite3_finalize(st);
+        return dir_clash ? dir_taken(s, e, err) : -1;
+    }
+    e->id = sqlite3_column_int64(st, 0);
+    e->created_at = sqlite3_column_int64(st, 1);
+    /* RETURNING rows are final only once the statement runs to completion. */
+    return store_step_done(s, st, "cannot record engine", err);
+}
+
+/* Runs a one-row engine query whose only parameter is already bound. */
+static int engine_one(store *s, sqlite3_stmt *st, lvd_engine *out, lvd_err *err)
+{
+    int rc = sqlite3_step(st);
+    int ret = 1;
+    if (rc == SQLITE_ROW) {
+        col_engine(st, out);
+        ret = 0;
+    } else if (rc != SQLITE_DONE) {
+        ret = store_fail(s, err, "cannot read engine");
+    }
+    sqlite3_finalize(st);
+    return ret;
+}
+
+int store_engine_get(store *s, int64_t id, lvd_engine *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_ENGINE " WHERE id = ?", &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    return engine_one(s, st, out, err);
+}
+
+int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_ENGINE " WHERE name = ?", &st, err))
+        return -1;
+    store_bind_text(st, 1, name);
+    return engine_one(s, st, out, err);
+}
+
+int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_ENGINE " ORDER BY id", &st, err))
+        return -1;
+    lvd_engine *v = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        v = store_grow(v, sizeof *v, len, &cap);
+        col_engine(st, &v[len++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_engine_list_free(v, len);
+        return store_fail(s, err, "cannot list engines");
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+void store_engine_list_free(lvd_engine *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        lvd_engine_free(&v[i]);
+    free(v);
+}
+
+/* --- probes and devices --------------------------------------------------- */
+
+int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
+{
+    if (!p->binary || !*p->backend)
+        return lvd_errf(err, "%s: a probe needs a binary and a backend label", s->path);
+    if (p->probed_at == 0)
+        p->probed_at = lvd_now();
+    if (store_begin(s, err))
+        return -1;
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      &st, err))
+        goto fail;
+    sqlite3_bind_int64(st, 1, p->engine_id);
+    store_bind_text(st, 2, p->binary);
+    sqlite3_bind_int64(st, 3, p->bin_mtime_ns);
+    sqlite3_bind_int64(st, 4, p->bin_size);
+    sqlite3_bind_int64(st, 5, p->probed_at);
+    store_bind_text(st, 6, p->backend);
+    store_bind_text(st, 7, p->reason);
+    if (store_step_done(s, st, "cannot record probe", err))
+        goto fail;
+    int64_t id = sqlite3_last_insert_rowid(s->db);
+    if (store_prepare(s,
+                      "INSERT INTO devices (probe_id, idx, selector, name, total_mib, free_mib, backend, compute_cap)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      &st, err))
+        goto fail;
+    for (size_t i = 0; i < p->n_devices; i++) {
+        const lvd_device *d = &p->devices[i];
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        store_bind_text(st, 3, d->selector);
+        store_bind_text(st, 4, d->name);
+        store_bind_i64_or_null(st, 5, d->total_mib, -1);
+        store_bind_i64_or_null(st, 6, d->free_mib, -1);
+        store_bind_text(st, 7, d->backend);
+        store_bind_text(st, 8, d->compute_cap[0] ? d->compute_cap : NULL);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            store_fail(s, err, "cannot record device");
+            sqlite3_finalize(st);
+            goto fail;
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (store_commit(s, err))
+        goto fail;
+    p->id = id;
+    return 0;
+fail:
+    store_rollback(s);
+    return -1;
+}
+
+static int load_devices(store *s, lvd_probe *p, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT selector, name, total_mib, free_mib, backend, compute_cap"
+                      " FROM devices WHERE probe_id = ? ORDER BY idx",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, p->id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        p->devices = store_grow(p->devices, sizeof *p->devices, p->n_devices, &cap);
+        lvd_device *d = &p->devices[p->n_devices++];
+        memset(d, 0, sizeof *d);
+        store_col_copy(st, 0, d->selector, sizeof d->selector);
+        store_col_copy(st, 1, d->name, sizeof d->name);
+        d->total_mib = store_col_i64_or(st, 2, -1);
+        d->free_mib = store_col_i64_or(st, 3, -1);
+        store_col_copy(st, 4, d->backend, sizeof d->backend);
+        store_col_copy(st, 5, d->compute_cap, sizeof d->compute_cap);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_fail(s, err, "cannot read devices");
+    return 0;
+}
+
+/* Runs a probe query (parameters bound) and loads the first row with its devices. */
+static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return rc == SQLITE_DONE ? 1 : store_fail(s, err, "cannot read probe");
+    }
+    out->id = sqlite3_column_int64(st, 0);
+    out->engine_id = sqlite3_column_int64(st, 1);
+    out->binary = store_col_strdup(st, 2);
+    out->bin_mtime_ns = sqlite3_column_int64(st, 3);
+    out->bin_size = sqlite3_column_int64(st, 4);
+    out->probed_at = sqlite3_column_int64(st, 5);
+    store_col_copy(st, 6, out->backend, sizeof out->backend);
+    out->reason = store_col_strdup(st, 7);
+    sqlite3_finalize(st);
+    if (load_devices(s, out, err)) {
+        lvd_probe_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+#define SELECT_PROBE \
+    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason FROM probes"
+
+int store_probe_fresh(store *s, const char *binary, int64_t mtime_ns, int64_t size,
+                      int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      SELECT_PROBE " WHERE binary = ? AND bin_mtime_ns = ? AND bin_size = ?"
+                      " AND backend <> 'unknown' AND probed_at >= ?"
+                      " ORDER BY probed_at DESC, id DESC LIMIT 1",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, binary);
+    sqlite3_bind_int64(st, 2, mtime_ns);
+    sqlite3_bind_int64(st, 3, size);
+    sqlite3_bind_int64(st, 4, now - ttl);
+    return probe_one(s, st, out, err);
+}
+
+int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? ORDER BY probed_at DESC, id DESC LIMIT 1",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, engine_id);
+    return probe_one(s, st, out, err);
+}

@@ -1,0 +1,86 @@
+/* store_pins.c: the nightly pin decisions and the history of pinned builds.
+ * Not for deciding promotion (select/pin.c) or writing the pin file (fetch/). */
+#include "store/store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err)
+{
+    if (d->decided_at == 0)
+        d->decided_at = lvd_now();
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "INSERT INTO pin_decisions (decided_at, pinned_build, candidate_build, decision,"
+                      " rule, details_json) VALUES (?, ?, ?, ?, ?, ?)",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, d->decided_at);
+    store_bind_text(st, 2, d->pinned_build);
+    store_bind_text(st, 3, d->candidate_build);
+    store_bind_text(st, 4, d->decision);
+    store_bind_text(st, 5, d->rule);
+    store_bind_text(st, 6, d->details_json);
+    if (store_step_done(s, st, "cannot record pin decision", err))
+        return -1;
+    d->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t *n, lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT id, decided_at, pinned_build, candidate_build, decision, rule, details_json"
+                      " FROM pin_decisions ORDER BY decided_at DESC, id DESC LIMIT ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
+    lvd_pin_decision *v = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        v = store_grow(v, sizeof *v, len, &cap);
+        lvd_pin_decision *d = &v[len++];
+        memset(d, 0, sizeof *d);
+        d->id = sqlite3_column_int64(st, 0);
+        d->decided_at = sqlite3_column_int64(st, 1);
+        d->pinned_build = store_col_strdup(st, 2);
+        d->candidate_build = store_col_strdup(st, 3);
+        d->decision = store_col_strdup(st, 4);
+        d->rule = store_col_strdup(st, 5);
+        d->details_json = store_col_strdup(st, 6);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_pin_decision_list_free(v, len);
+        return store_fail(s, err, "cannot list pin decisions");
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+void store_pin_decision_list_free(lvd_pin_decision *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        lvd_pin_decision_free(&v[i]);
+    free(v);
+}
+
+int store_pin_record(store *s, const char *build, const char *flavour, const char *sha256,
+                     const char *source, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "INSERT INTO pins (build, flavour, sha256, pinned_at, source) VALUES (?, ?, ?, ?, ?)",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, build);
+    store_bind_text(st, 2, flavour);
+    store_bind_text(st, 3, sha256);
+    sqlite3_bind_int64(st, 4, lvd_now());
+    store_bind_text(st, 5, source);
+    return store_step_done(s, st, "cannot record pin", err);
+}

@@ -1,0 +1,291 @@
+/* store_runs.c: llama-bench runs with their results (one per test) and every
+ * repetition's sample, written in one transaction and read back with filters.
+ * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
+#include "store/store_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int put_samples(store *s, sqlite3_stmt *st, int64_t result_id, const lvd_result *r, lvd_err *err)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        sqlite3_bind_int64(st, 1, result_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        if (r->ns)
+            sqlite3_bind_int64(st, 3, r->ns[i]);
+        else
+            sqlite3_bind_null(st, 3);
+        if (!isfinite(r->ts[i])) {
+            sqlite3_reset(st);
+            return lvd_errf(err, "%s: %s sample %zu has no finite t/s; run not recorded", s->path, r->test, i);
+        }
+        sqlite3_bind_double(st, 4, r->ts[i]);
+        sqlite3_bind_int(st, 5, r->warmup ? r->warmup[i] != 0 : 0);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            store_fail(s, err, "cannot record sample");
+            sqlite3_reset(st);
+            return -1;
+        }
+        sqlite3_reset(st);
+    }
+    return 0;
+}
+
+static int put_results(store *s, lvd_run *r, lvd_err *err)
+{
+    sqlite3_stmt *res = NULL, *smp = NULL;
+    int ret = -1;
+    if (store_prepare(s,
+                      "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, backends,"
+                      " rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k, rep_type_v,"
+                      " reported_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      &res, err) ||
+        store_prepare(s, "INSERT INTO samples (result_id, idx, ns, ts, warmup) VALUES (?, ?, ?, ?, ?)",
+                      &smp, err))
+        goto out;
+    for (size_t i = 0; i < r->n_results; i++) {
+        lvd_result *x = &r->results[i];
+        sqlite3_bind_int64(res, 1, r->id);
+        store_bind_text(res, 2, x->test);
+        sqlite3_bind_int(res, 3, x->n_prompt);
+        sqlite3_bind_int(res, 4, x->n_gen);
+        sqlite3_bind_int(res, 5, x->n_depth);
+        store_bind_text(res, 6, x->backends);
+        sqlite3_bind_int(res, 7, x->rep_ngl);
+        sqlite3_bind_int(res, 8, x->rep_fa);
+        sqlite3_bind_int(res, 9, x->rep_ubatch);
+        sqlite3_bind_int(res, 10, x->rep_n_cpu_moe);
+        sqlite3_bind_int(res, 11, x->rep_threads);
+        store_bind_text(res, 12, x->rep_type_k);
+        store_bind_text(res, 13, x->rep_type_v);
+        store_bind_text(res, 14, x->reported_json);
+        if (sqlite3_step(res) != SQLITE_DONE) {
+            store_fail(s, err, "cannot record result");
+            goto out;
+        }
+        sqlite3_reset(res);
+        x->id = sqlite3_last_insert_rowid(s->db);
+        if (put_samples(s, smp, x->id, x, err))
+            goto out;
+    }
+    ret = 0;
+out:
+    sqlite3_finalize(res);
+    sqlite3_finalize(smp);
+    return ret;
+}
+
+static void clear_ids(lvd_run *r)
+{
+    r->id = 0;
+    for (size_t i = 0; i < r->n_results; i++)
+        r->results[i].id = 0;
+}
+
+int store_run_put(store *s, lvd_run *r, lvd_err *err)
+{
+    if (!r->arm_key || !*r->arm_key)
+        return lvd_errf(err, "%s: a run needs an arm key", s->path);
+    if (r->started_at == 0)
+        r->started_at = lvd_now();
+    if (store_begin(s, err))
+        return -1;
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "INSERT INTO runs (artifact, engine_id, binary, build, host, session, arm_key,"
+                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
+                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
+                      " started_at, wall_ms, source)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      &st, err))
+        goto fail;
+    sqlite3_bind_text(st, 1, r->artifact, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, r->engine_id);
+    store_bind_text(st, 3, r->binary);
+    store_bind_text(st, 4, r->build);
+    store_bind_text(st, 5, r->host);
+    store_bind_text(st, 6, r->session);
+    store_bind_text(st, 7, r->arm_key);
+    store_bind_params(st, 8, &r->params);
+    store_bind_text(st, 17, r->build_commit);
+    sqlite3_bind_int64(st, 18, r->build_number);
+    store_bind_text(st, 19, r->status);
+    store_bind_text(st, 20, r->reason);
+    sqlite3_bind_int(st, 21, r->exit_code);
+    store_bind_text(st, 22, r->stderr_tail);
+    sqlite3_bind_int64(st, 23, r->started_at);
+    sqlite3_bind_int64(st, 24, r->wall_ms);
+    store_bind_text(st, 25, r->source);
+    if (store_step_done(s, st, "cannot record run", err))
+        goto fail;
+    r->id = sqlite3_last_insert_rowid(s->db);
+    if (put_results(s, r, err) || store_commit(s, err))
+        goto fail;
+    return 0;
+fail:
+    store_rollback(s);
+    clear_ids(r);
+    return -1;
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+static void col_run(sqlite3_stmt *st, lvd_run *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    store_col_copy(st, 1, r->artifact, sizeof r->artifact);
+    r->engine_id = sqlite3_column_int64(st, 2);
+    r->binary = store_col_strdup(st, 3);
+    r->build = store_col_strdup(st, 4);
+    r->host = store_col_strdup(st, 5);
+    r->session = store_col_strdup(st, 6);
+    r->arm_key = store_col_strdup(st, 7);
+    store_col_params(st, 8, &r->params);
+    r->build_commit = store_col_strdup(st, 17);
+    r->build_number = sqlite3_column_int64(st, 18);
+    store_col_copy(st, 19, r->status, sizeof r->status);
+    r->reason = store_col_strdup(st, 20);
+    r->exit_code = sqlite3_column_int(st, 21);
+    r->stderr_tail = store_col_strdup(st, 22);
+    r->started_at = sqlite3_column_int64(st, 23);
+    r->wall_ms = sqlite3_column_int64(st, 24);
+    store_col_copy(st, 25, r->source, sizeof r->source);
+}
+
+static void col_result(sqlite3_stmt *st, lvd_result *x)
+{
+    memset(x, 0, sizeof *x);
+    x->id = sqlite3_column_int64(st, 0);
+    store_col_copy(st, 1, x->test, sizeof x->test);
+    x->n_prompt = sqlite3_column_int(st, 2);
+    x->n_gen = sqlite3_column_int(st, 3);
+    x->n_depth = sqlite3_column_int(st, 4);
+    store_col_copy(st, 5, x->backends, sizeof x->backends);
+    x->rep_ngl = sqlite3_column_int(st, 6);
+    x->rep_fa = sqlite3_column_int(st, 7);
+    x->rep_ubatch = sqlite3_column_int(st, 8);
+    x->rep_n_cpu_moe = sqlite3_column_int(st, 9);
+    x->rep_threads = sqlite3_column_int(st, 10);
+    store_col_copy(st, 11, x->rep_type_k, sizeof x->rep_type_k);
+    store_col_copy(st, 12, x->rep_type_v, sizeof x->rep_type_v);
+    x->reported_json = store_col_strdup(st, 13);
+}
+
+/* Loads one result's samples; smp is reset and reused by the caller. */
+static int load_samples(store *s, sqlite3_stmt *smp, lvd_result *x, lvd_err *err)
+{
+    sqlite3_bind_int64(smp, 1, x->id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(smp)) == SQLITE_ROW) {
+        if (x->n == cap) {
+            cap = cap ? cap * 2 : 8;
+            x->ns = lvd_xrealloc(x->ns, cap * sizeof *x->ns);
+            x->ts = lvd_xrealloc(x->ts, cap * sizeof *x->ts);
+            x->warmup = lvd_xrealloc(x->warmup, cap * sizeof *x->warmup);
+        }
+        x->ns[x->n] = store_col_i64_or(smp, 0, -1);
+        x->ts[x->n] = sqlite3_column_double(smp, 1);
+        x->warmup[x->n] = (unsigned char)sqlite3_column_int(smp, 2);
+        x->n++;
+    }
+    sqlite3_reset(smp);
+    if (rc != SQLITE_DONE)
+        return store_fail(s, err, "cannot read samples");
+    return 0;
+}
+
+static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
+{
+    sqlite3_stmt *res = NULL, *smp = NULL;
+    int ret = -1;
+    if (store_prepare(s,
+                      "SELECT id, test, n_prompt, n_gen, n_depth, backends, rep_ngl, rep_fa, rep_ubatch,"
+                      " rep_n_cpu_moe, rep_threads, rep_type_k, rep_type_v, reported_json"
+                      " FROM results WHERE run_id = ? ORDER BY id",
+                      &res, err) ||
+        store_prepare(s, "SELECT ns, ts, warmup FROM samples WHERE result_id = ? ORDER BY idx", &smp, err))
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        lvd_run *r = &runs[i];
+        sqlite3_bind_int64(res, 1, r->id);
+        size_t cap = 0;
+        int rc;
+        while ((rc = sqlite3_step(res)) == SQLITE_ROW) {
+            r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
+            col_result(res, &r->results[r->n_results++]);
+            if (load_samples(s, smp, &r->results[r->n_results - 1], err))
+                goto out;
+        }
+        sqlite3_reset(res);
+        if (rc != SQLITE_DONE) {
+            store_fail(s, err, "cannot read results");
+            goto out;
+        }
+    }
+    ret = 0;
+out:
+    sqlite3_finalize(res);
+    sqlite3_finalize(smp);
+    return ret;
+}
+
+int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err)
+{
+    static const store_run_filter any = {0};
+    if (!f)
+        f = &any;
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    /* Every filter is a bound parameter; NULL / 0 means "any". Newest first when limited. */
+    if (store_prepare(s,
+                      "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"
+                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
+                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
+                      " started_at, wall_ms, source FROM runs"
+                      " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"
+                      " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"
+                      " AND (?5 IS NULL OR session = ?5) AND (?6 IS NULL OR status = ?6)"
+                      " AND started_at >= ?7"
+                      " ORDER BY started_at * ?8, id * ?8 LIMIT ?9",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, f->artifact);
+    store_bind_text(st, 2, f->host);
+    sqlite3_bind_int64(st, 3, f->engine_id);
+    store_bind_text(st, 4, f->arm_key);
+    store_bind_text(st, 5, f->session);
+    store_bind_text(st, 6, f->status);
+    sqlite3_bind_int64(st, 7, f->since);
+    sqlite3_bind_int(st, 8, f->limit > 0 ? -1 : 1);
+    sqlite3_bind_int(st, 9, f->limit > 0 ? f->limit : -1);
+    lvd_run *v = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        v = store_grow(v, sizeof *v, len, &cap);
+        col_run(st, &v[len++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_run_list_free(v, len);
+        return store_fail(s, err, "cannot list runs");
+    }
+    if (f->with_samples && load_results(s, v, len, err)) {
+        store_run_list_free(v, len);
+        return -1;
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+void store_run_list_free(lvd_run *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        lvd_run_free(&v[i]);
+    free(v);
+}

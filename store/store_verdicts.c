@@ -1,0 +1,127 @@
+/* store_verdicts.c: the decisions per (artifact, host, objective), kept as a
+ * history. Not for deciding them (select/). */
+#include "store/store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SELECT_VERDICT                                                                    \
+    "SELECT id, artifact, host, decided_at, objective, engine_id, arm_key,"                \
+    " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
+    " rule, explain, fingerprint, stats_json FROM verdicts"
+
+static void col_verdict(sqlite3_stmt *st, lvd_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->id = sqlite3_column_int64(st, 0);
+    store_col_copy(st, 1, v->artifact, sizeof v->artifact);
+    v->host = store_col_strdup(st, 2);
+    v->decided_at = sqlite3_column_int64(st, 3);
+    v->objective = store_col_strdup(st, 4);
+    v->engine_id = store_col_i64_or(st, 5, 0);
+    v->arm_key = store_col_strdup(st, 6);
+    store_col_params(st, 7, &v->params);
+    v->rule = store_col_strdup(st, 16);
+    v->explain = store_col_strdup(st, 17);
+    v->fingerprint = store_col_strdup(st, 18);
+    v->stats_json = store_col_strdup(st, 19);
+}
+
+int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
+{
+    if (v->decided_at == 0)
+        v->decided_at = lvd_now();
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "INSERT INTO verdicts (artifact, host, decided_at, objective, engine_id, arm_key,"
+                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
+                      " rule, explain, fingerprint, stats_json)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, v->artifact, -1, SQLITE_TRANSIENT);
+    store_bind_text(st, 2, v->host);
+    sqlite3_bind_int64(st, 3, v->decided_at);
+    store_bind_text(st, 4, v->objective);
+    store_bind_i64_or_null(st, 5, v->engine_id, 0); /* 0: no winner */
+    store_bind_text(st, 6, v->arm_key);
+    store_bind_params(st, 7, &v->params);
+    store_bind_text(st, 16, v->rule);
+    store_bind_text(st, 17, v->explain);
+    store_bind_text(st, 18, v->fingerprint);
+    store_bind_text(st, 19, v->stats_json);
+    if (store_step_done(s, st, "cannot record verdict", err))
+        return -1;
+    v->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+/* Reads every row of a verdict query (parameters bound) into a list. */
+static int verdict_rows(store *s, sqlite3_stmt *st, lvd_verdict **out, size_t *n, lvd_err *err)
+{
+    lvd_verdict *v = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        v = store_grow(v, sizeof *v, len, &cap);
+        col_verdict(st, &v[len++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_verdict_list_free(v, len);
+        return store_fail(s, err, "cannot read verdicts");
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+int store_verdict_latest(store *s, const char *artifact, const char *host,
+                         const char *objective, lvd_verdict *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      SELECT_VERDICT " WHERE artifact = ? AND host = ? AND objective = ?"
+                      " ORDER BY decided_at DESC, id DESC LIMIT 1",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, artifact);
+    store_bind_text(st, 2, host);
+    store_bind_text(st, 3, objective);
+    lvd_verdict *v;
+    size_t n;
+    if (verdict_rows(s, st, &v, &n, err))
+        return -1;
+    if (n == 0) {
+        free(v);
+        return 1;
+    }
+    *out = v[0];
+    free(v);
+    return 0;
+}
+
+int store_verdict_list(store *s, const char *artifact, const char *host, int limit,
+                       lvd_verdict **out, size_t *n, lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      SELECT_VERDICT " WHERE artifact = ? AND host = ?"
+                      " ORDER BY decided_at DESC, id DESC LIMIT ?",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, artifact);
+    store_bind_text(st, 2, host);
+    sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
+    return verdict_rows(s, st, out, n, err);
+}
+
+void store_verdict_list_free(lvd_verdict *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        lvd_verdict_free(&v[i]);
+    free(v);
+}
