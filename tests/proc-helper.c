@@ -13,12 +13,82 @@
  *   pwd             print the working directory
  *   grandchild      fork; both print nothing but the grandchild's pid and sleep
  *   linger          fork a sleeping grandchild (holding stdout), print its pid, exit 0
- *   escape          like linger, but the grandchild leaves the group (setsid) */
+ *   escape          like linger, but the grandchild leaves the group (setsid)
+ *
+ * Copied into a directory as llama-bench or llama-server, it replays an
+ * engine's answer to one flag: `BIN --NAME` appends "NAME" to DIR/calls.log,
+ * prints DIR/NAME.stdout and DIR/NAME.stderr (when present) and ends as
+ * DIR/NAME.exit says: a status number (0 when absent), "hang" or "segv".
+ * Used by test_probe and test_register; the full fake engine is fake-engine.c. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static void sleep_forever(void);
+
+/* DIR/NAME.SUFFIX (malloc'd). */
+static char *path_of(const char *dir, const char *name, const char *suffix)
+{
+    char *p;
+    if (asprintf(&p, "%s/%s%s%s", dir, name, suffix ? "." : "", suffix ? suffix : "") < 0)
+        exit(8);
+    return p;
+}
+
+/* Copies DIR/NAME.SUFFIX to fd when it exists. */
+static void replay_file(const char *dir, const char *name, const char *suffix, int fd)
+{
+    char *path = path_of(dir, name, suffix);
+    FILE *f = fopen(path, "rb");
+    free(path);
+    if (!f)
+        return;
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        if (write(fd, buf, n) != (ssize_t)n)
+            break;
+    fclose(f);
+}
+
+static int replay(const char *argv0, const char *flag)
+{
+    char *dir = strdup(argv0);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
+    const char *name = flag + 2;
+    char *path = path_of(dir, "calls.log", NULL);
+    FILE *log = fopen(path, "a");
+    free(path);
+    if (log) {
+        fprintf(log, "%s\n", name);
+        fclose(log);
+    }
+    replay_file(dir, name, "stdout", 1);
+    replay_file(dir, name, "stderr", 2);
+    char how[32] = "0";
+    path = path_of(dir, name, "exit");
+    FILE *f = fopen(path, "r");
+    free(path);
+    free(dir);
+    if (f) {
+        if (!fgets(how, sizeof how, f))
+            how[0] = '\0';
+        fclose(f);
+    }
+    if (!strncmp(how, "hang", 4))
+        sleep_forever();
+    if (!strncmp(how, "segv", 4)) {
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    return atoi(how);
+}
 
 static void sleep_forever(void)
 {
@@ -60,6 +130,8 @@ int main(int argc, char **argv)
     if (argc < 2)
         return 2;
     const char *mode = argv[1];
+    if (!strncmp(mode, "--", 2))
+        return replay(argv[0], mode);
     long arg = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
     if (!strcmp(mode, "exit"))
         return (int)arg;
