@@ -34,8 +34,10 @@ typedef enum sel_rung {
     SEL_RUNG_REDUCED_UBATCH,    /* the same at ubatch 256 or 128 */
     SEL_RUNG_EXPERTS_ON_HOST,   /* every layer on the device, experts of N blocks on the host */
     SEL_RUNG_PARTIAL,           /* -ngl N: N blocks (and their KV) on the device */
-    SEL_RUNG_CPU_ONLY,          /* -ngl 0: the device holds compute buffers, no block */
-    SEL_RUNG_NOTHING_FITS,      /* not even the compute allowance fits: run on the host */
+    SEL_RUNG_CPU_ONLY,          /* -ngl 0: no block fits, the headroom does (llama.cpp
+                                 * still uses the device for compute buffers) */
+    SEL_RUNG_NOTHING_FITS,      /* free < the headroom at the smallest ubatch: -ngl 0,
+                                 * and the caller should prefer a CPU engine */
 } sel_rung;
 
 /* What placement needs to know. Fill with sel_place_in_init, then set

@@ -10,8 +10,9 @@
  * File: `fake-scenario` in the directory of argv[0] as invoked (a symlink is not
  * resolved, so one engine dir = one scenario), or the path in $FAKE_SCENARIO.
  * No file: built-in defaults (a CPU-only build, build 9749). Lines are
- * `KEY = VALUE` (blanks around '=' are needed when KEY itself holds '=');
- * `#` starts a comment line; a key given twice: the last one wins. Unknown keys,
+ * `KEY = VALUE`: with blanks, KEY is the first word; without, the last '='
+ * separates (so a VALUE holding '=' needs the blanks). `#` starts a comment
+ * line; a key given twice: the last one wins. Unknown keys,
  * malformed numbers and `dev.NAME` of an undeclared device make every
  * invocation fail with exit status 99 and one line naming file:line.
  *
@@ -40,8 +41,9 @@
  *   every matching COND multiplies; a TARGET.K.COND hides the same K.COND.
  *   COND is NAME=VALUE with NAME one of fa ngl ncmoe ub b ctk ctv t d sm nkvo
  *   fitt mg dev model (values as llama-bench reports them: fa=1, fa=0, fa=-1,
- *   ctk=q8_0, dev=CUDA0/CUDA1, model=BASENAME), or env.VAR=VALUE (the process
- *   environment; unset counts as ""). Examples:
+ *   ctk=q8_0, dev=CUDA0/CUDA1, model=BASENAME; -fa auto reports -1 and so
+ *   matches fa=-1 only), or env.VAR=VALUE (the process environment; unset
+ *   counts as ""). Examples:
  *     dev.CUDA0.tg.fa=1 = 1.23
  *     tg.env.GGML_VK_PREFER_HOST_MEMORY=1 = 0.044
  *     dev.CUDA0.tg.ncmoe=4 = 0.49
@@ -56,8 +58,9 @@
  *   seed = 0           mixed with $FAKE_SEED (wins), the invocation index and argv
  *   Determinism: same scenario + argv + FAKE_SEED + invocation index -> same bytes.
  *   The index is a per-scenario counter (file `fake-counter` beside the scenario,
- *   one byte appended per invocation, O_APPEND), or $FAKE_INDEX when set (then
- *   the counter is not touched). Every invocation of any persona counts.
+ *   one byte appended per invocation, O_APPEND; $TMPDIR/fake-counter-HASH when
+ *   that dir is read-only), or $FAKE_INDEX when set (then the counter is not
+ *   touched). Every invocation of any persona counts, from 0.
  *   Replay (for byte-exact fixture comparisons):
  *     samples_ns = 16546110,16441314,21873874 ; 98125555,71613975,37981040
  *        (';' separates tests in output order; the last list repeats; -r ignored)
@@ -96,9 +99,14 @@
  *   time_scale = 0     also sleep (sum of simulated sample times) x time_scale
  *   log = PATH         append one line per invocation (relative: to the scenario
  *                      dir): "#INDEX [VAR=VALUE ...] PERSONA ARGS...", words
- *                      shell-quoted; VARs are GGML_*, LLAMA_*, CUDA_*, HIP_*,
- *                      ROCR_*, VK_*, MESA_* and every env.VAR a key names.
+ *                      shell-quoted; VARs are GGML_*, LLAMA_*, VK_*,
+ *                      *_VISIBLE_DEVICES and every env.VAR a key names.
  * ==============================================================================
+ *
+ * Output: llama-bench prints the ggml_cuda_init / ggml_vulkan device lines on
+ * stderr (as the captures do); llama-server and llama-perplexity do not (the
+ * perplexity captures of the CUDA build show none). Log lines of those two
+ * carry a fake, deterministic clock.
  *
  * Fidelity notes: llama-bench has no --version (it is an invalid parameter, as
  * in the real tool); llama-perplexity --kl-divergence with a missing base file
@@ -521,6 +529,31 @@ static void scn_validate_key(const scn_entry *e)
         die_scn(e->line, "%s: unknown key", k);
 }
 
+typedef enum { F_NONE, F_CRASH, F_HANG, F_GARBAGE, F_EXIT1, F_TRUNCATED } fault_t;
+static fault_t parse_fault(const scn_entry *e);
+static size_t dbl_list(const scn_entry *e, double *out, size_t max);
+
+/* Checks a value by the kind of key it belongs to (numbers, lists, faults). */
+static void scn_validate_value(const scn_entry *e)
+{
+    static const char *const text_keys[] = { "build_commit", "cpu_info", "built_with", "seed", "ignore_ngl",
+                                             "log", "test_time", "samples_ns", "device", NULL };
+    const char *k = e->key, *leaf = strrchr(k, '.');
+    leaf = leaf && !strchr(leaf, '=') ? leaf + 1 : k;
+    if (in_list(k, text_keys) || lvd_ends_with(k, ".type"))
+        return;
+    if (strcmp(leaf, "fault") == 0 || strcmp(k, "list_devices_fault") == 0) {
+        (void)parse_fault(e);
+        return;
+    }
+    if (strcmp(leaf, "warmup") == 0 || strcmp(k, "ppl") == 0) {
+        double tmp[1];
+        (void)dbl_list(e, tmp, 1);
+        return;
+    }
+    (void)ent_dbl(e);
+}
+
 /* Finds the engine dir (argv[0] as invoked, PATH searched when it has no '/')
  * and loads the scenario. */
 static void scn_load(const char *argv0)
@@ -570,8 +603,10 @@ static void scn_load(const char *argv0)
     }
     free(buf);
     scn_parse_devices();
-    for (size_t i = 0; i < G.nent; i++)
+    for (size_t i = 0; i < G.nent; i++) {
         scn_validate_key(&G.ent[i]);
+        scn_validate_value(&G.ent[i]);
+    }
     const char *ign = scn_str("ignore_ngl", "0");
     if (!streq(ign, "0") && !streq(ign, "1") && !streq(ign, "speed"))
         die_scn(scn_find("ignore_ngl")->line, "ignore_ngl: expected 0, 1 or speed");
@@ -610,11 +645,12 @@ static double rng_normal(void)
 
 static int env_logged(const char *name)
 {
-    static const char *const prefixes[] = { "GGML_", "LLAMA_", "CUDA_", "HIP_", "ROCR_", "VK_",
-                                            "MESA_", NULL };
+    static const char *const prefixes[] = { "GGML_", "LLAMA_", "VK_", NULL };
     for (size_t i = 0; prefixes[i]; i++)
         if (lvd_starts_with(name, prefixes[i]))
             return 1;
+    if (lvd_ends_with(name, "_VISIBLE_DEVICES"))
+        return 1;
     for (size_t i = 0; i < G.nent; i++) {
         const char *p = strstr(G.ent[i].key, "env.");
         if (!p)
@@ -688,6 +724,13 @@ static void inv_start(int argc, char **argv, const char *persona_name)
     } else {
         char *cpath = lvd_xasprintf("%s/fake-counter", G.state_dir);
         int fd = open(cpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) { /* a read-only engine dir: count in $TMPDIR instead */
+            const char *tmp = getenv("TMPDIR");
+            uint64_t h = fnv1a(1469598103934665603ULL, G.state_dir, strlen(G.state_dir));
+            free(cpath);
+            cpath = lvd_xasprintf("%s/fake-counter-%016" PRIx64, tmp && *tmp ? tmp : "/tmp", h);
+            fd = open(cpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        }
         G.idx = 0;
         if (fd >= 0) {
             if (write(fd, ".", 1) == 1) {
@@ -888,8 +931,6 @@ static void log_line(char level, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------ faults */
-
-typedef enum { F_NONE, F_CRASH, F_HANG, F_GARBAGE, F_EXIT1, F_TRUNCATED } fault_t;
 
 static fault_t parse_fault(const scn_entry *e)
 {

@@ -6,6 +6,7 @@
 #include "tests/testutil.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIB (1024ull * 1024ull)
@@ -90,6 +91,20 @@ static gguf_shape round_shape(void)
     s.n_ctx_train = 4096;
     s.block_bytes = 10 * MIB;
     s.non_block_bytes = 100 * MIB;
+    return s;
+}
+
+/* A real model of shared/models through the GGUF reader. */
+static gguf_shape real_shape(const char *file)
+{
+    char *rel = lvd_xasprintf("models/%s", file);
+    char *path = tu_shared(rel);
+    gguf_shape s;
+    lvd_err err;
+    if (gguf_read_shape(path, &s, &err) != 0)
+        fail_msg("%s", err.msg);
+    free(path);
+    free(rel);
     return s;
 }
 
@@ -335,6 +350,78 @@ static void test_moe_26b_reduced_ubatch(void **state)
     assert_int_equal(place(&s, 8192, 23000).rung, SEL_RUNG_FULL);
 }
 
+/* The real tiny models: tiny enough that every rung sits within a few MiB
+ * of the headroom, which is what these pin. */
+static void test_real_small_llama(void **state)
+{
+    (void)state;
+    gguf_shape s = real_shape("small-llama-q8_0.gguf");
+    assert_int_equal(s.n_block, 4);
+    assert_int_equal(s.n_head_kv, 4);
+    assert_int_equal(s.head_dim_k, 32);
+    assert_int_equal(s.tensor_bytes, 20550656);
+    /* ctx 0 = n_ctx_train 4096: KV 4 x 4 x (32 x 2 + 32 x 2) x 4096 = 8 MiB;
+     * full at 512: 19.6 + 8 + 1222 = 1249.6 MiB. */
+    sel_placement pl = place(&s, 0, 1250);
+    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    assert_int_equal(pl.ctx, 4096);
+    assert_int_equal(pl.kv_bytes, 8 * MIB);
+    assert_int_equal(pl.weight_bytes, 20550656);
+    assert_int_equal(pl.margin_bytes, (int64_t)(1250 * MIB) - 20550656 - 8 * (int64_t)MIB -
+                                          1222 * (int64_t)MIB);
+    assert_int_equal(place(&s, 0, 1249).ubatch, 256);
+    assert_int_equal(place(&s, 0, 700).rung, SEL_RUNG_REDUCED_UBATCH);
+    pl = place(&s, 0, 600); /* 19.6 + 8 + 512 */
+    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.ubatch, 128);
+    /* 535: every block (4 x (0.75 + 2) MiB) at 128, embeddings and output
+     * head (16.6 MiB) on the host. */
+    pl = place(&s, 0, 535);
+    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.ngl, 4);
+    assert_int_equal(pl.weight_bytes, 4 * s.block_bytes);
+    assert_int_equal(place(&s, 0, 520).ngl, 2); /* 8 MiB / 2.75 */
+    pl = place(&s, 0, 512);
+    assert_int_equal(pl.rung, SEL_RUNG_CPU_ONLY);
+    assert_int_equal(pl.margin_bytes, 0);
+    assert_int_equal(place(&s, 0, 511).rung, SEL_RUNG_NOTHING_FITS);
+}
+
+static void test_real_tiny_llama(void **state)
+{
+    (void)state;
+    gguf_shape s = real_shape("tiny-llama-q4_0.gguf");
+    /* 2346752 bytes + KV 2 x 2 x (16 x 2 x 2) x 4096 = 1 MiB + 1222. */
+    sel_placement pl = place(&s, 4096, 1226);
+    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    assert_int_equal(pl.bytes, 2346752 + 1223 * MIB);
+    assert_int_equal(place(&s, 4096, 1225).rung, SEL_RUNG_REDUCED_UBATCH);
+}
+
+/* tiny-moe: experts are 27648 bytes a block, so the experts rung lives in a
+ * sliver below full residency. At ctx 1440 (512 B of KV a token) full at
+ * 128 needs 3185920 + 512 MiB = 515 MiB + 40192 bytes: in 515 MiB one
+ * block's experts (27648) are not enough, two (55296) are. */
+static void test_real_tiny_moe(void **state)
+{
+    (void)state;
+    gguf_shape s = real_shape("tiny-moe-q4_0.gguf");
+    assert_int_equal(s.n_expert, 4);
+    assert_int_equal(s.expert_bytes, 27648);
+    assert_int_equal(s.tensor_bytes, 2448640);
+    sel_placement pl = place(&s, 1440, 515);
+    assert_int_equal(pl.rung, SEL_RUNG_EXPERTS_ON_HOST);
+    assert_int_equal(pl.n_cpu_moe, 2);
+    assert_int_equal(pl.ubatch, 128);
+    assert_int_equal(pl.ngl, -1);
+    assert_int_equal(pl.margin_bytes, 55296 - 40192);
+    assert_int_equal(place(&s, 1440, 516).rung, SEL_RUNG_REDUCED_UBATCH);
+    /* All four blocks' experts on the host do not make 514 fit. */
+    pl = place(&s, 1440, 514);
+    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.ngl, 4);
+}
+
 /* Rank of a placement, lower is better: rung, then what the rung moved. */
 static long rank(const sel_placement *pl)
 {
@@ -350,19 +437,23 @@ static long rank(const sel_placement *pl)
 static void test_monotonic(void **state)
 {
     (void)state;
-    gguf_shape shapes[] = {dense_8b(), moe_30b_a3b(), moe_26b_a4b(), round_shape()};
+    gguf_shape shapes[] = {dense_8b(), moe_30b_a3b(), moe_26b_a4b(), round_shape(),
+                           real_shape("small-llama-q8_0.gguf")};
     for (size_t i = 0; i < LVD_ARRAY_LEN(shapes); i++) {
         for (uint32_t ctx = 4096; ctx <= 16384; ctx *= 2) {
             long prev = rank(&(sel_placement){.rung = SEL_RUNG_NOTHING_FITS}) + 1;
             int seen[SEL_RUNG_NOTHING_FITS + 1] = {0};
-            for (int64_t f = 0; f <= 26000; f += 7) {
+            /* MiB by MiB where the tiny models' rungs are, coarser above. */
+            int64_t prev_f = -1;
+            for (int64_t f = 0; f <= 26000; f += f < 2048 ? 1 : 7) {
                 sel_placement pl = place(&shapes[i], ctx, f);
                 long r = rank(&pl);
                 if (r > prev)
                     fail_msg("%s ctx %u: %lld MiB gives %s (rank %ld), worse than %lld MiB's %ld",
                              shapes[i].name, ctx, (long long)f, sel_rung_name(pl.rung), r,
-                             (long long)(f - 7), prev);
+                             (long long)prev_f, prev);
                 prev = r;
+                prev_f = f;
                 seen[pl.rung] = 1;
             }
             /* The sweep crosses every rung but those the shape cannot take. */
@@ -535,6 +626,9 @@ int main(void)
         cmocka_unit_test(test_dense_8b_rungs),
         cmocka_unit_test(test_moe_30b_rungs),
         cmocka_unit_test(test_moe_26b_reduced_ubatch),
+        cmocka_unit_test(test_real_small_llama),
+        cmocka_unit_test(test_real_tiny_llama),
+        cmocka_unit_test(test_real_tiny_moe),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_kv_bytes),
         cmocka_unit_test(test_cache_types_shift_rung),
