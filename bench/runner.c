@@ -494,8 +494,13 @@ static int record_skips(store *st, bench_session *s, lvd_err *err)
 /* Runs arm once, records it, folds it in. */
 static int run_once(store *st, bench_session *s, size_t arm, lvd_err *err)
 {
+    bench_invoke inv = s->o.inv;
+    if (kept_min(s, arm) == 0) {
+        int min_first = (int)s->o.rule.min_samples + 1;
+        inv.reps = s->o.first_reps > 0 ? s->o.first_reps : (inv.reps > min_first ? inv.reps : min_first);
+    }
     lvd_run run;
-    if (bench_run_arm(&s->plan->arms[arm], &s->o.inv, &run, err)) {
+    if (bench_run_arm(&s->plan->arms[arm], &inv, &run, err)) {
         lvd_run_free(&run);
         return -1;
     }

@@ -27,7 +27,8 @@
  *      decided, or settled on a threshold's edge where more rounds teach
  *      nothing), when every arm still needed holds max_samples kept samples,
  *      or when the budget is spent (checked before each invocation);
- *   3. else run once each arm still needed: the leader of an open ranking,
+ *   3. else run once each arm still needed (with first_reps repetitions
+ *      while it has no kept sample, else inv.reps): the leader of an open ranking,
  *      every arm whose comparison with it is open, every eligible arm with no
  *      samples yet (arms already decided sit out), in plan order on even
  *      rounds and reversed on odd ones.
@@ -129,6 +130,10 @@ typedef struct bench_session_opts {
     const char *session;           /* id on every run */
     int64_t budget_ms;             /* 0 = no budget */
     size_t max_samples;            /* kept samples per arm per objective test */
+    int first_reps;                /* -r of an arm's invocations while it has no kept
+                                      sample; 0 = max(inv.reps, rule.min_samples + 1),
+                                      enough for a decision after one round even when
+                                      the first repetition is dropped as warm-up */
     sel_objective objective;
     sel_rule rule;                 /* sel_rule_default unless a test needs otherwise */
     bench_run_cb on_run;

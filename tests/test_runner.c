@@ -311,6 +311,20 @@ static void test_session_ranking(void **state)
     size_t runs = s.runs_ok;
     assert_int_equal(count_runs(f, "ok", 0), runs);
     assert_int_equal(runs, s.st[cuda].runs + s.st[vk].runs + s.st[cpu].runs);
+    /* an arm's first invocation runs min_samples + 1 repetitions, the later ones -r 3 */
+    store_run_filter flt = {.session = "bench-test", .engine_id = f->e[0].id, .with_samples = 1};
+    lvd_run *rl;
+    size_t nrl;
+    lvd_err err = {0};
+    assert_int_equal(store_run_list(f->s, &flt, &rl, &nrl, &err), 0);
+    size_t six = 0, three = 0;
+    for (size_t i = 0; i < nrl; i++) {
+        six += rl[i].results[1].n == 6;
+        three += rl[i].results[1].n == 3;
+    }
+    assert_int_equal(six, 1);
+    assert_int_equal(three, nrl - 1);
+    store_run_list_free(rl, nrl);
     /* the CPU arm, decided early, sat out later rounds */
     assert_true(s.st[cpu].runs <= s.st[cuda].runs);
     bench_session_free(&s);
