@@ -20,6 +20,7 @@ static const char *const tools[][2] = {
     {"pin", "decide whether a candidate build replaces the pinned one"},
     {"evidence", "write the evidence page with delta tables and charts"},
     {"store", "inspect the store; import llama-bench output; record a model"},
+    {"nightly", "the main job: fetch, probe, check, bench, verdicts, pin, evidence"},
 };
 
 static void usage(FILE *f)

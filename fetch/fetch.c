@@ -4,6 +4,7 @@
 #include "fetch/fetch.h"
 
 #include "common/cli.h"
+#include "common/paths.h"
 #include "common/sha256.h"
 #include "fetch/asset.h"
 #include "fetch/download.h"
@@ -96,11 +97,7 @@ char *fetch_builds_dir_default(void)
     const char *env = getenv("LVD_BUILDS_DIR");
     if (env && *env)
         return lvd_xstrdup(env);
-    const char *xdg = getenv("XDG_DATA_HOME");
-    if (xdg && *xdg)
-        return lvd_xasprintf("%s/llama-verdict/builds", xdg);
-    const char *home = getenv("HOME");
-    return lvd_xasprintf("%s/.local/share/llama-verdict/builds", home && *home ? home : ".");
+    return lvd_state_path("builds");
 }
 
 /* --- helpers ------------------------------------------------------------ */
