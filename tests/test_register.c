@@ -45,15 +45,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void copy_file(const char *from, const char *to, mode_t mode)
-{
-    size_t n;
-    char *data = tu_read(from, &n);
-    tu_write(to, data, n);
-    free(data);
-    assert_int_equal(chmod(to, mode), 0);
-}
-
 /* TMP/rel, created with the named helper copies in it. */
 static char *make_dir(fx *f, const char *rel, int server, int bench)
 {
@@ -66,7 +57,7 @@ static char *make_dir(fx *f, const char *rel, int server, int bench)
         if (!names[i])
             continue;
         char *bin = lvd_xasprintf("%s/%s", dir, names[i]);
-        copy_file(helper, bin, 0755);
+        tu_copy(helper, bin, 0755);
         free(bin);
     }
     free(helper);
@@ -79,7 +70,7 @@ static void put_fixture(const char *dir, const char *rel, const char *name)
     char *rel2 = lvd_xasprintf("fixtures/llama.cpp/%s", rel);
     char *src = tu_shared(rel2);
     char *dst = lvd_xasprintf("%s/%s", dir, name);
-    copy_file(src, dst, 0644);
+    tu_copy(src, dst, 0644);
     free(rel2);
     free(src);
     free(dst);
