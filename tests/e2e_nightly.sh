@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# e2e_nightly.sh: the main job end to end (issue 6). A loopback release server
+# (tests/httpd.py) serves a pinned build and faster candidates whose binaries
+# are the fake engine with known speeds; scripts' `lvd nightly` runs on fixed
+# dates (LVD_FAKE_NOW):
+#   night 1: the candidate wins but the pin is kept (needs two nights);
+#   night 2: the same verdict again: the pin file is rewritten to the candidate;
+#   night 3: a faster candidate that fails the correctness check: pin kept;
+# plus: the evidence page names the right winner with the right delta, a
+# second job is refused by the lock, and offline the job says so in one line
+# and still writes the page.
+set -uo pipefail
+: "${LVD_BIN:?run through ctest}" "${LVD_SOURCE:?}" "${LVD_FAKE_ENGINE:?}"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/lvd-e2e-nightly-XXXXXX")
+SERVER_PID=""
+cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+
+export XDG_DATA_HOME="$TMP/xdg" LVD_STORE="$TMP/store.db" NO_COLOR=1 LVD_NO_PROGRESS=1
+export LVD_HOST=e2e-box GITHUB_TOKEN=tok-e2e-secret
+FLAVOUR=bin-ubuntu-vulkan-x64
+SRV="$TMP/srv"
+mkdir -p "$SRV/files"
+echo '{}' >"$SRV/faults.json"
+
+# build TAG TG PPL_RATIO KLD: a release archive whose engine is the fake with a
+# Vulkan0 device of that decode speed and that correctness.
+build() {
+    local tag=$1 tg=$2 ratio=$3 kld=$4 dir="$TMP/pkg/llama-$1"
+    mkdir -p "$dir"
+    cp "$LVD_FAKE_ENGINE" "$dir/llama-bench"
+    ln -sf llama-bench "$dir/llama-server"
+    ln -sf llama-bench "$dir/llama-perplexity"
+    cat >"$dir/fake-scenario" <<SCN
+build_number = ${tag#b}
+build_commit = c0ffee${tag#b}
+device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000
+cpu.pp = 400
+cpu.tg = 50
+dev.Vulkan0.pp = 5000
+dev.Vulkan0.tg = $tg
+noise = 0.01
+dev.Vulkan0.ppl_ratio = $ratio
+dev.Vulkan0.kld = $kld
+SCN
+    mkdir -p "$SRV/files/$tag"
+    tar -C "$TMP/pkg" -czf "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" "llama-$tag"
+    sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1
+}
+D200=$(build b200 500 1.0004 0.0001)   # pinned
+D201=$(build b201 560 1.0005 0.0001)   # +12 % tg, correct
+D202=$(build b202 700 1.3 0.4)         # +25 % over b201, wrong results
+
+# releases TAG... : writes releases.json (newest first), each published on 2026-11-01
+releases() {
+    {
+        echo "["
+        local first=1
+        for tag in "$@"; do
+            local d; d=$(sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1)
+            [ $first -eq 1 ] || echo ","
+            first=0
+            printf '{"tag_name": "%s", "name": "%s", "draft": false, "prerelease": false, ' "$tag" "$tag"
+            printf '"published_at": "2026-11-01T00:00:00Z", "assets": [{"name": "llama-%s-%s.tar.gz", ' "$tag" "$FLAVOUR"
+            printf '"digest": "sha256:%s", "browser_download_url": "{base}/download/%s/llama-%s-%s.tar.gz"}]}\n' \
+                "$d" "$tag" "$tag" "$FLAVOUR"
+        done
+        echo "]"
+    } >"$SRV/releases.json"
+}
+releases b201 b200
+
+python3 "$LVD_SOURCE/tests/httpd.py" --dir "$SRV" >"$TMP/port" 2>"$TMP/httpd.log" &
+SERVER_PID=$!
+for _ in $(seq 1 200); do [ -s "$TMP/port" ] && break; sleep 0.05; done
+PORT=$(head -1 "$TMP/port")
+export LVD_RELEASES_API="http://127.0.0.1:$PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$PORT/download"
+
+PIN="$TMP/repo/llama-pin.conf"
+mkdir -p "$TMP/repo"
+cat >"$PIN" <<PINF
+# the build this box serves with (reviewed in diffs)
+build = b200
+flavour = $FLAVOUR
+sha256.$FLAVOUR = $D200
+PINF
+MODEL="$TMP/models/tiny model.gguf"      # a space in the path, on purpose
+mkdir -p "$TMP/models"
+cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+CONF="$TMP/repo/nightly.conf"
+cat >"$CONF" <<CONFF
+model = ../models/tiny model.gguf
+pin_file = llama-pin.conf
+candidate = latest
+min_age = 1h
+tests = pp512,tg128
+budget = 2m
+max_samples = 12
+promote = on
+evidence = docs/evidence/backend-selection.md
+log = nightly.log
+builds_dir = $TMP/builds
+CONFF
+PAGE="$TMP/repo/docs/evidence/backend-selection.md"
+
+night() { # night DATE: runs the job on that date (UTC midnight + 3 h)
+    LVD_FAKE_NOW=$(date -u -d "$1 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$TMP/night.out" 2>&1
+}
+
+# --- night 1: candidate faster, pin kept (first night) ---------------------
+night 2026-11-02; rc=$?
+cat "$TMP/night.out"
+[ $rc -eq 0 ] || fail "night 1 exit $rc (want 0)"
+grep -q "^build = b200$" "$PIN" && ok "night 1 keeps the pin" || fail "night 1 moved the pin: $(cat "$PIN")"
+"$LVD_BIN/lvd" pin --pin-file "$PIN" --candidate b201 --json >"$TMP/pin1.json" 2>&1
+grep -qi "consecutive\|second night\|first night" "$TMP/pin1.json" && ok "night 1 rule: needs two nights" \
+    || fail "night 1 pin rule: $(cat "$TMP/pin1.json")"
+[ -s "$PAGE" ] || fail "night 1 wrote no evidence page"
+grep -q "b201" "$PAGE" && ok "evidence page names the candidate" || fail "page lacks b201"
+
+# --- night 2: the same verdict again: promoted ------------------------------
+night 2026-11-03; rc=$?
+cat "$TMP/night.out"
+[ $rc -eq 0 ] || fail "night 2 exit $rc (want 0)"
+if grep -q "^build = b201$" "$PIN" && grep -q "$D201" "$PIN"; then
+    ok "night 2 promotes b201 with its digest"
+else
+    fail "night 2 did not promote: $(cat "$PIN")"
+fi
+grep -q "^# the build this box serves with" "$PIN" && ok "pin file comments kept" || fail "pin comments lost"
+# the page: the winner is the b201 Vulkan arm, about +12 % tg over b200
+grep -qi "winner\|verdict" "$PAGE" || fail "page has no verdict"
+grep -E "b201.*(\+1[0-4]\.[0-9] ?%|\+1[0-4] ?%)" "$PAGE" >/dev/null && ok "page shows b201 ~+12 % over the runner-up" \
+    || fail "page lacks b201's delta: $(grep -n b201 "$PAGE" | head -5)"
+ls "$(dirname "$PAGE")"/*.svg >/dev/null 2>&1 && ok "charts beside the page" || fail "no SVG charts"
+cp "$PAGE" "$TMP/page-night2.md"
+
+# --- night 3: a faster candidate with wrong results: pin kept ----------------
+releases b202 b201 b200
+for d in 2026-11-04 2026-11-05; do
+    night $d; rc=$?
+    cat "$TMP/night.out"
+    [ $rc -eq 5 ] || fail "night $d exit $rc (want 5: the candidate's check failed)"
+done
+grep -q "^build = b201$" "$PIN" && ok "a candidate failing correctness never moves the pin" \
+    || fail "pin moved to a wrong candidate: $(cat "$PIN")"
+"$LVD_BIN/lvd" pin --pin-file "$PIN" --candidate b202 >"$TMP/pin3.out" 2>&1
+grep -qi "correct" "$TMP/pin3.out" && ok "rule: correctness" || fail "night 3 rule: $(cat "$TMP/pin3.out")"
+grep -qi "fail" "$PAGE" && ok "page shows the failed check" || fail "page does not show the failed check"
+
+# --- the lock: a second job at once is refused ------------------------------
+exec 9>"$LVD_STORE.nightly.lock"
+flock -n 9 || fail "could not take the lock in the test"
+"$LVD_BIN/lvd" nightly --config "$CONF" >"$TMP/locked.out" 2>&1; rc=$?
+[ $rc -eq 8 ] && grep -q "another nightly is running" "$TMP/locked.out" && ok "second job refused (exit 8)" \
+    || fail "lock: exit $rc: $(cat "$TMP/locked.out")"
+exec 9>&-
+
+# --- offline: one line, goes on, still writes the page ----------------------
+rm -f "$PAGE"
+LVD_RELEASES_API=http://127.0.0.1:1/api LVD_RELEASES_DOWNLOAD=http://127.0.0.1:1/download \
+    LVD_FAKE_NOW=$(date -u -d "2026-11-06 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$TMP/off.out" 2>&1
+rc=$?
+cat "$TMP/off.out"
+[ "$(grep -c '^offline:' "$TMP/off.out")" -eq 1 ] && ok "offline said once" || fail "offline line: $(cat "$TMP/off.out")"
+[ -s "$PAGE" ] && ok "offline night still writes the page" || fail "offline night wrote no page (exit $rc)"
+cat "$TMP"/*.out "$TMP/repo/nightly.log" "$PAGE" | grep -q "tok-e2e-secret" && fail "the token reached a log or output"
+
+if [ $failures -ne 0 ]; then
+    echo "--- nightly.log (tail)"; tail -60 "$TMP/repo/nightly.log"
+    echo "$failures failed"
+    exit 1
+fi
+echo "e2e_nightly: all passed"
