@@ -311,15 +311,15 @@ static int read_value(rd *r, uint64_t t, int depth, kv *k)
         /* string: 8-byte length; array: 4-byte type and 8-byte count */
         uint64_t min = vt_size[et] ? vt_size[et] : (et == VT_STRING ? 8 : 12);
         if (n > rd_left(r) / min)
-            return rd_fail(r, "truncated or corrupt: an array of %" PRIu64 " elements of at least %" PRIu64
-                              " bytes does not fit in the %" PRIu64 " bytes left",
+            return rd_fail(r, "truncated or corrupt: an array of %" PRIu64 " elements of at least %"
+                              PRIu64 " bytes does not fit in the %" PRIu64 " bytes left",
                            n, min, rd_left(r));
         /* per-layer integer arrays are short; vocabulary arrays are skipped */
         int keep = k && vt_is_int(et) && n <= MAX_KEPT_ARRAY;
         if (vt_size[et] && !keep)
             return rd_skip(r, n * min);
         if (keep) {
-            k->has_int = 1;
+            k->has_int = n > 0;
             k->u = 0;
         }
         for (uint64_t i = 0; i < n; i++) {

@@ -426,8 +426,7 @@ static void comparison_clear(sel_comparison *out)
     sel_summarize(NULL, 0, &out->b);
 }
 
-/* Applies the rule's thresholds to filled statistics. */
-static void decide(const sel_rule *rule, sel_comparison *c)
+void sel_decide(const sel_rule *rule, sel_comparison *c)
 {
     int significant = c->p < c->p_threshold;
     if (c->a.n < rule->min_samples || c->b.n < rule->min_samples) {
@@ -476,7 +475,7 @@ int sel_compare(const double *a, size_t na, const double *b, size_t nb,
                            &out->ci_lo, &out->ci_hi);
     out->half_width = (out->ci_hi - out->ci_lo) / (2.0 * out->ratio);
     out->no_regression = out->ci_lo >= rule->floor;
-    decide(rule, out);
+    sel_decide(rule, out);
     return 0;
 }
 

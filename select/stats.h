@@ -158,6 +158,12 @@ typedef struct sel_comparison {
 int sel_compare(const double *a, size_t na, const double *b, size_t nb,
                 const sel_rule *rule, sel_comparison *out);
 
+/* Applies rule's thresholds to a comparison whose statistics (a, b, ratio,
+ * ci_lo, ci_hi, p, p_threshold) are filled: sets outcome and why exactly as
+ * sel_compare does. For callers that compute their own statistic of the same
+ * ratio form (select/rank.h's weighted objective). */
+void sel_decide(const sel_rule *rule, sel_comparison *c);
+
 /* Name of an outcome: "win_a", "win_b", "tie", "unknown". */
 const char *sel_outcome_name(sel_outcome o);
 

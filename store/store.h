@@ -54,6 +54,8 @@ typedef struct store_artifact {
     char *last_path;      /* most recently seen path (informative), may be NULL */
 } store_artifact;
 
+/* Inserts or updates by sha256. size -1 means unknown (an imported stub) and a
+ * stub (shape.known 0) or a NULL last_path never erases what is recorded. */
 int store_artifact_put(store *s, const store_artifact *a, lvd_err *err);
 int store_artifact_get(store *s, const char *sha256, store_artifact *out, lvd_err *err); /* 1 = none */
 int store_artifact_list(store *s, store_artifact **out, size_t *n, lvd_err *err);
@@ -63,6 +65,8 @@ void store_artifact_list_free(store_artifact *v, size_t n);
 /* The hash cache: (path, size, mtime_ns, inode) -> sha256. 1 = miss (or stale). */
 int store_path_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns,
                       int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err);
+/* Records (replaces) path's entry; the artifact must be recorded first. Also
+ * makes path the artifact's last_path. */
 int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
                    int64_t inode, const char *sha256, lvd_err *err);
 

@@ -3,6 +3,8 @@
  * deciding what to hash or reading GGUF files (store/identify.h, common/gguf.h). */
 #include "store/store_internal.h"
 
+#include "common/sha256.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,18 +93,9 @@ static void col_artifact(sqlite3_stmt *st, store_artifact *a)
     col_shape(st, SHAPE_FIRST_COL, sqlite3_column_int(st, 4), &a->shape);
 }
 
-static int valid_sha(const char *s)
-{
-    size_t n = 0;
-    for (; s[n]; n++)
-        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
-            return 0;
-    return n == LVD_SHA256_HEX_LEN;
-}
-
 int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
 {
-    if (!valid_sha(a->sha256))
+    if (!lvd_sha256_valid(a->sha256))
         return lvd_errf(err, "%s: artifact '%s' is not a SHA-256 (64 lowercase hex digits)",
                         s->path, a->sha256);
     static const char sql[] =

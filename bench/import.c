@@ -1,0 +1,440 @@
+/* import.c: llama-bench output files into the store as runs (see import.h).
+ * Not for parsing (bench/benchout.c) or for arm keys (bench/arm.c). */
+#include "bench/import.h"
+
+#include "bench/arm.h"
+#include "common/sha256.h"
+#include "store/benchdb.h"
+#include "store/identify.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IMPORT_MAX_BYTES ((size_t)256 << 20)
+
+static int fail(bench_import_report *rep, bench_import_fail kind)
+{
+    rep->fail = kind;
+    return -1;
+}
+
+static const char *str_or(const char *s, const char *dflt)
+{
+    return s ? s : dflt;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* An absolute form of dir: resolved when it exists here, else made absolute
+ * (an imported engine may live on the machine the file came from). */
+static char *absolute_dir(const char *dir)
+{
+    char buf[PATH_MAX];
+    if (realpath(dir, buf))
+        return lvd_xstrdup(buf);
+    if (dir[0] == '/' || !getcwd(buf, sizeof buf))
+        return lvd_xstrdup(dir);
+    return lvd_xasprintf("%s/%s", buf, dir);
+}
+
+static int row_selected(const bench_row *r, const bench_import_opts *o)
+{
+    if (o->select_build) {
+        char num[32];
+        int64_t n;
+        snprintf(num, sizeof num, "b%lld", (long long)r->build_number);
+        int hit = (r->build_commit && !strcmp(r->build_commit, o->select_build)) || !strcmp(num, o->select_build) ||
+                  (lvd_parse_i64(o->select_build, &n) == 0 && n == r->build_number);
+        if (!hit)
+            return 0;
+    }
+    if (o->select_model) {
+        const char *m = r->model_filename ? r->model_filename : "";
+        if (strcmp(m, o->select_model) && strcmp(base_name(m), o->select_model))
+            return 0;
+    }
+    return 1;
+}
+
+/* Drops the rows --select-build / --select-model do not name. */
+static int select_rows(bench_rows *rows, const bench_import_opts *o, lvd_err *err)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < rows->n; i++) {
+        if (row_selected(&rows->v[i], o))
+            rows->v[kept++] = rows->v[i];
+        else
+            bench_row_free(&rows->v[i]);
+    }
+    size_t had = rows->n;
+    rows->n = kept;
+    if (kept == 0)
+        return lvd_errf(err, "%s: none of its %zu results is of%s%s%s%s", o->file, had,
+                        o->select_build ? " build " : "", str_or(o->select_build, ""),
+                        o->select_model ? " model " : "", str_or(o->select_model, ""));
+    return 0;
+}
+
+/* Reads and parses the file: llama-bench text output, or an SQLite database of it. */
+static int read_rows(const bench_import_opts *o, bench_rows *rows, bench_import_report *rep, lvd_err *err)
+{
+    char head[16] = {0};
+    FILE *f = fopen(o->file, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    int rc;
+    if (store_is_sqlite_file(head, got)) {
+        char *json;
+        if (store_llama_bench_db_json(o->file, &json, err))
+            return -1;
+        rc = bench_parse_rows(json, strlen(json), BENCH_FMT_JSON, o->file, rows, err);
+        free(json);
+        rows->format = BENCH_FMT_SQL;
+        rep->sqlite_db = 1;
+    } else {
+        lvd_sb text = {0};
+        if (lvd_read_file(o->file, IMPORT_MAX_BYTES, &text, err))
+            return -1;
+        rc = bench_parse_rows(text.buf, text.len, o->format, o->file, rows, err);
+        lvd_sb_free(&text);
+    }
+    return rc;
+}
+
+/* Every row must come from one model and one build: the user names one of each. */
+static int check_one_model_and_build(const bench_rows *rows, const char *name, lvd_err *err)
+{
+    const bench_row *a = &rows->v[0];
+    for (size_t i = 1; i < rows->n; i++) {
+        const bench_row *b = &rows->v[i];
+        if (strcmp(str_or(a->model_filename, ""), str_or(b->model_filename, "")))
+            return lvd_errf(err, "%s: results for more than one model (%s, %s); pick one with --select-model",
+                            name, str_or(a->model_filename, "?"), str_or(b->model_filename, "?"));
+        if (a->build_number != b->build_number || strcmp(str_or(a->build_commit, ""), str_or(b->build_commit, "")))
+            return lvd_errf(err, "%s: results of more than one build (%s %lld, %s %lld); pick one with --select-build",
+                            name, str_or(a->build_commit, "?"), (long long)a->build_number,
+                            str_or(b->build_commit, "?"), (long long)b->build_number);
+    }
+    return 0;
+}
+
+/* A build id of the form bNNNN names a release; llama-bench reports NNNN.
+ * Local builds (build_number 0, or any other id) cannot be cross-checked. */
+static int check_build_matches(const lvd_engine *e, const bench_row *row, const char *name, lvd_err *err)
+{
+    int64_t n;
+    if (row->build_number <= 0 || e->build[0] != 'b' || lvd_parse_i64(e->build + 1, &n) != 0)
+        return 0;
+    if (n != row->build_number)
+        return lvd_errf(err, "%s: llama-bench reports build b%lld (%s), but engine '%s' is build %s",
+                        name, (long long)row->build_number, str_or(row->build_commit, "?"), e->name, e->build);
+    return 0;
+}
+
+/* Finds the engine the user named, or registers --engine-dir. */
+static int resolve_engine(store *s, const bench_import_opts *o, const bench_row *first, lvd_engine *out,
+                          bench_import_report *rep, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!o->engine_dir) {
+        int rc = store_engine_by_name(s, o->engine, out, err);
+        if (rc < 0)
+            return fail(rep, BENCH_IMPORT_STORE);
+        if (rc == 1) {
+            lvd_errf(err, "%s: no engine named '%s' in the store; register the directory with "
+                     "--engine-dir DIR --build ID", store_path(s), o->engine);
+            return fail(rep, BENCH_IMPORT_USAGE);
+        }
+        return 0;
+    }
+    char *dir = absolute_dir(o->engine_dir);
+    const char *name = o->engine ? o->engine : o->build;
+    lvd_engine *all;
+    size_t n;
+    if (store_engine_list(s, &all, &n, err)) {
+        free(dir);
+        return fail(rep, BENCH_IMPORT_STORE);
+    }
+    int ret = 0;
+    const lvd_engine *by_dir = NULL, *by_name = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(all[i].dir, dir))
+            by_dir = &all[i];
+        if (!strcmp(all[i].name, name))
+            by_name = &all[i];
+    }
+    if (by_dir && strcmp(by_dir->build, o->build)) {
+        lvd_errf(err, "%s is registered as engine '%s' with build %s, not %s", dir, by_dir->name, by_dir->build, o->build);
+        ret = fail(rep, BENCH_IMPORT_USAGE);
+    } else if (by_dir && o->engine && strcmp(by_dir->name, o->engine)) {
+        lvd_errf(err, "%s is registered as engine '%s'; use --engine %s", dir, by_dir->name, by_dir->name);
+        ret = fail(rep, BENCH_IMPORT_USAGE);
+    } else if (by_dir) {
+        if (store_engine_get(s, by_dir->id, out, err) != 0)
+            ret = fail(rep, BENCH_IMPORT_STORE);
+    } else if (by_name) {
+        lvd_errf(err, "engine '%s' already exists with directory %s; give this one another --engine name",
+                 name, by_name->dir);
+        ret = fail(rep, BENCH_IMPORT_USAGE);
+    } else {
+        const char *commit = first->build_commit && strcmp(first->build_commit, "unknown") ? first->build_commit : NULL;
+        lvd_engine e = {.name = (char *)name, .dir = dir, .build = (char *)o->build, .commit = (char *)commit,
+                        .origin = "imported"};
+        if (store_engine_put(s, &e, err) || store_engine_get(s, e.id, out, err) != 0)
+            ret = fail(rep, BENCH_IMPORT_STORE);
+        else
+            rep->engine_registered = 1;
+    }
+    store_engine_list_free(all, n);
+    free(dir);
+    return ret;
+}
+
+/* Records the --artifact stub unless the artifact is already known. */
+static int resolve_artifact_stub(store *s, const char *sha, bench_import_report *rep, lvd_err *err)
+{
+    store_artifact a;
+    int rc = store_artifact_get(s, sha, &a, err);
+    if (rc < 0)
+        return fail(rep, BENCH_IMPORT_STORE);
+    if (rc == 0) {
+        store_artifact_free(&a);
+        return 0;
+    }
+    store_artifact stub = {.size = -1};
+    snprintf(stub.sha256, sizeof stub.sha256, "%s", sha);
+    if (store_artifact_put(s, &stub, err))
+        return fail(rep, BENCH_IMPORT_STORE);
+    return 0;
+}
+
+/* llama-bench's model_size is the model's tensor bytes: a file whose shape
+ * is known must agree, or the results belong to another model. */
+static int check_model_size(store *s, const bench_import_opts *o, const bench_row *row, const char *sha,
+                            bench_import_report *rep, lvd_err *err)
+{
+    store_artifact a;
+    int rc = store_artifact_get(s, sha, &a, err);
+    if (rc < 0)
+        return fail(rep, BENCH_IMPORT_STORE);
+    if (rc == 1)
+        return 0;
+    int bad = a.shape.known && row->model_size >= 0 && (uint64_t)row->model_size != a.shape.tensor_bytes;
+    if (bad)
+        lvd_errf(err, "%s: llama-bench measured %s with %lld bytes of tensors, but artifact %.12s (%s) has %llu; "
+                 "wrong --model or --artifact?", o->file, str_or(row->model_filename, "a model"),
+                 (long long)row->model_size, sha, a.last_path ? a.last_path : "path unknown",
+                 (unsigned long long)a.shape.tensor_bytes);
+    store_artifact_free(&a);
+    return bad ? fail(rep, BENCH_IMPORT_INPUT) : 0;
+}
+
+/* 1 when the store already holds this imported run: same engine, artifact,
+ * arm, start and tests. */
+static int already_imported(store *s, const lvd_run *r, lvd_err *err)
+{
+    store_run_filter f = {.artifact = r->artifact, .engine_id = r->engine_id, .arm_key = r->arm_key,
+                          .since = r->started_at, .with_samples = 1};
+    lvd_run *v;
+    size_t n;
+    if (store_run_list(s, &f, &v, &n, err))
+        return -1;
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++) {
+        if (v[i].started_at != r->started_at || strcmp(v[i].source, "import") || v[i].n_results != r->n_results)
+            continue;
+        found = 1;
+        for (size_t j = 0; j < r->n_results; j++)
+            if (strcmp(v[i].results[j].test, r->results[j].test))
+                found = 0;
+    }
+    store_run_list_free(v, n);
+    return found;
+}
+
+/* A run for the rows [from, to) of one parameter set; moves their results. */
+static void build_run(bench_rows *rows, size_t from, size_t to, const lvd_params *p, const char *key,
+                      const lvd_engine *e, const char *artifact, const bench_import_opts *o, lvd_run *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->artifact, sizeof r->artifact, "%s", artifact);
+    r->engine_id = e->id;
+    r->binary = lvd_xasprintf("%s/llama-bench", e->dir);
+    r->build = lvd_xstrdup(e->build);
+    r->host = lvd_xstrdup(o->host ? o->host : lvd_hostname());
+    r->session = lvd_xasprintf("import:%s", base_name(o->file));
+    r->params = *p;
+    r->arm_key = lvd_xstrdup(key);
+    const bench_row *first = &rows->v[from];
+    r->build_commit = first->build_commit ? lvd_xstrdup(first->build_commit) : NULL;
+    r->build_number = first->build_number;
+    strcpy(r->status, "ok");
+    strcpy(r->source, "import");
+    r->exit_code = 0;
+    r->started_at = first->test_epoch;
+    r->results = lvd_xcalloc(to - from, sizeof *r->results);
+    for (size_t i = from; i < to; i++) {
+        lvd_result *x = &rows->v[i].result;
+        if (rows->v[i].test_epoch < r->started_at)
+            r->started_at = rows->v[i].test_epoch;
+        if (bench_result_gpu_ignored(x) && strcmp(r->status, "gpu_ignored")) {
+            strcpy(r->status, "gpu_ignored");
+            r->reason = lvd_xasprintf("llama-bench reported backends %s with n_gpu_layers %d: the build ignored -ngl",
+                                      x->backends, x->rep_ngl);
+        }
+        r->results[r->n_results++] = *x;
+        memset(x, 0, sizeof *x);
+    }
+}
+
+static int params_of(const bench_row *row, const bench_import_opts *o, lvd_params *p, char *key, size_t len,
+                     lvd_err *err)
+{
+    bench_params_from_result(&row->result, p);
+    if (o->env)
+        snprintf(p->env, sizeof p->env, "%s", o->env);
+    if (bench_arm_key(p, key, len))
+        return lvd_errf(err, "%s: the parameters of %s do not fit an arm key", o->file, row->result.test);
+    return 0;
+}
+
+/* Groups the rows into runs and records the new ones. */
+static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const bench_import_opts *o,
+                       bench_import_report *rep, lvd_err *err)
+{
+    size_t from = 0;
+    while (from < rows->n) {
+        lvd_params p;
+        char key[512];
+        if (params_of(&rows->v[from], o, &p, key, sizeof key, err))
+            return fail(rep, BENCH_IMPORT_INPUT);
+        size_t to = from + 1;
+        for (; to < rows->n; to++) {
+            lvd_params q;
+            char k2[512];
+            if (params_of(&rows->v[to], o, &q, k2, sizeof k2, err))
+                return fail(rep, BENCH_IMPORT_INPUT);
+            int repeated = 0;
+            for (size_t i = from; i < to; i++)
+                repeated |= !strcmp(rows->v[i].result.test, rows->v[to].result.test);
+            if (strcmp(key, k2) || repeated)
+                break;
+        }
+        lvd_run r;
+        build_run(rows, from, to, &p, key, e, rep->artifact, o, &r);
+        int dup = already_imported(s, &r, err);
+        if (dup < 0) {
+            lvd_run_free(&r);
+            return fail(rep, BENCH_IMPORT_STORE);
+        }
+        if (dup) {
+            rep->runs_skipped++;
+        } else {
+            if (store_run_put(s, &r, err)) {
+                lvd_run_free(&r);
+                return fail(rep, BENCH_IMPORT_STORE);
+            }
+            rep->runs_added++;
+            rep->results_added += r.n_results;
+            for (size_t i = 0; i < r.n_results; i++)
+                rep->samples_added += r.results[i].n;
+            rep->gpu_ignored += !strcmp(r.status, "gpu_ignored");
+        }
+        lvd_run_free(&r);
+        from = to;
+    }
+    return 0;
+}
+
+static int check_options(const bench_import_opts *o, bench_import_report *rep, lvd_err *err)
+{
+    if (!o->file)
+        lvd_errf(err, "import needs a FILE (llama-bench -o json, jsonl or sql output)");
+    else if (!o->engine && !o->engine_dir)
+        lvd_errf(err, "import needs the engine that produced %s: --engine NAME, or --engine-dir DIR --build ID",
+                 o->file);
+    else if (o->engine_dir && !o->build)
+        lvd_errf(err, "--engine-dir needs --build ID (the build id counts, not what llama-bench reports)");
+    else if (!o->model == !o->artifact)
+        lvd_errf(err, "import needs the model: --model M.gguf, or --artifact SHA256 when the file is elsewhere");
+    else if (o->artifact && !lvd_sha256_valid(o->artifact))
+        lvd_errf(err, "--artifact '%s' is not a SHA-256 (64 lowercase hex digits)", o->artifact);
+    else
+        return 0;
+    return fail(rep, BENCH_IMPORT_USAGE);
+}
+
+int bench_import_file(store *s, const bench_import_opts *o, bench_import_report *rep, lvd_err *err)
+{
+    memset(rep, 0, sizeof *rep);
+    if (check_options(o, rep, err))
+        return -1;
+    bench_rows rows;
+    if (read_rows(o, &rows, rep, err))
+        return fail(rep, BENCH_IMPORT_INPUT);
+    rep->format = rows.format;
+    rep->rows = rows.n;
+    int ret = -1;
+    lvd_engine e = {0};
+    if (select_rows(&rows, o, err) || check_one_model_and_build(&rows, o->file, err)) {
+        fail(rep, BENCH_IMPORT_INPUT);
+        goto out;
+    }
+    rep->rows_selected = rows.n;
+    for (size_t i = 0; i < rows.n; i++)
+        if (rows.v[i].test_epoch == 0) {
+            lvd_errf(err, "%s: result %zu (%s) has no readable test_time; it cannot be keyed", o->file, i + 1,
+                     rows.v[i].result.test);
+            fail(rep, BENCH_IMPORT_INPUT);
+            goto out;
+        }
+    if (o->model) {
+        /* Hashing may take a while: outside the write transaction. */
+        store_artifact a;
+        if (store_identify(s, o->model, 0, &a, NULL, err)) {
+            fail(rep, BENCH_IMPORT_INPUT);
+            goto out;
+        }
+        snprintf(rep->artifact, sizeof rep->artifact, "%s", a.sha256);
+        store_artifact_free(&a);
+    } else {
+        snprintf(rep->artifact, sizeof rep->artifact, "%s", o->artifact);
+    }
+    if (store_begin(s, err)) {
+        fail(rep, BENCH_IMPORT_STORE);
+        goto out;
+    }
+    if (resolve_engine(s, o, &rows.v[0], &e, rep, err) || (o->artifact && resolve_artifact_stub(s, o->artifact, rep, err)))
+        goto rollback;
+    rep->engine_id = e.id;
+    if (check_build_matches(&e, &rows.v[0], o->file, err)) {
+        fail(rep, BENCH_IMPORT_INPUT);
+        goto rollback;
+    }
+    if (check_model_size(s, o, &rows.v[0], rep->artifact, rep, err))
+        goto rollback;
+    if (import_rows(s, &rows, &e, o, rep, err))
+        goto rollback;
+    if (store_commit(s, err)) {
+        fail(rep, BENCH_IMPORT_STORE);
+        goto out;
+    }
+    ret = 0;
+    goto out;
+rollback:
+    store_rollback(s);
+    rep->runs_added = rep->results_added = rep->samples_added = rep->gpu_ignored = 0;
+    rep->engine_registered = 0;
+out:
+    lvd_engine_free(&e);
+    bench_rows_free(&rows);
+    return ret;
+}

@@ -1,0 +1,60 @@
+/* import.h: `lvd store import`: llama-bench output files (json, jsonl, sql)
+ * recorded as runs keyed like any other (artifact sha256 + engine + host), so
+ * results measured before llama-verdict are not lost. Not for parsing the
+ * formats (bench/benchout.h) or running anything. */
+#ifndef LVD_BENCH_IMPORT_H
+#define LVD_BENCH_IMPORT_H
+
+#include "bench/benchout.h"
+#include "store/store.h"
+
+typedef struct bench_import_opts {
+    const char *file;        /* the llama-bench output */
+    bench_format format;     /* BENCH_FMT_AUTO: detect */
+    const char *engine;      /* an engine in the store; with engine_dir: the name to give it */
+    const char *engine_dir;  /* register this directory (origin "imported") ... */
+    const char *build;       /* ... with this build id (required with engine_dir) */
+    const char *model;       /* the model file: identified (sha256, shape) and recorded */
+    const char *artifact;    /* or its sha256 when the file is elsewhere (stub, shape unknown) */
+    const char *host;        /* where it ran; NULL = this machine */
+    const char *env;         /* environment the runs had ("K=V ..."), NULL = none */
+    const char *select_build;/* keep only rows of this build: commit, "bNNNN" or NNNN */
+    const char *select_model;/* keep only rows of this model_filename (path or basename) */
+} bench_import_opts;
+
+/* Why an import failed, for the tool's exit code. */
+typedef enum bench_import_fail {
+    BENCH_IMPORT_OK = 0,
+    BENCH_IMPORT_USAGE,      /* options missing or contradicting the store */
+    BENCH_IMPORT_INPUT,      /* the file (or the model) is unreadable, garbled, or inconsistent */
+    BENCH_IMPORT_STORE,      /* the store failed */
+} bench_import_fail;
+
+typedef struct bench_import_report {
+    bench_format format;
+    int sqlite_db;           /* the file was an SQLite database of -o sql rows */
+    size_t rows;             /* results in the file */
+    size_t rows_selected;    /* of which --select-build / --select-model kept */
+    size_t runs_added;       /* one per consecutive parameter set */
+    size_t runs_skipped;     /* already in the store (same engine, artifact, arm, test_time, tests) */
+    size_t results_added, samples_added;
+    size_t gpu_ignored;      /* runs recorded with status gpu_ignored */
+    int64_t engine_id;
+    int engine_registered;   /* 1 when engine_dir was registered by this import */
+    char artifact[LVD_SHA256_HEX_LEN + 1];
+    bench_import_fail fail;
+} bench_import_report;
+
+/* Imports o->file (llama-bench -o json, jsonl or sql output, or the SQLite
+ * database compare-llama-bench.py reads) into s in one transaction: either every new run lands or
+ * none does. Results are grouped into runs by consecutive reported parameter
+ * set (a repeated test starts a new run); each run gets status "ok" (or
+ * "gpu_ignored" when llama-bench reported CPU backends for -ngl > 0), source
+ * "import", session "import:BASENAME", started_at = its earliest test_time,
+ * params and arm key from what llama-bench reported (bench/arm.h). A file
+ * holding several models or builds, or a build other than the engine's, is
+ * refused unless select_build / select_model narrow it to one. Importing the same results again adds nothing. 0 or -1 with err and
+ * rep->fail set. */
+int bench_import_file(store *s, const bench_import_opts *o, bench_import_report *rep, lvd_err *err);
+
+#endif

@@ -1,0 +1,189 @@
+/* lvd-probe.c: the `lvd probe` tool. Asks each registered engine which
+ * devices it sees (`--list-devices`), caches the answer in the store and
+ * prints it. Option parsing only; the work is bench/probe.c. */
+#include "bench/probe.h"
+#include "common/cli.h"
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL "lvd-probe"
+
+typedef struct options {
+    const char *store;
+    char **engines;     /* --engine NAME|ID, repeatable; NULL = all */
+    size_t n_engines;
+    int all;
+    int refresh;
+    int timeout_ms;
+    int json;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lvd probe [--all | --engine NAME...] [--refresh] [--timeout SECS] [--json]\n"
+            "                 [--store PATH]\n\n"
+            "Runs `llama-bench --list-devices` (else llama-server's) of each registered engine\n"
+            "and records the devices it sees. Answers are cached for 24 h per binary; a changed\n"
+            "binary (mtime or size) is asked again at once. An engine that cannot be asked\n"
+            "(missing, hung, crashing, failing) is shown as backend 'unknown' with the reason;\n"
+            "the others are probed regardless.\n\n"
+            "options:\n"
+            "  --all            probe every registered engine (the default)\n"
+            "  --engine NAME    probe this engine (name or id); may be repeated\n"
+            "  --refresh        ignore the cache and ask every engine again\n"
+            "  --timeout SECS   kill a probe that has not answered after SECS (default 30;\n"
+            "                   durations like 90s or 2m work too)\n"
+            "  --json           print JSON: {\"probes\": [...]}\n"
+            "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
+            "  -h, --help       this text\n\n"
+            "exit: 0 every engine answered, 5 some engine is unknown, 1 no engines or no such\n"
+            "engine, 2 usage, 4 store error.\n\n"
+            "example:\n"
+            "  lvd probe --engine b9749-cuda --refresh\n");
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"all", no_argument, NULL, 'a'},         {"engine", required_argument, NULL, 'e'},
+        {"refresh", no_argument, NULL, 'r'},     {"timeout", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},        {"store", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    int c;
+    int64_t secs;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a': o->all = 1; break;
+        case 'e':
+            o->engines = lvd_xrealloc(o->engines, (o->n_engines + 1) * sizeof *o->engines);
+            o->engines[o->n_engines++] = optarg;
+            break;
+        case 'r': o->refresh = 1; break;
+        case 't':
+            if (lvd_parse_duration(optarg, &secs) != 0 || secs <= 0 || secs > 3600)
+                return lvd_usage_error(TOOL, "--timeout wants 1 to 3600 seconds, not '%s'", optarg);
+            o->timeout_ms = (int)(secs * 1000);
+            break;
+        case 'j': o->json = 1; break;
+        case 's': o->store = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: return lvd_usage_error(TOOL, "unknown option");
+        }
+    }
+    if (optind < argc)
+        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if (o->all && o->n_engines)
+        return lvd_usage_error(TOOL, "--all and --engine exclude each other");
+    return 0;
+}
+
+/* The engine a user named: by name first, then by numeric id. 0, 1 (none) or -1. */
+static int find_engine(store *s, const char *name, lvd_engine *out, lvd_err *err)
+{
+    int rc = store_engine_by_name(s, name, out, err);
+    int64_t id;
+    if (rc == 1 && lvd_parse_i64(name, &id) == 0)
+        rc = store_engine_get(s, id, out, err);
+    return rc;
+}
+
+/* Loads the engines to probe into *v. Returns an exit code. */
+static int select_engines(store *s, const options *o, lvd_engine **v, size_t *n)
+{
+    lvd_err err = {{0}};
+    if (!o->n_engines) {
+        if (store_engine_list(s, v, n, &err) != 0) {
+            lvd_error(TOOL, "%s", err.msg);
+            return LVD_EXIT_STORE;
+        }
+        if (*n == 0) {
+            lvd_error(TOOL, "%s: no engines registered (lvd fetch --register DIR --build ID)", store_path(s));
+            return LVD_EXIT_FAIL;
+        }
+        return LVD_EXIT_OK;
+    }
+    *v = lvd_xcalloc(o->n_engines, sizeof **v);
+    *n = 0;
+    for (size_t i = 0; i < o->n_engines; i++) {
+        int rc = find_engine(s, o->engines[i], &(*v)[*n], &err);
+        if (rc != 0) {
+            if (rc == 1)
+                lvd_error(TOOL, "%s: no engine named '%s' (see lvd store engines)", store_path(s), o->engines[i]);
+            else
+                lvd_error(TOOL, "%s", err.msg);
+            return rc == 1 ? LVD_EXIT_FAIL : LVD_EXIT_STORE;
+        }
+        (*n)++;
+    }
+    return LVD_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int code = parse_options(argc, argv, &o);
+    if (code != 0) {
+        free(o.engines);
+        return code < 0 ? LVD_EXIT_OK : code;
+    }
+    char *path = store_default_path(o.store);
+    store *s = NULL;
+    lvd_err err = {{0}};
+    if (store_open(path, 0, &s, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        free(path);
+        free(o.engines);
+        return LVD_EXIT_STORE;
+    }
+    lvd_engine *engines = NULL;
+    size_t n = 0;
+    code = select_engines(s, &o, &engines, &n);
+    lvd_probe *probes = lvd_xcalloc(n ? n : 1, sizeof *probes);
+    int *cached = lvd_xcalloc(n ? n : 1, sizeof *cached);
+    size_t done = 0;
+    int unknown = 0, store_failed = 0;
+    for (size_t i = 0; code == LVD_EXIT_OK && i < n; i++) {
+        lvd_progress("probing %s (%zu/%zu)", engines[i].name, i + 1, n);
+        if (bench_probe_engine_ex(s, &engines[i], o.refresh, o.timeout_ms, &probes[done], &cached[done], &err) != 0) {
+            lvd_error(TOOL, "%s: %s", engines[i].name, err.msg);
+            store_failed = 1;
+            continue;
+        }
+        if (done != i) { /* keep engines[k] and probes[k] together */
+            lvd_engine t = engines[done];
+            engines[done] = engines[i];
+            engines[i] = t;
+        }
+        unknown += !strcmp(probes[done].backend, LVD_BACKEND_UNKNOWN);
+        done++;
+    }
+    lvd_progress_done();
+    if (code == LVD_EXIT_OK) {
+        if (o.json) {
+            cJSON *root = cJSON_CreateObject();
+            cJSON *arr = cJSON_AddArrayToObject(root, "probes");
+            for (size_t i = 0; i < done; i++)
+                cJSON_AddItemToArray(arr, bench_probe_json(&engines[i], &probes[i], cached[i]));
+            lvd_json_emit(stdout, root);
+        } else {
+            bench_probe_table(stdout, engines, probes, cached, done);
+        }
+        code = store_failed ? LVD_EXIT_STORE : unknown ? LVD_EXIT_PARTIAL : LVD_EXIT_OK;
+    }
+    for (size_t i = 0; i < done; i++)
+        lvd_probe_free(&probes[i]);
+    free(probes);
+    free(cached);
+    store_engine_list_free(engines, n);
+    store_close(s);
+    free(path);
+    free(o.engines);
+    return code;
+}

@@ -1,0 +1,259 @@
+/* plan.c: arms from engines, probes and parameter lists (rules in plan.h).
+ * The only I/O is asking whether DIR/llama-bench is executable. */
+#include "bench/plan.h"
+
+#include "bench/arm.h"
+#include "select/placement.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const int fa_default[] = {1, 0};
+static const int ngl_default[] = {BENCH_NGL_ALL};
+
+static size_t count_or_one(size_t n)
+{
+    return n ? n : 1;
+}
+
+static void add_skip(bench_plan *p, const lvd_engine *e, const char *binary, const char *device,
+                     char *reason)
+{
+    p->skips = lvd_xrealloc(p->skips, (p->n_skips + 1) * sizeof *p->skips);
+    bench_skip *s = &p->skips[p->n_skips++];
+    memset(s, 0, sizeof *s);
+    s->engine_id = e->id;
+    s->engine = lvd_xstrdup(e->name ? e->name : "?");
+    s->build = lvd_xstrdup(e->build ? e->build : "unknown");
+    s->binary = lvd_xstrdup(binary);
+    snprintf(s->device, sizeof s->device, "%s", device ? device : "");
+    s->reason = reason;
+}
+
+char *bench_arm_label(const char *engine, const char *device, const lvd_params *p)
+{
+    lvd_sb sb = {0};
+    lvd_sb_addf(&sb, "%s %s", engine, device && *device ? device : "cpu");
+    if (p->ngl >= 0)
+        lvd_sb_addf(&sb, " ngl=%d", p->ngl);
+    if (p->fa >= 0)
+        lvd_sb_addf(&sb, " fa=%s", p->fa ? "on" : "off");
+    if (p->ubatch > 0)
+        lvd_sb_addf(&sb, " ub=%d", p->ubatch);
+    if (*p->type_k)
+        lvd_sb_addf(&sb, " ctk=%s", p->type_k);
+    if (*p->type_v)
+        lvd_sb_addf(&sb, " ctv=%s", p->type_v);
+    if (p->n_cpu_moe > 0)
+        lvd_sb_addf(&sb, " ncmoe=%d", p->n_cpu_moe);
+    if (p->threads > 0)
+        lvd_sb_addf(&sb, " t=%d", p->threads);
+    if (*p->env)
+        lvd_sb_addf(&sb, " %s", p->env);
+    return lvd_sb_detach(&sb);
+}
+
+static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, const char *backend,
+                    const lvd_device *dev, const lvd_params *params, const char *placement)
+{
+    p->arms = lvd_xrealloc(p->arms, (p->n_arms + 1) * sizeof *p->arms);
+    bench_arm *a = &p->arms[p->n_arms++];
+    memset(a, 0, sizeof *a);
+    a->engine_id = e->id;
+    a->engine = lvd_xstrdup(e->name ? e->name : "?");
+    a->build = lvd_xstrdup(e->build ? e->build : "unknown");
+    a->binary = lvd_xstrdup(binary);
+    snprintf(a->backend, sizeof a->backend, "%s", backend);
+    if (dev)
+        snprintf(a->device_name, sizeof a->device_name, "%s", dev->name);
+    a->gpu = dev != NULL;
+    a->params = *params;
+    bench_arm_key(params, a->arm_key, sizeof a->arm_key);
+    a->label = bench_arm_label(a->engine, dev ? dev->selector : NULL, params);
+    a->placement = placement ? lvd_xstrdup(placement) : NULL;
+}
+
+/* 1 when env variant v applies to a device of backend (see plan.h). */
+static int env_applies(const char *v, const char *backend)
+{
+    static const struct {
+        const char *prefix, *backend;
+    } scoped[] = {{"GGML_VK_", "vulkan"}, {"GGML_CUDA_", "cuda"}, {"GGML_SYCL_", "sycl"}};
+    size_t n;
+    char **words = lvd_split(v, ' ', &n);
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++)
+        for (size_t k = 0; k < LVD_ARRAY_LEN(scoped); k++)
+            if (lvd_starts_with(words[i], scoped[k].prefix) && strcmp(backend, scoped[k].backend))
+                ok = 0;
+    lvd_strv_free(words);
+    return ok;
+}
+
+static int check_opts(const bench_plan_opts *o, lvd_err *err)
+{
+    for (size_t i = 0; i < o->n_ngl; i++)
+        if (o->ngl[i] < 0)
+            return lvd_errf(err, "plan: -ngl %d is negative", o->ngl[i]);
+    for (size_t i = 0; i < o->n_fa; i++)
+        if (o->fa[i] != 0 && o->fa[i] != 1)
+            return lvd_errf(err, "plan: -fa %d is not on (1) or off (0)", o->fa[i]);
+    for (size_t i = 0; i < o->n_ub; i++)
+        if (o->ub[i] <= 0)
+            return lvd_errf(err, "plan: -ub %d is not positive", o->ub[i]);
+    for (size_t i = 0; i < o->n_ncmoe; i++)
+        if (o->ncmoe[i] < 0)
+            return lvd_errf(err, "plan: -ncmoe %d is negative", o->ncmoe[i]);
+    for (size_t i = 0; i < o->n_ctk + o->n_ctv; i++) {
+        const char *t = i < o->n_ctk ? o->ctk[i] : o->ctv[i - o->n_ctk];
+        if (!*t || strlen(t) >= sizeof(((lvd_params *)0)->type_k))
+            return lvd_errf(err, "plan: cache type '%s' is empty or too long", t);
+    }
+    for (size_t i = 0; i < o->n_env; i++) {
+        if (strlen(o->env[i]) >= sizeof(((lvd_params *)0)->env))
+            return lvd_errf(err, "plan: environment variant '%s' is too long", o->env[i]);
+        size_t n;
+        char **words = lvd_split(o->env[i], ' ', &n);
+        int bad = n == 0;
+        for (size_t k = 0; k < n && !bad; k++) {
+            const char *eq = strchr(words[k], '=');
+            bad = !eq || eq == words[k];
+        }
+        lvd_strv_free(words);
+        if (bad)
+            return lvd_errf(err, "plan: environment variant '%s' is not NAME=VALUE[ NAME=VALUE...]",
+                            o->env[i]);
+    }
+    return 0;
+}
+
+/* The placement rung for dev, or -1 when placement does not apply. */
+static int place(const bench_plan_opts *o, const lvd_device *dev, sel_placement *pl)
+{
+    if (o->n_ngl || !o->shape || !o->shape->known || dev->free_mib < 0)
+        return -1;
+    sel_place_in in;
+    sel_place_in_init(&in);
+    in.shape = o->shape;
+    in.ctx = o->ctx;
+    in.free_mib = dev->free_mib;
+    in.ubatch = o->n_ub ? o->ub[0] : 0;
+    in.type_k = o->n_ctk ? o->ctk[0] : NULL;
+    in.type_v = o->n_ctv ? o->ctv[0] : NULL;
+    lvd_err ignored;
+    return sel_place(&in, pl, &ignored) ? -1 : 0;
+}
+
+/* Every combination of the lists for one device. */
+static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
+                        const lvd_device *dev, const bench_plan_opts *o)
+{
+    sel_placement pl;
+    int placed = place(o, dev, &pl) == 0 && pl.rung != SEL_RUNG_FULL;
+    if (placed && (pl.rung == SEL_RUNG_CPU_ONLY || pl.rung == SEL_RUNG_NOTHING_FITS)) {
+        add_skip(p, e, binary, dev->selector,
+                 lvd_xasprintf("placement: %s (%s)", sel_rung_name(pl.rung), pl.reason));
+        return;
+    }
+    lvd_params placed_params;
+    lvd_params_init(&placed_params);
+    if (placed)
+        sel_placement_apply(&pl, o->shape, &placed_params);
+
+    const int *ngl = o->n_ngl ? o->ngl : ngl_default;
+    const int *fa = o->n_fa ? o->fa : fa_default;
+    /* an odometer over the lists: ngl, fa, ub, ctk, ctv, ncmoe, env (last fastest) */
+    enum { D_NGL, D_FA, D_UB, D_CTK, D_CTV, D_NCMOE, D_ENV, N_DIMS };
+    size_t size[N_DIMS] = {
+        [D_NGL] = count_or_one(o->n_ngl), [D_FA] = o->n_fa ? o->n_fa : LVD_ARRAY_LEN(fa_default),
+        [D_UB] = count_or_one(o->n_ub),   [D_CTK] = count_or_one(o->n_ctk),
+        [D_CTV] = count_or_one(o->n_ctv), [D_NCMOE] = count_or_one(o->n_ncmoe),
+        [D_ENV] = o->n_env + 1,
+    };
+    size_t at[N_DIMS] = {0};
+    for (;;) {
+        if (at[D_ENV] == 0 || env_applies(o->env[at[D_ENV] - 1], dev->backend)) {
+            lvd_params q;
+            lvd_params_init(&q);
+            snprintf(q.device, sizeof q.device, "%s", dev->selector);
+            q.ngl = placed ? placed_params.ngl : ngl[at[D_NGL]];
+            q.fa = fa[at[D_FA]];
+            q.ubatch = o->n_ub ? o->ub[at[D_UB]] : placed_params.ubatch;
+            if (o->n_ctk)
+                snprintf(q.type_k, sizeof q.type_k, "%s", o->ctk[at[D_CTK]]);
+            if (o->n_ctv)
+                snprintf(q.type_v, sizeof q.type_v, "%s", o->ctv[at[D_CTV]]);
+            q.n_cpu_moe = o->n_ncmoe ? o->ncmoe[at[D_NCMOE]] : placed_params.n_cpu_moe;
+            q.threads = o->threads;
+            if (at[D_ENV])
+                snprintf(q.env, sizeof q.env, "%s", o->env[at[D_ENV] - 1]);
+            add_arm(p, e, binary, dev->backend, dev, &q, placed ? pl.reason : NULL);
+        }
+        int d = N_DIMS - 1;
+        while (d >= 0 && ++at[d] == size[d])
+            at[d--] = 0;
+        if (d < 0)
+            break;
+    }
+}
+
+int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t n,
+                     const bench_plan_opts *o, bench_plan *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (check_opts(o, err))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const lvd_engine *e = &engines[i];
+        const lvd_probe *pr = &probes[i];
+        char *binary = lvd_xasprintf("%s/llama-bench", e->dir ? e->dir : ".");
+        if (access(binary, X_OK) != 0) {
+            add_skip(out, e, binary, NULL, lvd_xasprintf("no executable llama-bench in %s", e->dir));
+        } else if (!strcmp(pr->backend, LVD_BACKEND_UNKNOWN) || !*pr->backend) {
+            add_skip(out, e, binary, NULL,
+                     lvd_xasprintf("probe unknown: %s", pr->reason ? pr->reason : "never probed"));
+        } else if (pr->n_devices == 0) {
+            lvd_params q;
+            lvd_params_init(&q);
+            q.threads = o->threads;
+            add_arm(out, e, binary, LVD_BACKEND_CPU, NULL, &q, NULL);
+        } else {
+            for (size_t d = 0; d < pr->n_devices; d++)
+                device_arms(out, e, binary, &pr->devices[d], o);
+        }
+        free(binary);
+    }
+    return 0;
+}
+
+void bench_plan_free(bench_plan *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_arms; i++) {
+        free(p->arms[i].engine);
+        free(p->arms[i].build);
+        free(p->arms[i].binary);
+        free(p->arms[i].label);
+        free(p->arms[i].placement);
+    }
+    for (size_t i = 0; i < p->n_skips; i++) {
+        free(p->skips[i].engine);
+        free(p->skips[i].build);
+        free(p->skips[i].binary);
+        free(p->skips[i].reason);
+    }
+    free(p->arms);
+    free(p->skips);
+    memset(p, 0, sizeof *p);
+}
+
+size_t bench_plan_cpu_arm(const bench_plan *p)
+{
+    for (size_t i = 0; i < p->n_arms; i++)
+        if (!p->arms[i].gpu)
+            return i;
+    return (size_t)-1;
+}

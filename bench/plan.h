@@ -1,0 +1,106 @@
+/* plan.h: which arms a bench session measures, from the registered engines
+ * and what their probes saw. An arm is one engine x device x parameter set.
+ * Rules:
+ *   - an engine whose probe is "unknown" (it could not be asked) or that has
+ *     no executable llama-bench is skipped, with the reason (never guessed to
+ *     be a CPU build);
+ *   - an engine whose probe saw no device (a CPU-only build) gets one CPU arm:
+ *     no GPU flag at all (-dev, -ngl, -fa, -ub, -ctk/-ctv, -ncmoe are not
+ *     passed; a CPU-only build ignores -ngl silently), only -t when given;
+ *   - an engine whose probe saw devices gets, for each device (selector
+ *     copied verbatim from that engine's probe, passed as -dev), one arm per
+ *     combination of the lists ngl x fa x ub x ctk x ctv x ncmoe x env
+ *     variant. Defaults: ngl 99, fa on and off, the rest not passed, and no
+ *     environment;
+ *   - placement (select/placement.h): when -ngl was not given and the model's
+ *     shape and the device's free MiB are known, a model that does not fit
+ *     fully resident gets the first rung that fits (its ngl, n-cpu-moe and
+ *     ubatch, each unless given explicitly); a device that fits no block
+ *     (cpu-only / nothing-fits rungs) is skipped with the rung's reason;
+ *   - environment variants: the no-environment baseline always, plus one arm
+ *     per variant ("K=V" or "K=V K2=V2"). A variable named GGML_VK_* applies
+ *     only to Vulkan devices, GGML_CUDA_* only to CUDA, GGML_SYCL_* only to
+ *     SYCL, anything else to every device; the CPU arm gets none.
+ * Not for running anything (bench/runner.h) or choosing a winner (select/). */
+#ifndef LVD_BENCH_PLAN_H
+#define LVD_BENCH_PLAN_H
+
+#include "common/gguf.h"
+#include "common/types.h"
+#include "common/util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* llama-bench's -ngl for "every layer" when placement does not say. */
+#define BENCH_NGL_ALL 99
+
+typedef struct bench_arm {
+    int64_t engine_id;
+    char *engine;          /* the engine's name */
+    char *build;           /* the engine's build id ("unknown" when not recorded) */
+    char *binary;          /* DIR/llama-bench */
+    char backend[16];      /* "cpu" or the device's backend ("cuda", "vulkan") */
+    char device_name[256]; /* "" for the CPU arm */
+    int gpu;               /* GPU flags were asked (-dev / -ngl > 0) */
+    lvd_params params;     /* what is asked */
+    char arm_key[320];     /* bench_arm_key(params) */
+    char *label;           /* "ENGINE DEVICE ngl=99 fa=on ..." for tables */
+    char *placement;       /* the placement reason when it set the parameters; else NULL */
+} bench_arm;
+
+/* An engine (or one device of it) that gets no arm, and why. */
+typedef struct bench_skip {
+    int64_t engine_id;
+    char *engine;
+    char *build;
+    char *binary;          /* what would have run (DIR/llama-bench) */
+    char device[64];       /* "" when the whole engine was skipped */
+    char *reason;
+} bench_skip;
+
+typedef struct bench_plan {
+    bench_arm *arms;
+    size_t n_arms;
+    bench_skip *skips;
+    size_t n_skips;
+} bench_plan;
+
+/* The parameter lists (NULL / 0 entries = the default). Strings are borrowed. */
+typedef struct bench_plan_opts {
+    const int *ngl;        /* -ngl values; default BENCH_NGL_ALL or placement */
+    size_t n_ngl;
+    const int *fa;         /* 0 / 1; default {1, 0} */
+    size_t n_fa;
+    const int *ub;         /* -ub; default not passed */
+    size_t n_ub;
+    const char *const *ctk;/* -ctk; default not passed */
+    size_t n_ctk;
+    const char *const *ctv;
+    size_t n_ctv;
+    const int *ncmoe;      /* -ncmoe; default not passed */
+    size_t n_ncmoe;
+    int threads;           /* -t for every arm; 0 = not passed */
+    const char *const *env;/* environment variants; the baseline is implicit */
+    size_t n_env;
+    const gguf_shape *shape; /* the model's; NULL or !known: no placement */
+    uint32_t ctx;          /* tokens of KV to place (max n_prompt + n_gen of the tests) */
+} bench_plan_opts;
+
+/* Builds the arms of engines[0..n) with probes[i] belonging to engines[i]
+ * (rules in the header comment) into out (free with bench_plan_free). Arms
+ * come in engine order, then device, then the lists in the order above.
+ * Returns 0 (a plan with no arm is not an error: the skips say why), or -1
+ * with err for an invalid list value (negative ngl/ub/ncmoe, fa not 0/1, an
+ * env variant word that is not NAME=VALUE, or one too long). */
+int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t n,
+                     const bench_plan_opts *o, bench_plan *out, lvd_err *err);
+void bench_plan_free(bench_plan *p);
+
+/* The arm's label (as in bench_arm.label) for params on engine/device. */
+char *bench_arm_label(const char *engine, const char *device, const lvd_params *p);
+
+/* The index of the first CPU arm (the reference), or (size_t)-1. */
+size_t bench_plan_cpu_arm(const bench_plan *p);
+
+#endif

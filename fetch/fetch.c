@@ -1,0 +1,531 @@
+/* fetch.c: one build from release to registered engine: asset lookup, the
+ * verification rules, one streaming download, safe unpacking into place, and
+ * the store entry (see fetch.h). Not for option parsing or printing. */
+#include "fetch/fetch.h"
+
+#include "common/cli.h"
+#include "common/sha256.h"
+#include "fetch/asset.h"
+#include "fetch/download.h"
+#include "fetch/http.h"
+#include "bench/probe.h"
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* --- the rules ---------------------------------------------------------- */
+
+fetch_decision fetch_decide(const char *recorded, const char *api_digest, fetch_api_status st)
+{
+    fetch_decision d = {FETCH_STOP_UNVERIFIABLE, NULL, NULL};
+    if (st == FETCH_API_NOT_FOUND) {
+        d.verdict = FETCH_STOP_NOT_FOUND;
+        d.note = "the release API has no such release or asset";
+        return d;
+    }
+    if (st == FETCH_API_OK && api_digest) {
+        if (!recorded) {
+            d.verdict = FETCH_TRUST_API;
+            d.expect = api_digest;
+            d.note = "not pinned: verified against the digest the release API publishes";
+        } else if (!strcmp(recorded, api_digest)) {
+            d.verdict = FETCH_TRUST_BOTH;
+            d.expect = recorded;
+            d.note = "verified against the recorded digest and the release API's, which agree";
+        } else {
+            d.verdict = FETCH_STOP_DISAGREE;
+            d.note = "the recorded digest and the release API's disagree: the asset behind the "
+                     "tag was replaced";
+        }
+        return d;
+    }
+    if (recorded) {
+        d.verdict = FETCH_TRUST_RECORDED;
+        d.expect = recorded;
+        d.note = st == FETCH_API_OK ? "the release API publishes no digest for this asset: the "
+                                      "recorded digest stands alone"
+                 : st == FETCH_API_RATE_LIMITED
+                     ? "the release API is rate-limited: the recorded digest stands alone"
+                     : "the release API is unavailable: the recorded digest stands alone";
+        return d;
+    }
+    d.note = st == FETCH_API_OK
+                 ? "the release API publishes no digest for this asset and none is recorded: "
+                   "refusing an unverified build"
+             : st == FETCH_API_RATE_LIMITED
+                 ? "the release API is rate-limited and no digest is recorded: refusing an "
+                   "unverified build"
+                 : "the release API is unavailable and no digest is recorded: refusing an "
+                   "unverified build";
+    return d;
+}
+
+const char *fetch_verdict_name(fetch_verdict v)
+{
+    switch (v) {
+    case FETCH_TRUST_BOTH:
+        return "both";
+    case FETCH_TRUST_RECORDED:
+        return "recorded";
+    case FETCH_TRUST_API:
+        return "api";
+    case FETCH_STOP_DISAGREE:
+        return "disagree";
+    case FETCH_STOP_UNVERIFIABLE:
+        return "unverifiable";
+    case FETCH_STOP_NOT_FOUND:
+        return "not-found";
+    }
+    return "unverifiable";
+}
+
+/* --- paths -------------------------------------------------------------- */
+
+char *fetch_builds_dir_default(void)
+{
+    const char *env = getenv("LVD_BUILDS_DIR");
+    if (env && *env)
+        return lvd_xstrdup(env);
+    const char *xdg = getenv("XDG_DATA_HOME");
+    if (xdg && *xdg)
+        return lvd_xasprintf("%s/llama-verdict/builds", xdg);
+    const char *home = getenv("HOME");
+    return lvd_xasprintf("%s/.local/share/llama-verdict/builds", home && *home ? home : ".");
+}
+
+/* --- helpers ------------------------------------------------------------ */
+
+static void note(const fetch_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(const fetch_opts *o, const char *fmt, ...)
+{
+    if (!o->notes)
+        return;
+    lvd_progress_done();
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fetch_scrub_token(buf);
+    fprintf(o->notes, "lvd-fetch: %s\n", buf);
+    fflush(o->notes);
+}
+
+/* A digest as the user typed it: optional "sha256:", any case. NULL if invalid. */
+static char *normalise_digest(const char *s)
+{
+    if (lvd_starts_with(s, "sha256:"))
+        s += 7;
+    char *d = lvd_xstrdup(s);
+    for (char *p = d; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    if (!lvd_sha256_valid(d)) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static int fail(int *exit_code, int code)
+{
+    *exit_code = code;
+    return -1;
+}
+
+static char *manifest_json(const fetch_result *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "build", r->build);
+    cJSON_AddStringToObject(j, "flavour", r->flavour);
+    cJSON_AddStringToObject(j, "asset", r->asset);
+    cJSON_AddStringToObject(j, "url", r->url ? r->url : "");
+    cJSON_AddStringToObject(j, "sha256", r->sha256);
+    cJSON_AddStringToObject(j, "verified", fetch_verdict_name(r->verdict));
+    cJSON_AddNumberToObject(j, "fetched_at", (double)lvd_now());
+    char *s = cJSON_Print(j);
+    cJSON_Delete(j);
+    char *out = lvd_xasprintf("%s\n", s);
+    free(s);
+    return out;
+}
+
+/* The bench dir is already there: it counts only if its manifest records the
+ * digest we expect. 0 = reuse it; -1 = error (exit code set). */
+static int check_existing(const char *dir, const char *expect, fetch_result *res, int *exit_code,
+                          lvd_err *err)
+{
+    char *mpath = lvd_xasprintf("%s/%s", dir, FETCH_MANIFEST);
+    lvd_sb sb = {0};
+    lvd_err rerr;
+    int rc = lvd_read_file(mpath, 1 << 16, &sb, &rerr);
+    free(mpath);
+    cJSON *j = rc == 0 ? cJSON_ParseWithLength(lvd_sb_str(&sb), sb.len) : NULL;
+    lvd_sb_free(&sb);
+    const cJSON *sha = cJSON_GetObjectItemCaseSensitive(j, "sha256");
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(j, "asset");
+    if (!cJSON_IsString(sha)) {
+        cJSON_Delete(j);
+        fetch_errf(err, "%s exists but was not placed by lvd fetch (no readable %s); remove it "
+                        "to fetch again",
+                   dir, FETCH_MANIFEST);
+        return fail(exit_code, LVD_EXIT_FAIL);
+    }
+    if (strcmp(sha->valuestring, expect) != 0) {
+        fetch_errf(err, "%s holds bytes with sha256 %s, expected %s; remove it to fetch again", dir,
+                   sha->valuestring, expect);
+        cJSON_Delete(j);
+        return fail(exit_code, LVD_EXIT_VERIFY);
+    }
+    if (cJSON_IsString(asset)) {
+        free(res->asset);
+        res->asset = lvd_xstrdup(asset->valuestring);
+    }
+    cJSON_Delete(j);
+    char *rel = NULL;
+    if (fetch_find_engine_dir(dir, &rel) != 0) {
+        fetch_errf(err, "%s holds no llama-server or llama-bench; remove it to fetch again", dir);
+        return fail(exit_code, LVD_EXIT_FAIL);
+    }
+    res->engine_dir = rel[0] ? lvd_xasprintf("%s/%s", dir, rel) : lvd_xstrdup(dir);
+    free(rel);
+    res->sha256 = lvd_xstrdup(expect);
+    res->reused = 1;
+    return 0;
+}
+
+/* Downloads one URL into a fresh temporary file in dir. On success *tmp is its
+ * path (the caller unlinks it); on failure nothing remains. */
+static int download_to_temp(const char *url, const char *dir, const char *asset, int64_t size,
+                            char **tmp, fetch_dl *dl, lvd_err *err)
+{
+    *tmp = lvd_xasprintf("%s/.download-%s-XXXXXX", dir, asset);
+    int fd = mkostemp(*tmp, O_CLOEXEC);
+    if (fd < 0) {
+        fetch_errf(err, "%s: cannot create a temporary file: %s", dir, strerror(errno));
+        dl->kind = FETCH_NET_WRITE;
+        free(*tmp);
+        *tmp = NULL;
+        return -1;
+    }
+    int rc = fetch_download(url, fd, *tmp, size, dl, err);
+    if (close(fd) != 0 && rc == 0) {
+        fetch_errf(err, "%s: write failed: %s", *tmp, strerror(errno));
+        dl->kind = FETCH_NET_WRITE;
+        rc = -1;
+    }
+    if (rc != 0) {
+        unlink(*tmp);
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return rc;
+}
+
+/* Records the engine in the store and asks it for its devices. */
+static int register_and_probe(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err *err)
+{
+    char *path = store_default_path(o->store_path);
+    store *s = NULL;
+    int rc = store_open(path, STORE_OPEN_CREATE, &s, err);
+    free(path);
+    if (rc != 0)
+        return fail(exit_code, LVD_EXIT_STORE);
+    lvd_engine e = {
+        .name = res->engine_name,
+        .dir = res->engine_dir,
+        .build = res->build,
+        .flavour = res->flavour,
+        .digest = res->sha256,
+        .origin = "fetched",
+    };
+    rc = store_engine_put(s, &e, err);
+    if (rc == 0) {
+        res->engine_id = e.id;
+        if (!o->no_probe) {
+            lvd_probe p = {0};
+            rc = bench_probe_engine(s, &e, !res->reused, o->probe_timeout_ms, &p, err);
+            if (rc == 0) {
+                res->probed = 1;
+                snprintf(res->backend, sizeof res->backend, "%s", p.backend);
+                res->probe_reason = p.reason ? lvd_xstrdup(p.reason) : NULL;
+                res->n_devices = p.n_devices;
+            }
+            lvd_probe_free(&p);
+        }
+    }
+    store_close(s);
+    if (rc != 0)
+        return fail(exit_code, LVD_EXIT_STORE);
+    return 0;
+}
+
+/* --- the whole fetch ---------------------------------------------------- */
+
+/* Asks the API for the release and picks the asset among names. Fills res
+ * (api_status, api_digest, asset, url) and *size; api_err gets the reason the
+ * API could not answer. */
+static void lookup(const char *api_base, char **names, size_t n_names,
+                   fetch_result *res, int64_t *size, lvd_err *api_err)
+{
+    fetch_release rel;
+    *size = -1;
+    if (fetch_release_get(api_base, res->build, &rel, &res->api_status, api_err) != 0)
+        return;
+    const fetch_asset *a = NULL;
+    for (size_t i = 0; i < n_names && !a; i++)
+        a = fetch_release_asset(&rel, names[i]);
+    if (!a) {
+        lvd_sb have = {0};
+        char *prefix = lvd_xasprintf("llama-%s-bin-", res->build);
+        for (size_t i = 0; i < rel.n_assets; i++)
+            if (lvd_starts_with(rel.assets[i].name, prefix))
+                lvd_sb_addf(&have, "%s%s", have.len ? ", " : "", rel.assets[i].name);
+        fetch_errf(api_err, "release %s has no asset %s%s%s", res->build, names[0],
+                   have.len ? "; it has: " : "", lvd_sb_str(&have));
+        free(prefix);
+        lvd_sb_free(&have);
+        res->api_status = FETCH_API_NOT_FOUND;
+    } else {
+        res->asset = lvd_xstrdup(a->name);
+        res->url = lvd_xstrdup(a->url);
+        res->api_digest = a->digest ? lvd_xstrdup(a->digest) : NULL;
+        *size = a->size;
+    }
+    fetch_release_free(&rel);
+}
+
+int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err *err)
+{
+    memset(res, 0, sizeof *res);
+    *exit_code = LVD_EXIT_OK;
+    const char *pin_build = o->pin ? fetch_pin_build(o->pin) : NULL;
+    int pinned = pin_build && o->build && !strcmp(pin_build, o->build);
+    const char *flavour = o->flavour             ? o->flavour
+                          : o->pin && pinned     ? fetch_pin_flavour(o->pin, 0)
+                                                 : FETCH_DEFAULT_FLAVOUR;
+    char *names[FETCH_MAX_ASSET_NAMES];
+    size_t n_names = 0;
+    if (fetch_asset_names(o->build, flavour, names, &n_names, err) != 0)
+        return fail(exit_code, LVD_EXIT_USAGE);
+    res->build = lvd_xstrdup(o->build);
+    res->flavour = lvd_xstrdup(fetch_flavour_canonical(flavour));
+
+    char *api_base = o->api_base ? lvd_xstrdup(o->api_base) : fetch_api_base();
+    char *dl_base = o->download_base ? lvd_xstrdup(o->download_base) : fetch_download_base();
+    char *builds = o->builds_dir ? lvd_xstrdup(o->builds_dir) : fetch_builds_dir_default();
+    char *tmp = NULL;
+    int rc = -1;
+
+    /* 1. the recorded digest: pin file and/or --expect */
+    const char *from_pin = pinned ? fetch_pin_sha256(o->pin, res->flavour) : NULL;
+    char *expect = NULL;
+    if (o->expect && !(expect = normalise_digest(o->expect))) {
+        fetch_errf(err, "--expect '%s' is not a sha256 (64 hex characters)", o->expect);
+        fail(exit_code, LVD_EXIT_USAGE);
+        goto out;
+    }
+    if (expect && from_pin && strcmp(expect, from_pin) != 0) {
+        fetch_errf(err, "--expect %s disagrees with the digest %s records for %s %s", expect,
+                   o->pin->path, res->build, res->flavour);
+        fail(exit_code, LVD_EXIT_VERIFY);
+        goto out;
+    }
+    res->recorded = expect ? expect : from_pin ? lvd_xstrdup(from_pin) : NULL;
+    expect = NULL;
+
+    /* 2. what the release API says */
+    lvd_err api_err = {""};
+    int64_t size = -1;
+    lookup(api_base, names, n_names, res, &size, &api_err);
+    if (res->api_status == FETCH_API_RATE_LIMITED || res->api_status == FETCH_API_UNAVAILABLE)
+        note(o, "%s", api_err.msg);
+
+    /* 3. the rules */
+    fetch_decision d = fetch_decide(res->recorded, res->api_digest, res->api_status);
+    res->verdict = d.verdict;
+    res->note = d.note;
+    switch (d.verdict) {
+    case FETCH_STOP_NOT_FOUND:
+        fetch_errf(err, "%s", api_err.msg);
+        fail(exit_code, LVD_EXIT_NETWORK);
+        goto out;
+    case FETCH_STOP_DISAGREE:
+        fetch_errf(err, "%s %s: recorded sha256 %s%s%s, the release API publishes %s: the asset "
+                        "behind the tag was replaced; not fetching",
+                   res->build, res->flavour, res->recorded, from_pin ? " in " : "",
+                   from_pin ? o->pin->path : "", res->api_digest);
+        fail(exit_code, LVD_EXIT_VERIFY);
+        goto out;
+    case FETCH_STOP_UNVERIFIABLE:
+        fetch_errf(err, "%s %s: %s", res->build, res->flavour, d.note);
+        fail(exit_code, LVD_EXIT_VERIFY);
+        goto out;
+    default:
+        break;
+    }
+    if (d.verdict == FETCH_TRUST_RECORDED)
+        note(o, "%s %s: %s", res->build, res->flavour, d.note);
+    const char *want = d.expect;
+
+    /* 4. already here? */
+    res->bench_dir = lvd_xasprintf("%s/%s-%s", builds, res->build, res->flavour);
+    res->engine_name = lvd_xasprintf("%s-%s", res->build, res->flavour + strlen("bin-"));
+    struct stat st;
+    if (lstat(res->bench_dir, &st) == 0) {
+        if (check_existing(res->bench_dir, want, res, exit_code, err) != 0)
+            goto out;
+        note(o, "%s is already in place with sha256 %s", res->bench_dir, want);
+    } else {
+        /* 5. one pass: network -> sha256 + temporary file beside the bench dirs */
+        if (lvd_mkdir_p(builds, err) != 0) {
+            fail(exit_code, LVD_EXIT_FAIL);
+            goto out;
+        }
+        fetch_dl dl;
+        int got = -1;
+        if (res->url) {
+            got = download_to_temp(res->url, builds, res->asset, size, &tmp, &dl, err);
+        } else {
+            /* no API answer: the asset's name follows from the build; try each spelling */
+            for (size_t i = 0; i < n_names; i++) {
+                free(res->url);
+                res->url = lvd_xasprintf("%s/%s/%s", dl_base, res->build, names[i]);
+                got = download_to_temp(res->url, builds, names[i], -1, &tmp, &dl, err);
+                if (got == 0) {
+                    res->asset = lvd_xstrdup(names[i]);
+                    break;
+                }
+                if (!(dl.kind == FETCH_NET_HTTP && dl.http_code == 404))
+                    break;
+            }
+        }
+        if (got != 0) {
+            fail(exit_code, dl.kind == FETCH_NET_WRITE ? LVD_EXIT_FAIL : LVD_EXIT_NETWORK);
+            goto out;
+        }
+        res->bytes = dl.bytes;
+        if (strcmp(dl.sha256, want) != 0) {
+            fetch_errf(err, "%s: the downloaded bytes have sha256 %s, expected %s (%s); nothing "
+                            "was kept",
+                       res->asset, dl.sha256, want,
+                       d.verdict == FETCH_TRUST_BOTH       ? "recorded and published"
+                       : d.verdict == FETCH_TRUST_RECORDED ? "recorded"
+                                                           : "published by the release API");
+            fail(exit_code, LVD_EXIT_VERIFY);
+            goto out;
+        }
+        res->sha256 = lvd_xstrdup(dl.sha256);
+
+        /* 6. unpack beside the target, rename into place when complete */
+        char *manifest = manifest_json(res);
+        char *rel = NULL;
+        int u = fetch_unpack(tmp, res->asset, res->bench_dir, o->limits, FETCH_MANIFEST, manifest, &rel, err);
+        free(manifest);
+        if (u != 0) {
+            fail(exit_code, LVD_EXIT_FAIL);
+            goto out;
+        }
+        res->engine_dir = rel[0] ? lvd_xasprintf("%s/%s", res->bench_dir, rel)
+                                 : lvd_xstrdup(res->bench_dir);
+        free(rel);
+    }
+    /* absolute paths for the store */
+    char abs[PATH_MAX];
+    if (realpath(res->engine_dir, abs)) {
+        free(res->engine_dir);
+        res->engine_dir = lvd_xstrdup(abs);
+    }
+    if (realpath(res->bench_dir, abs)) {
+        free(res->bench_dir);
+        res->bench_dir = lvd_xstrdup(abs);
+    }
+
+    /* 7. register the engine and probe it */
+    if (!o->no_store && register_and_probe(o, res, exit_code, err) != 0)
+        goto out;
+    if (res->probed && !strcmp(res->backend, LVD_BACKEND_UNKNOWN)) {
+        note(o, "%s: the probe could not ask it for its devices: %s", res->engine_name,
+             res->probe_reason ? res->probe_reason : "no reason given");
+        *exit_code = LVD_EXIT_PARTIAL;
+    }
+    rc = 0;
+out:
+    if (tmp) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(expect);
+    fetch_asset_names_free(names, n_names);
+    free(api_base);
+    free(dl_base);
+    free(builds);
+    return rc;
+}
+
+void fetch_result_free(fetch_result *r)
+{
+    if (!r)
+        return;
+    free(r->build);
+    free(r->flavour);
+    free(r->asset);
+    free(r->url);
+    free(r->recorded);
+    free(r->api_digest);
+    free(r->sha256);
+    free(r->bench_dir);
+    free(r->engine_dir);
+    free(r->engine_name);
+    free(r->probe_reason);
+    memset(r, 0, sizeof *r);
+}
+
+static void add_str(cJSON *j, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(j, key, v);
+    else
+        cJSON_AddNullToObject(j, key);
+}
+
+cJSON *fetch_result_json(const fetch_result *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    add_str(j, "build", r->build);
+    add_str(j, "flavour", r->flavour);
+    add_str(j, "asset", r->asset);
+    add_str(j, "url", r->url);
+    add_str(j, "sha256", r->sha256);
+    add_str(j, "recorded_sha256", r->recorded);
+    add_str(j, "api_sha256", r->api_digest);
+    add_str(j, "api", fetch_api_status_name(r->api_status));
+    add_str(j, "verified", fetch_verdict_name(r->verdict));
+    add_str(j, "note", r->note);
+    cJSON_AddNumberToObject(j, "bytes", (double)r->bytes);
+    cJSON_AddBoolToObject(j, "reused", r->reused);
+    add_str(j, "bench_dir", r->bench_dir);
+    add_str(j, "engine_dir", r->engine_dir);
+    add_str(j, "engine", r->engine_name);
+    if (r->engine_id)
+        cJSON_AddNumberToObject(j, "engine_id", (double)r->engine_id);
+    else
+        cJSON_AddNullToObject(j, "engine_id");
+    add_str(j, "backend", r->probed ? r->backend : NULL);
+    add_str(j, "probe_reason", r->probe_reason);
+    if (r->probed)
+        cJSON_AddNumberToObject(j, "devices", (double)r->n_devices);
+    else
+        cJSON_AddNullToObject(j, "devices");
+    return j;
+}

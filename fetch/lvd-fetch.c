@@ -1,0 +1,271 @@
+/* lvd-fetch: fetch and verify a llama.cpp release build into a bench dir and
+ * register it as an engine. Option parsing and printing only; the work is in
+ * fetch/fetch.c. */
+#include "common/cli.h"
+#include "common/util.h"
+#include "fetch/asset.h"
+#include "fetch/download.h"
+#include "fetch/fetch.h"
+#include "fetch/pinfile.h"
+#include "fetch/release.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL "lvd-fetch"
+
+typedef struct options {
+    const char *build;
+    const char *flavour;
+    const char *expect;
+    const char *pin_file;
+    const char *builds_dir;
+    const char *store;
+    int latest;
+    int64_t min_age;
+    int no_probe;
+    int probe_timeout_ms;
+    int json;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lvd-fetch [BUILD] [--flavour F] [--expect SHA256] [--pin-file FILE]\n"
+            "                 [--builds-dir DIR] [--store PATH] [--json]\n"
+            "       lvd-fetch --latest [--min-age 1h] [--flavour F] ...\n"
+            "\n"
+            "Downloads llama.cpp release BUILD (b<number>), verifies it, unpacks it into\n"
+            "$XDG_DATA_HOME/llama-verdict/builds/BUILD-FLAVOUR/, registers it as an engine and\n"
+            "probes it (--list-devices).\n"
+            "Without BUILD, the pin file's build is fetched.\n"
+            "\n"
+            "Verification: the recorded digest (pin file, --expect) and the digest the release\n"
+            "API publishes are both checked where both exist; if they disagree nothing is\n"
+            "fetched. With the API unreachable or rate-limited, a recorded digest stands alone;\n"
+            "with neither, the build is refused. An unpinned build is verified against the\n"
+            "API's digest, which is printed so that promoting it is recording that line.\n"
+            "\n"
+            "  BUILD              a release tag, e.g. b10715\n"
+            "  --flavour F        release flavour (default: the pin's, else %s)\n"
+            "  --expect SHA256    the digest the archive must have (a recorded digest)\n"
+            "  --pin-file FILE    pin file (default: $LVD_PIN_FILE, else the installed pin.default)\n"
+            "  --latest           the newest published, non-prerelease build (printed)\n"
+            "  --min-age DUR      with --latest: at least this old (90s, 15m, 6h, 2d; default 1h)\n"
+            "  --builds-dir DIR   where bench dirs live (default: $LVD_BUILDS_DIR, else\n"
+            "                     $XDG_DATA_HOME/llama-verdict/builds)\n"
+            "  --store PATH       the store (default: $LVD_STORE, else the XDG default)\n"
+            "  --no-probe         register the engine without asking it for its devices\n"
+            "  --probe-timeout S  limit for the probe's --list-devices (default 30)\n"
+            "  --json             print the result as JSON\n"
+            "  --help             this text\n"
+            "\n"
+            "Environment: GITHUB_TOKEN (used for the API when set, never printed),\n"
+            "LVD_RELEASES_API (default %s),\n"
+            "LVD_RELEASES_DOWNLOAD (default %s).\n"
+            "\n"
+            "Exit status: 0 fetched (or already in place), registered and probed; 5 fetched and\n"
+            "registered but the probe could not ask it; 2 usage, 3 bad pin file, 4 store,\n"
+            "6 not verified (digests disagree, wrong bytes, nothing to verify against),\n"
+            "7 network or HTTP failure, 1 anything else (disk full, refused archive).\n"
+            "\n"
+            "Example:\n"
+            "  lvd fetch b10715 --flavour bin-ubuntu-vulkan-x64 \\\n"
+            "      --expect 1246c764f630f1cfc7c0921353a9719603c5d9ccfa7ced621bac216ffd9b2d87\n",
+            FETCH_DEFAULT_FLAVOUR, FETCH_DEFAULT_API, FETCH_DEFAULT_DOWNLOAD);
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_STORE, OPT_LATEST, OPT_MINAGE,
+           OPT_NO_PROBE, OPT_TIMEOUT, OPT_JSON, OPT_HELP };
+    static const struct option longopts[] = {
+        {"flavour", required_argument, NULL, OPT_FLAVOUR},
+        {"flavor", required_argument, NULL, OPT_FLAVOUR},
+        {"expect", required_argument, NULL, OPT_EXPECT},
+        {"pin-file", required_argument, NULL, OPT_PIN},
+        {"builds-dir", required_argument, NULL, OPT_BUILDS},
+        {"store", required_argument, NULL, OPT_STORE},
+        {"latest", no_argument, NULL, OPT_LATEST},
+        {"min-age", required_argument, NULL, OPT_MINAGE},
+        {"no-probe", no_argument, NULL, OPT_NO_PROBE},
+        {"probe-timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->min_age = 3600;
+    int min_age_set = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_FLAVOUR:
+            o->flavour = optarg;
+            break;
+        case OPT_EXPECT:
+            o->expect = optarg;
+            break;
+        case OPT_PIN:
+            o->pin_file = optarg;
+            break;
+        case OPT_BUILDS:
+            o->builds_dir = optarg;
+            break;
+        case OPT_STORE:
+            o->store = optarg;
+            break;
+        case OPT_LATEST:
+            o->latest = 1;
+            break;
+        case OPT_MINAGE:
+            if (lvd_parse_duration(optarg, &o->min_age) != 0)
+                return lvd_usage_error(TOOL, "--min-age '%s' is not a duration (90s, 15m, 6h, 2d)",
+                                       optarg);
+            min_age_set = 1;
+            break;
+        case OPT_NO_PROBE:
+            o->no_probe = 1;
+            break;
+        case OPT_TIMEOUT: {
+            int64_t secs;
+            if (lvd_parse_duration(optarg, &secs) != 0 || secs <= 0 || secs > 3600)
+                return lvd_usage_error(TOOL, "--probe-timeout wants 1 to 3600 seconds, not '%s'",
+                                       optarg);
+            o->probe_timeout_ms = (int)(secs * 1000);
+            break;
+        }
+        case OPT_JSON:
+            o->json = 1;
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage(stdout);
+            exit(LVD_EXIT_OK);
+        case ':':
+            return lvd_usage_error(TOOL, "%s needs a value", argv[optind - 1]);
+        default:
+            return lvd_usage_error(TOOL, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        o->build = argv[optind++];
+    if (optind < argc)
+        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if (o->latest && o->build)
+        return lvd_usage_error(TOOL, "give a BUILD or --latest, not both");
+    if (min_age_set && !o->latest)
+        return lvd_usage_error(TOOL, "--min-age only applies to --latest");
+    if (o->build && !fetch_build_valid(o->build))
+        return lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715)",
+                               o->build);
+    if (o->flavour && !fetch_flavour_canonical(o->flavour)) {
+        char *known = fetch_flavour_list();
+        lvd_usage_error(TOOL, "unknown flavour '%s'; known flavours: %s", o->flavour, known);
+        free(known);
+        return LVD_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static void print_human(const fetch_result *r, int resolved_latest)
+{
+    char size[32];
+    if (resolved_latest)
+        printf("--latest resolved to %s\n", r->build);
+    printf("%s %s: %s\n", r->build, r->flavour, r->note);
+    printf("  sha256  %s\n", r->sha256);
+    if (r->reused)
+        printf("  asset   %s (already in place)\n", r->asset ? r->asset : "?");
+    else
+        printf("  asset   %s (%s)\n", r->asset, fetch_human_bytes((double)r->bytes, size, sizeof size));
+    printf("  dir     %s\n", r->engine_dir);
+    if (r->engine_id)
+        printf("  engine  %s (id %lld)\n", r->engine_name, (long long)r->engine_id);
+    if (r->probed && r->probe_reason)
+        printf("  backend %s (%s)\n", r->backend, r->probe_reason);
+    else if (r->probed)
+        printf("  backend %s (%zu device%s)\n", r->backend, r->n_devices, r->n_devices == 1 ? "" : "s");
+    if (r->verdict == FETCH_TRUST_API)
+        printf("  to pin it, record:\n    build = %s\n    flavour = %s\n    sha256.%s = %s\n",
+               r->build, r->flavour, r->flavour, r->sha256);
+}
+
+int main(int argc, char **argv)
+{
+    /* a file-size limit is a write error we report, not a signal that kills us */
+    signal(SIGXFSZ, SIG_IGN);
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != 0)
+        return rc;
+
+    lvd_err err = {""};
+    fetch_pin pin = {0};
+    int have_pin = 0;
+    char *pin_path = o.pin_file ? lvd_xstrdup(o.pin_file) : fetch_pin_default_path();
+    if (pin_path) {
+        if (fetch_pin_load(pin_path, &pin, &err) != 0) {
+            lvd_error(TOOL, "%s", err.msg);
+            free(pin_path);
+            return LVD_EXIT_INPUT;
+        }
+        have_pin = 1;
+    }
+    free(pin_path);
+
+    char *latest = NULL;
+    if (o.latest) {
+        char *base = fetch_api_base();
+        fetch_api_status st;
+        rc = fetch_release_latest(base, o.min_age, lvd_now(), &latest, &st, &err);
+        free(base);
+        if (rc != 0) {
+            lvd_error(TOOL, "--latest: %s", err.msg);
+            fetch_pin_free(&pin);
+            return st == FETCH_API_OK ? LVD_EXIT_FAIL : LVD_EXIT_NETWORK;
+        }
+        o.build = latest;
+        if (!o.json)
+            fprintf(stderr, "lvd-fetch: --latest resolved to %s\n", latest);
+    }
+    if (!o.build) {
+        if (!have_pin) {
+            fetch_pin_free(&pin);
+            return lvd_usage_error(TOOL, "no BUILD given and no pin file (--pin-file, $LVD_PIN_FILE)");
+        }
+        o.build = fetch_pin_build(&pin);
+    }
+
+    fetch_opts fo = {
+        .build = o.build,
+        .flavour = o.flavour,
+        .expect = o.expect,
+        .pin = have_pin ? &pin : NULL,
+        .builds_dir = o.builds_dir,
+        .store_path = o.store,
+        .no_probe = o.no_probe,
+        .probe_timeout_ms = o.probe_timeout_ms,
+        .notes = stderr,
+    };
+    fetch_result res;
+    int exit_code;
+    if (fetch_build(&fo, &res, &exit_code, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+    } else if (o.json) {
+        cJSON *j = fetch_result_json(&res);
+        cJSON_AddBoolToObject(j, "resolved_latest", o.latest);
+        lvd_json_emit(stdout, j);
+    } else {
+        print_human(&res, o.latest);
+    }
+    fetch_result_free(&res);
+    fetch_pin_free(&pin);
+    free(latest);
+    return exit_code;
+}

@@ -1,0 +1,60 @@
+/* pinfile.h: the pin file: the llama.cpp build a repository runs and the
+ * digests recorded for it, small enough to review in a diff. Format, one
+ * setting per line, `#` starts a comment line, blank lines are kept:
+ *
+ *   # the build every figure in the catalogue was measured on
+ *   build = b10715
+ *   flavour = bin-ubuntu-vulkan-x64            (repeatable; the first is the default)
+ *   sha256.bin-ubuntu-vulkan-x64 = 1246c7...   (at most one per listed flavour)
+ *
+ * Parse errors name the file and line. Rewrites (promotion) keep comments and
+ * order and replace the file atomically. Not for deciding whether to promote
+ * (select/) or for verifying anything (fetch.h). */
+#ifndef LVD_FETCH_PINFILE_H
+#define LVD_FETCH_PINFILE_H
+
+#include "common/util.h"
+
+#include <stddef.h>
+
+typedef struct fetch_pin_line {
+    char *text;   /* the line as read (comments, blanks); NULL for a setting written anew */
+    char *key;    /* NULL for comments and blank lines */
+    char *value;
+} fetch_pin_line;
+
+typedef struct fetch_pin {
+    char *path;
+    fetch_pin_line *lines;
+    size_t n_lines;
+} fetch_pin;
+
+/* Parses text as the pin file path (used in messages only). Errors read
+ * "PATH:LINE: what is wrong". Flavours are stored canonically ("bin-" prefix). */
+int fetch_pin_parse(const char *path, const char *text, size_t len, fetch_pin *out, lvd_err *err);
+/* Reads and parses path (at most 64 KiB). */
+int fetch_pin_load(const char *path, fetch_pin *out, lvd_err *err);
+void fetch_pin_free(fetch_pin *p);
+
+/* The pinned build. */
+const char *fetch_pin_build(const fetch_pin *p);
+/* The i-th listed flavour (0 = the default), NULL past the end. */
+const char *fetch_pin_flavour(const fetch_pin *p, size_t i);
+/* The recorded digest of flavour (any spelling), NULL when none is recorded. */
+const char *fetch_pin_sha256(const fetch_pin *p, const char *flavour);
+
+/* Records (build, flavour, sha256) as the pin: a new build drops every digest
+ * recorded for the old one; flavour is listed if it was not. Validates its
+ * arguments (build tag, known flavour, 64 lowercase hex). */
+int fetch_pin_promote(fetch_pin *p, const char *build, const char *flavour, const char *sha256,
+                      lvd_err *err);
+/* The file's text as it would be written; malloc'd. */
+char *fetch_pin_format(const fetch_pin *p);
+/* Writes the pin to path atomically (temp file, fsync, rename). */
+int fetch_pin_save(const fetch_pin *p, const char *path, lvd_err *err);
+
+/* The pin file shipped with llama-verdict: $LVD_PIN_FILE when set, else
+ * LVD_DATADIR/pin.default when it exists, else NULL. malloc'd. */
+char *fetch_pin_default_path(void);
+
+#endif

@@ -1,0 +1,276 @@
+/* test_import.c: bench_import_file on the real captures: grouping into runs,
+ * keys and statuses, no duplicates on re-import, all-or-nothing on a store
+ * failure, and the refusals (options, inconsistent files). */
+#include "tests/testutil.h"
+
+#include "bench/import.h"
+#include "common/util.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHA "0a98828d99cb5c14b31b32e2ebb14c9ac148b673ebc69737b05949147fd32316"
+#define FIX "fixtures/llama.cpp/"
+
+typedef struct fx {
+    char *dir;
+    char *path;
+    char *engine_dir;
+    store *s;
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = lvd_xcalloc(1, sizeof *f);
+    f->dir = tu_tmpdir();
+    f->path = lvd_xasprintf("%s/store.db", f->dir);
+    f->engine_dir = lvd_xasprintf("%s/engine", f->dir);
+    lvd_err err = {0};
+    if (store_open(f->path, STORE_OPEN_CREATE, &f->s, &err))
+        fail_msg("%s", err.msg);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    store_close(f->s);
+    tu_tmpdir_free(f->dir);
+    free(f->path);
+    free(f->engine_dir);
+    free(f);
+    return 0;
+}
+
+/* Imports a file (shared-relative, or absolute) registering f->engine_dir as build. */
+static int import(fx *f, const char *file, const char *build, bench_import_report *rep, lvd_err *err)
+{
+    char *path = file[0] == '/' ? lvd_xstrdup(file) : tu_shared(file);
+    bench_import_opts o = {.file = path, .engine_dir = f->engine_dir, .build = build, .artifact = SHA,
+                           .host = "box"};
+    int rc = bench_import_file(f->s, &o, rep, err);
+    free(path);
+    return rc;
+}
+
+static store_counts counts(fx *f)
+{
+    store_counts c;
+    lvd_err err = {0};
+    assert_int_equal(store_counts_get(f->s, &c, &err), 0);
+    return c;
+}
+
+static void test_groups_and_keys(void **state)
+{
+    fx *f = *state;
+    bench_import_report rep;
+    lvd_err err = {0};
+    if (import(f, FIX "gpu-h200/bench-cuda-moe-ncmoe.jsonl", "cuda-local", &rep, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(rep.format, BENCH_FMT_JSONL);
+    assert_int_equal(rep.rows, 6);
+    assert_int_equal(rep.runs_added, 3); /* -ncmoe 0,4,8 */
+    assert_int_equal(rep.results_added, 6);
+    assert_int_equal(rep.engine_registered, 1);
+    lvd_run *v;
+    size_t n;
+    store_run_filter flt = {.with_samples = 1};
+    assert_int_equal(store_run_list(f->s, &flt, &v, &n, &err), 0);
+    assert_int_equal(n, 3);
+    static const int ncmoe[] = {0, 4, 8};
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(v[i].params.n_cpu_moe, ncmoe[i]);
+        assert_int_equal(v[i].params.ngl, 99);
+        assert_int_equal(v[i].n_results, 2);
+        assert_string_equal(v[i].results[0].test, "pp512");
+        assert_string_equal(v[i].results[1].test, "tg128");
+        assert_string_equal(v[i].source, "import");
+        assert_string_equal(v[i].status, "ok");
+        assert_string_equal(v[i].host, "box");
+        assert_string_equal(v[i].build, "cuda-local");
+        assert_string_equal(v[i].build_commit, "unknown");
+        assert_string_equal(v[i].session, "import:bench-cuda-moe-ncmoe.jsonl");
+        assert_true(lvd_ends_with(v[i].binary, "/engine/llama-bench"));
+    }
+    assert_string_equal(v[1].arm_key, "dev=- ngl=99 fa=- ub=512 ctk=f16 ctv=f16 ncmoe=4 t=16 env=");
+    assert_int_equal(v[0].started_at, 1796050176); /* 2026-11-30T14:49:36Z */
+    store_run_list_free(v, n);
+    lvd_engine e;
+    assert_int_equal(store_engine_by_name(f->s, "cuda-local", &e, &err), 0);
+    assert_string_equal(e.origin, "imported");
+    assert_null(e.commit); /* "unknown" is no commit */
+    lvd_engine_free(&e);
+    store_artifact a;
+    assert_int_equal(store_artifact_get(f->s, SHA, &a, &err), 0);
+    assert_int_equal(a.shape.known, 0);
+    assert_int_equal(a.size, -1);
+    store_artifact_free(&a);
+
+    /* Again: nothing new; the engine is found by its directory. */
+    if (import(f, FIX "gpu-h200/bench-cuda-moe-ncmoe.jsonl", "cuda-local", &rep, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(rep.runs_added, 0);
+    assert_int_equal(rep.runs_skipped, 3);
+    assert_int_equal(rep.engine_registered, 0);
+    assert_int_equal(counts(f).runs, 3);
+    assert_int_equal(counts(f).engines, 1);
+}
+
+static void test_repeated_test_starts_a_run(void **state)
+{
+    fx *f = *state;
+    /* The same invocation printed twice in one file (as an appended log is):
+     * same parameters, but a test repeats, so two runs; the second copy of
+     * the file adds none. */
+    size_t n;
+    char *src = tu_shared(FIX "cpu-build-b9749/bench-jsonl.stdout");
+    char *text = tu_read(src, &n);
+    char *file = lvd_xasprintf("%s/twice.jsonl", f->dir);
+    lvd_sb sb = {0};
+    lvd_sb_add(&sb, text, n);
+    /* A later invocation: other test_times. */
+    char *later = lvd_xstrdup(text);
+    for (char *p = later; (p = strstr(p, "14:38:5")); p++)
+        p[7] = '9';
+    lvd_sb_adds(&sb, later);
+    tu_write(file, sb.buf, sb.len);
+    bench_import_report rep;
+    lvd_err err = {0};
+    if (import(f, file, "b9749", &rep, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(rep.rows, 6);
+    assert_int_equal(rep.runs_added, 2);
+    assert_int_equal(rep.results_added, 6);
+    assert_int_equal(rep.samples_added, 18);
+    if (import(f, FIX "cpu-build-b9749/bench-jsonl.stdout", "b9749", &rep, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(rep.runs_added, 0);
+    assert_int_equal(rep.runs_skipped, 1);
+    lvd_sb_free(&sb);
+    free(later);
+    free(file);
+    free(text);
+    free(src);
+}
+
+static void test_all_or_nothing(void **state)
+{
+    fx *f = *state;
+    /* The store rejects the second run (a trigger from "another process"):
+     * neither the first run nor the engine registration remain. */
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TRIGGER no_ncmoe4 BEFORE INSERT ON runs WHEN NEW.p_n_cpu_moe = 4"
+                                  " BEGIN SELECT RAISE(ABORT, 'store full'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    bench_import_report rep;
+    lvd_err err = {0};
+    assert_int_equal(import(f, FIX "gpu-h200/bench-cuda-moe-ncmoe.jsonl", "cuda-local", &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_STORE);
+    assert_non_null(strstr(err.msg, "store full"));
+    assert_int_equal(rep.runs_added, 0);
+    store_counts c = counts(f);
+    assert_int_equal(c.runs, 0);
+    assert_int_equal(c.results, 0);
+    assert_int_equal(c.engines, 0);
+    assert_int_equal(c.artifacts, 0);
+}
+
+static void test_refusals(void **state)
+{
+    fx *f = *state;
+    bench_import_report rep;
+    lvd_err err = {0};
+    char *json = tu_shared(FIX "cpu-build-b9749/bench-json.stdout");
+    struct {
+        bench_import_opts o;
+        bench_import_fail fail;
+        const char *needle;
+    } cases[] = {
+        {{.engine = "x", .artifact = SHA}, BENCH_IMPORT_USAGE, "needs a FILE"},
+        {{.file = json, .artifact = SHA}, BENCH_IMPORT_USAGE, "--engine NAME, or --engine-dir"},
+        {{.file = json, .engine_dir = "/e", .artifact = SHA}, BENCH_IMPORT_USAGE, "needs --build"},
+        {{.file = json, .engine = "x"}, BENCH_IMPORT_USAGE, "--model M.gguf, or --artifact"},
+        {{.file = json, .engine = "x", .artifact = SHA, .model = "m.gguf"}, BENCH_IMPORT_USAGE, "--artifact"},
+        {{.file = json, .engine = "x", .artifact = "0A98"}, BENCH_IMPORT_USAGE, "not a SHA-256"},
+        {{.file = json, .engine = "x", .artifact = SHA}, BENCH_IMPORT_USAGE, "no engine named 'x'"},
+        {{.file = "/nonexistent/out.json", .engine = "x", .artifact = SHA}, BENCH_IMPORT_INPUT, "/nonexistent/out.json"},
+        {{.file = json, .engine_dir = "/e/b9800", .build = "b9800", .artifact = SHA}, BENCH_IMPORT_INPUT,
+         "reports build b9749 (d32676d77), but engine 'b9800' is build b9800"},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
+        err.msg[0] = '\0';
+        assert_int_equal(bench_import_file(f->s, &cases[i].o, &rep, &err), -1);
+        if (rep.fail != cases[i].fail || !strstr(err.msg, cases[i].needle))
+            fail_msg("case %zu: fail %d, '%s'", i, rep.fail, err.msg);
+    }
+    store_counts c = counts(f);
+    assert_int_equal(c.runs + c.engines + c.artifacts, 0);
+
+    /* A directory registered under one build cannot be imported as another. */
+    assert_int_equal(import(f, FIX "cpu-build-b9749/bench-json.stdout", "b9749", &rep, &err), 0);
+    assert_int_equal(import(f, FIX "gpu-h200/bench-cuda-dense-ngl8.jsonl", "cuda-local", &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_USAGE);
+    assert_non_null(strstr(err.msg, "registered as engine 'b9749' with build b9749, not cuda-local"));
+
+    /* Files mixing models or builds, and rows without a test_time. */
+    size_t n;
+    char *a = tu_read(json, &n);
+    char *mixed = lvd_xasprintf("%s/mixed.jsonl", f->dir);
+    char *jl = tu_shared(FIX "cpu-build-b9749/bench-jsonl.stdout");
+    char *l = tu_read(jl, NULL);
+    char *moe = tu_shared(FIX "cpu-build-b9749/bench-moe-ncmoe.stdout");
+    char *m = tu_read(moe, NULL);
+    char *both = lvd_xasprintf("%s%s", l, m);
+    tu_write_str(mixed, both);
+    assert_int_equal(import(f, mixed, "b9749", &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_non_null(strstr(err.msg, "more than one model"));
+    char *builds = lvd_xstrdup(l);
+    memcpy(strrchr(builds, '{') + strlen("{\"build_commit\": \""), "e", 1);
+    tu_write_str(mixed, builds);
+    assert_int_equal(import(f, mixed, "b9749", &rep, &err), -1);
+    assert_non_null(strstr(err.msg, "more than one build"));
+    tu_write_str(mixed, "{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 5}\n");
+    assert_int_equal(import(f, mixed, "b9749", &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_non_null(strstr(err.msg, "no readable test_time"));
+    /* An SQLite database that is not llama-bench's. */
+    char *db_path = lvd_xasprintf("%s/other.sqlite", f->dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x TEXT)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(import(f, db_path, "b9749", &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_non_null(strstr(err.msg, "not a llama-bench database"));
+    assert_non_null(strstr(err.msg, db_path));
+    free(db_path);
+    free(builds);
+    free(both);
+    free(m);
+    free(moe);
+    free(l);
+    free(jl);
+    free(mixed);
+    free(a);
+    free(json);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_groups_and_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_repeated_test_starts_a_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_all_or_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
