@@ -263,6 +263,15 @@ static int only_space(const char *p, const char *end)
     return 1;
 }
 
+/* How much of p (up to end) to quote in an error: at most 20 bytes, one line. */
+static int snippet_len(const char *p, const char *end)
+{
+    int n = 0;
+    while (p + n < end && n < 20 && p[n] != '\n' && p[n] != '\r' && p[n] != '\0')
+        n++;
+    return n;
+}
+
 /* Parses text[0..len) as one JSON value; describes a failure by line. */
 static cJSON *parse_json(const char *text, size_t len, const char *name, int line0, lvd_err *err)
 {
@@ -273,7 +282,8 @@ static cJSON *parse_json(const char *text, size_t len, const char *name, int lin
             lvd_errf(err, "%s: line %d: JSON ends early (truncated output?)", name,
                      line0 + line_of(text, text + len) - 1);
         else
-            lvd_errf(err, "%s: line %d: not valid JSON near '%.20s'", name, line0 + line_of(text, end) - 1, end);
+            lvd_errf(err, "%s: line %d: not valid JSON near '%.*s'", name, line0 + line_of(text, end) - 1,
+                     snippet_len(end, text + len), end);
         return NULL;
     }
     if (end && !only_space(end, text + len)) {
@@ -442,7 +452,7 @@ static int lex_expect(sql_lex *lx, int ok, const char *what)
         return lvd_errf(lx->err, "%s: line %d: output ends inside a statement, expected %s (truncated?)",
                         lx->name, lx->tline, what);
     return lvd_errf(lx->err, "%s: line %d: expected %s, found '%.*s'", lx->name, lx->tline, what,
-                    (int)(lx->tn > 24 ? 24 : lx->tn), lx->tp);
+                    snippet_len(lx->tp, lx->tp + lx->tn), lx->tp);
 }
 
 /* Column names (and, for CREATE TABLE, their declared types). */

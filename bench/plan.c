@@ -32,10 +32,9 @@ static void add_skip(bench_plan *p, const lvd_engine *e, const char *binary, con
     s->reason = reason;
 }
 
-char *bench_arm_label(const char *engine, const char *device, const lvd_params *p)
+char *bench_params_text(const lvd_params *p)
 {
     lvd_sb sb = {0};
-    lvd_sb_addf(&sb, "%s %s", engine, device && *device ? device : "cpu");
     if (p->ngl >= 0)
         lvd_sb_addf(&sb, " ngl=%d", p->ngl);
     if (p->fa >= 0)
@@ -52,7 +51,18 @@ char *bench_arm_label(const char *engine, const char *device, const lvd_params *
         lvd_sb_addf(&sb, " t=%d", p->threads);
     if (*p->env)
         lvd_sb_addf(&sb, " %s", p->env);
-    return lvd_sb_detach(&sb);
+    char *s = lvd_xstrdup(sb.len ? sb.buf + 1 : "");
+    lvd_sb_free(&sb);
+    return s;
+}
+
+char *bench_arm_label(const char *engine, const char *device, const lvd_params *p)
+{
+    char *params = bench_params_text(p);
+    char *label = lvd_xasprintf("%s %s%s%s", engine, device && *device ? device : "cpu",
+                                *params ? " " : "", params);
+    free(params);
+    return label;
 }
 
 static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, const char *backend,

@@ -97,7 +97,10 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
                      const bench_plan_opts *o, bench_plan *out, lvd_err *err);
 void bench_plan_free(bench_plan *p);
 
-/* The arm's label (as in bench_arm.label) for params on engine/device. */
+/* The parameters as people read them: "ngl=99 fa=on ub=256 ctk=q8_0 ctv=q8_0
+ * ncmoe=4 t=8 K=V", only what is passed ("" for none); malloc'd. */
+char *bench_params_text(const lvd_params *p);
+/* The arm's label (as in bench_arm.label): "ENGINE DEVICE|cpu PARAMS". */
 char *bench_arm_label(const char *engine, const char *device, const lvd_params *p);
 
 /* The index of the first CPU arm (the reference), or (size_t)-1. */

@@ -2,6 +2,7 @@
  * beside this binary first and on PATH second, as git runs its commands. It
  * knows nothing of the tools' insides. */
 #include "common/cli.h"
+#include "common/paths.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -20,6 +21,7 @@ static const char *const tools[][2] = {
     {"pin", "decide whether a candidate build replaces the pinned one"},
     {"evidence", "write the evidence page with delta tables and charts"},
     {"store", "inspect the store; import llama-bench output; record a model"},
+    {"nightly", "the main job: fetch, probe, check, bench, verdicts, pin, evidence"},
 };
 
 static void usage(FILE *f)
@@ -52,20 +54,15 @@ int main(int argc, char **argv)
         return lvd_usage_error("lvd", "'%s' is not a tool", tool);
 
     char *name = lvd_xasprintf("lvd-%s", tool);
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            char *path = lvd_xasprintf("%s/%s", self, name);
-            if (access(path, X_OK) == 0) {
-                argv[1] = path;
-                execv(path, argv + 1);
-            }
-            free(path);
+    char *exe = lvd_exe_dir();
+    if (exe) {
+        char *path = lvd_xasprintf("%s/%s", exe, name);
+        free(exe);
+        if (access(path, X_OK) == 0) {
+            argv[1] = path;
+            execv(path, argv + 1);
         }
+        free(path);
     }
     argv[1] = name;
     execvp(name, argv + 1);

@@ -58,6 +58,10 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     (void)ultotal;
     (void)ulnow;
     sink *s = user;
+    if (fetch_interrupted())
+        return 1; /* libcurl stops with CURLE_ABORTED_BY_CALLBACK */
+    if (!lvd_progress_enabled())
+        return 0;
     int64_t now = lvd_mono_ms();
     if (now - s->last_draw_ms < 200)
         return 0;
@@ -107,11 +111,10 @@ int fetch_download(const char *url, int fd, const char *path, int64_t expected_s
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
-    if (lvd_progress_enabled()) {
-        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-        curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
-        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    }
+    /* the callback draws the progress line (terminal only) and notices signals */
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &s);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     CURLcode rc = curl_easy_perform(h);
     curl_off_t clen = -1;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &out->http_code);
@@ -125,7 +128,7 @@ int fetch_download(const char *url, int fd, const char *path, int64_t expected_s
     fetch_human_bytes((double)s.bytes, got, sizeof got);
     int r = 0;
     if (rc != CURLE_OK) {
-        fetch_net_kind kind = fetch_http_classify(rc);
+        fetch_net_kind kind = fetch_interrupted() ? FETCH_NET_INTERRUPTED : fetch_http_classify(rc);
         const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
         switch (kind) {
         case FETCH_NET_HTTP:
@@ -155,6 +158,10 @@ int fetch_download(const char *url, int fd, const char *path, int64_t expected_s
             break;
         case FETCH_NET_UNREACHABLE:
             r = fail(out, kind, err, "cannot reach %s: %s", host, detail);
+            break;
+        case FETCH_NET_INTERRUPTED:
+            r = fail(out, kind, err, "download from %s interrupted by signal %d after %s", host,
+                     fetch_interrupted(), got);
             break;
         case FETCH_NET_TLS:
             r = fail(out, kind, err, "TLS failure with %s: %s", host, detail);

@@ -4,6 +4,7 @@
 #include "fetch/fetch.h"
 
 #include "common/cli.h"
+#include "common/paths.h"
 #include "common/sha256.h"
 #include "fetch/asset.h"
 #include "fetch/download.h"
@@ -96,11 +97,7 @@ char *fetch_builds_dir_default(void)
     const char *env = getenv("LVD_BUILDS_DIR");
     if (env && *env)
         return lvd_xstrdup(env);
-    const char *xdg = getenv("XDG_DATA_HOME");
-    if (xdg && *xdg)
-        return lvd_xasprintf("%s/llama-verdict/builds", xdg);
-    const char *home = getenv("HOME");
-    return lvd_xasprintf("%s/.local/share/llama-verdict/builds", home && *home ? home : ".");
+    return lvd_state_path("builds");
 }
 
 /* --- helpers ------------------------------------------------------------ */
@@ -270,6 +267,71 @@ static int register_and_probe(const fetch_opts *o, fetch_result *res, int *exit_
     return 0;
 }
 
+/* Steps 5 and 6 of fetch_build: one pass from the network into SHA-256 and a
+ * temporary file beside the bench dirs, the digest compared with what the
+ * rules expect, then the archive unpacked into place. The temporary file is
+ * gone whatever happens. */
+static int download_and_place(const fetch_opts *o, fetch_result *res, fetch_decision d,
+                              char **names, size_t n_names, const char *dl_base,
+                              const char *builds, int64_t size, int *exit_code, lvd_err *err)
+{
+    if (lvd_mkdir_p(builds, err) != 0)
+        return fail(exit_code, LVD_EXIT_FAIL);
+    char *tmp = NULL;
+    fetch_dl dl = {.kind = FETCH_NET_OTHER};
+    int got = -1;
+    if (res->url) {
+        got = download_to_temp(res->url, builds, res->asset, size, &tmp, &dl, err);
+    } else {
+        /* no API answer: the asset's name follows from the build; try each spelling */
+        size_t tried = 0;
+        for (size_t i = 0; i < n_names; i++, tried++) {
+            free(res->url);
+            res->url = lvd_xasprintf("%s/%s/%s", dl_base, res->build, names[i]);
+            got = download_to_temp(res->url, builds, names[i], -1, &tmp, &dl, err);
+            if (got == 0)
+                res->asset = lvd_xstrdup(names[i]);
+            if (got == 0 || !(dl.kind == FETCH_NET_HTTP && dl.http_code == 404))
+                break;
+        }
+        if (got != 0 && tried == n_names && n_names > 1)
+            fetch_errf(err, "download: neither %s nor %s is at %s/%s (HTTP 404)", names[0],
+                       names[1], dl_base, res->build);
+    }
+    if (got != 0) {
+        return fail(exit_code, dl.kind == FETCH_NET_WRITE || dl.kind == FETCH_NET_INTERRUPTED
+                                   ? LVD_EXIT_FAIL
+                                   : LVD_EXIT_NETWORK);
+    }
+    int rc = 0;
+    res->bytes = dl.bytes;
+    if (strcmp(dl.sha256, d.expect) != 0) {
+        fetch_errf(err, "%s: the downloaded bytes have sha256 %s, expected %s (%s); nothing was "
+                        "kept",
+                   res->asset, dl.sha256, d.expect,
+                   d.verdict == FETCH_TRUST_BOTH       ? "recorded and published"
+                   : d.verdict == FETCH_TRUST_RECORDED ? "recorded"
+                                                       : "published by the release API");
+        rc = fail(exit_code, LVD_EXIT_VERIFY);
+    } else {
+        res->sha256 = lvd_xstrdup(dl.sha256);
+        char *manifest = manifest_json(res);
+        char *rel = NULL;
+        if (fetch_unpack(tmp, res->asset, res->bench_dir, o->limits, FETCH_MANIFEST, manifest,
+                         &rel, err) != 0) {
+            rc = fail(exit_code, LVD_EXIT_FAIL);
+        } else {
+            res->engine_dir = rel[0] ? lvd_xasprintf("%s/%s", res->bench_dir, rel)
+                                     : lvd_xstrdup(res->bench_dir);
+            free(rel);
+        }
+        free(manifest);
+    }
+    unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
 /* --- the whole fetch ---------------------------------------------------- */
 
 /* Asks the API for the release and picks the asset among names. Fills res
@@ -324,7 +386,6 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     char *api_base = o->api_base ? lvd_xstrdup(o->api_base) : fetch_api_base();
     char *dl_base = o->download_base ? lvd_xstrdup(o->download_base) : fetch_download_base();
     char *builds = o->builds_dir ? lvd_xstrdup(o->builds_dir) : fetch_builds_dir_default();
-    char *tmp = NULL;
     int rc = -1;
 
     /* 1. the recorded digest: pin file and/or --expect */
@@ -386,59 +447,9 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
         if (check_existing(res->bench_dir, want, res, exit_code, err) != 0)
             goto out;
         note(o, "%s is already in place with sha256 %s", res->bench_dir, want);
-    } else {
-        /* 5. one pass: network -> sha256 + temporary file beside the bench dirs */
-        if (lvd_mkdir_p(builds, err) != 0) {
-            fail(exit_code, LVD_EXIT_FAIL);
-            goto out;
-        }
-        fetch_dl dl;
-        int got = -1;
-        if (res->url) {
-            got = download_to_temp(res->url, builds, res->asset, size, &tmp, &dl, err);
-        } else {
-            /* no API answer: the asset's name follows from the build; try each spelling */
-            for (size_t i = 0; i < n_names; i++) {
-                free(res->url);
-                res->url = lvd_xasprintf("%s/%s/%s", dl_base, res->build, names[i]);
-                got = download_to_temp(res->url, builds, names[i], -1, &tmp, &dl, err);
-                if (got == 0) {
-                    res->asset = lvd_xstrdup(names[i]);
-                    break;
-                }
-                if (!(dl.kind == FETCH_NET_HTTP && dl.http_code == 404))
-                    break;
-            }
-        }
-        if (got != 0) {
-            fail(exit_code, dl.kind == FETCH_NET_WRITE ? LVD_EXIT_FAIL : LVD_EXIT_NETWORK);
-            goto out;
-        }
-        res->bytes = dl.bytes;
-        if (strcmp(dl.sha256, want) != 0) {
-            fetch_errf(err, "%s: the downloaded bytes have sha256 %s, expected %s (%s); nothing "
-                            "was kept",
-                       res->asset, dl.sha256, want,
-                       d.verdict == FETCH_TRUST_BOTH       ? "recorded and published"
-                       : d.verdict == FETCH_TRUST_RECORDED ? "recorded"
-                                                           : "published by the release API");
-            fail(exit_code, LVD_EXIT_VERIFY);
-            goto out;
-        }
-        res->sha256 = lvd_xstrdup(dl.sha256);
-
-        /* 6. unpack beside the target, rename into place when complete */
-        char *manifest = manifest_json(res);
-        char *rel = NULL;
-        int u = fetch_unpack(tmp, res->asset, res->bench_dir, o->limits, FETCH_MANIFEST, manifest, &rel, err);
-        free(manifest);
-        if (u != 0) {
-            fail(exit_code, LVD_EXIT_FAIL);
-            goto out;
-        }
-        res->engine_dir = rel[0] ? lvd_xasprintf("%s/%s", res->bench_dir, rel)
-                                 : lvd_xstrdup(res->bench_dir);
-        free(rel);
+    } else if (download_and_place(o, res, d, names, n_names, dl_base, builds, size, exit_code,
+                                  err) != 0) {
+        goto out;
     }
     /* absolute paths for the store */
     char abs[PATH_MAX];
@@ -461,10 +472,6 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     }
     rc = 0;
 out:
-    if (tmp) {
-        unlink(tmp);
-        free(tmp);
-    }
     free(expect);
     fetch_asset_names_free(names, n_names);
     free(api_base);

@@ -2,6 +2,7 @@
  * fetch/ (see http.h). Not for any particular request. */
 #include "fetch/http.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,4 +149,27 @@ int fetch_errf(lvd_err *err, const char *fmt, ...)
         fetch_scrub_token(err->msg);
     }
     return -1;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+void fetch_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int fetch_interrupted(void)
+{
+    return interrupted;
 }

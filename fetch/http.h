@@ -21,6 +21,7 @@ typedef enum fetch_net_kind {
     FETCH_NET_DROPPED,     /* connection reset or closed mid-body */
     FETCH_NET_STALLED,     /* no progress for the stall limit */
     FETCH_NET_WRITE,       /* our side could not store the bytes (disk full, ...) */
+    FETCH_NET_INTERRUPTED, /* a signal asked us to stop (fetch_catch_signals) */
     FETCH_NET_OTHER,
 } fetch_net_kind;
 
@@ -43,5 +44,13 @@ int fetch_errf(lvd_err *err, const char *fmt, ...) __attribute__((format(printf,
 
 /* Replaces every occurrence of $GITHUB_TOKEN in s (in place) by "***". */
 void fetch_scrub_token(char *s);
+
+/* Makes SIGINT, SIGTERM and SIGHUP stop a fetch cleanly instead of killing the
+ * process mid-write: the transfer and the extraction notice, fail with
+ * "interrupted", and remove their temporary files as on any error. For tools'
+ * main; the library works without it. */
+void fetch_catch_signals(void);
+/* The signal that interrupted the fetch, or 0. */
+int fetch_interrupted(void);
 
 #endif

@@ -1,12 +1,16 @@
-/* lvd-fetch: fetch and verify a llama.cpp release build into a bench dir and
- * register it as an engine. Option parsing and printing only; the work is in
- * fetch/fetch.c. */
+/* lvd-fetch: the `lvd fetch` tool, two modes over one options struct: fetch
+ * and verify a llama.cpp release build into a bench dir and register it
+ * (fetch/fetch.c), or register a locally built directory, e.g. CUDA on Linux,
+ * which has no release archive (`--register DIR --build ID`,
+ * fetch/register.c). Both probe the engine. Option parsing and printing only. */
 #include "common/cli.h"
 #include "common/util.h"
 #include "fetch/asset.h"
 #include "fetch/download.h"
 #include "fetch/fetch.h"
+#include "fetch/http.h"
 #include "fetch/pinfile.h"
+#include "fetch/register.h"
 #include "fetch/release.h"
 
 #include <cjson/cJSON.h>
@@ -19,7 +23,10 @@
 #define TOOL "lvd-fetch"
 
 typedef struct options {
-    const char *build;
+    const char *build;        /* BUILD (a release to fetch) */
+    const char *register_dir; /* --register DIR */
+    const char *register_build; /* --build ID, with --register */
+    const char *name;         /* --name NAME, with --register */
     const char *flavour;
     const char *expect;
     const char *pin_file;
@@ -38,6 +45,7 @@ static void usage(FILE *f)
             "usage: lvd-fetch [BUILD] [--flavour F] [--expect SHA256] [--pin-file FILE]\n"
             "                 [--builds-dir DIR] [--store PATH] [--json]\n"
             "       lvd-fetch --latest [--min-age 1h] [--flavour F] ...\n"
+            "       lvd-fetch --register DIR --build ID [--name NAME] [--store PATH] [--json]\n"
             "\n"
             "Downloads llama.cpp release BUILD (b<number>), verifies it, unpacks it into\n"
             "$XDG_DATA_HOME/llama-verdict/builds/BUILD-FLAVOUR/, registers it as an engine and\n"
@@ -59,6 +67,17 @@ static void usage(FILE *f)
             "  --builds-dir DIR   where bench dirs live (default: $LVD_BUILDS_DIR, else\n"
             "                     $XDG_DATA_HOME/llama-verdict/builds)\n"
             "  --store PATH       the store (default: $LVD_STORE, else the XDG default)\n"
+            "\n"
+            "  --register DIR     register a locally built directory instead (e.g. CUDA on Linux,\n"
+            "                     which has no release archive): DIR must hold an executable\n"
+            "                     llama-server and/or llama-bench; its digest is the SHA-256 of\n"
+            "                     llama-server (else llama-bench), its commit what\n"
+            "                     `llama-server --version` says. Registering DIR again updates it.\n"
+            "  --build ID         with --register: the build id, e.g. b9749 (what counts; local\n"
+            "                     builds often report build 0)\n"
+            "  --name NAME        with --register: engine name (default: BUILD-<last directory\n"
+            "                     name other than bin/build>)\n"
+            "\n"
             "  --no-probe         register the engine without asking it for its devices\n"
             "  --probe-timeout S  limit for the probe's --list-devices (default 30)\n"
             "  --json             print the result as JSON\n"
@@ -68,21 +87,23 @@ static void usage(FILE *f)
             "LVD_RELEASES_API (default %s),\n"
             "LVD_RELEASES_DOWNLOAD (default %s).\n"
             "\n"
-            "Exit status: 0 fetched (or already in place), registered and probed; 5 fetched and\n"
-            "registered but the probe could not ask it; 2 usage, 3 bad pin file, 4 store,\n"
-            "6 not verified (digests disagree, wrong bytes, nothing to verify against),\n"
-            "7 network or HTTP failure, 1 anything else (disk full, refused archive).\n"
+            "Exit status: 0 fetched (or already in place) or registered, and probed; 5 fetched\n"
+            "or registered but the probe could not ask it; 2 usage; 3 bad pin file or bad\n"
+            "--register directory; 4 store; 6 not verified (digests disagree, wrong bytes,\n"
+            "nothing to verify against); 7 network or HTTP failure; 1 anything else (disk\n"
+            "full, refused archive, engine name clash).\n"
             "\n"
             "Example:\n"
             "  lvd fetch b10715 --flavour bin-ubuntu-vulkan-x64 \\\n"
-            "      --expect 1246c764f630f1cfc7c0921353a9719603c5d9ccfa7ced621bac216ffd9b2d87\n",
+            "      --expect 1246c764f630f1cfc7c0921353a9719603c5d9ccfa7ced621bac216ffd9b2d87\n"
+            "  lvd fetch --register ~/src/llama.cpp/build/bin --build b9749 --name b9749-cuda\n",
             FETCH_DEFAULT_FLAVOUR, FETCH_DEFAULT_API, FETCH_DEFAULT_DOWNLOAD);
 }
 
 static int parse_options(int argc, char **argv, options *o)
 {
     enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_STORE, OPT_LATEST, OPT_MINAGE,
-           OPT_NO_PROBE, OPT_TIMEOUT, OPT_JSON, OPT_HELP };
+           OPT_NO_PROBE, OPT_TIMEOUT, OPT_JSON, OPT_HELP, OPT_REGISTER, OPT_BUILD, OPT_NAME };
     static const struct option longopts[] = {
         {"flavour", required_argument, NULL, OPT_FLAVOUR},
         {"flavor", required_argument, NULL, OPT_FLAVOUR},
@@ -92,6 +113,9 @@ static int parse_options(int argc, char **argv, options *o)
         {"store", required_argument, NULL, OPT_STORE},
         {"latest", no_argument, NULL, OPT_LATEST},
         {"min-age", required_argument, NULL, OPT_MINAGE},
+        {"register", required_argument, NULL, OPT_REGISTER},
+        {"build", required_argument, NULL, OPT_BUILD},
+        {"name", required_argument, NULL, OPT_NAME},
         {"no-probe", no_argument, NULL, OPT_NO_PROBE},
         {"probe-timeout", required_argument, NULL, OPT_TIMEOUT},
         {"json", no_argument, NULL, OPT_JSON},
@@ -129,6 +153,15 @@ static int parse_options(int argc, char **argv, options *o)
                                        optarg);
             min_age_set = 1;
             break;
+        case OPT_REGISTER:
+            o->register_dir = optarg;
+            break;
+        case OPT_BUILD:
+            o->register_build = optarg;
+            break;
+        case OPT_NAME:
+            o->name = optarg;
+            break;
         case OPT_NO_PROBE:
             o->no_probe = 1;
             break;
@@ -157,6 +190,18 @@ static int parse_options(int argc, char **argv, options *o)
         o->build = argv[optind++];
     if (optind < argc)
         return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if (o->register_dir) {
+        if (!o->register_build)
+            return lvd_usage_error(TOOL, "--register needs --build ID (e.g. --build b9749)");
+        if (o->build || o->latest || o->flavour || o->expect || o->pin_file || o->builds_dir ||
+            min_age_set)
+            return lvd_usage_error(TOOL, "--register takes only --build, --name, --store, "
+                                         "--no-probe, --probe-timeout and --json");
+        return 0;
+    }
+    if (o->register_build || o->name)
+        return lvd_usage_error(TOOL, "--build and --name go with --register; a release to fetch "
+                                     "is given as BUILD (e.g. lvd fetch b10715)");
     if (o->latest && o->build)
         return lvd_usage_error(TOOL, "give a BUILD or --latest, not both");
     if (min_age_set && !o->latest)
@@ -200,10 +245,17 @@ int main(int argc, char **argv)
 {
     /* a file-size limit is a write error we report, not a signal that kills us */
     signal(SIGXFSZ, SIG_IGN);
+    /* Ctrl-C or a cron's SIGTERM stops the fetch cleanly: nothing half-placed */
+    fetch_catch_signals();
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != 0)
         return rc;
+    if (o.register_dir) {
+        fetch_register_opts ro = {.dir = o.register_dir, .build = o.register_build,
+                                  .name = o.name, .timeout_ms = o.probe_timeout_ms};
+        return fetch_register_command(o.store, &ro, o.no_probe, o.json, stdout);
+    }
 
     lvd_err err = {""};
     fetch_pin pin = {0};

@@ -2,6 +2,8 @@
  * pinfile.h for the format). */
 #include "fetch/pinfile.h"
 
+#include "common/paths.h"
+
 #include "common/sha256.h"
 #include "fetch/asset.h"
 
@@ -300,9 +302,5 @@ char *fetch_pin_default_path(void)
     const char *env = getenv("LVD_PIN_FILE");
     if (env && *env)
         return lvd_xstrdup(env);
-    char *path = lvd_xstrdup(LVD_DATADIR "/pin.default");
-    if (access(path, R_OK) == 0)
-        return path;
-    free(path);
-    return NULL;
+    return lvd_data_file("pin.default");
 }

@@ -273,6 +273,9 @@ static int copy_data(struct archive *in, struct archive *out, const char *archiv
         int r = archive_read_data_block(in, &buf, &size, &offset);
         if (r == ARCHIVE_EOF)
             return 0;
+        if (fetch_interrupted())
+            return fetch_errf(err, "%s: extraction interrupted by signal %d", archive,
+                              fetch_interrupted());
         if (r < ARCHIVE_WARN)
             return fetch_errf(err, "%s: entry %s: %s", archive, name, archive_error_string(in));
         entry += size;
@@ -316,6 +319,11 @@ static int extract_here(const char *archive, const char *label, const fetch_limi
         if (r < ARCHIVE_WARN) {
             rc = fetch_errf(err, "%s: not a readable tar.gz or zip archive: %s", label,
                             archive_error_string(in));
+            break;
+        }
+        if (fetch_interrupted()) {
+            rc = fetch_errf(err, "%s: extraction interrupted by signal %d", label,
+                            fetch_interrupted());
             break;
         }
         if (++entries > lim->max_entries) {

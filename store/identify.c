@@ -68,6 +68,45 @@ static int record(store *s, const char *abs, const file_key *k, const char *sha,
     return rc;
 }
 
+/* Looks abs (stat'ed as k) up in the path cache: 0 with out filled when the
+ * cache knows the bytes and the artifact has a shape (or allow_non_gguf), 1
+ * when it does not (sha set when only the shape is missing, *known_bytes 1),
+ * -1 on error. */
+static int lookup(store *s, const char *abs, const file_key *k, int allow_non_gguf,
+                  store_artifact *out, char sha[LVD_SHA256_HEX_LEN + 1], int *known_bytes,
+                  lvd_err *err)
+{
+    *known_bytes = 0;
+    int miss = store_path_lookup(s, abs, k->size, k->mtime_ns, k->inode, sha, err);
+    if (miss)
+        return miss;
+    *known_bytes = 1;
+    int none = store_artifact_get(s, sha, out, err);
+    if (none < 0)
+        return -1;
+    if (!none && (out->shape.known || allow_non_gguf))
+        return 0; /* the cache answered: the file was not opened */
+    /* known bytes, no shape yet (e.g. imported by hash) */
+    store_artifact_free(out);
+    return 1;
+}
+
+int store_identify_cached(store *s, const char *path, store_artifact *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    char *abs = realpath(path, NULL);
+    if (!abs)
+        return lvd_errf(err, "%s: %s", path, strerror(errno));
+    file_key k;
+    char sha[LVD_SHA256_HEX_LEN + 1];
+    int known;
+    int rc = stat_key(abs, &k, err);
+    if (rc == 0)
+        rc = lookup(s, abs, &k, 0, out, sha, &known, err);
+    free(abs);
+    return rc;
+}
+
 int store_identify(store *s, const char *path, int allow_non_gguf, store_artifact *out,
                    int *hashed, lvd_err *err)
 {
@@ -77,24 +116,15 @@ int store_identify(store *s, const char *path, int allow_non_gguf, store_artifac
     char *abs = realpath(path, NULL);
     if (!abs)
         return lvd_errf(err, "%s: %s", path, strerror(errno));
-    int rc = -1;
+    int rc = -1, known = 0;
     file_key k;
     char sha[LVD_SHA256_HEX_LEN + 1];
     if (stat_key(abs, &k, err) != 0)
         goto done;
-    int miss = store_path_lookup(s, abs, k.size, k.mtime_ns, k.inode, sha, err);
-    if (miss < 0)
+    int miss = lookup(s, abs, &k, allow_non_gguf, out, sha, &known, err);
+    if (miss <= 0) {
+        rc = miss;
         goto done;
-    if (!miss) {
-        int none = store_artifact_get(s, sha, out, err);
-        if (none < 0)
-            goto done;
-        if (!none && (out->shape.known || allow_non_gguf)) {
-            rc = 0; /* the cache answered: the file was not opened */
-            goto done;
-        }
-        /* known bytes, no shape yet (e.g. imported by hash): read the shape */
-        store_artifact_free(out);
     }
     /* the shape first: a file that is not GGUF fails before a long hash */
     gguf_shape shape;
@@ -104,7 +134,7 @@ int store_identify(store *s, const char *path, int allow_non_gguf, store_artifac
         memset(&shape, 0, sizeof shape);
         shape.file_type = -1;
     }
-    if (miss) {
+    if (!known) {
         if (hash_unchanged(abs, &k, sha, err) != 0)
             goto done;
         if (hashed)

@@ -14,4 +14,12 @@
 int store_identify(store *s, const char *path, int allow_non_gguf, store_artifact *out,
                    int *hashed, lvd_err *err);
 
+/* The cache half of store_identify, for callers that must not write (a
+ * read-only store) nor read a model's bytes: fills out when path's (size,
+ * mtime, inode) are in the path cache and the artifact's shape is recorded.
+ * Only stats the file. Returns 0, 1 when the cache cannot answer (call
+ * store_identify on a writable store), or -1 with err (no such file, not a
+ * regular file, the store failed). */
+int store_identify_cached(store *s, const char *path, store_artifact *out, lvd_err *err);
+
 #endif

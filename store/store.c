@@ -3,6 +3,8 @@
 #include "store/store_internal.h"
 #include "store/schema.h"
 
+#include "common/paths.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,11 +19,7 @@ char *store_default_path(const char *explicit_path)
     const char *env = getenv("LVD_STORE");
     if (env && *env)
         return lvd_xstrdup(env);
-    const char *xdg = getenv("XDG_DATA_HOME");
-    if (xdg && *xdg == '/')
-        return lvd_xasprintf("%s/llama-verdict/store.db", xdg);
-    const char *home = getenv("HOME");
-    return lvd_xasprintf("%s/.local/share/llama-verdict/store.db", home && *home ? home : ".");
+    return lvd_state_path("store.db");
 }
 
 int store_fail(store *s, lvd_err *err, const char *what)

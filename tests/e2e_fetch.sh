@@ -270,11 +270,30 @@ absent b123
 run "stalled download" 7 LVD_FETCH_STALL_TIMEOUT=2 -- b115 --builds-dir "$B"
 err_has "download from 127.0.0.1:$PORT stalled"
 absent b115
+# interrupted mid-download: the temporary file goes as on any error
+CASE="interrupted by SIGTERM"
+"$FETCH" b115 --builds-dir "$B/int" >"$TMP/out" 2>"$TMP/err" &
+fpid=$!
+for _ in $(seq 1 100); do
+    ls "$B/int"/.download-* >/dev/null 2>&1 && break
+    sleep 0.05
+done
+sleep 0.2
+kill -TERM "$fpid"
+wait "$fpid"
+rc=$?
+[ "$rc" -eq 1 ] || { fail "$CASE: exit $rc, want 1"; cat "$TMP/err" >&2; }
+err_has "interrupted by signal 15"
+B="$B/int" absent b115
 run "no such release (404)" 7 -- b999 --builds-dir "$B"
 err_has "release API: no release b999 (HTTP 404"
 absent b999
 run "asset listed but the download 404s" 7 -- b112 --builds-dir "$B"
 err_has "download: HTTP 404 for $BASE/download/b112/llama-b112-bin-ubuntu-vulkan-x64.tar.gz"
+absent b112
+run "API down, no such archive under either name" 7 LVD_RELEASES_API=http://127.0.0.1:1 -- \
+    b112 --expect "$D100" --builds-dir "$B"
+err_has "download: neither llama-b112-bin-ubuntu-vulkan-x64.tar.gz nor llama-b112-bin-ubuntu-vulkan-x64.zip is at $BASE/download/b112 (HTTP 404)"
 absent b112
 run "release lacks the flavour" 7 -- b113 --builds-dir "$B"
 err_has "release b113 has no asset llama-b113-bin-ubuntu-vulkan-x64.tar.gz; it has: llama-b113-bin-ubuntu-x64.tar.gz"
@@ -341,6 +360,20 @@ err_has "$TMP/badpin:3: 'sha256.bin-ubuntu-x64' must be 64 lowercase hex charact
 run "--help" 0 -- --help
 out_has "usage: lvd-fetch"
 out_has "Example:"
+
+# --- --register: the other mode of the same tool -----------------------------
+mkdir -p "$TMP/local/build/bin"
+cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-server"
+cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-bench"
+chmod +x "$TMP/local/build/bin/llama-server" "$TMP/local/build/bin/llama-bench"
+run "--register a local build" 0 -- --register "$TMP/local/build/bin" --build b9749 --name b9749-cuda
+out_has "registered engine b9749-cuda"
+run "--register without --build" 2 -- --register "$TMP/local/build/bin"
+err_has "--register needs --build ID"
+run "--register with fetch options" 2 -- --register "$TMP/local/build/bin" --build b9749 --flavour ubuntu-x64
+err_has "--register takes only"
+run "--build without --register" 2 -- b100 --build b1
+err_has "--build and --name go with --register"
 
 # --- the bench dir is only ever complete: a wrong one is not reused ----------
 printf '{"sha256": "%s"}\n' "$ZERO" >"$B/b100-bin-ubuntu-vulkan-x64/.lvd-fetch.json"

@@ -330,6 +330,13 @@ static void test_garbage(void **state)
     expect_error(badngl, sizeof badngl - 1, BENCH_FMT_AUTO, "\"n_gpu_layers\" is not an integer");
     const char badjson[] = "[\n{\"n_prompt\": 1,, }\n]";
     expect_error(badjson, sizeof badjson - 1, BENCH_FMT_AUTO, "line 2: not valid JSON");
+    /* Input is not NUL-terminated: error snippets stay inside it (found by fuzz_benchout). */
+    char *exact = lvd_xmalloc(8);
+    memcpy(exact, "[1, 2, x", 8);
+    expect_error(exact, 8, BENCH_FMT_AUTO, "not valid JSON near 'x'");
+    memcpy(exact, "[1,\n  @2", 8);
+    expect_error(exact, 8, BENCH_FMT_AUTO, "line 2: not valid JSON near '@2'");
+    free(exact);
     const char notarray[] = "{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 2}";
     expect_error(notarray, sizeof notarray - 1, BENCH_FMT_JSON, "one array");
     const char drop[] = "DROP TABLE llama_bench;";

@@ -43,15 +43,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void copy_file(const char *from, const char *to, mode_t mode)
-{
-    size_t n;
-    char *data = tu_read(from, &n);
-    tu_write(to, data, n);
-    free(data);
-    assert_int_equal(chmod(to, mode), 0);
-}
-
 static char *fixture(const char *rel)
 {
     char *path = lvd_xasprintf("fixtures/llama.cpp/%s", rel);
@@ -67,7 +58,7 @@ static void make_binary(const char *dir, const char *name, const char *out_rel, 
 {
     char *helper = lvd_xasprintf("%s/proc-helper", getenv("LVD_TEST_BIN"));
     char *bin = lvd_xasprintf("%s/%s", dir, name);
-    copy_file(helper, bin, 0755);
+    tu_copy(helper, bin, 0755);
     const char *rels[] = {out_rel, err_rel};
     const char *suffix[] = {"stdout", "stderr"};
     for (int i = 0; i < 2; i++) {
@@ -75,7 +66,7 @@ static void make_binary(const char *dir, const char *name, const char *out_rel, 
             continue;
         char *src = fixture(rels[i]);
         char *dst = lvd_xasprintf("%s/list-devices.%s", dir, suffix[i]);
-        copy_file(src, dst, 0644);
+        tu_copy(src, dst, 0644);
         free(src);
         free(dst);
     }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 char *tu_tmpdir(void)
 {
@@ -60,4 +61,13 @@ char *tu_read(const char *path, size_t *n)
     if (n)
         *n = sb.len;
     return lvd_sb_detach(&sb);
+}
+
+void tu_copy(const char *from, const char *to, unsigned mode)
+{
+    size_t n;
+    char *data = tu_read(from, &n);
+    tu_write(to, data, n);
+    free(data);
+    assert_int_equal(chmod(to, (mode_t)mode), 0);
 }

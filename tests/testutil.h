@@ -21,5 +21,7 @@ void tu_write(const char *path, const void *data, size_t n);
 void tu_write_str(const char *path, const char *s);
 /* Reads a whole file into a malloc'd NUL-terminated string. */
 char *tu_read(const char *path, size_t *n);
+/* Copies file from to to and sets its mode (fails the test on error). */
+void tu_copy(const char *from, const char *to, unsigned mode);
 
 #endif

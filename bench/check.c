@@ -1,0 +1,455 @@
+/* check.c: the correctness session of lvd-check (rules in check.h): the CPU
+ * reference, one llama-perplexity comparison per device, each judged and
+ * recorded as it ends; the table, JSON and exit code. Processes only through
+ * proc_run; the store only through store.h. */
+#include "bench/check.h"
+
+#include "common/cli.h"
+#include "common/proc.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STDERR_TAIL_LINES 3
+
+void bench_check_opts_init(bench_check_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kld_max = BENCH_CHECK_KLD_MAX;
+    o->ppl_tol = BENCH_CHECK_PPL_TOL;
+    o->top_p_min = -1.0;
+    o->timeout_ms = BENCH_CHECK_TIMEOUT_S * 1000;
+}
+
+static void set_status(lvd_check *c, const char *status, char *reason)
+{
+    snprintf(c->status, sizeof c->status, "%s", status);
+    free(c->reason);
+    c->reason = reason;
+}
+
+void bench_check_judge(const bench_ppl *out, double base_ppl, const bench_check_opts *o, lvd_check *c)
+{
+    c->ppl = bench_ppl_value(out);
+    c->ppl_base = !isnan(out->ppl_base) ? out->ppl_base : base_ppl;
+    c->ppl_ratio = !isnan(out->ppl_ratio) ? out->ppl_ratio : c->ppl / c->ppl_base;
+    c->mean_kld = out->mean_kld;
+    c->same_top_p = out->same_top_p;
+    if (!out->has_kld) {
+        set_status(c, "error", lvd_xstrdup("no KL divergence statistics in the output"));
+        return;
+    }
+    if (out->gpu_ignored) {
+        set_status(c, "fail", lvd_xstrdup("GPU flags ignored: the build warned that -ngl is ignored"
+                                          " and ran on the CPU, so the device proved nothing"));
+        return;
+    }
+    lvd_sb why = {0};
+    if (!(c->mean_kld <= o->kld_max))
+        lvd_sb_addf(&why, "; mean KLD %.6g %s %.6g", c->mean_kld, isnan(c->mean_kld) ? "is not <=" : ">",
+                    o->kld_max);
+    if (!(fabs(c->ppl_ratio - 1.0) <= o->ppl_tol))
+        lvd_sb_addf(&why, "; PPL ratio %.6g outside 1 +- %.6g", c->ppl_ratio, o->ppl_tol);
+    if (o->top_p_min >= 0 && !(c->same_top_p >= o->top_p_min))
+        lvd_sb_addf(&why, "; same top p %.3f %% < %.3f %%", c->same_top_p, o->top_p_min);
+    if (why.len)
+        set_status(c, "fail", lvd_xstrdup(why.buf + 2));
+    else
+        set_status(c, "pass", NULL);
+    lvd_sb_free(&why);
+}
+
+char **bench_check_argv(const char *binary, const bench_check_opts *o, const char *base_file,
+                        int compare, const char *device)
+{
+    size_t n = 0;
+    char **v = lvd_xcalloc(24, sizeof *v);
+    v[n++] = lvd_xstrdup(binary);
+    v[n++] = lvd_xstrdup("-m");
+    v[n++] = lvd_xstrdup(o->model);
+    v[n++] = lvd_xstrdup("-f");
+    v[n++] = lvd_xstrdup(o->text);
+    v[n++] = lvd_xstrdup("-c");
+    v[n++] = lvd_xasprintf("%d", BENCH_CHECK_CTX);
+    v[n++] = lvd_xstrdup("--chunks");
+    v[n++] = lvd_xasprintf("%d", BENCH_CHECK_CHUNKS);
+    v[n++] = lvd_xstrdup("--kl-divergence-base");
+    v[n++] = lvd_xstrdup(base_file);
+    if (compare)
+        v[n++] = lvd_xstrdup("--kl-divergence");
+    if (device) {
+        int none = !strcmp(device, "none");
+        v[n++] = lvd_xstrdup("-ngl");
+        v[n++] = lvd_xstrdup(none ? "0" : "99");
+        v[n++] = lvd_xstrdup("-dev");
+        v[n++] = lvd_xstrdup(device);
+    }
+    v[n] = NULL;
+    return v;
+}
+
+char *bench_check_default_text(void)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *bindir = NULL;
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        bindir = exe;
+    }
+    char *candidates[3] = {
+        bindir ? lvd_xasprintf("%s/../share/llama-verdict/%s", bindir, BENCH_CHECK_TEXT) : NULL,
+        lvd_xasprintf("%s/%s", LVD_DATADIR, BENCH_CHECK_TEXT),
+        bindir ? lvd_xasprintf("%s/../../share/%s", bindir, BENCH_CHECK_TEXT) : NULL,
+    };
+    char *found = NULL;
+    for (size_t i = 0; i < 3; i++) {
+        if (!found && candidates[i] && access(candidates[i], R_OK) == 0) {
+            found = realpath(candidates[i], NULL);
+            if (!found)
+                found = lvd_xstrdup(candidates[i]);
+        }
+        free(candidates[i]);
+    }
+    return found;
+}
+
+/* --- the session -------------------------------------------------------- */
+
+static char *ppl_binary(const lvd_engine *e)
+{
+    return lvd_xasprintf("%s/llama-perplexity", e->dir ? e->dir : ".");
+}
+
+static int has_ppl(const lvd_engine *e)
+{
+    char *b = ppl_binary(e);
+    int ok = access(b, X_OK) == 0;
+    free(b);
+    return ok;
+}
+
+static int probed(const lvd_probe *p)
+{
+    return *p->backend && strcmp(p->backend, LVD_BACKEND_UNKNOWN) != 0;
+}
+
+static bench_check_item *add_item(bench_check_report *r, const lvd_engine *e, const char *backend,
+                                  const lvd_device *dev, const bench_check_opts *o)
+{
+    r->items = lvd_xrealloc(r->items, (r->n + 1) * sizeof *r->items);
+    bench_check_item *it = &r->items[r->n++];
+    memset(it, 0, sizeof *it);
+    it->engine_id = e->id;
+    it->engine = lvd_xstrdup(e->name ? e->name : "?");
+    snprintf(it->backend, sizeof it->backend, "%s", backend);
+    if (dev) {
+        snprintf(it->device_name, sizeof it->device_name, "%s", dev->name);
+        snprintf(it->check.device, sizeof it->check.device, "%s", dev->selector);
+    }
+    snprintf(it->check.artifact, sizeof it->check.artifact, "%s", o->artifact);
+    it->check.engine_id = e->id;
+    it->check.host = lvd_xstrdup(o->host);
+    it->check.mean_kld = it->check.same_top_p = it->check.ppl = NAN;
+    it->check.ppl_base = it->check.ppl_ratio = NAN;
+    return it;
+}
+
+static void add_skip(bench_check_report *r, const lvd_engine *e, const char *fmt, const char *detail)
+{
+    r->skipped = lvd_xrealloc(r->skipped, (r->n_skipped + 1) * sizeof *r->skipped);
+    char *why = lvd_xasprintf(fmt, detail);
+    r->skipped[r->n_skipped++] = lvd_xasprintf("%s: %s", e->name ? e->name : "?", why);
+    free(why);
+}
+
+/* Runs one llama-perplexity; on success parses into out and returns 1; else
+ * sets c to error with the reason and returns 0 (-1: the runner failed). */
+static int run_ppl(char **argv, const bench_check_opts *o, lvd_check *c, bench_ppl *out, lvd_err *err)
+{
+    proc_spec spec = {.argv = (const char *const *)argv, .timeout_ms = o->timeout_ms};
+    proc_result res;
+    memset(&res, 0, sizeof res);
+    if (proc_run(&spec, &res, err)) {
+        proc_result_free(&res);
+        return -1;
+    }
+    int ok = 0;
+    char what[256];
+    proc_describe(&res, what, sizeof what);
+    if (!proc_ok(&res)) {
+        char *tail = proc_tail(lvd_sb_str(&res.err), STDERR_TAIL_LINES);
+        for (char *p = tail; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        set_status(c, "error", lvd_xasprintf("%s%s%s%s", what, res.timed_out ? " (process group killed)" : "",
+                                             *tail ? ": " : "", tail));
+        free(tail);
+    } else {
+        lvd_err perr = {0};
+        if (bench_ppl_parse(lvd_sb_str(&res.out), lvd_sb_str(&res.err), argv[0], out, &perr))
+            set_status(c, "error", lvd_xasprintf("unparsable output: %s", perr.msg));
+        else
+            ok = 1;
+    }
+    proc_result_free(&res);
+    return ok;
+}
+
+static int record(store *s, bench_check_report *r, bench_check_item *it, lvd_err *err)
+{
+    if (!strcmp(it->check.status, "pass"))
+        r->n_pass++;
+    else if (!strcmp(it->check.status, "fail"))
+        r->n_fail++;
+    else if (!strcmp(it->check.status, "error"))
+        r->n_error++;
+    return store_check_put(s, &it->check, err);
+}
+
+/* Picks the reference: a CPU-only engine, else a GPU engine at -ngl 0
+ * -dev none. Returns its index or -1; *gpu_ref says which kind. */
+static long pick_reference(const lvd_engine *engines, const lvd_probe *probes, size_t n, int *gpu_ref)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (probed(&probes[i]) && has_ppl(&engines[i]) && (probes[i].n_devices == 0) == (pass == 0)) {
+                *gpu_ref = pass == 1;
+                return (long)i;
+            }
+    return -1;
+}
+
+/* The reference run: writes base_file. 1 ok, 0 failed (recorded), -1 store. */
+static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const bench_check_opts *o,
+                         const char *base_file, bench_check_report *r, double *base_ppl, lvd_err *err)
+{
+    bench_check_item *it = add_item(r, e, LVD_BACKEND_CPU, NULL, o);
+    it->reference = 1;
+    char *bin = ppl_binary(e);
+    char **argv = bench_check_argv(bin, o, base_file, 0, gpu_ref ? "none" : NULL);
+    free(bin);
+    lvd_progress("check: CPU reference on %s", e->name);
+    bench_ppl out;
+    int rc = run_ppl(argv, o, &it->check, &out, err);
+    lvd_strv_free(argv);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        *base_ppl = bench_ppl_value(&out);
+        bench_ppl_free(&out);
+        if (access(base_file, R_OK) != 0) {
+            set_status(&it->check, "error", lvd_xasprintf("no logits file written (%s)", base_file));
+            rc = 0;
+        } else {
+            it->check.ppl = it->check.ppl_base = *base_ppl;
+            it->check.ppl_ratio = 1.0;
+            it->check.mean_kld = 0.0;
+            it->check.same_top_p = 100.0;
+            set_status(&it->check, "base", gpu_ref ? lvd_xstrdup("reference: a GPU engine at -ngl 0 -dev none")
+                                                   : NULL);
+        }
+    }
+    r->reference_ok = rc == 1;
+    if (!r->reference_ok)
+        r->n_error++;
+    return store_check_put(s, &it->check, err) ? -1 : rc;
+}
+
+/* One comparison of engine e on dev (NULL: a CPU engine). */
+static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, const bench_check_opts *o,
+                       const char *base_file, double base_ppl, const char *ref_failure,
+                       bench_check_report *r, lvd_err *err)
+{
+    bench_check_item *it = add_item(r, e, dev ? dev->backend : LVD_BACKEND_CPU, dev, o);
+    if (ref_failure) {
+        set_status(&it->check, "error", lvd_xasprintf("not checked: the CPU reference failed (%s)", ref_failure));
+        return record(s, r, it, err);
+    }
+    if (!has_ppl(e)) {
+        set_status(&it->check, "error", lvd_xasprintf("not checked: no executable llama-perplexity in %s", e->dir));
+        return record(s, r, it, err);
+    }
+    char *bin = ppl_binary(e);
+    char **argv = bench_check_argv(bin, o, base_file, 1, dev ? dev->selector : NULL);
+    free(bin);
+    lvd_progress("check: %s %s", e->name, dev ? dev->selector : "cpu");
+    bench_ppl out;
+    int rc = run_ppl(argv, o, &it->check, &out, err);
+    lvd_strv_free(argv);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        bench_check_judge(&out, base_ppl, o, &it->check);
+        bench_ppl_free(&out);
+    }
+    return record(s, r, it, err);
+}
+
+int bench_check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size_t n,
+                    const bench_check_opts *o, bench_check_report *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int gpu_ref = 0;
+    long ref = pick_reference(engines, probes, n, &gpu_ref);
+    for (size_t i = 0; i < n; i++)
+        if (!probed(&probes[i]))
+            add_skip(out, &engines[i], "probe unknown: %s", probes[i].reason ? probes[i].reason : "never probed");
+    if (ref < 0)
+        return lvd_errf(err, "no probed engine has an executable llama-perplexity to compute the CPU reference");
+
+    char tmpl[] = "/tmp/lvd-check-XXXXXX";
+    const char *tmpdir = getenv("TMPDIR");
+    char *dir_tmpl = tmpdir && *tmpdir ? lvd_xasprintf("%s/lvd-check-XXXXXX", tmpdir) : lvd_xstrdup(tmpl);
+    if (!mkdtemp(dir_tmpl)) {
+        lvd_errf(err, "%s: cannot create a directory for the reference logits", dir_tmpl);
+        free(dir_tmpl);
+        return -1;
+    }
+    char *base_file = lvd_xasprintf("%s/kld-base.bin", dir_tmpl);
+    double base_ppl = NAN;
+    int rc = run_reference(s, &engines[ref], gpu_ref, o, base_file, out, &base_ppl, err);
+    char *ref_failure = rc == 0 ? lvd_xstrdup(out->items[0].check.reason ? out->items[0].check.reason : "?")
+                                : NULL;
+    for (size_t i = 0; i < n && rc >= 0; i++) {
+        if (!probed(&probes[i]))
+            continue;
+        if (probes[i].n_devices == 0) {
+            if ((long)i != ref)
+                rc = run_compare(s, &engines[i], NULL, o, base_file, base_ppl, ref_failure, out, err) ? -1 : rc;
+            continue;
+        }
+        for (size_t d = 0; d < probes[i].n_devices && rc >= 0; d++)
+            rc = run_compare(s, &engines[i], &probes[i].devices[d], o, base_file, base_ppl, ref_failure,
+                             out, err) ? -1 : rc;
+    }
+    lvd_progress_done();
+    lvd_rm_rf(dir_tmpl);
+    free(dir_tmpl);
+    free(base_file);
+    free(ref_failure);
+    return rc < 0 ? -1 : 0;
+}
+
+void bench_check_report_free(bench_check_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->items[i].engine);
+        free(r->items[i].check.host);
+        free(r->items[i].check.reason);
+    }
+    free(r->items);
+    for (size_t i = 0; i < r->n_skipped; i++)
+        free(r->skipped[i]);
+    free(r->skipped);
+    memset(r, 0, sizeof *r);
+}
+
+/* --- output ------------------------------------------------------------- */
+
+static void fmt_num(char *buf, size_t len, const char *fmt, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmt, v);
+}
+
+void bench_check_print(FILE *f, const bench_check_report *r, const bench_check_opts *o)
+{
+    int we = 6, wd = 6;
+    for (size_t i = 0; i < r->n; i++) {
+        int l = (int)strlen(r->items[i].engine);
+        we = l > we ? l : we;
+        l = (int)strlen(r->items[i].check.device);
+        wd = l > wd ? l : wd;
+    }
+    fprintf(f, "%-*s %-*s %-8s %-6s %10s %11s %14s %10s  %s\n", we, "ENGINE", wd, "DEVICE", "BACKEND",
+            "STATUS", "MEAN KLD", "SAME TOP P", "PPL", "PPL RATIO", "REASON");
+    for (size_t i = 0; i < r->n; i++) {
+        const bench_check_item *it = &r->items[i];
+        const lvd_check *c = &it->check;
+        char kld[32], top[32], ppl[32], ratio[32];
+        fmt_num(kld, sizeof kld, "%.6f", c->mean_kld);
+        fmt_num(top, sizeof top, "%.3f %%", c->same_top_p);
+        fmt_num(ppl, sizeof ppl, "%.4f", c->ppl);
+        fmt_num(ratio, sizeof ratio, "%.5f", c->ppl_ratio);
+        const char *color = !strcmp(c->status, "pass") ? "\033[1;32m"
+                            : !strcmp(c->status, "base") ? ""
+                                                         : "\033[1;31m";
+        fprintf(f, "%-*s %-*s %-8s %s%-6s%s %10s %11s %14s %10s  %s\n", we, it->engine, wd,
+                *c->device ? c->device : "-", it->backend, lvd_ansi(f, color), c->status,
+                lvd_ansi(f, "\033[0m"), kld, top, ppl, ratio,
+                c->reason ? c->reason : (it->reference ? "the CPU reference" : ""));
+    }
+    for (size_t i = 0; i < r->n_skipped; i++)
+        fprintf(f, "skipped: %s\n", r->skipped[i]);
+    fprintf(f, "pass: mean KLD <= %g and |PPL ratio - 1| <= %g", o->kld_max, o->ppl_tol);
+    if (o->top_p_min >= 0)
+        fprintf(f, " and same top p >= %g %%", o->top_p_min);
+    fprintf(f, " (text %s, -c %d, %d chunks); %zu pass, %zu fail, %zu error\n", o->text, BENCH_CHECK_CTX,
+            BENCH_CHECK_CHUNKS, r->n_pass, r->n_fail, r->n_error);
+}
+
+static cJSON *num_or_null(double x)
+{
+    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+cJSON *bench_check_json(const bench_check_report *r, const bench_check_opts *o)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "model", o->model);
+    cJSON_AddStringToObject(root, "artifact", o->artifact);
+    cJSON_AddStringToObject(root, "host", o->host);
+    cJSON_AddStringToObject(root, "text", o->text);
+    cJSON *tol = cJSON_AddObjectToObject(root, "tolerances");
+    cJSON_AddNumberToObject(tol, "kld_max", o->kld_max);
+    cJSON_AddNumberToObject(tol, "ppl_tol", o->ppl_tol);
+    cJSON_AddItemToObject(tol, "top_p_min", o->top_p_min >= 0 ? cJSON_CreateNumber(o->top_p_min)
+                                                               : cJSON_CreateNull());
+    cJSON *arr = cJSON_AddArrayToObject(root, "checks");
+    for (size_t i = 0; i < r->n; i++) {
+        const bench_check_item *it = &r->items[i];
+        const lvd_check *c = &it->check;
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "engine", it->engine);
+        cJSON_AddNumberToObject(x, "engine_id", (double)it->engine_id);
+        cJSON_AddItemToObject(x, "device", *c->device ? cJSON_CreateString(c->device) : cJSON_CreateNull());
+        cJSON_AddStringToObject(x, "device_name", it->device_name);
+        cJSON_AddStringToObject(x, "backend", it->backend);
+        cJSON_AddBoolToObject(x, "reference", it->reference);
+        cJSON_AddStringToObject(x, "status", c->status);
+        cJSON_AddItemToObject(x, "mean_kld", num_or_null(c->mean_kld));
+        cJSON_AddItemToObject(x, "same_top_p", num_or_null(c->same_top_p));
+        cJSON_AddItemToObject(x, "ppl", num_or_null(c->ppl));
+        cJSON_AddItemToObject(x, "ppl_base", num_or_null(c->ppl_base));
+        cJSON_AddItemToObject(x, "ppl_ratio", num_or_null(c->ppl_ratio));
+        cJSON_AddItemToObject(x, "reason", c->reason ? cJSON_CreateString(c->reason) : cJSON_CreateNull());
+        cJSON_AddItemToArray(arr, x);
+    }
+    cJSON *sk = cJSON_AddArrayToObject(root, "skipped");
+    for (size_t i = 0; i < r->n_skipped; i++)
+        cJSON_AddItemToArray(sk, cJSON_CreateString(r->skipped[i]));
+    cJSON_AddNumberToObject(root, "pass", (double)r->n_pass);
+    cJSON_AddNumberToObject(root, "fail", (double)r->n_fail);
+    cJSON_AddNumberToObject(root, "error", (double)r->n_error);
+    return root;
+}
+
+int bench_check_exit(const bench_check_report *r)
+{
+    if (!r->reference_ok)
+        return LVD_EXIT_FAIL;
+    return r->n_fail || r->n_error || r->n_skipped ? LVD_EXIT_PARTIAL : LVD_EXIT_OK;
+}

@@ -1,0 +1,124 @@
+/* check.h: correctness before speed. A device is admitted for a model only
+ * when its llama-perplexity result reproduces the CPU's on a fixed text.
+ *
+ * Reference (recorded with status "base"): the first CPU-only engine (probe
+ * saw no device) that has llama-perplexity, run without any GPU flag; when
+ * there is none, the first GPU engine run with `-ngl 0 -dev none` (no layer
+ * and no op on a device). It writes the CPU's logits:
+ *   PPL -m MODEL -f TEXT -c 128 --chunks 4 --kl-divergence-base FILE [-ngl 0 -dev none]
+ * Each device of every GPU engine (selector verbatim from that engine's
+ * probe), and every other CPU-only engine, is then compared with them:
+ *   PPL -m MODEL -f TEXT -c 128 --chunks 4 --kl-divergence-base FILE --kl-divergence
+ *       [-ngl 99 -dev SEL]
+ * and recorded with mean KLD, same-top-p %, its PPL, the base PPL and
+ * Mean PPL(Q)/PPL(base) (bench/pplout.h).
+ *
+ * Verdict of one device (bench_check_judge):
+ *   pass   mean KLD <= kld_max and |PPL ratio - 1| <= ppl_tol (and same top p
+ *          >= top_p_min when that is set);
+ *   fail   any of those out of bounds, a NaN statistic, or a build that
+ *          warned that it ignores -ngl (it ran on the CPU: the device proved
+ *          nothing);
+ *   error  the run could not be judged: it could not execute, timed out,
+ *          crashed, exited non-zero, printed no KL divergence statistics, or
+ *          the reference itself failed. lvd-select excludes fail and error.
+ * Defaults (README has the reasoning): kld_max 0.01, ppl_tol 0.01, no same-
+ * top-p floor. On the H200 captures (random-weight F16 model) correct devices
+ * differ from the CPU by PPL ratios 1.0006 (CUDA) and 1.0013 (Vulkan); for
+ * scale, llama.cpp's published LLaMA 3 8B table has quantization KLDs of
+ * 0.0014 (q8_0), 0.0055 (q6_K), 0.031 (q4_K_M) and 0.072 (q4_0) against F16:
+ * a device must agree with the CPU better than 4-bit quantization agrees
+ * with F16, with room for kernel rounding 7x larger than q8_0's.
+ * Not for parsing the output (pplout.h) or choosing a winner (select/). */
+#ifndef LVD_BENCH_CHECK_H
+#define LVD_BENCH_CHECK_H
+
+#include "bench/pplout.h"
+#include "common/types.h"
+#include "common/util.h"
+#include "store/store.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct cJSON;
+
+#define BENCH_CHECK_KLD_MAX 0.01
+#define BENCH_CHECK_PPL_TOL 0.01
+#define BENCH_CHECK_CTX 128
+#define BENCH_CHECK_CHUNKS 4
+#define BENCH_CHECK_TIMEOUT_S 600
+#define BENCH_CHECK_TEXT "perplexity-input.txt"
+
+typedef struct bench_check_opts {
+    const char *model;
+    const char *text;          /* the fixed text (-f) */
+    const char *artifact;      /* sha256 of the model */
+    const char *host;
+    double kld_max;            /* BENCH_CHECK_KLD_MAX */
+    double ppl_tol;            /* BENCH_CHECK_PPL_TOL */
+    double top_p_min;          /* percent; < 0 = no floor */
+    int timeout_ms;            /* per llama-perplexity run */
+} bench_check_opts;
+
+/* Fills o with the defaults (no model, text or identity). */
+void bench_check_opts_init(bench_check_opts *o);
+
+/* Judges one comparison run's parsed output against o: sets c->status
+ * ("pass" / "fail"), the statistics (mean_kld, same_top_p, ppl, ppl_base,
+ * ppl_ratio; ppl_ratio falls back to ppl / ppl_base when not printed) and
+ * c->reason (NULL on pass, else one line naming every bound broken). A run
+ * without KL divergence statistics is "error". base_ppl is the reference
+ * run's perplexity (used when the output has no Mean PPL(base)). */
+void bench_check_judge(const bench_ppl *out, double base_ppl, const bench_check_opts *o, lvd_check *c);
+
+/* One row of a check session. */
+typedef struct bench_check_item {
+    int64_t engine_id;
+    char *engine;
+    char backend[16];          /* "cpu" or the device's backend */
+    char device_name[256];
+    int reference;             /* the CPU reference (status "base") */
+    lvd_check check;           /* as recorded (device "" for CPU engines) */
+} bench_check_item;
+
+typedef struct bench_check_report {
+    bench_check_item *items;
+    size_t n;
+    char **skipped;            /* "ENGINE: reason" of engines not checked */
+    size_t n_skipped;
+    size_t n_pass, n_fail, n_error;
+    int reference_ok;          /* the reference ran and wrote its logits */
+} bench_check_report;
+
+/* Runs the reference and every comparison for engines[0..n) with probes[i]
+ * belonging to engines[i], records each as a check (store_check_put) as soon
+ * as it ends, and fills out (free with bench_check_report_free). Engines
+ * whose probe is unknown are skipped (listed in out->skipped). Returns 0
+ * when the session ran (failures are in the items), -1 with err when the
+ * store failed or no engine has llama-perplexity to serve as reference. */
+int bench_check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size_t n,
+                    const bench_check_opts *o, bench_check_report *out, lvd_err *err);
+void bench_check_report_free(bench_check_report *r);
+
+/* The argv of one llama-perplexity run (NULL-terminated; lvd_strv_free):
+ * compare 0 writes base_file, 1 compares with it; device NULL = no GPU flag,
+ * "none" = the GPU engine's CPU reference (-ngl 0 -dev none), else -ngl 99
+ * -dev DEVICE. */
+char **bench_check_argv(const char *binary, const bench_check_opts *o, const char *base_file,
+                        int compare, const char *device);
+
+/* The fixed text shipped with the project: the first readable of
+ * BINDIR/../share/llama-verdict/, LVD_DATADIR/, BINDIR/../../share/ (a build
+ * tree), each + BENCH_CHECK_TEXT, with BINDIR the directory of the running
+ * executable. malloc'd, or NULL when none is readable. */
+char *bench_check_default_text(void);
+
+/* Prints the table and the tolerances; JSON of the same; the exit code
+ * (LVD_EXIT_OK all pass or nothing to check, LVD_EXIT_PARTIAL some device
+ * failed or errored, LVD_EXIT_FAIL the reference failed). */
+void bench_check_print(FILE *f, const bench_check_report *r, const bench_check_opts *o);
+struct cJSON *bench_check_json(const bench_check_report *r, const bench_check_opts *o);
+int bench_check_exit(const bench_check_report *r);
+
+#endif

@@ -1,0 +1,75 @@
+/* engines.c: choosing and probing the engines of a session (see engines.h). */
+#include "bench/engines.h"
+
+#include "bench/probe.h"
+#include "common/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* By name first, then by numeric id. 0, 1 (none) or -1. */
+static int find_engine(store *s, const char *name, lvd_engine *out, lvd_err *err)
+{
+    int rc = store_engine_by_name(s, name, out, err);
+    int64_t id;
+    if (rc == 1 && lvd_parse_i64(name, &id) == 0)
+        rc = store_engine_get(s, id, out, err);
+    return rc;
+}
+
+int bench_engines_select(store *s, const char *spec, lvd_engine **v, size_t *n, lvd_err *err)
+{
+    *v = NULL;
+    *n = 0;
+    if (!spec || !*spec || !strcmp(spec, "all")) {
+        if (store_engine_list(s, v, n, err))
+            return -1;
+        if (*n == 0) {
+            lvd_errf(err, "%s: no engines registered (lvd fetch --register DIR --build ID)", store_path(s));
+            return 1;
+        }
+        return 0;
+    }
+    size_t count;
+    char **names = lvd_split(spec, ',', &count);
+    *v = lvd_xcalloc(count ? count : 1, sizeof **v);
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        rc = find_engine(s, names[i], &(*v)[*n], err);
+        if (rc == 0)
+            (*n)++;
+        else if (rc == 1)
+            lvd_errf(err, "%s: no engine named '%s' (see lvd probe)", store_path(s), names[i]);
+    }
+    lvd_strv_free(names);
+    if (rc) {
+        store_engine_list_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int bench_engines_probe(store *s, const lvd_engine *engines, size_t n, lvd_probe **probes,
+                        lvd_err *err)
+{
+    *probes = lvd_xcalloc(n ? n : 1, sizeof **probes);
+    for (size_t i = 0; i < n; i++) {
+        lvd_progress("probing %s (%zu/%zu)", engines[i].name, i + 1, n);
+        if (bench_probe_engine(s, &engines[i], 0, 0, &(*probes)[i], err)) {
+            lvd_progress_done();
+            bench_probes_free(*probes, i);
+            *probes = NULL;
+            return -1;
+        }
+    }
+    lvd_progress_done();
+    return 0;
+}
+
+void bench_probes_free(lvd_probe *probes, size_t n)
+{
+    for (size_t i = 0; probes && i < n; i++)
+        lvd_probe_free(&probes[i]);
+    free(probes);
+}

@@ -1,0 +1,28 @@
+/* engines.h: the engines a bench or check session works on: chosen by name
+ * (or id) from the store, never by a path a caller supplies, and probed
+ * (cached answers served). Shared by lvd-bench and lvd-check. Not for
+ * registering engines (lvd fetch --register) or parsing device lists. */
+#ifndef LVD_BENCH_ENGINES_H
+#define LVD_BENCH_ENGINES_H
+
+#include "common/types.h"
+#include "common/util.h"
+#include "store/store.h"
+
+#include <stddef.h>
+
+/* Loads the engines named in spec ("all", NULL or "" = every registered
+ * engine; else "NAME,NAME2,ID") into *v (free with store_engine_list_free).
+ * Returns 0; 1 when an engine is not registered or none is (err names it);
+ * -1 when the store failed. */
+int bench_engines_select(store *s, const char *spec, lvd_engine **v, size_t *n, lvd_err *err);
+
+/* Probes engines[0..n) (bench_probe_engine, cache allowed) into *probes
+ * (n entries, free each with lvd_probe_free, then the array). An engine that
+ * could not be asked gets an "unknown" probe with its reason. 0, or -1 when
+ * the store failed. */
+int bench_engines_probe(store *s, const lvd_engine *engines, size_t n, lvd_probe **probes,
+                        lvd_err *err);
+void bench_probes_free(lvd_probe *probes, size_t n);
+
+#endif

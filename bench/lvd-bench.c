@@ -1,0 +1,356 @@
+/* lvd-bench.c: the `lvd bench` tool. Measures every arm (engine x device x
+ * parameters) of a model with llama-bench, adaptively, until the statistics
+ * decide, and records every run in the store. Option parsing only; the work
+ * is bench/plan.c, bench/runner.c and bench/report.c. */
+#include "bench/engines.h"
+#include "bench/plan.h"
+#include "bench/report.h"
+#include "bench/runner.h"
+#include "common/cli.h"
+#include "store/identify.h"
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TOOL "lvd-bench"
+
+typedef struct int_list {
+    int *v;
+    size_t n;
+} int_list;
+
+typedef struct options {
+    const char *store;
+    const char *model;
+    const char *engines;
+    const char *tests;
+    int_list ngl, fa, ub, ncmoe;
+    char **ctk, **ctv;
+    size_t n_ctk, n_ctv;
+    const char **env;
+    size_t n_env;
+    int threads;
+    int reps;
+    int64_t budget_s;
+    int64_t max_samples;
+    int64_t timeout_s;
+    const char *session;
+    sel_objective objective;
+    int json;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lvd bench --model M.gguf [--engines all|NAME,...] [--tests pp512,tg128]\n"
+            "                 [--ngl N,...] [--fa on,off] [--ub N,...] [--ctk T,...] [--ctv T,...]\n"
+            "                 [--ncmoe N,...] [--threads N] [--env K=V]... [--reps N]\n"
+            "                 [--budget 15m] [--max-samples 30] [--timeout 300] [--session ID]\n"
+            "                 [--objective tg|pp|W] [--json] [--store PATH]\n\n"
+            "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
+            "interleaved rounds (A B C, C B A, ...) until the statistics decide which arm is\n"
+            "fastest, and records every repetition in the store. Only engines whose probe shows\n"
+            "devices get GPU arms (device selectors from that engine's own probe); a CPU-only\n"
+            "engine gets one CPU arm; engines that cannot be probed are skipped and recorded.\n"
+            "An arm that asks for a GPU and runs on the CPU is flagged GPU FLAGS IGNORED.\n\n"
+            "options:\n"
+            "  --model PATH       the GGUF model (identified by its sha256)\n"
+            "  --engines LIST     registered engines by name or id (default all)\n"
+            "  --tests LIST       llama-bench tests, ppN and tgN (default pp512,tg128)\n"
+            "  --ngl LIST         -ngl values for GPU arms (default 99, or the placement rung\n"
+            "                     when the model does not fit the device's free memory)\n"
+            "  --fa LIST          flash attention: on, off (default on,off)\n"
+            "  --ub LIST, --ctk LIST, --ctv LIST, --ncmoe LIST\n"
+            "                     more GPU parameter lists (default: not passed)\n"
+            "  --threads N        -t for every arm\n"
+            "  --env K=V[ K2=V2]  an environment variant measured beside the baseline (repeatable;\n"
+            "                     GGML_VK_* reaches Vulkan arms only, GGML_CUDA_* CUDA only)\n"
+            "  --reps N           repetitions per invocation, -r (default 3)\n"
+            "  --budget DUR       stop starting runs after DUR (default 15m; 0 = none)\n"
+            "  --max-samples N    kept samples per arm and test before giving up (default 30)\n"
+            "  --timeout DUR      kill an invocation after DUR (default 300s)\n"
+            "  --session ID       session id recorded on every run (default bench-EPOCH-PID)\n"
+            "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W)\n"
+            "  --json             print JSON instead of tables\n"
+            "  --store PATH       the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
+            "  -h, --help         this text\n\n"
+            "exit: 0 decided or settled, 5 some arm failed, was excluded or ignored its GPU\n"
+            "flags, or an engine was skipped (all recorded), 1 nothing could be measured or no\n"
+            "engines, 2 usage, 3 model unreadable, 4 store error.\n\n"
+            "example:\n"
+            "  lvd bench --model ~/models/qwen3-8b-q4_k_m.gguf --engines b10715-vulkan,cuda-local \\\n"
+            "            --fa on --env GGML_VK_PREFER_HOST_MEMORY=1 --budget 20m\n");
+}
+
+/* Parses "a,b,c" of integers (or on/off for fa) into l. 0 or -1. */
+static int parse_ints(const char *s, int is_fa, int_list *l)
+{
+    size_t n;
+    char **items = lvd_split(s, ',', &n);
+    int ok = n > 0;
+    l->v = lvd_xrealloc(l->v, (l->n + n + 1) * sizeof *l->v);
+    for (size_t i = 0; i < n && ok; i++) {
+        int64_t v;
+        if (is_fa && (!strcmp(items[i], "on") || !strcmp(items[i], "1")))
+            v = 1;
+        else if (is_fa && (!strcmp(items[i], "off") || !strcmp(items[i], "0")))
+            v = 0;
+        else if (is_fa || lvd_parse_i64(items[i], &v) || v < 0 || v > 1000000)
+            ok = 0;
+        if (ok)
+            l->v[l->n++] = (int)v;
+    }
+    lvd_strv_free(items);
+    return ok ? 0 : -1;
+}
+
+static int parse_strs(const char *s, char ***v, size_t *n)
+{
+    lvd_strv_free(*v);
+    *v = lvd_split(s, ',', n);
+    return *n ? 0 : -1;
+}
+
+static int parse_duration_opt(const char *name, const char *s, int64_t min, int64_t *out)
+{
+    if (lvd_parse_duration(s, out) || *out < min || *out > 7 * 86400)
+        return lvd_usage_error(TOOL, "%s wants a duration like 90s, 15m or 2h, not '%s'", name, s);
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
+           O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES };
+    static const struct option longopts[] = {
+        {"model", required_argument, NULL, 'm'},      {"engines", required_argument, NULL, O_ENGINES},
+        {"tests", required_argument, NULL, O_TESTS},  {"ngl", required_argument, NULL, O_NGL},
+        {"fa", required_argument, NULL, O_FA},        {"ub", required_argument, NULL, O_UB},
+        {"ctk", required_argument, NULL, O_CTK},      {"ctv", required_argument, NULL, O_CTV},
+        {"ncmoe", required_argument, NULL, O_NCMOE},  {"threads", required_argument, NULL, O_THREADS},
+        {"env", required_argument, NULL, O_ENV},      {"reps", required_argument, NULL, O_REPS},
+        {"budget", required_argument, NULL, O_BUDGET}, {"max-samples", required_argument, NULL, O_MAX},
+        {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
+        {"objective", required_argument, NULL, O_OBJECTIVE}, {"json", no_argument, NULL, 'j'},
+        {"store", required_argument, NULL, 's'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    int64_t v;
+    lvd_err err = {0};
+    while ((c = getopt_long(argc, argv, "hm:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'm': o->model = optarg; break;
+        case O_ENGINES: o->engines = optarg; break;
+        case O_TESTS: o->tests = optarg; break;
+        case O_NGL:
+            if (parse_ints(optarg, 0, &o->ngl))
+                return lvd_usage_error(TOOL, "--ngl wants numbers like 99,24, not '%s'", optarg);
+            break;
+        case O_FA:
+            if (parse_ints(optarg, 1, &o->fa))
+                return lvd_usage_error(TOOL, "--fa wants on,off, not '%s'", optarg);
+            break;
+        case O_UB:
+            if (parse_ints(optarg, 0, &o->ub))
+                return lvd_usage_error(TOOL, "--ub wants numbers like 512,256, not '%s'", optarg);
+            break;
+        case O_NCMOE:
+            if (parse_ints(optarg, 0, &o->ncmoe))
+                return lvd_usage_error(TOOL, "--ncmoe wants numbers like 0,4, not '%s'", optarg);
+            break;
+        case O_CTK:
+            if (parse_strs(optarg, &o->ctk, &o->n_ctk))
+                return lvd_usage_error(TOOL, "--ctk wants cache types like f16,q8_0");
+            break;
+        case O_CTV:
+            if (parse_strs(optarg, &o->ctv, &o->n_ctv))
+                return lvd_usage_error(TOOL, "--ctv wants cache types like f16,q8_0");
+            break;
+        case O_THREADS:
+            if (lvd_parse_i64(optarg, &v) || v < 1 || v > 4096)
+                return lvd_usage_error(TOOL, "--threads wants 1 to 4096, not '%s'", optarg);
+            o->threads = (int)v;
+            break;
+        case O_ENV:
+            o->env = lvd_xrealloc(o->env, (o->n_env + 1) * sizeof *o->env);
+            o->env[o->n_env++] = optarg;
+            break;
+        case O_REPS:
+            if (lvd_parse_i64(optarg, &v) || v < 1 || v > 1000)
+                return lvd_usage_error(TOOL, "--reps wants 1 to 1000, not '%s'", optarg);
+            o->reps = (int)v;
+            break;
+        case O_BUDGET:
+            if (parse_duration_opt("--budget", optarg, 0, &o->budget_s))
+                return LVD_EXIT_USAGE;
+            break;
+        case O_MAX:
+            if (lvd_parse_i64(optarg, &o->max_samples) || o->max_samples < 1 || o->max_samples > 100000)
+                return lvd_usage_error(TOOL, "--max-samples wants 1 to 100000, not '%s'", optarg);
+            break;
+        case O_TIMEOUT:
+            if (parse_duration_opt("--timeout", optarg, 1, &o->timeout_s) || o->timeout_s > 86400)
+                return LVD_EXIT_USAGE;
+            break;
+        case O_SESSION: o->session = optarg; break;
+        case O_OBJECTIVE:
+            if (sel_objective_parse(optarg, &o->objective, &err))
+                return lvd_usage_error(TOOL, "--objective: %s", err.msg);
+            break;
+        case 'j': o->json = 1; break;
+        case 's': o->store = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: return lvd_usage_error(TOOL, "unknown option");
+        }
+    }
+    if (optind < argc)
+        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if (!o->model)
+        return lvd_usage_error(TOOL, "--model is required");
+    return 0;
+}
+
+static void options_free(options *o)
+{
+    free(o->ngl.v);
+    free(o->fa.v);
+    free(o->ub.v);
+    free(o->ncmoe.v);
+    lvd_strv_free(o->ctk);
+    lvd_strv_free(o->ctv);
+    free(o->env);
+}
+
+/* Says at once, on stderr, what went wrong with a run. */
+static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void *ctx)
+{
+    (void)ctx;
+    const bench_arm_state *st = &s->st[arm];
+    const char *label = s->plan->arms[arm].label;
+    if (!strcmp(run->status, "gpu_ignored"))
+        lvd_warn(TOOL, "GPU FLAGS IGNORED: %s: %s", label, run->reason);
+    else if (!strcmp(run->status, "failed"))
+        lvd_warn(TOOL, "%s: run failed (%s); %s", label, run->reason,
+                 st->status == BENCH_ARM_EXCLUDED ? "arm excluded" : "will retry once");
+}
+
+static uint32_t kv_ctx(const bench_test *t, size_t n)
+{
+    int ctx = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].n_prompt + t[i].n_gen > ctx)
+            ctx = t[i].n_prompt + t[i].n_gen;
+    return (uint32_t)ctx;
+}
+
+static int run(const options *o)
+{
+    lvd_err err = {0};
+    bench_test *tests = NULL;
+    size_t n_tests = 0;
+    if (bench_tests_parse(o->tests ? o->tests : "pp512,tg128", &tests, &n_tests, &err))
+        return lvd_usage_error(TOOL, "--%s", err.msg);
+
+    char *path = store_default_path(o->store);
+    store *s = NULL;
+    int code = LVD_EXIT_OK;
+    lvd_engine *engines = NULL;
+    lvd_probe *probes = NULL;
+    size_t n = 0;
+    store_artifact art;
+    memset(&art, 0, sizeof art);
+    bench_plan plan;
+    memset(&plan, 0, sizeof plan);
+    char *session = NULL;
+    if (store_open(path, STORE_OPEN_CREATE, &s, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = LVD_EXIT_STORE;
+        goto out;
+    }
+    if (store_identify(s, o->model, 0, &art, NULL, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = LVD_EXIT_INPUT;
+        goto out;
+    }
+    int rc = bench_engines_select(s, o->engines, &engines, &n, &err);
+    if (rc == 0)
+        rc = bench_engines_probe(s, engines, n, &probes, &err);
+    if (rc) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = rc == 1 ? LVD_EXIT_FAIL : LVD_EXIT_STORE;
+        goto out;
+    }
+    bench_plan_opts po = {
+        .ngl = o->ngl.v, .n_ngl = o->ngl.n, .fa = o->fa.v, .n_fa = o->fa.n,
+        .ub = o->ub.v, .n_ub = o->ub.n, .ctk = (const char *const *)o->ctk, .n_ctk = o->n_ctk,
+        .ctv = (const char *const *)o->ctv, .n_ctv = o->n_ctv, .ncmoe = o->ncmoe.v,
+        .n_ncmoe = o->ncmoe.n, .threads = o->threads, .env = o->env, .n_env = o->n_env,
+        .shape = &art.shape, .ctx = kv_ctx(tests, n_tests),
+    };
+    if (bench_plan_build(engines, probes, n, &po, &plan, &err)) {
+        lvd_usage_error(TOOL, "%s", err.msg);
+        code = LVD_EXIT_USAGE;
+        goto out;
+    }
+    session = o->session ? lvd_xstrdup(o->session)
+                         : lvd_xasprintf("bench-%lld-%d", (long long)lvd_now(), (int)getpid());
+    bench_session_opts so = {
+        .inv = {.model = o->model, .tests = tests, .n_tests = n_tests, .reps = o->reps,
+                .timeout_ms = (int)(o->timeout_s * 1000)},
+        .artifact = art.sha256, .host = lvd_hostname(), .session = session,
+        .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
+        .objective = o->objective, .on_run = on_run,
+    };
+    sel_rule_default(&so.rule);
+    if (bench_session_check(&so, &err)) {
+        code = lvd_usage_error(TOOL, "%s", err.msg);
+        goto out;
+    }
+    bench_session bs;
+    if (bench_session_run(s, &plan, &so, &bs, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = LVD_EXIT_STORE;
+    } else {
+        if (o->json) {
+            cJSON *root = bench_report_json(&bs);
+            lvd_json_emit(stdout, root);
+        } else {
+            bench_report_print(stdout, &bs);
+        }
+        code = bench_report_exit(&bs);
+        if (code == LVD_EXIT_FAIL)
+            lvd_error(TOOL, "%s: nothing could be measured (%zu arms, %zu engines skipped)", o->model,
+                      plan.n_arms, plan.n_skips);
+    }
+    bench_session_free(&bs);
+out:
+    free(session);
+    bench_plan_free(&plan);
+    bench_probes_free(probes, n);
+    store_engine_list_free(engines, n);
+    store_artifact_free(&art);
+    store_close(s);
+    free(path);
+    free(tests);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {.reps = BENCH_REPS_DEFAULT, .budget_s = 15 * 60, .max_samples = BENCH_MAX_SAMPLES_DEFAULT,
+                 .timeout_s = BENCH_TIMEOUT_S_DEFAULT};
+    sel_objective_default(&o.objective);
+    int code = parse_options(argc, argv, &o);
+    if (code == 0)
+        code = run(&o);
+    else if (code < 0)
+        code = LVD_EXIT_OK;
+    options_free(&o);
+    return code;
+}

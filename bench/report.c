@@ -1,0 +1,403 @@
+/* report.c: lvd-bench's tables, decisions and JSON over a finished session
+ * (see report.h). Reads the session; computes nothing new. */
+#include "bench/report.h"
+
+#include "common/cli.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RED "\033[1;31m"
+#define GREEN "\033[1;32m"
+#define YELLOW "\033[1;33m"
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+
+static const char *rank_status(const bench_session *s, const sel_ranking *r, size_t arm)
+{
+    if (s->st[arm].status == BENCH_ARM_GPU_IGNORED)
+        return "GPU FLAGS IGNORED";
+    if (s->st[arm].status == BENCH_ARM_EXCLUDED)
+        return "excluded";
+    const sel_rank_entry *e = sel_ranking_entry(r, arm);
+    if (!e || !e->rank)
+        return "no samples";
+    if (arm == r->leader)
+        return "leader";
+    if (e->tied_with_leader)
+        return "tied";
+    if (e->vs_leader.outcome == SEL_WIN_B)
+        return "slower";
+    return e->settle == SEL_OPEN ? "open" : "undecided";
+}
+
+const char *bench_report_status(const bench_session *s, size_t t, size_t arm)
+{
+    return rank_status(s, &s->by_test[t], arm);
+}
+
+static const char *device_of(const bench_arm *a)
+{
+    return *a->params.device ? a->params.device : "-";
+}
+
+/* "0.799 [0.790, 0.808]" or "-". */
+static void ci_text(const sel_comparison *c, int has, char *buf, size_t len)
+{
+    if (!has || !isfinite(c->ratio))
+        snprintf(buf, len, "-");
+    else if (!isfinite(c->ci_lo))
+        snprintf(buf, len, "%.3f", c->ratio);
+    else
+        snprintf(buf, len, "%.3f [%.3f, %.3f]", c->ratio, c->ci_lo, c->ci_hi);
+}
+
+typedef struct widths {
+    int engine, backend, device, params;
+} widths;
+
+static int maxi(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static widths column_widths(const bench_session *s)
+{
+    widths w = {6, 7, 6, 6};
+    for (size_t i = 0; i < s->plan->n_arms; i++) {
+        const bench_arm *a = &s->plan->arms[i];
+        char *p = bench_params_text(&a->params);
+        w.engine = maxi(w.engine, (int)strlen(a->engine));
+        w.backend = maxi(w.backend, (int)strlen(a->backend));
+        w.device = maxi(w.device, (int)strlen(device_of(a)));
+        w.params = maxi(w.params, (int)strlen(*p ? p : "-"));
+        free(p);
+    }
+    return w;
+}
+
+static const char *status_color(FILE *f, const char *status)
+{
+    if (!strcmp(status, "GPU FLAGS IGNORED") || !strcmp(status, "excluded"))
+        return lvd_ansi(f, RED);
+    if (!strcmp(status, "leader"))
+        return lvd_ansi(f, GREEN);
+    if (!strcmp(status, "open") || !strcmp(status, "undecided") || !strcmp(status, "tied"))
+        return lvd_ansi(f, YELLOW);
+    return "";
+}
+
+static void print_table(FILE *f, const bench_session *s, size_t t)
+{
+    const sel_ranking *r = &s->by_test[t];
+    widths w = column_widths(s);
+    fprintf(f, "%s%s%s%s\n", lvd_ansi(f, BOLD), s->o.inv.tests[t].name,
+            bench_session_uses_test(s, t) ? "" : "  (shown; the objective does not decide on it)",
+            lvd_ansi(f, RESET));
+    fprintf(f, "  %-3s %-*s %-*s %-*s %-*s %12s  %-26s %-10s %-9s %s\n", "#", w.engine, "ENGINE",
+            w.backend, "BACKEND", w.device, "DEVICE", w.params, "PARAMS", "MEDIAN t/s",
+            "VS LEADER [95% CI]", "VS CPU", "KEPT/DROP", "STATUS");
+    for (size_t i = 0; i < r->n; i++) {
+        const sel_rank_entry *e = &r->v[i];
+        const bench_arm *a = &s->plan->arms[e->arm];
+        const bench_series *se = &s->st[e->arm].series[t];
+        char rank[24], median[32], vsl[64], vsc[32], kept[48];
+        snprintf(rank, sizeof rank, "%s", "-");
+        if (e->rank)
+            snprintf(rank, sizeof rank, "%zu", e->rank);
+        snprintf(median, sizeof median, "-");
+        if (e->sx.n)
+            snprintf(median, sizeof median, "%.2f", e->sx.median);
+        if (e->arm == r->leader)
+            snprintf(vsl, sizeof vsl, "leader");
+        else
+            ci_text(&e->vs_leader, e->has_vs_leader, vsl, sizeof vsl);
+        if (e->arm == r->ref)
+            snprintf(vsc, sizeof vsc, "ref");
+        else if (e->has_vs_ref && isfinite(e->vs_ref.ratio))
+            snprintf(vsc, sizeof vsc, "%.2fx", e->vs_ref.ratio);
+        else
+            snprintf(vsc, sizeof vsc, "-");
+        snprintf(kept, sizeof kept, "%zu/%zu", se->n_kept, se->n_dropped);
+        char *params = bench_params_text(&a->params);
+        const char *status = rank_status(s, r, e->arm);
+        fprintf(f, "  %-3s %-*s %-*s %-*s %-*s %12s  %-26s %-10s %-9s %s%s%s\n", rank, w.engine,
+                a->engine, w.backend, a->backend, w.device, device_of(a), w.params,
+                *params ? params : "-", median, vsl, vsc, kept, status_color(f, status), status,
+                lvd_ansi(f, RESET));
+        free(params);
+    }
+}
+
+static const char *arm_name(const bench_session *s, size_t arm)
+{
+    return s->plan->arms[arm].label;
+}
+
+/* Prints the comparisons of r that are not decided. */
+static void print_undecided(FILE *f, const bench_session *s, const sel_ranking *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const sel_rank_entry *e = &r->v[i];
+        if (!e->rank || !e->has_vs_leader || e->vs_leader.outcome == SEL_WIN_B || e->tied_with_leader)
+            continue;
+        char ci[64];
+        ci_text(&e->vs_leader, 1, ci, sizeof ci);
+        fprintf(f, "    %s vs %s: ratio %s, p %.4g (needs < %.4g): %s\n", arm_name(s, e->arm),
+                arm_name(s, r->leader), ci, e->vs_leader.p, e->vs_leader.p_threshold,
+                e->vs_leader.why ? e->vs_leader.why : "");
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->v[i].rank && r->v[i].eligible)
+            fprintf(f, "    %s: no samples yet\n", arm_name(s, r->v[i].arm));
+}
+
+static void print_decision(FILE *f, const bench_session *s, const char *what, const sel_ranking *r)
+{
+    fprintf(f, "%sDecision (%s):%s ", lvd_ansi(f, BOLD), what, lvd_ansi(f, RESET));
+    switch (r->state) {
+    case SEL_RANK_NONE:
+        fprintf(f, "nothing measured\n");
+        return;
+    case SEL_RANK_ONLY:
+        fprintf(f, "%s is the only arm measured\n", arm_name(s, r->leader));
+        return;
+    case SEL_RANK_WIN:
+        fprintf(f, "%s%s%s wins against all %zu other arm%s (p < %.4g, CI low > %.2f)\n",
+                lvd_ansi(f, GREEN), arm_name(s, r->leader), lvd_ansi(f, RESET), r->m,
+                r->m == 1 ? "" : "s", s->o.rule.alpha / (double)r->m, s->o.rule.win);
+        return;
+    case SEL_RANK_TIE:
+        fprintf(f, "tie between %s", arm_name(s, r->leader));
+        for (size_t i = 0; i < r->n; i++)
+            if (r->v[i].tied_with_leader)
+                fprintf(f, ", %s", arm_name(s, r->v[i].arm));
+        fprintf(f, " (CI inside [%.2f, %.2f])%s\n", s->o.rule.tie_lo, s->o.rule.tie_hi,
+                r->n_ranked > r->n_tied + 1 ? "; each wins against the rest" : "");
+        return;
+    case SEL_RANK_OPEN:
+    case SEL_RANK_UNDECIDED:
+        fprintf(f, "%sundecided%s, %s leads:\n", lvd_ansi(f, YELLOW), lvd_ansi(f, RESET),
+                r->leader != SEL_NO_ARM ? arm_name(s, r->leader) : "nobody");
+        print_undecided(f, s, r);
+        return;
+    }
+}
+
+static void print_problems(FILE *f, const bench_session *s)
+{
+    for (size_t i = 0; i < s->plan->n_arms; i++) {
+        const bench_arm_state *st = &s->st[i];
+        if (st->status == BENCH_ARM_GPU_IGNORED)
+            fprintf(f, "%sGPU FLAGS IGNORED:%s %s: %s; never scored as a GPU arm\n", lvd_ansi(f, RED),
+                    lvd_ansi(f, RESET), arm_name(s, i), st->reason);
+        else if (st->status == BENCH_ARM_EXCLUDED)
+            fprintf(f, "%sexcluded:%s %s after %zu failed runs: %s\n", lvd_ansi(f, RED),
+                    lvd_ansi(f, RESET), arm_name(s, i), st->failures, st->reason);
+        else if (st->failures)
+            fprintf(f, "failed once (retried): %s: %s\n", arm_name(s, i), st->reason);
+    }
+    for (size_t i = 0; i < s->plan->n_skips; i++) {
+        const bench_skip *k = &s->plan->skips[i];
+        fprintf(f, "skipped: %s%s%s: %s\n", k->engine, *k->device ? " " : "", k->device, k->reason);
+    }
+}
+
+void bench_report_print(FILE *f, const bench_session *s)
+{
+    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+        print_table(f, s, t);
+        fputc('\n', f);
+    }
+    char obj[32];
+    sel_objective_name(&s->o.objective, obj, sizeof obj);
+    if (s->weighted) {
+        char what[160];
+        snprintf(what, sizeof what, "objective %s: %s and %s", obj, s->o.inv.tests[s->w_tg].name,
+                 s->o.inv.tests[s->w_pp].name);
+        print_decision(f, s, what, &s->weighted_rank);
+    } else {
+        for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+            if (!bench_session_uses_test(s, t))
+                continue;
+            char what[160];
+            snprintf(what, sizeof what, "objective %s: %s", obj, s->o.inv.tests[t].name);
+            print_decision(f, s, what, &s->by_test[t]);
+        }
+    }
+    print_problems(f, s);
+    fprintf(f, "Stopped: %s after %zu round%s (%zu runs ok, %zu failed, %zu GPU flags ignored) in %.1f s;"
+               " session %s\n",
+            bench_stop_name(s->stop), s->rounds, s->rounds == 1 ? "" : "s", s->runs_ok, s->runs_failed,
+            s->runs_gpu_ignored, (double)s->wall_ms / 1000.0, s->o.session);
+}
+
+/* --- JSON --------------------------------------------------------------- */
+
+static cJSON *num_or_null(double x)
+{
+    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+static cJSON *params_json(const lvd_params *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "device", *p->device ? cJSON_CreateString(p->device) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "ngl", p->ngl >= 0 ? cJSON_CreateNumber(p->ngl) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "fa", p->fa >= 0 ? cJSON_CreateNumber(p->fa) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "ubatch", p->ubatch > 0 ? cJSON_CreateNumber(p->ubatch) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "type_k", *p->type_k ? cJSON_CreateString(p->type_k) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "type_v", *p->type_v ? cJSON_CreateString(p->type_v) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "n_cpu_moe",
+                          p->n_cpu_moe > 0 ? cJSON_CreateNumber(p->n_cpu_moe) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "threads", p->threads > 0 ? cJSON_CreateNumber(p->threads) : cJSON_CreateNull());
+    cJSON_AddStringToObject(o, "env", p->env);
+    return o;
+}
+
+static cJSON *arm_json(const bench_session *s, size_t i)
+{
+    const bench_arm *a = &s->plan->arms[i];
+    const bench_arm_state *st = &s->st[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "arm", (double)i);
+    cJSON_AddStringToObject(o, "engine", a->engine);
+    cJSON_AddNumberToObject(o, "engine_id", (double)a->engine_id);
+    cJSON_AddStringToObject(o, "build", a->build);
+    cJSON_AddStringToObject(o, "backend", a->backend);
+    cJSON_AddItemToObject(o, "device", *a->params.device ? cJSON_CreateString(a->params.device)
+                                                         : cJSON_CreateNull());
+    cJSON_AddStringToObject(o, "device_name", a->device_name);
+    cJSON_AddItemToObject(o, "params", params_json(&a->params));
+    cJSON_AddStringToObject(o, "arm_key", a->arm_key);
+    cJSON_AddStringToObject(o, "label", a->label);
+    cJSON_AddStringToObject(o, "status", bench_arm_status_name(st->status));
+    cJSON_AddItemToObject(o, "reason", st->reason ? cJSON_CreateString(st->reason) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "runs", (double)st->runs);
+    cJSON_AddNumberToObject(o, "failures", (double)st->failures);
+    cJSON_AddItemToObject(o, "placement", a->placement ? cJSON_CreateString(a->placement)
+                                                       : cJSON_CreateNull());
+    return o;
+}
+
+static cJSON *ranking_json(const bench_session *s, const sel_ranking *r, int t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "state", sel_rank_state_name(r->state));
+    cJSON_AddItemToObject(o, "leader", r->leader != SEL_NO_ARM ? cJSON_CreateNumber((double)r->leader)
+                                                               : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "m", (double)r->m);
+    cJSON *rows = cJSON_AddArrayToObject(o, "ranking");
+    for (size_t i = 0; i < r->n; i++) {
+        const sel_rank_entry *e = &r->v[i];
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "arm", (double)e->arm);
+        cJSON_AddItemToObject(row, "rank", e->rank ? cJSON_CreateNumber((double)e->rank) : cJSON_CreateNull());
+        cJSON_AddStringToObject(row, "status", rank_status(s, r, e->arm));
+        if (t >= 0) {
+            const bench_series *se = &s->st[e->arm].series[t];
+            cJSON_AddItemToObject(row, "median", num_or_null(e->sx.median));
+            cJSON_AddItemToObject(row, "mean", num_or_null(e->sx.mean));
+            cJSON_AddItemToObject(row, "stddev", num_or_null(e->sx.stddev));
+            cJSON_AddNumberToObject(row, "kept", (double)se->n_kept);
+            cJSON_AddNumberToObject(row, "dropped", (double)se->n_dropped);
+        } else {
+            cJSON_AddItemToObject(row, "score", num_or_null(e->score));
+        }
+        cJSON_AddItemToObject(row, "vs_leader",
+                              e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
+        cJSON_AddItemToObject(row, "vs_cpu",
+                              e->has_vs_ref ? sel_comparison_json(&e->vs_ref) : cJSON_CreateNull());
+        cJSON_AddItemToArray(rows, row);
+    }
+    return o;
+}
+
+static void add_undecided(cJSON *arr, const bench_session *s, const char *what, const sel_ranking *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const sel_rank_entry *e = &r->v[i];
+        int pending = !e->rank && e->eligible;
+        int open = e->rank && e->has_vs_leader && e->vs_leader.outcome != SEL_WIN_B && !e->tied_with_leader;
+        if (!pending && !open)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "criterion", what);
+        cJSON_AddNumberToObject(o, "arm", (double)e->arm);
+        cJSON_AddStringToObject(o, "label", arm_name(s, e->arm));
+        cJSON_AddItemToObject(o, "leader", r->leader != SEL_NO_ARM ? cJSON_CreateNumber((double)r->leader)
+                                                                   : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "comparison",
+                              e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
+cJSON *bench_report_json(const bench_session *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char obj[32];
+    sel_objective_name(&s->o.objective, obj, sizeof obj);
+    cJSON_AddStringToObject(o, "model", s->o.inv.model);
+    cJSON_AddStringToObject(o, "artifact", s->o.artifact);
+    cJSON_AddStringToObject(o, "session", s->o.session);
+    cJSON_AddStringToObject(o, "host", s->o.host);
+    cJSON_AddStringToObject(o, "objective", obj);
+    cJSON_AddStringToObject(o, "stop", bench_stop_name(s->stop));
+    cJSON_AddNumberToObject(o, "rounds", (double)s->rounds);
+    cJSON_AddNumberToObject(o, "wall_ms", (double)s->wall_ms);
+    cJSON *runs = cJSON_AddObjectToObject(o, "runs");
+    cJSON_AddNumberToObject(runs, "ok", (double)s->runs_ok);
+    cJSON_AddNumberToObject(runs, "failed", (double)s->runs_failed);
+    cJSON_AddNumberToObject(runs, "gpu_ignored", (double)s->runs_gpu_ignored);
+    cJSON_AddNumberToObject(runs, "skipped", (double)s->skips_recorded);
+    cJSON *arms = cJSON_AddArrayToObject(o, "arms");
+    for (size_t i = 0; i < s->plan->n_arms; i++)
+        cJSON_AddItemToArray(arms, arm_json(s, i));
+    cJSON *skipped = cJSON_AddArrayToObject(o, "skipped");
+    for (size_t i = 0; i < s->plan->n_skips; i++) {
+        const bench_skip *k = &s->plan->skips[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "engine", k->engine);
+        cJSON_AddNumberToObject(x, "engine_id", (double)k->engine_id);
+        cJSON_AddItemToObject(x, "device", *k->device ? cJSON_CreateString(k->device) : cJSON_CreateNull());
+        cJSON_AddStringToObject(x, "reason", k->reason);
+        cJSON_AddItemToArray(skipped, x);
+    }
+    cJSON *tests = cJSON_AddArrayToObject(o, "tests");
+    cJSON *undecided = cJSON_CreateArray();
+    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+        cJSON *x = ranking_json(s, &s->by_test[t], (int)t);
+        cJSON_AddStringToObject(x, "test", s->o.inv.tests[t].name);
+        cJSON_AddBoolToObject(x, "decides", bench_session_uses_test(s, t));
+        cJSON_AddItemToArray(tests, x);
+        if (bench_session_uses_test(s, t) && !s->weighted)
+            add_undecided(undecided, s, s->o.inv.tests[t].name, &s->by_test[t]);
+    }
+    if (s->weighted) {
+        cJSON *w = ranking_json(s, &s->weighted_rank, -1);
+        cJSON_AddNumberToObject(w, "w", s->o.objective.w);
+        cJSON_AddStringToObject(w, "tg_test", s->o.inv.tests[s->w_tg].name);
+        cJSON_AddStringToObject(w, "pp_test", s->o.inv.tests[s->w_pp].name);
+        cJSON_AddItemToObject(o, "weighted", w);
+        add_undecided(undecided, s, obj, &s->weighted_rank);
+    } else {
+        cJSON_AddNullToObject(o, "weighted");
+    }
+    cJSON_AddItemToObject(o, "undecided", undecided);
+    return o;
+}
+
+int bench_report_exit(const bench_session *s)
+{
+    if (s->stop == BENCH_STOP_NOTHING)
+        return LVD_EXIT_FAIL;
+    if (s->runs_failed || s->runs_gpu_ignored || s->plan->n_skips)
+        return LVD_EXIT_PARTIAL;
+    for (size_t i = 0; i < s->plan->n_arms; i++)
+        if (s->st[i].status != BENCH_ARM_ACTIVE)
+            return LVD_EXIT_PARTIAL;
+    return LVD_EXIT_OK;
+}

@@ -1,0 +1,35 @@
+/* report.h: what lvd-bench prints about a finished session: per test a
+ * ranking table (engine, backend, device, parameters, median t/s, ratio and
+ * 95 % CI against the leader and the CPU arm, samples kept/dropped, status),
+ * the decision of every test the objective decides on, the comparisons that
+ * stayed undecided, failed, excluded and skipped arms; the same as JSON; and
+ * the tool's exit code. Not for running or deciding anything. */
+#ifndef LVD_BENCH_REPORT_H
+#define LVD_BENCH_REPORT_H
+
+#include "bench/runner.h"
+
+#include <stdio.h>
+
+struct cJSON;
+
+/* The status word of arm i in test t's table: "leader", "slower" (the leader
+ * wins against it), "tied", "open", "undecided", "excluded", "GPU FLAGS
+ * IGNORED", "no samples". */
+const char *bench_report_status(const bench_session *s, size_t t, size_t arm);
+
+/* Prints the tables, decisions, undecided comparisons, failures and skips
+ * (colour through lvd_ansi). */
+void bench_report_print(FILE *f, const bench_session *s);
+
+/* The session as one JSON object (model, artifact, session, host,
+ * objective, stop, rounds, wall_ms, runs, arms, skipped, tests with their
+ * rankings and comparisons, weighted ranking, undecided). Caller owns it. */
+struct cJSON *bench_report_json(const bench_session *s);
+
+/* LVD_EXIT_FAIL when nothing could be measured; LVD_EXIT_PARTIAL when an
+ * arm failed, was excluded or ignored its GPU flags, or an engine was
+ * skipped (all recorded); else LVD_EXIT_OK. */
+int bench_report_exit(const bench_session *s);
+
+#endif

@@ -1,0 +1,617 @@
+/* runner.c: one llama-bench invocation of an arm, classified, and the
+ * adaptive session loop over a plan (rules in runner.h). Processes only
+ * through proc_run; the store only through store.h; output parsing through
+ * bench/benchout.h; statistics through select/. */
+#include "bench/runner.h"
+
+#include "bench/arm.h"
+#include "bench/benchout.h"
+#include "common/cli.h"
+#include "common/proc.h"
+#include "select/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* --- tests -------------------------------------------------------------- */
+
+int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err)
+{
+    *tests = NULL;
+    *n = 0;
+    size_t count;
+    char **items = lvd_split(s ? s : "", ',', &count);
+    if (count == 0) {
+        lvd_strv_free(items);
+        return lvd_errf(err, "tests: none given (e.g. pp512,tg128)");
+    }
+    if (count > BENCH_MAX_TESTS) {
+        lvd_strv_free(items);
+        return lvd_errf(err, "tests: %zu given, at most %d", count, BENCH_MAX_TESTS);
+    }
+    bench_test *v = lvd_xcalloc(count, sizeof *v);
+    for (size_t i = 0; i < count; i++) {
+        int64_t tokens;
+        int pp = lvd_starts_with(items[i], "pp"), tg = lvd_starts_with(items[i], "tg");
+        if ((!pp && !tg) || lvd_parse_i64(items[i] + 2, &tokens) || tokens <= 0 || tokens > 1000000) {
+            lvd_errf(err, "tests: '%s' is not ppN or tgN with N in 1..1000000", items[i]);
+            free(v);
+            lvd_strv_free(items);
+            return -1;
+        }
+        v[i].n_prompt = pp ? (int)tokens : 0;
+        v[i].n_gen = tg ? (int)tokens : 0;
+        bench_test_name(v[i].n_prompt, v[i].n_gen, 0, v[i].name, sizeof v[i].name);
+        for (size_t k = 0; k < i; k++) {
+            if (!strcmp(v[k].name, v[i].name)) {
+                lvd_errf(err, "tests: '%s' is given twice", items[i]);
+                free(v);
+                lvd_strv_free(items);
+                return -1;
+            }
+        }
+    }
+    lvd_strv_free(items);
+    *tests = v;
+    *n = count;
+    return 0;
+}
+
+/* --- one invocation ----------------------------------------------------- */
+
+typedef struct strv {
+    char **v;
+    size_t n;
+} strv;
+
+static void push(strv *a, char *s)
+{
+    a->v = lvd_xrealloc(a->v, (a->n + 2) * sizeof *a->v);
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static void push_flag(strv *a, const char *flag, char *value)
+{
+    push(a, lvd_xstrdup(flag));
+    push(a, value);
+}
+
+/* The comma list of the tests' n_prompt (pp) or n_gen (tg); "0" when none. */
+static char *token_list(const bench_invoke *inv, int pp)
+{
+    lvd_sb sb = {0};
+    for (size_t i = 0; i < inv->n_tests; i++) {
+        int v = pp ? inv->tests[i].n_prompt : inv->tests[i].n_gen;
+        if (v > 0)
+            lvd_sb_addf(&sb, "%s%d", sb.len ? "," : "", v);
+    }
+    if (!sb.len)
+        lvd_sb_adds(&sb, "0");
+    return lvd_sb_detach(&sb);
+}
+
+char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv)
+{
+    const lvd_params *p = &arm->params;
+    strv a = {0};
+    push(&a, lvd_xstrdup(arm->binary));
+    push_flag(&a, "-m", lvd_xstrdup(inv->model));
+    push_flag(&a, "-p", token_list(inv, 1));
+    push_flag(&a, "-n", token_list(inv, 0));
+    push_flag(&a, "-r", lvd_xasprintf("%d", inv->reps));
+    push_flag(&a, "-o", lvd_xstrdup("jsonl"));
+    if (*p->device)
+        push_flag(&a, "-dev", lvd_xstrdup(p->device));
+    if (p->ngl >= 0)
+        push_flag(&a, "-ngl", lvd_xasprintf("%d", p->ngl));
+    if (p->fa >= 0)
+        push_flag(&a, "-fa", lvd_xasprintf("%d", p->fa ? 1 : 0));
+    if (p->ubatch > 0)
+        push_flag(&a, "-ub", lvd_xasprintf("%d", p->ubatch));
+    if (*p->type_k)
+        push_flag(&a, "-ctk", lvd_xstrdup(p->type_k));
+    if (*p->type_v)
+        push_flag(&a, "-ctv", lvd_xstrdup(p->type_v));
+    if (p->n_cpu_moe > 0)
+        push_flag(&a, "-ncmoe", lvd_xasprintf("%d", p->n_cpu_moe));
+    if (p->threads > 0)
+        push_flag(&a, "-t", lvd_xasprintf("%d", p->threads));
+    return a.v;
+}
+
+static void set_status(lvd_run *run, const char *status, char *reason)
+{
+    snprintf(run->status, sizeof run->status, "%s", status);
+    free(run->reason);
+    run->reason = reason;
+}
+
+static int samples_valid(const lvd_result *r)
+{
+    if (r->n == 0 || !r->ts)
+        return 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (!isfinite(r->ts[i]) || r->ts[i] <= 0)
+            return 0;
+    return 1;
+}
+
+static const lvd_result *find_result(const lvd_run *run, const char *test)
+{
+    for (size_t i = 0; i < run->n_results; i++)
+        if (!strcmp(run->results[i].test, test))
+            return &run->results[i];
+    return NULL;
+}
+
+/* The status of a run whose process exited 0 with parsed results. */
+static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_run *run)
+{
+    for (size_t i = 0; i < inv->n_tests; i++) {
+        const lvd_result *r = find_result(run, inv->tests[i].name);
+        if (!r) {
+            set_status(run, "failed",
+                       lvd_xasprintf("llama-bench printed no %s result (%zu results for %zu tests)",
+                                     inv->tests[i].name, run->n_results, inv->n_tests));
+            return;
+        }
+        if (!samples_valid(r)) {
+            set_status(run, "failed",
+                       lvd_xasprintf("%s: no valid samples (a throughput that is not finite and > 0)",
+                                     r->test));
+            return;
+        }
+    }
+    for (size_t i = 0; i < run->n_results && arm->gpu; i++) {
+        const lvd_result *r = &run->results[i];
+        if (bench_result_gpu_ignored(r) || !strcasecmp(r->backends, "CPU")) {
+            set_status(run, "gpu_ignored",
+                       lvd_xasprintf("GPU flags ignored: asked -dev %s -ngl %d, llama-bench reported"
+                                     " backends \"%s\" (the build ran on the CPU)",
+                                     *arm->params.device ? arm->params.device : "-",
+                                     arm->params.ngl, r->backends));
+            return;
+        }
+    }
+    set_status(run, "ok", NULL);
+}
+
+static void flag_warmup(lvd_run *run)
+{
+    for (size_t i = 0; i < run->n_results; i++) {
+        lvd_result *r = &run->results[i];
+        free(r->warmup);
+        r->warmup = lvd_xcalloc(r->n ? r->n : 1, 1);
+        if (!samples_valid(r))
+            continue;
+        size_t drop = sel_warmup(r->ts, r->n);
+        for (size_t k = 0; k < drop; k++)
+            r->warmup[k] = 1;
+    }
+}
+
+/* The last non-empty line of s (malloc'd; "" when none). */
+static char *last_line(const char *s)
+{
+    char *tail = proc_tail(s, 1);
+    size_t n = strlen(tail);
+    while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+        tail[--n] = '\0';
+    return tail;
+}
+
+static void classify(const bench_arm *arm, const bench_invoke *inv, const proc_result *res, lvd_run *run)
+{
+    char what[256];
+    proc_describe(res, what, sizeof what);
+    if (!res->spawned || res->signaled || res->timed_out) {
+        set_status(run, "failed", lvd_xasprintf("%s%s", what,
+                                                res->timed_out ? " (process group killed)" : ""));
+        return;
+    }
+    if (!res->exited || res->exit_code != 0) {
+        char *line = last_line(lvd_sb_str(&res->err));
+        set_status(run, "failed", lvd_xasprintf("%s%s%s", what, *line ? ": " : "", line));
+        free(line);
+        return;
+    }
+    if (res->out_truncated) {
+        set_status(run, "failed", lvd_xstrdup("output larger than the capture limit"));
+        return;
+    }
+    lvd_err perr = {0};
+    if (bench_parse_output(res->out.buf ? res->out.buf : "", res->out.len, arm->engine, run, &perr)) {
+        set_status(run, "failed", lvd_xasprintf("unparsable output: %s", perr.msg));
+        return;
+    }
+    flag_warmup(run);
+    classify_results(arm, inv, run);
+}
+
+int bench_run_arm(const bench_arm *arm, const bench_invoke *inv, lvd_run *run, lvd_err *err)
+{
+    memset(run, 0, sizeof *run);
+    run->engine_id = arm->engine_id;
+    run->binary = lvd_xstrdup(arm->binary);
+    run->build = lvd_xstrdup(arm->build);
+    run->params = arm->params;
+    run->arm_key = lvd_xstrdup(arm->arm_key);
+    run->exit_code = -1;
+    run->started_at = lvd_now();
+    snprintf(run->source, sizeof run->source, "bench");
+
+    char **argv = bench_arm_argv(arm, inv);
+    size_t n_env;
+    char **env = lvd_split(arm->params.env, ' ', &n_env);
+    proc_spec spec = {
+        .argv = (const char *const *)argv,
+        .env = n_env ? (const char *const *)env : NULL,
+        .timeout_ms = inv->timeout_ms,
+    };
+    proc_result res;
+    memset(&res, 0, sizeof res);
+    int rc = proc_run(&spec, &res, err);
+    if (rc == 0) {
+        run->wall_ms = res.wall_ms;
+        run->exit_code = res.exited ? res.exit_code : -1;
+        run->stderr_tail = proc_tail(lvd_sb_str(&res.err), BENCH_STDERR_TAIL_LINES);
+        classify(arm, inv, &res, run);
+    }
+    proc_result_free(&res);
+    lvd_strv_free(argv);
+    lvd_strv_free(env);
+    return rc;
+}
+
+/* --- the session -------------------------------------------------------- */
+
+const char *bench_stop_name(bench_stop stop)
+{
+    switch (stop) {
+    case BENCH_STOP_SETTLED: return "settled";
+    case BENCH_STOP_MAX_SAMPLES: return "max-samples";
+    case BENCH_STOP_BUDGET: return "budget";
+    case BENCH_STOP_NOTHING: return "nothing-measured";
+    }
+    return "?";
+}
+
+const char *bench_arm_status_name(bench_arm_status st)
+{
+    switch (st) {
+    case BENCH_ARM_ACTIVE: return "active";
+    case BENCH_ARM_EXCLUDED: return "excluded";
+    case BENCH_ARM_GPU_IGNORED: return "gpu_ignored";
+    }
+    return "?";
+}
+
+/* The first test of inv the predicate holds for, or SEL_NO_ARM. */
+static size_t first_test(const bench_invoke *inv, int (*is)(int, int))
+{
+    for (size_t i = 0; i < inv->n_tests; i++)
+        if (is(inv->tests[i].n_prompt, inv->tests[i].n_gen))
+            return i;
+    return SEL_NO_ARM;
+}
+
+int bench_session_check(const bench_session_opts *o, lvd_err *err)
+{
+    char name[32];
+    sel_objective_name(&o->objective, name, sizeof name);
+    int need_tg = o->objective.kind != SEL_OBJ_PP, need_pp = o->objective.kind != SEL_OBJ_TG;
+    if (need_tg && first_test(&o->inv, sel_test_is_tg) == SEL_NO_ARM)
+        return lvd_errf(err, "objective %s needs a tg test in the tests (e.g. tg128)", name);
+    if (need_pp && first_test(&o->inv, sel_test_is_pp) == SEL_NO_ARM)
+        return lvd_errf(err, "objective %s needs a pp test in the tests (e.g. pp512)", name);
+    if (o->inv.reps < 1 || o->inv.timeout_ms <= 0 || o->max_samples < 1)
+        return lvd_errf(err, "bench: reps, timeout and max samples must be positive");
+    if (!o->inv.model || !o->artifact || !o->host || !o->session)
+        return lvd_errf(err, "bench: model, artifact, host and session are required");
+    return 0;
+}
+
+int bench_session_uses_test(const bench_session *s, size_t t)
+{
+    if (s->weighted)
+        return t == s->w_tg || t == s->w_pp;
+    const bench_test *x = &s->o.inv.tests[t];
+    return sel_objective_uses(&s->o.objective, x->n_prompt, x->n_gen);
+}
+
+const sel_ranking *bench_session_decider(const bench_session *s, size_t t)
+{
+    if (!bench_session_uses_test(s, t))
+        return NULL;
+    return s->weighted ? &s->weighted_rank : &s->by_test[t];
+}
+
+int bench_session_rank(bench_session *s, lvd_err *err)
+{
+    size_t n = s->plan->n_arms;
+    sel_rank_arm *arms = lvd_xcalloc(n ? n : 1, sizeof *arms);
+    sel_rank_opts ro;
+    sel_rank_opts_init(&ro);
+    ro.rule = s->o.rule;
+    ro.ref = s->ref;
+    int rc = 0;
+    for (size_t t = 0; t < s->o.inv.n_tests && rc == 0; t++) {
+        for (size_t i = 0; i < n; i++) {
+            arms[i].label = s->plan->arms[i].label;
+            arms[i].eligible = s->st[i].status == BENCH_ARM_ACTIVE;
+            arms[i].x = s->st[i].series[t].kept;
+            arms[i].nx = s->st[i].series[t].n_kept;
+        }
+        sel_ranking_free(&s->by_test[t]);
+        rc = sel_rank(arms, n, &ro, &s->by_test[t], err);
+    }
+    if (rc == 0 && s->weighted) {
+        for (size_t i = 0; i < n; i++) {
+            arms[i].x = s->st[i].series[s->w_tg].kept;
+            arms[i].nx = s->st[i].series[s->w_tg].n_kept;
+            arms[i].y = s->st[i].series[s->w_pp].kept;
+            arms[i].ny = s->st[i].series[s->w_pp].n_kept;
+        }
+        ro.w = s->o.objective.w;
+        sel_ranking_free(&s->weighted_rank);
+        rc = sel_rank(arms, n, &ro, &s->weighted_rank, err);
+    }
+    free(arms);
+    return rc;
+}
+
+/* Fewest kept samples of arm over the objective's tests. */
+static size_t kept_min(const bench_session *s, size_t arm)
+{
+    size_t min = (size_t)-1;
+    for (size_t t = 0; t < s->o.inv.n_tests; t++)
+        if (bench_session_uses_test(s, t) && s->st[arm].series[t].n_kept < min)
+            min = s->st[arm].series[t].n_kept;
+    return min == (size_t)-1 ? 0 : min;
+}
+
+/* Marks in need[] the arms an open ranking still needs (runner.h, step 3). */
+static void mark_needed(const sel_ranking *r, unsigned char *need)
+{
+    if (r->state != SEL_RANK_OPEN)
+        return;
+    if (r->leader != SEL_NO_ARM)
+        need[r->leader] = 1;
+    for (size_t i = 0; i < r->n; i++) {
+        const sel_rank_entry *e = &r->v[i];
+        if (e->rank && e->has_vs_leader && e->settle == SEL_OPEN)
+            need[e->arm] = 1;
+        if (!e->rank && e->eligible)
+            need[e->arm] = 1; /* eligible, not ranked: no samples yet */
+    }
+}
+
+/* Fills need[] and returns (open rankings, needed arms below the cap). */
+static size_t arms_needed(const bench_session *s, unsigned char *need, size_t *open)
+{
+    size_t n = s->plan->n_arms;
+    memset(need, 0, n ? n : 1);
+    *open = 0;
+    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+        const sel_ranking *r = bench_session_decider(s, t);
+        if (!r || (s->weighted && t != s->w_tg))
+            continue; /* the weighted ranking once */
+        if (r->state == SEL_RANK_OPEN)
+            (*open)++;
+        mark_needed(r, need);
+    }
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (need[i] && (s->st[i].status != BENCH_ARM_ACTIVE || kept_min(s, i) >= s->o.max_samples))
+            need[i] = 0;
+        count += need[i];
+    }
+    return count;
+}
+
+static void series_add(bench_series *se, double v)
+{
+    if (se->n_kept == se->cap) {
+        se->cap = se->cap ? 2 * se->cap : 16;
+        se->kept = lvd_xrealloc(se->kept, se->cap * sizeof *se->kept);
+    }
+    se->kept[se->n_kept++] = v;
+}
+
+/* Folds a recorded run into the arm's state. */
+static void absorb(bench_session *s, size_t arm, const lvd_run *run)
+{
+    bench_arm_state *st = &s->st[arm];
+    st->runs++;
+    if (!strcmp(run->status, "ok")) {
+        s->runs_ok++;
+        for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+            const lvd_result *r = find_result(run, s->o.inv.tests[t].name);
+            for (size_t k = 0; r && k < r->n; k++) {
+                if (r->warmup && r->warmup[k])
+                    st->series[t].n_dropped++;
+                else
+                    series_add(&st->series[t], r->ts[k]);
+            }
+        }
+        return;
+    }
+    free(st->reason);
+    st->reason = lvd_xstrdup(run->reason ? run->reason : run->status);
+    if (!strcmp(run->status, "gpu_ignored")) {
+        s->runs_gpu_ignored++;
+        st->status = BENCH_ARM_GPU_IGNORED;
+        return;
+    }
+    s->runs_failed++;
+    if (++st->failures >= BENCH_MAX_FAILURES)
+        st->status = BENCH_ARM_EXCLUDED;
+}
+
+static void stamp(const bench_session *s, lvd_run *run)
+{
+    snprintf(run->artifact, sizeof run->artifact, "%s", s->o.artifact);
+    free(run->host);
+    run->host = lvd_xstrdup(s->o.host);
+    free(run->session);
+    run->session = lvd_xstrdup(s->o.session);
+}
+
+/* Records the plan's skipped engines and devices as failed runs. */
+static int record_skips(store *st, bench_session *s, lvd_err *err)
+{
+    for (size_t i = 0; i < s->plan->n_skips; i++) {
+        const bench_skip *k = &s->plan->skips[i];
+        lvd_run run;
+        memset(&run, 0, sizeof run);
+        run.engine_id = k->engine_id;
+        run.binary = lvd_xstrdup(k->binary);
+        run.build = lvd_xstrdup(k->build);
+        lvd_params_init(&run.params);
+        snprintf(run.params.device, sizeof run.params.device, "%s", k->device);
+        char key[320];
+        bench_arm_key(&run.params, key, sizeof key);
+        run.arm_key = lvd_xstrdup(key);
+        snprintf(run.status, sizeof run.status, "failed");
+        run.reason = lvd_xasprintf("not run: %s", k->reason);
+        run.exit_code = -1;
+        run.started_at = lvd_now();
+        snprintf(run.source, sizeof run.source, "bench");
+        stamp(s, &run);
+        int rc = store_run_put(st, &run, err);
+        lvd_run_free(&run);
+        if (rc)
+            return -1;
+        s->skips_recorded++;
+    }
+    return 0;
+}
+
+/* Runs arm once, records it, folds it in. */
+static int run_once(store *st, bench_session *s, size_t arm, lvd_err *err)
+{
+    bench_invoke inv = s->o.inv;
+    if (kept_min(s, arm) == 0) {
+        int min_first = (int)s->o.rule.min_samples + 1;
+        inv.reps = s->o.first_reps > 0 ? s->o.first_reps : (inv.reps > min_first ? inv.reps : min_first);
+    }
+    lvd_run run;
+    if (bench_run_arm(&s->plan->arms[arm], &inv, &run, err)) {
+        lvd_run_free(&run);
+        return -1;
+    }
+    stamp(s, &run);
+    if (store_run_put(st, &run, err)) {
+        lvd_run_free(&run);
+        return -1;
+    }
+    absorb(s, arm, &run);
+    if (s->o.on_run)
+        s->o.on_run(s, arm, &run, s->o.ctx);
+    lvd_run_free(&run);
+    return 0;
+}
+
+static int budget_spent(const bench_session *s, int64_t start)
+{
+    return s->o.budget_ms > 0 && lvd_mono_ms() - start >= s->o.budget_ms;
+}
+
+static void session_init(bench_session *s, const bench_plan *plan, const bench_session_opts *o)
+{
+    memset(s, 0, sizeof *s);
+    s->plan = plan;
+    s->o = *o;
+    size_t n = plan->n_arms, nt = o->inv.n_tests;
+    s->st = lvd_xcalloc(n ? n : 1, sizeof *s->st);
+    for (size_t i = 0; i < n; i++)
+        s->st[i].series = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].series);
+    s->by_test = lvd_xcalloc(nt ? nt : 1, sizeof *s->by_test);
+    s->ref = bench_plan_cpu_arm(plan);
+    if (s->ref == (size_t)-1)
+        s->ref = SEL_NO_ARM;
+    s->weighted = o->objective.kind == SEL_OBJ_WEIGHTED;
+    s->w_tg = first_test(&o->inv, sel_test_is_tg);
+    s->w_pp = first_test(&o->inv, sel_test_is_pp);
+    s->weighted_rank.leader = s->weighted_rank.ref = SEL_NO_ARM;
+}
+
+int bench_session_run(store *st, const bench_plan *plan, const bench_session_opts *o,
+                      bench_session *s, lvd_err *err)
+{
+    session_init(s, plan, o);
+    if (bench_session_check(o, err) || record_skips(st, s, err))
+        return -1;
+    int64_t start = lvd_mono_ms();
+    size_t n = plan->n_arms;
+    unsigned char *need = lvd_xcalloc(n ? n : 1, 1);
+    size_t *order = lvd_xcalloc(n ? n : 1, sizeof *order);
+    int rc = -1;
+    for (;;) {
+        if (bench_session_rank(s, err))
+            goto out;
+        size_t open, n_need = arms_needed(s, need, &open);
+        if (!open) {
+            s->stop = BENCH_STOP_SETTLED;
+            break;
+        }
+        if (!n_need) {
+            s->stop = BENCH_STOP_MAX_SAMPLES;
+            break;
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t a = s->rounds % 2 ? n - 1 - i : i;
+            if (need[a])
+                order[k++] = a;
+        }
+        int spent = 0;
+        for (size_t i = 0; i < k; i++) {
+            if ((spent = budget_spent(s, start)))
+                break;
+            lvd_progress("bench: round %zu, %s (%zu/%zu)", s->rounds + 1, plan->arms[order[i]].label,
+                         i + 1, k);
+            if (run_once(st, s, order[i], err))
+                goto out;
+            if (i == 0)
+                s->rounds++;
+        }
+        if (spent) {
+            s->stop = BENCH_STOP_BUDGET;
+            if (bench_session_rank(s, err))
+                goto out;
+            break;
+        }
+    }
+    if (s->runs_ok == 0)
+        s->stop = BENCH_STOP_NOTHING;
+    rc = 0;
+out:
+    lvd_progress_done();
+    s->wall_ms = lvd_mono_ms() - start;
+    free(need);
+    free(order);
+    return rc;
+}
+
+void bench_session_free(bench_session *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; s->st && i < s->plan->n_arms; i++) {
+        for (size_t t = 0; t < s->o.inv.n_tests; t++)
+            free(s->st[i].series[t].kept);
+        free(s->st[i].series);
+        free(s->st[i].reason);
+    }
+    free(s->st);
+    for (size_t t = 0; s->by_test && t < s->o.inv.n_tests; t++)
+        sel_ranking_free(&s->by_test[t]);
+    free(s->by_test);
+    sel_ranking_free(&s->weighted_rank);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,204 @@
+/* config.c: reads the nightly configuration (config.h) and checks every value
+ * before anything runs, so a typo fails at once with its line number. */
+#include "nightly/config.h"
+
+#include "common/kv.h"
+#include "common/paths.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const known_keys[] = {
+    "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
+    "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
+};
+
+static char *resolve(const char *base_dir, const char *p)
+{
+    if (p[0] == '/' || !base_dir)
+        return lvd_xstrdup(p);
+    return lvd_xasprintf("%s/%s", base_dir, p);
+}
+
+static void push(char ***v, size_t *n, char *s)
+{
+    *v = lvd_xrealloc(*v, (*n + 2) * sizeof **v);
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
+}
+
+static int set_defaults(night_config *c, lvd_err *err)
+{
+    c->candidate = lvd_xstrdup("latest");
+    c->min_age = lvd_xstrdup("6h");
+    c->tests = lvd_xstrdup("pp512,tg128");
+    c->budget = lvd_xstrdup("15m");
+    c->max_samples = 30;
+    c->reps = 3;
+    c->objective = lvd_xstrdup("tg");
+    c->fetch = 1;
+    c->promote = 1;
+    c->step_timeout_s = 1800;
+    c->evidence = lvd_state_path("evidence/backend-selection.md");
+    c->log = lvd_state_path("nightly.log");
+    char *pin = lvd_data_file("pin.default");
+    if (!pin)
+        return lvd_errf(err, "%s/pin.default: the shipped pin file is missing (reinstall llama-verdict)",
+                        lvd_datadir());
+    c->pin_file = pin;
+    return 0;
+}
+
+static int on_off(const lvd_kvfile *kv, const lvd_kv *e, int *out, lvd_err *err)
+{
+    if (!strcmp(e->value, "on") || !strcmp(e->value, "yes") || !strcmp(e->value, "1"))
+        *out = 1;
+    else if (!strcmp(e->value, "off") || !strcmp(e->value, "no") || !strcmp(e->value, "0"))
+        *out = 0;
+    else
+        return lvd_errf(err, "%s:%d: %s must be on or off, not '%s'", kv->name, e->line, e->key, e->value);
+    return 0;
+}
+
+static int positive(const lvd_kvfile *kv, const lvd_kv *e, int max, int *out, lvd_err *err)
+{
+    int64_t v;
+    if (lvd_parse_i64(e->value, &v) || v < 1 || v > max)
+        return lvd_errf(err, "%s:%d: %s must be a whole number from 1 to %d, not '%s'", kv->name, e->line,
+                        e->key, max, e->value);
+    *out = (int)v;
+    return 0;
+}
+
+static int check_duration(const lvd_kvfile *kv, const lvd_kv *e, lvd_err *err)
+{
+    int64_t s;
+    if (lvd_parse_duration(e->value, &s))
+        return lvd_errf(err, "%s:%d: %s must be a duration like 90s, 15m, 6h, not '%s'", kv->name,
+                        e->line, e->key, e->value);
+    return 0;
+}
+
+static void replace(char **slot, char *v)
+{
+    free(*slot);
+    *slot = v;
+}
+
+static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err *err)
+{
+    for (size_t i = 0; i < kv->n; i++) {
+        const lvd_kv *e = &kv->v[i];
+        size_t k = 0;
+        while (k < LVD_ARRAY_LEN(known_keys) && strcmp(known_keys[k], e->key))
+            k++;
+        if (k == LVD_ARRAY_LEN(known_keys))
+            return lvd_errf(err, "%s:%d: unknown key '%s'", kv->name, e->line, e->key);
+        if (!*e->value)
+            return lvd_errf(err, "%s:%d: %s has no value", kv->name, e->line, e->key);
+        const char *key = e->key;
+        if (!strcmp(key, "model"))
+            push(&c->models, &c->n_models, resolve(dir, e->value));
+        else if (!strcmp(key, "flavour"))
+            push(&c->flavours, &c->n_flavours, lvd_xstrdup(e->value));
+        else if (!strcmp(key, "pin_file"))
+            replace(&c->pin_file, resolve(dir, e->value));
+        else if (!strcmp(key, "evidence"))
+            replace(&c->evidence, resolve(dir, e->value));
+        else if (!strcmp(key, "log"))
+            replace(&c->log, resolve(dir, e->value));
+        else if (!strcmp(key, "builds_dir"))
+            replace(&c->builds_dir, resolve(dir, e->value));
+        else if (!strcmp(key, "candidate")) {
+            if (strcmp(e->value, "latest") && strcmp(e->value, "none") &&
+                (e->value[0] != 'b' || strspn(e->value + 1, "0123456789") != strlen(e->value + 1) ||
+                 !e->value[1]))
+                return lvd_errf(err, "%s:%d: candidate must be latest, none or a build like b10715, not '%s'",
+                                kv->name, e->line, e->value);
+            replace(&c->candidate, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "min_age") || !strcmp(key, "budget")) {
+            if (check_duration(kv, e, err))
+                return -1;
+            replace(!strcmp(key, "budget") ? &c->budget : &c->min_age, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "step_timeout")) {
+            int64_t s;
+            if (check_duration(kv, e, err))
+                return -1;
+            lvd_parse_duration(e->value, &s);
+            c->step_timeout_s = s > 0 && s < 86400 ? (int)s : 1800;
+        } else if (!strcmp(key, "tests"))
+            replace(&c->tests, lvd_xstrdup(e->value));
+        else if (!strcmp(key, "objective"))
+            replace(&c->objective, lvd_xstrdup(e->value));
+        else if (!strcmp(key, "max_samples")) {
+            if (positive(kv, e, 1000, &c->max_samples, err))
+                return -1;
+        } else if (!strcmp(key, "reps")) {
+            if (positive(kv, e, 100, &c->reps, err))
+                return -1;
+        } else if (!strcmp(key, "fetch")) {
+            if (on_off(kv, e, &c->fetch, err))
+                return -1;
+        } else if (on_off(kv, e, &c->promote, err)) { /* promote */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int night_config_load(const char *path, night_config *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (set_defaults(out, err))
+        goto fail;
+    if (!path) {
+        out->source = lvd_xstrdup("built-in default");
+        out->is_default = 1;
+        out->promote = 0; /* never rewrite the shipped pin file */
+        char *model = lvd_data_file("models/tiny-llama-q4_0.gguf");
+        if (!model) {
+            lvd_errf(err, "%s/models/tiny-llama-q4_0.gguf: the bundled model is missing", lvd_datadir());
+            goto fail;
+        }
+        push(&out->models, &out->n_models, model);
+        return 0;
+    }
+    out->source = lvd_xstrdup(path);
+    lvd_kvfile kv;
+    if (lvd_kv_load(path, &kv, err))
+        goto fail;
+    char *dir = lvd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int rc = apply(out, &kv, slash ? dir : NULL, err);
+    free(dir);
+    if (rc == 0 && out->n_models == 0)
+        rc = lvd_errf(err, "%s: no model (add a line 'model = /path/to/model.gguf')", path);
+    lvd_kv_free(&kv);
+    if (rc)
+        goto fail;
+    return 0;
+fail:
+    night_config_free(out);
+    return -1;
+}
+
+void night_config_free(night_config *c)
+{
+    if (!c)
+        return;
+    free(c->source);
+    lvd_strv_free(c->models);
+    lvd_strv_free(c->flavours);
+    free(c->pin_file);
+    free(c->candidate);
+    free(c->min_age);
+    free(c->tests);
+    free(c->budget);
+    free(c->objective);
+    free(c->evidence);
+    free(c->log);
+    free(c->builds_dir);
+    memset(c, 0, sizeof *c);
+}

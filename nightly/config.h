@@ -1,0 +1,42 @@
+/* config.h: the nightly job's configuration: which models, which pin file and
+ * flavours, which candidate, what to measure and where the evidence goes. Read
+ * from a `key = value` file (common/kv.h) or the built-in default. Not for
+ * running anything (see nightly/nightly.h). */
+#ifndef LVD_NIGHT_CONFIG_H
+#define LVD_NIGHT_CONFIG_H
+
+#include "common/util.h"
+
+#include <stddef.h>
+
+typedef struct night_config {
+    char *source;        /* the config file, or "built-in default" */
+    int is_default;
+    char **models;       /* absolute paths */
+    size_t n_models;
+    char *pin_file;      /* absolute path */
+    char **flavours;     /* flavours to fetch; empty = the pin's own */
+    size_t n_flavours;
+    char *candidate;     /* "latest", "none" or a build "bNNNN" */
+    char *min_age;       /* for candidate = latest */
+    char *tests;         /* llama-bench tests, "pp512,tg128" */
+    char *budget;        /* per model, "15m" */
+    int max_samples;     /* per arm */
+    int reps;            /* repetitions per llama-bench invocation */
+    char *objective;     /* tg | pp | W */
+    char *evidence;      /* the evidence page path (absolute) */
+    char *log;           /* the log file (absolute) */
+    char *builds_dir;    /* NULL = lvd-fetch's default */
+    int fetch;           /* 0: never touch the network */
+    int promote;         /* 1: rewrite the pin file when the rule promotes */
+    int step_timeout_s;  /* limit for each step but bench (whose is its budget + margin) */
+} night_config;
+
+/* Loads path (NULL = the built-in default: the bundled tiny model, the shipped
+ * pin file, promotion off, evidence and log under the XDG data directory).
+ * Relative paths in a file are taken relative to the file's directory.
+ * 0 or -1 ("FILE:LINE: ..."). */
+int night_config_load(const char *path, night_config *out, lvd_err *err);
+void night_config_free(night_config *c);
+
+#endif

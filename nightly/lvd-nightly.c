@@ -1,0 +1,136 @@
+/* lvd-nightly.c: the nightly job's command line (see nightly/nightly.h);
+ * scripts/nightly builds the project and runs this. */
+#include "common/cli.h"
+#include "common/paths.h"
+#include "nightly/nightly.h"
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TOOL "lvd-nightly"
+
+typedef struct options {
+    const char *config;
+    const char *store;
+    int json;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lvd nightly [--config FILE] [--store PATH] [--json]\n\n"
+            "The main job, for a cron line or a systemd timer: takes a lock, then fetches\n"
+            "the pinned and candidate builds (lvd fetch), probes every engine (lvd probe),\n"
+            "checks each device against the CPU (lvd check), benchmarks every engine and\n"
+            "device (lvd bench), records the verdicts (lvd select --record), decides the\n"
+            "pin (lvd pin) and writes the evidence page (lvd evidence). A step that fails\n"
+            "is logged and the job goes on with what it has.\n\n"
+            "  --config FILE  the job's configuration (`key = value` lines; see README).\n"
+            "                 Without it: the bundled tiny model, the shipped pin file\n"
+            "                 (never rewritten), the engines already registered\n"
+            "  --store PATH   the store (default $LVD_STORE, else the XDG default)\n"
+            "  --json         print the steps and their outcomes as JSON\n"
+            "  -h, --help     this text\n\n"
+            "Exit status: 0 every step succeeded; 5 the job finished but some step failed\n"
+            "or was partial (see the log); 1 no evidence page could be written; 2 usage;\n"
+            "3 bad config; 8 another nightly holds the lock.\n\n"
+            "Example (crontab, 02:30 every night):\n"
+            "  30 2 * * *  /opt/llama-verdict/scripts/nightly --config ~/verdict/nightly.conf\n");
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    static const struct option longs[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"store", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->config = optarg; break;
+        case 's': o->store = optarg; break;
+        case 'j': o->json = 1; break;
+        case 'h': usage(stdout); exit(LVD_EXIT_OK);
+        default:
+            return lvd_usage_error(TOOL, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+static void print_json(const night_report *r, const night_config *c)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "session", r->session);
+    cJSON_AddStringToObject(root, "config", c->source);
+    cJSON_AddBoolToObject(root, "offline", r->offline);
+    if (r->candidate)
+        cJSON_AddStringToObject(root, "candidate", r->candidate);
+    else
+        cJSON_AddNullToObject(root, "candidate");
+    cJSON_AddStringToObject(root, "evidence", c->evidence);
+    cJSON_AddStringToObject(root, "log", c->log);
+    cJSON_AddNumberToObject(root, "exit", r->exit_code);
+    cJSON *steps = cJSON_AddArrayToObject(root, "steps");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "step", r->steps[i].name);
+        cJSON_AddNumberToObject(s, "exit", r->steps[i].exit_code);
+        cJSON_AddStringToObject(s, "outcome", r->steps[i].outcome ? r->steps[i].outcome : "");
+        cJSON_AddNumberToObject(s, "ms", (double)r->steps[i].ms);
+        cJSON_AddItemToArray(steps, s);
+    }
+    lvd_json_emit(stdout, root);
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc;
+    lvd_err err = {{0}};
+    night_config cfg;
+    if (night_config_load(o.config, &cfg, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        return LVD_EXIT_INPUT;
+    }
+    char *store = store_default_path(o.store);
+    int lock = -1;
+    if (night_lock(store, &lock, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        free(store);
+        night_config_free(&cfg);
+        return LVD_EXIT_LOCKED;
+    }
+    char *dir = lvd_exe_dir();
+    if (!dir)
+        dir = lvd_xstrdup(".");
+    night_opts no = {.cfg = &cfg, .store = store, .tools_dir = dir, .console = o.json ? NULL : stdout};
+    night_report r;
+    if (night_run(&no, &r, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        rc = LVD_EXIT_FAIL;
+    } else {
+        if (o.json)
+            print_json(&r, &cfg);
+        rc = r.exit_code;
+    }
+    night_report_free(&r);
+    night_unlock(lock);
+    free(dir);
+    free(store);
+    night_config_free(&cfg);
+    return rc;
+}

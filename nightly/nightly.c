@@ -1,0 +1,447 @@
+/* nightly.c: the nightly job's steps (nightly.h). Every step is an lvd tool
+ * run through proc_run; its command line, output and exit status go to the
+ * log file, one line per step to the console. */
+#include "nightly/nightly.h"
+
+#include "common/cli.h"
+#include "common/proc.h"
+#include "select/launch.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+int night_lock(const char *store, int *fd, lvd_err *err)
+{
+    char *path = lvd_xasprintf("%s.nightly.lock", store);
+    char *dir = lvd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        if (lvd_mkdir_p(dir, err)) {
+            free(dir);
+            free(path);
+            return -1;
+        }
+    }
+    free(dir);
+    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (f < 0) {
+        lvd_errf(err, "%s: cannot open the lock: %s", path, strerror(errno));
+        free(path);
+        return -1;
+    }
+    if (flock(f, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t n = pread(f, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        lvd_errf(err, "another nightly is running (pid %s holds %s)", *pid ? pid : "?", path);
+        close(f);
+        free(path);
+        return -1;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(f, 0) != 0 || pwrite(f, pid, (size_t)n, 0) != n) {
+        /* the lock holds without the pid; only the message is poorer */
+    }
+    free(path);
+    *fd = f;
+    return 0;
+}
+
+void night_unlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
+/* --- one step ------------------------------------------------------------ */
+
+typedef struct job {
+    const night_opts *o;
+    night_report *r;
+    FILE *log;
+    lvd_sb argv_sb;      /* scratch */
+} job;
+
+typedef struct argv_b {
+    char **v;
+    size_t n;
+} argv_b;
+
+static void arg(argv_b *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void arg(argv_b *a, const char *fmt, ...)
+{
+    lvd_sb sb = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    lvd_sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    a->v = lvd_xrealloc(a->v, (a->n + 2) * sizeof *a->v);
+    a->v[a->n++] = lvd_sb_detach(&sb);
+    a->v[a->n] = NULL;
+}
+
+static void tool(job *j, argv_b *a, const char *name)
+{
+    arg(a, "%s/lvd-%s", j->o->tools_dir, name);
+    arg(a, "--store");
+    arg(a, "%s", j->o->store);
+}
+
+static void argv_free(argv_b *a)
+{
+    lvd_strv_free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+static void stamp(char *buf, size_t len)
+{
+    time_t t = (time_t)lvd_now();
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void logf_(job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(job *j, const char *fmt, ...)
+{
+    char ts[32];
+    stamp(ts, sizeof ts);
+    fprintf(j->log, "[%s] ", ts);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(j->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', j->log);
+    fflush(j->log);
+}
+
+static void console(job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void console(job *j, const char *fmt, ...)
+{
+    if (!j->o->console)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(j->o->console, fmt, ap);
+    va_end(ap);
+    fputc('\n', j->o->console);
+    fflush(j->o->console);
+}
+
+static night_step *add_step(job *j, const char *name)
+{
+    night_report *r = j->r;
+    r->steps = lvd_xrealloc(r->steps, (r->n_steps + 1) * sizeof *r->steps);
+    night_step *s = &r->steps[r->n_steps++];
+    memset(s, 0, sizeof *s);
+    s->name = lvd_xstrdup(name);
+    s->exit_code = -1;
+    return s;
+}
+
+/* Runs one tool; logs everything; returns its exit status (-1 when it did not
+ * exit on its own) and leaves its stdout in *out when out is given. */
+static int run_step(job *j, const char *name, argv_b *a, int timeout_s, lvd_sb *out)
+{
+    night_step *s = add_step(j, name);
+    lvd_sb_reset(&j->argv_sb);
+    for (size_t i = 0; i < a->n; i++) {
+        if (i)
+            lvd_sb_addc(&j->argv_sb, ' ');
+        sel_shell_quote(&j->argv_sb, a->v[i]);
+    }
+    logf_(j, "step '%s': %s", name, lvd_sb_str(&j->argv_sb));
+    proc_spec spec = {.argv = (const char *const *)a->v, .timeout_ms = timeout_s * 1000};
+    const char *env[] = {"LVD_NO_PROGRESS=1", NULL};
+    spec.env = env;
+    proc_result res;
+    lvd_err err = {{0}};
+    int64_t t0 = lvd_mono_ms();
+    if (proc_run(&spec, &res, &err)) {
+        s->outcome = lvd_xasprintf("failed: %s", err.msg);
+        logf_(j, "step '%s': %s", name, err.msg);
+        return -1;
+    }
+    s->ms = lvd_mono_ms() - t0;
+    if (res.out.len)
+        fprintf(j->log, "%s%s", lvd_sb_str(&res.out), lvd_ends_with(lvd_sb_str(&res.out), "\n") ? "" : "\n");
+    if (res.err.len)
+        fprintf(j->log, "%s%s", lvd_sb_str(&res.err), lvd_ends_with(lvd_sb_str(&res.err), "\n") ? "" : "\n");
+    char how[256];
+    proc_describe(&res, how, sizeof how);
+    logf_(j, "step '%s': %s after %lld ms", name, how, (long long)s->ms);
+    s->exit_code = res.exited ? res.exit_code : -1;
+    if (proc_ok(&res)) {
+        s->outcome = lvd_xstrdup("ok");
+    } else {
+        /* the tool's own one-line error is the last line of its stderr */
+        char *tail = proc_tail(lvd_sb_str(&res.err), 1);
+        tail[strcspn(tail, "\n")] = '\0';
+        s->outcome = *tail ? lvd_xasprintf("%s: %s", how, tail) : lvd_xstrdup(how);
+        free(tail);
+    }
+    if (out) {
+        lvd_sb_reset(out);
+        lvd_sb_add(out, lvd_sb_str(&res.out), res.out.len);
+    }
+    proc_result_free(&res);
+    return s->exit_code;
+}
+
+/* Marks the last step with a console line; counts it against the night when
+ * it failed in a way that matters. */
+static void report_step(job *j, int partial_ok)
+{
+    night_step *s = &j->r->steps[j->r->n_steps - 1];
+    int ok = s->exit_code == LVD_EXIT_OK || (partial_ok && s->exit_code == LVD_EXIT_PARTIAL);
+    if (s->exit_code == LVD_EXIT_PARTIAL) {
+        free(s->outcome);
+        s->outcome = lvd_xstrdup("partial (see the log and the evidence page)");
+    }
+    console(j, "%-40s %s", s->name, s->outcome);
+    if (!ok || s->exit_code == LVD_EXIT_PARTIAL)
+        j->r->exit_code = LVD_EXIT_PARTIAL;
+}
+
+static void base_name(const char *path, char *buf, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    snprintf(buf, len, "%s", b ? b + 1 : path);
+}
+
+/* --- the steps ------------------------------------------------------------ */
+
+static void fetch_common(job *j, argv_b *a, const char *flavour)
+{
+    const night_config *c = j->o->cfg;
+    arg(a, "--pin-file");
+    arg(a, "%s", c->pin_file);
+    if (flavour) {
+        arg(a, "--flavour");
+        arg(a, "%s", flavour);
+    }
+    if (c->builds_dir) {
+        arg(a, "--builds-dir");
+        arg(a, "%s", c->builds_dir);
+    }
+}
+
+/* Fetches the pinned build for one flavour. Returns 1 when the release host
+ * could not be reached (offline). */
+static int fetch_pinned(job *j, const char *flavour)
+{
+    argv_b a = {0};
+    tool(j, &a, "fetch");
+    fetch_common(j, &a, flavour);
+    char name[160];
+    snprintf(name, sizeof name, "fetch pinned %s", flavour ? flavour : "(pin's flavour)");
+    int rc = run_step(j, name, &a, j->o->cfg->step_timeout_s, NULL);
+    argv_free(&a);
+    if (rc == LVD_EXIT_NETWORK) {
+        night_step *s = &j->r->steps[j->r->n_steps - 1];
+        console(j, "offline: %s; going on with the engines already registered", s->outcome);
+        free(s->outcome);
+        s->outcome = lvd_xstrdup("offline");
+        return 1;
+    }
+    report_step(j, 1);
+    return 0;
+}
+
+static void fetch_candidate(job *j, const char *flavour)
+{
+    const night_config *c = j->o->cfg;
+    if (!strcmp(c->candidate, "none"))
+        return;
+    argv_b a = {0};
+    tool(j, &a, "fetch");
+    if (!strcmp(c->candidate, "latest")) {
+        arg(&a, "--latest");
+        arg(&a, "--min-age");
+        arg(&a, "%s", c->min_age);
+    } else {
+        arg(&a, "%s", c->candidate);
+    }
+    fetch_common(j, &a, flavour);
+    arg(&a, "--json");
+    lvd_sb out = {0};
+    char name[160];
+    snprintf(name, sizeof name, "fetch candidate %s", flavour ? flavour : "(pin's flavour)");
+    int rc = run_step(j, name, &a, c->step_timeout_s, &out);
+    argv_free(&a);
+    if (rc == LVD_EXIT_OK || rc == LVD_EXIT_PARTIAL) {
+        cJSON *root = cJSON_Parse(lvd_sb_str(&out));
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "build");
+        if (cJSON_IsString(b) && !j->r->candidate)
+            j->r->candidate = lvd_xstrdup(b->valuestring);
+        cJSON_Delete(root);
+    }
+    lvd_sb_free(&out);
+    if (rc == LVD_EXIT_NETWORK) {
+        night_step *s = &j->r->steps[j->r->n_steps - 1];
+        console(j, "offline: %s; no candidate tonight", s->outcome);
+        free(s->outcome);
+        s->outcome = lvd_xstrdup("offline");
+        j->r->offline = 1;
+        return;
+    }
+    report_step(j, 1);
+}
+
+static void per_model(job *j, const char *what, const char *model)
+{
+    const night_config *c = j->o->cfg;
+    argv_b a = {0};
+    char base[128], name[200];
+    base_name(model, base, sizeof base);
+    snprintf(name, sizeof name, "%s %s", what, base);
+    int timeout = c->step_timeout_s;
+    if (!strcmp(what, "select")) {
+        tool(j, &a, "select");
+        arg(&a, "--model");
+        arg(&a, "%s", model);
+        arg(&a, "--record");
+        arg(&a, "--objective");
+        arg(&a, "%s", c->objective);
+    } else if (!strcmp(what, "check")) {
+        tool(j, &a, "check");
+        arg(&a, "--model");
+        arg(&a, "%s", model);
+    } else { /* bench */
+        int64_t budget = 900;
+        lvd_parse_duration(c->budget, &budget);
+        timeout = (int)budget + 600; /* the bench stops itself at its budget */
+        tool(j, &a, "bench");
+        arg(&a, "--model");
+        arg(&a, "%s", model);
+        arg(&a, "--session");
+        arg(&a, "%s", j->r->session);
+        arg(&a, "--tests");
+        arg(&a, "%s", c->tests);
+        arg(&a, "--budget");
+        arg(&a, "%s", c->budget);
+        arg(&a, "--max-samples");
+        arg(&a, "%d", c->max_samples);
+        arg(&a, "--reps");
+        arg(&a, "%d", c->reps);
+        arg(&a, "--objective");
+        arg(&a, "%s", c->objective);
+    }
+    run_step(j, name, &a, timeout, NULL);
+    argv_free(&a);
+    report_step(j, 0);
+}
+
+static void pin_step(job *j)
+{
+    const night_config *c = j->o->cfg;
+    argv_b a = {0};
+    tool(j, &a, "pin");
+    arg(&a, "--pin-file");
+    arg(&a, "%s", c->pin_file);
+    if (j->r->candidate) {
+        arg(&a, "--candidate");
+        arg(&a, "%s", j->r->candidate);
+    }
+    if (c->promote)
+        arg(&a, "--promote");
+    run_step(j, "pin", &a, c->step_timeout_s, NULL);
+    argv_free(&a);
+    report_step(j, 0);
+}
+
+static int evidence_step(job *j)
+{
+    argv_b a = {0};
+    tool(j, &a, "evidence");
+    arg(&a, "--out");
+    arg(&a, "%s", j->o->cfg->evidence);
+    int rc = run_step(j, "evidence", &a, j->o->cfg->step_timeout_s, NULL);
+    argv_free(&a);
+    report_step(j, 0);
+    return rc;
+}
+
+int night_run(const night_opts *o, night_report *r, lvd_err *err)
+{
+    memset(r, 0, sizeof *r);
+    const night_config *c = o->cfg;
+    char *logdir = lvd_xstrdup(c->log);
+    char *slash = strrchr(logdir, '/');
+    if (slash && slash != logdir) {
+        *slash = '\0';
+        if (lvd_mkdir_p(logdir, err)) {
+            free(logdir);
+            return -1;
+        }
+    }
+    free(logdir);
+    job j = {.o = o, .r = r};
+    j.log = fopen(c->log, "ae");
+    if (!j.log)
+        return lvd_errf(err, "%s: cannot open the log: %s", c->log, strerror(errno));
+    char ts[32];
+    stamp(ts, sizeof ts);
+    r->session = lvd_xasprintf("night-%s", ts);
+    logf_(&j, "nightly %s starts: config %s, store %s", r->session, c->source, o->store);
+    console(&j, "nightly %s (config: %s, log: %s)", r->session, c->source, c->log);
+
+    if (c->fetch) {
+        size_t nf = c->n_flavours ? c->n_flavours : 1;
+        int offline = 0;
+        for (size_t i = 0; i < nf && !offline; i++)
+            offline = fetch_pinned(&j, c->n_flavours ? c->flavours[i] : NULL);
+        for (size_t i = 0; i < nf && !offline && !r->offline; i++)
+            fetch_candidate(&j, c->n_flavours ? c->flavours[i] : NULL);
+        r->offline |= offline;
+    } else {
+        console(&j, "fetch is off in %s: measuring the engines already registered", c->source);
+    }
+
+    argv_b a = {0};
+    tool(&j, &a, "probe");
+    run_step(&j, "probe", &a, c->step_timeout_s, NULL);
+    argv_free(&a);
+    report_step(&j, 0);
+
+    for (size_t m = 0; m < c->n_models; m++) {
+        per_model(&j, "check", c->models[m]);
+        per_model(&j, "bench", c->models[m]);
+        per_model(&j, "select", c->models[m]);
+    }
+    pin_step(&j);
+    int ev = evidence_step(&j);
+    if (ev != LVD_EXIT_OK && ev != LVD_EXIT_PARTIAL)
+        r->exit_code = LVD_EXIT_FAIL; /* no page: the night produced nothing to review */
+    logf_(&j, "nightly %s ends: exit %d", r->session, r->exit_code);
+    console(&j, "evidence: %s", c->evidence);
+    lvd_sb_free(&j.argv_sb);
+    fclose(j.log);
+    return 0;
+}
+
+void night_report_free(night_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        free(r->steps[i].name);
+        free(r->steps[i].outcome);
+    }
+    free(r->steps);
+    free(r->candidate);
+    free(r->session);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,75 @@
+/* profile.h: the operator profile, selection rule 1 (seed 000): a small file
+ * in the common/kv.h format that names the engine (or backend) and device a
+ * model must use and the runtime flags to start it with. It wins outright
+ * over verdicts and heuristics. Example:
+ *
+ *     # /etc/llama-verdict/chat.profile
+ *     backend = vulkan          # or: engine = b9749-vulkan (a registered name)
+ *     device = Vulkan0          # verbatim from that engine's `lvd probe`
+ *     ctx = 8192                # -c; 0 = the model's training context
+ *     fa = on                   # on | off | auto
+ *     ctk = q8_0                # -ctk / -ctv cache types
+ *     ctv = q8_0
+ *     ngl = 99                  # -ngl, n-cpu-moe, ub: override placement
+ *     n-cpu-moe = 0
+ *     ub = 256
+ *     threads = 8               # -t
+ *     env.GGML_VK_PREFER_HOST_MEMORY = 1
+ *
+ * Every key is optional; a key given twice keeps the last value. A profile
+ * naming none of backend, engine and device decides nothing: its flags
+ * apply on top of whatever rules 2-4 choose. Parsing is pure (no store):
+ * this file only reads and validates the text; select/select.c resolves it
+ * against the registered engines and their cached probes. */
+#ifndef LVD_SEL_PROFILE_H
+#define LVD_SEL_PROFILE_H
+
+#include "common/types.h"
+#include "common/util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* fa = auto: -fa is not passed (llama.cpp's default), whatever a verdict's arm used. */
+#define SEL_PROFILE_FA_AUTO 2
+
+typedef struct sel_profile {
+    char *file;            /* the name used in messages */
+    char backend[16];      /* lower case ("cuda", "vulkan", "cpu", ...); "" = not given */
+    char *engine;          /* a registered engine name; NULL = not given */
+    char device[64];       /* a selector as the engine's probe prints it; "" = not given */
+    int line_backend, line_engine, line_device; /* where each was given (0 = not) */
+    int64_t ctx;           /* -c; -1 = not given, 0 = the model's training context */
+    int ngl;               /* -1 = not given (placement decides) */
+    int n_cpu_moe;         /* -1 = not given (placement decides) */
+    int ubatch;            /* -1 = not given (placement decides) */
+    int fa;                /* -1 = not given, 0 off, 1 on, SEL_PROFILE_FA_AUTO */
+    char type_k[16];       /* "" = not given */
+    char type_v[16];
+    int threads;           /* 0 = not given */
+    char env[256];         /* "K=V K2=V2" in file order; "" = none */
+} sel_profile;
+
+/* Parses profile text (len bytes; name is used in messages). Keys: backend,
+ * engine, device, ctx, fa, ctk, ctv, ngl, n-cpu-moe, ub, threads, env.NAME.
+ * Errors name NAME:LINE and what is wrong: an unknown key, a value out of
+ * range or of the wrong form (backend not [a-z0-9]+, device with blanks or
+ * commas, a cache type llama-server does not accept, an env name that is not
+ * [A-Za-z_][A-Za-z0-9_]* or a value with blanks, more env than fits). 0, or
+ * -1 with err (then *out is empty). */
+int sel_profile_parse(const char *text, size_t len, const char *name, sel_profile *out,
+                      lvd_err *err);
+/* Reads and parses path (at most 1 MiB). */
+int sel_profile_load(const char *path, sel_profile *out, lvd_err *err);
+void sel_profile_free(sel_profile *p);
+
+/* 1 when the profile names an engine, backend or device (rule 1 decides). */
+int sel_profile_decides(const sel_profile *p);
+
+/* Writes the runtime flags the profile gives over *params (device excepted:
+ * the caller resolves it against the probe); flags it does not give are
+ * left as they are. ngl, n-cpu-moe and ub are written too. env.* entries
+ * replace params' environment as a whole (the operator states all of it). */
+void sel_profile_apply(const sel_profile *p, lvd_params *params);
+
+#endif

@@ -1,0 +1,611 @@
+/* select.c: the selection order at service start (see select.h): profile,
+ * verdict, heuristic, first engine; then placement and the launch line.
+ * Reads the store and stats files; spawns nothing and prints nothing (the
+ * explain lines go to the caller). Not for computing verdicts (verdict.c). */
+#include "select/select.h"
+
+#include "common/cli.h"
+#include "select/engines.h"
+#include "select/heuristic.h"
+#include "select/verdict.h"
+#include "store/identify.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sel_request_init(sel_request *rq)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->ctx = -1;
+    rq->free_mib = -1;
+    sel_objective_default(&rq->objective);
+}
+
+const char *sel_by_name(sel_by by)
+{
+    switch (by) {
+    case SEL_BY_PROFILE: return "profile";
+    case SEL_BY_VERDICT: return "verdict";
+    case SEL_BY_HEURISTIC: return "heuristic";
+    case SEL_BY_FIRST: return "first-engine";
+    case SEL_BY_CPU: return "cpu-engine";
+    case SEL_BY_NONE: break;
+    }
+    return "none";
+}
+
+/* --- opening and identifying ------------------------------------------- */
+
+int sel_open_identify(const char *store_path, const char *model, int writable, store **s,
+                      store_artifact *artifact, int *exit_code, lvd_err *err)
+{
+    *s = NULL;
+    memset(artifact, 0, sizeof *artifact);
+    *exit_code = LVD_EXIT_STORE;
+    if (store_open(store_path, writable ? 0 : STORE_OPEN_READONLY, s, err) != 0)
+        return -1;
+    int rc = writable ? 1 : store_identify_cached(*s, model, artifact, err);
+    if (rc == 1) {
+        /* new or changed model: hash it into a writable store */
+        if (!writable) {
+            store_close(*s);
+            if (store_open(store_path, 0, s, err) != 0) {
+                *s = NULL;
+                return -1;
+            }
+        }
+        rc = store_identify(*s, model, 0, artifact, NULL, err);
+    }
+    if (rc != 0) {
+        *exit_code = LVD_EXIT_INPUT;
+        store_close(*s);
+        *s = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* --- explain lines ------------------------------------------------------ */
+
+static void say(sel_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(sel_result *r, const char *fmt, ...)
+{
+    lvd_sb sb = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    lvd_sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    r->explain = lvd_xrealloc(r->explain, (r->n_explain + 2) * sizeof *r->explain);
+    r->explain[r->n_explain++] = lvd_sb_detach(&sb);
+    r->explain[r->n_explain] = NULL;
+}
+
+/* What a rule chose: an engine and a device of its probe (NULL = the CPU). */
+typedef struct pick {
+    const sel_engine *eng;
+    const lvd_device *dev;
+} pick;
+
+/* The selection's state while the rules run. */
+typedef struct ctx {
+    store *s;
+    const store_artifact *a;
+    const sel_request *rq;
+    const char *host;
+    sel_engines es;
+    sel_result *out;
+    lvd_verdict verdict;   /* rule 2's verdict when it decided */
+    int have_verdict;
+} ctx;
+
+/* --- rule 1: the profile ------------------------------------------------ */
+
+/* The first device (of e, or of every usable engine when e is NULL) that
+ * matches the profile's device and backend, or 0 when none. */
+static int profile_match(const sel_engines *es, const sel_engine *only, const sel_profile *p,
+                         pick *out)
+{
+    for (size_t i = 0; i < es->n; i++) {
+        const sel_engine *e = &es->v[i];
+        if ((only && e != only) || !sel_engine_usable(e))
+            continue;
+        for (size_t j = 0; j < e->probe.n_devices; j++) {
+            const lvd_device *d = &e->probe.devices[j];
+            char backend[64];
+            sel_device_backend(d, backend, sizeof backend);
+            if ((p->device[0] && strcmp(d->selector, p->device) != 0) ||
+                (p->backend[0] && strcmp(backend, p->backend) != 0))
+                continue;
+            *out = (pick){e, d};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The CPU choice a profile's "backend = cpu" means: the named engine, else
+ * the first usable engine whose probe lists no device. */
+static int profile_cpu(const sel_engines *es, const sel_engine *only, pick *out)
+{
+    for (size_t i = 0; i < es->n && !only; i++)
+        if (sel_engine_usable(&es->v[i]) && es->v[i].probe.n_devices == 0)
+            only = &es->v[i];
+    *out = (pick){only, NULL};
+    return only != NULL;
+}
+
+static int resolve_profile(ctx *c, pick *out, lvd_err *err)
+{
+    const sel_profile *p = c->rq->profile;
+    const sel_engine *only = NULL;
+    if (p->engine) {
+        only = sel_engines_by_name(&c->es, p->engine);
+        if (!only)
+            return lvd_errf(err, "%s:%d: engine '%s' is not registered (see lvd store engines)",
+                            p->file, p->line_engine, p->engine);
+        if (!sel_engine_usable(only))
+            return lvd_errf(err, "%s:%d: engine %s cannot serve: %s", p->file, p->line_engine,
+                            p->engine, only->why);
+    }
+    int is_cpu = strcmp(p->backend, LVD_BACKEND_CPU) == 0;
+    if (is_cpu && p->device[0])
+        return lvd_errf(err, "%s:%d: device %s with backend = cpu: a CPU run has no device",
+                        p->file, p->line_device, p->device);
+    if (is_cpu) {
+        if (!profile_cpu(&c->es, only, out))
+            return lvd_errf(err, "%s:%d: backend = cpu, but no usable engine is a CPU build"
+                            " (a probe with no devices); name one with engine =",
+                            p->file, p->line_backend);
+        return 0;
+    }
+    if (profile_match(&c->es, only, p, out))
+        return 0;
+    if (only && !p->device[0] && !p->backend[0] && only->probe.n_devices == 0) {
+        *out = (pick){only, NULL}; /* engine = a CPU build */
+        return 0;
+    }
+    char shown[512];
+    int line = p->device[0] ? p->line_device : p->line_backend;
+    const char *under = p->backend[0] ? " under backend " : "";
+    if (only) {
+        sel_engine_selectors(only, shown, sizeof shown);
+        return lvd_errf(err, "%s:%d: engine %s's probe shows no device %s%s%s (it shows: %s)",
+                        p->file, line, p->engine, p->device[0] ? p->device : "", under,
+                        p->backend, shown);
+    }
+    return lvd_errf(err, "%s:%d: no usable engine's probe shows a device %s%s%s (run lvd probe;"
+                    " selectors are copied from its output)", p->file, line,
+                    p->device[0] ? p->device : "", under, p->backend);
+}
+
+/* The operator wins even over a failed check, but the explanation says so. */
+static int profile_check_warning(ctx *c, const pick *pk, lvd_err *err)
+{
+    char status[8];
+    char *reason = NULL;
+    if (!pk->dev)
+        return 0;
+    if (sel_check_status(c->s, c->a->sha256, c->host, pk->eng->e.id, pk->dev->selector, status,
+                         &reason, err) != 0)
+        return -1;
+    if (strcmp(status, "fail") == 0 || strcmp(status, "error") == 0)
+        say(c->out, "rule 1 (profile): warning: %s %s's correctness check for this model says"
+            " %s%s%s; used because the profile says so", pk->eng->e.name, pk->dev->selector,
+            status, reason ? ": " : "", reason ? reason : "");
+    free(reason);
+    return 0;
+}
+
+/* --- rule 2: the verdict ------------------------------------------------ */
+
+static void verdict_label(const lvd_verdict *v, char *buf, size_t len)
+{
+    snprintf(buf, len, "verdict #%lld (%s)", (long long)v->id, v->rule ? v->rule : "?");
+}
+
+/* 1 with *out when the newest verdict holds, 0 when not (explained), -1 on a store error. */
+static int rule_verdict(ctx *c, pick *out, lvd_err *err)
+{
+    char obj[16], label[96], why[512];
+    sel_objective_name(&c->rq->objective, obj, sizeof obj);
+    lvd_verdict *v = &c->verdict;
+    int rc = store_verdict_latest(c->s, c->a->sha256, c->host, obj, v, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        say(c->out, "rule 2 (verdict): no verdict for this model on %s, objective %s (run lvd"
+            " bench, then lvd select --record)", c->host, obj);
+        return 0;
+    }
+    verdict_label(v, label, sizeof label);
+    const sel_engine *e = sel_engines_find(&c->es, v->engine_id);
+    const lvd_device *d = NULL;
+    char status[8] = "";
+    char *reason = NULL;
+    rc = 0;
+    if (v->engine_id == 0) {
+        say(c->out, "rule 2 (verdict): %s recommends no arm: %s", label, v->explain ? v->explain : "");
+    } else if (sel_fingerprint_valid(&c->es, v->fingerprint, why, sizeof why) != 1) {
+        say(c->out, "rule 2 (verdict): %s is stale: %s", label, why);
+    } else if (!e || !sel_engine_usable(e)) {
+        say(c->out, "rule 2 (verdict): %s chose engine %lld, which cannot serve: %s", label,
+            (long long)v->engine_id, e ? e->why : "not registered");
+    } else if (sel_arm_device(e, &v->params, &d) != 0) {
+        say(c->out, "rule 2 (verdict): %s chose device %s, which %s's probe no longer shows",
+            label, v->params.device, e->e.name);
+    } else if (sel_check_status(c->s, c->a->sha256, c->host, e->e.id, d ? d->selector : "",
+                                status, &reason, err) != 0) {
+        rc = -1;
+    } else if (!sel_check_admits(status)) {
+        if (strcmp(status, "none") == 0)
+            say(c->out, "rule 2 (verdict): %s chose %s %s, which has no correctness check for"
+                " this model: not used", label, e->e.name, d->selector);
+        else
+            say(c->out, "rule 2 (verdict): %s chose %s %s, whose newest correctness check says"
+                " %s%s%s: not used", label, e->e.name, d->selector, status, reason ? ": " : "",
+                reason ? reason : "");
+    } else {
+        say(c->out, "rule 2 (verdict): decided: %s, engines unchanged, check %s: %s", label,
+            status, v->explain ? v->explain : "");
+        *out = (pick){e, d};
+        c->have_verdict = 1;
+        rc = 1;
+    }
+    free(reason);
+    if (!c->have_verdict)
+        lvd_verdict_free(v);
+    return rc;
+}
+
+/* --- rules 3 and 4: heuristic and first engine ------------------------- */
+
+typedef struct keep_ctx {
+    ctx *c;
+    int failed;            /* a store error happened (err holds it) */
+    lvd_err err;
+} keep_ctx;
+
+/* Leaves out devices whose newest check for the model failed or errored. */
+static int keep_checked(void *vp, const sel_engine *e, const lvd_device *d)
+{
+    keep_ctx *k = vp;
+    if (!d || k->failed)
+        return 1;
+    char status[8];
+    char *reason = NULL;
+    if (sel_check_status(k->c->s, k->c->a->sha256, k->c->host, e->e.id, d->selector, status,
+                         &reason, &k->err) != 0) {
+        k->failed = 1;
+        return 1;
+    }
+    int keep = strcmp(status, "fail") != 0 && strcmp(status, "error") != 0;
+    if (!keep)
+        say(k->c->out, "rules 3-4: %s %s left out: its correctness check says %s%s%s", e->e.name,
+            d->selector, status, reason ? ": " : "", reason ? reason : "");
+    free(reason);
+    return keep;
+}
+
+/* The engine's own record of a candidate's device. */
+static pick pick_of(const ctx *c, const sel_candidate *cand, const char *selector)
+{
+    const sel_engine *e = sel_engines_find(&c->es, cand->engine_id);
+    return (pick){e, selector && *selector ? sel_engine_device(e, selector) : NULL};
+}
+
+static int no_engine(ctx *c, lvd_err *err)
+{
+    if (c->es.n == 0)
+        return lvd_errf(err, "no engine is registered (lvd fetch --register DIR --build ID)");
+    lvd_sb sb = {0};
+    for (size_t i = 0; i < c->es.n; i++)
+        lvd_sb_addf(&sb, "%s%s: %s", i ? "; " : "", c->es.v[i].e.name,
+                    sel_engine_usable(&c->es.v[i]) ? "every device failed its check"
+                                                   : c->es.v[i].why);
+    lvd_errf(err, "no engine can serve this model: %s", lvd_sb_str(&sb));
+    lvd_sb_free(&sb);
+    return -1;
+}
+
+/* Rules 3 and 4. 0 with *out and *by, or -1 (no engine at all, or the store failed). */
+static int rule_heuristic_first(ctx *c, pick *out, sel_by *by, int *exit_code, lvd_err *err)
+{
+    sel_candidate *cands = lvd_xcalloc(c->es.n ? c->es.n : 1, sizeof *cands);
+    size_t nd = sel_engines_device_count(&c->es);
+    lvd_device *devs = lvd_xcalloc(nd ? nd : 1, sizeof *devs);
+    keep_ctx k = {.c = c};
+    size_t n = sel_engines_candidates(&c->es, 1, keep_checked, &k, cands, devs);
+    sel_choice ch;
+    int rc = -1;
+    *by = SEL_BY_NONE;
+    if (k.failed) {
+        *err = k.err;
+        *exit_code = LVD_EXIT_STORE;
+    } else if (sel_heuristic(cands, n, &ch)) {
+        say(c->out, "rule 3 (heuristic): decided: %s", ch.reason);
+        *out = pick_of(c, &cands[ch.candidate], ch.selector);
+        *by = SEL_BY_HEURISTIC;
+    } else {
+        say(c->out, "rule 3 (heuristic): no answer: %s", ch.reason);
+        for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++)
+            if (cands[i].n_devices > 0) {
+                *out = pick_of(c, &cands[i], cands[i].devices[0].selector);
+                *by = SEL_BY_FIRST;
+                say(c->out, "rule 4 (first engine): decided: %s, the first engine listing a"
+                    " device: %s (%s)", cands[i].name, out->dev->selector, out->dev->name);
+            }
+        for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++)
+            if (strcmp(cands[i].backend, LVD_BACKEND_CPU) == 0) {
+                *out = pick_of(c, &cands[i], NULL);
+                *by = SEL_BY_CPU;
+                say(c->out, "rule 4 (first engine): decided: no engine lists a device; %s, a CPU"
+                    " engine", cands[i].name);
+            }
+        if (*by == SEL_BY_NONE) {
+            *exit_code = LVD_EXIT_FAIL;
+            no_engine(c, err);
+        }
+    }
+    if (*by != SEL_BY_NONE)
+        rc = 0;
+    free(cands);
+    free(devs);
+    return rc;
+}
+
+/* --- placement and launch ----------------------------------------------- */
+
+static void engine_copy(lvd_engine *dst, const lvd_engine *src)
+{
+    *dst = *src;
+    dst->name = src->name ? lvd_xstrdup(src->name) : NULL;
+    dst->dir = src->dir ? lvd_xstrdup(src->dir) : NULL;
+    dst->build = src->build ? lvd_xstrdup(src->build) : NULL;
+    dst->commit = src->commit ? lvd_xstrdup(src->commit) : NULL;
+    dst->flavour = src->flavour ? lvd_xstrdup(src->flavour) : NULL;
+    dst->digest = src->digest ? lvd_xstrdup(src->digest) : NULL;
+    dst->origin = src->origin ? lvd_xstrdup(src->origin) : NULL;
+}
+
+/* The context to price and launch: caller, profile, else min(default, trained). */
+static uint32_t context_of(const ctx *c, const char **source)
+{
+    const sel_profile *p = c->rq->profile;
+    uint32_t train = c->a->shape.n_ctx_train;
+    int64_t v = -1;
+    *source = "default";
+    if (c->rq->ctx >= 0) {
+        v = c->rq->ctx;
+        *source = "--ctx";
+    } else if (p && p->ctx >= 0) {
+        v = p->ctx;
+        *source = "profile";
+    }
+    if (v < 0)
+        return train && train < SEL_CTX_DEFAULT ? train : SEL_CTX_DEFAULT;
+    if (v == 0)
+        return train ? train : SEL_CTX_DEFAULT;
+    return (uint32_t)v;
+}
+
+/* Places the model on the chosen device and writes ngl / n-cpu-moe / ub. */
+static int place(ctx *c, const lvd_device *dev, int *exit_code, lvd_err *err)
+{
+    sel_result *r = c->out;
+    int64_t free_mib = c->rq->free_mib >= 0 ? c->rq->free_mib : dev->free_mib;
+    const char *from = c->rq->free_mib >= 0 ? "--free-mib" : "the probe";
+    if (free_mib < 0) {
+        say(r, "placement: %s's free memory is unknown (the probe did not print it; pass"
+            " --free-mib): -ngl %s", dev->selector, r->params.ngl >= 0 ? "as measured" : "left to llama.cpp");
+        return 0;
+    }
+    sel_place_in in;
+    sel_place_in_init(&in);
+    in.shape = &c->a->shape;
+    in.ctx = r->ctx;
+    in.type_k = r->params.type_k;
+    in.type_v = r->params.type_v;
+    in.ubatch = r->params.ubatch;
+    in.free_mib = free_mib;
+    if (sel_place(&in, &r->placement, err) != 0) {
+        *exit_code = LVD_EXIT_INPUT;
+        return -1;
+    }
+    r->placed = 1;
+    sel_placement_apply(&r->placement, &c->a->shape, &r->params);
+    say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u: %s",
+        sel_rung_name(r->placement.rung), dev->selector, dev->name, (long long)free_mib, from,
+        r->ctx, r->placement.reason);
+    const sel_profile *p = c->rq->profile;
+    if (p && (p->ngl >= 0 || p->n_cpu_moe >= 0 || p->ubatch > 0)) {
+        sel_profile_apply(p, &r->params);
+        say(r, "placement: the profile %s overrides it: ngl %d, n-cpu-moe %d, ub %d", p->file,
+            r->params.ngl, r->params.n_cpu_moe, r->params.ubatch);
+    }
+    return 0;
+}
+
+/* Fills the result for the pick of rule `by`: parameters, placement, launch. */
+static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
+{
+    sel_result *r = c->out;
+    r->by = by;
+    engine_copy(&r->engine, &pk->eng->e);
+    if (pk->dev) {
+        r->device = *pk->dev;
+        sel_device_backend(pk->dev, r->backend, sizeof r->backend);
+    } else {
+        snprintf(r->backend, sizeof r->backend, "%s", LVD_BACKEND_CPU);
+    }
+    lvd_params_init(&r->params);
+    if (by == SEL_BY_VERDICT) {
+        r->params = c->verdict.params; /* its device as measured ("" = the default device) */
+        r->verdict_id = c->verdict.id;
+    } else if (pk->dev) {
+        snprintf(r->params.device, sizeof r->params.device, "%s", pk->dev->selector);
+    }
+    if (c->rq->profile)
+        sel_profile_apply(c->rq->profile, &r->params);
+    const char *ctx_from;
+    r->ctx = context_of(c, &ctx_from);
+    int gpu_capable = pk->eng->probe.n_devices > 0;
+    if (!pk->dev) {
+        r->params.device[0] = '\0';
+        r->params.n_cpu_moe = 0;
+        r->params.ngl = gpu_capable ? 0 : -1;
+        say(r, "placement: none: the model runs on the CPU%s; ctx %u (%s)",
+            gpu_capable ? " (-ngl 0 on an engine that lists devices)" : "", r->ctx, ctx_from);
+    } else if (place(c, pk->dev, exit_code, err) != 0) {
+        return -1;
+    }
+    if (sel_launch_build(pk->eng->e.dir, r->model, &r->params, r->ctx, gpu_capable, &r->launch,
+                         err) != 0) {
+        *exit_code = LVD_EXIT_INPUT;
+        return -1;
+    }
+    return 0;
+}
+
+/* --- the order ---------------------------------------------------------- */
+
+static void skipped_engines(ctx *c)
+{
+    for (size_t i = 0; i < c->es.n; i++)
+        if (!sel_engine_usable(&c->es.v[i]))
+            say(c->out, "engine %s is not offered: %s", c->es.v[i].e.name, c->es.v[i].why);
+}
+
+static int run_order(ctx *c, int *exit_code, lvd_err *err)
+{
+    const sel_profile *p = c->rq->profile;
+    pick pk = {0};
+    sel_by by = SEL_BY_NONE;
+    skipped_engines(c);
+    if (sel_profile_decides(p)) {
+        if (resolve_profile(c, &pk, err) != 0) {
+            *exit_code = LVD_EXIT_INPUT;
+            return -1;
+        }
+        by = SEL_BY_PROFILE;
+        say(c->out, "rule 1 (profile): decided: %s names %s%s%s%s", p->file,
+            p->engine ? "engine " : "", p->engine ? p->engine : "",
+            p->backend[0] ? (p->engine ? ", backend " : "backend ") : "", p->backend);
+        if (p->device[0])
+            say(c->out, "rule 1 (profile): device %s, shown by %s's cached probe", p->device,
+                pk.eng->e.name);
+        if (profile_check_warning(c, &pk, err) != 0) {
+            *exit_code = LVD_EXIT_STORE;
+            return -1;
+        }
+    } else {
+        if (p)
+            say(c->out, "rule 1 (profile): %s names no engine, backend or device: its flags apply"
+                " to the choice below", p->file);
+        else
+            say(c->out, "rule 1 (profile): no profile");
+        int rc = rule_verdict(c, &pk, err);
+        if (rc < 0) {
+            *exit_code = LVD_EXIT_STORE;
+            return -1;
+        }
+        if (rc == 1)
+            by = SEL_BY_VERDICT;
+        else if (rule_heuristic_first(c, &pk, &by, exit_code, err) != 0)
+            return -1;
+    }
+    return finish(c, &pk, by, exit_code, err);
+}
+
+int sel_select(store *s, const store_artifact *artifact, const sel_request *rq, sel_result *out,
+               int *exit_code, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *exit_code = LVD_EXIT_OK;
+    out->model = realpath(rq->model, NULL);
+    if (!out->model) {
+        *exit_code = LVD_EXIT_INPUT;
+        return lvd_errf(err, "%s: %s", rq->model, strerror(errno));
+    }
+    ctx c = {.s = s, .a = artifact, .rq = rq, .out = out};
+    c.host = rq->host ? rq->host : lvd_hostname();
+    if (sel_engines_load(s, &c.es, err) != 0) {
+        *exit_code = LVD_EXIT_STORE;
+        sel_result_free(out);
+        return -1;
+    }
+    int rc = run_order(&c, exit_code, err);
+    if (c.have_verdict)
+        lvd_verdict_free(&c.verdict);
+    sel_engines_free(&c.es);
+    if (rc != 0)
+        sel_result_free(out);
+    return rc;
+}
+
+void sel_result_free(sel_result *r)
+{
+    if (!r)
+        return;
+    free(r->model);
+    lvd_engine_free(&r->engine);
+    sel_launch_free(&r->launch);
+    for (size_t i = 0; i < r->n_explain; i++)
+        free(r->explain[i]);
+    free(r->explain);
+    memset(r, 0, sizeof *r);
+}
+
+/* --- JSON --------------------------------------------------------------- */
+
+static cJSON *placement_json(const sel_result *r)
+{
+    if (!r->placed)
+        return cJSON_CreateNull();
+    const sel_placement *pl = &r->placement;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "rung", sel_rung_name(pl->rung));
+    cJSON_AddNumberToObject(o, "ngl", r->params.ngl);
+    cJSON_AddNumberToObject(o, "n_cpu_moe", r->params.n_cpu_moe);
+    cJSON_AddNumberToObject(o, "ubatch", pl->ubatch);
+    cJSON_AddNumberToObject(o, "ctx", pl->ctx);
+    cJSON_AddNumberToObject(o, "bytes", (double)pl->bytes);
+    cJSON_AddNumberToObject(o, "margin", (double)pl->margin_bytes);
+    cJSON_AddStringToObject(o, "reason", pl->reason);
+    return o;
+}
+
+cJSON *sel_result_json(const sel_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "rule", sel_by_name(r->by));
+    cJSON_AddStringToObject(o, "engine", r->engine.name ? r->engine.name : "");
+    cJSON_AddNumberToObject(o, "engine_id", (double)r->engine.id);
+    cJSON_AddStringToObject(o, "build", r->engine.build ? r->engine.build : "");
+    cJSON_AddStringToObject(o, "backend", r->backend);
+    if (r->device.selector[0]) {
+        cJSON_AddStringToObject(o, "device", r->device.selector);
+        cJSON_AddStringToObject(o, "device_name", r->device.name);
+    } else {
+        cJSON_AddNullToObject(o, "device");
+        cJSON_AddNullToObject(o, "device_name");
+    }
+    cJSON_AddStringToObject(o, "model", r->model ? r->model : "");
+    cJSON_AddNumberToObject(o, "ctx", r->ctx);
+    if (r->verdict_id)
+        cJSON_AddNumberToObject(o, "verdict_id", (double)r->verdict_id);
+    else
+        cJSON_AddNullToObject(o, "verdict_id");
+    cJSON_AddItemToObject(o, "placement", placement_json(r));
+    cJSON *l = sel_launch_to_json(&r->launch);
+    cJSON_AddItemToObject(o, "argv", cJSON_DetachItemFromObject(l, "argv"));
+    cJSON_AddItemToObject(o, "env", cJSON_DetachItemFromObject(l, "env"));
+    cJSON_Delete(l);
+    cJSON *ex = cJSON_AddArrayToObject(o, "explain");
+    for (size_t i = 0; i < r->n_explain; i++)
+        cJSON_AddItemToArray(ex, cJSON_CreateString(r->explain[i]));
+    return o;
+}

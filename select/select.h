@@ -1,0 +1,114 @@
+/* select.h: the selection order at service start (seed 000, design.md
+ * "Selection"): for one model, which registered engine and device serve it,
+ * how much of it goes on the device, and the llama-server launch line. From
+ * the store alone: nothing is spawned, binaries are only stat'ed.
+ *
+ *   1. profile   an operator profile (select/profile.h) naming an engine,
+ *                backend or device wins outright; a device selector the
+ *                engine's cached probe does not show is an error, not a guess;
+ *   2. verdict   the newest verdict for (artifact, host, objective)
+ *                (select/verdict.h), valid only while the engines it compared
+ *                are unchanged (fingerprint: ids, builds, dirs, binary mtimes
+ *                and sizes), its engine can serve and still lists its device,
+ *                and that device's newest check passed;
+ *   3. heuristic select/heuristic.h over the engines' cached probes;
+ *   4. first     the first engine (store order) whose probe lists a device,
+ *                its first device; else the first CPU engine (probe with no
+ *                devices).
+ * Engines are offered only when their newest probe is of the binary as it is
+ * on disk now (mtime and size), is not "unknown", and DIR/llama-server is
+ * executable. Rules 3 and 4 skip devices whose newest check for the model
+ * failed (or errored); unchecked devices stay (a guess is no worse for it).
+ * An engine is always chosen by id from the store: the launch line's argv[0]
+ * is ENGINE_DIR/llama-server of a registered engine, never a caller's path.
+ *
+ * Then placement (select/placement.h) on the chosen device for the context
+ * (--ctx, else the profile's, else min(4096, the model's training
+ * context)), with the device's free MiB from the probe or the caller; the
+ * profile's ngl / n-cpu-moe / ub override what placement says. A CPU choice
+ * gets no placement; on an engine whose probe lists devices it runs with
+ * -ngl 0. Then the launch line (select/launch.h). */
+#ifndef LVD_SEL_SELECT_H
+#define LVD_SEL_SELECT_H
+
+#include "common/types.h"
+#include "common/util.h"
+#include "select/launch.h"
+#include "select/placement.h"
+#include "select/profile.h"
+#include "select/rank.h"
+#include "store/store.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+
+/* Default context when neither the caller nor the profile gives one. */
+#define SEL_CTX_DEFAULT 4096
+
+typedef enum sel_by {
+    SEL_BY_NONE = 0,
+    SEL_BY_PROFILE,        /* rule 1 */
+    SEL_BY_VERDICT,        /* rule 2 */
+    SEL_BY_HEURISTIC,      /* rule 3 */
+    SEL_BY_FIRST,          /* rule 4: the first engine listing a device */
+    SEL_BY_CPU,            /* rule 4: the CPU engine */
+} sel_by;
+
+typedef struct sel_request {
+    const char *model;     /* the model's path as the caller gave it */
+    const sel_profile *profile; /* NULL = none */
+    int64_t ctx;           /* -1 = default; 0 = the model's training context */
+    int64_t free_mib;      /* -1 = the probe's figure */
+    sel_objective objective; /* which verdict rule 2 reads (default tg) */
+    const char *host;      /* NULL = lvd_hostname() */
+} sel_request;
+
+typedef struct sel_result {
+    sel_by by;
+    char *model;           /* absolute path, as launched */
+    lvd_engine engine;     /* the chosen engine (a copy) */
+    char backend[16];      /* "cpu" or the device's backend */
+    lvd_device device;     /* the device placed on; selector "" for the CPU */
+    int64_t verdict_id;    /* the verdict used (rule 2), else 0 */
+    int placed;            /* 1 when placement ran */
+    sel_placement placement;
+    lvd_params params;     /* what the launch passes */
+    uint32_t ctx;
+    sel_launch launch;
+    char **explain;        /* one line per rule consulted, then placement */
+    size_t n_explain;
+} sel_result;
+
+/* Defaults: no profile, ctx -1, free_mib -1, objective tg, this host. */
+void sel_request_init(sel_request *rq);
+
+/* "profile", "verdict", "heuristic", "first-engine", "cpu-engine", "none". */
+const char *sel_by_name(sel_by by);
+
+/* Opens the store at store_path and identifies model: read-only and from
+ * the hash cache when it can answer (a stat, no read of the model); else
+ * (or with writable) read-write, hashing the model when it is new or
+ * changed. *s is the open store (close with store_close). 0, or -1 with err
+ * and *exit_code (LVD_EXIT_STORE: no store, or it failed to open;
+ * LVD_EXIT_INPUT: the model is missing or not a GGUF). */
+int sel_open_identify(const char *store_path, const char *model, int writable, store **s,
+                      store_artifact *artifact, int *exit_code, lvd_err *err);
+
+/* Runs the selection order for the identified artifact (rules in the header
+ * comment) into out (free with sel_result_free). 0, or -1 with err and
+ * *exit_code: LVD_EXIT_INPUT for a profile that cannot be honoured (unknown
+ * engine, selector not in the probe, backend no engine has) or a model whose
+ * shape placement cannot use; LVD_EXIT_FAIL when no engine can serve at
+ * all (err lists each engine's reason); LVD_EXIT_STORE when the store failed. */
+int sel_select(store *s, const store_artifact *artifact, const sel_request *rq, sel_result *out,
+               int *exit_code, lvd_err *err);
+void sel_result_free(sel_result *r);
+
+/* {rule, engine, engine_id, build, backend, device, device_name, model, ctx,
+ * verdict_id, placement {rung, ngl, n_cpu_moe, ubatch, ctx, bytes, margin,
+ * reason} | null, argv [], env [], explain []}. Caller owns it. */
+struct cJSON *sel_result_json(const sel_result *r);
+
+#endif

@@ -1,0 +1,668 @@
+/* verdict.c: computing and recording the verdict of one model on one host
+ * from the newest bench session in the store, and the fingerprint of the
+ * engines it compared (rules in verdict.h). Not for choosing at service
+ * start (select.c) nor for the statistics themselves (stats.c, rank.c). */
+#include "select/verdict.h"
+
+#include "select/heuristic.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dvec {
+    double *v;
+    size_t n, cap;
+} dvec;
+
+static void dvec_push(dvec *d, double x)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 16;
+        d->v = lvd_xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = x;
+}
+
+/* One arm of the session: (engine, arm key) and what its runs say. */
+typedef struct varm {
+    int64_t engine_id;
+    const sel_engine *eng;     /* NULL when the engine is not registered any more */
+    const char *arm_key;       /* borrowed from the first run */
+    lvd_params params;
+    char device[64];           /* the device its check is looked up under; "" = CPU */
+    size_t runs, ok_runs;
+    const lvd_run *bad;        /* the first run that was not ok, or NULL */
+    char check[8];
+    char *check_reason;
+    int eligible;
+    char excluded[400];
+    char label[400];
+    dvec x, y;                 /* kept samples of the chosen tests */
+} varm;
+
+/* One test name of the session and how many arms have kept samples of it. */
+typedef struct vtest {
+    char name[48];
+    int tg;                    /* 1 tg, 0 pp */
+    size_t arms;
+    size_t last_arm;           /* +1 of the last arm counted */
+} vtest;
+
+typedef struct vsession {
+    lvd_run *runs;
+    size_t n_runs;
+    size_t *run_arm;           /* the arm of each run */
+    varm *arms;
+    size_t n_arms;
+    vtest *tests;
+    size_t n_tests;
+    const char *test_tg, *test_pp; /* the chosen tests; NULL when not used or none */
+} vsession;
+
+void sel_verdict_opts_init(sel_verdict_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    sel_objective_default(&o->objective);
+}
+
+static void vsession_free(vsession *vs)
+{
+    for (size_t i = 0; i < vs->n_arms; i++) {
+        free(vs->arms[i].check_reason);
+        free(vs->arms[i].x.v);
+        free(vs->arms[i].y.v);
+    }
+    free(vs->arms);
+    free(vs->run_arm);
+    free(vs->tests);
+    store_run_list_free(vs->runs, vs->n_runs);
+    memset(vs, 0, sizeof *vs);
+}
+
+/* --- loading the session ------------------------------------------------ */
+
+/* The index of r's arm, added when new. */
+static size_t arm_of(vsession *vs, const lvd_run *r, const sel_engines *es)
+{
+    const char *key = r->arm_key ? r->arm_key : "";
+    for (size_t i = 0; i < vs->n_arms; i++)
+        if (vs->arms[i].engine_id == r->engine_id && strcmp(vs->arms[i].arm_key, key) == 0)
+            return i;
+    varm *a = &vs->arms[vs->n_arms++];
+    memset(a, 0, sizeof *a);
+    a->engine_id = r->engine_id;
+    a->eng = sel_engines_find(es, r->engine_id);
+    a->arm_key = key;
+    a->params = r->params;
+    const lvd_device *dev = NULL;
+    if (a->eng)
+        sel_arm_device(a->eng, &r->params, &dev);
+    snprintf(a->device, sizeof a->device, "%s", dev ? dev->selector : r->params.device);
+    snprintf(a->label, sizeof a->label, "%s %s [%s]",
+             a->eng && a->eng->e.name ? a->eng->e.name : "(unregistered engine)",
+             a->device[0] ? a->device : "cpu", key);
+    return vs->n_arms - 1;
+}
+
+static int load_session(store *s, const char *artifact, const char *host, const char *session,
+                        const sel_engines *es, vsession *vs, lvd_err *err)
+{
+    memset(vs, 0, sizeof *vs);
+    char *newest = NULL;
+    if (!session) {
+        store_run_filter f = {.artifact = artifact, .host = host, .limit = 1};
+        lvd_run *one;
+        size_t n;
+        if (store_run_list(s, &f, &one, &n, err) != 0)
+            return -1;
+        if (n == 0) {
+            store_run_list_free(one, n);
+            lvd_errf(err, "%s: no bench run of artifact %.12s on host %s (run lvd bench)",
+                     store_path(s), artifact, host);
+            return 1;
+        }
+        newest = one[0].session ? lvd_xstrdup(one[0].session) : NULL;
+        store_run_list_free(one, n);
+        session = newest;
+    }
+    store_run_filter f = {.artifact = artifact, .host = host, .session = session, .with_samples = 1};
+    int rc = store_run_list(s, &f, &vs->runs, &vs->n_runs, err);
+    free(newest);
+    if (rc != 0)
+        return -1;
+    if (vs->n_runs == 0) {
+        lvd_errf(err, "%s: no run of artifact %.12s on host %s in session %s", store_path(s),
+                 artifact, host, session ? session : "(none)");
+        return 1;
+    }
+    vs->arms = lvd_xcalloc(vs->n_runs, sizeof *vs->arms);
+    vs->run_arm = lvd_xcalloc(vs->n_runs, sizeof *vs->run_arm);
+    for (size_t i = 0; i < vs->n_runs; i++) {
+        const lvd_run *r = &vs->runs[i];
+        vs->run_arm[i] = arm_of(vs, r, es);
+        varm *a = &vs->arms[vs->run_arm[i]];
+        a->runs++;
+        if (strcmp(r->status, "ok") == 0)
+            a->ok_runs++;
+        else if (!a->bad)
+            a->bad = r;
+    }
+    return 0;
+}
+
+/* --- eligibility -------------------------------------------------------- */
+
+static int judge_arms(store *s, const char *artifact, const char *host, vsession *vs, lvd_err *err)
+{
+    for (size_t i = 0; i < vs->n_arms; i++) {
+        varm *a = &vs->arms[i];
+        if (sel_check_status(s, artifact, host, a->engine_id, a->device, a->check,
+                             &a->check_reason, err) != 0)
+            return -1;
+        if (a->bad) {
+            snprintf(a->excluded, sizeof a->excluded, "%s run%s%s", a->bad->status,
+                     a->bad->reason ? ": " : "", a->bad->reason ? a->bad->reason : "");
+        } else if (!sel_check_admits(a->check)) {
+            if (strcmp(a->check, "none") == 0)
+                snprintf(a->excluded, sizeof a->excluded,
+                         "unchecked: no correctness check of %s (run lvd check)", a->device);
+            else
+                snprintf(a->excluded, sizeof a->excluded, "check %s on %s%s%s", a->check,
+                         a->device, a->check_reason ? ": " : "",
+                         a->check_reason ? a->check_reason : "");
+        } else {
+            a->eligible = 1;
+        }
+    }
+    return 0;
+}
+
+/* --- tests and samples -------------------------------------------------- */
+
+static int test_kind(const lvd_result *r)
+{
+    if (sel_test_is_tg(r->n_prompt, r->n_gen))
+        return 1;
+    return sel_test_is_pp(r->n_prompt, r->n_gen) ? 0 : -1;
+}
+
+static size_t kept(const lvd_result *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++)
+        k += !(r->warmup && r->warmup[i]);
+    return k;
+}
+
+/* Counts, per test name, the arms with kept samples of it. */
+static void count_tests(vsession *vs)
+{
+    vs->tests = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < vs->n_runs; i++) {
+        const lvd_run *r = &vs->runs[i];
+        if (strcmp(r->status, "ok") != 0)
+            continue;
+        size_t arm = vs->run_arm[i];
+        for (size_t j = 0; j < r->n_results; j++) {
+            const lvd_result *res = &r->results[j];
+            int kind = test_kind(res);
+            if (kind < 0 || kept(res) == 0)
+                continue;
+            size_t t = 0;
+            while (t < vs->n_tests && strcmp(vs->tests[t].name, res->test) != 0)
+                t++;
+            if (t == vs->n_tests) {
+                if (vs->n_tests == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    vs->tests = lvd_xrealloc(vs->tests, cap * sizeof *vs->tests);
+                }
+                memset(&vs->tests[t], 0, sizeof vs->tests[t]);
+                snprintf(vs->tests[t].name, sizeof vs->tests[t].name, "%s", res->test);
+                vs->tests[t].tg = kind;
+                vs->n_tests++;
+            }
+            if (vs->tests[t].last_arm != arm + 1) {
+                vs->tests[t].last_arm = arm + 1;
+                vs->tests[t].arms++;
+            }
+        }
+    }
+}
+
+/* The test of a kind most arms measured (first seen on a tie), or NULL. */
+static const char *choose_test(const vsession *vs, int tg)
+{
+    const vtest *best = NULL;
+    for (size_t t = 0; t < vs->n_tests; t++)
+        if (vs->tests[t].tg == tg && (!best || vs->tests[t].arms > best->arms))
+            best = &vs->tests[t];
+    return best ? best->name : NULL;
+}
+
+static void gather(vsession *vs, const char *test, int into_y)
+{
+    for (size_t i = 0; i < vs->n_runs; i++) {
+        const lvd_run *r = &vs->runs[i];
+        if (strcmp(r->status, "ok") != 0)
+            continue;
+        varm *a = &vs->arms[vs->run_arm[i]];
+        for (size_t j = 0; j < r->n_results; j++) {
+            const lvd_result *res = &r->results[j];
+            if (strcmp(res->test, test) != 0)
+                continue;
+            for (size_t k = 0; k < res->n; k++)
+                if (!(res->warmup && res->warmup[k]) && res->ts[k] > 0 && isfinite(res->ts[k]))
+                    dvec_push(into_y ? &a->y : &a->x, res->ts[k]);
+        }
+    }
+}
+
+/* --- the decision ------------------------------------------------------- */
+
+typedef struct contenders {
+    const vsession *vs;
+    const size_t *idx;         /* arm indices, best ranked first */
+    size_t n;
+} contenders;
+
+static int contender_keeps(void *ctx, const sel_engine *e, const lvd_device *d)
+{
+    const contenders *c = ctx;
+    for (size_t i = 0; i < c->n; i++) {
+        const varm *a = &c->vs->arms[c->idx[i]];
+        if (a->engine_id == e->e.id && strcmp(a->device, d ? d->selector : "") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The contender the heuristic would choose, or SEL_NO_ARM; why gets its reason. */
+static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *why, size_t len)
+{
+    sel_candidate *cands = lvd_xcalloc(es->n ? es->n : 1, sizeof *cands);
+    size_t nd = sel_engines_device_count(es);
+    lvd_device *devs = lvd_xcalloc(nd ? nd : 1, sizeof *devs);
+    size_t n = sel_engines_candidates(es, 0, contender_keeps, (void *)c, cands, devs);
+    sel_choice ch;
+    size_t pick = SEL_NO_ARM;
+    if (sel_heuristic(cands, n, &ch)) {
+        for (size_t i = 0; i < c->n && pick == SEL_NO_ARM; i++) {
+            const varm *a = &c->vs->arms[c->idx[i]];
+            if (a->engine_id == ch.engine_id && strcmp(a->device, ch.selector) == 0)
+                pick = c->idx[i];
+        }
+    }
+    snprintf(why, len, "%s", ch.reason);
+    free(cands);
+    free(devs);
+    return pick;
+}
+
+typedef struct decision {
+    size_t winner;             /* arm index or SEL_NO_ARM */
+    char rule[48];
+    char why[600];
+} decision;
+
+static void decide(const vsession *vs, const sel_ranking *rk, const lvd_verdict *prev,
+                   const sel_engines *es, decision *d)
+{
+    d->winner = SEL_NO_ARM;
+    d->why[0] = '\0';
+    if (rk->n_ranked == 0) {
+        snprintf(d->rule, sizeof d->rule, "no-arm");
+        return;
+    }
+    if (rk->n_ranked == 1 || rk->state == SEL_RANK_WIN) {
+        d->winner = rk->leader;
+        snprintf(d->rule, sizeof d->rule, "%s", rk->n_ranked == 1 ? "only-arm" : "win");
+        return;
+    }
+    /* tie or undecided: the leader and the ranked arms it did not beat */
+    int tie = rk->state == SEL_RANK_TIE;
+    size_t *idx = lvd_xcalloc(rk->n_ranked, sizeof *idx);
+    size_t n = 0;
+    for (size_t i = 0; i < rk->n_ranked; i++) {
+        const sel_rank_entry *e = &rk->v[i];
+        if (e->arm == rk->leader || (tie ? e->tied_with_leader
+                                         : e->has_vs_leader && e->vs_leader.outcome != SEL_WIN_B))
+            idx[n++] = e->arm;
+    }
+    contenders c = {vs, idx, n};
+    const char *kind = tie ? "tie" : "undecided";
+    for (size_t i = 0; i < n && prev && prev->engine_id; i++) {
+        const varm *a = &vs->arms[idx[i]];
+        if (a->engine_id == prev->engine_id && prev->arm_key && !strcmp(a->arm_key, prev->arm_key)) {
+            d->winner = idx[i];
+            snprintf(d->rule, sizeof d->rule, "%s: kept previous verdict", kind);
+            snprintf(d->why, sizeof d->why, "verdict #%lld chose it", (long long)prev->id);
+        }
+    }
+    if (d->winner == SEL_NO_ARM) {
+        d->winner = heuristic_pick(es, &c, d->why, sizeof d->why);
+        snprintf(d->rule, sizeof d->rule, "%s: %s", kind,
+                 d->winner != SEL_NO_ARM ? "kept heuristic choice" : "leader");
+        if (d->winner == SEL_NO_ARM)
+            d->winner = rk->leader;
+    }
+    free(idx);
+}
+
+/* --- output ------------------------------------------------------------- */
+
+static void add_i64_str(cJSON *o, const char *key, int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    cJSON_AddStringToObject(o, key, buf);
+}
+
+/* The fingerprint of every engine with a run in the session. */
+static char *fingerprint(const vsession *vs, const sel_engines *es)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < es->n; i++) {
+        const sel_engine *e = &es->v[i];
+        cJSON *files = NULL;
+        for (size_t r = 0; r < vs->n_runs; r++) {
+            if (vs->runs[r].engine_id != e->e.id)
+                continue;
+            if (!files)
+                files = cJSON_CreateArray();
+            const char *bin = vs->runs[r].binary ? vs->runs[r].binary : "";
+            int seen = 0;
+            cJSON *f;
+            cJSON_ArrayForEach(f, files)
+                seen |= !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "path")), bin);
+            if (seen)
+                continue;
+            f = cJSON_CreateObject();
+            cJSON_AddStringToObject(f, "path", bin);
+            cJSON_AddItemToArray(files, f);
+        }
+        if (!files)
+            continue;
+        char *server = lvd_xasprintf("%s/llama-server", e->e.dir);
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "path", server);
+        cJSON_AddItemToArray(files, f);
+        free(server);
+        cJSON_ArrayForEach(f, files) {
+            int64_t mtime = -1, size = -1;
+            if (sel_stat_file(cJSON_GetStringValue(cJSON_GetObjectItem(f, "path")), &mtime, &size))
+                mtime = size = -1;
+            add_i64_str(f, "mtime_ns", mtime);
+            add_i64_str(f, "size", size);
+        }
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "id", (double)e->e.id);
+        cJSON_AddStringToObject(o, "name", e->e.name ? e->e.name : "");
+        cJSON_AddStringToObject(o, "build", e->e.build ? e->e.build : "");
+        cJSON_AddStringToObject(o, "dir", e->e.dir ? e->e.dir : "");
+        cJSON_AddItemToObject(o, "files", files);
+        cJSON_AddItemToArray(arr, o);
+    }
+    char *text = cJSON_PrintUnformatted(arr);
+    cJSON_Delete(arr);
+    char *out = lvd_xstrdup(text);
+    cJSON_free(text);
+    return out;
+}
+
+static cJSON *num_or_null(double x)
+{
+    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+static cJSON *str_or_null(const char *s)
+{
+    return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static char *stats_json(const vsession *vs, const sel_ranking *rk, const char *objective,
+                        const decision *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "objective", objective);
+    cJSON_AddItemToObject(o, "session", str_or_null(vs->n_runs ? vs->runs[0].session : NULL));
+    cJSON *tests = cJSON_AddObjectToObject(o, "tests");
+    cJSON_AddItemToObject(tests, "tg", str_or_null(vs->test_tg));
+    cJSON_AddItemToObject(tests, "pp", str_or_null(vs->test_pp));
+    cJSON_AddStringToObject(o, "state", sel_rank_state_name(rk->state));
+    cJSON_AddNumberToObject(o, "m", (double)rk->m);
+    cJSON_AddStringToObject(o, "rule", d->rule);
+    cJSON_AddItemToObject(o, "why", str_or_null(d->why));
+    cJSON *arms = cJSON_AddArrayToObject(o, "arms");
+    for (size_t i = 0; i < rk->n; i++) {
+        const sel_rank_entry *e = &rk->v[i];
+        const varm *a = &vs->arms[e->arm];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "engine_id", (double)a->engine_id);
+        cJSON_AddItemToObject(j, "engine", str_or_null(a->eng ? a->eng->e.name : NULL));
+        cJSON_AddStringToObject(j, "arm_key", a->arm_key);
+        cJSON_AddStringToObject(j, "device", a->device);
+        cJSON_AddNumberToObject(j, "runs", (double)a->runs);
+        cJSON_AddNumberToObject(j, "ok_runs", (double)a->ok_runs);
+        cJSON_AddStringToObject(j, "check", a->check);
+        cJSON_AddBoolToObject(j, "eligible", a->eligible);
+        cJSON_AddItemToObject(j, "excluded", str_or_null(a->excluded));
+        cJSON_AddBoolToObject(j, "winner", e->arm == d->winner);
+        cJSON_AddNumberToObject(j, "rank", (double)e->rank);
+        cJSON_AddNumberToObject(j, "n", (double)e->sx.n);
+        cJSON_AddItemToObject(j, "median", num_or_null(e->sx.median));
+        if (vs->test_tg && vs->test_pp) {
+            cJSON_AddNumberToObject(j, "n_pp", (double)e->sy.n);
+            cJSON_AddItemToObject(j, "median_pp", num_or_null(e->sy.median));
+        }
+        cJSON_AddItemToObject(j, "score", num_or_null(e->score));
+        cJSON_AddItemToObject(j, "vs_leader",
+                              e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
+        cJSON_AddItemToArray(arms, j);
+    }
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    char *out = lvd_xstrdup(text);
+    cJSON_free(text);
+    return out;
+}
+
+/* One paragraph: what decided, on what, and who could not win and why. */
+static char *explain(const vsession *vs, const sel_ranking *rk, const char *objective,
+                     const decision *d)
+{
+    lvd_sb sb = {0};
+    const char *tests = vs->test_tg && vs->test_pp ? "tg and pp" : vs->test_tg ? vs->test_tg
+                                                                   : vs->test_pp;
+    if (d->winner == SEL_NO_ARM) {
+        lvd_sb_addf(&sb, "no arm can win on %s (objective %s)", tests ? tests : "any test",
+                    objective);
+    } else {
+        const varm *w = &vs->arms[d->winner];
+        const sel_rank_entry *e = sel_ranking_entry(rk, d->winner);
+        lvd_sb_addf(&sb, "%s: %s, median %.2f t/s on %s over %zu kept samples", d->rule, w->label,
+                    e->sx.median, vs->test_tg ? vs->test_tg : vs->test_pp, e->sx.n);
+        if (vs->test_tg && vs->test_pp)
+            lvd_sb_addf(&sb, " (%.2f t/s on %s)", e->sy.median, vs->test_pp);
+        lvd_sb_addf(&sb, "; %zu ranked arm%s, state %s", rk->n_ranked, rk->n_ranked == 1 ? "" : "s",
+                    sel_rank_state_name(rk->state));
+        if (d->why[0])
+            lvd_sb_addf(&sb, "; %s", d->why);
+    }
+    for (size_t i = 0; i < vs->n_arms; i++)
+        if (!vs->arms[i].eligible)
+            lvd_sb_addf(&sb, "; excluded %s: %s", vs->arms[i].label, vs->arms[i].excluded);
+    return lvd_sb_detach(&sb);
+}
+
+/* --- entry points ------------------------------------------------------- */
+
+int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *o,
+                        lvd_verdict *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *host = o->host ? o->host : lvd_hostname();
+    char objective[16];
+    sel_objective_name(&o->objective, objective, sizeof objective);
+    sel_engines es;
+    if (sel_engines_load(s, &es, err) != 0)
+        return -1;
+    vsession vs;
+    int rc = load_session(s, artifact, host, o->session, &es, &vs, err);
+    if (rc != 0 || judge_arms(s, artifact, host, &vs, err) != 0) {
+        vsession_free(&vs);
+        sel_engines_free(&es);
+        return rc > 0 ? 1 : -1;
+    }
+    count_tests(&vs);
+    if (o->objective.kind != SEL_OBJ_PP)
+        vs.test_tg = choose_test(&vs, 1);
+    if (o->objective.kind != SEL_OBJ_TG)
+        vs.test_pp = choose_test(&vs, 0);
+    int wtd = o->objective.kind == SEL_OBJ_WEIGHTED;
+    const char *primary = o->objective.kind == SEL_OBJ_PP ? vs.test_pp : vs.test_tg;
+    if (primary && (!wtd || vs.test_pp)) {
+        gather(&vs, primary, 0);
+        if (wtd)
+            gather(&vs, vs.test_pp, 1);
+    }
+
+    sel_rank_arm *ra = lvd_xcalloc(vs.n_arms, sizeof *ra);
+    for (size_t i = 0; i < vs.n_arms; i++)
+        ra[i] = (sel_rank_arm){.label = vs.arms[i].label, .eligible = vs.arms[i].eligible,
+                               .x = vs.arms[i].x.v, .nx = vs.arms[i].x.n,
+                               .y = vs.arms[i].y.v, .ny = vs.arms[i].y.n};
+    sel_rank_opts ro;
+    sel_rank_opts_init(&ro);
+    ro.w = wtd ? o->objective.w : -1.0;
+    sel_ranking rk;
+    lvd_verdict prev;
+    int have_prev = 0;
+    rc = sel_rank(ra, vs.n_arms, &ro, &rk, err);
+    free(ra);
+    if (rc == 0) {
+        have_prev = store_verdict_latest(s, artifact, host, objective, &prev, err);
+        rc = have_prev < 0 ? -1 : 0;
+        have_prev = have_prev == 0;
+    }
+    if (rc != 0) {
+        vsession_free(&vs);
+        sel_engines_free(&es);
+        return -1;
+    }
+
+    decision d;
+    decide(&vs, &rk, have_prev ? &prev : NULL, &es, &d);
+    memcpy(out->artifact, artifact, sizeof out->artifact);
+    out->host = lvd_xstrdup(host);
+    out->decided_at = lvd_now();
+    out->objective = lvd_xstrdup(objective);
+    lvd_params_init(&out->params);
+    if (d.winner != SEL_NO_ARM) {
+        out->engine_id = vs.arms[d.winner].engine_id;
+        out->params = vs.arms[d.winner].params;
+        out->arm_key = lvd_xstrdup(vs.arms[d.winner].arm_key);
+    }
+    out->rule = lvd_xstrdup(d.rule);
+    out->explain = explain(&vs, &rk, objective, &d);
+    out->fingerprint = fingerprint(&vs, &es);
+    out->stats_json = stats_json(&vs, &rk, objective, &d);
+    if (have_prev)
+        lvd_verdict_free(&prev);
+    sel_ranking_free(&rk);
+    vsession_free(&vs);
+    sel_engines_free(&es);
+    return 0;
+}
+
+int sel_verdict_record(store *s, const char *artifact, const sel_verdict_opts *o,
+                       lvd_verdict *out, lvd_err *err)
+{
+    int rc = sel_verdict_compute(s, artifact, o, out, err);
+    if (rc != 0)
+        return rc;
+    if (store_verdict_put(s, out, err) != 0) {
+        lvd_verdict_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- fingerprint validity ----------------------------------------------- */
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+    return s ? s : "";
+}
+
+/* Writes why and returns 0 ("changed"). */
+static int changed(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int changed(char *why, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* One engine object of a fingerprint: 1 unchanged, 0 changed (why), -1 malformed. */
+static int engine_unchanged(const sel_engines *es, const cJSON *o, char *why, size_t len)
+{
+    const cJSON *id = cJSON_GetObjectItem(o, "id");
+    const cJSON *files = cJSON_GetObjectItem(o, "files");
+    if (!cJSON_IsNumber(id) || !cJSON_IsArray(files))
+        return -1;
+    const char *name = jstr(o, "name");
+    const sel_engine *e = sel_engines_find(es, (int64_t)id->valuedouble);
+    if (!e)
+        return changed(why, len, "engine %s (id %lld) is no longer registered", name,
+                       (long long)id->valuedouble);
+    const char *build = e->e.build ? e->e.build : "", *dir = e->e.dir ? e->e.dir : "";
+    if (strcmp(build, jstr(o, "build")) != 0)
+        return changed(why, len, "engine %s changed build from %s to %s", name, jstr(o, "build"),
+                       build);
+    if (strcmp(dir, jstr(o, "dir")) != 0)
+        return changed(why, len, "engine %s moved from %s to %s", name, jstr(o, "dir"), dir);
+    const cJSON *f;
+    cJSON_ArrayForEach(f, files) {
+        int64_t want_m, want_s, mtime = -1, size = -1;
+        const char *path = jstr(f, "path");
+        if (lvd_parse_i64(jstr(f, "mtime_ns"), &want_m) || lvd_parse_i64(jstr(f, "size"), &want_s))
+            return -1;
+        if (sel_stat_file(path, &mtime, &size) != 0)
+            mtime = size = -1;
+        if (mtime == want_m && size == want_s)
+            continue;
+        if (mtime < 0)
+            return changed(why, len, "engine %s: %s is gone", name, path);
+        if (want_m < 0)
+            return changed(why, len, "engine %s: %s appeared", name, path);
+        return changed(why, len, "engine %s: %s changed since the verdict (%s)", name, path,
+                       size != want_s ? "size" : "mtime");
+    }
+    return 1;
+}
+
+int sel_fingerprint_valid(const sel_engines *es, const char *fp, char *why, size_t len)
+{
+    why[0] = '\0';
+    cJSON *arr = fp ? cJSON_Parse(fp) : NULL;
+    int rc = cJSON_IsArray(arr) ? 1 : -1;
+    const cJSON *o;
+    if (rc == 1)
+        cJSON_ArrayForEach(o, arr) {
+            rc = engine_unchanged(es, o, why, len);
+            if (rc != 1)
+                break;
+        }
+    if (rc < 0)
+        snprintf(why, len, "the verdict's engine fingerprint is unreadable");
+    cJSON_Delete(arr);
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* verdict.h: the verdict for one model on one host: which arm (engine x
+ * device x parameters) serves a stated objective best, from what the newest
+ * bench session recorded in the store, and the fingerprint that says when
+ * the verdict stops being true. Written by `lvd select --record` (the
+ * nightly, after lvd bench); read by selection rule 2 (select.h).
+ *
+ * Which runs: every run of the newest bench session (the session of the
+ * newest run) for (artifact, host). Arms are (engine, arm key).
+ *
+ * Who may win (the others are shown in stats_json, never ranked):
+ *   - an arm all of whose runs in the session have status "ok": a failed
+ *     run (crash, timeout, garbage) or a gpu_ignored one (GPU flags asked,
+ *     CPU speed delivered) excludes the arm;
+ *   - an arm whose device passed its correctness check: the newest check of
+ *     (artifact, host, engine, device) has status "pass". A device with no
+ *     check is excluded like a failed one ("unchecked"): design.md admits a
+ *     device only after it reproduced the CPU's result, and a verdict must
+ *     not promote what nobody verified. The CPU arm (no device) is the
+ *     reference and needs no check. An arm without -dev on an engine whose
+ *     probe lists devices ran on the engine's default device: its check is
+ *     looked up under the probe's first device.
+ *
+ * Ranking (select/rank.h) on the kept (non-warm-up) samples of one test per
+ * objective: tg, pp, or both weighted (w=W). When the session measured
+ * several tests of a kind (tg128, tg256), the one most arms have samples
+ * of is used (ties: first seen).
+ *
+ * Rules (lvd_verdict.rule):
+ *   "win"        the leader wins against every other ranked arm;
+ *   "only-arm"   one eligible arm had samples;
+ *   "tie: kept previous verdict" / "tie: kept heuristic choice" /
+ *   "tie: leader"
+ *                the leader ties with some arms (hysteresis, no flapping):
+ *                among the tied arms keep the previous verdict's winner when
+ *                it is one of them; else the arm the heuristic
+ *                (select/heuristic.h) chooses among the tied arms' devices;
+ *                else the leader;
+ *   "undecided: kept previous verdict" / "undecided: kept heuristic choice" /
+ *   "undecided: leader"
+ *                the statistics did not decide (more rounds were needed, or
+ *                the ratio sits on a threshold): the same hysteresis among
+ *                the leader and every arm the leader did not beat;
+ *   "no-arm"     nothing may win (no eligible arm has samples of the
+ *                objective's tests); engine_id 0, recorded so that the
+ *                history says so; selection ignores it.
+ *
+ * Fingerprint: a JSON array, one object per engine compared (every engine
+ * with a run in the session):
+ *   {"id", "name", "build", "dir", "files": [{"path", "mtime_ns", "size"}]}
+ * files = the binaries its runs used (llama-bench) and DIR/llama-server;
+ * mtime_ns and size are -1 for a file that could not be stat'ed. */
+#ifndef LVD_SEL_VERDICT_H
+#define LVD_SEL_VERDICT_H
+
+#include "common/types.h"
+#include "common/util.h"
+#include "select/engines.h"
+#include "select/rank.h"
+#include "store/store.h"
+
+#include <stddef.h>
+
+typedef struct sel_verdict_opts {
+    sel_objective objective;   /* default tg */
+    const char *host;          /* NULL = lvd_hostname() */
+    const char *session;       /* NULL = the newest session */
+} sel_verdict_opts;
+
+/* Defaults: tg, this host, the newest session. */
+void sel_verdict_opts_init(sel_verdict_opts *o);
+
+/* Computes the verdict for artifact (rules above) into out (free with
+ * lvd_verdict_free); out->id stays 0 (not recorded). Returns 0, 1 when there
+ * is no run of artifact on host (nothing to decide; err says so), or -1
+ * with err when the store or the statistics failed. */
+int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *o,
+                        lvd_verdict *out, lvd_err *err);
+
+/* sel_verdict_compute, then store_verdict_put. Same returns. */
+int sel_verdict_record(store *s, const char *artifact, const sel_verdict_opts *o,
+                       lvd_verdict *out, lvd_err *err);
+
+/* Whether a recorded fingerprint still describes the engines: each engine is
+ * still registered under the same id with the same build and directory, and
+ * each file has the recorded mtime and size (stat only). Returns 1 when it
+ * does, 0 when not (why says which engine and file changed), -1 when the
+ * fingerprint is not a fingerprint (why says so). */
+int sel_fingerprint_valid(const sel_engines *es, const char *fingerprint, char *why, size_t len);
+
+#endif

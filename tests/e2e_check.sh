@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# e2e_check.sh: `lvd check` end to end against engine directories holding
+# copies of tests/fake-engine: a CPU-only build as the reference, a correct
+# CUDA device, a Vulkan device with wrong results (KLD and PPL ratio off), a
+# build that ignores -ngl, a device whose llama-perplexity crashes. Checks
+# statuses and reasons (table and JSON), the records in the store, the
+# tolerance options, the shipped text, a failing reference, and usage errors.
+# Not a test of the pass/fail arithmetic (test_check) or the parser
+# (test_pplout).
+set -uo pipefail
+
+BIN=${LVD_BIN:?LVD_BIN is not set}
+FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
+SHARED=${LVD_SHARED:?LVD_SHARED is not set}
+MODEL=$SHARED/models/tiny-llama-q4_0.gguf
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1 LVD_NO_PROGRESS=1
+unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED
+
+fails=0
+ok() { echo "ok - $*"; }
+fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+expect_rc() { if [ "$rc" -eq "$2" ]; then ok "$1 (exit $rc)"; else fail "$1: exit $rc, want $2"; cat "$tmp/err"; fi; }
+lvd() { "$BIN/lvd" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
+has() { grep -qE -- "$1" "$tmp/out"; }
+q() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); print($1)"; }
+is() { local got; got=$(q "$1"); [ "$got" = "$2" ] || { echo "  $1 = '$got', want '$2'"; return 1; }; }
+# status ENGINE DEVICE: the check's status in the JSON in $tmp/out
+status() { q "[c['status'] for c in d['checks'] if c['engine']=='$1' and (c['device'] or '')=='$2'][0]"; }
+is_status() { [ "$(status "$1" "$2")" = "$3" ] || { echo "  $1 $2: $(status "$1" "$2"), want $3"; return 1; }; }
+
+world() { export LVD_STORE=$tmp/$1.db; W=$tmp/$1; mkdir -p "$W"; }
+engine() {
+  local d=$W/$1; shift
+  mkdir -p "$d"
+  cp "$FAKE" "$d/llama-bench"
+  cp "$FAKE" "$d/llama-server"
+  cp "$FAKE" "$d/llama-perplexity"
+  printf '%s\n' "log = calls.log" "$@" > "$d/fake-scenario"
+  "$BIN/lvd" fetch --register "$d" --build b9749 --name "$(basename "$d")" > /dev/null 2>&1
+  local r=$?
+  [ "$r" -eq 0 ] || [ "$r" -eq 5 ] || fail "register $d: exit $r"
+}
+
+# ------------------------------------------------------------ a mixed box
+world box
+engine cpu "ppl = 32813.2123"
+engine cuda "device = CUDA0|NVIDIA H200|143155|142629|9.0" "dev.CUDA0.kld = 0.0002" "dev.CUDA0.ppl_ratio = 1.0006"
+engine vulkan "device = Vulkan0|NVIDIA H200|143771|143139" "dev.Vulkan0.kld = 0.42" "dev.Vulkan0.ppl_ratio = 1.31" "dev.Vulkan0.same_top_p = 64"
+engine nodriver "device = Vulkan0|NVIDIA H200|143771|143139" "ignore_ngl = 1"
+engine crashing "device = CUDA0|NVIDIA H200|143155|142629|9.0" "ppl.fault = crash"
+lvd check --model "$MODEL" --json
+expect_rc "a device failed: partial" 5
+check "the CPU engine is the reference (base)" is_status cpu "" base
+check "the correct CUDA device passes" is_status cuda CUDA0 pass
+check "its PPL ratio is recorded" is "abs([c['ppl_ratio'] for c in d['checks'] if c['engine']=='cuda'][0] - 1.0006) < 1e-4" True
+check "the device with wrong results fails" is_status vulkan Vulkan0 fail
+check "with the bounds it broke" is "[c['reason'] for c in d['checks'] if c['engine']=='vulkan'][0]" "mean KLD 0.42 > 0.01; PPL ratio 1.31 outside 1 +- 0.01"
+check "a build that ignores -ngl fails" is_status nodriver Vulkan0 fail
+check "saying why" is "'GPU flags ignored' in [c['reason'] for c in d['checks'] if c['engine']=='nodriver'][0]" True
+check "a crashing llama-perplexity is an error" is_status crashing CUDA0 error
+check "the shipped text was used" is "d['text'].endswith('/share/perplexity-input.txt')" True
+check "the CPU logits were written, then compared" grep -q -- "--kl-divergence-base .* --kl-divergence -ngl 99 -dev CUDA0" "$W/cuda/calls.log"
+check "the reference ran without GPU flags" bash -c "grep -- '--kl-divergence-base' '$W/cpu/calls.log' | grep -vq -- '-ngl'"
+"$BIN/lvd" store info > "$tmp/out"
+check "every check is in the store" has "^checks +5$"
+lvd check --model "$MODEL"
+check "the table shows the failure" has "^vulkan +Vulkan0 +vulkan +fail .*mean KLD 0.42 > 0.01"
+check "and the tolerances" has "^pass: mean KLD <= 0.01 and \|PPL ratio - 1\| <= 0.01"
+
+# looser tolerances let the wrong device through; a same-top-p floor stops it again
+lvd check --model "$MODEL" --engines cpu,vulkan --kld-max 0.5 --ppl-tol 0.4 --json
+expect_rc "loose tolerances" 0
+check "the wrong device passes them" is_status vulkan Vulkan0 pass
+lvd check --model "$MODEL" --engines cpu,vulkan --kld-max 0.5 --ppl-tol 0.4 --top-p-min 90 --json
+expect_rc "a same-top-p floor" 5
+check "stops it" is "[c['reason'] for c in d['checks'] if c['engine']=='vulkan'][0]" "same top p 64.000 % < 90.000 %"
+
+# --text overrides the shipped text
+cp "$SHARED/fixtures/llama.cpp/cpu-build-b9749/perplexity-input.txt" "$tmp/other.txt"
+lvd check --model "$MODEL" --engines cpu,cuda --text "$tmp/other.txt" --json
+expect_rc "--text" 0
+check "the given text is scored" grep -q -- "-f $tmp/other.txt" "$W/cuda/calls.log"
+
+# ------------------------------------------------------------ the reference fails
+world noref
+engine cpu "ppl.fault = exit1"
+engine cuda "device = CUDA0|NVIDIA H200|143155|142629|9.0"
+lvd check --model "$MODEL" --json
+expect_rc "the reference fails" 1
+check "the reference is an error" is_status cpu "" error
+check "the device is not checked" is "[c['reason'].startswith('not checked: the CPU reference failed') for c in d['checks'] if c['engine']=='cuda']" "[True]"
+
+# ------------------------------------------------------------ usage
+lvd check
+expect_rc "no --model" 2
+lvd check --model "$MODEL" --kld-max -1
+expect_rc "negative --kld-max" 2
+lvd check --model "$MODEL" --text "$tmp/nope.txt"
+expect_rc "unreadable --text" 3
+lvd check --model "$tmp/nope.gguf"
+expect_rc "unreadable model" 3
+lvd check --help
+expect_rc "--help" 0
+check "--help has an example" has "^example:"
+
+echo "e2e_check: $fails failure(s)"
+[ "$fails" -eq 0 ]

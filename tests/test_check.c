@@ -1,0 +1,398 @@
+/* test_check.c: bench/check.h: the pass/fail rule on the real perplexity
+ * captures and on synthetic outputs at each bound, the argv, the shipped
+ * text, and whole check sessions driving the fake engine's llama-perplexity:
+ * the CPU reference recorded as "base", a correct device passing, a device
+ * with wrong results failing with the bounds it broke, a build that ignores
+ * -ngl failing, a crashing device and a missing llama-perplexity erroring,
+ * a GPU engine serving as reference at -ngl 0 -dev none when there is no
+ * CPU-only engine, and a failed reference erroring every device. */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/check.h"
+#include "bench/probe.h"
+#include "store/identify.h"
+
+#define CPU "fixtures/llama.cpp/cpu-build-b9749/"
+
+static lvd_check judged(const bench_ppl *out, const bench_check_opts *o)
+{
+    lvd_check c;
+    memset(&c, 0, sizeof c);
+    bench_check_judge(out, 32813.2123, o, &c);
+    return c;
+}
+
+static bench_ppl synthetic(double kld, double ratio, double top_p)
+{
+    bench_ppl p;
+    memset(&p, 0, sizeof p);
+    p.ppl = p.ppl_err = NAN;
+    p.ppl_q = 1000 * ratio;
+    p.ppl_base = 1000;
+    p.ppl_ratio = ratio;
+    p.mean_kld = kld;
+    p.same_top_p = top_p;
+    p.has_kld = 1;
+    return p;
+}
+
+static void test_judge(void **state)
+{
+    (void)state;
+    bench_check_opts o;
+    bench_check_opts_init(&o);
+    assert_true(o.kld_max == 0.01 && o.ppl_tol == 0.01 && o.top_p_min < 0);
+
+    /* the real CPU-vs-CPU capture: KLD 0, ratio 1: pass */
+    char *po = tu_shared(CPU "perplexity-kld.stdout"), *pe = tu_shared(CPU "perplexity-kld.stderr");
+    char *out = tu_read(po, NULL), *errt = tu_read(pe, NULL);
+    bench_ppl p;
+    lvd_err err = {0};
+    assert_int_equal(bench_ppl_parse(out, errt, "kld", &p, &err), 0);
+    lvd_check c = judged(&p, &o);
+    assert_string_equal(c.status, "pass");
+    assert_null(c.reason);
+    assert_true(fabs(c.ppl - 32813.212282) < 1e-6);
+    assert_true(fabs(c.ppl_base - 32813.225197) < 1e-6);
+    assert_true(c.ppl_ratio == 1.0 && c.mean_kld == 0.0 && c.same_top_p == 100.0);
+    bench_ppl_free(&p);
+    free(out);
+    free(errt);
+    free(po);
+    free(pe);
+
+    /* the plain run has no KL statistics: error, not pass */
+    po = tu_shared(CPU "perplexity.stdout");
+    pe = tu_shared(CPU "perplexity.stderr");
+    out = tu_read(po, NULL);
+    errt = tu_read(pe, NULL);
+    assert_int_equal(bench_ppl_parse(out, errt, "plain", &p, &err), 0);
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "error");
+    assert_non_null(strstr(c.reason, "no KL divergence statistics"));
+    free(c.reason);
+    bench_ppl_free(&p);
+    free(out);
+    free(errt);
+    free(po);
+    free(pe);
+
+    /* the H200 ratios of correct devices pass; at and beyond each bound */
+    p = synthetic(0.0001, 1.0013, 99.5);
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "pass");
+    p = synthetic(0.01, 1.0, 99.5); /* KLD exactly at its bound */
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "pass");
+    p = synthetic(0.0101, 1.0, 99.5);
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "fail");
+    assert_string_equal(c.reason, "mean KLD 0.0101 > 0.01");
+    free(c.reason);
+    p = synthetic(0.001, 1.0102, 99.5);
+    c = judged(&p, &o);
+    assert_string_equal(c.reason, "PPL ratio 1.0102 outside 1 +- 0.01");
+    free(c.reason);
+    p = synthetic(0.5, 1.3, 60);
+    c = judged(&p, &o);
+    assert_string_equal(c.reason, "mean KLD 0.5 > 0.01; PPL ratio 1.3 outside 1 +- 0.01");
+    free(c.reason);
+    p = synthetic(NAN, 1.0, 99.5); /* a device that produced NaN logits */
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "fail");
+    assert_non_null(strstr(c.reason, "mean KLD nan is not <="));
+    free(c.reason);
+    o.top_p_min = 99.0;
+    p = synthetic(0.001, 1.0, 98.0);
+    c = judged(&p, &o);
+    assert_string_equal(c.reason, "same top p 98.000 % < 99.000 %");
+    free(c.reason);
+    o.top_p_min = -1;
+    /* a ratio not printed falls back to PPL / base PPL */
+    p = synthetic(0.001, NAN, 99.5);
+    p.ppl_q = 32846.0;
+    p.ppl_base = NAN;
+    c = judged(&p, &o);
+    assert_true(fabs(c.ppl_base - 32813.2123) < 1e-9);
+    assert_true(fabs(c.ppl_ratio - 32846.0 / 32813.2123) < 1e-12);
+    assert_string_equal(c.status, "pass");
+    /* the build warned that -ngl is ignored: the device proved nothing */
+    p = synthetic(0.0, 1.0, 100.0);
+    p.gpu_ignored = 1;
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "fail");
+    assert_non_null(strstr(c.reason, "GPU flags ignored"));
+    free(c.reason);
+}
+
+static void test_argv_and_text(void **state)
+{
+    (void)state;
+    bench_check_opts o;
+    bench_check_opts_init(&o);
+    o.model = "m.gguf";
+    o.text = "t.txt";
+    char **v = bench_check_argv("/e/llama-perplexity", &o, "/tmp/base", 0, NULL);
+    lvd_sb sb = {0};
+    for (size_t i = 0; v[i]; i++)
+        lvd_sb_addf(&sb, "%s%s", i ? " " : "", v[i]);
+    assert_string_equal(lvd_sb_str(&sb), "/e/llama-perplexity -m m.gguf -f t.txt -c 128 --chunks 4"
+                                         " --kl-divergence-base /tmp/base");
+    lvd_strv_free(v);
+    lvd_sb_reset(&sb);
+    v = bench_check_argv("/e/llama-perplexity", &o, "/tmp/base", 1, "Vulkan1");
+    for (size_t i = 0; v[i]; i++)
+        lvd_sb_addf(&sb, "%s%s", i ? " " : "", v[i]);
+    assert_string_equal(lvd_sb_str(&sb), "/e/llama-perplexity -m m.gguf -f t.txt -c 128 --chunks 4"
+                                         " --kl-divergence-base /tmp/base --kl-divergence -ngl 99 -dev Vulkan1");
+    lvd_strv_free(v);
+    lvd_sb_reset(&sb);
+    v = bench_check_argv("/e/llama-perplexity", &o, "/tmp/base", 0, "none");
+    for (size_t i = 0; v[i]; i++)
+        lvd_sb_addf(&sb, "%s%s", i ? " " : "", v[i]);
+    assert_true(lvd_ends_with(lvd_sb_str(&sb), "--kl-divergence-base /tmp/base -ngl 0 -dev none"));
+    lvd_strv_free(v);
+    lvd_sb_free(&sb);
+
+    /* from build/tests the source tree's share/ is found */
+    char *text = bench_check_default_text();
+    assert_non_null(text);
+    assert_true(lvd_ends_with(text, "/share/perplexity-input.txt"));
+    free(text);
+}
+
+/* --- sessions ----------------------------------------------------------- */
+
+typedef struct fx {
+    char *tmp, *model, *text;
+    store *s;
+    store_artifact art;
+    lvd_engine e[6];
+    lvd_probe p[6];
+    size_t n;
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = lvd_xcalloc(1, sizeof *f);
+    f->tmp = tu_tmpdir();
+    f->model = tu_shared("models/tiny-llama-q4_0.gguf");
+    f->text = tu_source("share/perplexity-input.txt");
+    char *db = lvd_xasprintf("%s/store.db", f->tmp);
+    lvd_err err = {0};
+    if (store_open(db, STORE_OPEN_CREATE, &f->s, &err) ||
+        store_identify(f->s, f->model, 0, &f->art, NULL, &err))
+        fail_msg("%s", err.msg);
+    free(db);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    for (size_t i = 0; i < f->n; i++) {
+        lvd_engine_free(&f->e[i]);
+        lvd_probe_free(&f->p[i]);
+    }
+    store_artifact_free(&f->art);
+    store_close(f->s);
+    tu_tmpdir_free(f->tmp);
+    free(f->model);
+    free(f->text);
+    free(f);
+    return 0;
+}
+
+/* An engine dir with the fake as llama-bench (for the probe) and, unless
+ * no_ppl, llama-perplexity; its invocations logged to calls.log. */
+static size_t engine(fx *f, const char *name, int no_ppl, const char *scenario)
+{
+    size_t i = f->n++;
+    char *dir = lvd_xasprintf("%s/%s", f->tmp, name);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    const char *bins[] = {"llama-bench", "llama-perplexity"};
+    for (size_t b = 0; b < (no_ppl ? 1u : 2u); b++) {
+        char *bin = lvd_xasprintf("%s/%s", dir, bins[b]);
+        assert_int_equal(symlink(getenv("LVD_FAKE_ENGINE"), bin), 0);
+        free(bin);
+    }
+    char *scn = lvd_xasprintf("%s/fake-scenario", dir);
+    char *text = lvd_xasprintf("log = calls.log\n%s", scenario);
+    tu_write_str(scn, text);
+    free(text);
+    free(scn);
+    lvd_engine *e = &f->e[i];
+    memset(e, 0, sizeof *e);
+    e->name = lvd_xstrdup(name);
+    e->dir = dir;
+    e->build = lvd_xstrdup("b9749");
+    e->origin = lvd_xstrdup("registered");
+    e->flavour = lvd_xstrdup("local");
+    lvd_err err = {0};
+    if (store_engine_put(f->s, e, &err) || bench_probe_engine(f->s, e, 1, 0, &f->p[i], &err))
+        fail_msg("%s", err.msg);
+    return i;
+}
+
+static void check_ok(fx *f, bench_check_report *r)
+{
+    bench_check_opts o;
+    bench_check_opts_init(&o);
+    o.model = f->model;
+    o.text = f->text;
+    o.artifact = f->art.sha256;
+    o.host = "testhost";
+    o.timeout_ms = 5000;
+    lvd_err err = {0};
+    if (bench_check_run(f->s, f->e, f->p, f->n, &o, r, &err))
+        fail_msg("%s", err.msg);
+}
+
+static const bench_check_item *item(const bench_check_report *r, const char *engine, const char *dev)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->items[i].engine, engine) && !strcmp(r->items[i].check.device, dev))
+            return &r->items[i];
+    fail_msg("no check of %s %s", engine, dev);
+    return NULL;
+}
+
+static void test_session(void **state)
+{
+    fx *f = *state;
+    engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n"
+                         "dev.CUDA0.kld = 0.0002\ndev.CUDA0.ppl_ratio = 1.0006\n");
+    engine(f, "vulkan", 0, "device = Vulkan0|NVIDIA H200|143771|143139\n"
+                           "device = Vulkan1|AMD Radeon RX 7900 XTX|24560|24000\n"
+                           "dev.Vulkan1.kld = 0.35\ndev.Vulkan1.ppl_ratio = 1.25\ndev.Vulkan1.same_top_p = 71\n");
+    size_t cpu = engine(f, "cpu", 0, "ppl = 32813.2123\n");
+    engine(f, "crashing", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\nppl.fault = crash\n");
+    engine(f, "noppl", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    engine(f, "ignores", 0, "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n");
+    bench_check_report r;
+    check_ok(f, &r);
+    assert_true(r.reference_ok);
+    assert_true(r.items[0].reference);
+    assert_string_equal(r.items[0].engine, "cpu");
+    assert_string_equal(r.items[0].check.status, "base");
+    assert_true(fabs(r.items[0].check.ppl - 32813.2123) < 1e-6);
+    const bench_check_item *it = item(&r, "cuda", "CUDA0");
+    assert_string_equal(it->check.status, "pass");
+    assert_true(fabs(it->check.ppl_ratio - 1.0006) < 1e-4);
+    assert_true(fabs(it->check.mean_kld - 0.0002) < 1e-9);
+    assert_string_equal(item(&r, "vulkan", "Vulkan0")->check.status, "pass");
+    it = item(&r, "vulkan", "Vulkan1");
+    assert_string_equal(it->check.status, "fail");
+    assert_string_equal(it->check.reason, "mean KLD 0.35 > 0.01; PPL ratio 1.25 outside 1 +- 0.01");
+    assert_true(fabs(it->check.same_top_p - 71) < 1e-9);
+    it = item(&r, "crashing", "CUDA0");
+    assert_string_equal(it->check.status, "error");
+    assert_non_null(strstr(it->check.reason, "killed by signal 11"));
+    it = item(&r, "noppl", "CUDA0");
+    assert_string_equal(it->check.status, "error");
+    assert_non_null(strstr(it->check.reason, "no executable llama-perplexity"));
+    it = item(&r, "ignores", "Vulkan0");
+    assert_string_equal(it->check.status, "fail");
+    assert_non_null(strstr(it->check.reason, "GPU flags ignored"));
+    assert_int_equal(r.n_pass, 2);
+    assert_int_equal(r.n_fail, 2);
+    assert_int_equal(r.n_error, 2);
+    assert_int_equal(bench_check_exit(&r), 5);
+
+    /* everything is in the store, the reference as "base" */
+    lvd_check *v;
+    size_t n;
+    lvd_err err = {0};
+    assert_int_equal(store_check_list(f->s, f->art.sha256, &v, &n, &err), 0);
+    assert_int_equal(n, r.n);
+    store_check_list_free(v, n);
+    lvd_check latest;
+    assert_int_equal(store_check_latest(f->s, f->art.sha256, "testhost", f->e[cpu].id, "", &latest, &err), 0);
+    assert_string_equal(latest.status, "base");
+    lvd_check_free(&latest);
+    assert_int_equal(store_check_latest(f->s, f->art.sha256, "testhost", f->e[1].id, "Vulkan1", &latest, &err), 0);
+    assert_string_equal(latest.status, "fail");
+    assert_non_null(strstr(latest.reason, "mean KLD 0.35"));
+    lvd_check_free(&latest);
+    bench_check_report_free(&r);
+}
+
+/* No CPU-only engine: a GPU engine computes the reference at -ngl 0 -dev
+ * none, and its devices are then checked against it. */
+static void test_gpu_reference(void **state)
+{
+    fx *f = *state;
+    size_t g = engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    bench_check_report r;
+    check_ok(f, &r);
+    assert_true(r.reference_ok);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.items[0].check.status, "base");
+    assert_non_null(strstr(r.items[0].check.reason, "-ngl 0 -dev none"));
+    assert_string_equal(r.items[1].check.status, "pass");
+    char *log = lvd_xasprintf("%s/calls.log", f->e[g].dir);
+    char *calls = tu_read(log, NULL);
+    assert_non_null(strstr(calls, "--kl-divergence-base"));
+    assert_non_null(strstr(calls, "-ngl 0 -dev none"));
+    assert_non_null(strstr(calls, "--kl-divergence -ngl 99 -dev CUDA0"));
+    free(calls);
+    free(log);
+    bench_check_report_free(&r);
+}
+
+/* The reference fails: it is recorded as an error, every device too. */
+static void test_reference_fails(void **state)
+{
+    fx *f = *state;
+    engine(f, "cpu", 0, "ppl.fault = exit1\n");
+    engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    bench_check_report r;
+    check_ok(f, &r);
+    assert_false(r.reference_ok);
+    assert_string_equal(r.items[0].check.status, "error");
+    assert_non_null(strstr(r.items[0].check.reason, "exit 1"));
+    assert_string_equal(r.items[1].check.status, "error");
+    assert_non_null(strstr(r.items[1].check.reason, "not checked: the CPU reference failed"));
+    assert_int_equal(bench_check_exit(&r), 1);
+    bench_check_report_free(&r);
+
+    /* no engine with llama-perplexity at all: an error, nothing run */
+    teardown(state);
+    setup(state);
+    f = *state;
+    engine(f, "noppl", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    bench_check_opts o;
+    bench_check_opts_init(&o);
+    o.model = f->model;
+    o.text = f->text;
+    o.artifact = f->art.sha256;
+    o.host = "h";
+    lvd_err err = {0};
+    assert_int_equal(bench_check_run(f->s, f->e, f->p, f->n, &o, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "llama-perplexity"));
+    bench_check_report_free(&r);
+}
+
+int main(void)
+{
+    if (!getenv("LVD_FAKE_ENGINE")) {
+        fprintf(stderr, "test_check: LVD_FAKE_ENGINE is not set\n");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_judge),
+        cmocka_unit_test(test_argv_and_text),
+        cmocka_unit_test_setup_teardown(test_session, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_reference, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reference_fails, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,502 @@
+/* test_runner.c: bench/runner.h driving the fake engine (tests/fake-engine.c,
+ * $LVD_FAKE_ENGINE) through real processes: the test list, the argv, each
+ * outcome of one invocation (ok with warm-up flagged, crash, hang, garbage,
+ * non-zero exit, truncated output, GPU flags ignored), and whole sessions
+ * over a store: the right ranking from known true speeds, a tie called a
+ * tie, crashing and hanging arms recorded and excluded while the rest
+ * decide, an arm that ignores -ngl flagged, skipped engines recorded, the
+ * budget and the sample cap. */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/plan.h"
+#include "bench/probe.h"
+#include "bench/runner.h"
+#include "store/identify.h"
+
+#define MAX_ENGINES 10
+
+typedef struct fx {
+    char *tmp;
+    char *model;
+    store *s;
+    store_artifact art;
+    lvd_engine e[MAX_ENGINES];
+    lvd_probe p[MAX_ENGINES];
+    size_t n;
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = lvd_xcalloc(1, sizeof *f);
+    f->tmp = tu_tmpdir();
+    f->model = tu_shared("models/tiny-llama-q4_0.gguf");
+    char *db = lvd_xasprintf("%s/store.db", f->tmp);
+    lvd_err err = {0};
+    if (store_open(db, STORE_OPEN_CREATE, &f->s, &err) ||
+        store_identify(f->s, f->model, 0, &f->art, NULL, &err))
+        fail_msg("%s", err.msg);
+    free(db);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    for (size_t i = 0; i < f->n; i++) {
+        lvd_engine_free(&f->e[i]);
+        lvd_probe_free(&f->p[i]);
+    }
+    store_artifact_free(&f->art);
+    store_close(f->s);
+    tu_tmpdir_free(f->tmp);
+    free(f->model);
+    free(f);
+    return 0;
+}
+
+/* An engine directory NAME whose llama-bench is the fake engine with the
+ * given scenario, registered in the store and probed. */
+static size_t engine(fx *f, const char *name, const char *scenario)
+{
+    size_t i = f->n++;
+    char *dir = lvd_xasprintf("%s/%s", f->tmp, name);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    char *bin = lvd_xasprintf("%s/llama-bench", dir);
+    assert_int_equal(symlink(getenv("LVD_FAKE_ENGINE"), bin), 0);
+    char *scn = lvd_xasprintf("%s/fake-scenario", dir);
+    tu_write_str(scn, scenario);
+    lvd_engine *e = &f->e[i];
+    memset(e, 0, sizeof *e);
+    e->name = lvd_xstrdup(name);
+    e->dir = dir;
+    e->build = lvd_xstrdup("b9749");
+    e->origin = lvd_xstrdup("registered");
+    e->flavour = lvd_xstrdup("local");
+    lvd_err err = {0};
+    if (store_engine_put(f->s, e, &err) || bench_probe_engine(f->s, e, 1, 0, &f->p[i], &err))
+        fail_msg("%s", err.msg);
+    free(bin);
+    free(scn);
+    return i;
+}
+
+static void plan_of(fx *f, bench_plan *plan)
+{
+    static const int fa_on[] = {1};
+    bench_plan_opts o = {.fa = fa_on, .n_fa = 1};
+    lvd_err err = {0};
+    if (bench_plan_build(f->e, f->p, f->n, &o, plan, &err))
+        fail_msg("%s", err.msg);
+}
+
+static bench_test tests2[] = {{"pp512", 512, 0}, {"tg128", 0, 128}};
+
+static void opts_of(fx *f, bench_session_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->inv.model = f->model;
+    o->inv.tests = tests2;
+    o->inv.n_tests = 2;
+    o->inv.reps = 3;
+    o->inv.timeout_ms = 10000;
+    o->artifact = f->art.sha256;
+    o->host = "testhost";
+    o->session = "bench-test";
+    o->max_samples = 30;
+    sel_objective_default(&o->objective);
+    sel_rule_default(&o->rule);
+}
+
+static void session_ok(fx *f, const bench_plan *plan, const bench_session_opts *o, bench_session *s)
+{
+    lvd_err err = {0};
+    if (bench_session_run(f->s, plan, o, s, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* --- pieces ------------------------------------------------------------- */
+
+static void test_tests_parse(void **state)
+{
+    (void)state;
+    bench_test *t;
+    size_t n;
+    lvd_err err = {0};
+    assert_int_equal(bench_tests_parse("pp512,tg128", &t, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(t[0].name, "pp512");
+    assert_int_equal(t[0].n_prompt, 512);
+    assert_int_equal(t[1].n_gen, 128);
+    free(t);
+    assert_int_equal(bench_tests_parse("pp0", &t, &n, &err), -1);
+    assert_int_equal(bench_tests_parse("xx12", &t, &n, &err), -1);
+    assert_non_null(strstr(err.msg, "xx12"));
+    assert_int_equal(bench_tests_parse("tg32,tg32", &t, &n, &err), -1);
+    assert_non_null(strstr(err.msg, "twice"));
+    assert_int_equal(bench_tests_parse("", &t, &n, &err), -1);
+    assert_null(t);
+}
+
+static void test_argv(void **state)
+{
+    (void)state;
+    bench_arm a;
+    memset(&a, 0, sizeof a);
+    a.binary = "/e/llama-bench";
+    lvd_params_init(&a.params);
+    snprintf(a.params.device, sizeof a.params.device, "Vulkan1");
+    a.params.ngl = 99;
+    a.params.fa = 0;
+    a.params.ubatch = 256;
+    snprintf(a.params.type_k, sizeof a.params.type_k, "q8_0");
+    snprintf(a.params.type_v, sizeof a.params.type_v, "q8_0");
+    a.params.n_cpu_moe = 4;
+    a.params.threads = 8;
+    bench_test t[] = {{"tg128", 0, 128}, {"pp512", 512, 0}, {"pp1024", 1024, 0}};
+    bench_invoke inv = {.model = "m.gguf", .tests = t, .n_tests = 3, .reps = 5, .timeout_ms = 1};
+    char **argv = bench_arm_argv(&a, &inv);
+    lvd_sb sb = {0};
+    for (size_t i = 0; argv[i]; i++)
+        lvd_sb_addf(&sb, "%s%s", i ? " " : "", argv[i]);
+    assert_string_equal(lvd_sb_str(&sb),
+                        "/e/llama-bench -m m.gguf -p 512,1024 -n 128 -r 5 -o jsonl -dev Vulkan1 -ngl 99"
+                        " -fa 0 -ub 256 -ctk q8_0 -ctv q8_0 -ncmoe 4 -t 8");
+    lvd_sb_free(&sb);
+    lvd_strv_free(argv);
+
+    lvd_params_init(&a.params); /* the CPU arm: no GPU flag */
+    inv.n_tests = 1;
+    argv = bench_arm_argv(&a, &inv);
+    for (size_t i = 0; argv[i]; i++)
+        lvd_sb_addf(&sb, "%s%s", i ? " " : "", argv[i]);
+    assert_string_equal(lvd_sb_str(&sb), "/e/llama-bench -m m.gguf -p 0 -n 128 -r 5 -o jsonl");
+    lvd_sb_free(&sb);
+    lvd_strv_free(argv);
+}
+
+/* One invocation per outcome. */
+static void test_run_outcomes(void **state)
+{
+    fx *f = *state;
+    static const struct {
+        const char *name, *scenario, *status, *reason;
+    } cases[] = {
+        {"ok", "device = CUDA0|NVIDIA H200|143155|142629\nwarmup = 0.4\n", "ok", NULL},
+        {"crash", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = crash\n", "failed",
+         "killed by signal 11"},
+        {"hang", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = hang\nhang_s = 30\n",
+         "failed", "timed out after"},
+        {"garbage", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = garbage\n", "failed",
+         "unparsable output: "},
+        {"exit1", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = exit1\n", "failed",
+         "exit 1: "},
+        {"truncated", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = truncated\n", "failed",
+         "unparsable output: "},
+        {"ignored", "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n", "gpu_ignored",
+         "GPU flags ignored: asked -dev Vulkan0 -ngl 99, llama-bench reported backends \"CPU\""},
+    };
+    for (size_t c = 0; c < LVD_ARRAY_LEN(cases); c++) {
+        size_t i = engine(f, cases[c].name, cases[c].scenario);
+        bench_plan plan;
+        plan_of(f, &plan);
+        const bench_arm *arm = NULL;
+        for (size_t k = 0; k < plan.n_arms; k++)
+            if (plan.arms[k].engine_id == f->e[i].id)
+                arm = &plan.arms[k];
+        assert_non_null(arm);
+        bench_session_opts o;
+        opts_of(f, &o);
+        o.inv.timeout_ms = 1500;
+        lvd_run run;
+        lvd_err err = {0};
+        assert_int_equal(bench_run_arm(arm, &o.inv, &run, &err), 0);
+        if (strcmp(run.status, cases[c].status))
+            fail_msg("%s: status %s (%s), want %s", cases[c].name, run.status,
+                     run.reason ? run.reason : "-", cases[c].status);
+        if (cases[c].reason && (!run.reason || !strstr(run.reason, cases[c].reason)))
+            fail_msg("%s: reason '%s' lacks '%s'", cases[c].name, run.reason ? run.reason : "",
+                     cases[c].reason);
+        assert_string_equal(run.arm_key, arm->arm_key);
+        assert_non_null(run.stderr_tail);
+        if (!strcmp(cases[c].name, "ok")) {
+            assert_null(run.reason);
+            assert_int_equal(run.exit_code, 0);
+            assert_int_equal(run.n_results, 2);
+            assert_string_equal(run.build_commit, "d32676d77");
+            assert_int_equal(run.build_number, 9749);
+            for (size_t r = 0; r < 2; r++) {
+                assert_int_equal(run.results[r].n, 3);
+                assert_int_equal(run.results[r].warmup[0], 1); /* 0.4x: dropped */
+                assert_int_equal(run.results[r].warmup[1], 0);
+                assert_int_equal(run.results[r].rep_ngl, 99); /* reported back */
+                assert_string_equal(run.results[r].backends, "CUDA");
+            }
+        }
+        if (!strcmp(cases[c].name, "hang")) {
+            assert_int_equal(run.exit_code, -1);
+            assert_true(run.wall_ms >= 1500 && run.wall_ms < 10000);
+        }
+        lvd_run_free(&run);
+        bench_plan_free(&plan);
+    }
+}
+
+/* --- sessions ----------------------------------------------------------- */
+
+static size_t arm_of(const bench_plan *plan, const char *engine)
+{
+    for (size_t i = 0; i < plan->n_arms; i++)
+        if (!strcmp(plan->arms[i].engine, engine))
+            return i;
+    fail_msg("no arm for %s", engine);
+    return 0;
+}
+
+static size_t count_runs(fx *f, const char *status, int64_t engine_id)
+{
+    store_run_filter flt = {.session = "bench-test", .status = status, .engine_id = engine_id};
+    lvd_run *runs;
+    size_t n;
+    lvd_err err = {0};
+    if (store_run_list(f->s, &flt, &runs, &n, &err))
+        fail_msg("%s", err.msg);
+    store_run_list_free(runs, n);
+    return n;
+}
+
+/* Three arms of known true tg (CUDA 1000, Vulkan 800, CPU 50 t/s): CUDA
+ * leads and wins against both, the run stops settled, and every run is in
+ * the store with its samples. */
+static void test_session_ranking(void **state)
+{
+    fx *f = *state;
+    engine(f, "cuda", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n"
+                      "dev.CUDA0.pp = 60000\nnoise = 0.02\nwarmup = 0.5\n");
+    engine(f, "vulkan", "device = Vulkan0|NVIDIA H200|143771|143139\ndev.Vulkan0.tg = 800\n"
+                        "dev.Vulkan0.pp = 17000\nnoise = 0.02\nwarmup = 0.5\n");
+    engine(f, "cpu", "cpu.tg = 50\ncpu.pp = 400\nnoise = 0.02\nwarmup = 0.5\n");
+    bench_plan plan;
+    plan_of(f, &plan);
+    assert_int_equal(plan.n_arms, 3);
+    bench_session_opts o;
+    opts_of(f, &o);
+    bench_session s;
+    session_ok(f, &plan, &o, &s);
+    assert_int_equal(s.stop, BENCH_STOP_SETTLED);
+    size_t cuda = arm_of(&plan, "cuda"), vk = arm_of(&plan, "vulkan"), cpu = arm_of(&plan, "cpu");
+    assert_int_equal(s.ref, cpu);
+    const sel_ranking *tg = bench_session_decider(&s, 1);
+    assert_non_null(tg);
+    assert_null(bench_session_decider(&s, 0)); /* pp is shown, not deciding */
+    assert_int_equal(tg->state, SEL_RANK_WIN);
+    assert_int_equal(tg->leader, cuda);
+    assert_int_equal(sel_ranking_entry(tg, vk)->rank, 2);
+    assert_int_equal(sel_ranking_entry(tg, cpu)->rank, 3);
+    assert_true(fabs(sel_ranking_entry(tg, vk)->vs_leader.ratio - 0.8) < 0.03);
+    assert_int_equal(sel_ranking_entry(tg, cuda)->vs_ref.outcome, SEL_WIN_A);
+    /* pp is ranked too (for the table) */
+    assert_int_equal(s.by_test[0].leader, cuda);
+    /* warm-up was dropped and recorded; kept samples reached a decision */
+    assert_true(s.st[cuda].series[1].n_dropped > 0);
+    assert_true(s.st[cuda].series[1].n_kept >= o.rule.min_samples);
+    assert_true(s.st[cuda].series[1].n_kept < o.max_samples);
+    size_t runs = s.runs_ok;
+    assert_int_equal(count_runs(f, "ok", 0), runs);
+    assert_int_equal(runs, s.st[cuda].runs + s.st[vk].runs + s.st[cpu].runs);
+    /* an arm's first invocation runs min_samples + 1 repetitions, the later ones -r 3 */
+    store_run_filter flt = {.session = "bench-test", .engine_id = f->e[0].id, .with_samples = 1};
+    lvd_run *rl;
+    size_t nrl;
+    lvd_err err = {0};
+    assert_int_equal(store_run_list(f->s, &flt, &rl, &nrl, &err), 0);
+    size_t six = 0, three = 0;
+    for (size_t i = 0; i < nrl; i++) {
+        six += rl[i].results[1].n == 6;
+        three += rl[i].results[1].n == 3;
+    }
+    assert_int_equal(six, 1);
+    assert_int_equal(three, nrl - 1);
+    store_run_list_free(rl, nrl);
+    /* the CPU arm, decided early, sat out later rounds */
+    assert_true(s.st[cpu].runs <= s.st[cuda].runs);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
+/* Two devices of equal true speed: a tie, named. */
+static void test_session_tie(void **state)
+{
+    fx *f = *state;
+    engine(f, "a", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 900\nnoise = 0.004\n");
+    engine(f, "b", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 900\nnoise = 0.004\n");
+    bench_plan plan;
+    plan_of(f, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.inv.reps = 5;
+    bench_session s;
+    session_ok(f, &plan, &o, &s);
+    const sel_ranking *tg = bench_session_decider(&s, 1);
+    assert_int_equal(s.stop, BENCH_STOP_SETTLED);
+    assert_int_equal(tg->state, SEL_RANK_TIE);
+    assert_int_equal(tg->n_tied, 1);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
+/* A crashing arm and a hanging arm are recorded (failed, with reasons),
+ * retried once, excluded; an arm that ignores -ngl is flagged and excluded;
+ * the two healthy arms still decide. An engine without a llama-bench is
+ * recorded as not run. */
+static void test_session_faults(void **state)
+{
+    fx *f = *state;
+    size_t good = engine(f, "good", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n");
+    size_t crash = engine(f, "crash", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = crash\n");
+    size_t hang = engine(f, "hang", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = hang\n"
+                                    "hang_s = 30\n");
+    size_t ign = engine(f, "ignores-ngl", "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n"
+                                          "cpu.tg = 5000\n");
+    engine(f, "cpu", "cpu.tg = 50\n");
+    bench_plan plan;
+    plan_of(f, &plan);
+    /* an engine whose llama-bench vanished after the probe */
+    size_t gone = engine(f, "gone", "cpu.tg = 50\n");
+    char *bin = lvd_xasprintf("%s/llama-bench", f->e[gone].dir);
+    unlink(bin);
+    free(bin);
+    bench_plan_free(&plan);
+    plan_of(f, &plan);
+    assert_int_equal(plan.n_arms, 5);
+    assert_int_equal(plan.n_skips, 1);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.inv.timeout_ms = 1000;
+    bench_session s;
+    session_ok(f, &plan, &o, &s);
+    size_t a_good = arm_of(&plan, "good"), a_crash = arm_of(&plan, "crash");
+    size_t a_hang = arm_of(&plan, "hang"), a_ign = arm_of(&plan, "ignores-ngl");
+    assert_int_equal(s.stop, BENCH_STOP_SETTLED);
+    assert_int_equal(s.st[a_crash].status, BENCH_ARM_EXCLUDED);
+    assert_int_equal(s.st[a_crash].failures, 2);
+    assert_non_null(strstr(s.st[a_crash].reason, "killed by signal 11"));
+    assert_int_equal(s.st[a_hang].status, BENCH_ARM_EXCLUDED);
+    assert_non_null(strstr(s.st[a_hang].reason, "timed out"));
+    assert_int_equal(s.st[a_ign].status, BENCH_ARM_GPU_IGNORED);
+    assert_int_equal(s.st[a_ign].runs, 1);
+    assert_int_equal(s.st[a_good].status, BENCH_ARM_ACTIVE);
+    const sel_ranking *tg = bench_session_decider(&s, 1);
+    assert_int_equal(tg->state, SEL_RANK_WIN);
+    assert_int_equal(tg->leader, a_good); /* never the 5000 t/s CPU-speed "GPU" arm */
+    assert_int_equal(sel_ranking_entry(tg, a_ign)->rank, 0);
+    /* the store holds every failure with its reason */
+    assert_int_equal(count_runs(f, "failed", f->e[crash].id), 2);
+    assert_int_equal(count_runs(f, "failed", f->e[hang].id), 2);
+    assert_int_equal(count_runs(f, "gpu_ignored", f->e[ign].id), 1);
+    assert_int_equal(count_runs(f, "failed", f->e[gone].id), 1);
+    assert_int_equal(count_runs(f, "ok", f->e[good].id), s.st[a_good].runs);
+    store_run_filter flt = {.session = "bench-test", .engine_id = f->e[gone].id};
+    lvd_run *runs;
+    size_t n;
+    lvd_err err = {0};
+    assert_int_equal(store_run_list(f->s, &flt, &runs, &n, &err), 0);
+    assert_true(lvd_starts_with(runs[0].reason, "not run: no executable llama-bench"));
+    store_run_list_free(runs, n);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
+/* The sample cap and the budget end an undecidable session, and say so. */
+static void test_session_limits(void **state)
+{
+    fx *f = *state;
+    /* 2 % apart with 3 % noise: not decidable within 6 samples */
+    engine(f, "x", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\nnoise = 0.03\n");
+    engine(f, "y", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 980\nnoise = 0.03\n");
+    bench_plan plan;
+    plan_of(f, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.max_samples = 6;
+    bench_session s;
+    session_ok(f, &plan, &o, &s);
+    assert_int_equal(s.stop, BENCH_STOP_MAX_SAMPLES);
+    assert_string_equal(bench_stop_name(s.stop), "max-samples");
+    assert_int_equal(bench_session_decider(&s, 1)->state, SEL_RANK_OPEN);
+    for (size_t i = 0; i < 2; i++)
+        assert_true(s.st[i].series[1].n_kept >= 6 && s.st[i].series[1].n_kept < 6 + 3);
+    bench_session_free(&s);
+
+    o.max_samples = 30;
+    o.budget_ms = 1; /* spent by the time of the second invocation */
+    session_ok(f, &plan, &o, &s);
+    assert_int_equal(s.stop, BENCH_STOP_BUDGET);
+    assert_true(s.st[0].runs + s.st[1].runs <= 2);
+    bench_session_free(&s);
+
+    /* the objective needs its tests */
+    lvd_err err = {0};
+    o.inv.tests = tests2;
+    o.inv.n_tests = 1; /* pp512 only */
+    assert_int_equal(bench_session_run(f->s, &plan, &o, &s, &err), -1);
+    assert_non_null(strstr(err.msg, "objective tg needs a tg test"));
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
+/* The weighted objective decides on the pair of tests: x is 10 % faster on
+ * tg and 40 % slower on pp, so with W = 0.2 y leads, with W = 0.9 x leads. */
+static void test_session_weighted(void **state)
+{
+    fx *f = *state;
+    engine(f, "x", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1100\n"
+                   "dev.CUDA0.pp = 6000\nnoise = 0.01\n");
+    engine(f, "y", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n"
+                   "dev.CUDA0.pp = 10000\nnoise = 0.01\n");
+    bench_plan plan;
+    plan_of(f, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    lvd_err err = {0};
+    assert_int_equal(sel_objective_parse("w=0.2", &o.objective, &err), 0);
+    bench_session s;
+    session_ok(f, &plan, &o, &s);
+    assert_true(s.weighted);
+    assert_ptr_equal(bench_session_decider(&s, 0), &s.weighted_rank);
+    assert_ptr_equal(bench_session_decider(&s, 1), &s.weighted_rank);
+    assert_int_equal(s.weighted_rank.state, SEL_RANK_WIN);
+    assert_int_equal(s.weighted_rank.leader, arm_of(&plan, "y"));
+    bench_session_free(&s);
+    assert_int_equal(sel_objective_parse("0.9", &o.objective, &err), 0);
+    session_ok(f, &plan, &o, &s);
+    assert_int_equal(s.weighted_rank.leader, arm_of(&plan, "x"));
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
+int main(void)
+{
+    if (!getenv("LVD_FAKE_ENGINE")) {
+        fprintf(stderr, "test_runner: LVD_FAKE_ENGINE is not set\n");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tests_parse),
+        cmocka_unit_test(test_argv),
+        cmocka_unit_test_setup_teardown(test_run_outcomes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_ranking, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_tie, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_faults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_weighted, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
