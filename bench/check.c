@@ -8,7 +8,6 @@
 #include "common/proc.h"
 
 #include <cjson/cJSON.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,35 +90,6 @@ char **bench_check_argv(const char *binary, const bench_check_opts *o, const cha
     }
     v[n] = NULL;
     return v;
-}
-
-char *bench_check_default_text(void)
-{
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *bindir = NULL;
-    if (len > 0) {
-        exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        bindir = exe;
-    }
-    char *candidates[3] = {
-        bindir ? lvd_xasprintf("%s/../share/llama-verdict/%s", bindir, BENCH_CHECK_TEXT) : NULL,
-        lvd_xasprintf("%s/%s", LVD_DATADIR, BENCH_CHECK_TEXT),
-        bindir ? lvd_xasprintf("%s/../../share/%s", bindir, BENCH_CHECK_TEXT) : NULL,
-    };
-    char *found = NULL;
-    for (size_t i = 0; i < 3; i++) {
-        if (!found && candidates[i] && access(candidates[i], R_OK) == 0) {
-            found = realpath(candidates[i], NULL);
-            if (!found)
-                found = lvd_xstrdup(candidates[i]);
-        }
-        free(candidates[i]);
-    }
-    return found;
 }
 
 /* --- the session -------------------------------------------------------- */

@@ -48,7 +48,7 @@ struct cJSON;
 #define BENCH_CHECK_CTX 128
 #define BENCH_CHECK_CHUNKS 4
 #define BENCH_CHECK_TIMEOUT_S 600
-#define BENCH_CHECK_TEXT "perplexity-input.txt"
+#define BENCH_CHECK_TEXT "perplexity-input.txt" /* in lvd_datadir() (common/paths.h) */
 
 typedef struct bench_check_opts {
     const char *model;
@@ -107,12 +107,6 @@ void bench_check_report_free(bench_check_report *r);
  * -dev DEVICE. */
 char **bench_check_argv(const char *binary, const bench_check_opts *o, const char *base_file,
                         int compare, const char *device);
-
-/* The fixed text shipped with the project: the first readable of
- * BINDIR/../share/llama-verdict/, LVD_DATADIR/, BINDIR/../../share/ (a build
- * tree), each + BENCH_CHECK_TEXT, with BINDIR the directory of the running
- * executable. malloc'd, or NULL when none is readable. */
-char *bench_check_default_text(void);
 
 /* Prints the table and the tolerances; JSON of the same; the exit code
  * (LVD_EXIT_OK all pass or nothing to check, LVD_EXIT_PARTIAL some device

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* By name first, then by numeric id. 0, 1 (none) or -1. */
-static int find_engine(store *s, const char *name, lvd_engine *out, lvd_err *err)
+int bench_engine_find(store *s, const char *name, lvd_engine *out, lvd_err *err)
 {
     int rc = store_engine_by_name(s, name, out, err);
     int64_t id;
@@ -35,7 +34,7 @@ int bench_engines_select(store *s, const char *spec, lvd_engine **v, size_t *n, 
     *v = lvd_xcalloc(count ? count : 1, sizeof **v);
     int rc = 0;
     for (size_t i = 0; i < count && rc == 0; i++) {
-        rc = find_engine(s, names[i], &(*v)[*n], err);
+        rc = bench_engine_find(s, names[i], &(*v)[*n], err);
         if (rc == 0)
             (*n)++;
         else if (rc == 1)

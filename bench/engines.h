@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+/* The engine a user named: by name first, then by numeric id. 0, 1 (none)
+ * or -1 (store error). */
+int bench_engine_find(store *s, const char *name, lvd_engine *out, lvd_err *err);
+
 /* Loads the engines named in spec ("all", NULL or "" = every registered
  * engine; else "NAME,NAME2,ID") into *v (free with store_engine_list_free).
  * Returns 0; 1 when an engine is not registered or none is (err names it);

@@ -5,6 +5,7 @@
 #include "bench/check.h"
 #include "bench/engines.h"
 #include "common/cli.h"
+#include "common/paths.h"
 #include "store/identify.h"
 #include "store/store.h"
 
@@ -112,7 +113,7 @@ static int parse_options(int argc, char **argv, options *o)
 static int run(const options *o)
 {
     lvd_err err = {0};
-    char *text = o->text ? lvd_xstrdup(o->text) : bench_check_default_text();
+    char *text = o->text ? lvd_xstrdup(o->text) : lvd_data_file(BENCH_CHECK_TEXT);
     if (!text || access(text, R_OK) != 0) {
         lvd_error(TOOL, "%s: cannot read the text to score%s", text ? text : BENCH_CHECK_TEXT,
                   text ? "" : " (not installed; pass --text FILE)");

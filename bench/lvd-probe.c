@@ -1,6 +1,7 @@
 /* lvd-probe.c: the `lvd probe` tool. Asks each registered engine which
  * devices it sees (`--list-devices`), caches the answer in the store and
  * prints it. Option parsing only; the work is bench/probe.c. */
+#include "bench/engines.h"
 #include "bench/probe.h"
 #include "common/cli.h"
 #include "store/store.h"
@@ -84,16 +85,6 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-/* The engine a user named: by name first, then by numeric id. 0, 1 (none) or -1. */
-static int find_engine(store *s, const char *name, lvd_engine *out, lvd_err *err)
-{
-    int rc = store_engine_by_name(s, name, out, err);
-    int64_t id;
-    if (rc == 1 && lvd_parse_i64(name, &id) == 0)
-        rc = store_engine_get(s, id, out, err);
-    return rc;
-}
-
 /* Loads the engines to probe into *v. Returns an exit code. */
 static int select_engines(store *s, const options *o, lvd_engine **v, size_t *n)
 {
@@ -112,7 +103,7 @@ static int select_engines(store *s, const options *o, lvd_engine **v, size_t *n)
     *v = lvd_xcalloc(o->n_engines, sizeof **v);
     *n = 0;
     for (size_t i = 0; i < o->n_engines; i++) {
-        int rc = find_engine(s, o->engines[i], &(*v)[*n], &err);
+        int rc = bench_engine_find(s, o->engines[i], &(*v)[*n], &err);
         if (rc != 0) {
             if (rc == 1)
                 lvd_error(TOOL, "%s: no engine named '%s' (see lvd store engines)", store_path(s), o->engines[i]);
