@@ -237,8 +237,7 @@ static void fill_arm(ev_arm *a, const ev_arm_in *x)
     a->check = check_line(x);
     snprintf(a->status, sizeof a->status, "%s", s->status);
     if (!strcmp(s->status, "gpu_ignored")) {
-        a->why = lvd_xasprintf("GPU flags ignored: llama-bench ran on %s%s%s", s->backends[0] ? s->backends : "the CPU",
-                               s->reason ? "; " : "", s->reason ? s->reason : "");
+        a->why = lvd_xasprintf("GPU flags ignored: %s", s->reason ? s->reason : "llama-bench ran on the CPU");
     } else if (strcmp(s->status, "ok")) {
         a->why = lvd_xasprintf("%s: %s", s->status, s->reason ? s->reason : "no run of its newest session succeeded");
     } else if (check_failed(x->check_status)) {

@@ -222,7 +222,7 @@ void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out)
         lvd_sb v = {0};
         ev_fmt_ts(&v, s->median);
         if (!ok)
-            lvd_sb_addf(&v, "  %s", a->status);
+            lvd_sb_addf(&v, "  %s", !strcmp(a->status, "gpu_ignored") ? "GPU flags ignored (CPU speed)" : a->status);
         if (strcmp(s->test, test))
             lvd_sb_addf(&v, " (%s)", s->test);
         text(out, x0 + fmax(s->hi, s->median) * scale + 8, cy + 4, "start", NULL, lvd_sb_str(&v));

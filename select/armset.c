@@ -77,7 +77,7 @@ static sel_series *series_for(sel_arm *a, const lvd_result *r)
     return s;
 }
 
-static void add_result(sel_arm *a, const lvd_result *r)
+static void add_result(sel_arm *a, const lvd_result *r, int ok)
 {
     sel_series *s = series_for(a, r);
     double *kept;
@@ -90,7 +90,7 @@ static void add_result(sel_arm *a, const lvd_result *r)
         s->n += n;
     }
     free(kept);
-    if (!a->backends[0] && r->backends[0])
+    if (ok && !a->backends[0] && r->backends[0])
         snprintf(a->backends, sizeof a->backends, "%s", r->backends);
 }
 
@@ -119,8 +119,13 @@ static void build_arm(const lvd_run *const *g, size_t n, sel_arm *a)
         }
         any_ok = 1;
         for (size_t k = 0; k < r->n_results; k++)
-            add_result(a, &r->results[k]);
+            add_result(a, &r->results[k], 1);
     }
+    /* nothing ran as asked: show what the runs that ignored the GPU flags measured */
+    for (size_t i = 0; !any_ok && i < n; i++)
+        if (!strcmp(session_of(g[i]), a->session) && !strcmp(g[i]->status, "gpu_ignored"))
+            for (size_t k = 0; k < g[i]->n_results; k++)
+                add_result(a, &g[i]->results[k], 0);
     snprintf(a->status, sizeof a->status, "%s", any_ok ? "ok" : newest->status);
     if (newest_bad && newest_bad->reason)
         a->reason = lvd_xstrdup(newest_bad->reason);

@@ -10,7 +10,10 @@
  * session "". An arm's status is "ok" when that session has at least one ok
  * run, else the status and reason of the session's newest run ("failed" or
  * "gpu_ignored"): a night whose runs all crashed does not fall back to the
- * numbers of an older night. */
+ * numbers of an older night. An arm whose session has no ok run but runs
+ * that ignored the GPU flags keeps their samples (the CPU speed it delivered,
+ * for display: such an arm never ranks); backends stays what ok runs
+ * reported, so such an engine is not labelled "cpu". */
 #ifndef LVD_SEL_ARMSET_H
 #define LVD_SEL_ARMSET_H
 
@@ -22,7 +25,7 @@
 
 struct store;
 
-/* One test of one arm in its newest session. */
+/* One test of one arm in its newest session (see the header comment). */
 typedef struct sel_series {
     char test[48];          /* "pp512", "tg128" as llama-bench names them */
     int n_prompt, n_gen, n_depth;
