@@ -7,6 +7,7 @@
 #include "select/launch.h"
 #include "select/placement.h"
 #include "select/rank.h"
+#include "select/select.h"
 #include "select/stats.h"
 #include "store/identify.h"
 #include "store/store.h"
@@ -669,48 +670,57 @@ static void engine_backend(const engines *es, size_t ei, int64_t engine_id, cons
     sel_backend_label(engine_probe(es, ei), reported, out, len);
 }
 
-/* "fully resident on CUDA0 (142629 MiB free): ..." from the model's shape and
- * the device's free memory in the engine's latest probe; NULL when either is
- * unknown. */
-static char *placement_line(const lvd_params *params, const store_artifact *a, const engines *es, size_t ei,
-                            const char *backend)
+/* Placement as lvd select computes it: on the device the parameters name
+ * (else the engine's first), for min(SEL_CTX_DEFAULT, the training context),
+ * from the model's shape and the device's free memory in the engine's
+ * latest probe. 1 with *pl and *dev set, 0 when something is unknown. */
+static int place(const lvd_params *params, const store_artifact *a, const engines *es, size_t ei,
+                 sel_placement *pl, const lvd_device **dev)
 {
-    if (!strcmp(backend, LVD_BACKEND_CPU))
-        return lvd_xstrdup("CPU engine: the whole model in host memory");
     const lvd_probe *p = engine_probe(es, ei);
-    const lvd_device *dev = NULL;
-    for (size_t i = 0; p && i < p->n_devices && !dev; i++)
+    *dev = NULL;
+    for (size_t i = 0; p && i < p->n_devices && !*dev; i++)
         if (params->device[0] ? !strcmp(p->devices[i].selector, params->device) : i == 0)
-            dev = &p->devices[i];
-    if (!a || !a->shape.known || !dev || dev->free_mib < 0)
-        return NULL;
+            *dev = &p->devices[i];
+    if (!a || !a->shape.known || !*dev || (*dev)->free_mib < 0)
+        return 0;
     sel_place_in in;
     sel_place_in_init(&in);
     in.shape = &a->shape;
-    in.free_mib = dev->free_mib;
+    in.ctx = a->shape.n_ctx_train && a->shape.n_ctx_train < SEL_CTX_DEFAULT ? a->shape.n_ctx_train : SEL_CTX_DEFAULT;
+    in.free_mib = (*dev)->free_mib;
     in.type_k = params->type_k;
     in.type_v = params->type_v;
     in.ubatch = params->ubatch;
-    sel_placement pl;
     lvd_err err = {{0}};
-    if (sel_place(&in, &pl, &err) != 0)
-        return NULL;
-    return lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", sel_rung_name(pl.rung), dev->selector,
-                         (long long)dev->free_mib, pl.ctx, pl.reason);
+    return sel_place(&in, pl, &err) == 0;
 }
 
-static char *launch_line(const lvd_params *params, const char *model, const engines *es, size_t ei,
-                         const char *backend)
+/* Placement line and launch line for engine ei with params (see place). */
+static void choice_lines(ev_model *m, const lvd_params *params, const store_artifact *a, const engines *es,
+                         size_t ei, const char *backend, const char *model)
 {
+    lvd_params p = *params;
+    uint32_t ctx = 0;
+    int gpu = strcmp(backend, LVD_BACKEND_CPU) != 0;
+    sel_placement pl;
+    const lvd_device *dev;
+    if (!gpu) {
+        m->placement = lvd_xstrdup("CPU engine: the whole model in host memory");
+    } else if (place(params, a, es, ei, &pl, &dev)) {
+        m->placement = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", sel_rung_name(pl.rung),
+                                     dev->selector, (long long)dev->free_mib, pl.ctx, pl.reason);
+        sel_placement_apply(&pl, &a->shape, &p);
+        ctx = pl.ctx;
+    }
     if (ei == SIZE_MAX)
-        return NULL;
+        return;
     sel_launch l;
     lvd_err err = {{0}};
-    if (sel_launch_build(es->v[ei].dir, model, params, 0, strcmp(backend, LVD_BACKEND_CPU) != 0, &l, &err) != 0)
-        return NULL;
-    char *line = sel_launch_to_shell(&l);
-    sel_launch_free(&l);
-    return line;
+    if (sel_launch_build(es->v[ei].dir, model, &p, ctx, gpu, &l, &err) == 0) {
+        m->launch = sel_launch_to_shell(&l);
+        sel_launch_free(&l);
+    }
 }
 
 /* The newest verdict for the model on host into *out; *has 0 when none. */
@@ -768,9 +778,8 @@ static void describe_choice(ev_model *m, const lvd_verdict *v, const store_artif
     size_t ei = engine_index(es, engine_id);
     char backend[16];
     engine_backend(es, ei, engine_id, runs, nr, backend, sizeof backend);
-    m->placement = placement_line(params, a, es, ei, backend);
     char *model = model_path(a, runs, nr);
-    m->launch = launch_line(params, model, es, ei, backend);
+    choice_lines(m, params, a, es, ei, backend, model);
     free(model);
 }
 

@@ -24,8 +24,11 @@
  * backend; for the others, the leader). The leader is also compared with the
  * arm ranked second, whatever its backend. Placement and launch line: the
  * verdict's engine and parameters, or, with no verdict, the measured
- * leader's (and the page says so); recomputed with select/placement.h and
- * select/launch.h (the verdict records neither). History: per arm and session date (UTC day of
+ * leader's (and the page says so); recomputed as lvd select does (context
+ * min(4096, trained), placement applied to -ngl/--n-cpu-moe/-ub, -c) from
+ * the store alone: the model's shape and the free memory of the engine's
+ * latest probe (the verdict records neither). Unlike lvd select, nothing on
+ * disk is consulted, so the page depends on the store only. History: per arm and session date (UTC day of
  * the session's first run), the median of the kept samples of the arm's tg
  * test over that date's ok runs; the last `nights` dates. */
 #ifndef LVD_EV_MODEL_H

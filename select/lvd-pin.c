@@ -98,12 +98,6 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-static void print_pct(FILE *f, double ratio)
-{
-    double v = (ratio - 1.0) * 100.0;
-    fprintf(f, "%+.1f %%", fabs(v) < 0.05 ? 0.0 : v);
-}
-
 static void print_text(FILE *f, const sel_pin_eval *e, const sel_pin_verdict *v, const char *pin_file,
                        int applied)
 {
@@ -112,21 +106,23 @@ static void print_text(FILE *f, const sel_pin_eval *e, const sel_pin_verdict *v,
     fprintf(f, "  %s\n", v->rule);
     if (e->n_pairs) {
         fprintf(f, "\ncandidate against pinned (median t/s; delta with 95 %% CI; Mann-Whitney p):\n");
-        fprintf(f, "  %-12s  %-8s  %-24s  %-8s  %10s  %10s  %-26s  %-8s\n", "model", "backend", "arm",
-               "test", "pinned", "candidate", "delta [CI]", "p");
+        fprintf(f, "  %-12s  %-8s  %-40s  %-8s  %10s  %10s  %-28s  %-6s\n", "model", "backend", "arm",
+                "test", "pinned", "candidate", "delta [CI]", "p");
         for (size_t i = 0; i < e->n_pairs; i++) {
             const sel_pin_pair *x = &e->pairs[i];
             char *brief = sel_params_brief(&x->params);
-            fprintf(f, "  %-12.12s  %-8s  %-24.24s  %-8s  %10.1f  %10.1f  ", x->artifact, x->backend, brief,
-                   x->test, x->cmp.b.median, x->cmp.a.median);
+            lvd_sb d = {0};
+            sel_pin_fmt_pct(&d, x->cmp.ratio);
+            lvd_sb_adds(&d, " [");
+            sel_pin_fmt_pct(&d, x->cmp.ci_lo);
+            lvd_sb_adds(&d, ", ");
+            sel_pin_fmt_pct(&d, x->cmp.ci_hi);
+            lvd_sb_adds(&d, "]");
+            fprintf(f, "  %-12.12s  %-8s  %-40.40s  %-8s  %10.1f  %10.1f  %-28s  %.4f  %s%s\n", x->artifact,
+                    x->backend, brief, x->test, x->cmp.b.median, x->cmp.a.median, lvd_sb_str(&d), x->cmp.p,
+                    x->cmp.outcome == SEL_WIN_A ? "win" : "", x->cmp.no_regression ? "" : "regression");
+            lvd_sb_free(&d);
             free(brief);
-            print_pct(f, x->cmp.ratio);
-            fputs(" [", f);
-            print_pct(f, x->cmp.ci_lo);
-            fputs(", ", f);
-            print_pct(f, x->cmp.ci_hi);
-            fprintf(f, "]  %.4f  %s%s\n", x->cmp.p, x->cmp.outcome == SEL_WIN_A ? "win" : "",
-                    x->cmp.no_regression ? "" : "regression");
         }
     }
     if (e->n_issues) {

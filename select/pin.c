@@ -115,8 +115,7 @@ const char *sel_pin_hold_name(sel_pin_hold h)
     return "unknown";
 }
 
-/* "-3.1 %" for a ratio of 0.969, with "+0.0 %" for anything that rounds to 0. */
-static void pct(lvd_sb *sb, double ratio)
+void sel_pin_fmt_pct(lvd_sb *sb, double ratio)
 {
     double v = (ratio - 1.0) * 100.0;
     if (fabs(v) < 0.05)
@@ -129,11 +128,11 @@ static void describe_pair(lvd_sb *sb, const sel_pin_pair *x)
 {
     char *brief = sel_params_brief(&x->params);
     lvd_sb_addf(sb, "%s on %s ", x->test, x->backend);
-    pct(sb, x->cmp.ratio);
+    sel_pin_fmt_pct(sb, x->cmp.ratio);
     lvd_sb_adds(sb, " [CI ");
-    pct(sb, x->cmp.ci_lo);
+    sel_pin_fmt_pct(sb, x->cmp.ci_lo);
     lvd_sb_adds(sb, ", ");
-    pct(sb, x->cmp.ci_hi);
+    sel_pin_fmt_pct(sb, x->cmp.ci_hi);
     lvd_sb_addf(sb, "] (model %.12s, %s)", x->artifact, brief);
     free(brief);
 }

@@ -134,6 +134,10 @@ void sel_pin_add_session(sel_pin_eval *e, const char *session);
 /* The rule table (see the header comment). Pure. */
 void sel_pin_judge(const sel_pin_eval *e, sel_pin_verdict *out);
 
+/* A ratio as the rule lines print it: "-3.1 %" for 0.969, "+0.0 %" for
+ * anything that rounds to zero. */
+void sel_pin_fmt_pct(lvd_sb *sb, double ratio);
+
 /* "promote", "no-candidate", "correctness", "candidate-failed",
  * "few-samples", "regression", "no-win", "first-night", "no-digest". */
 const char *sel_pin_hold_name(sel_pin_hold h);

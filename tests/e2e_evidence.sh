@@ -158,4 +158,47 @@ for f in h200-example.md h200-example-973978067daa-{pp,tg,tg-history}.svg; do
   cmp -s "$EXAMPLE/$f" "$tmp/b/$f" ||
     fail "docs/evidence/$f is not what lvd evidence renders now (LVD_UPDATE_EXAMPLE=1 ctest -R e2e_evidence rewrites it)"
 done
+
+# --- with a recorded verdict: the store a nightly builds, on fake engines ---------------
+# (a Pascal box: Vulkan decodes 40 % faster than CUDA on the same GTX 1060)
+: "${LVD_FAKE_ENGINE:?}"
+export LVD_STORE="$tmp/night.db"
+W="$tmp/engines"
+engine() {
+  local name=$1 d=$W/$1 p; shift
+  mkdir -p "$d"
+  for p in llama-bench llama-server llama-perplexity; do cp "$LVD_FAKE_ENGINE" "$d/$p"; done
+  printf '%s\n' "noise = 0.005" "$@" >"$d/fake-scenario"
+  "$LVD_BIN/lvd-fetch" --register "$d" --build b9749 --name "$name" >/dev/null 2>&1 || fail "register $name"
+}
+engine cpu "cpu.tg = 50" "cpu.pp = 400"
+engine cuda "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" "dev.CUDA0.pp = 3000"
+engine vk "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
+MODEL="$tmp/tiny-llama-q4_0.gguf"
+cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+"$LVD_BIN/lvd-probe" >/dev/null || fail "probe"
+"$LVD_BIN/lvd-check" --model "$MODEL" >/dev/null || fail "check"
+"$LVD_BIN/lvd-bench" --model "$MODEL" --fa on --reps 5 --budget 120s --session night-1 >/dev/null || fail "bench"
+line=$("$LVD_BIN/lvd-select" --model "$MODEL" --record) || fail "select --record"
+"$LVD_BIN/lvd-evidence" --out "$tmp/night/page.md" >/dev/null || fail "evidence on the nightly store"
+N="$tmp/night/page.md"
+r=$(row "$N" "| 1 ★ | vulkan · Vulkan0, ngl 99, fa 1 | vk (b9749) |")
+has "$r" "| pass (PPL ratio "
+has "$r" " vs #2 |"
+row "$N" "| 2 | cuda · CUDA0, ngl 99, fa 1 | cuda (b9749) |" >/dev/null
+r=$(row "$N" "| 3 | cpu | cpu (b9749) |")
+has "$r" "| reference | reference |"
+has "$r" "| base (CPU reference) |"
+grep -qE -- '^\*\*Verdict:\*\* vulkan · Vulkan0, ngl 99, fa 1 \(rule `win`, objective tg, decided [0-9-]+ [0-9:]+ UTC\)\.$' "$N" ||
+  fail "verdict line: $(grep Verdict "$N")"
+grep -qF -- "- Placement: fully resident on Vulkan0 (5900 MiB free, context 4096): " "$N" || fail "placement"
+# the launch line is the one lvd select printed
+grep -qxF -- "  $line" "$N" || fail "launch line: lvd select printed '$line'"
+python3 - "$tmp/night" <<'PY' || fail "nightly charts"
+import glob, sys, xml.etree.ElementTree as ET
+files = sorted(glob.glob(sys.argv[1] + "/page-*.svg"))
+assert [f.split("-194f08028caf-")[-1] for f in files] == ["pp.svg", "tg-history.svg", "tg.svg"], files
+for f in files:
+    ET.parse(f)
+PY
 echo "e2e_evidence: ok"
