@@ -168,18 +168,21 @@ static int resolve_profile(ctx *c, pick *out, lvd_err *err)
         *out = (pick){only, NULL}; /* engine = a CPU build */
         return 0;
     }
-    char shown[512];
+    char shown[512], want[160];
     int line = p->device[0] ? p->line_device : p->line_backend;
-    const char *under = p->backend[0] ? " under backend " : "";
+    if (p->device[0] && p->backend[0])
+        snprintf(want, sizeof want, "device %s under backend %s", p->device, p->backend);
+    else if (p->device[0])
+        snprintf(want, sizeof want, "device %s", p->device);
+    else
+        snprintf(want, sizeof want, "%s device", p->backend);
     if (only) {
         sel_engine_selectors(only, shown, sizeof shown);
-        return lvd_errf(err, "%s:%d: engine %s's probe shows no device %s%s%s (it shows: %s)",
-                        p->file, line, p->engine, p->device[0] ? p->device : "", under,
-                        p->backend, shown);
+        return lvd_errf(err, "%s:%d: engine %s's probe shows no %s (it shows: %s)", p->file, line,
+                        p->engine, want, shown);
     }
-    return lvd_errf(err, "%s:%d: no usable engine's probe shows a device %s%s%s (run lvd probe;"
-                    " selectors are copied from its output)", p->file, line,
-                    p->device[0] ? p->device : "", under, p->backend);
+    return lvd_errf(err, "%s:%d: no usable engine's probe shows a %s (run lvd probe; selectors"
+                    " are copied from its output)", p->file, line, want);
 }
 
 /* The operator wins even over a failed check, but the explanation says so. */

@@ -122,7 +122,10 @@ import json,sys; d=json.load(open('$tmp/out')); sys.exit(d['argv'][2] != sys.arg
 check "the fake llama-server loads it" run_printed
 cp "$tmp/out" "$tmp/hostile.json"
 lvd select --model "$MODEL"
-check "the shell line is one line" test "$(printf '%s' "$(cat "$tmp/out")" | wc -l)" -eq 1
+check "one command: its only line breaks are the path's own, inside quotes" python3 -c "
+import json,sys
+d=json.load(open('$tmp/hostile.json')); out=open('$tmp/out').read()
+sys.exit(not (out.endswith('\\n') and out[:-1].count('\\n') == sum(w.count('\\n') for w in d['argv']) == 1))"
 check "shlex reads the shell line back to argv" python3 -c "
 import json,shlex,sys
 d=json.load(open('$tmp/hostile.json')); line=open('$tmp/out').read().rstrip('\n')
