@@ -1,0 +1,183 @@
+/* lvd-evidence.c: the `lvd evidence` tool. Reads the store into the page
+ * model, renders the markdown page and its SVG charts, and writes them all
+ * or none. Option parsing and printing only; the work is evidence/. */
+#include "common/cli.h"
+#include "evidence/model.h"
+#include "evidence/render.h"
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL "lvd-evidence"
+#define OUT_DEFAULT "docs/evidence/backend-selection.md"
+
+typedef struct options {
+    const char *store;
+    const char *out;
+    const char *title;
+    const char *host;
+    const char **models;
+    size_t n_models;
+    size_t nights;
+    int json;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lvd evidence [--out FILE] [--model SHA256|PATH]... [--nights N] [--title TEXT]\n"
+            "                    [--host NAME] [--json] [--store PATH]\n\n"
+            "Writes the evidence page: per model, the engines and devices measured on this host\n"
+            "(pp and tg medians with 95 %% CI, deltas against the CPU and the next-ranked arm,\n"
+            "samples kept and warm-up dropped, correctness), the recorded verdict with its rule,\n"
+            "placement and launch line, failed and excluded arms with why, and the pin decisions;\n"
+            "SVG charts beside the page (bars with CI whiskers for pp and tg, tg across nights).\n"
+            "The same store gives the same bytes; the page and its charts are written all or none.\n\n"
+            "options:\n"
+            "  --out FILE       the page (default " OUT_DEFAULT "); charts are\n"
+            "                   written beside it as STEM-SHA12-{pp,tg,tg-history}.svg\n"
+            "  --model M        a model by sha256 (or a unique prefix of 8+ hex digits) or by file\n"
+            "                   path; repeatable (default: every model measured on this host)\n"
+            "  --nights N       history dates and pin decisions shown (default 14)\n"
+            "  --title TEXT     the page title (default \"Backend selection evidence\")\n"
+            "  --host NAME      whose measurements (default: this machine, or $LVD_HOST)\n"
+            "  --json           print what was written as JSON\n"
+            "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
+            "  -h, --help       this text\n\n"
+            "exit: 0 written, 1 nothing measured or cannot write, 2 usage, 3 a --model unknown or\n"
+            "its file unreadable, 4 store error.\n\n"
+            "example:\n"
+            "  lvd evidence --out docs/evidence/backend-selection.md --nights 30\n");
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},   {"model", required_argument, NULL, 'm'},
+        {"nights", required_argument, NULL, 'n'}, {"title", required_argument, NULL, 't'},
+        {"host", required_argument, NULL, 'H'},  {"json", no_argument, NULL, 'j'},
+        {"store", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    int64_t v;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!*optarg)
+                return lvd_usage_error(TOOL, "--out wants a file name");
+            o->out = optarg;
+            break;
+        case 'm':
+            o->models = lvd_xrealloc(o->models, (o->n_models + 1) * sizeof *o->models);
+            o->models[o->n_models++] = optarg;
+            break;
+        case 'n':
+            if (lvd_parse_i64(optarg, &v) != 0 || v < 1 || v > 3650)
+                return lvd_usage_error(TOOL, "--nights wants 1 to 3650, not '%s'", optarg);
+            o->nights = (size_t)v;
+            break;
+        case 't': o->title = optarg; break;
+        case 'H':
+            if (!*optarg)
+                return lvd_usage_error(TOOL, "--host wants a name");
+            o->host = optarg;
+            break;
+        case 'j': o->json = 1; break;
+        case 's': o->store = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: return lvd_usage_error(TOOL, "unknown option");
+        }
+    }
+    if (optind < argc)
+        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+static void print_result(const ev_page *p, const ev_file *files, size_t n, int json)
+{
+    if (json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "page", files[n - 1].path);
+        cJSON *fs = cJSON_AddArrayToObject(j, "files");
+        for (size_t i = 0; i < n; i++)
+            cJSON_AddItemToArray(fs, cJSON_CreateString(files[i].path));
+        cJSON *ms = cJSON_AddArrayToObject(j, "models");
+        for (size_t i = 0; i < p->n_models; i++) {
+            const ev_model *m = &p->models[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "sha256", m->sha256);
+            cJSON_AddStringToObject(x, "name", m->name);
+            cJSON_AddNumberToObject(x, "arms", (double)m->n_arms);
+            if (m->n_arms && m->arms[0].rank == 1)
+                cJSON_AddStringToObject(x, "leader", m->arms[0].label);
+            else
+                cJSON_AddNullToObject(x, "leader");
+            if (m->has_verdict)
+                cJSON_AddStringToObject(x, "verdict", m->verdict_arm);
+            else
+                cJSON_AddNullToObject(x, "verdict");
+            cJSON_AddItemToArray(ms, x);
+        }
+        cJSON_AddNumberToObject(j, "pin_decisions", (double)p->pin.n_hist);
+        lvd_json_emit(stdout, j);
+        return;
+    }
+    printf("wrote %s (%zu model%s, %zu chart%s)\n", files[n - 1].path, p->n_models, p->n_models == 1 ? "" : "s",
+           n - 1, n == 2 ? "" : "s");
+}
+
+int main(int argc, char **argv)
+{
+    options o = {.out = OUT_DEFAULT};
+    int code = parse_options(argc, argv, &o);
+    if (code != 0) {
+        free(o.models);
+        return code < 0 ? LVD_EXIT_OK : code;
+    }
+    char *path = store_default_path(o.store);
+    store *s = NULL;
+    lvd_err err = {{0}};
+    if (store_open(path, 0, &s, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        free(path);
+        free(o.models);
+        return LVD_EXIT_STORE;
+    }
+    ev_opts eo = {.title = o.title, .host = o.host, .models = o.models, .n_models = o.n_models, .nights = o.nights};
+    ev_page page;
+    int rc = ev_page_load(s, &eo, &page, &err);
+    if (rc != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = rc == -2 ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
+        goto out;
+    }
+    if (!page.n_models && !page.pin.n_hist) {
+        lvd_error(TOOL, "%s: nothing measured on host %s (lvd bench, or lvd store import)", store_path(s),
+                  page.host);
+        code = LVD_EXIT_FAIL;
+        ev_page_free(&page);
+        goto out;
+    }
+    ev_file *files;
+    size_t n;
+    ev_render_files(&page, o.out, &files, &n);
+    if (ev_write_files(files, n, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = LVD_EXIT_FAIL;
+    } else {
+        print_result(&page, files, n, o.json);
+        code = LVD_EXIT_OK;
+    }
+    ev_files_free(files, n);
+    ev_page_free(&page);
+out:
+    store_close(s);
+    free(path);
+    free(o.models);
+    return code;
+}

@@ -1,0 +1,187 @@
+/* model.h: the evidence page as data. ev_page_load reads the store into an
+ * ev_page (per model: arms with medians, CIs, deltas, correctness, history;
+ * the verdict, placement and launch line; the pin decisions); the renderers
+ * (markdown.h, svg.h) turn that into bytes without touching the store, so
+ * they are tested on hand-built pages. Every figure is derived from stored
+ * data: the same store gives the same page.
+ *
+ * Per model, the arms (select/armset.h: newest session, kept samples) are:
+ *   ranked     eligible arms with samples of the objective's test(s), in the
+ *              order sel_rank gives under the verdict's objective (tg when
+ *              no verdict); rank 1 is the measured leader;
+ *   unranked   eligible arms without those samples;
+ *   excluded   status failed or gpu_ignored (newest session had no ok run),
+ *              or the latest correctness check of the arm's engine and
+ *              device failed or errored; shown with why, never ranked.
+ * Columns: the pp test and the tg test most arms measured (ties: the larger
+ * test); an arm without that test shows its own test of the kind, named.
+ * Figures: median t/s of the kept samples with a 95 % percentile-bootstrap CI
+ * of the median (sel_bootstrap_ratio_ci of the samples against the constant
+ * 1, same seed as every verdict); deltas are ratios of medians with their
+ * bootstrap CI (sel_compare, default rule): against the CPU reference (the
+ * best-ranked eligible arm whose backend is cpu) and against the best-ranked
+ * arm of another backend (for the leader's backend that is the runner-up
+ * backend; for the others, the leader). The leader is also compared with the
+ * arm ranked second, whatever its backend. Placement and launch line: the
+ * verdict's engine and parameters, or, with no verdict, the measured
+ * leader's (and the page says so); recomputed as lvd select does (context
+ * min(4096, trained), placement applied to -ngl/--n-cpu-moe/-ub, -c) from
+ * the store alone: the model's shape and the free memory of the engine's
+ * latest probe (the verdict records neither). Unlike lvd select, nothing on
+ * disk is consulted, so the page depends on the store only. History: per arm and session date (UTC day of
+ * the session's first run), the median of the kept samples of the arm's tg
+ * test over that date's ok runs; the last `nights` dates. */
+#ifndef LVD_EV_MODEL_H
+#define LVD_EV_MODEL_H
+
+#include "common/types.h"
+#include "common/util.h"
+#include "select/armset.h"
+#include "select/pin.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* Median and CI of one arm on one test. */
+typedef struct ev_stat {
+    int has;                /* kept samples exist */
+    char test[48];          /* the test the figures are of */
+    double median, lo, hi;  /* t/s; lo/hi: 95 % CI of the median */
+    size_t n, n_warmup;     /* kept samples, samples dropped as warm-up */
+} ev_stat;
+
+/* This arm against another: ratio of medians with its 95 % CI and p. */
+typedef struct ev_delta {
+    int has;
+    double ratio, lo, hi, p;
+    size_t other;           /* index of the other arm in ev_model.arms */
+} ev_delta;
+
+/* One point of the tg history. */
+typedef struct ev_point {
+    char date[11];          /* YYYY-MM-DD (UTC) */
+    double median;
+    size_t n;
+} ev_point;
+
+typedef struct ev_arm {
+    char *label;            /* "cuda · fa 1": backend (+ engine when a backend has several) + params */
+    char *backend;          /* backend label (armset.h sel_backend_label) */
+    char *engine;           /* engine name */
+    char *build;
+    char *params;           /* the parameter words not every arm shares; "" */
+    char *arm_key;
+    int64_t engine_id;
+    char status[16];        /* "ok", "failed", "gpu_ignored", "excluded" */
+    char *why;              /* failed/excluded: why; ok: failed runs beside the ok ones; NULL */
+    size_t rank;            /* 1-based; 0 = not ranked */
+    int is_ref;             /* the CPU reference arm */
+    int is_verdict;         /* the arm the recorded verdict chose */
+    ev_stat pp, tg;
+    lvd_params run_params;  /* of the arm's newest run */
+    ev_delta pp_vs_cpu, tg_vs_cpu; /* against the CPU reference */
+    ev_delta pp_vs_alt, tg_vs_alt; /* against the best-ranked arm of another backend */
+    char *check;            /* "pass (PPL ratio 1.0006, KLD 0.0012)", "base (CPU reference)", "not checked" */
+    ev_point *hist;
+    size_t n_hist;
+} ev_arm;
+
+typedef struct ev_model {
+    char sha256[LVD_SHA256_HEX_LEN + 1];
+    char *name;             /* file name, else sha256's first 12 */
+    char *desc;             /* "llama 1B F16, 1.71 GB" or "" */
+    char *common;           /* parameters every arm shares ("ub 512, t 16"); "" */
+    char objective[16];     /* "tg", "pp", "w=0.70" */
+    char pp_test[48], tg_test[48]; /* column tests; "" when none */
+    char *state;            /* ranking state (rank.h): "win", "tie", "undecided", ... */
+    ev_delta second_pp, second_tg; /* the leader against the arm ranked second */
+    /* the recorded verdict */
+    int has_verdict;
+    char *verdict_arm;      /* label of the chosen arm, or "ENGINE (params)" when not measured */
+    char *verdict_rule;
+    char *verdict_explain;  /* may be NULL */
+    char verdict_date[24];  /* "YYYY-MM-DD HH:MM UTC" */
+    char *placement;        /* one line, or NULL */
+    char *launch;           /* shell line, or NULL */
+    int launch_of_leader;   /* placement and launch are the measured leader's (no verdict) */
+    ev_arm *arms;           /* ranked by rank, then unranked, then excluded */
+    size_t n_arms;
+    char **dates;           /* history dates, sorted */
+    size_t n_dates;
+} ev_model;
+
+typedef struct ev_pin_entry {
+    char date[24];
+    char *pinned, *candidate, *decision, *rule;
+    int applied;
+} ev_pin_entry;
+
+typedef struct ev_pin {
+    ev_pin_entry *hist;     /* newest first */
+    size_t n_hist;
+    sel_pin_row *rows;      /* the newest decision's comparisons */
+    size_t n_rows;
+    char **issues;          /* and its issues */
+    size_t n_issues;
+} ev_pin;
+
+typedef struct ev_page {
+    char *title;
+    char *host;
+    char first_date[11], last_date[11]; /* of the measurements shown; "" none */
+    ev_model *models;
+    size_t n_models;
+    ev_pin pin;
+} ev_page;
+
+/* --- the pure part ---------------------------------------------------------- */
+
+/* One arm as the caller knows it. Pointers are borrowed for the call. */
+typedef struct ev_arm_in {
+    const sel_arm *arm;
+    const char *backend;
+    const char *engine;
+    const char *build;
+    const char *check_status;  /* "pass", "fail", "error", "base"; NULL = not checked */
+    const char *check_text;    /* "PPL ratio 1.0006, KLD 0.0012"; may be NULL */
+    int is_verdict;
+} ev_arm_in;
+
+/* Fills m's arms, columns, labels, ranking and deltas from in[0..n) under
+ * objective ("tg", "pp", "w=W"; NULL = tg). m's identity fields (sha256,
+ * name, desc, verdict) are the caller's. 0, or -1 (err) for an objective
+ * sel_objective_parse refuses. */
+int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *objective, lvd_err *err);
+
+/* Adds the tg history to m's arms from runs[0..n) (the model's runs, any
+ * session, with samples): the last nights session dates (0 = all). Arms are
+ * matched by engine id and arm key; each arm's tg test is m->arms[i].tg.test. */
+void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights);
+
+/* YYYY-MM-DD and "YYYY-MM-DD HH:MM UTC" of epoch seconds. */
+void ev_date(int64_t t, char out[11]);
+void ev_datetime(int64_t t, char out[24]);
+
+void ev_model_free(ev_model *m);
+void ev_page_free(ev_page *p);
+
+/* --- from the store -------------------------------------------------------- */
+
+typedef struct ev_opts {
+    const char *title;         /* NULL = "Backend selection evidence" */
+    const char *host;          /* NULL = this machine */
+    const char *const *models; /* sha256, unique prefix of >= 8 hex, or a file path; NULL = all */
+    size_t n_models;
+    size_t nights;             /* history dates and pin decisions shown; 0 = 14 */
+} ev_opts;
+
+/* Reads the page from the store: every artifact measured on host (or those
+ * named), ordered by name then sha256. A path is identified (hashed unless
+ * cached) and recorded. Returns 0, -1 when the store fails, or -2 when a
+ * named model is unknown, ambiguous or its file cannot be read (err names
+ * it). */
+int ev_page_load(struct store *s, const ev_opts *o, ev_page *out, lvd_err *err);
+
+#endif

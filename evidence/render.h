@@ -1,0 +1,68 @@
+/* render.h: the evidence page's bytes from an ev_page (model.h): the
+ * markdown page, its SVG charts, and writing them all or none. Pure except
+ * ev_write_files; no store, no clock: the same page gives the same bytes.
+ *
+ * Page layout (markdown):
+ *   # TITLE
+ *   host, models, measurement dates; how to read the figures
+ *   ## Models              one row per model: verdict, rule, measured leader
+ *   ## NAME (SHA12)        per model: sha256 and shape; the verdict (arm,
+ *                          rule, objective, date, explanation), placement and
+ *                          launch line; the table of engines and devices
+ *                          (rank, arm, engine and build, pp and tg medians
+ *                          with 95 % CI, deltas vs CPU and vs the next-ranked
+ *                          arm with CI, samples kept and warm-up dropped,
+ *                          correctness); failed and excluded arms with why;
+ *                          the three charts
+ *   ## Pin                 the newest decision with its rule and comparisons
+ *                          (candidate vs pinned, delta with CI, p), its
+ *                          issues, and the recent decisions
+ * Charts beside the page, linked by relative path so they render on GitHub:
+ *   STEM-SHA12-pp.svg, STEM-SHA12-tg.svg   horizontal bars per arm, median
+ *                                          with CI whiskers, excluded arms
+ *                                          listed without a bar
+ *   STEM-SHA12-tg-history.svg              tg median per arm per session date */
+#ifndef LVD_EV_RENDER_H
+#define LVD_EV_RENDER_H
+
+#include "common/util.h"
+#include "evidence/model.h"
+
+#include <stddef.h>
+
+/* Which charts a model gets: pp bars when an arm has pp figures, tg bars
+ * when one has tg figures, the history when there is a dated point. */
+typedef struct ev_charts {
+    int pp, tg, history;
+} ev_charts;
+
+void ev_model_charts(const ev_model *m, ev_charts *out);
+
+/* The markdown page; page_path names the page file (its base name gives the
+ * chart names, see format.h ev_chart_name). */
+void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out);
+
+/* Horizontal bar chart of one test kind (tg 1: the tg column, 0: pp). */
+void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out);
+/* The tg history: one line per arm with points, dates on the x axis. */
+void ev_svg_history(const ev_model *m, lvd_sb *out);
+
+typedef struct ev_file {
+    char *path;
+    char *data;
+    size_t len;
+} ev_file;
+
+/* The page at page_path and every chart beside it, rendered to memory;
+ * the page is the last file. Free with ev_files_free. */
+void ev_render_files(const ev_page *p, const char *page_path, ev_file **files, size_t *n);
+void ev_files_free(ev_file *files, size_t n);
+
+/* Writes every file or none: each to a temporary file beside its target
+ * (fsync'd) first; only when all are written are they renamed into place,
+ * the page last, so the page never links a chart that is not there. On
+ * failure the temporary files are removed and the targets are untouched.
+ * The page's directory is created when missing. */
+int ev_write_files(const ev_file *files, size_t n, lvd_err *err);
+
+#endif

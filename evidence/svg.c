@@ -1,0 +1,319 @@
+/* svg.c: the evidence charts as hand-written SVG 1.1 (no dependency): bars
+ * with CI whiskers per arm, and the tg history across nights. Pure: an
+ * ev_model in, bytes out; every coordinate printed with one decimal so the
+ * same model gives the same bytes. Not for the page (markdown.c). */
+#include "evidence/format.h"
+#include "evidence/render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FONT "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
+#define CHAR_W 7.2        /* a generous advance of a 12 px sans character */
+#define LABEL_MAX 64      /* longer labels are cut with an ellipsis */
+
+/* Colour of a backend's bars (Okabe-Ito, legible for colour-blind readers). */
+static const char *backend_colour(const char *backend)
+{
+    static const char *const map[][2] = {
+        {"cuda", "#009E73"}, {"vulkan", "#D55E00"}, {"cpu", "#7F7F7F"}, {"rocm", "#CC79A7"},
+        {"metal", "#56B4E9"}, {"sycl", "#0072B2"},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(map); i++)
+        if (!strcmp(backend, map[i][0]))
+            return map[i][1];
+    return "#E69F00";
+}
+
+/* Line colours of the history, by arm. */
+static const char *line_colour(size_t i)
+{
+    static const char *const pal[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                      "#E69F00", "#56B4E9", "#000000", "#7F7F7F"};
+    return pal[i % LVD_ARRAY_LEN(pal)];
+}
+
+/* A number with one decimal, never "-0.0". */
+static void num(lvd_sb *sb, double v)
+{
+    char buf[48];
+    snprintf(buf, sizeof buf, "%.1f", v);
+    if (!strcmp(buf, "-0.0"))
+        snprintf(buf, sizeof buf, "0.0");
+    lvd_sb_adds(sb, buf);
+}
+
+/* Escaped text cut to LABEL_MAX characters (UTF-8 aware). */
+static void label_text(lvd_sb *sb, const char *s)
+{
+    size_t chars = 0, i = 0;
+    for (; s[i] && chars < LABEL_MAX; i++)
+        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+    while (s[i] && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i++;
+    char *cut = lvd_xstrndup(s, i);
+    ev_xml(sb, cut);
+    if (s[i])
+        lvd_sb_adds(sb, "…");
+    free(cut);
+}
+
+static size_t label_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n < LABEL_MAX ? n : LABEL_MAX + 1;
+}
+
+/* A "nice" axis step (1, 2 or 5 x 10^k) for about five intervals up to max. */
+static double nice_step(double max)
+{
+    if (!(max > 0))
+        return 1;
+    double raw = max / 5.0, mag = pow(10.0, floor(log10(raw)));
+    double f = raw / mag;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+/* <text>: s cut to LABEL_MAX characters, then rest (may be NULL) whole. */
+static void text_parts(lvd_sb *sb, double x, double y, const char *anchor, const char *extra, const char *s,
+                       const char *rest)
+{
+    lvd_sb_adds(sb, "<text x=\"");
+    num(sb, x);
+    lvd_sb_adds(sb, "\" y=\"");
+    num(sb, y);
+    lvd_sb_addf(sb, "\" text-anchor=\"%s\"%s%s>", anchor, extra ? " " : "", extra ? extra : "");
+    label_text(sb, s);
+    if (rest)
+        ev_xml(sb, rest);
+    lvd_sb_adds(sb, "</text>\n");
+}
+
+static void text(lvd_sb *sb, double x, double y, const char *anchor, const char *extra, const char *s)
+{
+    text_parts(sb, x, y, anchor, extra, s, NULL);
+}
+
+/* The chart's title, never cut. */
+static void title_text(lvd_sb *sb, const char *s)
+{
+    text_parts(sb, 10, 20, "start", "font-size=\"14\" font-weight=\"bold\"", "", s);
+}
+
+/* An axis tick: as many decimals as the step needs ("0", "200", "0.5"). */
+static void tick_label(lvd_sb *sb, double v, double step)
+{
+    int d = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    char buf[48];
+    snprintf(buf, sizeof buf, "%.*f", d, v);
+    lvd_sb_adds(sb, buf);
+}
+
+static void line(lvd_sb *sb, double x1, double y1, double x2, double y2, const char *style)
+{
+    lvd_sb_adds(sb, "<line x1=\"");
+    num(sb, x1);
+    lvd_sb_adds(sb, "\" y1=\"");
+    num(sb, y1);
+    lvd_sb_adds(sb, "\" x2=\"");
+    num(sb, x2);
+    lvd_sb_adds(sb, "\" y2=\"");
+    num(sb, y2);
+    lvd_sb_addf(sb, "\" %s/>\n", style);
+}
+
+static void open_svg(lvd_sb *sb, double w, double h, const char *title)
+{
+    lvd_sb_adds(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
+    num(sb, w);
+    lvd_sb_adds(sb, "\" height=\"");
+    num(sb, h);
+    lvd_sb_adds(sb, "\" viewBox=\"0 0 ");
+    num(sb, w);
+    lvd_sb_adds(sb, " ");
+    num(sb, h);
+    lvd_sb_adds(sb, "\" " FONT " font-size=\"12\">\n<title>");
+    ev_xml(sb, title);
+    lvd_sb_adds(sb, "</title>\n<rect x=\"0\" y=\"0\" width=\"");
+    num(sb, w);
+    lvd_sb_adds(sb, "\" height=\"");
+    num(sb, h);
+    lvd_sb_adds(sb, "\" fill=\"#ffffff\"/>\n");
+}
+
+/* Vertical grid lines with their labels below the plot, for values 0..max. */
+static void x_grid(lvd_sb *sb, double x0, double scale, double max, double y_top, double y_bottom)
+{
+    double step = nice_step(max);
+    for (double v = 0; v <= max + step * 1e-9; v += step) {
+        double x = x0 + v * scale;
+        line(sb, x, y_top, x, y_bottom, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
+        lvd_sb lbl = {0};
+        tick_label(&lbl, v, step);
+        text(sb, x, y_bottom + 14, "middle", "fill=\"#555555\"", lvd_sb_str(&lbl));
+        lvd_sb_free(&lbl);
+    }
+}
+
+void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out)
+{
+    const char *test = tg ? m->tg_test : m->pp_test;
+    if (!test[0])
+        test = tg ? "tg" : "pp";
+    double max = 0;
+    size_t longest = 10;
+    for (size_t i = 0; i < m->n_arms; i++) {
+        const ev_stat *s = tg ? &m->arms[i].tg : &m->arms[i].pp;
+        if (s->has && s->hi > max)
+            max = s->hi;
+        if (s->has && s->median > max)
+            max = s->median;
+        if (label_chars(m->arms[i].label) > longest)
+            longest = label_chars(m->arms[i].label);
+    }
+    double step = nice_step(max);
+    double axis_max = max > 0 ? ceil(max / step) * step : 1;
+    const double row = 24, top = 44, plot_w = 420, value_w = 150;
+    double label_w = ceil(longest * CHAR_W) + 20;
+    double x0 = label_w, w = label_w + plot_w + value_w;
+    double h = top + row * (double)(m->n_arms ? m->n_arms : 1) + 44;
+    double scale = plot_w / axis_max;
+
+    lvd_sb title = {0};
+    lvd_sb_addf(&title, "%s t/s per arm (median, 95 %% CI): %s", test, m->name);
+    open_svg(out, w, h, lvd_sb_str(&title));
+    title_text(out, lvd_sb_str(&title));
+    lvd_sb_free(&title);
+    double y_bottom = top + row * (double)(m->n_arms ? m->n_arms : 1);
+    x_grid(out, x0, scale, axis_max, top - 6, y_bottom);
+    if (!m->n_arms)
+        text(out, x0 + 8, top + 16, "start", "fill=\"#555555\"", "no arms measured");
+    for (size_t i = 0; i < m->n_arms; i++) {
+        const ev_arm *a = &m->arms[i];
+        const ev_stat *s = tg ? &a->tg : &a->pp;
+        double cy = top + row * (double)i + row / 2;
+        text(out, x0 - 8, cy + 4, "end", a->is_verdict ? "font-weight=\"bold\"" : NULL, a->label);
+        int ok = !strcmp(a->status, "ok");
+        if (!s->has) {
+            lvd_sb why = {0};
+            lvd_sb_adds(&why, ok ? "not measured" : !strcmp(a->status, "gpu_ignored") ? "GPU flags ignored" : a->status);
+            text(out, x0 + 6, cy + 4, "start", "fill=\"#888888\" font-style=\"italic\"", lvd_sb_str(&why));
+            lvd_sb_free(&why);
+            continue;
+        }
+        /* excluded arms with data: hatched by opacity, never ranked */
+        lvd_sb_adds(out, "<rect x=\"");
+        num(out, x0);
+        lvd_sb_adds(out, "\" y=\"");
+        num(out, cy - 8);
+        lvd_sb_adds(out, "\" width=\"");
+        num(out, s->median * scale);
+        lvd_sb_addf(out, "\" height=\"16\" fill=\"%s\"%s/>\n", backend_colour(a->backend),
+                    ok ? "" : " fill-opacity=\"0.35\"");
+        const char *wstyle = "stroke=\"#222222\" stroke-width=\"1.5\"";
+        line(out, x0 + s->lo * scale, cy, x0 + s->hi * scale, cy, wstyle);
+        line(out, x0 + s->lo * scale, cy - 5, x0 + s->lo * scale, cy + 5, wstyle);
+        line(out, x0 + s->hi * scale, cy - 5, x0 + s->hi * scale, cy + 5, wstyle);
+        lvd_sb v = {0};
+        ev_fmt_ts(&v, s->median);
+        if (!ok)
+            lvd_sb_addf(&v, "  %s", !strcmp(a->status, "gpu_ignored") ? "GPU flags ignored (CPU speed)" : a->status);
+        if (strcmp(s->test, test))
+            lvd_sb_addf(&v, " (%s)", s->test);
+        text(out, x0 + fmax(s->hi, s->median) * scale + 8, cy + 4, "start", NULL, lvd_sb_str(&v));
+        lvd_sb_free(&v);
+    }
+    lvd_sb_adds(out, "</svg>\n");
+}
+
+void ev_svg_history(const ev_model *m, lvd_sb *out)
+{
+    const char *test = m->tg_test[0] ? m->tg_test : "tg";
+    size_t nd = m->n_dates, shown = 0;
+    double max = 0;
+    for (size_t i = 0; i < m->n_arms; i++) {
+        shown += m->arms[i].n_hist > 0;
+        for (size_t k = 0; k < m->arms[i].n_hist; k++)
+            if (m->arms[i].hist[k].median > max)
+                max = m->arms[i].hist[k].median;
+    }
+    double step = nice_step(max);
+    double axis_max = max > 0 ? ceil(max / step) * step : 1;
+    const double w = 760, top = 44, plot_h = 220, x0 = 70, x1 = w - 30, legend_row = 18;
+    double y_bottom = top + plot_h;
+    double h = y_bottom + 40 + legend_row * (double)(shown ? shown : 1) + 10;
+    lvd_sb title = {0};
+    lvd_sb_addf(&title, "%s t/s per arm across nights (median per session date): %s", test, m->name);
+    open_svg(out, w, h, lvd_sb_str(&title));
+    title_text(out, lvd_sb_str(&title));
+    lvd_sb_free(&title);
+    /* horizontal grid and the y axis labels */
+    for (double v = 0; v <= axis_max + step * 1e-9; v += step) {
+        double y = y_bottom - v / axis_max * plot_h;
+        line(out, x0, y, x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
+        lvd_sb lbl = {0};
+        tick_label(&lbl, v, step);
+        text(out, x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
+        lvd_sb_free(&lbl);
+    }
+    /* dates: at most about eight labels, always the last */
+    size_t every = nd > 8 ? (nd + 7) / 8 : 1;
+    for (size_t k = 0; k < nd; k++) {
+        double x = nd == 1 ? (x0 + x1) / 2 : x0 + (x1 - x0) * (double)k / (double)(nd - 1);
+        if (k % every == 0 || k + 1 == nd)
+            text(out, x, y_bottom + 16, "middle", "fill=\"#555555\"", m->dates[k]);
+    }
+    size_t legend = 0;
+    for (size_t i = 0; i < m->n_arms; i++) {
+        const ev_arm *a = &m->arms[i];
+        if (!a->n_hist)
+            continue;
+        const char *colour = line_colour(legend);
+        if (a->n_hist > 1) {
+            lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
+        }
+        for (int pass = a->n_hist > 1 ? 0 : 1; pass < 2; pass++) {
+            for (size_t k = 0, d = 0; k < a->n_hist; k++) {
+                while (d < nd && strcmp(m->dates[d], a->hist[k].date))
+                    d++;
+                double x = nd == 1 ? (x0 + x1) / 2 : x0 + (x1 - x0) * (double)d / (double)(nd - 1);
+                double y = y_bottom - a->hist[k].median / axis_max * plot_h;
+                if (pass == 0) {
+                    lvd_sb_adds(out, k ? " " : "");
+                    num(out, x);
+                    lvd_sb_adds(out, ",");
+                    num(out, y);
+                } else {
+                    lvd_sb_adds(out, "<circle cx=\"");
+                    num(out, x);
+                    lvd_sb_adds(out, "\" cy=\"");
+                    num(out, y);
+                    lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
+                }
+            }
+            if (pass == 0)
+                lvd_sb_adds(out, "\"/>\n");
+        }
+        double ly = y_bottom + 40 + legend_row * (double)legend;
+        lvd_sb_adds(out, "<rect x=\"");
+        num(out, x0);
+        lvd_sb_adds(out, "\" y=\"");
+        num(out, ly - 9);
+        lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
+        lvd_sb lbl = {0};
+        lvd_sb_adds(&lbl, ": ");
+        ev_fmt_ts(&lbl, a->hist[a->n_hist - 1].median);
+        lvd_sb_addf(&lbl, " on %s", a->hist[a->n_hist - 1].date);
+        text_parts(out, x0 + 20, ly, "start", NULL, a->label, lvd_sb_str(&lbl));
+        lvd_sb_free(&lbl);
+        legend++;
+    }
+    if (!shown)
+        text(out, x0 + 8, top + 16, "start", "fill=\"#555555\"", "no dated measurements");
+    lvd_sb_adds(out, "</svg>\n");
+}

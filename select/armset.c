@@ -1,0 +1,254 @@
+/* armset.c: runs grouped into arms with the kept samples of their newest
+ * session (see armset.h). */
+#include "select/armset.h"
+
+#include "store/store.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *session_of(const lvd_run *r)
+{
+    return r->session ? r->session : "";
+}
+
+/* Order of runs: artifact, engine, arm key, then start time and id. */
+static int cmp_runs(const void *pa, const void *pb)
+{
+    const lvd_run *a = *(const lvd_run *const *)pa, *b = *(const lvd_run *const *)pb;
+    int c = strcmp(a->artifact, b->artifact);
+    if (c)
+        return c;
+    if (a->engine_id != b->engine_id)
+        return a->engine_id < b->engine_id ? -1 : 1;
+    c = strcmp(a->arm_key ? a->arm_key : "", b->arm_key ? b->arm_key : "");
+    if (c)
+        return c;
+    if (a->started_at != b->started_at)
+        return a->started_at < b->started_at ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int same_arm(const lvd_run *a, const lvd_run *b)
+{
+    return !strcmp(a->artifact, b->artifact) && a->engine_id == b->engine_id &&
+           !strcmp(a->arm_key ? a->arm_key : "", b->arm_key ? b->arm_key : "");
+}
+
+size_t sel_result_kept(const lvd_result *r, double **out, size_t *n_warmup)
+{
+    double *v = NULL;
+    size_t n = 0, warm = 0;
+    if (r->n)
+        v = lvd_xmalloc(r->n * sizeof *v);
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->warmup && r->warmup[i]) {
+            warm++;
+            continue;
+        }
+        if (isfinite(r->ts[i]) && r->ts[i] > 0)
+            v[n++] = r->ts[i];
+    }
+    if (!n) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    if (n_warmup)
+        *n_warmup = warm;
+    return n;
+}
+
+static sel_series *series_for(sel_arm *a, const lvd_result *r)
+{
+    for (size_t i = 0; i < a->n_series; i++)
+        if (!strcmp(a->series[i].test, r->test))
+            return &a->series[i];
+    a->series = lvd_xrealloc(a->series, (a->n_series + 1) * sizeof *a->series);
+    sel_series *s = &a->series[a->n_series++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->test, sizeof s->test, "%s", r->test);
+    s->n_prompt = r->n_prompt;
+    s->n_gen = r->n_gen;
+    s->n_depth = r->n_depth;
+    return s;
+}
+
+static void add_result(sel_arm *a, const lvd_result *r, int ok)
+{
+    sel_series *s = series_for(a, r);
+    double *kept;
+    size_t warm;
+    size_t n = sel_result_kept(r, &kept, &warm);
+    s->n_warmup += warm;
+    if (n) {
+        s->ts = lvd_xrealloc(s->ts, (s->n + n) * sizeof *s->ts);
+        memcpy(s->ts + s->n, kept, n * sizeof *kept);
+        s->n += n;
+    }
+    free(kept);
+    if (ok && !a->backends[0] && r->backends[0])
+        snprintf(a->backends, sizeof a->backends, "%s", r->backends);
+}
+
+/* Fills a from the runs g[0..n) of one arm, sorted oldest first. */
+static void build_arm(const lvd_run *const *g, size_t n, sel_arm *a)
+{
+    const lvd_run *newest = g[n - 1];
+    memset(a, 0, sizeof *a);
+    snprintf(a->artifact, sizeof a->artifact, "%s", newest->artifact);
+    a->engine_id = newest->engine_id;
+    a->arm_key = lvd_xstrdup(newest->arm_key ? newest->arm_key : "");
+    a->params = newest->params;
+    a->session = lvd_xstrdup(session_of(newest));
+    const lvd_run *newest_bad = NULL;
+    int any_ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lvd_run *r = g[i];
+        if (strcmp(session_of(r), a->session))
+            continue;
+        if (!a->n_runs++ || r->started_at < a->started_at)
+            a->started_at = r->started_at;
+        if (strcmp(r->status, "ok")) {
+            a->n_failed++;
+            newest_bad = r;
+            continue;
+        }
+        any_ok = 1;
+        for (size_t k = 0; k < r->n_results; k++)
+            add_result(a, &r->results[k], 1);
+    }
+    /* nothing ran as asked: show what the runs that ignored the GPU flags measured */
+    for (size_t i = 0; !any_ok && i < n; i++)
+        if (!strcmp(session_of(g[i]), a->session) && !strcmp(g[i]->status, "gpu_ignored"))
+            for (size_t k = 0; k < g[i]->n_results; k++)
+                add_result(a, &g[i]->results[k], 0);
+    snprintf(a->status, sizeof a->status, "%s", any_ok ? "ok" : newest->status);
+    if (newest_bad && newest_bad->reason)
+        a->reason = lvd_xstrdup(newest_bad->reason);
+}
+
+void sel_armset_build(const lvd_run *runs, size_t n, sel_armset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!n)
+        return;
+    const lvd_run **idx = lvd_xmalloc(n * sizeof *idx);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = &runs[i];
+    qsort(idx, n, sizeof *idx, cmp_runs);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && same_arm(idx[i], idx[j]))
+            j++;
+        out->v = lvd_xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+        build_arm(idx + i, j - i, &out->v[out->n++]);
+        i = j;
+    }
+    free(idx);
+}
+
+int sel_armset_load(store *s, const char *artifact, const char *host, int64_t engine_id,
+                    sel_armset *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    store_run_filter f = {
+        .artifact = artifact,
+        .host = host ? host : lvd_hostname(),
+        .engine_id = engine_id,
+        .with_samples = 1,
+    };
+    lvd_run *runs;
+    size_t n;
+    if (store_run_list(s, &f, &runs, &n, err) != 0)
+        return -1;
+    sel_armset_build(runs, n, out);
+    store_run_list_free(runs, n);
+    return 0;
+}
+
+void sel_armset_free(sel_armset *set)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        sel_arm *a = &set->v[i];
+        free(a->arm_key);
+        free(a->session);
+        free(a->reason);
+        for (size_t k = 0; k < a->n_series; k++)
+            free(a->series[k].ts);
+        free(a->series);
+    }
+    free(set->v);
+    memset(set, 0, sizeof *set);
+}
+
+const sel_series *sel_arm_series(const sel_arm *a, const char *test)
+{
+    for (size_t i = 0; i < a->n_series; i++)
+        if (!strcmp(a->series[i].test, test))
+            return &a->series[i];
+    return NULL;
+}
+
+void sel_backend_label(const lvd_probe *probe, const char *reported, char *out, size_t n)
+{
+    if (probe && probe->backend[0] && strcmp(probe->backend, LVD_BACKEND_UNKNOWN)) {
+        snprintf(out, n, "%s", probe->backend);
+        return;
+    }
+    size_t k = 0;
+    for (const char *p = reported ? reported : ""; *p && *p != ',' && k + 1 < n; p++)
+        if (!isspace((unsigned char)*p))
+            out[k++] = (char)tolower((unsigned char)*p);
+    out[k] = '\0';
+    if (!k)
+        snprintf(out, n, "%s", LVD_BACKEND_UNKNOWN);
+}
+
+size_t sel_params_words(const lvd_params *p, char (*words)[256], size_t max)
+{
+    size_t n = 0;
+#define WORD(...)                                              \
+    do {                                                       \
+        if (n < max)                                           \
+            snprintf(words[n++], sizeof words[0], __VA_ARGS__); \
+    } while (0)
+    if (p->device[0])
+        WORD("%s", p->device);
+    if (p->ngl >= 0)
+        WORD("ngl %d", p->ngl);
+    if (p->fa >= 0)
+        WORD("fa %d", p->fa);
+    if (p->ubatch > 0)
+        WORD("ub %d", p->ubatch);
+    if (p->type_k[0])
+        WORD("ctk %s", p->type_k);
+    if (p->type_v[0])
+        WORD("ctv %s", p->type_v);
+    if (p->n_cpu_moe > 0)
+        WORD("ncmoe %d", p->n_cpu_moe);
+    if (p->threads > 0)
+        WORD("t %d", p->threads);
+    size_t ne;
+    char **env = lvd_split(p->env, ' ', &ne);
+    for (size_t i = 0; i < ne; i++)
+        WORD("%s", env[i]);
+    lvd_strv_free(env);
+#undef WORD
+    return n;
+}
+
+char *sel_params_brief(const lvd_params *p)
+{
+    char words[24][256];
+    size_t n = sel_params_words(p, words, LVD_ARRAY_LEN(words));
+    if (!n)
+        return lvd_xstrdup("defaults");
+    lvd_sb sb = {0};
+    for (size_t i = 0; i < n; i++)
+        lvd_sb_addf(&sb, "%s%s", i ? ", " : "", words[i]);
+    return lvd_sb_detach(&sb);
+}

@@ -1,0 +1,204 @@
+/* lvd-pin.c: the `lvd pin` tool. Decides whether the candidate build
+ * replaces the pinned one, records the night's decision, and with --promote
+ * rewrites the pin file. Option parsing and printing only; the rules are
+ * select/pin.c. */
+#include "common/cli.h"
+#include "fetch/asset.h"
+#include "fetch/pinfile.h"
+#include "select/armset.h"
+#include "select/pin.h"
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL "lvd-pin"
+
+typedef struct options {
+    const char *store;
+    const char *pin_file;
+    const char *candidate;
+    const char *host;
+    int promote;
+    int no_record;
+    int json;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lvd pin --pin-file FILE [--candidate BUILD] [--promote] [--no-record]\n"
+            "               [--host NAME] [--json] [--store PATH]\n\n"
+            "Compares the candidate build against the pinned one for every model, backend, arm\n"
+            "and test this host measured (newest session, kept samples) and decides:\n"
+            "promote only when no comparison regresses (95 %% CI low >= 0.98), at least one is\n"
+            "a significant win (p < 0.01 and CI low > 1.02), every correctness check of the\n"
+            "candidate passed, and the previous decision for the same two builds, made on\n"
+            "other measurements, would also have promoted. Otherwise the pin is kept and the\n"
+            "rule that held it is printed. Each run records its decision in the store.\n\n"
+            "options:\n"
+            "  --pin-file FILE  the pin file (build, flavour, sha256.<flavour>)\n"
+            "  --candidate B    the candidate build (default: the newest fetched build that is\n"
+            "                   not the pin)\n"
+            "  --promote        when the decision is promote, rewrite FILE atomically with the\n"
+            "                   candidate's build and the digest recorded when it was fetched\n"
+            "                   (comments kept); never touches a running engine\n"
+            "  --no-record      print the decision without recording it\n"
+            "  --host NAME      whose measurements (default: this machine, or $LVD_HOST)\n"
+            "  --json           print the decision with every comparison as JSON\n"
+            "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
+            "  -h, --help       this text\n\n"
+            "exit: 0 decided (keep or promote), 1 nothing to compare (no candidate measured),\n"
+            "2 usage, 3 bad pin file, 4 store error.\n\n"
+            "example:\n"
+            "  lvd pin --pin-file ci/llama.pin --promote && git -C ci diff llama.pin\n");
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"pin-file", required_argument, NULL, 'f'}, {"candidate", required_argument, NULL, 'c'},
+        {"promote", no_argument, NULL, 'p'},        {"no-record", no_argument, NULL, 'n'},
+        {"host", required_argument, NULL, 'H'},     {"json", no_argument, NULL, 'j'},
+        {"store", required_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': o->pin_file = optarg; break;
+        case 'c':
+            if (!fetch_build_valid(optarg))
+                return lvd_usage_error(TOOL, "--candidate wants a build like b10716, not '%s'", optarg);
+            o->candidate = optarg;
+            break;
+        case 'p': o->promote = 1; break;
+        case 'n': o->no_record = 1; break;
+        case 'H':
+            if (!*optarg)
+                return lvd_usage_error(TOOL, "--host wants a name");
+            o->host = optarg;
+            break;
+        case 'j': o->json = 1; break;
+        case 's': o->store = optarg; break;
+        case 'h': usage(stdout); return -1;
+        default: return lvd_usage_error(TOOL, "unknown option");
+        }
+    }
+    if (optind < argc)
+        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if (!o->pin_file)
+        return lvd_usage_error(TOOL, "--pin-file FILE is required");
+    if (o->promote && o->no_record)
+        return lvd_usage_error(TOOL, "--promote records the decision; it excludes --no-record");
+    return 0;
+}
+
+static void print_text(FILE *f, const sel_pin_eval *e, const sel_pin_verdict *v, const char *pin_file,
+                       int applied)
+{
+    fprintf(f, "pinned %s (%s), candidate %s: %s\n", e->pinned_build, e->flavour ? e->flavour : "-",
+           e->candidate_build ? e->candidate_build : "none", v->promote ? "promote" : "keep");
+    fprintf(f, "  %s\n", v->rule);
+    if (e->n_pairs) {
+        fprintf(f, "\ncandidate against pinned (median t/s; delta with 95 %% CI; Mann-Whitney p):\n");
+        fprintf(f, "  %-12s  %-8s  %-40s  %-8s  %10s  %10s  %-28s  %-6s\n", "model", "backend", "arm",
+                "test", "pinned", "candidate", "delta [CI]", "p");
+        for (size_t i = 0; i < e->n_pairs; i++) {
+            const sel_pin_pair *x = &e->pairs[i];
+            char *brief = sel_params_brief(&x->params);
+            lvd_sb d = {0};
+            sel_pin_fmt_pct(&d, x->cmp.ratio);
+            lvd_sb_adds(&d, " [");
+            sel_pin_fmt_pct(&d, x->cmp.ci_lo);
+            lvd_sb_adds(&d, ", ");
+            sel_pin_fmt_pct(&d, x->cmp.ci_hi);
+            lvd_sb_adds(&d, "]");
+            fprintf(f, "  %-12.12s  %-8s  %-40.40s  %-8s  %10.1f  %10.1f  %-28s  %.4f  %s%s\n", x->artifact,
+                    x->backend, brief, x->test, x->cmp.b.median, x->cmp.a.median, lvd_sb_str(&d), x->cmp.p,
+                    x->cmp.outcome == SEL_WIN_A ? "win" : "", x->cmp.no_regression ? "" : "regression");
+            lvd_sb_free(&d);
+            free(brief);
+        }
+    }
+    if (e->n_issues) {
+        fprintf(f, "\nissues:\n");
+        for (size_t i = 0; i < e->n_issues; i++) {
+            const sel_pin_issue *x = &e->issues[i];
+            fprintf(f, "  %s %s %s (model %.12s): %s%s%s\n", x->kind, x->backend, x->device[0] ? x->device : "CPU",
+                   x->artifact, x->status, x->what ? ": " : "", x->what ? x->what : "");
+        }
+    }
+    if (applied)
+        fprintf(f, "\n%s: build %s, sha256.%s = %s\n", pin_file, e->candidate_build, e->flavour,
+               e->candidate_digest);
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int code = parse_options(argc, argv, &o);
+    if (code != 0)
+        return code < 0 ? LVD_EXIT_OK : code;
+    lvd_err err = {{0}};
+    fetch_pin pin;
+    if (fetch_pin_load(o.pin_file, &pin, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        return LVD_EXIT_INPUT;
+    }
+    if (o.candidate && !strcmp(o.candidate, fetch_pin_build(&pin))) {
+        fetch_pin_free(&pin);
+        return lvd_usage_error(TOOL, "--candidate %s is the pinned build", o.candidate);
+    }
+    char *path = store_default_path(o.store);
+    store *s = NULL;
+    if (store_open(path, 0, &s, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        free(path);
+        fetch_pin_free(&pin);
+        return LVD_EXIT_STORE;
+    }
+    sel_pin_opts po = {.candidate = o.candidate, .host = o.host};
+    sel_pin_eval e;
+    sel_pin_verdict v;
+    int applied = 0;
+    if (sel_pin_gather(s, &pin, &po, &e, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = LVD_EXIT_STORE;
+        goto out;
+    }
+    sel_pin_judge(&e, &v);
+    if (o.promote && v.promote) {
+        if (sel_pin_apply(s, &pin, o.pin_file, &e, &err) != 0) {
+            lvd_error(TOOL, "%s", err.msg);
+            code = LVD_EXIT_FAIL;
+            goto out_eval;
+        }
+        applied = 1;
+    }
+    if (!o.no_record && sel_pin_record(s, &e, &v, applied, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        code = LVD_EXIT_STORE;
+        goto out_eval;
+    }
+    if (o.json) {
+        cJSON *j = sel_pin_details_json(&e, &v, applied);
+        cJSON_AddStringToObject(j, "pin_file", o.pin_file);
+        cJSON_AddBoolToObject(j, "recorded", !o.no_record);
+        lvd_json_emit(stdout, j);
+    } else {
+        print_text(stdout, &e, &v, o.pin_file, applied);
+    }
+    code = v.hold == SEL_PIN_NO_CANDIDATE ? LVD_EXIT_FAIL : LVD_EXIT_OK;
+out_eval:
+    sel_pin_eval_free(&e);
+out:
+    store_close(s);
+    free(path);
+    fetch_pin_free(&pin);
+    return code;
+}

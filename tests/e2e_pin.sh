@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# e2e_pin.sh: `lvd pin` as the nightly calls it: usage and exit codes (bad
+# pin file 3, no store 4, nothing to compare 1), a decision on real numbers
+# (the H200 CUDA capture imported as the pinned and as the candidate build:
+# equal speeds, so "no significant win" keeps the pin), --json with every
+# comparison, recording (and --no-record not), --promote leaving a kept pin
+# file byte for byte, and the evidence page's pin section. Promotion itself
+# (two nights, digest, atomic rewrite) is covered by tests/test_pin.c.
+# Needs LVD_BIN and LVD_SHARED (set by ctest).
+set -euo pipefail
+
+: "${LVD_BIN:?}" "${LVD_SHARED:?}"
+F="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
+SHA=973978067daa0$(printf 'd%.0s' $(seq 51))
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+S="$tmp/store.db"
+unset LVD_STORE LVD_HOST
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pin() { "$LVD_BIN/lvd-pin" --store "$S" --host h200 "$@"; }
+expect_exit() {
+  local want=$1 needle=$2; shift 2
+  local rc=0
+  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  [ "$rc" -eq "$want" ] || fail "$* exited $rc, expected $want: $(cat "$tmp/err") $(cat "$tmp/out")"
+  grep -qF -- "$needle" "$tmp/err" "$tmp/out" || fail "$*: output lacks '$needle': $(cat "$tmp/err") $(cat "$tmp/out")"
+}
+decisions() { "$LVD_BIN/lvd-store" --store "$S" info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["pin_decisions"])'; }
+
+PINF="$tmp/llama.pin"
+cat >"$PINF" <<'EOF'
+# the build this box serves; reviewed in diffs
+build = b9749
+flavour = bin-ubuntu-vulkan-x64
+EOF
+cp "$PINF" "$tmp/llama.pin.orig"
+
+"$LVD_BIN/lvd-pin" --help | grep -q "lvd pin --pin-file" || fail "--help has no example"
+expect_exit 2 "--pin-file FILE is required" pin
+expect_exit 2 "--candidate wants a build" pin --pin-file "$PINF" --candidate tomorrow
+expect_exit 2 "excludes --no-record" pin --pin-file "$PINF" --promote --no-record
+printf 'build = b9749\nflavour = bin-ubuntu-vulkan-x64\nbuild = b9750\n' >"$tmp/bad.pin"
+expect_exit 3 "$tmp/bad.pin:3: 'build' is set twice" pin --pin-file "$tmp/bad.pin"
+expect_exit 3 "$tmp/none.pin" pin --pin-file "$tmp/none.pin"
+expect_exit 4 "no store here" pin --pin-file "$PINF"
+expect_exit 2 "is the pinned build" pin --pin-file "$PINF" --candidate b9749
+
+# The pinned build and a candidate: the same CUDA capture imported for both
+# (a local build reports no build number, so either id is accepted). Equal
+# medians; but llama-bench's cold first pp512 repetition (34431.6 before
+# ~59.9k; the import does not flag warm-up) makes the pp CI too wide to
+# rule out a regression, and that alone holds the pin.
+for b in b9749 b9750; do
+  "$LVD_BIN/lvd-store" --store "$S" import "$F/bench-cuda-dense-ngl99.jsonl" --engine-dir "/opt/llama.cpp/$b-cuda" \
+    --engine "$b-cuda" --build "$b" --artifact "$SHA" --host h200 >/dev/null
+done
+# the pinned build's CPU arm has no candidate counterpart: not compared
+"$LVD_BIN/lvd-store" --store "$S" import "$F/bench-cpu-dense.jsonl" --engine-dir /opt/llama.cpp/b9749-cpu \
+  --engine b9749-cpu --build b9749 --artifact "$SHA" --host h200 >/dev/null
+
+# no fetched build besides the pin, and a named one that was never measured: nothing to compare
+expect_exit 1 "no candidate measured: no build other than the pinned b9749" pin --pin-file "$PINF"
+expect_exit 1 "no candidate measured: no test ran on both b9749 and b9751" pin --pin-file "$PINF" --candidate b9751
+[ "$(decisions)" = 2 ] || fail "each decision is recorded, also 'no candidate measured'"
+
+# equal speeds, but no proof against a regression: the pin stays
+expect_exit 0 "regression: pp512 on cuda +0.0 % [CI -42.5 %, +73.9 %] (model 973978067daa, ngl 99, fa 0" \
+  pin --pin-file "$PINF" --candidate b9750 --promote
+grep -q "pinned b9749 (bin-ubuntu-vulkan-x64), candidate b9750: keep" "$tmp/out" || fail "decision line: $(cat "$tmp/out")"
+cmp -s "$PINF" "$tmp/llama.pin.orig" || fail "a kept pin file was rewritten"
+[ "$(decisions)" = 3 ] || fail "the decision was not recorded"
+pin --pin-file "$PINF" --candidate b9750 --no-record --json >"$tmp/j"
+[ "$(decisions)" = 3 ] || fail "--no-record recorded"
+python3 - "$tmp/j" <<'PY' || fail "--json: $(cat "$tmp/j")"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["decision"] == "keep" and v["hold"] == "regression" and not v["would_promote"] and not v["recorded"], v
+c = v["comparisons"]
+assert len(c) == 4, len(c)                                    # pp512 and tg128, fa 0 and fa 1
+assert sorted(x["test"] for x in c) == ["pp512", "pp512", "tg128", "tg128"]
+for x in c:
+    assert x["backend"] == "cuda" and x["stats"]["ratio"] == 1 and not x["win"], x
+    assert x["no_regression"] == (x["test"] == "tg128"), x          # tg's CI is within +-1 %
+    assert x["pinned"]["n"] == 5 and x["candidate"]["n"] == 5, x
+assert v["sessions"] == ["import:bench-cuda-dense-ngl99.jsonl"], v["sessions"]
+PY
+
+# the evidence page carries the newest decision and its comparisons
+"$LVD_BIN/lvd-evidence" --store "$S" --host h200 --out "$tmp/page.md" >/dev/null
+grep -qF -- "**keep** — pinned b9749, candidate b9750." "$tmp/page.md" || fail "pin section: $(grep -A3 '## Pin' "$tmp/page.md")"
+grep -qF -- "| dense-1b-f16.gguf | cuda | ngl 99, fa 1, ub 512, ctk f16, ctv f16, t 16 | tg128 | 995.6 (n 5) | 995.6 (n 5) | +0.0 % [" "$tmp/page.md" ||
+  fail "pin comparison row"
+grep -qF -- "no candidate measured: no build other than the pinned b9749" "$tmp/page.md" || fail "decision history"
+echo "e2e_pin: ok"
