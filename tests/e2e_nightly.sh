@@ -137,7 +137,16 @@ grep -E '^\| .* \| tg128 \| .* \| \+1[0-4]\.[0-9] % \[' "$PAGE" >/dev/null && ok
     || fail "page lacks the candidate's tg delta: $(grep -n tg128 "$PAGE" | head -5)"
 grep -q "promote" "$PAGE" && ok "page records the promotion" || fail "page lacks the promotion"
 ls "$(dirname "$PAGE")"/*.svg >/dev/null 2>&1 && ok "charts beside the page" || fail "no SVG charts"
-cp "$PAGE" "$TMP/page-night2.md"
+# LVD_UPDATE_EXAMPLE=1 ctest -R e2e_nightly refreshes the README's example
+# (this night's page and charts, with the temporary directory renamed)
+if [ -n "${LVD_UPDATE_EXAMPLE:-}" ]; then
+    ex="$LVD_SOURCE/docs/evidence/nightly-example"
+    rm -rf "$ex" && mkdir -p "$ex"
+    for f in "$(dirname "$PAGE")"/*; do
+        sed "s|$TMP|/srv/verdict|g" "$f" >"$ex/$(basename "$f")"
+    done
+    ok "example refreshed in $ex"
+fi
 
 # --- night 3: a faster candidate with wrong results: pin kept ----------------
 releases b202 b201 b200
