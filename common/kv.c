@@ -25,7 +25,31 @@ static void trim(const char **s, const char **e)
         (*e)--;
 }
 
-int lvd_kv_parse(const char *text, size_t len, const char *name, lvd_kvfile *out, lvd_err *err)
+/* The '=' that separates key and value in the trimmed line [s, e), or NULL.
+ * Plain keys end at the first '='; condition keys (lvd_kv_parse_cond) at the
+ * first word when the line has blanks, else at the last '='. */
+static const char *separator(const char *s, const char *e, int cond_keys)
+{
+    if (!cond_keys)
+        return memchr(s, '=', (size_t)(e - s));
+    const char *w = s;
+    while (w < e && !isspace((unsigned char)*w))
+        w++;
+    if (w == e) {
+        while (e > s && e[-1] != '=')
+            e--;
+        return e > s ? e - 1 : NULL;
+    }
+    const char *r = w;
+    while (r < e && isspace((unsigned char)*r))
+        r++;
+    if (*r == '=')
+        return r;
+    return w - s > 1 && w[-1] == '=' ? w - 1 : NULL;
+}
+
+static int parse(const char *text, size_t len, const char *name, int cond_keys, lvd_kvfile *out,
+                 lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     out->name = lvd_xstrdup(name);
@@ -52,7 +76,7 @@ int lvd_kv_parse(const char *text, size_t len, const char *name, lvd_kvfile *out
             section = lvd_xstrndup(ls + 1, (size_t)(le - ls - 2));
             continue;
         }
-        const char *eq = memchr(ls, '=', (size_t)(le - ls));
+        const char *eq = separator(ls, le, cond_keys);
         if (!eq) {
             lvd_errf(err, "%s:%d: expected 'key = value'", name, line);
             goto fail;
@@ -60,7 +84,7 @@ int lvd_kv_parse(const char *text, size_t len, const char *name, lvd_kvfile *out
         const char *ks = ls, *ke = eq, *vs = eq + 1, *ve = le;
         trim(&ks, &ke);
         trim(&vs, &ve);
-        if (!valid_key(ks, (size_t)(ke - ks))) {
+        if (cond_keys ? ks == ke : !valid_key(ks, (size_t)(ke - ks))) {
             lvd_errf(err, "%s:%d: invalid key '%.*s'", name, line, (int)(ke - ks), ks);
             goto fail;
         }
@@ -80,6 +104,16 @@ fail:
     free(section);
     lvd_kv_free(out);
     return -1;
+}
+
+int lvd_kv_parse(const char *text, size_t len, const char *name, lvd_kvfile *out, lvd_err *err)
+{
+    return parse(text, len, name, 0, out, err);
+}
+
+int lvd_kv_parse_cond(const char *text, size_t len, const char *name, lvd_kvfile *out, lvd_err *err)
+{
+    return parse(text, len, name, 1, out, err);
 }
 
 int lvd_kv_load(const char *path, lvd_kvfile *out, lvd_err *err)

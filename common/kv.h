@@ -34,4 +34,11 @@ void lvd_kv_free(lvd_kvfile *kv);
  * (newlines, leading/trailing spaces, '=' in keys). 0 or -1. */
 int lvd_kv_format(lvd_sb *sb, const char *key, const char *value, lvd_err *err);
 
+/* As lvd_kv_parse, for files whose keys hold conditions with '=' (the fake
+ * engine's scenarios: `dev.CUDA0.tg.fa=1 = 1.25`): on a line with blanks the
+ * key is its first word (the separating '=' starts the rest or ends that
+ * word); on a line without, the last '=' separates. Such a key is any
+ * non-empty run of non-blank bytes: the caller validates it. */
+int lvd_kv_parse_cond(const char *text, size_t len, const char *name, lvd_kvfile *out, lvd_err *err);
+
 #endif

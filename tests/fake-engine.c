@@ -10,9 +10,10 @@
  * File: `fake-scenario` in the directory of argv[0] as invoked (a symlink is not
  * resolved, so one engine dir = one scenario), or the path in $FAKE_SCENARIO.
  * No file: built-in defaults (a CPU-only build, build 9749). Lines are
- * `KEY = VALUE`: with blanks, KEY is the first word; without, the last '='
- * separates (so a VALUE holding '=' needs the blanks). `#` starts a comment
- * line; a key given twice: the last one wins. Unknown keys,
+ * `KEY = VALUE` (common/kv.h, lvd_kv_parse_cond): with blanks, KEY is the
+ * first word; without, the last '=' separates (so a VALUE holding '=' needs
+ * the blanks). `#` or `;` starts a comment line, a `[PREFIX]` line prefixes
+ * the keys that follow; a key given twice: the last one wins. Unknown keys,
  * malformed numbers and `dev.NAME` of an undeclared device make every
  * invocation fail with exit status 99 and one line naming file:line.
  *
@@ -114,7 +115,9 @@
  * statistics block needs at least 100 scored tokens. stddev values that the
  * real formula would make negative (or wrap) are printed as 0.
  */
+#include "common/kv.h"
 #include "common/util.h"
+#include "select/launch.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -135,12 +138,6 @@
 extern char **environ;
 
 enum { EXIT_SCENARIO = 99 };
-
-typedef struct scn_entry {
-    char *key;
-    char *val;
-    int line;
-} scn_entry;
 
 typedef struct fake_dev {
     char *name;      /* CUDA0 */
@@ -164,8 +161,7 @@ static struct {
     char *engine_dir;
     char *scn_path;       /* NULL: built-in defaults */
     char *state_dir;
-    scn_entry *ent;
-    size_t nent;
+    lvd_kvfile scn;       /* the scenario's entries (none: built-in defaults) */
     fake_dev *dev;
     size_t ndev;
     long idx;
@@ -231,11 +227,7 @@ static int in_list(const char *s, const char *const *list)
 
 static void fake_free(void)
 {
-    for (size_t i = 0; i < G.nent; i++) {
-        free(G.ent[i].key);
-        free(G.ent[i].val);
-    }
-    free(G.ent);
+    lvd_kv_free(&G.scn);
     for (size_t i = 0; i < G.ndev; i++) {
         free(G.dev[i].name);
         free(G.dev[i].desc);
@@ -266,102 +258,64 @@ static void sleep_ms(double ms)
 
 /* -------------------------------------------------------------- scenario */
 
+/* "fake-engine: SCENARIO[:LINE]: MESSAGE", exit 99. line 0: no line number;
+ * line -1: the message names the file and line itself (common/kv.h errors). */
 static void die_scn(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void die_scn(int line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "fake-engine: %s", G.scn_path ? G.scn_path : "(built-in scenario)");
-    if (line > 0)
-        fprintf(stderr, ":%d", line);
-    fputs(": ", stderr);
+    fputs("fake-engine: ", stderr);
+    if (line >= 0) {
+        fputs(G.scn_path ? G.scn_path : "(built-in scenario)", stderr);
+        if (line > 0)
+            fprintf(stderr, ":%d", line);
+        fputs(": ", stderr);
+    }
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
     _exit(EXIT_SCENARIO);
 }
 
-static void scn_add(const char *k, const char *v, int line)
+static const lvd_kv *scn_find(const char *key)
 {
-    G.ent = lvd_xrealloc(G.ent, (G.nent + 1) * sizeof *G.ent);
-    G.ent[G.nent].key = lvd_xstrdup(k);
-    G.ent[G.nent].val = lvd_xstrdup(v);
-    G.ent[G.nent].line = line;
-    G.nent++;
-}
-
-/* Splits one non-comment line into key and value (see the contract). */
-static void scn_parse_line(char *line, int lineno)
-{
-    char *k, *v;
-    char *sp = strpbrk(line, " \t");
-    if (sp) {
-        *sp = '\0';
-        k = line;
-        char *rest = trim(sp + 1);
-        size_t kl = strlen(k);
-        if (*rest == '=') {
-            v = trim(rest + 1);
-        } else if (kl > 1 && k[kl - 1] == '=') {
-            k[kl - 1] = '\0';
-            v = rest;
-        } else {
-            die_scn(lineno, "expected KEY = VALUE");
-        }
-    } else {
-        char *eq = strrchr(line, '=');
-        if (!eq)
-            die_scn(lineno, "expected KEY = VALUE");
-        *eq = '\0';
-        k = line;
-        v = eq + 1;
-    }
-    if (!*k)
-        die_scn(lineno, "empty key");
-    scn_add(k, v, lineno);
-}
-
-static const scn_entry *scn_find(const char *key)
-{
-    for (size_t i = G.nent; i-- > 0;)
-        if (strcmp(G.ent[i].key, key) == 0)
-            return &G.ent[i];
-    return NULL;
+    return lvd_kv_find(&G.scn, key);
 }
 
 static const char *scn_str(const char *key, const char *def)
 {
-    const scn_entry *e = scn_find(key);
-    return e ? e->val : def;
+    const lvd_kv *e = scn_find(key);
+    return e ? e->value : def;
 }
 
-static double ent_dbl(const scn_entry *e)
+static double ent_dbl(const lvd_kv *e)
 {
     double d;
-    if (lvd_parse_double(e->val, &d) != 0 || !isfinite(d))
-        die_scn(e->line, "%s: '%s' is not a number", e->key, e->val);
+    if (lvd_parse_double(e->value, &d) != 0 || !isfinite(d))
+        die_scn(e->line, "%s: '%s' is not a number", e->key, e->value);
     return d;
 }
 
 static double scn_dbl(const char *key, double def)
 {
-    const scn_entry *e = scn_find(key);
+    const lvd_kv *e = scn_find(key);
     return e ? ent_dbl(e) : def;
 }
 
 static long scn_long(const char *key, long def)
 {
-    const scn_entry *e = scn_find(key);
+    const lvd_kv *e = scn_find(key);
     if (!e)
         return def;
     int64_t v;
-    if (lvd_parse_i64(e->val, &v) != 0)
-        die_scn(e->line, "%s: '%s' is not an integer", e->key, e->val);
+    if (lvd_parse_i64(e->value, &v) != 0)
+        die_scn(e->line, "%s: '%s' is not an integer", e->key, e->value);
     return (long)v;
 }
 
 /* TARGET.K.NAME, TARGET.NAME, K.NAME, NAME: the first present wins. */
-static const scn_entry *scn_layered(const char *T, const char *K, const char *name)
+static const lvd_kv *scn_layered(const char *T, const char *K, const char *name)
 {
     char *cand[4] = { NULL, NULL, NULL, NULL };
     if (T && K)
@@ -371,7 +325,7 @@ static const scn_entry *scn_layered(const char *T, const char *K, const char *na
     if (K)
         cand[2] = lvd_xasprintf("%s.%s", K, name);
     cand[3] = lvd_xstrdup(name);
-    const scn_entry *e = NULL;
+    const lvd_kv *e = NULL;
     for (int i = 0; i < 4 && !e; i++)
         if (cand[i])
             e = scn_find(cand[i]);
@@ -390,11 +344,11 @@ static const fake_dev *dev_by_name(const char *name)
 
 static void scn_parse_devices(void)
 {
-    for (size_t i = 0; i < G.nent; i++) {
-        const scn_entry *e = &G.ent[i];
-        if (strcmp(e->key, "device") != 0 || streq(e->val, "none") || streq(e->val, "(none)"))
+    for (size_t i = 0; i < G.scn.n; i++) {
+        const lvd_kv *e = &G.scn.v[i];
+        if (strcmp(e->key, "device") != 0 || streq(e->value, "none") || streq(e->value, "(none)"))
             continue;
-        char *copy = lvd_xstrdup(e->val);
+        char *copy = lvd_xstrdup(e->value);
         char *f[6] = { 0 };
         int nf = 0;
         char *save = NULL;
@@ -450,7 +404,7 @@ static const char *const PERSONA_KEYS[] = { "bench", "server", "ppl", "list_devi
 
 /* Returns the part after "cpu." or "dev.NAME." (and the target in *T, malloc'd),
  * or NULL when key names no target. Dies on an undeclared device. */
-static const char *split_target(const scn_entry *e, const char *key, char **T)
+static const char *split_target(const lvd_kv *e, const char *key, char **T)
 {
     *T = NULL;
     if (lvd_starts_with(key, "cpu.")) {
@@ -491,7 +445,7 @@ static int kind_rest_valid(const char *s)
     return in_list(r, LAYERED) || (strncmp(s, "pg", 2) != 0 && cond_valid(r));
 }
 
-static void scn_validate_key(const scn_entry *e)
+static void scn_validate_key(const lvd_kv *e)
 {
     const char *k = e->key;
     if (in_list(k, GLOBAL_KEYS))
@@ -530,11 +484,11 @@ static void scn_validate_key(const scn_entry *e)
 }
 
 typedef enum { F_NONE, F_CRASH, F_HANG, F_GARBAGE, F_EXIT1, F_TRUNCATED } fault_t;
-static fault_t parse_fault(const scn_entry *e);
-static size_t dbl_list(const scn_entry *e, double *out, size_t max);
+static fault_t parse_fault(const lvd_kv *e);
+static size_t dbl_list(const lvd_kv *e, double *out, size_t max);
 
 /* Checks a value by the kind of key it belongs to (numbers, lists, faults). */
-static void scn_validate_value(const scn_entry *e)
+static void scn_validate_value(const lvd_kv *e)
 {
     static const char *const text_keys[] = { "build_commit", "cpu_info", "built_with", "seed", "ignore_ngl",
                                              "log", "test_time", "samples_ns", "device", NULL };
@@ -588,24 +542,14 @@ static void scn_load(const char *argv0)
         lvd_sb_free(&sb);
         die_scn(0, "cannot read: %s", err.msg);
     }
-    int lineno = 0;
-    char *buf = lvd_sb_detach(&sb);
-    char *p = buf;
-    while (p && *p) {
-        char *nl = strchr(p, '\n');
-        if (nl)
-            *nl = '\0';
-        lineno++;
-        char *line = trim(p);
-        if (*line && *line != '#')
-            scn_parse_line(line, lineno);
-        p = nl ? nl + 1 : NULL;
-    }
-    free(buf);
+    int rc = lvd_kv_parse_cond(lvd_sb_str(&sb), sb.len, path, &G.scn, &err);
+    lvd_sb_free(&sb);
+    if (rc != 0)
+        die_scn(-1, "%s", err.msg);
     scn_parse_devices();
-    for (size_t i = 0; i < G.nent; i++) {
-        scn_validate_key(&G.ent[i]);
-        scn_validate_value(&G.ent[i]);
+    for (size_t i = 0; i < G.scn.n; i++) {
+        scn_validate_key(&G.scn.v[i]);
+        scn_validate_value(&G.scn.v[i]);
     }
     const char *ign = scn_str("ignore_ngl", "0");
     if (!streq(ign, "0") && !streq(ign, "1") && !streq(ign, "speed"))
@@ -651,8 +595,8 @@ static int env_logged(const char *name)
             return 1;
     if (lvd_ends_with(name, "_VISIBLE_DEVICES"))
         return 1;
-    for (size_t i = 0; i < G.nent; i++) {
-        const char *p = strstr(G.ent[i].key, "env.");
+    for (size_t i = 0; i < G.scn.n; i++) {
+        const char *p = strstr(G.scn.v[i].key, "env.");
         if (!p)
             continue;
         p += 4;
@@ -663,42 +607,32 @@ static int env_logged(const char *name)
     return 0;
 }
 
-static void sh_quote(lvd_sb *sb, const char *w)
+/* A log word: shell-quoted as select/launch.h quotes launch lines, but a word
+ * with control bytes goes in $'...' so that the log keeps one line per call. */
+static void log_quote(lvd_sb *sb, const char *w)
 {
-    int plain = *w != '\0', ctrl = 0;
-    for (const unsigned char *c = (const unsigned char *)w; *c; c++) {
-        if (!(isalnum(*c) || strchr("_@%+=:,./-", *c)))
-            plain = 0;
+    int ctrl = 0;
+    for (const unsigned char *c = (const unsigned char *)w; *c; c++)
         if (*c < 0x20 || *c == 0x7f)
             ctrl = 1;
+    if (!ctrl) {
+        sel_shell_quote(sb, w);
+        return;
     }
-    if (plain) {
-        lvd_sb_adds(sb, w);
-    } else if (ctrl) {
-        lvd_sb_adds(sb, "$'");
-        for (const unsigned char *c = (const unsigned char *)w; *c; c++) {
-            if (*c == '\n')
-                lvd_sb_adds(sb, "\\n");
-            else if (*c == '\t')
-                lvd_sb_adds(sb, "\\t");
-            else if (*c == '\\' || *c == '\'')
-                lvd_sb_addf(sb, "\\%c", *c);
-            else if (*c < 0x20 || *c == 0x7f)
-                lvd_sb_addf(sb, "\\x%02x", *c);
-            else
-                lvd_sb_addc(sb, (char)*c);
-        }
-        lvd_sb_addc(sb, '\'');
-    } else {
-        lvd_sb_addc(sb, '\'');
-        for (const char *c = w; *c; c++) {
-            if (*c == '\'')
-                lvd_sb_adds(sb, "'\\''");
-            else
-                lvd_sb_addc(sb, *c);
-        }
-        lvd_sb_addc(sb, '\'');
+    lvd_sb_adds(sb, "$'");
+    for (const unsigned char *c = (const unsigned char *)w; *c; c++) {
+        if (*c == '\n')
+            lvd_sb_adds(sb, "\\n");
+        else if (*c == '\t')
+            lvd_sb_adds(sb, "\\t");
+        else if (*c == '\\' || *c == '\'')
+            lvd_sb_addf(sb, "\\%c", *c);
+        else if (*c < 0x20 || *c == 0x7f)
+            lvd_sb_addf(sb, "\\x%02x", *c);
+        else
+            lvd_sb_addc(sb, (char)*c);
     }
+    lvd_sb_addc(sb, '\'');
 }
 
 static void write_all(int fd, const char *p, size_t n)
@@ -750,10 +684,10 @@ static void inv_start(int argc, char **argv, const char *persona_name)
         h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
     G.rng = h;
 
-    const scn_entry *le = scn_find("log");
-    if (!le || !*le->val)
+    const lvd_kv *le = scn_find("log");
+    if (!le || !*le->value)
         return;
-    char *lpath = le->val[0] == '/' ? lvd_xstrdup(le->val) : lvd_xasprintf("%s/%s", G.state_dir, le->val);
+    char *lpath = le->value[0] == '/' ? lvd_xstrdup(le->value) : lvd_xasprintf("%s/%s", G.state_dir, le->value);
     lvd_sb line = { 0 };
     lvd_sb_addf(&line, "#%ld", G.idx);
     for (char **e = environ; e && *e; e++) {
@@ -763,7 +697,7 @@ static void inv_start(int argc, char **argv, const char *persona_name)
         char *name = lvd_xstrndup(*e, (size_t)(eq - *e));
         if (env_logged(name)) {
             lvd_sb_addf(&line, " %s=", name);
-            sh_quote(&line, eq + 1);
+            log_quote(&line, eq + 1);
         }
         free(name);
     }
@@ -771,7 +705,7 @@ static void inv_start(int argc, char **argv, const char *persona_name)
     lvd_sb_adds(&line, persona_name);
     for (int i = 1; i < argc; i++) {
         lvd_sb_addc(&line, ' ');
-        sh_quote(&line, argv[i]);
+        log_quote(&line, argv[i]);
     }
     lvd_sb_addc(&line, '\n');
     int fd = open(lpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -932,11 +866,11 @@ static void log_line(char level, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ faults */
 
-static fault_t parse_fault(const scn_entry *e)
+static fault_t parse_fault(const lvd_kv *e)
 {
     static const char *const names[] = { "none", "crash", "hang", "garbage", "exit1", "truncated", NULL };
     for (int i = 0; names[i]; i++)
-        if (strcmp(e->val, names[i]) == 0)
+        if (strcmp(e->value, names[i]) == 0)
             return (fault_t)i;
     die_scn(e->line, "%s: expected none, crash, hang, garbage, exit1 or truncated", e->key);
 }
@@ -945,7 +879,7 @@ static fault_t parse_fault(const scn_entry *e)
  * target T (may be NULL), honouring fault_after. */
 static fault_t fault_for(const char *P, const char *T)
 {
-    const scn_entry *e = NULL;
+    const lvd_kv *e = NULL;
     char *k;
     if (strcmp(P, "list_devices") == 0) {
         e = scn_find("list_devices.fault");
@@ -1112,8 +1046,8 @@ static double speed_mult(const char *T, const char *K, param_fn fn, void *ctx)
 {
     double m = 1;
     size_t tl = strlen(T), kl = strlen(K);
-    for (size_t i = 0; i < G.nent; i++) {
-        const char *key = G.ent[i].key, *cond = NULL;
+    for (size_t i = 0; i < G.scn.n; i++) {
+        const char *key = G.scn.v[i].key, *cond = NULL;
         int specific = 0;
         if (strncmp(key, T, tl) == 0 && key[tl] == '.' && strncmp(key + tl + 1, K, kl) == 0 &&
             key[tl + 1 + kl] == '.') {
@@ -1122,7 +1056,7 @@ static double speed_mult(const char *T, const char *K, param_fn fn, void *ctx)
         } else if (strncmp(key, K, kl) == 0 && key[kl] == '.') {
             cond = key + kl + 1;
         }
-        if (!cond || !strchr(cond, '=') || scn_find(key) != &G.ent[i])
+        if (!cond || !strchr(cond, '=') || scn_find(key) != &G.scn.v[i])
             continue;
         if (!specific) {
             char *sk = lvd_xasprintf("%s.%s.%s", T, K, cond);
@@ -1132,7 +1066,7 @@ static double speed_mult(const char *T, const char *K, param_fn fn, void *ctx)
                 continue;
         }
         if (cond_match(cond, fn, ctx))
-            m *= ent_dbl(&G.ent[i]);
+            m *= ent_dbl(&G.scn.v[i]);
     }
     return m;
 }
@@ -1147,7 +1081,7 @@ static double base_speed(const char *T, const char *K)
     if (strcmp(T, "cpu") == 0)
         return cpu;
     k = lvd_xasprintf("%s.%s", T, K);
-    const scn_entry *e = scn_find(k);
+    const lvd_kv *e = scn_find(k);
     free(k);
     double v = e ? ent_dbl(e) : cpu * (strcmp(K, "pp") == 0 ? 20 : 10);
     if (v <= 0 || cpu <= 0)
@@ -1156,10 +1090,10 @@ static double base_speed(const char *T, const char *K)
 }
 
 /* Parses a list like "0.4" or "0.24,0.3" into out (at most max). */
-static size_t dbl_list(const scn_entry *e, double *out, size_t max)
+static size_t dbl_list(const lvd_kv *e, double *out, size_t max)
 {
     size_t n = 0;
-    char **items = lvd_split(e->val, ',', NULL);
+    char **items = lvd_split(e->value, ',', NULL);
     for (size_t i = 0; items[i]; i++) {
         double d;
         if (lvd_parse_double(trim(items[i]), &d) != 0 || d <= 0) {
@@ -1875,11 +1809,11 @@ static const char *bench_param(const char *name, void *vctx)
 /* The j-th ';'-separated item of a scenario value (the last repeats), or NULL. */
 static char *nth_item(const char *key, size_t j, int *line)
 {
-    const scn_entry *e = scn_find(key);
+    const lvd_kv *e = scn_find(key);
     if (!e)
         return NULL;
     *line = e->line;
-    char **items = lvd_split(e->val, ';', NULL);
+    char **items = lvd_split(e->value, ';', NULL);
     size_t n = 0;
     while (items[n])
         n++;
@@ -1918,7 +1852,7 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
     } else {
         mean = base_speed(T, K) * speed_mult(T, K, bench_param, &cc);
     }
-    const scn_entry *e = scn_layered(T, K, "noise");
+    const lvd_kv *e = scn_layered(T, K, "noise");
     double noise = e ? ent_dbl(e) : 0.02;
     e = scn_layered(T, K, "run_noise");
     double run_noise = e ? ent_dbl(e) : 0;
@@ -2625,14 +2559,14 @@ static int server_main(int argc, char **argv)
 
 static double target_num(const char *T, const char *name, double cpu_def, double dev_def)
 {
-    const scn_entry *e = scn_layered(T, NULL, name);
+    const lvd_kv *e = scn_layered(T, NULL, name);
     return e ? ent_dbl(e) : (strcmp(T, "cpu") == 0 ? cpu_def : dev_def);
 }
 
 /* The per-chunk PPLs of target T over n chunks (the last is the final PPL). */
 static void ppl_series(const char *T, int n, double *out)
 {
-    const scn_entry *e = scn_find("ppl");
+    const lvd_kv *e = scn_find("ppl");
     double vals[256];
     size_t nv = e ? dbl_list(e, vals, LVD_ARRAY_LEN(vals)) : 0;
     double ratio = target_num(T, "ppl_ratio", 1.0, 1.0);

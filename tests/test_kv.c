@@ -65,6 +65,40 @@ static void format_round_trips_and_refuses_unwritable(void **state)
     lvd_sb_free(&sb);
 }
 
+static void condition_keys_hold_equals(void **state)
+{
+    (void)state;
+    const char *text = "dev.CUDA0.tg.fa=1 = 1.25\ntg.env.GGML_X=1 =0.5\nnoise= 0\n"
+                       "tg.ncmoe=4=0.5\nlog = a = b\n[dev.Vulkan0]\ntg = 700\n";
+    lvd_kvfile kv;
+    lvd_err err = {{0}};
+    assert_int_equal(lvd_kv_parse_cond(text, strlen(text), "scn", &kv, &err), 0);
+    assert_int_equal(kv.n, 6);
+    assert_string_equal(lvd_kv_get(&kv, "dev.CUDA0.tg.fa=1"), "1.25");
+    assert_string_equal(lvd_kv_get(&kv, "tg.env.GGML_X=1"), "0.5");
+    assert_string_equal(lvd_kv_get(&kv, "noise"), "0");
+    assert_string_equal(lvd_kv_get(&kv, "tg.ncmoe=4"), "0.5");
+    assert_string_equal(lvd_kv_get(&kv, "log"), "a = b");
+    assert_string_equal(lvd_kv_get(&kv, "dev.Vulkan0.tg"), "700");
+    /* The same text read with plain keys splits at the first '='. */
+    lvd_kvfile plain;
+    assert_int_equal(lvd_kv_parse("tg.fa=1 = 2\n", 12, "p", &plain, &err), 0);
+    assert_string_equal(lvd_kv_get(&plain, "tg.fa"), "1 = 2");
+    lvd_kv_free(&plain);
+    lvd_kv_free(&kv);
+    struct { const char *text; const char *msg; } bad[] = {
+        {"a = 1\nkey=a b\n", "scn:2: expected 'key = value'"},
+        {"novalue\n", "scn:1: expected 'key = value'"},
+        {"= 1\n", "scn:1: expected 'key = value'"},
+        {"=1\n", "scn:1: invalid key ''"},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
+        assert_int_equal(lvd_kv_parse_cond(bad[i].text, strlen(bad[i].text), "scn", &kv, &err), -1);
+        assert_string_equal(err.msg, bad[i].msg);
+        assert_null(kv.v);
+    }
+}
+
 static void load_reports_missing_file(void **state)
 {
     (void)state;
@@ -80,6 +114,7 @@ int main(void)
         cmocka_unit_test(parses_sections_comments_and_last_wins),
         cmocka_unit_test(errors_name_file_and_line),
         cmocka_unit_test(format_round_trips_and_refuses_unwritable),
+        cmocka_unit_test(condition_keys_hold_equals),
         cmocka_unit_test(load_reports_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
