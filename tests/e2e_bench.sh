@@ -10,43 +10,11 @@
 # Not a test of the statistics (test_rank, test_stats) or of single
 # invocations (test_runner).
 set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
 
-BIN=${LVD_BIN:?LVD_BIN is not set}
-FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
-SHARED=${LVD_SHARED:?LVD_SHARED is not set}
-MODEL=$SHARED/models/tiny-llama-q4_0.gguf
-tmp=$(mktemp -d)
-bg=""
-cleanup() { [ -n "$bg" ] && kill "$bg" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-export NO_COLOR=1 LVD_NO_PROGRESS=1
-unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
+MODEL=$LVD_SHARED/models/tiny-llama-q4_0.gguf
 
-fails=0
-ok() { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
-expect_rc() { if [ "$rc" -eq "$2" ]; then ok "$1 (exit $rc)"; else fail "$1: exit $rc, want $2"; cat "$tmp/err"; fi; }
-lvd() { "$BIN/lvd" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-has() { grep -qE -- "$1" "$tmp/out"; }
-has_err() { grep -qE -- "$1" "$tmp/err"; }
-# q EXPR: evaluates a python expression over the JSON in $tmp/out (as d)
-q() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); print($1)"; }
-is() { local got; got=$(q "$1"); [ "$got" = "$2" ] || { echo "  $1 = '$got', want '$2'"; return 1; }; }
-
-# world NAME: a fresh store for one scenario group; engines are named after their dirs
-world() { export LVD_STORE=$tmp/$1.db; W=$tmp/$1; mkdir -p "$W"; }
-# engine NAME LINES...: register an engine dir whose binaries are the fake
-engine() {
-  local d=$W/$1; shift
-  mkdir -p "$d"
-  cp "$FAKE" "$d/llama-bench"
-  cp "$FAKE" "$d/llama-server"
-  printf '%s\n' "log = calls.log" "$@" > "$d/fake-scenario"
-  "$BIN/lvd" fetch --register "$d" --build b9749 --name "$(basename "$d")" > /dev/null 2>&1
-  local r=$?
-  [ "$r" -eq 0 ] || [ "$r" -eq 5 ] || fail "register $d: exit $r"
-}
 # leader_engine TEST: engine of the leader of TEST's ranking
 leader_engine() { q "[a['engine'] for a in d['arms'] if a['arm'] == [t for t in d['tests'] if t['test'] == '$1'][0]['leader']][0]"; }
 
@@ -66,7 +34,7 @@ check "Vulkan at 0.8 of the leader" is "abs([r for r in d['tests'][1]['ranking']
 check "the CPU arm has no GPU flag" is "[a['params']['ngl'] for a in d['arms'] if a['engine']=='$CPU']" "[None]"
 check "the CUDA arm uses the probe's selector" is "[a['params']['device'] for a in d['arms'] if a['engine']=='$CUDA']" "['CUDA0']"
 check "warm-up dropped and counted" is "[r['dropped'] > 0 for r in d['tests'][1]['ranking'] if r['rank']==1][0]" True
-check "every run in the store, session id on each" bash -c "'$BIN/lvd' store --json runs --limit 0 | python3 -c \"
+check "every run in the store, session id on each" bash -c "'$LVD_BIN/lvd' store --json runs --limit 0 | python3 -c \"
 import json,sys; r=json.load(sys.stdin); sys.exit(not (len(r) > 0 and all(x['session']=='e2e-rank' and x['status']=='ok' for x in r)))\""
 lvd bench --model "$MODEL" --fa on --session e2e-rank2
 check "the table names the decision" has "^Decision \(objective tg: tg128\): $CUDA CUDA0 ngl=99 fa=on wins against all 2 other arms"
@@ -104,7 +72,7 @@ check "and never ranked" is "[r['rank'] for r in d['tests'][1]['ranking'] if d['
 check "the unprobeable engine skipped with its reason" is "[s['reason'].startswith('probe unknown') for s in d['skipped']]" "[True]"
 check "the hang was killed, not waited for" test $(( $(date +%s) - start )) -lt 30
 check "no hung llama-bench left behind" bash -c "! ps -eo args | grep -F -- '$W/hang/llama-bench' | grep -v grep"
-"$BIN/lvd" store --json runs --limit 0 > "$tmp/out"
+"$LVD_BIN/lvd" store --json runs --limit 0 > "$tmp/out"
 check "store: 2 failed runs of the crashing arm, with reasons" is "len([r for r in d if r['engine'].endswith('crash') and r['status']=='failed' and 'signal 11' in r['reason']])" 2
 check "store: 2 failed runs of the hanging arm" is "len([r for r in d if r['engine'].endswith('hang') and r['status']=='failed' and 'timed out' in r['reason']])" 2
 check "store: the gpu_ignored run" is "[r['status'] for r in d if r['engine'].endswith('ignores')]" "['gpu_ignored']"
@@ -139,19 +107,19 @@ world killed
 engine first "device = CUDA0|NVIDIA H200|143155|142629|9.0" "dev.CUDA0.tg = 1000"
 engine second "cpu.tg = 50"
 engine last "device = CUDA0|NVIDIA H200|143155|142629|9.0" "bench.fault = hang" "hang_s = 3"
-"$BIN/lvd" bench --model "$MODEL" --fa on --timeout 60 > "$tmp/out" 2> "$tmp/err" &
+"$LVD_BIN/lvd" bench --model "$MODEL" --fa on --timeout 60 > "$tmp/out" 2> "$tmp/err" &
 bg=$!
+E2E_PIDS+=("$bg")
 for _ in $(seq 100); do
   grep -q -- "-o jsonl" "$W/last/calls.log" 2>/dev/null && break
   sleep 0.1
 done
 { kill -9 "$bg"; wait "$bg"; } 2>/dev/null
-bg=""
+E2E_PIDS=()
 done_runs=$(cat "$W/first/calls.log" "$W/second/calls.log" | grep -c -- "-o jsonl")
-"$BIN/lvd" store --json runs --limit 0 > "$tmp/out"
+"$LVD_BIN/lvd" store --json runs --limit 0 > "$tmp/out"
 check "the bench was killed while the hanging arm ran, after others finished" test "$done_runs" -ge 2
 check "killed during a hang: the finished runs are all in the store" is "len([r for r in d if r['status']=='ok'])" "$done_runs"
-check "the store is intact" bash -c "'$BIN/lvd' store info > /dev/null"
+check "the store is intact" bash -c "'$LVD_BIN/lvd' store info > /dev/null"
 
-echo "e2e_bench: $fails failure(s)"
-[ "$fails" -eq 0 ]
+e2e_finish

@@ -8,41 +8,14 @@
 # Not a test of the pass/fail arithmetic (test_check) or the parser
 # (test_pplout).
 set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
 
-BIN=${LVD_BIN:?LVD_BIN is not set}
-FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
-SHARED=${LVD_SHARED:?LVD_SHARED is not set}
-MODEL=$SHARED/models/tiny-llama-q4_0.gguf
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export NO_COLOR=1 LVD_NO_PROGRESS=1
-unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
+MODEL=$LVD_SHARED/models/tiny-llama-q4_0.gguf
 
-fails=0
-ok() { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
-expect_rc() { if [ "$rc" -eq "$2" ]; then ok "$1 (exit $rc)"; else fail "$1: exit $rc, want $2"; cat "$tmp/err"; fi; }
-lvd() { "$BIN/lvd" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-has() { grep -qE -- "$1" "$tmp/out"; }
-q() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); print($1)"; }
-is() { local got; got=$(q "$1"); [ "$got" = "$2" ] || { echo "  $1 = '$got', want '$2'"; return 1; }; }
 # status ENGINE DEVICE: the check's status in the JSON in $tmp/out
 status() { q "[c['status'] for c in d['checks'] if c['engine']=='$1' and (c['device'] or '')=='$2'][0]"; }
 is_status() { [ "$(status "$1" "$2")" = "$3" ] || { echo "  $1 $2: $(status "$1" "$2"), want $3"; return 1; }; }
-
-world() { export LVD_STORE=$tmp/$1.db; W=$tmp/$1; mkdir -p "$W"; }
-engine() {
-  local d=$W/$1; shift
-  mkdir -p "$d"
-  cp "$FAKE" "$d/llama-bench"
-  cp "$FAKE" "$d/llama-server"
-  cp "$FAKE" "$d/llama-perplexity"
-  printf '%s\n' "log = calls.log" "$@" > "$d/fake-scenario"
-  "$BIN/lvd" fetch --register "$d" --build b9749 --name "$(basename "$d")" > /dev/null 2>&1
-  local r=$?
-  [ "$r" -eq 0 ] || [ "$r" -eq 5 ] || fail "register $d: exit $r"
-}
 
 # ------------------------------------------------------------ a mixed box
 world box
@@ -64,7 +37,7 @@ check "a crashing llama-perplexity is an error" is_status crashing CUDA0 error
 check "the shipped text was used" is "d['text'].endswith('/share/perplexity-input.txt')" True
 check "the CPU logits were written, then compared" grep -q -- "--kl-divergence-base .* --kl-divergence -ngl 99 -dev CUDA0" "$W/cuda/calls.log"
 check "the reference ran without GPU flags" bash -c "grep -- '--kl-divergence-base' '$W/cpu/calls.log' | grep -vq -- '-ngl'"
-"$BIN/lvd" store info > "$tmp/out"
+"$LVD_BIN/lvd" store info > "$tmp/out"
 check "every check is in the store" has "^checks +5$"
 lvd check --model "$MODEL"
 check "the table shows the failure" has "^vulkan +Vulkan0 +vulkan +fail .*mean KLD 0.42 > 0.01"
@@ -79,7 +52,7 @@ expect_rc "a same-top-p floor" 5
 check "stops it" is "[c['reason'] for c in d['checks'] if c['engine']=='vulkan'][0]" "same top p 64.000 % < 90.000 %"
 
 # --text overrides the shipped text
-cp "$SHARED/fixtures/llama.cpp/cpu-build-b9749/perplexity-input.txt" "$tmp/other.txt"
+cp "$LVD_SHARED/fixtures/llama.cpp/cpu-build-b9749/perplexity-input.txt" "$tmp/other.txt"
 lvd check --model "$MODEL" --engines cpu,cuda --text "$tmp/other.txt" --json
 expect_rc "--text" 0
 check "the given text is scored" grep -q -- "-f $tmp/other.txt" "$W/cuda/calls.log"
@@ -106,5 +79,4 @@ lvd check --help
 expect_rc "--help" 0
 check "--help has an example" has "^example:"
 
-echo "e2e_check: $fails failure(s)"
-[ "$fails" -eq 0 ]
+e2e_finish

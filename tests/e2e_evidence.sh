@@ -10,30 +10,20 @@
 # renders (LVD_UPDATE_EXAMPLE=1 rewrites it). Needs LVD_BIN, LVD_SHARED,
 # LVD_SOURCE (set by ctest).
 set -euo pipefail
+E2E_FAIL_FAST=1
+. "$(dirname "$0")/e2e_lib.sh"
 
-: "${LVD_BIN:?}" "${LVD_SHARED:?}" "${LVD_SOURCE:?}"
+e2e_needs LVD_BIN LVD_SHARED LVD_SOURCE LVD_FAKE_ENGINE
 F="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
 # The dense model is too large to ship; its sha256 starts with 973978067daa0.
 SHA=973978067daa0$(printf 'd%.0s' $(seq 51))
 TITLE="Backend selection evidence: H200 example"
 EXAMPLE="$LVD_SOURCE/docs/evidence"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 S="$tmp/store.db"
 unset LVD_STORE LVD_HOST
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 st() { "$LVD_BIN/lvd-store" --store "$S" "$@"; }
 ev() { "$LVD_BIN/lvd-evidence" --store "$S" "$@"; }
-# expect_exit CODE NEEDLE CMD...: runs CMD, checks its exit code and that stderr holds NEEDLE in one line.
-expect_exit() {
-  local want=$1 needle=$2; shift 2
-  local rc=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-  [ "$rc" -eq "$want" ] || fail "$* exited $rc, expected $want: $(cat "$tmp/err")"
-  grep -qF -- "$needle" "$tmp/err" || fail "$*: stderr lacks '$needle': $(cat "$tmp/err")"
-  [ "$(wc -l <"$tmp/err")" -le 2 ] || fail "$*: error is more than one line"
-}
 # row FILE PREFIX: the table line of FILE starting with PREFIX (exactly one).
 row() {
   local n
@@ -41,7 +31,8 @@ row() {
   [ "$n" -eq 1 ] || fail "$1: $n lines start with '$2'"
   grep -F -- "$2" "$1"
 }
-has() { grep -qF -- "$2" <<<"$1" || fail "'$2' not in: $1"; }
+# holds TEXT NEEDLE: TEXT holds NEEDLE
+holds() { grep -qF -- "$2" <<<"$1" || fail "'$2' not in: $1"; }
 
 # --- usage and refusals before anything exists ---------------------------------
 "$LVD_BIN/lvd-evidence" --help | grep -q "lvd evidence --out docs/evidence/backend-selection.md" ||
@@ -84,28 +75,28 @@ PY
 P="$OUT"
 # the leader: CUDA with flash attention, 995.6 t/s, +41.5 % over Vulkan's best arm (fa 0, 703.7)
 r=$(row "$P" "| 1 | cuda · ngl 99, fa 1 | b9749-cuda (b9749) |")
-has "$r" "| 995.6 [986.4, 999.4] |"
-has "$r" "| +41.5 % [+40.2, +42.4] vs #3 |"
-has "$r" "| +1736 % (×18.4) [+1713, +1778] |"
-has "$r" "| pp 5 (+0), tg 5 (+0) | not checked |"
+holds "$r" "| 995.6 [986.4, 999.4] |"
+holds "$r" "| +41.5 % [+40.2, +42.4] vs #3 |"
+holds "$r" "| +1736 % (×18.4) [+1713, +1778] |"
+holds "$r" "| pp 5 (+0), tg 5 (+0) | not checked |"
 r=$(row "$P" "| 2 | cuda · ngl 99, fa 0 | b9749-cuda (b9749) |")
-has "$r" "| 811.6 [805.7, 812.3] |"
+holds "$r" "| 811.6 [805.7, 812.3] |"
 r=$(row "$P" "| 3 | vulkan · ngl 99, fa 0 | b9749-vulkan (b9749) |")
-has "$r" "| 703.7 [699.0, 705.8] |"
-has "$r" "| -29.3 % [-29.8, -28.7] vs #1 |"
+holds "$r" "| 703.7 [699.0, 705.8] |"
+holds "$r" "| -29.3 % [-29.8, -28.7] vs #1 |"
 r=$(row "$P" "| 4 | vulkan · ngl 99, fa 1 | b9749-vulkan (b9749) |")
-has "$r" "| 17747 [17643, 17788] | 694.4 [690.4, 737.4] |"
+holds "$r" "| 17747 [17643, 17788] | 694.4 [690.4, 737.4] |"
 # the CPU build: 54 t/s on its own tests, the reference
 r=$(row "$P" "| 5 | cpu | b9749-cpu (b9749) |")
-has "$r" "| 433.9 [429.8, 436.3] (pp128) | 54.22 [53.10, 54.92] (tg32) | reference | reference |"
+holds "$r" "| 433.9 [429.8, 436.3] (pp128) | 54.22 [53.10, 54.92] (tg32) | reference | reference |"
 # the host-memory knob: 23x slower tg on this card, ranked last
 r=$(row "$P" "| 6 | vulkan · ngl 99, fa 1, GGML_VK_PREFER_HOST_MEMORY=1 | b9749-vulkan (b9749) |")
-has "$r" "| 30.73 [30.60, 30.89] |"
-has "$r" "| -96.9 % [-96.9, -96.9] vs #1 |"
+holds "$r" "| 30.73 [30.60, 30.89] |"
+holds "$r" "| -96.9 % [-96.9, -96.9] vs #1 |"
 # the build that ignored -ngl (fa 0 and fa 1): shown, never ranked, with why
 for fa in 0 1; do
   r=$(row "$P" "| GPU ignored | unknown · ngl 99, fa $fa | b9749-vulkan-nodriver (b9749) |")
-  has "$r" "| -2" # tg at CPU speed: 20-25 % below the CPU build's
+  holds "$r" "| -2" # tg at CPU speed: 20-25 % below the CPU build's
   grep -qF -- "- unknown · ngl 99, fa $fa (b9749-vulkan-nodriver): GPU flags ignored: llama-bench reported backends CPU with n_gpu_layers 99" "$P" ||
     fail "the GPU-ignoring arm fa $fa is not listed with why"
 done
@@ -161,19 +152,11 @@ done
 
 # --- with a recorded verdict: the store a nightly builds, on fake engines ---------------
 # (a Pascal box: Vulkan decodes 40 % faster than CUDA on the same GTX 1060)
-: "${LVD_FAKE_ENGINE:?}"
-export LVD_STORE="$tmp/night.db"
-W="$tmp/engines"
-engine() {
-  local name=$1 d=$W/$1 p; shift
-  mkdir -p "$d"
-  for p in llama-bench llama-server llama-perplexity; do cp "$LVD_FAKE_ENGINE" "$d/$p"; done
-  printf '%s\n' "noise = 0.005" "$@" >"$d/fake-scenario"
-  "$LVD_BIN/lvd-fetch" --register "$d" --build b9749 --name "$name" >/dev/null 2>&1 || fail "register $name"
-}
-engine cpu "cpu.tg = 50" "cpu.pp = 400"
-engine cuda "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" "dev.CUDA0.pp = 3000"
-engine vk "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
+world engines
+REGISTER_OK=0
+engine cpu "noise = 0.005" "cpu.tg = 50" "cpu.pp = 400"
+engine cuda "noise = 0.005" "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" "dev.CUDA0.pp = 3000"
+engine vk "noise = 0.005" "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
 MODEL="$tmp/tiny-llama-q4_0.gguf"
 cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
 "$LVD_BIN/lvd-probe" >/dev/null || fail "probe"
@@ -183,12 +166,12 @@ line=$("$LVD_BIN/lvd-select" --model "$MODEL" --record) || fail "select --record
 "$LVD_BIN/lvd-evidence" --out "$tmp/night/page.md" >/dev/null || fail "evidence on the nightly store"
 N="$tmp/night/page.md"
 r=$(row "$N" "| 1 ★ | vulkan · Vulkan0, ngl 99, fa 1 | vk (b9749) |")
-has "$r" "| pass (PPL ratio "
-has "$r" " vs #2 |"
+holds "$r" "| pass (PPL ratio "
+holds "$r" " vs #2 |"
 row "$N" "| 2 | cuda · CUDA0, ngl 99, fa 1 | cuda (b9749) |" >/dev/null
 r=$(row "$N" "| 3 | cpu | cpu (b9749) |")
-has "$r" "| reference | reference |"
-has "$r" "| base (CPU reference) |"
+holds "$r" "| reference | reference |"
+holds "$r" "| base (CPU reference) |"
 grep -qE -- '^\*\*Verdict:\*\* vulkan · Vulkan0, ngl 99, fa 1 \(rule `win`, objective tg, decided [0-9-]+ [0-9:]+ UTC\)\.$' "$N" ||
   fail "verdict line: $(grep Verdict "$N")"
 grep -qF -- "- Placement: fully resident on Vulkan0 (5900 MiB free, context 4096): " "$N" || fail "placement"
@@ -201,4 +184,4 @@ assert [f.split("-194f08028caf-")[-1] for f in files] == ["pp.svg", "tg-history.
 for f in files:
     ET.parse(f)
 PY
-echo "e2e_evidence: ok"
+e2e_finish

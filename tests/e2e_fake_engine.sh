@@ -5,25 +5,17 @@
 # that its scenario contract holds: true speeds, multipliers, device choice,
 # ignore_ngl, faults, determinism, the invocation log. Not a test of any lvd tool.
 set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
 
-FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
-FX=${LVD_SHARED:?LVD_SHARED is not set}/fixtures/llama.cpp
+e2e_needs LVD_FAKE_ENGINE LVD_SHARED
+FAKE=$LVD_FAKE_ENGINE
+FX=$LVD_SHARED/fixtures/llama.cpp
 CPU=$FX/cpu-build-b9749
 H200=$FX/gpu-h200
 MODELS=$LVD_SHARED/models
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED FAKE_SERVER_CHECK
 
-fails=0
-ok() { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-# check DESCRIPTION COMMAND...: passes when the command succeeds
-check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
-same() { cmp -s "$1" "$2" || { diff "$1" "$2" | head -5; return 1; }; }
-
-# engine DIR: a fresh engine dir holding the three personas as symlinks
-engine() {
+# linked_engine DIR: a fresh engine dir holding the three personas as symlinks
+linked_engine() {
   rm -rf "$1"; mkdir -p "$1/models"
   local p
   for p in llama-bench llama-server llama-perplexity; do ln -s "$FAKE" "$1/$p"; done
@@ -39,7 +31,7 @@ differ() { ! cmp -s "$1" "$2"; }
 
 # ---------------------------------------------------------------- CPU build
 C=$tmp/cpu
-engine "$C"
+linked_engine "$C"
 cp "$MODELS/small-llama-q8_0.gguf" "$MODELS/tiny-moe-q4_0.gguf" "$C/models/"
 head -c 4096 "$MODELS/small-llama-q8_0.gguf" | tail -c 2048 > "$C/models/truncated.gguf"
 CPU_BASE=(
@@ -149,7 +141,7 @@ check "server missing model: exit 1" test "$rc" = 1
 
 # ---------------------------------------------------------------- GPU builds
 G=$tmp/gpu
-engine "$G"
+linked_engine "$G"
 printf GGUF > "$G/models/dense-1b-f16.gguf"
 printf GGUF > "$G/models/moe-8x-f16.gguf"
 CUDA_BASE=(
@@ -239,7 +231,7 @@ check "noise 0.1: 400 samples have mean ~1000 and sd ~100" awk -v m="$(field avg
 
 # faults
 F=$tmp/fault
-engine "$F"
+linked_engine "$F"
 printf GGUF > "$F/m.gguf"
 fault_run() { scenario "$F" "device = CUDA0|NVIDIA H200|143155|142629" "hang_s = 30" "$@"; (cd "$F" && exec timeout -s KILL 3 ./llama-bench -m m.gguf -p 16 -n 4 -r 2 -o jsonl > out 2> err); rc=$?; }
 fault_run "bench.fault = crash"
@@ -290,5 +282,4 @@ check "fake-engine llama-bench ... with FAKE_SCENARIO" test "$(grep -c CUDA0 "$F
 "$FAKE" --list-devices > /dev/null 2>&1; rc=$?
 check "unknown persona: exit 2" test "$rc" = 2
 
-echo "e2e_fake_engine: $fails failure(s)"
-[ "$fails" -eq 0 ]
+e2e_finish

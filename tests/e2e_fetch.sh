@@ -8,42 +8,15 @@
 # GITHUB_TOKEN -- asserting exit codes, messages, and that no partial bench
 # dir, temporary directory or download is ever left behind.
 set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
 
-: "${LVD_BIN:?run through ctest}" "${LVD_SOURCE:?run through ctest}"
+e2e_needs LVD_BIN LVD_SOURCE LVD_SHARED
 FETCH="$LVD_BIN/lvd-fetch"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/lvd-e2e-fetch-XXXXXX")
-SERVER_PID=""
-TLS_PID=""
-cleanup() {
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
-    [ -n "$TLS_PID" ] && kill "$TLS_PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# start_server DIR PORTFILE [args...]: starts httpd.py, waits for its port.
-start_server() {
-    local dir=$1 portfile=$2
-    shift 2
-    python3 "$LVD_SOURCE/tests/httpd.py" --dir "$dir" "$@" >"$portfile" 2>"$dir.log" &
-    local pid=$!
-    for _ in $(seq 1 200); do
-        [ -s "$portfile" ] && break
-        kill -0 "$pid" 2>/dev/null || { cat "$dir.log" >&2; echo "httpd.py died" >&2; exit 1; }
-        sleep 0.05
-    done
-    [ -s "$portfile" ] || { echo "httpd.py did not start" >&2; exit 1; }
-    echo "$pid"
-}
 
 # the archives' llama-server / llama-bench answer --list-devices as the real
 # Vulkan build did on the H200 (fixtures/llama.cpp/gpu-h200)
-: "${LVD_SHARED:?run through ctest}"
 FIX="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
-cat >"$TMP/engine.sh" <<ENGINE
+cat >"$tmp/engine.sh" <<ENGINE
 #!/bin/sh
 if [ "\$1" = --list-devices ]; then
     cat "$FIX/vulkan-list-devices.stdout"
@@ -52,10 +25,10 @@ if [ "\$1" = --list-devices ]; then
 fi
 exit 0
 ENGINE
-SERVER_PID=$(start_server "$TMP/srv" "$TMP/port" --scenarios --token "tok-e2e-secret" --engine "$TMP/engine.sh")
-PORT=$(head -1 "$TMP/port")
+start_httpd "$tmp/srv" --scenarios --token "tok-e2e-secret" --engine "$tmp/engine.sh"
+PORT=$HTTPD_PORT
 BASE="http://127.0.0.1:$PORT"
-digest() { awk -v t="$1" -v f="$2" '$1 == t && index($2, f) {print $3; exit}' "$TMP/srv/digests.txt"; }
+digest() { awk -v t="$1" -v f="$2" '$1 == t && index($2, f) {print $3; exit}' "$tmp/srv/digests.txt"; }
 D100=$(digest b100 vulkan)
 D101=$(digest b101 ubuntu-x64.zip)
 D103=$(digest b103 vulkan)
@@ -64,12 +37,12 @@ ZERO=0000000000000000000000000000000000000000000000000000000000000000
 
 export LVD_RELEASES_API="$BASE/api"
 export LVD_RELEASES_DOWNLOAD="$BASE/download"
-export LVD_STORE="$TMP/store.db"
+export LVD_STORE="$tmp/store.db"
 unset GITHUB_TOKEN LVD_PIN_FILE LVD_BUILDS_DIR
-B="$TMP/builds"
+B="$tmp/builds"
 
 # run NAME RC [ENV=V ...] -- ARGS...: runs lvd-fetch, checks the exit status;
-# output lands in $TMP/out and $TMP/err.
+# output lands in $tmp/out and $tmp/err.
 run() {
     local name=$1 want=$2
     shift 2
@@ -77,17 +50,17 @@ run() {
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
     shift
     CASE=$name
-    env "${envs[@]}" "$FETCH" "$@" >"$TMP/out" 2>"$TMP/err"
+    env "${envs[@]}" "$FETCH" "$@" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     if [ "$rc" -ne "$want" ]; then
         fail "$name: exit $rc, want $want"
-        sed 's/^/    stdout: /' "$TMP/out" >&2
-        sed 's/^/    stderr: /' "$TMP/err" >&2
+        sed 's/^/    stdout: /' "$tmp/out" >&2
+        sed 's/^/    stderr: /' "$tmp/err" >&2
     fi
 }
-out_has() { grep -qF -- "$1" "$TMP/out" || fail "$CASE: stdout lacks '$1'"; }
-err_has() { grep -qF -- "$1" "$TMP/err" || { fail "$CASE: stderr lacks '$1'"; sed 's/^/    stderr: /' "$TMP/err" >&2; }; }
-err_lacks() { ! grep -qF -- "$1" "$TMP/err" || fail "$CASE: stderr has '$1'"; }
+out_has() { grep -qF -- "$1" "$tmp/out" || fail "$CASE: stdout lacks '$1'"; }
+err_has() { grep -qF -- "$1" "$tmp/err" || { fail "$CASE: stderr lacks '$1'"; sed 's/^/    stderr: /' "$tmp/err" >&2; }; }
+err_lacks() { ! grep -qF -- "$1" "$tmp/err" || fail "$CASE: stderr has '$1'"; }
 # No temporary directory or download anywhere in the builds dir, ever.
 clean() {
     [ -d "$B" ] || return 0
@@ -113,8 +86,8 @@ present b100-bin-ubuntu-vulkan-x64 llama-b100
 out_has "engine  b100-ubuntu-vulkan-x64 (id "
 out_has "backend vulkan (1 device)"
 # registered in the store, with the probe's answer cached there
-"$LVD_BIN/lvd-probe" --all --json >"$TMP/probe.json" 2>"$TMP/err" || fail "lvd-probe --all failed"
-python3 - "$TMP/probe.json" "$B" <<'PY' || fail "the fetched engine is not in the store as probed"
+"$LVD_BIN/lvd-probe" --all --json >"$tmp/probe.json" 2>"$tmp/err" || fail "lvd-probe --all failed"
+python3 - "$tmp/probe.json" "$B" <<'PY' || fail "the fetched engine is not in the store as probed"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = doc if isinstance(doc, list) else doc.get("probes", doc.get("engines", []))
@@ -134,13 +107,13 @@ run "already in place" 0 -- b100 --builds-dir "$B"
 err_has "is already in place with sha256 $D100"
 out_has "(already in place)"
 
-cat >"$TMP/pin" <<PIN
+cat >"$tmp/pin" <<PIN
 # pinned for the test
 build = b100
 flavour = ubuntu-vulkan-x64
 sha256.bin-ubuntu-vulkan-x64 = $D100
 PIN
-run "pinned, recorded and API agree" 0 -- --pin-file "$TMP/pin" --builds-dir "$B/p"
+run "pinned, recorded and API agree" 0 -- --pin-file "$tmp/pin" --builds-dir "$B/p"
 out_has "verified against the recorded digest and the release API's, which agree"
 B="$B/p" present b100-bin-ubuntu-vulkan-x64 llama-b100
 
@@ -149,7 +122,7 @@ out_has "asset   llama-b101-bin-ubuntu-x64.zip"
 present b101-bin-ubuntu-x64 build/bin
 
 run "--json" 0 -- b101 --flavour bin-ubuntu-x64 --builds-dir "$B" --json
-python3 - "$TMP/out" "$D101" "$B" <<'PY' || fail "--json: unexpected document"
+python3 - "$tmp/out" "$D101" "$B" <<'PY' || fail "--json: unexpected document"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["sha256"] == sys.argv[2] and j["verified"] == "api" and j["reused"] is True, j
@@ -168,17 +141,17 @@ run "--no-probe" 0 -- b121 --builds-dir "$B" --no-probe
 out_has "(already in place)"
 
 # --- the verification rules ----------------------------------------------
-sed "s/$D100/$ZERO/" "$TMP/pin" >"$TMP/pin-wrong"
-run "pin disagrees with the API" 6 -- --pin-file "$TMP/pin-wrong" --builds-dir "$B/x"
-err_has "recorded sha256 $ZERO in $TMP/pin-wrong, the release API publishes $D100: the asset behind the tag was replaced"
+sed "s/$D100/$ZERO/" "$tmp/pin" >"$tmp/pin-wrong"
+run "pin disagrees with the API" 6 -- --pin-file "$tmp/pin-wrong" --builds-dir "$B/x"
+err_has "recorded sha256 $ZERO in $tmp/pin-wrong, the release API publishes $D100: the asset behind the tag was replaced"
 B="$B/x" absent b100
 
 run "--expect disagrees with the API" 6 -- b100 --expect "sha256:$ZERO" --builds-dir "$B/x"
 err_has "the asset behind the tag was replaced"
 B="$B/x" absent b100
 
-run "--expect disagrees with the pin" 6 -- b100 --pin-file "$TMP/pin" --expect "$ZERO" --builds-dir "$B/x"
-err_has "--expect $ZERO disagrees with the digest $TMP/pin records for b100 bin-ubuntu-vulkan-x64"
+run "--expect disagrees with the pin" 6 -- b100 --pin-file "$tmp/pin" --expect "$ZERO" --builds-dir "$B/x"
+err_has "--expect $ZERO disagrees with the digest $tmp/pin records for b100 bin-ubuntu-vulkan-x64"
 
 run "wrong bytes (API digest)" 6 -- b102 --builds-dir "$B"
 err_has "llama-b102-bin-ubuntu-vulkan-x64.tar.gz: the downloaded bytes have sha256"
@@ -194,7 +167,7 @@ out_has "the release API publishes no digest for this asset: the recorded digest
 present b103-bin-ubuntu-vulkan-x64 llama-b103
 
 run "API down, pinned: recorded stands alone" 0 LVD_RELEASES_API=http://127.0.0.1:1 -- \
-    --pin-file "$TMP/pin" --builds-dir "$B/down"
+    --pin-file "$tmp/pin" --builds-dir "$B/down"
 err_has "release API: cannot reach 127.0.0.1:1"
 err_has "the release API is unavailable: the recorded digest stands alone"
 B="$B/down" present b100-bin-ubuntu-vulkan-x64 llama-b100
@@ -204,7 +177,7 @@ err_has "the release API is unavailable and no digest is recorded: refusing an u
 B="$B/down2" absent b100
 
 run "API rate-limited, pinned" 0 LVD_RELEASES_API="$BASE/api-ratelimit" -- \
-    --pin-file "$TMP/pin" --builds-dir "$B/rl"
+    --pin-file "$tmp/pin" --builds-dir "$B/rl"
 err_has "rate-limited (HTTP 403: API rate limit exceeded"
 err_has "set GITHUB_TOKEN for a higher limit"
 err_has "the release API is rate-limited: the recorded digest stands alone"
@@ -225,13 +198,13 @@ run "API down, pinned, wrong bytes" 6 LVD_RELEASES_API=http://127.0.0.1:1 -- \
 err_has "expected $D100 (recorded); nothing was kept"
 absent b102
 
-cat >"$TMP/pin101" <<PIN
+cat >"$tmp/pin101" <<PIN
 build = b101
 flavour = ubuntu-x64
 sha256.ubuntu-x64 = $D101
 PIN
 run "API down: .tar.gz 404, the older .zip found" 0 LVD_RELEASES_API=http://127.0.0.1:1 -- \
-    --pin-file "$TMP/pin101" --builds-dir "$B/z"
+    --pin-file "$tmp/pin101" --builds-dir "$B/z"
 out_has "asset   llama-b101-bin-ubuntu-x64.zip"
 B="$B/z" present b101-bin-ubuntu-x64 build/bin
 
@@ -250,7 +223,7 @@ check_refused b108 "refusing entry llama-b108/null: device file"
 check_refused b109 "refusing entry llama-b109/huge: declares 1099511627776 bytes"
 check_refused b114 "refusing entry llama-b114/moved: symlink to ../../LICENSE points outside"
 check_refused b119 "holds no llama-server or llama-bench"
-[ ! -e "$B/evil" ] && [ ! -e "$TMP/evil" ] && [ ! -e "$B/h/evil" ] || fail "zip-slip wrote outside"
+[ ! -e "$B/evil" ] && [ ! -e "$tmp/evil" ] && [ ! -e "$B/h/evil" ] || fail "zip-slip wrote outside"
 ls /tmp/lvd-fetch-test-evil-* >/dev/null 2>&1 && fail "an absolute path was written"
 
 # --- transfers that fail ----------------------------------------------------
@@ -272,7 +245,7 @@ err_has "download from 127.0.0.1:$PORT stalled"
 absent b115
 # interrupted mid-download: the temporary file goes as on any error
 CASE="interrupted by SIGTERM"
-"$FETCH" b115 --builds-dir "$B/int" >"$TMP/out" 2>"$TMP/err" &
+"$FETCH" b115 --builds-dir "$B/int" >"$tmp/out" 2>"$tmp/err" &
 fpid=$!
 for _ in $(seq 1 100); do
     ls "$B/int"/.download-* >/dev/null 2>&1 && break
@@ -282,7 +255,7 @@ sleep 0.2
 kill -TERM "$fpid"
 wait "$fpid"
 rc=$?
-[ "$rc" -eq 1 ] || { fail "$CASE: exit $rc, want 1"; cat "$TMP/err" >&2; }
+[ "$rc" -eq 1 ] || { fail "$CASE: exit $rc, want 1"; cat "$tmp/err" >&2; }
 err_has "interrupted by signal 15"
 B="$B/int" absent b115
 run "no such release (404)" 7 -- b999 --builds-dir "$B"
@@ -301,22 +274,22 @@ absent b113
 
 # disk full, as a file-size limit: the write fails, nothing remains
 CASE="disk full"
-( ulimit -f 512; exec "$FETCH" b120 --builds-dir "$B" >"$TMP/out" 2>"$TMP/err" )
+( ulimit -f 512; exec "$FETCH" b120 --builds-dir "$B" >"$tmp/out" 2>"$tmp/err" )
 rc=$?
-[ "$rc" -eq 1 ] || { fail "disk full: exit $rc, want 1"; cat "$TMP/err" >&2; }
+[ "$rc" -eq 1 ] || { fail "disk full: exit $rc, want 1"; cat "$tmp/err" >&2; }
 err_has "write failed after"
 err_has "File too large"
 absent b120
 
 # --- TLS: verification is on, a self-signed server is refused ---------------
 if openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
-    -keyout "$TMP/key.pem" -out "$TMP/cert.pem" >/dev/null 2>&1; then
-    TLS_PID=$(start_server "$TMP/tls" "$TMP/tlsport" --scenarios --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem")
-    TPORT=$(head -1 "$TMP/tlsport")
+    -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1; then
+    start_httpd "$tmp/tls" --scenarios --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem"
+    TPORT=$HTTPD_PORT
     run "TLS: self-signed API, no pin" 6 LVD_RELEASES_API="https://127.0.0.1:$TPORT/api" -- b100 --builds-dir "$B/t"
     err_has "release API: TLS failure with 127.0.0.1:$TPORT"
     run "TLS: self-signed download host" 7 LVD_RELEASES_API=http://127.0.0.1:1 \
-        LVD_RELEASES_DOWNLOAD="https://127.0.0.1:$TPORT/download" -- --pin-file "$TMP/pin" --builds-dir "$B/t"
+        LVD_RELEASES_DOWNLOAD="https://127.0.0.1:$TPORT/download" -- --pin-file "$tmp/pin" --builds-dir "$B/t"
     err_has "TLS failure with 127.0.0.1:$TPORT"
     B="$B/t" absent b100
 else
@@ -345,7 +318,7 @@ err_lacks "tok-wrong-value"
 run "token echoed by a server" 6 GITHUB_TOKEN=tok-e2e-secret LVD_RELEASES_API="$BASE/api-echo" -- b100 --builds-dir "$B/tok2"
 err_has "you sent Bearer ***"
 err_lacks "tok-e2e-secret"
-grep -qF "tok-e2e-secret" "$TMP/out" && fail "token printed on stdout"
+grep -qF "tok-e2e-secret" "$tmp/out" && fail "token printed on stdout"
 
 # --- usage and input errors ---------------------------------------------------
 run "not a build" 2 -- 10715
@@ -354,23 +327,23 @@ run "unknown flavour" 2 -- b100 --flavour ubuntu-cuda-x64
 err_has "unknown flavour 'ubuntu-cuda-x64'; known flavours: bin-ubuntu-x64"
 run "--min-age without --latest" 2 -- b100 --min-age 6h
 run "BUILD and --latest" 2 -- b100 --latest
-printf 'build = b100\nflavour = ubuntu-x64\nsha256.ubuntu-x64 = nope\n' >"$TMP/badpin"
-run "bad pin file" 3 -- --pin-file "$TMP/badpin"
-err_has "$TMP/badpin:3: 'sha256.bin-ubuntu-x64' must be 64 lowercase hex characters"
+printf 'build = b100\nflavour = ubuntu-x64\nsha256.ubuntu-x64 = nope\n' >"$tmp/badpin"
+run "bad pin file" 3 -- --pin-file "$tmp/badpin"
+err_has "$tmp/badpin:3: 'sha256.bin-ubuntu-x64' must be 64 lowercase hex characters"
 run "--help" 0 -- --help
 out_has "usage: lvd-fetch"
 out_has "Example:"
 
 # --- --register: the other mode of the same tool -----------------------------
-mkdir -p "$TMP/local/build/bin"
-cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-server"
-cp "$TMP/engine.sh" "$TMP/local/build/bin/llama-bench"
-chmod +x "$TMP/local/build/bin/llama-server" "$TMP/local/build/bin/llama-bench"
-run "--register a local build" 0 -- --register "$TMP/local/build/bin" --build b9749 --name b9749-cuda
+mkdir -p "$tmp/local/build/bin"
+cp "$tmp/engine.sh" "$tmp/local/build/bin/llama-server"
+cp "$tmp/engine.sh" "$tmp/local/build/bin/llama-bench"
+chmod +x "$tmp/local/build/bin/llama-server" "$tmp/local/build/bin/llama-bench"
+run "--register a local build" 0 -- --register "$tmp/local/build/bin" --build b9749 --name b9749-cuda
 out_has "registered engine b9749-cuda"
-run "--register without --build" 2 -- --register "$TMP/local/build/bin"
+run "--register without --build" 2 -- --register "$tmp/local/build/bin"
 err_has "--register needs --build ID"
-run "--register with fetch options" 2 -- --register "$TMP/local/build/bin" --build b9749 --flavour ubuntu-x64
+run "--register with fetch options" 2 -- --register "$tmp/local/build/bin" --build b9749 --flavour ubuntu-x64
 err_has "--register takes only"
 run "--build without --register" 2 -- b100 --build b1
 err_has "--build and --name go with --register"
@@ -380,8 +353,4 @@ printf '{"sha256": "%s"}\n' "$ZERO" >"$B/b100-bin-ubuntu-vulkan-x64/.lvd-fetch.j
 run "bench dir holds other bytes" 6 -- b100 --builds-dir "$B"
 err_has "holds bytes with sha256 $ZERO, expected $D100; remove it to fetch again"
 
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_fetch: $failures failure(s)" >&2
-    exit 1
-fi
-echo "e2e_fetch: all passed"
+e2e_finish

@@ -10,26 +10,20 @@
 # second job is refused by the lock, and offline the job says so in one line
 # and still writes the page.
 set -uo pipefail
-: "${LVD_BIN:?run through ctest}" "${LVD_SOURCE:?}" "${LVD_FAKE_ENGINE:?}"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/lvd-e2e-nightly-XXXXXX")
-SERVER_PID=""
-cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; [ -n "${LVD_KEEP_TMP:-}" ] || rm -rf "$TMP"; }
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/e2e_lib.sh"
 
-export XDG_DATA_HOME="$TMP/xdg" LVD_STORE="$TMP/store.db" NO_COLOR=1 LVD_NO_PROGRESS=1
+e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE LVD_SHARED
+export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db"
 export LVD_HOST=e2e-box GITHUB_TOKEN=tok-e2e-secret
 FLAVOUR=bin-ubuntu-vulkan-x64
-SRV="$TMP/srv"
+SRV="$tmp/srv"
 mkdir -p "$SRV/files"
 echo '{}' >"$SRV/faults.json"
 
 # build TAG TG PPL_RATIO KLD: a release archive whose engine is the fake with a
 # Vulkan0 device of that decode speed and that correctness.
 build() {
-    local tag=$1 tg=$2 ratio=$3 kld=$4 dir="$TMP/pkg/llama-$1"
+    local tag=$1 tg=$2 ratio=$3 kld=$4 dir="$tmp/pkg/llama-$1"
     mkdir -p "$dir"
     cp "$LVD_FAKE_ENGINE" "$dir/llama-bench"
     ln -sf llama-bench "$dir/llama-server"
@@ -47,7 +41,7 @@ dev.Vulkan0.ppl_ratio = $ratio
 dev.Vulkan0.kld = $kld
 SCN
     mkdir -p "$SRV/files/$tag"
-    tar -C "$TMP/pkg" -czf "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" "llama-$tag"
+    tar -C "$tmp/pkg" -czf "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" "llama-$tag"
     sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1
 }
 D200=$(build b200 500 1.0004 0.0001)   # pinned
@@ -73,24 +67,22 @@ releases() {
 }
 releases b201 b200
 
-python3 "$LVD_SOURCE/tests/httpd.py" --dir "$SRV" >"$TMP/port" 2>"$TMP/httpd.log" &
-SERVER_PID=$!
-for _ in $(seq 1 200); do [ -s "$TMP/port" ] && break; sleep 0.05; done
-PORT=$(head -1 "$TMP/port")
+start_httpd "$SRV"
+PORT=$HTTPD_PORT
 export LVD_RELEASES_API="http://127.0.0.1:$PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$PORT/download"
 
-PIN="$TMP/repo/llama-pin.conf"
-mkdir -p "$TMP/repo"
+PIN="$tmp/repo/llama-pin.conf"
+mkdir -p "$tmp/repo"
 cat >"$PIN" <<PINF
 # the build this box serves with (reviewed in diffs)
 build = b200
 flavour = $FLAVOUR
 sha256.$FLAVOUR = $D200
 PINF
-MODEL="$TMP/models/tiny model.gguf"      # a space in the path, on purpose
-mkdir -p "$TMP/models"
+MODEL="$tmp/models/tiny model.gguf"      # a space in the path, on purpose
+mkdir -p "$tmp/models"
 cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
-CONF="$TMP/repo/nightly.conf"
+CONF="$tmp/repo/nightly.conf"
 cat >"$CONF" <<CONFF
 model = ../models/tiny model.gguf
 pin_file = llama-pin.conf
@@ -102,20 +94,20 @@ max_samples = 12
 promote = on
 evidence = docs/evidence/backend-selection.md
 log = nightly.log
-builds_dir = $TMP/builds
+builds_dir = $tmp/builds
 CONFF
-PAGE="$TMP/repo/docs/evidence/backend-selection.md"
+PAGE="$tmp/repo/docs/evidence/backend-selection.md"
 
 night() { # night DATE: runs the job on that date (UTC midnight + 3 h)
-    LVD_FAKE_NOW=$(date -u -d "$1 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$TMP/night.out" 2>&1
+    LVD_FAKE_NOW=$(date -u -d "$1 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$tmp/night.out" 2>&1
 }
 
 # --- night 1: candidate faster, pin kept (first night) ---------------------
 night 2026-11-02; rc=$?
-cat "$TMP/night.out"
+cat "$tmp/night.out"
 [ $rc -eq 0 ] || fail "night 1 exit $rc (want 0)"
 grep -q "^build = b200$" "$PIN" && ok "night 1 keeps the pin" || fail "night 1 moved the pin: $(cat "$PIN")"
-LOG="$TMP/repo/nightly.log"
+LOG="$tmp/repo/nightly.log"
 grep -q "first night: needs a second consecutive night" "$LOG" && ok "night 1 rule: needs two nights" \
     || fail "night 1 pin rule: $(grep -A3 "step 'pin'" "$LOG")"
 [ -s "$PAGE" ] || fail "night 1 wrote no evidence page"
@@ -123,7 +115,7 @@ grep -q "b201" "$PAGE" && ok "evidence page names the candidate" || fail "page l
 
 # --- night 2: the same verdict again: promoted ------------------------------
 night 2026-11-03; rc=$?
-cat "$TMP/night.out"
+cat "$tmp/night.out"
 [ $rc -eq 0 ] || fail "night 2 exit $rc (want 0)"
 if grep -q "^build = b201$" "$PIN" && grep -q "$D201" "$PIN"; then
     ok "night 2 promotes b201 with its digest"
@@ -143,7 +135,7 @@ if [ -n "${LVD_UPDATE_EXAMPLE:-}" ]; then
     ex="$LVD_SOURCE/docs/evidence/nightly-example"
     rm -rf "$ex" && mkdir -p "$ex"
     for f in "$(dirname "$PAGE")"/*; do
-        sed "s|$TMP|/srv/verdict|g" "$f" >"$ex/$(basename "$f")"
+        sed "s|$tmp|/srv/verdict|g" "$f" >"$ex/$(basename "$f")"
     done
     ok "example refreshed in $ex"
 fi
@@ -152,7 +144,7 @@ fi
 releases b202 b201 b200
 for d in 2026-11-04 2026-11-05; do
     night $d; rc=$?
-    cat "$TMP/night.out"
+    cat "$tmp/night.out"
     [ $rc -eq 5 ] || fail "night $d exit $rc (want 5: the candidate's check failed)"
 done
 grep -q "^build = b201$" "$PIN" && ok "a candidate failing correctness never moves the pin" \
@@ -164,24 +156,20 @@ grep -qi "fail" "$PAGE" && ok "page shows the failed check" || fail "page does n
 # --- the lock: a second job at once is refused ------------------------------
 exec 9>"$LVD_STORE.nightly.lock"
 flock -n 9 || fail "could not take the lock in the test"
-"$LVD_BIN/lvd" nightly --config "$CONF" >"$TMP/locked.out" 2>&1; rc=$?
-[ $rc -eq 8 ] && grep -q "another nightly is running" "$TMP/locked.out" && ok "second job refused (exit 8)" \
-    || fail "lock: exit $rc: $(cat "$TMP/locked.out")"
+"$LVD_BIN/lvd" nightly --config "$CONF" >"$tmp/locked.out" 2>&1; rc=$?
+[ $rc -eq 8 ] && grep -q "another nightly is running" "$tmp/locked.out" && ok "second job refused (exit 8)" \
+    || fail "lock: exit $rc: $(cat "$tmp/locked.out")"
 exec 9>&-
 
 # --- offline: one line, goes on, still writes the page ----------------------
 rm -f "$PAGE"
 LVD_RELEASES_API=http://127.0.0.1:1/api LVD_RELEASES_DOWNLOAD=http://127.0.0.1:1/download \
-    LVD_FAKE_NOW=$(date -u -d "2026-11-06 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$TMP/off.out" 2>&1
+    LVD_FAKE_NOW=$(date -u -d "2026-11-06 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$tmp/off.out" 2>&1
 rc=$?
-cat "$TMP/off.out"
-[ "$(grep -c '^offline:' "$TMP/off.out")" -eq 1 ] && ok "offline said once" || fail "offline line: $(cat "$TMP/off.out")"
+cat "$tmp/off.out"
+[ "$(grep -c '^offline:' "$tmp/off.out")" -eq 1 ] && ok "offline said once" || fail "offline line: $(cat "$tmp/off.out")"
 [ -s "$PAGE" ] && ok "offline night still writes the page" || fail "offline night wrote no page (exit $rc)"
-cat "$TMP"/*.out "$TMP/repo/nightly.log" "$PAGE" | grep -q "tok-e2e-secret" && fail "the token reached a log or output"
+cat "$tmp"/*.out "$tmp/repo/nightly.log" "$PAGE" | grep -q "tok-e2e-secret" && fail "the token reached a log or output"
 
-if [ $failures -ne 0 ]; then
-    echo "--- nightly.log (tail)"; tail -60 "$TMP/repo/nightly.log"
-    echo "$failures failed"
-    exit 1
-fi
-echo "e2e_nightly: all passed"
+[ "$fails" -eq 0 ] || { echo "--- nightly.log (tail)"; tail -60 "$tmp/repo/nightly.log"; }
+e2e_finish

@@ -8,24 +8,16 @@
 # (two nights, digest, atomic rewrite) is covered by tests/test_pin.c.
 # Needs LVD_BIN and LVD_SHARED (set by ctest).
 set -euo pipefail
+E2E_FAIL_FAST=1
+. "$(dirname "$0")/e2e_lib.sh"
 
-: "${LVD_BIN:?}" "${LVD_SHARED:?}"
+e2e_needs LVD_BIN LVD_SHARED
 F="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
 SHA=973978067daa0$(printf 'd%.0s' $(seq 51))
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 S="$tmp/store.db"
 unset LVD_STORE LVD_HOST
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 pin() { "$LVD_BIN/lvd-pin" --store "$S" --host h200 "$@"; }
-expect_exit() {
-  local want=$1 needle=$2; shift 2
-  local rc=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-  [ "$rc" -eq "$want" ] || fail "$* exited $rc, expected $want: $(cat "$tmp/err") $(cat "$tmp/out")"
-  grep -qF -- "$needle" "$tmp/err" "$tmp/out" || fail "$*: output lacks '$needle': $(cat "$tmp/err") $(cat "$tmp/out")"
-}
 decisions() { "$LVD_BIN/lvd-store" --store "$S" info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["pin_decisions"])'; }
 
 PINF="$tmp/llama.pin"
@@ -60,12 +52,12 @@ done
   --engine b9749-cpu --build b9749 --artifact "$SHA" --host h200 >/dev/null
 
 # no fetched build besides the pin, and a named one that was never measured: nothing to compare
-expect_exit 1 "no candidate measured: no build other than the pinned b9749" pin --pin-file "$PINF"
-expect_exit 1 "no candidate measured: no test ran on both b9749 and b9751" pin --pin-file "$PINF" --candidate b9751
+expect_output 1 "no candidate measured: no build other than the pinned b9749" pin --pin-file "$PINF"
+expect_output 1 "no candidate measured: no test ran on both b9749 and b9751" pin --pin-file "$PINF" --candidate b9751
 [ "$(decisions)" = 2 ] || fail "each decision is recorded, also 'no candidate measured'"
 
 # equal speeds, but no proof against a regression: the pin stays
-expect_exit 0 "regression: pp512 on cuda +0.0 % [CI -42.5 %, +73.9 %] (model 973978067daa, ngl 99, fa 0" \
+expect_output 0 "regression: pp512 on cuda +0.0 % [CI -42.5 %, +73.9 %] (model 973978067daa, ngl 99, fa 0" \
   pin --pin-file "$PINF" --candidate b9750 --promote
 grep -q "pinned b9749 (bin-ubuntu-vulkan-x64), candidate b9750: keep" "$tmp/out" || fail "decision line: $(cat "$tmp/out")"
 cmp -s "$PINF" "$tmp/llama.pin.orig" || fail "a kept pin file was rewritten"
@@ -92,4 +84,4 @@ grep -qF -- "**keep** — pinned b9749, candidate b9750." "$tmp/page.md" || fail
 grep -qF -- "| dense-1b-f16.gguf | cuda | ngl 99, fa 1, ub 512, ctk f16, ctv f16, t 16 | tg128 | 995.6 (n 5) | 995.6 (n 5) | +0.0 % [" "$tmp/page.md" ||
   fail "pin comparison row"
 grep -qF -- "no candidate measured: no build other than the pinned b9749" "$tmp/page.md" || fail "decision history"
-echo "e2e_pin: ok"
+e2e_finish

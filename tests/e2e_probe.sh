@@ -9,24 +9,11 @@
 # leaves no process behind. Not a test of the parser's corner cases
 # (test_devices) or of the fake itself (e2e_fake_engine).
 set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
 
-BIN=${LVD_BIN:?LVD_BIN is not set}
-FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export LVD_STORE=$tmp/store.db NO_COLOR=1 LVD_NO_PROGRESS=1
-unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED
+e2e_needs LVD_BIN LVD_FAKE_ENGINE
+export LVD_STORE=$tmp/store.db
 
-fails=0
-ok() { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-# check DESCRIPTION COMMAND...: passes when the command succeeds
-check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
-# expect_rc DESCRIPTION WANT: compares with $rc of the last lvd call
-expect_rc() { if [ "$rc" -eq "$2" ]; then ok "$1 (exit $rc)"; else fail "$1: exit $rc, want $2"; cat "$tmp/err"; fi; }
-# lvd ARGS...: runs the dispatcher; stdout in $tmp/out, stderr in $tmp/err, status in $rc
-lvd() { "$BIN/lvd" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-has() { grep -qE -- "$1" "$tmp/out"; }
 # row ENGINE: "BACKEND PROBE" from the probe table in $tmp/out
 row() { awk -v e="$1" '$1 == e { print $2, $3 }' "$tmp/out"; }
 is_row() { [ "$(row "$1")" = "$2" ] || { echo "  row of $1: '$(row "$1")', want '$2'"; return 1; }; }
@@ -34,21 +21,13 @@ is_row() { [ "$(row "$1")" = "$2" ] || { echo "  row of $1: '$(row "$1")', want 
 probes() { grep -c -- '--list-devices' "$1/calls.log" 2>/dev/null || true; }
 is_probes() { [ "$(probes "$1")" = "$2" ] || { echo "  $1 asked $(probes "$1") times, want $2"; return 1; }; }
 
-# engine NAME LINES...: an engine dir with the fake as llama-bench and llama-server
-# (copies, so that each has its own mtime) and its scenario
-engine() {
-  local d=$tmp/$1; shift
-  mkdir -p "$d"
-  cp "$FAKE" "$d/llama-bench"
-  cp "$FAKE" "$d/llama-server"
-  printf '%s\n' "log = calls.log" "$@" > "$d/fake-scenario"
-}
+# the engine dirs (fake_engine: copies, so that each has its own mtime), not registered yet
 C=$tmp/cpu G=$tmp/gpu H=$tmp/hung X=$tmp/crash M=$tmp/gone
-engine cpu
-engine gpu "device = CUDA0|NVIDIA H200|143155|142629|9.0"
-engine hung "device = CUDA0|NVIDIA H200|143155|142629|9.0" "list_devices_fault = hang" "hang_s = 120"
-engine crash "list_devices_fault = crash"
-engine gone
+fake_engine "$C"
+fake_engine "$G" "device = CUDA0|NVIDIA H200|143155|142629|9.0"
+fake_engine "$H" "device = CUDA0|NVIDIA H200|143155|142629|9.0" "list_devices_fault = hang" "hang_s = 120"
+fake_engine "$X" "list_devices_fault = crash"
+fake_engine "$M"
 
 # ------------------------------------------------------------ registration
 lvd fetch --register "$C" --build b9749 --json
@@ -127,8 +106,4 @@ check "same engine (id 1)" has '"id":[[:space:]]*1,'
 check "new build" has '"build":[[:space:]]*"b9750"'
 check "it kept its name" has '"name":[[:space:]]*"b9749-cpu"'
 
-if [ "$fails" -ne 0 ]; then
-  echo "$fails check(s) failed"
-  exit 1
-fi
-echo "all checks passed"
+e2e_finish

@@ -10,39 +10,14 @@
 # a failed check retires the winner, profiles win and fail with file:line,
 # exit codes. Not a test of the rules in detail (test_select).
 set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
 
-BIN=${LVD_BIN:?LVD_BIN is not set}
-FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
-SHARED=${LVD_SHARED:?LVD_SHARED is not set}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export NO_COLOR=1 LVD_NO_PROGRESS=1
-unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED FAKE_SERVER_CHECK
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
 
-fails=0
-ok() { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
-expect_rc() { if [ "$rc" -eq "$2" ]; then ok "$1 (exit $rc)"; else fail "$1: exit $rc, want $2"; cat "$tmp/err"; fi; }
-lvd() { "$BIN/lvd" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-has() { grep -qE -- "$1" "$tmp/out"; }
-has_err() { grep -qE -- "$1" "$tmp/err"; }
-q() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); print($1)"; }
-is() { local got; got=$(q "$1"); [ "$got" = "$2" ] || { echo "  $1 = '$got', want '$2'"; return 1; }; }
+# One store; every engine must register and probe cleanly.
+world engines
+REGISTER_OK=0
 
-export LVD_STORE=$tmp/store.db
-W=$tmp/engines
-# engine NAME LINES...: an engine dir of fake-engine copies, registered and probed
-engine() {
-  local name=$1 d=$W/$1; shift
-  mkdir -p "$d"
-  local p
-  for p in llama-bench llama-server llama-perplexity; do cp "$FAKE" "$d/$p"; done
-  printf '%s\n' "log = calls.log" "noise = 0.005" "$@" > "$d/fake-scenario"
-  "$BIN/lvd" fetch --register "$d" --build b9749 --name "$name" > /dev/null 2>&1
-  local r=$?
-  [ "$r" -eq 0 ] || fail "register $d: exit $r"
-}
 # calls: how many times any fake engine was invoked
 calls() { cat "$W"/*/calls.log 2>/dev/null | wc -l; }
 
@@ -51,14 +26,14 @@ HOSTILE="$tmp/we ird 'dir\" \$HOME \`x\`
 nl"
 mkdir -p "$HOSTILE"
 MODEL="$HOSTILE/tiny llama.gguf"
-cp "$SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
 PLAIN=$tmp/tiny-llama-q4_0.gguf
-cp "$SHARED/models/tiny-llama-q4_0.gguf" "$PLAIN"
+cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$PLAIN"
 
 # A Pascal box: CUDA and Vulkan builds see the same GTX 1060; Vulkan decodes faster.
-engine cpu "cpu.tg = 50" "cpu.pp = 400"
-engine cuda "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" "dev.CUDA0.pp = 3000"
-engine vk "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
+engine cpu "noise = 0.005" "cpu.tg = 50" "cpu.pp = 400"
+engine cuda "noise = 0.005" "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" "dev.CUDA0.pp = 3000"
+engine vk "noise = 0.005" "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
 
 lvd probe --json
 expect_rc "probe" 0
@@ -189,5 +164,4 @@ lvd select --help
 expect_rc "--help" 0
 check "with an example" has "^example:"
 
-echo "$fails failure(s)"
-[ "$fails" -eq 0 ]
+e2e_finish

@@ -4,33 +4,23 @@
 # without duplicates, the gpu_ignored marking, refusals with their exit codes,
 # and the listings. Needs LVD_BIN and LVD_SHARED (set by ctest).
 set -euo pipefail
+E2E_FAIL_FAST=1
+. "$(dirname "$0")/e2e_lib.sh"
 
-: "${LVD_BIN:?}" "${LVD_SHARED:?}"
+e2e_needs LVD_BIN LVD_SHARED
 LVD_STORE_BIN="$LVD_BIN/lvd-store"
 FIX="$LVD_SHARED/fixtures/llama.cpp/cpu-build-b9749"
 MODEL="$LVD_SHARED/models/small-llama-q8_0.gguf"
 MOE="$LVD_SHARED/models/tiny-moe-q4_0.gguf"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 S="$tmp/store.db"
 unset LVD_STORE
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
 st() { "$LVD_STORE_BIN" --store "$S" "$@"; }
 # json FIELD...: reads JSON on stdin and prints the value at the path (python3 only reads).
 json() { python3 -c 'import json,sys
 v=json.load(sys.stdin)
 for k in sys.argv[1:]: v=v[int(k)] if isinstance(v,list) else v[k]
 print(json.dumps(v) if isinstance(v,(dict,list)) else v)' "$@"; }
-# expect_exit CODE NEEDLE CMD...: runs CMD, checks its exit code and that stderr holds NEEDLE.
-expect_exit() {
-  local want=$1 needle=$2; shift 2
-  local rc=0
-  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-  [ "$rc" -eq "$want" ] || fail "$* exited $rc, expected $want: $(cat "$tmp/err")"
-  grep -qF -- "$needle" "$tmp/err" || fail "$*: stderr lacks '$needle': $(cat "$tmp/err")"
-  [ "$(wc -l <"$tmp/err")" -le 2 ] || fail "$*: error is more than one line"
-}
 # jcheck FILE EXPR...: each Python expression over the JSON in FILE (as v) must hold.
 jcheck() { python3 - "$@" <<'PY' || fail "$1: $(cat "$1")"
 import json, sys
@@ -175,4 +165,4 @@ expect_exit 4 "schema version 99 is newer" "$LVD_STORE_BIN" --store "$tmp/newer.
 # LVD_STORE is honoured.
 LVD_STORE="$S" "$LVD_STORE_BIN" info --json | json path | grep -qx "$S" || fail "LVD_STORE"
 
-echo "e2e_store_import: ok"
+e2e_finish
