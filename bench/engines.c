@@ -3,6 +3,7 @@
 
 #include "bench/probe.h"
 #include "common/cli.h"
+#include "store/identify.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,4 +72,31 @@ void bench_probes_free(lvd_probe *probes, size_t n)
     for (size_t i = 0; probes && i < n; i++)
         lvd_probe_free(&probes[i]);
     free(probes);
+}
+
+int bench_setup_open(const char *tool, const char *store_opt, const char *model, const char *spec,
+                     bench_setup *out)
+{
+    memset(out, 0, sizeof *out);
+    int code = lvd_tool_store_open(tool, store_opt, STORE_OPEN_CREATE, &out->s);
+    if (code != LVD_EXIT_OK)
+        return code;
+    lvd_err err = {{0}};
+    if (store_identify(out->s, model, 0, &out->art, NULL, &err) != 0)
+        return lvd_tool_fail(tool, &err, LVD_EXIT_INPUT);
+    int rc = bench_engines_select(out->s, spec, &out->engines, &out->n, &err);
+    if (rc == 0)
+        rc = bench_engines_probe(out->s, out->engines, out->n, &out->probes, &err);
+    if (rc != 0)
+        return lvd_tool_fail(tool, &err, rc == 1 ? LVD_EXIT_FAIL : LVD_EXIT_STORE);
+    return LVD_EXIT_OK;
+}
+
+void bench_setup_free(bench_setup *b)
+{
+    bench_probes_free(b->probes, b->n);
+    store_engine_list_free(b->engines, b->n);
+    store_artifact_free(&b->art);
+    store_close(b->s);
+    memset(b, 0, sizeof *b);
 }

@@ -29,4 +29,23 @@ int bench_engines_probe(store *s, const lvd_engine *engines, size_t n, lvd_probe
                         lvd_err *err);
 void bench_probes_free(lvd_probe *probes, size_t n);
 
+/* What lvd bench and lvd check start from. */
+typedef struct bench_setup {
+    store *s;
+    store_artifact art;   /* the model, identified */
+    lvd_engine *engines;  /* the engines named, each with its probe */
+    lvd_probe *probes;
+    size_t n;
+} bench_setup;
+
+/* Opens the store a tool was given (store_opt, see store_default_path;
+ * created if missing), identifies model in it, then loads the engines named
+ * in spec (bench_engines_select) and probes them. An exit code: LVD_EXIT_OK,
+ * or, with the error printed as tool's, LVD_EXIT_STORE, LVD_EXIT_INPUT (the
+ * model) or LVD_EXIT_FAIL (no such engine). Free with bench_setup_free
+ * either way. */
+int bench_setup_open(const char *tool, const char *store_opt, const char *model, const char *spec,
+                     bench_setup *out);
+void bench_setup_free(bench_setup *b);
+
 #endif

@@ -7,7 +7,6 @@
 #include "bench/report.h"
 #include "bench/runner.h"
 #include "common/cli.h"
-#include "store/identify.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -25,7 +24,7 @@ typedef struct int_list {
 } int_list;
 
 typedef struct options {
-    const char *store;
+    lvd_tool_opts t;    /* --store, --json */
     const char *model;
     const char *engines;
     const char *tests;
@@ -41,7 +40,6 @@ typedef struct options {
     int64_t timeout_s;
     const char *session;
     sel_objective objective;
-    int json;
 } options;
 
 static void usage(FILE *f)
@@ -136,14 +134,13 @@ static int parse_options(int argc, char **argv, options *o)
         {"env", required_argument, NULL, O_ENV},      {"reps", required_argument, NULL, O_REPS},
         {"budget", required_argument, NULL, O_BUDGET}, {"max-samples", required_argument, NULL, O_MAX},
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
-        {"objective", required_argument, NULL, O_OBJECTIVE}, {"json", no_argument, NULL, 'j'},
-        {"store", required_argument, NULL, 's'},      {"help", no_argument, NULL, 'h'},
+        {"objective", required_argument, NULL, O_OBJECTIVE}, LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c;
+    int c, rc;
     int64_t v;
     lvd_err err = {0};
-    while ((c = getopt_long(argc, argv, "hm:", longopts, NULL)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":hm:", longopts)) != -1) {
         switch (c) {
         case 'm': o->model = optarg; break;
         case O_ENGINES: o->engines = optarg; break;
@@ -203,14 +200,14 @@ static int parse_options(int argc, char **argv, options *o)
             if (sel_objective_parse(optarg, &o->objective, &err))
                 return lvd_usage_error(TOOL, "--objective: %s", err.msg);
             break;
-        case 'j': o->json = 1; break;
-        case 's': o->store = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return lvd_usage_error(TOOL, "unknown option");
+        default:
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+        return rc;
     if (!o->model)
         return lvd_usage_error(TOOL, "--model is required");
     return 0;
@@ -257,43 +254,21 @@ static int run(const options *o)
     if (bench_tests_parse(o->tests ? o->tests : "pp512,tg128", &tests, &n_tests, &err))
         return lvd_usage_error(TOOL, "--%s", err.msg);
 
-    char *path = store_default_path(o->store);
-    store *s = NULL;
-    int code = LVD_EXIT_OK;
-    lvd_engine *engines = NULL;
-    lvd_probe *probes = NULL;
-    size_t n = 0;
-    store_artifact art;
-    memset(&art, 0, sizeof art);
     bench_plan plan;
     memset(&plan, 0, sizeof plan);
     char *session = NULL;
-    if (store_open(path, STORE_OPEN_CREATE, &s, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_STORE;
+    bench_setup b;
+    int code = bench_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
+    if (code != LVD_EXIT_OK)
         goto out;
-    }
-    if (store_identify(s, o->model, 0, &art, NULL, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_INPUT;
-        goto out;
-    }
-    int rc = bench_engines_select(s, o->engines, &engines, &n, &err);
-    if (rc == 0)
-        rc = bench_engines_probe(s, engines, n, &probes, &err);
-    if (rc) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = rc == 1 ? LVD_EXIT_FAIL : LVD_EXIT_STORE;
-        goto out;
-    }
     bench_plan_opts po = {
         .ngl = o->ngl.v, .n_ngl = o->ngl.n, .fa = o->fa.v, .n_fa = o->fa.n,
         .ub = o->ub.v, .n_ub = o->ub.n, .ctk = (const char *const *)o->ctk, .n_ctk = o->n_ctk,
         .ctv = (const char *const *)o->ctv, .n_ctv = o->n_ctv, .ncmoe = o->ncmoe.v,
         .n_ncmoe = o->ncmoe.n, .threads = o->threads, .env = o->env, .n_env = o->n_env,
-        .shape = &art.shape, .ctx = kv_ctx(tests, n_tests),
+        .shape = &b.art.shape, .ctx = kv_ctx(tests, n_tests),
     };
-    if (bench_plan_build(engines, probes, n, &po, &plan, &err)) {
+    if (bench_plan_build(b.engines, b.probes, b.n, &po, &plan, &err)) {
         lvd_usage_error(TOOL, "%s", err.msg);
         code = LVD_EXIT_USAGE;
         goto out;
@@ -303,7 +278,7 @@ static int run(const options *o)
     bench_session_opts so = {
         .inv = {.model = o->model, .tests = tests, .n_tests = n_tests, .reps = o->reps,
                 .timeout_ms = (int)(o->timeout_s * 1000)},
-        .artifact = art.sha256, .host = lvd_hostname(), .session = session,
+        .artifact = b.art.sha256, .host = lvd_hostname(), .session = session,
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
         .objective = o->objective, .on_run = on_run,
     };
@@ -313,11 +288,10 @@ static int run(const options *o)
         goto out;
     }
     bench_session bs;
-    if (bench_session_run(s, &plan, &so, &bs, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_STORE;
+    if (bench_session_run(b.s, &plan, &so, &bs, &err)) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
     } else {
-        if (o->json) {
+        if (o->t.json) {
             cJSON *root = bench_report_json(&bs);
             lvd_json_emit(stdout, root);
         } else {
@@ -332,11 +306,7 @@ static int run(const options *o)
 out:
     free(session);
     bench_plan_free(&plan);
-    bench_probes_free(probes, n);
-    store_engine_list_free(engines, n);
-    store_artifact_free(&art);
-    store_close(s);
-    free(path);
+    bench_setup_free(&b);
     free(tests);
     return code;
 }

@@ -15,13 +15,12 @@
 #define TOOL "lvd-probe"
 
 typedef struct options {
-    const char *store;
+    lvd_tool_opts t;    /* --store, --json */
     char **engines;     /* --engine NAME|ID, repeatable; NULL = all */
     size_t n_engines;
     int all;
     int refresh;
     int timeout_ms;
-    int json;
 } options;
 
 static void usage(FILE *f)
@@ -54,12 +53,11 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"all", no_argument, NULL, 'a'},         {"engine", required_argument, NULL, 'e'},
         {"refresh", no_argument, NULL, 'r'},     {"timeout", required_argument, NULL, 't'},
-        {"json", no_argument, NULL, 'j'},        {"store", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        LVD_TOOL_LONGOPTS,                       {NULL, 0, NULL, 0},
     };
-    int c;
+    int c, rc;
     int64_t secs;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
         switch (c) {
         case 'a': o->all = 1; break;
         case 'e':
@@ -72,14 +70,14 @@ static int parse_options(int argc, char **argv, options *o)
                 return lvd_usage_error(TOOL, "--timeout wants 1 to 3600 seconds, not '%s'", optarg);
             o->timeout_ms = (int)(secs * 1000);
             break;
-        case 'j': o->json = 1; break;
-        case 's': o->store = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return lvd_usage_error(TOOL, "unknown option");
+        default:
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+        return rc;
     if (o->all && o->n_engines)
         return lvd_usage_error(TOOL, "--all and --engine exclude each other");
     return 0;
@@ -90,10 +88,8 @@ static int select_engines(store *s, const options *o, lvd_engine **v, size_t *n)
 {
     lvd_err err = {{0}};
     if (!o->n_engines) {
-        if (store_engine_list(s, v, n, &err) != 0) {
-            lvd_error(TOOL, "%s", err.msg);
-            return LVD_EXIT_STORE;
-        }
+        if (store_engine_list(s, v, n, &err) != 0)
+            return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         if (*n == 0) {
             lvd_error(TOOL, "%s: no engines registered (lvd fetch --register DIR --build ID)", store_path(s));
             return LVD_EXIT_FAIL;
@@ -124,15 +120,12 @@ int main(int argc, char **argv)
         free(o.engines);
         return code < 0 ? LVD_EXIT_OK : code;
     }
-    char *path = store_default_path(o.store);
-    store *s = NULL;
-    lvd_err err = {{0}};
-    if (store_open(path, 0, &s, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        free(path);
+    store *s;
+    if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != 0) {
         free(o.engines);
-        return LVD_EXIT_STORE;
+        return code;
     }
+    lvd_err err = {{0}};
     lvd_engine *engines = NULL;
     size_t n = 0;
     code = select_engines(s, &o, &engines, &n);
@@ -157,7 +150,7 @@ int main(int argc, char **argv)
     }
     lvd_progress_done();
     if (code == LVD_EXIT_OK) {
-        if (o.json) {
+        if (o.t.json) {
             cJSON *root = cJSON_CreateObject();
             cJSON *arr = cJSON_AddArrayToObject(root, "probes");
             for (size_t i = 0; i < done; i++)
@@ -174,7 +167,6 @@ int main(int argc, char **argv)
     free(cached);
     store_engine_list_free(engines, n);
     store_close(s);
-    free(path);
     free(o.engines);
     return code;
 }

@@ -1,7 +1,10 @@
-/* cli.c: error lines, colour, TTY progress and JSON output for the tools. */
+/* cli.c: error lines, colour, TTY progress, JSON output, the shared options
+ * and store opening for the tools. */
 #include "common/cli.h"
+#include "store/store.h"
 
 #include <cjson/cJSON.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,4 +101,47 @@ void lvd_json_emit(FILE *f, cJSON *value)
         free(s);
     }
     cJSON_Delete(value);
+}
+
+int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts)
+{
+    opterr = 0;
+    return getopt_long(argc, argv, shorts, longopts, NULL);
+}
+
+int lvd_tool_option(const char *tool, int c, char **argv, void (*usage)(FILE *), lvd_tool_opts *t)
+{
+    switch (c) {
+    case 's': t->store = optarg; return 0;
+    case 'j': t->json = 1; return 0;
+    case 'h': usage(stdout); return -1;
+    case ':': return lvd_usage_error(tool, "%s needs a value", argv[optind - 1]);
+    default: return lvd_usage_error(tool, "unknown option '%s'", argv[optind - 1]);
+    }
+}
+
+int lvd_tool_no_operands(const char *tool, int argc, char **argv)
+{
+    if (optind < argc)
+        return lvd_usage_error(tool, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+int lvd_tool_store_open(const char *tool, const char *store_opt, int flags, struct store **out)
+{
+    char *path = store_default_path(store_opt);
+    lvd_err err = {{0}};
+    int rc = store_open(path, flags, out, &err);
+    free(path);
+    if (rc != 0) {
+        *out = NULL;
+        return lvd_tool_fail(tool, &err, LVD_EXIT_STORE);
+    }
+    return LVD_EXIT_OK;
+}
+
+int lvd_tool_fail(const char *tool, const lvd_err *err, int code)
+{
+    lvd_error(tool, "%s", err->msg);
+    return code;
 }

@@ -40,4 +40,45 @@ void lvd_progress_done(void);
 /* Prints a JSON value (pretty, newline-terminated) to f and frees it. */
 void lvd_json_emit(FILE *f, struct cJSON *value);
 
+/* --- the options every tool takes, and opening its store ----------------- */
+
+#include "common/util.h"
+
+struct option;
+struct store;
+
+/* --store, --json and --help, as lvd_tool_option fills them. */
+typedef struct lvd_tool_opts {
+    const char *store;  /* --store PATH; NULL: $LVD_STORE, else the XDG default */
+    int json;           /* --json */
+} lvd_tool_opts;
+
+/* Their getopt_long entries, to end a tool's table (before {NULL, 0, NULL, 0}). */
+#define LVD_TOOL_LONGOPTS                                                                        \
+    {"json", no_argument, NULL, 'j'}, {"store", required_argument, NULL, 's'},                   \
+        {"help", no_argument, NULL, 'h'}
+
+/* getopt_long(argc, argv, shorts, longopts, NULL) with getopt's own
+ * messages off, so that lvd_tool_option reports a bad option in one line.
+ * shorts starts with ':' (a missing value then reads ':'), e.g. ":hm:". */
+int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts);
+
+/* The default branch of a tool's switch over lvd_getopt: 's' (--store) and
+ * 'j' (--json) fill t and return 0; 'h' prints usage(stdout) and returns -1
+ * (the tool exits 0); a missing value or an unknown option prints a usage
+ * error naming it and returns LVD_EXIT_USAGE. */
+int lvd_tool_option(const char *tool, int c, char **argv, void (*usage)(FILE *), lvd_tool_opts *t);
+
+/* After the options: LVD_EXIT_USAGE ("unexpected argument 'X'") when argv
+ * has operands from optind on, else 0. */
+int lvd_tool_no_operands(const char *tool, int argc, char **argv);
+
+/* Opens the store a tool was given (store_opt, see store_default_path) with
+ * store_open's flags: LVD_EXIT_OK, or LVD_EXIT_STORE with the error printed
+ * and *out NULL. Close it with store_close. */
+int lvd_tool_store_open(const char *tool, const char *store_opt, int flags, struct store **out);
+
+/* Prints err as tool's error line ("TOOL: error: MESSAGE") and returns code. */
+int lvd_tool_fail(const char *tool, const lvd_err *err, int code);
+
 #endif

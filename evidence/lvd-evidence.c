@@ -16,14 +16,13 @@
 #define OUT_DEFAULT "docs/evidence/backend-selection.md"
 
 typedef struct options {
-    const char *store;
+    lvd_tool_opts t;    /* --store, --json */
     const char *out;
     const char *title;
     const char *host;
     const char **models;
     size_t n_models;
     size_t nights;
-    int json;
 } options;
 
 static void usage(FILE *f)
@@ -59,13 +58,12 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},   {"model", required_argument, NULL, 'm'},
         {"nights", required_argument, NULL, 'n'}, {"title", required_argument, NULL, 't'},
-        {"host", required_argument, NULL, 'H'},  {"json", no_argument, NULL, 'j'},
-        {"store", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+        {"host", required_argument, NULL, 'H'},  LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c;
+    int c, rc;
     int64_t v;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
         switch (c) {
         case 'o':
             if (!*optarg)
@@ -87,15 +85,13 @@ static int parse_options(int argc, char **argv, options *o)
                 return lvd_usage_error(TOOL, "--host wants a name");
             o->host = optarg;
             break;
-        case 'j': o->json = 1; break;
-        case 's': o->store = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return lvd_usage_error(TOOL, "unknown option");
+        default:
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
-    return 0;
+    return lvd_tool_no_operands(TOOL, argc, argv);
 }
 
 static void print_result(const ev_page *p, const ev_file *files, size_t n, int json)
@@ -139,21 +135,17 @@ int main(int argc, char **argv)
         free(o.models);
         return code < 0 ? LVD_EXIT_OK : code;
     }
-    char *path = store_default_path(o.store);
-    store *s = NULL;
-    lvd_err err = {{0}};
-    if (store_open(path, 0, &s, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        free(path);
+    store *s;
+    if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
         free(o.models);
-        return LVD_EXIT_STORE;
+        return code;
     }
+    lvd_err err = {{0}};
     ev_opts eo = {.title = o.title, .host = o.host, .models = o.models, .n_models = o.n_models, .nights = o.nights};
     ev_page page;
     int rc = ev_page_load(s, &eo, &page, &err);
     if (rc != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = rc == -2 ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
+        code = lvd_tool_fail(TOOL, &err, rc == -2 ? LVD_EXIT_INPUT : LVD_EXIT_STORE);
         goto out;
     }
     if (!page.n_models && !page.pin.n_hist) {
@@ -167,17 +159,15 @@ int main(int argc, char **argv)
     size_t n;
     ev_render_files(&page, o.out, &files, &n);
     if (ev_write_files(files, n, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_FAIL;
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_FAIL);
     } else {
-        print_result(&page, files, n, o.json);
+        print_result(&page, files, n, o.t.json);
         code = LVD_EXIT_OK;
     }
     ev_files_free(files, n);
     ev_page_free(&page);
 out:
     store_close(s);
-    free(path);
     free(o.models);
     return code;
 }

@@ -23,6 +23,7 @@
 #define TOOL "lvd-fetch"
 
 typedef struct options {
+    lvd_tool_opts t;          /* --store, --json */
     const char *build;        /* BUILD (a release to fetch) */
     const char *register_dir; /* --register DIR */
     const char *register_build; /* --build ID, with --register */
@@ -31,12 +32,10 @@ typedef struct options {
     const char *expect;
     const char *pin_file;
     const char *builds_dir;
-    const char *store;
     int latest;
     int64_t min_age;
     int no_probe;
     int probe_timeout_ms;
-    int json;
 } options;
 
 static void usage(FILE *f)
@@ -102,15 +101,14 @@ static void usage(FILE *f)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_STORE, OPT_LATEST, OPT_MINAGE,
-           OPT_NO_PROBE, OPT_TIMEOUT, OPT_JSON, OPT_HELP, OPT_REGISTER, OPT_BUILD, OPT_NAME };
+    enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_LATEST, OPT_MINAGE,
+           OPT_NO_PROBE, OPT_TIMEOUT, OPT_REGISTER, OPT_BUILD, OPT_NAME };
     static const struct option longopts[] = {
         {"flavour", required_argument, NULL, OPT_FLAVOUR},
         {"flavor", required_argument, NULL, OPT_FLAVOUR},
         {"expect", required_argument, NULL, OPT_EXPECT},
         {"pin-file", required_argument, NULL, OPT_PIN},
         {"builds-dir", required_argument, NULL, OPT_BUILDS},
-        {"store", required_argument, NULL, OPT_STORE},
         {"latest", no_argument, NULL, OPT_LATEST},
         {"min-age", required_argument, NULL, OPT_MINAGE},
         {"register", required_argument, NULL, OPT_REGISTER},
@@ -118,16 +116,14 @@ static int parse_options(int argc, char **argv, options *o)
         {"name", required_argument, NULL, OPT_NAME},
         {"no-probe", no_argument, NULL, OPT_NO_PROBE},
         {"probe-timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, OPT_HELP},
+        LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->min_age = 3600;
     int min_age_set = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    int c, rc;
+    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
         switch (c) {
         case OPT_FLAVOUR:
             o->flavour = optarg;
@@ -140,9 +136,6 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case OPT_BUILDS:
             o->builds_dir = optarg;
-            break;
-        case OPT_STORE:
-            o->store = optarg;
             break;
         case OPT_LATEST:
             o->latest = 1;
@@ -173,23 +166,16 @@ static int parse_options(int argc, char **argv, options *o)
             o->probe_timeout_ms = (int)(secs * 1000);
             break;
         }
-        case OPT_JSON:
-            o->json = 1;
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(LVD_EXIT_OK);
-        case ':':
-            return lvd_usage_error(TOOL, "%s needs a value", argv[optind - 1]);
         default:
-            return lvd_usage_error(TOOL, "unknown option '%s'", argv[optind - 1]);
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
     if (optind < argc)
         o->build = argv[optind++];
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+        return rc;
     if (o->register_dir) {
         if (!o->register_build)
             return lvd_usage_error(TOOL, "--register needs --build ID (e.g. --build b9749)");
@@ -250,11 +236,11 @@ int main(int argc, char **argv)
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc != 0)
-        return rc;
+        return rc < 0 ? LVD_EXIT_OK : rc;
     if (o.register_dir) {
         fetch_register_opts ro = {.dir = o.register_dir, .build = o.register_build,
                                   .name = o.name, .timeout_ms = o.probe_timeout_ms};
-        return fetch_register_command(o.store, &ro, o.no_probe, o.json, stdout);
+        return fetch_register_command(o.t.store, &ro, o.no_probe, o.t.json, stdout);
     }
 
     lvd_err err = {""};
@@ -263,9 +249,8 @@ int main(int argc, char **argv)
     char *pin_path = o.pin_file ? lvd_xstrdup(o.pin_file) : fetch_pin_default_path();
     if (pin_path) {
         if (fetch_pin_load(pin_path, &pin, &err) != 0) {
-            lvd_error(TOOL, "%s", err.msg);
             free(pin_path);
-            return LVD_EXIT_INPUT;
+            return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
         }
         have_pin = 1;
     }
@@ -283,7 +268,7 @@ int main(int argc, char **argv)
             return st == FETCH_API_OK ? LVD_EXIT_FAIL : LVD_EXIT_NETWORK;
         }
         o.build = latest;
-        if (!o.json)
+        if (!o.t.json)
             fprintf(stderr, "lvd-fetch: --latest resolved to %s\n", latest);
     }
     if (!o.build) {
@@ -300,7 +285,7 @@ int main(int argc, char **argv)
         .expect = o.expect,
         .pin = have_pin ? &pin : NULL,
         .builds_dir = o.builds_dir,
-        .store_path = o.store,
+        .store_path = o.t.store,
         .no_probe = o.no_probe,
         .probe_timeout_ms = o.probe_timeout_ms,
         .notes = stderr,
@@ -309,7 +294,7 @@ int main(int argc, char **argv)
     int exit_code;
     if (fetch_build(&fo, &res, &exit_code, &err) != 0) {
         lvd_error(TOOL, "%s", err.msg);
-    } else if (o.json) {
+    } else if (o.t.json) {
         cJSON *j = fetch_result_json(&res);
         cJSON_AddBoolToObject(j, "resolved_latest", o.latest);
         lvd_json_emit(stdout, j);

@@ -264,21 +264,15 @@ int fetch_register_command(const char *store_path, const fetch_register_opts *o,
                            int json, FILE *out)
 {
     static const char tool[] = "lvd-fetch";
-    char *path = store_default_path(store_path);
-    store *s = NULL;
-    lvd_err err = {{0}};
-    if (store_open(path, STORE_OPEN_CREATE, &s, &err) != 0) {
-        lvd_error(tool, "%s", err.msg);
-        free(path);
-        return LVD_EXIT_STORE;
-    }
-    free(path);
-    lvd_engine e;
-    int code;
-    if (fetch_register(s, o, &e, &code, &err) != 0) {
-        lvd_error(tool, "%s", err.msg);
-        store_close(s);
+    store *s;
+    int code = lvd_tool_store_open(tool, store_path, STORE_OPEN_CREATE, &s);
+    if (code != LVD_EXIT_OK)
         return code;
+    lvd_err err = {{0}};
+    lvd_engine e;
+    if (fetch_register(s, o, &e, &code, &err) != 0) {
+        store_close(s);
+        return lvd_tool_fail(tool, &err, code);
     }
     lvd_probe p;
     int probed = 0, cached = 0;

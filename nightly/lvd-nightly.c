@@ -15,9 +15,8 @@
 #define TOOL "lvd-nightly"
 
 typedef struct options {
+    lvd_tool_opts t;    /* --store, --json */
     const char *config;
-    const char *store;
-    int json;
 } options;
 
 static void usage(FILE *f)
@@ -47,26 +46,20 @@ static int parse(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
         {"config", required_argument, NULL, 'c'},
-        {"store", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
+        LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+    int c, rc;
+    while ((c = lvd_getopt(argc, argv, ":h", longs)) != -1) {
         switch (c) {
         case 'c': o->config = optarg; break;
-        case 's': o->store = optarg; break;
-        case 'j': o->json = 1; break;
-        case 'h': usage(stdout); exit(LVD_EXIT_OK);
         default:
-            return lvd_usage_error(TOOL, "unknown option '%s'", argv[optind - 1]);
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
-    return 0;
+    return lvd_tool_no_operands(TOOL, argc, argv);
 }
 
 static void print_json(const night_report *r, const night_config *c)
@@ -99,14 +92,12 @@ int main(int argc, char **argv)
     options o = {0};
     int rc = parse(argc, argv, &o);
     if (rc)
-        return rc;
+        return rc < 0 ? LVD_EXIT_OK : rc;
     lvd_err err = {{0}};
     night_config cfg;
-    if (night_config_load(o.config, &cfg, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        return LVD_EXIT_INPUT;
-    }
-    char *store = store_default_path(o.store);
+    if (night_config_load(o.config, &cfg, &err))
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
+    char *store = store_default_path(o.t.store);
     int lock = -1;
     if (night_lock(store, &lock, &err)) {
         lvd_error(TOOL, "%s", err.msg);
@@ -117,13 +108,12 @@ int main(int argc, char **argv)
     char *dir = lvd_exe_dir();
     if (!dir)
         dir = lvd_xstrdup(".");
-    night_opts no = {.cfg = &cfg, .store = store, .tools_dir = dir, .console = o.json ? NULL : stdout};
+    night_opts no = {.cfg = &cfg, .store = store, .tools_dir = dir, .console = o.t.json ? NULL : stdout};
     night_report r;
     if (night_run(&no, &r, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        rc = LVD_EXIT_FAIL;
+        rc = lvd_tool_fail(TOOL, &err, LVD_EXIT_FAIL);
     } else {
-        if (o.json)
+        if (o.t.json)
             print_json(&r, &cfg);
         rc = r.exit_code;
     }

@@ -19,13 +19,12 @@
 #define TOOL "lvd-pin"
 
 typedef struct options {
-    const char *store;
+    lvd_tool_opts t;    /* --store, --json */
     const char *pin_file;
     const char *candidate;
     const char *host;
     int promote;
     int no_record;
-    int json;
 } options;
 
 static void usage(FILE *f)
@@ -63,12 +62,11 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"pin-file", required_argument, NULL, 'f'}, {"candidate", required_argument, NULL, 'c'},
         {"promote", no_argument, NULL, 'p'},        {"no-record", no_argument, NULL, 'n'},
-        {"host", required_argument, NULL, 'H'},     {"json", no_argument, NULL, 'j'},
-        {"store", required_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
+        {"host", required_argument, NULL, 'H'},     LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    int c, rc;
+    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
         switch (c) {
         case 'f': o->pin_file = optarg; break;
         case 'c':
@@ -83,14 +81,14 @@ static int parse_options(int argc, char **argv, options *o)
                 return lvd_usage_error(TOOL, "--host wants a name");
             o->host = optarg;
             break;
-        case 'j': o->json = 1; break;
-        case 's': o->store = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return lvd_usage_error(TOOL, "unknown option");
+        default:
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+        return rc;
     if (!o->pin_file)
         return lvd_usage_error(TOOL, "--pin-file FILE is required");
     if (o->promote && o->no_record)
@@ -146,46 +144,38 @@ int main(int argc, char **argv)
         return code < 0 ? LVD_EXIT_OK : code;
     lvd_err err = {{0}};
     fetch_pin pin;
-    if (fetch_pin_load(o.pin_file, &pin, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        return LVD_EXIT_INPUT;
-    }
+    if (fetch_pin_load(o.pin_file, &pin, &err) != 0)
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
     if (o.candidate && !strcmp(o.candidate, fetch_pin_build(&pin))) {
         fetch_pin_free(&pin);
         return lvd_usage_error(TOOL, "--candidate %s is the pinned build", o.candidate);
     }
-    char *path = store_default_path(o.store);
-    store *s = NULL;
-    if (store_open(path, 0, &s, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        free(path);
+    store *s;
+    if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
         fetch_pin_free(&pin);
-        return LVD_EXIT_STORE;
+        return code;
     }
     sel_pin_opts po = {.candidate = o.candidate, .host = o.host};
     sel_pin_eval e;
     sel_pin_verdict v;
     int applied = 0;
     if (sel_pin_gather(s, &pin, &po, &e, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_STORE;
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         goto out;
     }
     sel_pin_judge(&e, &v);
     if (o.promote && v.promote) {
         if (sel_pin_apply(s, &pin, o.pin_file, &e, &err) != 0) {
-            lvd_error(TOOL, "%s", err.msg);
-            code = LVD_EXIT_FAIL;
+            code = lvd_tool_fail(TOOL, &err, LVD_EXIT_FAIL);
             goto out_eval;
         }
         applied = 1;
     }
     if (!o.no_record && sel_pin_record(s, &e, &v, applied, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_STORE;
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         goto out_eval;
     }
-    if (o.json) {
+    if (o.t.json) {
         cJSON *j = sel_pin_details_json(&e, &v, applied);
         cJSON_AddStringToObject(j, "pin_file", o.pin_file);
         cJSON_AddBoolToObject(j, "recorded", !o.no_record);
@@ -198,7 +188,6 @@ out_eval:
     sel_pin_eval_free(&e);
 out:
     store_close(s);
-    free(path);
     fetch_pin_free(&pin);
     return code;
 }
