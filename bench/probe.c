@@ -5,6 +5,7 @@
 
 #include "bench/devices.h"
 #include "common/cli.h"
+#include "common/json.h"
 #include "common/proc.h"
 
 #include <cjson/cJSON.h>
@@ -172,24 +173,16 @@ static void json_i64_or_null(cJSON *o, const char *key, int64_t v)
         cJSON_AddNumberToObject(o, key, (double)v);
 }
 
-static void json_str_or_null(cJSON *o, const char *key, const char *v)
-{
-    if (v && *v)
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 cJSON *bench_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "engine", e->name);
     cJSON_AddNumberToObject(o, "engine_id", (double)e->id);
-    json_str_or_null(o, "dir", e->dir);
-    json_str_or_null(o, "build", e->build);
-    json_str_or_null(o, "binary", p->binary);
+    cJSON_AddItemToObject(o, "dir", lvd_json_text(e->dir));
+    cJSON_AddItemToObject(o, "build", lvd_json_text(e->build));
+    cJSON_AddItemToObject(o, "binary", lvd_json_text(p->binary));
     cJSON_AddStringToObject(o, "backend", p->backend);
-    json_str_or_null(o, "reason", p->reason);
+    cJSON_AddItemToObject(o, "reason", lvd_json_text(p->reason));
     cJSON_AddNumberToObject(o, "probed_at", (double)p->probed_at);
     cJSON_AddBoolToObject(o, "cached", cached != 0);
     char ns[32]; /* exact: nanoseconds exceed a double's 53 bits */
@@ -205,7 +198,7 @@ cJSON *bench_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
         json_i64_or_null(dj, "total_mib", d->total_mib);
         json_i64_or_null(dj, "free_mib", d->free_mib);
         cJSON_AddStringToObject(dj, "backend", d->backend);
-        json_str_or_null(dj, "compute_cap", d->compute_cap);
+        cJSON_AddItemToObject(dj, "compute_cap", lvd_json_text(d->compute_cap));
         cJSON_AddItemToArray(devs, dj);
     }
     return o;

@@ -3,6 +3,7 @@
 #include "bench/report.h"
 
 #include "common/cli.h"
+#include "common/json.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -236,20 +237,15 @@ void bench_report_print(FILE *f, const bench_session *s)
 
 /* --- JSON --------------------------------------------------------------- */
 
-static cJSON *num_or_null(double x)
-{
-    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
-}
-
 static cJSON *params_json(const lvd_params *p)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "device", *p->device ? cJSON_CreateString(p->device) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "device", lvd_json_text(p->device));
     cJSON_AddItemToObject(o, "ngl", p->ngl >= 0 ? cJSON_CreateNumber(p->ngl) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "fa", p->fa >= 0 ? cJSON_CreateNumber(p->fa) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "ubatch", p->ubatch > 0 ? cJSON_CreateNumber(p->ubatch) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "type_k", *p->type_k ? cJSON_CreateString(p->type_k) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "type_v", *p->type_v ? cJSON_CreateString(p->type_v) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "type_k", lvd_json_text(p->type_k));
+    cJSON_AddItemToObject(o, "type_v", lvd_json_text(p->type_v));
     cJSON_AddItemToObject(o, "n_cpu_moe",
                           p->n_cpu_moe > 0 ? cJSON_CreateNumber(p->n_cpu_moe) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "threads", p->threads > 0 ? cJSON_CreateNumber(p->threads) : cJSON_CreateNull());
@@ -274,11 +270,10 @@ static cJSON *arm_json(const bench_session *s, size_t i)
     cJSON_AddStringToObject(o, "arm_key", a->arm_key);
     cJSON_AddStringToObject(o, "label", a->label);
     cJSON_AddStringToObject(o, "status", bench_arm_status_name(st->status));
-    cJSON_AddItemToObject(o, "reason", st->reason ? cJSON_CreateString(st->reason) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "reason", lvd_json_str(st->reason));
     cJSON_AddNumberToObject(o, "runs", (double)st->runs);
     cJSON_AddNumberToObject(o, "failures", (double)st->failures);
-    cJSON_AddItemToObject(o, "placement", a->placement ? cJSON_CreateString(a->placement)
-                                                       : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "placement", lvd_json_str(a->placement));
     return o;
 }
 
@@ -298,13 +293,13 @@ static cJSON *ranking_json(const bench_session *s, const sel_ranking *r, int t)
         cJSON_AddStringToObject(row, "status", rank_status(s, r, e->arm));
         if (t >= 0) {
             const bench_series *se = &s->st[e->arm].series[t];
-            cJSON_AddItemToObject(row, "median", num_or_null(e->sx.median));
-            cJSON_AddItemToObject(row, "mean", num_or_null(e->sx.mean));
-            cJSON_AddItemToObject(row, "stddev", num_or_null(e->sx.stddev));
+            cJSON_AddItemToObject(row, "median", lvd_json_num(e->sx.median));
+            cJSON_AddItemToObject(row, "mean", lvd_json_num(e->sx.mean));
+            cJSON_AddItemToObject(row, "stddev", lvd_json_num(e->sx.stddev));
             cJSON_AddNumberToObject(row, "kept", (double)se->n_kept);
             cJSON_AddNumberToObject(row, "dropped", (double)se->n_dropped);
         } else {
-            cJSON_AddItemToObject(row, "score", num_or_null(e->score));
+            cJSON_AddItemToObject(row, "score", lvd_json_num(e->score));
         }
         cJSON_AddItemToObject(row, "vs_leader",
                               e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
@@ -362,7 +357,7 @@ cJSON *bench_report_json(const bench_session *s)
         cJSON *x = cJSON_CreateObject();
         cJSON_AddStringToObject(x, "engine", k->engine);
         cJSON_AddNumberToObject(x, "engine_id", (double)k->engine_id);
-        cJSON_AddItemToObject(x, "device", *k->device ? cJSON_CreateString(k->device) : cJSON_CreateNull());
+        cJSON_AddItemToObject(x, "device", lvd_json_text(k->device));
         cJSON_AddStringToObject(x, "reason", k->reason);
         cJSON_AddItemToArray(skipped, x);
     }

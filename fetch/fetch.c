@@ -4,6 +4,7 @@
 #include "fetch/fetch.h"
 
 #include "common/cli.h"
+#include "common/json.h"
 #include "common/paths.h"
 #include "common/sha256.h"
 #include "fetch/asset.h"
@@ -498,38 +499,30 @@ void fetch_result_free(fetch_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static void add_str(cJSON *j, const char *key, const char *v)
-{
-    if (v)
-        cJSON_AddStringToObject(j, key, v);
-    else
-        cJSON_AddNullToObject(j, key);
-}
-
 cJSON *fetch_result_json(const fetch_result *r)
 {
     cJSON *j = cJSON_CreateObject();
-    add_str(j, "build", r->build);
-    add_str(j, "flavour", r->flavour);
-    add_str(j, "asset", r->asset);
-    add_str(j, "url", r->url);
-    add_str(j, "sha256", r->sha256);
-    add_str(j, "recorded_sha256", r->recorded);
-    add_str(j, "api_sha256", r->api_digest);
-    add_str(j, "api", fetch_api_status_name(r->api_status));
-    add_str(j, "verified", fetch_verdict_name(r->verdict));
-    add_str(j, "note", r->note);
+    cJSON_AddItemToObject(j, "build", lvd_json_str(r->build));
+    cJSON_AddItemToObject(j, "flavour", lvd_json_str(r->flavour));
+    cJSON_AddItemToObject(j, "asset", lvd_json_str(r->asset));
+    cJSON_AddItemToObject(j, "url", lvd_json_str(r->url));
+    cJSON_AddItemToObject(j, "sha256", lvd_json_str(r->sha256));
+    cJSON_AddItemToObject(j, "recorded_sha256", lvd_json_str(r->recorded));
+    cJSON_AddItemToObject(j, "api_sha256", lvd_json_str(r->api_digest));
+    cJSON_AddItemToObject(j, "api", lvd_json_str(fetch_api_status_name(r->api_status)));
+    cJSON_AddItemToObject(j, "verified", lvd_json_str(fetch_verdict_name(r->verdict)));
+    cJSON_AddItemToObject(j, "note", lvd_json_str(r->note));
     cJSON_AddNumberToObject(j, "bytes", (double)r->bytes);
     cJSON_AddBoolToObject(j, "reused", r->reused);
-    add_str(j, "bench_dir", r->bench_dir);
-    add_str(j, "engine_dir", r->engine_dir);
-    add_str(j, "engine", r->engine_name);
+    cJSON_AddItemToObject(j, "bench_dir", lvd_json_str(r->bench_dir));
+    cJSON_AddItemToObject(j, "engine_dir", lvd_json_str(r->engine_dir));
+    cJSON_AddItemToObject(j, "engine", lvd_json_str(r->engine_name));
     if (r->engine_id)
         cJSON_AddNumberToObject(j, "engine_id", (double)r->engine_id);
     else
         cJSON_AddNullToObject(j, "engine_id");
-    add_str(j, "backend", r->probed ? r->backend : NULL);
-    add_str(j, "probe_reason", r->probe_reason);
+    cJSON_AddItemToObject(j, "backend", lvd_json_str(r->probed ? r->backend : NULL));
+    cJSON_AddItemToObject(j, "probe_reason", lvd_json_str(r->probe_reason));
     if (r->probed)
         cJSON_AddNumberToObject(j, "devices", (double)r->n_devices);
     else

@@ -2,6 +2,7 @@
  * decision and the pin file rewrite (see pin.h). */
 #include "select/pin.h"
 
+#include "common/json.h"
 #include "fetch/asset.h"
 #include "fetch/pinfile.h"
 #include "select/armset.h"
@@ -497,35 +498,22 @@ out:
 
 /* --- the record ----------------------------------------------------------- */
 
-static cJSON *num_or_null(double v)
-{
-    return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
 static cJSON *side_json(const sel_summary *s, size_t warmup)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "median", num_or_null(s->median));
+    cJSON_AddItemToObject(o, "median", lvd_json_num(s->median));
     cJSON_AddNumberToObject(o, "n", (double)s->n);
     cJSON_AddNumberToObject(o, "warmup", (double)warmup);
     return o;
-}
-
-static void add_str_or_null(cJSON *o, const char *key, const char *v)
-{
-    if (v)
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
 }
 
 cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int applied)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "pinned", e->pinned_build);
-    add_str_or_null(o, "candidate", e->candidate_build);
-    add_str_or_null(o, "flavour", e->flavour);
-    add_str_or_null(o, "candidate_digest", e->candidate_digest);
+    cJSON_AddItemToObject(o, "candidate", lvd_json_str(e->candidate_build));
+    cJSON_AddItemToObject(o, "flavour", lvd_json_str(e->flavour));
+    cJSON_AddItemToObject(o, "candidate_digest", lvd_json_str(e->candidate_digest));
     cJSON_AddStringToObject(o, "decision", v->promote ? "promote" : "keep");
     cJSON_AddStringToObject(o, "hold", sel_pin_hold_name(v->hold));
     cJSON_AddStringToObject(o, "rule", v->rule);
@@ -563,7 +551,7 @@ cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int
         cJSON_AddStringToObject(c, "device", x->device);
         cJSON_AddStringToObject(c, "kind", x->kind);
         cJSON_AddStringToObject(c, "status", x->status);
-        add_str_or_null(c, "what", x->what);
+        cJSON_AddItemToObject(c, "what", lvd_json_str(x->what));
         cJSON_AddItemToArray(is, c);
     }
     return o;

@@ -3,6 +3,8 @@
  * computation; the thresholds themselves live in stats.c. */
 #include "select/rank.h"
 
+#include "common/json.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -415,22 +417,17 @@ int sel_ranking_open(const sel_ranking *r)
     return r->state == SEL_RANK_OPEN;
 }
 
-static cJSON *num_or_null(double x)
-{
-    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
-}
-
 cJSON *sel_comparison_json(const sel_comparison *c)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "outcome", sel_outcome_name(c->outcome));
-    cJSON_AddItemToObject(o, "ratio", num_or_null(c->ratio));
+    cJSON_AddItemToObject(o, "ratio", lvd_json_num(c->ratio));
     cJSON *ci = cJSON_AddArrayToObject(o, "ci");
-    cJSON_AddItemToArray(ci, num_or_null(c->ci_lo));
-    cJSON_AddItemToArray(ci, num_or_null(c->ci_hi));
-    cJSON_AddItemToObject(o, "half_width", num_or_null(c->half_width));
-    cJSON_AddItemToObject(o, "p", num_or_null(c->p));
-    cJSON_AddItemToObject(o, "p_threshold", num_or_null(c->p_threshold));
+    cJSON_AddItemToArray(ci, lvd_json_num(c->ci_lo));
+    cJSON_AddItemToArray(ci, lvd_json_num(c->ci_hi));
+    cJSON_AddItemToObject(o, "half_width", lvd_json_num(c->half_width));
+    cJSON_AddItemToObject(o, "p", lvd_json_num(c->p));
+    cJSON_AddItemToObject(o, "p_threshold", lvd_json_num(c->p_threshold));
     cJSON_AddBoolToObject(o, "exact", c->exact);
     cJSON_AddNumberToObject(o, "n_a", (double)c->a.n);
     cJSON_AddNumberToObject(o, "n_b", (double)c->b.n);

@@ -1,9 +1,12 @@
 /* test_util.c: common/util.h: strings, number and duration parsing, splitting,
- * atomic writes and directory helpers. */
+ * atomic writes and directory helpers; common/json.h's values. */
 #include "tests/testutil.h"
 
+#include "common/json.h"
 #include "common/util.h"
 
+#include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +110,30 @@ static void error_messages_are_one_line(void **state)
     assert_string_equal(err.msg, "f: bad thing");
 }
 
+/* The value as compact JSON text. */
+static void json_is(cJSON *v, const char *want)
+{
+    char *s = cJSON_PrintUnformatted(v);
+    assert_string_equal(s, want);
+    free(s);
+    cJSON_Delete(v);
+}
+
+static void json_values_are_null_when_unknown(void **state)
+{
+    (void)state;
+    json_is(lvd_json_num(1.5), "1.5");
+    json_is(lvd_json_num(0), "0");
+    json_is(lvd_json_num(NAN), "null");
+    json_is(lvd_json_num(INFINITY), "null");
+    json_is(lvd_json_str("a\"b"), "\"a\\\"b\"");
+    json_is(lvd_json_str(""), "\"\"");
+    json_is(lvd_json_str(NULL), "null");
+    json_is(lvd_json_text("CUDA0"), "\"CUDA0\"");
+    json_is(lvd_json_text(""), "null");
+    json_is(lvd_json_text(NULL), "null");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -115,6 +142,7 @@ int main(void)
         cmocka_unit_test(splits_and_drops_empty_items),
         cmocka_unit_test(atomic_write_replaces_whole_file),
         cmocka_unit_test(error_messages_are_one_line),
+        cmocka_unit_test(json_values_are_null_when_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

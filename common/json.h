@@ -1,0 +1,17 @@
+/* json.h: the cJSON values that the JSON writers of every module build the
+ * same way: a number that may be unknown (NaN), a string that may be absent.
+ * Not for printing (common/cli.h: lvd_json_emit) or for parsing. */
+#ifndef LVD_JSON_H
+#define LVD_JSON_H
+
+struct cJSON;
+
+/* A number, or null when v is not finite (unknown). */
+struct cJSON *lvd_json_num(double v);
+/* A string, or null when s is NULL. */
+struct cJSON *lvd_json_str(const char *s);
+/* A string, or null when s is NULL or empty (fixed-size fields that hold ""
+ * for "none"). */
+struct cJSON *lvd_json_text(const char *s);
+
+#endif
