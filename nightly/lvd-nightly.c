@@ -116,7 +116,7 @@ int main(int argc, char **argv)
     }
     /* every step opens the same store: create it once, so that a first night on a
        new machine does not fail its read-only steps for want of a file */
-    store *st = NULL;
+    struct store *st = NULL;
     if (store_open(store, STORE_OPEN_CREATE, &st, &err)) {
         lvd_error(TOOL, "%s", err.msg);
         night_unlock(lock);
