@@ -105,6 +105,17 @@ int main(int argc, char **argv)
         night_config_free(&cfg);
         return LVD_EXIT_LOCKED;
     }
+    /* every step opens the same store: create it once, so that a first night on a
+       new machine does not fail its read-only steps for want of a file */
+    struct store *st = NULL;
+    if (store_open(store, STORE_OPEN_CREATE, &st, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        night_unlock(lock);
+        free(store);
+        night_config_free(&cfg);
+        return LVD_EXIT_STORE;
+    }
+    store_close(st);
     char *dir = lvd_exe_dir();
     if (!dir)
         dir = lvd_xstrdup(".");
