@@ -107,13 +107,12 @@ int main(int argc, char **argv)
     }
     /* every step opens the same store: create it once, so that a first night on a
        new machine does not fail its read-only steps for want of a file */
-    struct store *st = NULL;
-    if (store_open(store, STORE_OPEN_CREATE, &st, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
+    struct store *st;
+    if ((rc = lvd_tool_store_open(TOOL, store, STORE_OPEN_CREATE, &st)) != LVD_EXIT_OK) {
         night_unlock(lock);
         free(store);
         night_config_free(&cfg);
-        return LVD_EXIT_STORE;
+        return rc;
     }
     store_close(st);
     char *dir = lvd_exe_dir();
