@@ -38,11 +38,7 @@ static int setup(void **state)
     tu_write(f->model, data, n);
     free(data);
     free(src);
-    char *db = lvd_xasprintf("%s/store.db", f->dir);
-    lvd_err err;
-    if (store_open(db, STORE_OPEN_CREATE, &f->s, &err) != 0)
-        fail_msg("%s", err.msg);
-    free(db);
+    f->s = tu_store(f->dir);
     *state = f;
     return 0;
 }

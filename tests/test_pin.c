@@ -370,11 +370,8 @@ static int setup(void **state)
 {
     fx *f = lvd_xcalloc(1, sizeof *f);
     f->dir = tu_tmpdir();
-    char *path = lvd_xasprintf("%s/store.db", f->dir);
+    f->s = tu_store(f->dir);
     lvd_err err = {0};
-    if (store_open(path, STORE_OPEN_CREATE, &f->s, &err))
-        fail_msg("%s", err.msg);
-    free(path);
     store_artifact a = {.sha256 = SHA_M, .size = 1};
     if (store_artifact_put(f->s, &a, &err))
         fail_msg("%s", err.msg);

@@ -16,32 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct fx {
-    char *tmp;
-    store *s;
-} fx;
-
-static int setup(void **state)
-{
-    fx *f = lvd_xcalloc(1, sizeof *f);
-    f->tmp = tu_tmpdir();
-    char *db = lvd_xasprintf("%s/store.db", f->tmp);
-    lvd_err err = {{0}};
-    if (store_open(db, STORE_OPEN_CREATE, &f->s, &err) != 0)
-        fail_msg("%s", err.msg);
-    free(db);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    store_close(f->s);
-    tu_tmpdir_free(f->tmp);
-    free(f);
-    return 0;
-}
+typedef tu_storefx fx;
 
 static char *fixture(const char *rel)
 {
@@ -82,7 +57,7 @@ static void make_engine(fx *f, const char *name, lvd_engine *e)
 {
     memset(e, 0, sizeof *e);
     e->name = lvd_xstrdup(name);
-    e->dir = lvd_xasprintf("%s/%s", f->tmp, name);
+    e->dir = lvd_xasprintf("%s/%s", f->dir, name);
     e->build = lvd_xstrdup("b9749");
     e->origin = lvd_xstrdup("registered");
     e->flavour = lvd_xstrdup("local");
@@ -371,14 +346,14 @@ static void test_newer_failure_beats_cache(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cpu_and_cache, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ttl_expiry, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cuda, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_server_fallback, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unknown_outcomes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failure_detail_from_stderr, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_missing_and_not_executable, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_newer_failure_beats_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cpu_and_cache, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_ttl_expiry, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_cuda, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_server_fallback, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_outcomes, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_failure_detail_from_stderr, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_missing_and_not_executable, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_newer_failure_beats_cache, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,38 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct fx {
-    char *tmp;
-    char *db;
-    store *s;
-} fx;
-
-static int setup(void **state)
-{
-    fx *f = lvd_xcalloc(1, sizeof *f);
-    f->tmp = tu_tmpdir();
-    f->db = lvd_xasprintf("%s/store.db", f->tmp);
-    lvd_err err = {{0}};
-    if (store_open(f->db, STORE_OPEN_CREATE, &f->s, &err) != 0)
-        fail_msg("%s", err.msg);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    store_close(f->s);
-    tu_tmpdir_free(f->tmp);
-    free(f->db);
-    free(f);
-    return 0;
-}
+typedef tu_storefx fx;
 
 /* TMP/rel, created with the named helper copies in it. */
 static char *make_dir(fx *f, const char *rel, int server, int bench)
 {
-    char *dir = lvd_xasprintf("%s/%s", f->tmp, rel);
+    char *dir = lvd_xasprintf("%s/%s", f->dir, rel);
     lvd_err err = {{0}};
     assert_int_equal(lvd_mkdir_p(dir, &err), 0);
     char *helper = lvd_xasprintf("%s/proc-helper", getenv("LVD_TEST_BIN"));
@@ -166,7 +140,7 @@ static void test_register_full_dir(void **state)
     /* A relative path is recorded as the absolute one. */
     char cwd[PATH_MAX];
     assert_non_null(getcwd(cwd, sizeof cwd));
-    assert_int_equal(chdir(f->tmp), 0);
+    assert_int_equal(chdir(f->dir), 0);
     lvd_engine e;
     lvd_err err = {{0}};
     int rc = do_register(f, "llama-b9749/build/../build/bin", "b9749", NULL, &e, &err);
@@ -276,11 +250,11 @@ static void test_bad_input(void **state)
     assert_int_equal(do_register(f, empty, "b9749", NULL, &e, &err), LVD_EXIT_INPUT);
     assert_non_null(strstr(err.msg, "holds neither an executable llama-server nor llama-bench"));
 
-    char *missing = lvd_xasprintf("%s/nope", f->tmp);
+    char *missing = lvd_xasprintf("%s/nope", f->dir);
     assert_int_equal(do_register(f, missing, "b9749", NULL, &e, &err), LVD_EXIT_INPUT);
     assert_non_null(strstr(err.msg, "No such file or directory"));
 
-    char *file = lvd_xasprintf("%s/file", f->tmp);
+    char *file = lvd_xasprintf("%s/file", f->dir);
     tu_write_str(file, "x");
     assert_int_equal(do_register(f, file, "b9749", NULL, &e, &err), LVD_EXIT_INPUT);
     assert_non_null(strstr(err.msg, "not a directory"));
@@ -311,11 +285,11 @@ static void test_bad_input(void **state)
 /* Runs the whole command with --json into a file; returns the parsed JSON. */
 static cJSON *command_json(fx *f, const char *dir, int timeout_ms, int want_code)
 {
-    char *out = lvd_xasprintf("%s/out.json", f->tmp);
+    char *out = lvd_xasprintf("%s/out.json", f->dir);
     FILE *fp = fopen(out, "w");
     assert_non_null(fp);
     fetch_register_opts o = {.dir = dir, .build = "b9749", .timeout_ms = timeout_ms};
-    assert_int_equal(fetch_register_command(f->db, &o, 0, 1, fp), want_code);
+    assert_int_equal(fetch_register_command(f->path, &o, 0, 1, fp), want_code);
     fclose(fp);
     char *text = tu_read(out, NULL);
     cJSON *j = cJSON_Parse(text);
@@ -356,11 +330,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_parse_version),
-        cmocka_unit_test_setup_teardown(test_register_full_dir, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_register_bench_only, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_version_hangs_or_fails, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_command_probes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_register_full_dir, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_register_bench_only, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_version_hangs_or_fails, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_input, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_command_probes, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,73 +20,7 @@
 #include "bench/runner.h"
 #include "store/identify.h"
 
-#define MAX_ENGINES 10
-
-typedef struct fx {
-    char *tmp;
-    char *model;
-    store *s;
-    store_artifact art;
-    lvd_engine e[MAX_ENGINES];
-    lvd_probe p[MAX_ENGINES];
-    size_t n;
-} fx;
-
-static int setup(void **state)
-{
-    fx *f = lvd_xcalloc(1, sizeof *f);
-    f->tmp = tu_tmpdir();
-    f->model = tu_shared("models/tiny-llama-q4_0.gguf");
-    char *db = lvd_xasprintf("%s/store.db", f->tmp);
-    lvd_err err = {0};
-    if (store_open(db, STORE_OPEN_CREATE, &f->s, &err) ||
-        store_identify(f->s, f->model, 0, &f->art, NULL, &err))
-        fail_msg("%s", err.msg);
-    free(db);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    for (size_t i = 0; i < f->n; i++) {
-        lvd_engine_free(&f->e[i]);
-        lvd_probe_free(&f->p[i]);
-    }
-    store_artifact_free(&f->art);
-    store_close(f->s);
-    tu_tmpdir_free(f->tmp);
-    free(f->model);
-    free(f);
-    return 0;
-}
-
-/* An engine directory NAME whose llama-bench is the fake engine with the
- * given scenario, registered in the store and probed. */
-static size_t engine(fx *f, const char *name, const char *scenario)
-{
-    size_t i = f->n++;
-    char *dir = lvd_xasprintf("%s/%s", f->tmp, name);
-    assert_int_equal(mkdir(dir, 0755), 0);
-    char *bin = lvd_xasprintf("%s/llama-bench", dir);
-    assert_int_equal(symlink(getenv("LVD_FAKE_ENGINE"), bin), 0);
-    char *scn = lvd_xasprintf("%s/fake-scenario", dir);
-    tu_write_str(scn, scenario);
-    lvd_engine *e = &f->e[i];
-    memset(e, 0, sizeof *e);
-    e->name = lvd_xstrdup(name);
-    e->dir = dir;
-    e->build = lvd_xstrdup("b9749");
-    e->origin = lvd_xstrdup("registered");
-    e->flavour = lvd_xstrdup("local");
-    lvd_err err = {0};
-    if (store_engine_put(f->s, e, &err) || bench_probe_engine(f->s, e, 1, 0, &f->p[i], &err))
-        fail_msg("%s", err.msg);
-    free(bin);
-    free(scn);
-    return i;
-}
+typedef tu_session fx;
 
 static void plan_of(fx *f, bench_plan *plan)
 {
@@ -204,7 +138,7 @@ static void test_run_outcomes(void **state)
          "GPU flags ignored: asked -dev Vulkan0 -ngl 99, llama-bench reported backends \"CPU\""},
     };
     for (size_t c = 0; c < LVD_ARRAY_LEN(cases); c++) {
-        size_t i = engine(f, cases[c].name, cases[c].scenario);
+        size_t i = tu_session_engine(f, cases[c].name, 0, cases[c].scenario);
         bench_plan plan;
         plan_of(f, &plan);
         const bench_arm *arm = NULL;
@@ -278,11 +212,11 @@ static size_t count_runs(fx *f, const char *status, int64_t engine_id)
 static void test_session_ranking(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n"
-                      "dev.CUDA0.pp = 60000\nnoise = 0.02\nwarmup = 0.5\n");
-    engine(f, "vulkan", "device = Vulkan0|NVIDIA H200|143771|143139\ndev.Vulkan0.tg = 800\n"
-                        "dev.Vulkan0.pp = 17000\nnoise = 0.02\nwarmup = 0.5\n");
-    engine(f, "cpu", "cpu.tg = 50\ncpu.pp = 400\nnoise = 0.02\nwarmup = 0.5\n");
+    tu_session_engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n"
+                                    "dev.CUDA0.pp = 60000\nnoise = 0.02\nwarmup = 0.5\n");
+    tu_session_engine(f, "vulkan", 0, "device = Vulkan0|NVIDIA H200|143771|143139\ndev.Vulkan0.tg = 800\n"
+                                      "dev.Vulkan0.pp = 17000\nnoise = 0.02\nwarmup = 0.5\n");
+    tu_session_engine(f, "cpu", 0, "cpu.tg = 50\ncpu.pp = 400\nnoise = 0.02\nwarmup = 0.5\n");
     bench_plan plan;
     plan_of(f, &plan);
     assert_int_equal(plan.n_arms, 3);
@@ -335,8 +269,10 @@ static void test_session_ranking(void **state)
 static void test_session_tie(void **state)
 {
     fx *f = *state;
-    engine(f, "a", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 900\nnoise = 0.004\n");
-    engine(f, "b", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 900\nnoise = 0.004\n");
+    tu_session_engine(f, "a", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 900\nnoise = 0.004\n");
+    tu_session_engine(f, "b", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 900\nnoise = 0.004\n");
     bench_plan plan;
     plan_of(f, &plan);
     bench_session_opts o;
@@ -359,17 +295,21 @@ static void test_session_tie(void **state)
 static void test_session_faults(void **state)
 {
     fx *f = *state;
-    size_t good = engine(f, "good", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n");
-    size_t crash = engine(f, "crash", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = crash\n");
-    size_t hang = engine(f, "hang", "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = hang\n"
-                                    "hang_s = 30\n");
-    size_t ign = engine(f, "ignores-ngl", "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n"
-                                          "cpu.tg = 5000\n");
-    engine(f, "cpu", "cpu.tg = 50\n");
+    size_t good = tu_session_engine(f, "good", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n");
+    size_t crash = tu_session_engine(f, "crash", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = crash\n");
+    size_t hang = tu_session_engine(f, "hang", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\nbench.fault = hang\n"
+            "hang_s = 30\n");
+    size_t ign = tu_session_engine(f, "ignores-ngl", 0,
+            "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n"
+            "cpu.tg = 5000\n");
+    tu_session_engine(f, "cpu", 0, "cpu.tg = 50\n");
     bench_plan plan;
     plan_of(f, &plan);
     /* an engine whose llama-bench vanished after the probe */
-    size_t gone = engine(f, "gone", "cpu.tg = 50\n");
+    size_t gone = tu_session_engine(f, "gone", 0, "cpu.tg = 50\n");
     char *bin = lvd_xasprintf("%s/llama-bench", f->e[gone].dir);
     unlink(bin);
     free(bin);
@@ -419,8 +359,10 @@ static void test_session_limits(void **state)
 {
     fx *f = *state;
     /* 2 % apart with 3 % noise: not decidable within 6 samples */
-    engine(f, "x", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\nnoise = 0.03\n");
-    engine(f, "y", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 980\nnoise = 0.03\n");
+    tu_session_engine(f, "x", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\nnoise = 0.03\n");
+    tu_session_engine(f, "y", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 980\nnoise = 0.03\n");
     bench_plan plan;
     plan_of(f, &plan);
     bench_session_opts o;
@@ -457,10 +399,10 @@ static void test_session_limits(void **state)
 static void test_session_weighted(void **state)
 {
     fx *f = *state;
-    engine(f, "x", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1100\n"
-                   "dev.CUDA0.pp = 6000\nnoise = 0.01\n");
-    engine(f, "y", "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n"
-                   "dev.CUDA0.pp = 10000\nnoise = 0.01\n");
+    tu_session_engine(f, "x", 0, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1100\n"
+                                 "dev.CUDA0.pp = 6000\nnoise = 0.01\n");
+    tu_session_engine(f, "y", 0, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\n"
+                                 "dev.CUDA0.pp = 10000\nnoise = 0.01\n");
     bench_plan plan;
     plan_of(f, &plan);
     bench_session_opts o;
@@ -491,12 +433,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tests_parse),
         cmocka_unit_test(test_argv),
-        cmocka_unit_test_setup_teardown(test_run_outcomes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_session_ranking, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_session_tie, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_session_faults, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_session_limits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_session_weighted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_outcomes, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_session_ranking, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_session_tie, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_session_faults, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_session_limits, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_session_weighted, tu_session_setup, tu_session_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

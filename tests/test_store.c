@@ -18,33 +18,7 @@
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
-typedef struct fx {
-    char *dir;
-    char *path;
-    store *s;
-} fx;
-
-static int setup(void **state)
-{
-    fx *f = lvd_xcalloc(1, sizeof *f);
-    f->dir = tu_tmpdir();
-    f->path = lvd_xasprintf("%s/store.db", f->dir);
-    lvd_err err = {0};
-    if (store_open(f->path, STORE_OPEN_CREATE, &f->s, &err))
-        fail_msg("%s", err.msg);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    store_close(f->s);
-    tu_tmpdir_free(f->dir);
-    free(f->path);
-    free(f);
-    return 0;
-}
+typedef tu_storefx fx;
 
 /* Runs SQL on path through a separate connection (the "other process"). */
 static void raw_exec(const char *path, const char *sql)
@@ -956,20 +930,20 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create),
         cmocka_unit_test(test_migrate_from_zero),
-        cmocka_unit_test_setup_teardown(test_refuse_newer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_newer, tu_store_setup, tu_store_teardown),
         cmocka_unit_test(test_refuse_not_a_database),
         cmocka_unit_test(test_default_path),
-        cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_path_cache, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_engines, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_probes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_run_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_run_filters, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_run_atomic, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pins, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_readonly_refuses_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_artifacts, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_path_cache, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_engines, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_probes, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_run_roundtrip, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_run_filters, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_run_atomic, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_checks, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_verdicts, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_pins, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_readonly_refuses_writes, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,15 @@
 /* testutil.c: helpers shared by the cmocka tests (see testutil.h). */
 #include "tests/testutil.h"
 
+#include "bench/probe.h"
 #include "common/util.h"
+#include "store/identify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 char *tu_tmpdir(void)
 {
@@ -70,4 +73,93 @@ void tu_copy(const char *from, const char *to, unsigned mode)
     tu_write(to, data, n);
     free(data);
     assert_int_equal(chmod(to, (mode_t)mode), 0);
+}
+
+store *tu_store(const char *dir)
+{
+    char *path = lvd_xasprintf("%s/store.db", dir);
+    store *s = NULL;
+    lvd_err err = {{0}};
+    if (store_open(path, STORE_OPEN_CREATE, &s, &err) != 0)
+        fail_msg("%s", err.msg);
+    free(path);
+    return s;
+}
+
+int tu_store_setup(void **state)
+{
+    tu_storefx *f = lvd_xcalloc(1, sizeof *f);
+    f->dir = tu_tmpdir();
+    f->path = lvd_xasprintf("%s/store.db", f->dir);
+    f->s = tu_store(f->dir);
+    *state = f;
+    return 0;
+}
+
+int tu_store_teardown(void **state)
+{
+    tu_storefx *f = *state;
+    store_close(f->s);
+    tu_tmpdir_free(f->dir);
+    free(f->path);
+    free(f);
+    return 0;
+}
+
+int tu_session_setup(void **state)
+{
+    tu_session *f = lvd_xcalloc(1, sizeof *f);
+    f->tmp = tu_tmpdir();
+    f->model = tu_shared("models/tiny-llama-q4_0.gguf");
+    f->s = tu_store(f->tmp);
+    lvd_err err = {{0}};
+    if (store_identify(f->s, f->model, 0, &f->art, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    *state = f;
+    return 0;
+}
+
+int tu_session_teardown(void **state)
+{
+    tu_session *f = *state;
+    for (size_t i = 0; i < f->n; i++) {
+        lvd_engine_free(&f->e[i]);
+        lvd_probe_free(&f->p[i]);
+    }
+    store_artifact_free(&f->art);
+    store_close(f->s);
+    tu_tmpdir_free(f->tmp);
+    free(f->model);
+    free(f);
+    return 0;
+}
+
+size_t tu_session_engine(tu_session *f, const char *name, int ppl, const char *scenario)
+{
+    assert_true(f->n < TU_MAX_ENGINES);
+    size_t i = f->n++;
+    char *dir = lvd_xasprintf("%s/%s", f->tmp, name);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    const char *bins[] = {"llama-bench", "llama-perplexity"};
+    for (size_t b = 0; b < (ppl ? 2u : 1u); b++) {
+        char *bin = lvd_xasprintf("%s/%s", dir, bins[b]);
+        assert_int_equal(symlink(getenv("LVD_FAKE_ENGINE"), bin), 0);
+        free(bin);
+    }
+    char *scn = lvd_xasprintf("%s/fake-scenario", dir);
+    char *text = lvd_xasprintf("log = calls.log\n%s", scenario);
+    tu_write_str(scn, text);
+    free(text);
+    free(scn);
+    lvd_engine *e = &f->e[i];
+    memset(e, 0, sizeof *e);
+    e->name = lvd_xstrdup(name);
+    e->dir = dir;
+    e->build = lvd_xstrdup("b9749");
+    e->origin = lvd_xstrdup("registered");
+    e->flavour = lvd_xstrdup("local");
+    lvd_err err = {{0}};
+    if (store_engine_put(f->s, e, &err) || bench_probe_engine(f->s, e, 1, 0, &f->p[i], &err))
+        fail_msg("%s", err.msg);
+    return i;
 }

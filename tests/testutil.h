@@ -1,5 +1,6 @@
 /* testutil.h: helpers shared by the cmocka tests: temporary directories,
- * paths into ../shared, writing files, and a fresh store per test. */
+ * paths into ../shared, writing files, a fresh store per test, and sessions
+ * over fake engines. */
 #ifndef LVD_TESTUTIL_H
 #define LVD_TESTUTIL_H
 
@@ -8,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "common/types.h"
+#include "store/store.h"
 
 /* A fresh directory under $TMPDIR, removed by tu_tmpdir_free. */
 char *tu_tmpdir(void);
@@ -23,5 +27,39 @@ void tu_write_str(const char *path, const char *s);
 char *tu_read(const char *path, size_t *n);
 /* Copies file from to to and sets its mode (fails the test on error). */
 void tu_copy(const char *from, const char *to, unsigned mode);
+
+/* A fresh store DIR/store.db, created (fails the test on error). */
+store *tu_store(const char *dir);
+
+/* A temporary directory with a fresh store in it. */
+typedef struct tu_storefx {
+    char *dir;
+    char *path;   /* dir/store.db */
+    store *s;
+} tu_storefx;
+/* cmocka setup and teardown: *state is a new tu_storefx. */
+int tu_store_setup(void **state);
+int tu_store_teardown(void **state);
+
+/* A session over fake engines, for the tests that run them. */
+enum { TU_MAX_ENGINES = 10 };
+typedef struct tu_session {
+    char *tmp;            /* a temporary directory, removed at teardown */
+    char *model;          /* shared models/tiny-llama-q4_0.gguf */
+    store *s;             /* tmp/store.db */
+    store_artifact art;   /* the model, identified in s */
+    lvd_engine e[TU_MAX_ENGINES];
+    lvd_probe p[TU_MAX_ENGINES];
+    size_t n;
+} tu_session;
+
+/* cmocka setup and teardown: *state is a new tu_session. */
+int tu_session_setup(void **state);
+int tu_session_teardown(void **state);
+/* Engine NAME: tmp/NAME with $LVD_FAKE_ENGINE linked as llama-bench (and,
+ * with ppl, llama-perplexity), its scenario "log = calls.log" and then
+ * scenario; registered as build b9749 and probed afresh into e[i], p[i].
+ * Returns i. */
+size_t tu_session_engine(tu_session *f, const char *name, int ppl, const char *scenario);
 
 #endif
