@@ -244,7 +244,10 @@ void ev_svg_history(const ev_model *m, lvd_sb *out)
     }
     double step = nice_step(max);
     double axis_max = max > 0 ? ceil(max / step) * step : 1;
-    const double w = 760, top = 44, plot_h = 220, x0 = 70, x1 = w - 30, legend_row = 18;
+    const double w = 760, top = 44, plot_h = 220, x0 = 70, legend_row = 18;
+    /* the last date label is centred on the plot's right end: leave it room */
+    double half_date = nd ? ceil((double)label_chars(m->dates[nd - 1]) * CHAR_W / 2) : 0;
+    const double x1 = w - fmax(30, half_date + 6);
     double y_bottom = top + plot_h;
     double h = y_bottom + 40 + legend_row * (double)(shown ? shown : 1) + 10;
     lvd_sb title = {0};

@@ -531,6 +531,16 @@ static void test_svg_history_and_determinism(void **state)
     assert_int_equal(count(lvd_sb_str(&a), "<circle "), 4);
     expect_in(lvd_sb_str(&a), ">2026-11-28</text>");
     expect_in(lvd_sb_str(&a), "cuda · CUDA0, ngl 99, fa 1: 992.0 on 2026-11-30</text>");
+    /* the last date label, centred on the plot's right end, fits in the chart
+     * (10 characters of at most 7.2 px) */
+    const char *svg = lvd_sb_str(&a), *last = strstr(svg, "\">2026-11-30</text>");
+    assert_non_null(last);
+    while (last > svg && strncmp(last, "<text x=\"", 9))
+        last--;
+    double lx = 0, width = 0;
+    assert_int_equal(sscanf(last, "<text x=\"%lf\"", &lx), 1);
+    assert_int_equal(sscanf(strstr(svg, " width=\""), " width=\"%lf\"", &width), 1);
+    assert_true(lx + 10 * 7.2 / 2 <= width);
     /* the same model gives the same bytes, for every file */
     ev_svg_history(m, &b);
     assert_string_equal(lvd_sb_str(&a), lvd_sb_str(&b));
