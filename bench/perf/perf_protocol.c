@@ -17,7 +17,6 @@
  *   perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-f FAKE_ENGINE]
  * FAKE_ENGINE defaults to $LVD_FAKE_ENGINE, else ../tests/fake-engine next
  * to this binary. */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include "bench/plan.h"
 #include "bench/probe.h"
 #include "bench/runner.h"
+#include "common/paths.h"
 #include "store/identify.h"
 
 #define WARMUP "0.6"
@@ -57,15 +57,12 @@ static char *default_fake(void)
     const char *env = getenv("LVD_FAKE_ENGINE");
     if (env && *env)
         return strdup(env);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    char *dir = lvd_exe_dir();
+    if (!dir)
         return NULL;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    return lvd_xasprintf("%s/../tests/fake-engine", exe);
+    char *fake = lvd_xasprintf("%s/../tests/fake-engine", dir);
+    free(dir);
+    return fake;
 }
 
 static void write_scenario(const world *w, int i, double tg, double noise)
