@@ -64,6 +64,13 @@ static void delta_cell(lvd_sb *sb, const ev_delta *d, const ev_model *m, int sho
         lvd_sb_addf(sb, " vs #%zu", m->arms[d->other].rank);
 }
 
+/* sep as it is, then s as markdown text (escaped, one line). */
+static void cell(lvd_sb *sb, const char *sep, const char *s)
+{
+    lvd_sb_adds(sb, sep);
+    ev_md_cell(sb, s);
+}
+
 static void samples_cell(lvd_sb *sb, const ev_arm *a)
 {
     if (!a->pp.n && !a->tg.n && !a->pp.n_warmup && !a->tg.n_warmup) {
@@ -90,34 +97,28 @@ static void arms_table(lvd_sb *sb, const ev_model *m)
     for (size_t i = 0; i < m->n_arms; i++) {
         const ev_arm *a = &m->arms[i];
         char rank[32];
-        lvd_sb_addf(sb, "| %s | ", rank_cell(a, rank, sizeof rank));
-        ev_md_cell(sb, a->label);
-        lvd_sb_adds(sb, " | ");
-        ev_md_cell(sb, a->engine);
-        lvd_sb_adds(sb, " (");
-        ev_md_cell(sb, a->build);
+        lvd_sb_addf(sb, "| %s", rank_cell(a, rank, sizeof rank));
+        cell(sb, " | ", a->label);
+        cell(sb, " | ", a->engine);
+        cell(sb, " (", a->build);
         lvd_sb_adds(sb, ") | ");
         stat_cell(sb, &a->pp, m->pp_test);
         lvd_sb_adds(sb, " | ");
         stat_cell(sb, &a->tg, m->tg_test);
-        lvd_sb_adds(sb, " | ");
-        if (a->is_ref)
-            lvd_sb_adds(sb, "reference");
-        else
-            delta_cell(sb, &a->pp_vs_cpu, m, 0);
-        lvd_sb_adds(sb, " | ");
-        if (a->is_ref)
-            lvd_sb_adds(sb, "reference");
-        else
-            delta_cell(sb, &a->tg_vs_cpu, m, 0);
+        for (int tg = 0; tg < 2; tg++) { /* pp, then tg against the CPU */
+            lvd_sb_adds(sb, " | ");
+            if (a->is_ref)
+                lvd_sb_adds(sb, "reference");
+            else
+                delta_cell(sb, tg ? &a->tg_vs_cpu : &a->pp_vs_cpu, m, 0);
+        }
         lvd_sb_adds(sb, " | ");
         delta_cell(sb, &a->pp_vs_alt, m, 1);
         lvd_sb_adds(sb, " | ");
         delta_cell(sb, &a->tg_vs_alt, m, 1);
         lvd_sb_adds(sb, " | ");
         samples_cell(sb, a);
-        lvd_sb_adds(sb, " | ");
-        ev_md_cell(sb, a->check);
+        cell(sb, " | ", a->check);
         lvd_sb_adds(sb, " |\n");
     }
 }
@@ -197,12 +198,9 @@ static void excluded_list(lvd_sb *sb, const ev_model *m)
         if (!any)
             lvd_sb_adds(sb, "\nFailed, excluded and partly failed arms:\n\n");
         any = 1;
-        lvd_sb_adds(sb, "- ");
-        ev_md_cell(sb, a->label);
-        lvd_sb_adds(sb, " (");
-        ev_md_cell(sb, a->engine);
-        lvd_sb_adds(sb, "): ");
-        ev_md_cell(sb, a->why);
+        cell(sb, "- ", a->label);
+        cell(sb, " (", a->engine);
+        cell(sb, "): ", a->why);
         lvd_sb_adds(sb, "\n");
     }
 }
@@ -219,10 +217,8 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
     lvd_sb_adds(sb, "\n## ");
     heading(sb, m);
     lvd_sb_addf(sb, "\n\nsha256 `%s`", m->sha256);
-    if (m->desc && *m->desc) {
-        lvd_sb_adds(sb, " · ");
-        ev_md_cell(sb, m->desc);
-    }
+    if (m->desc && *m->desc)
+        cell(sb, " · ", m->desc);
     lvd_sb_adds(sb, "\n\n");
     verdict_block(sb, p, m);
     lvd_sb_adds(sb, "\n### Engines and devices\n\n");
@@ -231,8 +227,7 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
         return;
     }
     if (m->common && *m->common) {
-        lvd_sb_adds(sb, "Every arm ran with: ");
-        ev_md_cell(sb, m->common);
+        cell(sb, "Every arm ran with: ", m->common);
         lvd_sb_adds(sb, ".\n\n");
     }
     arms_table(sb, m);
@@ -289,14 +284,10 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
         for (size_t i = 0; i < pin->n_rows; i++) {
             const sel_pin_row *r = &pin->rows[i];
             char buf[16];
-            lvd_sb_adds(sb, "| ");
-            ev_md_cell(sb, model_name(p, r->artifact, buf, sizeof buf));
-            lvd_sb_adds(sb, " | ");
-            ev_md_cell(sb, r->backend);
-            lvd_sb_adds(sb, " | ");
-            ev_md_cell(sb, r->params);
-            lvd_sb_adds(sb, " | ");
-            ev_md_cell(sb, r->test);
+            cell(sb, "| ", model_name(p, r->artifact, buf, sizeof buf));
+            cell(sb, " | ", r->backend);
+            cell(sb, " | ", r->params);
+            cell(sb, " | ", r->test);
             lvd_sb_adds(sb, " | ");
             ev_fmt_ts(sb, r->pinned_median);
             lvd_sb_addf(sb, " (n %zu) | ", r->pinned_n);
@@ -312,8 +303,7 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
     if (pin->n_issues) {
         lvd_sb_adds(sb, "Issues of the candidate:\n\n");
         for (size_t i = 0; i < pin->n_issues; i++) {
-            lvd_sb_adds(sb, "- ");
-            ev_md_cell(sb, pin->issues[i]);
+            cell(sb, "- ", pin->issues[i]);
             lvd_sb_adds(sb, "\n");
         }
         lvd_sb_adds(sb, "\n");
@@ -322,12 +312,11 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
                     "|---|---|---|---|---|\n");
     for (size_t i = 0; i < pin->n_hist; i++) {
         const ev_pin_entry *e = &pin->hist[i];
-        lvd_sb_addf(sb, "| %s | ", e->date);
-        ev_md_cell(sb, e->pinned);
-        lvd_sb_adds(sb, " | ");
-        ev_md_cell(sb, e->candidate);
-        lvd_sb_addf(sb, " | %s%s | ", e->decision, e->applied ? " (applied)" : "");
-        ev_md_cell(sb, e->rule);
+        lvd_sb_addf(sb, "| %s", e->date);
+        cell(sb, " | ", e->pinned);
+        cell(sb, " | ", e->candidate);
+        lvd_sb_addf(sb, " | %s%s", e->decision, e->applied ? " (applied)" : "");
+        cell(sb, " | ", e->rule);
         lvd_sb_adds(sb, " |\n");
     }
 }
@@ -341,15 +330,13 @@ static void summary_table(lvd_sb *sb, const ev_page *p)
         lvd_sb sh = {0}, an = {0};
         heading(&sh, m);
         ev_anchor(&an, lvd_sb_str(&sh));
-        lvd_sb_adds(sb, "| [");
-        ev_md_cell(sb, lvd_sb_str(&sh));
+        cell(sb, "| [", lvd_sb_str(&sh));
         lvd_sb_addf(sb, "](#%s) | ", lvd_sb_str(&an));
         lvd_sb_free(&sh);
         lvd_sb_free(&an);
         if (m->has_verdict) {
             ev_md_cell(sb, m->verdict_arm);
-            lvd_sb_adds(sb, " | `");
-            ev_md_cell(sb, m->verdict_rule);
+            cell(sb, " | `", m->verdict_rule);
             lvd_sb_adds(sb, "` | ");
         } else {
             lvd_sb_adds(sb, "none recorded | – | ");
