@@ -70,7 +70,7 @@ jcheck "$tmp/r2" 'v["runs_added"] == 1' 'v["results_added"] == 3' 'v["samples_ad
   'not v["engine_registered"]' 
 # sql: no samples, the averages are kept.
 st import "$FIX/bench-sql.stdout" --engine b9749 --artifact "$sha" >"$tmp/r3"
-grep -q "1 runs added (2 results, 0 samples)" "$tmp/r3" || fail "sql import line: $(cat "$tmp/r3")"
+grep -q "1 runs added (2 results, 0 samples, 0 flagged as warm-up)" "$tmp/r3" || fail "sql import line: $(cat "$tmp/r3")"
 
 st info --json >"$tmp/info"
 jcheck "$tmp/info" 'v["counts"]["runs"] == 3' 'v["counts"]["results"] == 7' 'v["counts"]["samples"] == 15' \
