@@ -4,6 +4,7 @@
 #include "evidence/model.h"
 
 #include "common/sha256.h"
+#include "select/engines.h"
 #include "select/launch.h"
 #include "select/placement.h"
 #include "select/rank.h"
@@ -831,7 +832,9 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
         in[i].engine = ei != SIZE_MAX ? es->v[ei].name : NULL;
         in[i].build = ei != SIZE_MAX ? es->v[ei].build : NULL;
         in[i].is_verdict = has_v && v.engine_id == arm->engine_id && v.arm_key && !strcmp(v.arm_key, arm->arm_key);
-        int c = store_check_latest(s, sha, host, arm->engine_id, arm->params.device, &checks[i], err);
+        char dev[64];
+        sel_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);
+        int c = store_check_latest(s, sha, host, arm->engine_id, dev, &checks[i], err);
         if (c < 0) {
             rc = -1;
             goto out;

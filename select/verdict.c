@@ -98,10 +98,7 @@ static size_t arm_of(vsession *vs, const lvd_run *r, const sel_engines *es)
     a->eng = sel_engines_find(es, r->engine_id);
     a->arm_key = key;
     a->params = r->params;
-    const lvd_device *dev = NULL;
-    if (a->eng)
-        sel_arm_device(a->eng, &r->params, &dev);
-    snprintf(a->device, sizeof a->device, "%s", dev ? dev->selector : r->params.device);
+    sel_check_device(a->eng ? &a->eng->probe : NULL, &r->params, a->device, sizeof a->device);
     snprintf(a->label, sizeof a->label, "%s %s [%s]",
              a->eng && a->eng->e.name ? a->eng->e.name : "(unregistered engine)",
              a->device[0] ? a->device : "cpu", key);
