@@ -8,6 +8,7 @@
  * into a fresh store the way lvd probe, lvd bench and lvd check record them. */
 #include "bench/arm.h"
 #include "common/cli.h"
+#include "select/choice.h"
 #include "select/engines.h"
 #include "select/profile.h"
 #include "select/select.h"
@@ -777,6 +778,69 @@ static void test_verdict_imported_engine(void **state)
     lvd_verdict_free(&v);
 }
 
+/* Placement and launch line of a choice already made, from records alone
+ * (select/choice.h): what lvd select --record --artifact prints and the
+ * evidence page shows. */
+static void test_choice_lines(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {{0}};
+    lvd_engine e = {.id = 7, .name = "cuda", .dir = "/opt/llama/cuda", .build = "b9749"};
+    lvd_device d[] = {dev("CUDA0", H200, 142629, "9.0"), dev("CUDA1", H200, -1, "9.0")};
+    lvd_probe probe = {.engine_id = 7, .devices = d, .n_devices = 2};
+    snprintf(probe.backend, sizeof probe.backend, "cuda");
+    lvd_params p;
+    lvd_params_init(&p);
+    p.ngl = 99;
+    p.fa = 1;
+    sel_choice_lines c;
+    /* known shape and free memory: placed as lvd select places it */
+    assert_int_equal(sel_choice_lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
+    assert_true(c.placement_known && c.placed);
+    assert_string_equal(c.backend, "cuda");
+    assert_true(lvd_starts_with(c.placement_line, "fully resident on CUDA0 (142629 MiB free, context "));
+    assert_string_equal(c.model, f->model);
+    assert_null(c.model_note);
+    assert_non_null(strstr(c.launch_line, " -c "));
+    assert_true(lvd_starts_with(c.launch_line, "/opt/llama/cuda/llama-server -m "));
+    sel_choice_lines_free(&c);
+    /* a device whose free memory no probe printed */
+    strcpy(p.device, "CUDA1");
+    assert_int_equal(sel_choice_lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
+    assert_false(c.placement_known);
+    assert_string_equal(c.placement_line, "the free memory of CUDA1 is not recorded (its probe did not print it)");
+    assert_null(strstr(c.launch_line, " -c "));
+    assert_non_null(strstr(c.launch_line, "--device CUDA1 -ngl 99 -fa on"));
+    sel_choice_lines_free(&c);
+    /* a stub artifact (imported by sha256), an engine never probed here */
+    store_artifact stub = {.size = -1};
+    snprintf(stub.sha256, sizeof stub.sha256, "973978067daa0%051d", 0);
+    p.device[0] = '\0';
+    assert_int_equal(sel_choice_lines_build(&e, NULL, "CUDA", &p, &stub, "models/dense-1b-f16.gguf", &c, &err), 0);
+    assert_false(c.placement_known);
+    assert_true(lvd_starts_with(c.placement_line, "shape not recorded"));
+    assert_string_equal(c.model, SEL_MODEL_PLACEHOLDER);
+    assert_string_equal(c.model_note, "MODEL.gguf stands for the model 973978067daa: its path is not in the store"
+                                      " (llama-bench called it models/dense-1b-f16.gguf)");
+    assert_string_equal(c.launch_line, "/opt/llama/cuda/llama-server -m MODEL.gguf -ngl 99 -fa on");
+    sel_choice_lines_free(&c);
+    /* a CPU engine: known, nothing to place, no GPU flags */
+    assert_int_equal(sel_choice_lines_build(&e, NULL, "CPU", &p, &stub, NULL, &c, &err), 0);
+    assert_true(c.placement_known && !c.placed);
+    assert_string_equal(c.placement_line, "CPU engine: the whole model in host memory");
+    assert_string_equal(c.launch_line, "/opt/llama/cuda/llama-server -m MODEL.gguf -fa on");
+    sel_choice_lines_free(&c);
+    /* an engine no longer registered: no launch line */
+    assert_int_equal(sel_choice_lines_build(NULL, NULL, "CUDA", &p, &stub, NULL, &c, &err), 0);
+    assert_null(c.launch_line);
+    assert_int_equal(c.launch.argc, 0);
+    sel_choice_lines_free(&c);
+    /* parameters a launch line cannot carry */
+    p.ubatch = -5;
+    assert_int_equal(sel_choice_lines_build(&e, NULL, "CUDA", &p, &stub, NULL, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "out of range"));
+}
+
 /* pp and weighted objectives rank on their own tests. */
 static void test_verdict_objectives(void **state)
 {
@@ -1081,6 +1145,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rule2_failed_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_exclusions, setup, teardown),
         cmocka_unit_test(test_check_device),
+        cmocka_unit_test_setup_teardown(test_choice_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_imported_engine, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_objectives, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_tie_hysteresis, setup, teardown),
