@@ -137,8 +137,8 @@ static void verdict_block(lvd_sb *sb, const ev_page *p, const ev_model *m)
             lvd_sb_adds(sb, "\n");
         }
     } else {
-        lvd_sb_addf(sb, "**Verdict:** none recorded for this model on `%s` (`lvd select --model FILE --record` "
-                        "records one).\n",
+        lvd_sb_addf(sb, "**Verdict:** none recorded for this model on `%s` (`lvd select --model FILE --record`, "
+                        "or `--artifact SHA256` for imported results, records one).\n",
                     p->host);
     }
     lvd_sb_adds(sb, "\n");

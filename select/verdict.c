@@ -287,6 +287,13 @@ static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *w
     size_t n = sel_engines_candidates(es, 0, contender_keeps, (void *)c, cands, devs);
     sel_choice ch;
     size_t pick = SEL_NO_ARM;
+    if (n == 0) {
+        /* e.g. engines imported from another machine: nothing probed here */
+        snprintf(why, len, "the heuristic has nothing to go on: no contender's engine has a current probe here");
+        free(cands);
+        free(devs);
+        return pick;
+    }
     if (sel_heuristic(cands, n, &ch)) {
         for (size_t i = 0; i < c->n && pick == SEL_NO_ARM; i++) {
             const varm *a = &c->vs->arms[c->idx[i]];
