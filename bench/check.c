@@ -464,8 +464,7 @@ int bench_check_import(store *s, const bench_check_import_opts *o, bench_check_r
     if (import_resolve(s, o, &e, exit_code, err))
         return -1;
     int ret = -1;
-    bench_ppl dev_ppl = {0}, base_ppl = {0};
-    int have_dev = 0, have_base = 0;
+    bench_ppl dev_ppl = {0}, base_ppl = {0}; /* bench_ppl_free is safe on both, parsed or not */
     char device[64] = "";
     lvd_device d;
     memset(&d, 0, sizeof d);
@@ -475,13 +474,11 @@ int bench_check_import(store *s, const bench_check_import_opts *o, bench_check_r
         *exit_code = LVD_EXIT_INPUT;
         goto out;
     }
-    have_dev = 1;
     if (o->base_output) {
         if (parse_capture(o->base_output, o->base_log, &base_ppl, err) || same_chunks(&base_ppl, &dev_ppl, o, err)) {
             *exit_code = LVD_EXIT_INPUT;
             goto out;
         }
-        have_base = 1;
     } else if (dev_ppl.has_kld) {
         lvd_errf(err, "%s: has KL divergence statistics: a comparison run; give its reference with --base-output",
                  o->output);
@@ -513,10 +510,8 @@ int bench_check_import(store *s, const bench_check_import_opts *o, bench_check_r
     }
     ret = 0;
 out:
-    if (have_dev)
-        bench_ppl_free(&dev_ppl);
-    if (have_base)
-        bench_ppl_free(&base_ppl);
+    bench_ppl_free(&dev_ppl);
+    bench_ppl_free(&base_ppl);
     lvd_engine_free(&e);
     return ret;
 }

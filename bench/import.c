@@ -341,10 +341,9 @@ static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const be
         }
         if (dup) {
             rep->runs_skipped++;
-            if (!rep->skipped_session && strcmp(had, r.session))
-                rep->skipped_session = had;
-            else
-                free(had);
+            if (!rep->skipped_session[0] && strcmp(had, r.session))
+                snprintf(rep->skipped_session, sizeof rep->skipped_session, "%s", had);
+            free(had);
         } else {
             if (store_run_put(s, &r, err)) {
                 lvd_run_free(&r);
@@ -450,12 +449,4 @@ out:
     lvd_engine_free(&e);
     bench_rows_free(&rows);
     return ret;
-}
-
-void bench_import_report_free(bench_import_report *rep)
-{
-    if (!rep)
-        return;
-    free(rep->skipped_session);
-    rep->skipped_session = NULL;
 }

@@ -38,8 +38,8 @@ typedef struct bench_import_report {
     size_t rows_selected;    /* of which --select-build / --select-model kept */
     size_t runs_added;       /* one per consecutive parameter set */
     size_t runs_skipped;     /* already in the store (same engine, artifact, arm, test_time, tests) */
-    char *skipped_session;   /* the session of the first skipped run when it is not the one
-                                asked for (it stays there); NULL otherwise */
+    char skipped_session[256]; /* the session of the first skipped run when it is not the
+                                one asked for (it stays there; truncated); "" otherwise */
     size_t results_added, samples_added;
     size_t warmup_flagged;   /* samples of the added runs flagged as warm-up */
     size_t gpu_ignored;      /* runs recorded with status gpu_ignored */
@@ -63,9 +63,7 @@ typedef struct bench_import_report {
  * engine's, is refused unless select_build / select_model narrow it to one.
  * Importing the same results again adds nothing, whatever the session (a
  * run stays in the session it was first imported into; rep says which).
- * 0 or -1 with err and rep->fail set; free rep with
- * bench_import_report_free. */
+ * 0 or -1 with err and rep->fail set. */
 int bench_import_file(store *s, const bench_import_opts *o, bench_import_report *rep, lvd_err *err);
-void bench_import_report_free(bench_import_report *rep);
 
 #endif

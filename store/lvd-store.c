@@ -550,7 +550,6 @@ static int cmd_import(store *s, const options *o)
     bench_import_report rep;
     lvd_err err = {0};
     if (bench_import_file(s, &io, &rep, &err)) {
-        bench_import_report_free(&rep);
         if (rep.fail == BENCH_IMPORT_USAGE)
             return lvd_usage_error(TOOL, "%s", err.msg);
         lvd_error(TOOL, "%s", err.msg);
@@ -568,7 +567,7 @@ static int cmd_import(store *s, const options *o)
         cJSON_AddNumberToObject(j, "results_added", (double)rep.results_added);
         cJSON_AddNumberToObject(j, "samples_added", (double)rep.samples_added);
         cJSON_AddNumberToObject(j, "warmup_flagged", (double)rep.warmup_flagged);
-        cJSON_AddItemToObject(j, "skipped_session", rep.skipped_session ? cJSON_CreateString(rep.skipped_session)
+        cJSON_AddItemToObject(j, "skipped_session", rep.skipped_session[0] ? cJSON_CreateString(rep.skipped_session)
                                                                         : cJSON_CreateNull());
         cJSON_AddNumberToObject(j, "gpu_ignored", (double)rep.gpu_ignored);
         cJSON_AddNumberToObject(j, "engine_id", (double)rep.engine_id);
@@ -582,7 +581,7 @@ static int cmd_import(store *s, const options *o)
             printf(", %zu selected", rep.rows_selected);
         printf(": %zu runs added (%zu results, %zu samples, %zu flagged as warm-up), %zu already in the store\n",
                rep.runs_added, rep.results_added, rep.samples_added, rep.warmup_flagged, rep.runs_skipped);
-        if (rep.skipped_session)
+        if (rep.skipped_session[0])
             printf("note: runs already in the store stay in their session '%s'\n", rep.skipped_session);
         if (rep.engine_registered)
             printf("registered engine %lld (origin imported)\n", (long long)rep.engine_id);
@@ -590,7 +589,6 @@ static int cmd_import(store *s, const options *o)
             printf("warning: %zu runs asked for GPU layers but ran on the CPU (recorded as gpu_ignored)\n",
                    rep.gpu_ignored);
     }
-    bench_import_report_free(&rep);
     return LVD_EXIT_OK;
 }
 
