@@ -254,6 +254,7 @@ static int fetch_pinned(job *j, const char *flavour)
         console(j, "offline: %s; going on with the engines already registered", s->outcome);
         free(s->outcome);
         s->outcome = lvd_xstrdup("offline");
+        j->r->exit_code = LVD_EXIT_PARTIAL;
         return 1;
     }
     report_step(j, 1);
@@ -295,6 +296,7 @@ static void fetch_candidate(job *j, const char *flavour)
         free(s->outcome);
         s->outcome = lvd_xstrdup("offline");
         j->r->offline = 1;
+        j->r->exit_code = LVD_EXIT_PARTIAL;
         return;
     }
     report_step(j, 1);
@@ -338,6 +340,10 @@ static void per_model(job *j, const char *what, const char *model)
         arg(&a, "%d", c->reps);
         arg(&a, "--objective");
         arg(&a, "%s", c->objective);
+    }
+    if (c->run_timeout && strcmp(what, "select")) {
+        arg(&a, "--timeout");
+        arg(&a, "%s", c->run_timeout);
     }
     run_step(j, name, &a, timeout, NULL);
     argv_free(&a);
