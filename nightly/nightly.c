@@ -363,8 +363,17 @@ static void pin_step(job *j)
     }
     if (c->promote)
         arg(&a, "--promote");
-    run_step(j, "pin", &a, c->step_timeout_s, NULL);
+    int rc = run_step(j, "pin", &a, c->step_timeout_s, NULL);
     argv_free(&a);
+    if (rc == LVD_EXIT_FAIL) {
+        /* lvd pin's "nothing to compare": no candidate build has been measured,
+           the normal outcome of a night without a newer release */
+        night_step *s = &j->r->steps[j->r->n_steps - 1];
+        free(s->outcome);
+        s->outcome = lvd_xstrdup("no candidate measured: the pin stays");
+        console(j, "%-40s %s", s->name, s->outcome);
+        return;
+    }
     report_step(j, 0);
 }
 
