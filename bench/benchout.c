@@ -4,6 +4,8 @@
  * Not for running llama-bench or judging the numbers. */
 #include "bench/benchout.h"
 
+#include "select/stats.h"
+
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
@@ -60,6 +62,27 @@ int bench_result_gpu_ignored(const lvd_result *r)
             cpu_only = 0;
     lvd_strv_free(v);
     return cpu_only;
+}
+
+int bench_result_samples_valid(const lvd_result *r)
+{
+    if (r->n == 0 || !r->ts)
+        return 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (!isfinite(r->ts[i]) || r->ts[i] <= 0)
+            return 0;
+    return 1;
+}
+
+void bench_result_flag_warmup(lvd_result *r)
+{
+    free(r->warmup);
+    r->warmup = lvd_xcalloc(r->n ? r->n : 1, 1);
+    if (!bench_result_samples_valid(r))
+        return;
+    size_t drop = sel_warmup(r->ts, r->n);
+    for (size_t k = 0; k < drop; k++)
+        r->warmup[k] = 1;
 }
 
 /* --- reading fields of one object ------------------------------------------ */

@@ -1,8 +1,11 @@
 /* benchout.h: parses what llama-bench prints with `-o json` (one array),
  * `-o jsonl` (one object per line) and `-o sql` (CREATE TABLE + INSERT lines,
- * as compare-llama-bench.py users keep it) into lvd_result records. Shared by
- * the bench runner and `lvd store import`. Not for running llama-bench, for
- * statistics, or for the store (see bench/import.h for importing a file). */
+ * as compare-llama-bench.py users keep it) into lvd_result records, and
+ * flags their warm-up samples (the rule is select/stats.h's sel_warmup).
+ * Shared by the bench runner and `lvd store import`, so a result is flagged
+ * the same way whether it was measured or imported. Not for running
+ * llama-bench, for the statistics themselves, or for the store (see
+ * bench/import.h for importing a file). */
 #ifndef LVD_BENCHOUT_H
 #define LVD_BENCHOUT_H
 
@@ -75,5 +78,14 @@ void bench_test_name(int n_prompt, int n_gen, int n_depth, char *buf, size_t len
 /* 1 when the result asked for GPU layers (reported n_gpu_layers > 0) but
  * llama-bench ran on CPU backends only: a build that silently ignored -ngl. */
 int bench_result_gpu_ignored(const lvd_result *r);
+
+/* 1 when r has samples and every one is finite and > 0 (a throughput). */
+int bench_result_samples_valid(const lvd_result *r);
+
+/* Sets r->warmup (reallocated, one flag per sample) from the warm-up rule
+ * (sel_warmup) over r's samples in the order llama-bench ran them: the
+ * leading slow samples of one invocation are flagged 1, the rest 0. A result
+ * whose samples are not all valid gets no flags (all 0). */
+void bench_result_flag_warmup(lvd_result *r);
 
 #endif

@@ -6,6 +6,8 @@
 
 #include "common/cli.h"
 #include "common/proc.h"
+#include "common/sha256.h"
+#include "select/engines.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -39,27 +41,30 @@ void bench_check_judge(const bench_ppl *out, double base_ppl, const bench_check_
     c->ppl_ratio = !isnan(out->ppl_ratio) ? out->ppl_ratio : c->ppl / c->ppl_base;
     c->mean_kld = out->mean_kld;
     c->same_top_p = out->same_top_p;
-    if (!out->has_kld) {
-        set_status(c, "error", lvd_xstrdup("no KL divergence statistics in the output"));
-        return;
-    }
     if (out->gpu_ignored) {
         set_status(c, "fail", lvd_xstrdup("GPU flags ignored: the build warned that -ngl is ignored"
                                           " and ran on the CPU, so the device proved nothing"));
         return;
     }
+    if (!out->has_kld && !o->ppl_only) {
+        set_status(c, "error", lvd_xstrdup("no KL divergence statistics in the output"));
+        return;
+    }
     lvd_sb why = {0};
-    if (!(c->mean_kld <= o->kld_max))
+    if (out->has_kld && !(c->mean_kld <= o->kld_max))
         lvd_sb_addf(&why, "; mean KLD %.6g %s %.6g", c->mean_kld, isnan(c->mean_kld) ? "is not <=" : ">",
                     o->kld_max);
     if (!(fabs(c->ppl_ratio - 1.0) <= o->ppl_tol))
         lvd_sb_addf(&why, "; PPL ratio %.6g outside 1 +- %.6g", c->ppl_ratio, o->ppl_tol);
-    if (o->top_p_min >= 0 && !(c->same_top_p >= o->top_p_min))
+    if (out->has_kld && o->top_p_min >= 0 && !(c->same_top_p >= o->top_p_min))
         lvd_sb_addf(&why, "; same top p %.3f %% < %.3f %%", c->same_top_p, o->top_p_min);
-    if (why.len)
-        set_status(c, "fail", lvd_xstrdup(why.buf + 2));
-    else
-        set_status(c, "pass", NULL);
+    int broken = why.len > 0;
+    if (!out->has_kld) {
+        c->mean_kld = c->same_top_p = NAN;
+        lvd_sb_adds(&why, "; judged on the PPL ratio alone: KLD not measured (no --kl-divergence"
+                          " statistics in the capture)");
+    }
+    set_status(c, broken ? "fail" : "pass", why.len ? lvd_xstrdup(why.buf + 2) : NULL);
     lvd_sb_free(&why);
 }
 
@@ -185,6 +190,16 @@ static int record(store *s, bench_check_report *r, bench_check_item *it, lvd_err
     return store_check_put(s, &it->check, err);
 }
 
+/* The CPU reference's record: its perplexity, against itself. */
+static void set_base(lvd_check *c, double ppl, char *reason)
+{
+    c->ppl = c->ppl_base = ppl;
+    c->ppl_ratio = 1.0;
+    c->mean_kld = 0.0;
+    c->same_top_p = 100.0;
+    set_status(c, "base", reason);
+}
+
 /* Picks the reference: a CPU-only engine, else a GPU engine at -ngl 0
  * -dev none. Returns its index or -1; *gpu_ref says which kind. */
 static long pick_reference(const lvd_engine *engines, const lvd_probe *probes, size_t n, int *gpu_ref)
@@ -220,12 +235,8 @@ static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const bench
             set_status(&it->check, "error", lvd_xasprintf("no logits file written (%s)", base_file));
             rc = 0;
         } else {
-            it->check.ppl = it->check.ppl_base = *base_ppl;
-            it->check.ppl_ratio = 1.0;
-            it->check.mean_kld = 0.0;
-            it->check.same_top_p = 100.0;
-            set_status(&it->check, "base", gpu_ref ? lvd_xstrdup("reference: a GPU engine at -ngl 0 -dev none")
-                                                   : NULL);
+            set_base(&it->check, *base_ppl,
+                     gpu_ref ? lvd_xstrdup("reference: a GPU engine at -ngl 0 -dev none") : NULL);
         }
     }
     r->reference_ok = rc == 1;
@@ -325,6 +336,186 @@ void bench_check_report_free(bench_check_report *r)
     memset(r, 0, sizeof *r);
 }
 
+/* --- captured output (lvd check --import) ------------------------------ */
+
+void bench_check_import_opts_init(bench_check_import_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kld_max = BENCH_CHECK_KLD_MAX;
+    o->ppl_tol = BENCH_CHECK_PPL_TOL;
+    o->top_p_min = -1.0;
+}
+
+#define CAPTURE_MAX_BYTES ((size_t)64 << 20)
+
+/* Reads and parses one run's captured stdout and stderr (log may be NULL). */
+static int parse_capture(const char *output, const char *log, bench_ppl *res, lvd_err *err)
+{
+    lvd_sb out = {0}, log_text = {0};
+    int rc = lvd_read_file(output, CAPTURE_MAX_BYTES, &out, err);
+    if (rc == 0 && log)
+        rc = lvd_read_file(log, CAPTURE_MAX_BYTES, &log_text, err);
+    if (rc == 0)
+        rc = bench_ppl_parse(lvd_sb_str(&out), log ? lvd_sb_str(&log_text) : NULL, output, res, err);
+    lvd_sb_free(&out);
+    lvd_sb_free(&log_text);
+    return rc;
+}
+
+static int import_fail(int *exit_code, int code)
+{
+    *exit_code = code;
+    return -1;
+}
+
+/* The device the check is recorded under, checked against the engine's
+ * probe; *dev gets the probe's record of it when there is one. */
+static int import_device(store *s, const bench_check_import_opts *o, const lvd_engine *e, char *out,
+                         size_t len, lvd_device *dev, int *exit_code, lvd_err *err)
+{
+    memset(dev, 0, sizeof *dev);
+    lvd_probe probe;
+    int rc = store_probe_latest(s, e->id, &probe, err);
+    if (rc < 0)
+        return import_fail(exit_code, LVD_EXIT_STORE);
+    lvd_params p;
+    lvd_params_init(&p);
+    p.ngl = 99;
+    snprintf(p.device, sizeof p.device, "%s", o->device ? o->device : "");
+    sel_check_device(rc == 0 ? &probe : NULL, &p, out, len);
+    int found = 0;
+    for (size_t i = 0; rc == 0 && i < probe.n_devices && !found; i++)
+        if (!strcmp(probe.devices[i].selector, out)) {
+            *dev = probe.devices[i];
+            found = 1;
+        }
+    int listed = rc == 0 && probe.n_devices > 0;
+    if (rc == 0)
+        lvd_probe_free(&probe);
+    if (listed && !found) {
+        lvd_errf(err, "engine %s's probe lists no device %s; give one of its selectors with --device", e->name,
+                 out);
+        return import_fail(exit_code, LVD_EXIT_USAGE);
+    }
+    return 0;
+}
+
+/* 0 when the options make sense together, else -1 with err. */
+static int import_options(const bench_check_import_opts *o, lvd_err *err)
+{
+    if (!o->artifact || !lvd_sha256_valid(o->artifact))
+        return lvd_errf(err, "--artifact wants the model's sha256 (64 lowercase hex digits)");
+    if (!o->engine)
+        return lvd_errf(err, "--engine NAME is required: the engine whose llama-perplexity wrote the capture");
+    if (!o->output)
+        return lvd_errf(err, "--output FILE is required: llama-perplexity's stdout");
+    if (!o->base_output && o->base_log)
+        return lvd_errf(err, "--base-log needs --base-output (the reference's stdout)");
+    if (!o->base_output && o->device)
+        return lvd_errf(err, "--device %s without --base-output: the CPU reference has no device", o->device);
+    return 0;
+}
+
+/* Checks the options and resolves the engine and the artifact. */
+static int import_resolve(store *s, const bench_check_import_opts *o, lvd_engine *e, int *exit_code,
+                          lvd_err *err)
+{
+    if (import_options(o, err))
+        return import_fail(exit_code, LVD_EXIT_USAGE);
+    store_artifact a;
+    int rc = store_artifact_get(s, o->artifact, &a, err);
+    if (rc < 0)
+        return import_fail(exit_code, LVD_EXIT_STORE);
+    if (rc == 1) {
+        lvd_errf(err, "%s: no artifact %s in the store (lvd store import or lvd store model records it)",
+                 store_path(s), o->artifact);
+        return import_fail(exit_code, LVD_EXIT_USAGE);
+    }
+    store_artifact_free(&a);
+    rc = store_engine_by_name(s, o->engine, e, err);
+    if (rc < 0)
+        return import_fail(exit_code, LVD_EXIT_STORE);
+    if (rc == 1) {
+        lvd_errf(err, "%s: no engine named '%s' in the store", store_path(s), o->engine);
+        return import_fail(exit_code, LVD_EXIT_USAGE);
+    }
+    return 0;
+}
+
+/* The two captures of a comparison must score the same text and context. */
+static int same_chunks(const bench_ppl *base, const bench_ppl *dev, const bench_check_import_opts *o,
+                       lvd_err *err)
+{
+    if (base->has_kld)
+        return lvd_errf(err, "%s: has KL divergence statistics: it compared against a reference, it is not"
+                        " one", o->base_output);
+    if (base->n_chunks && dev->n_chunks && base->n_chunks != dev->n_chunks)
+        return lvd_errf(err, "%s scored %zu chunks, %s %zu: not the same text and context", o->base_output,
+                        base->n_chunks, o->output, dev->n_chunks);
+    return 0;
+}
+
+int bench_check_import(store *s, const bench_check_import_opts *o, bench_check_report *out, int *exit_code,
+                       lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *exit_code = LVD_EXIT_OK;
+    lvd_engine e = {0};
+    if (import_resolve(s, o, &e, exit_code, err))
+        return -1;
+    int ret = -1;
+    bench_ppl dev_ppl = {0}, base_ppl = {0}; /* bench_ppl_free is safe on both, parsed or not */
+    char device[64] = "";
+    lvd_device d;
+    memset(&d, 0, sizeof d);
+    if (o->base_output && import_device(s, o, &e, device, sizeof device, &d, exit_code, err))
+        goto out;
+    if (parse_capture(o->output, o->log, &dev_ppl, err)) {
+        *exit_code = LVD_EXIT_INPUT;
+        goto out;
+    }
+    if (o->base_output) {
+        if (parse_capture(o->base_output, o->base_log, &base_ppl, err) || same_chunks(&base_ppl, &dev_ppl, o, err)) {
+            *exit_code = LVD_EXIT_INPUT;
+            goto out;
+        }
+    } else if (dev_ppl.has_kld) {
+        lvd_errf(err, "%s: has KL divergence statistics: a comparison run; give its reference with --base-output",
+                 o->output);
+        *exit_code = LVD_EXIT_INPUT;
+        goto out;
+    }
+    bench_check_opts co;
+    bench_check_opts_init(&co);
+    co.artifact = o->artifact;
+    co.host = o->host ? o->host : lvd_hostname();
+    co.kld_max = o->kld_max;
+    co.ppl_tol = o->ppl_tol;
+    co.top_p_min = o->top_p_min;
+    co.ppl_only = 1;
+    const char *backend = !o->base_output ? LVD_BACKEND_CPU : d.selector[0] ? d.backend : LVD_BACKEND_UNKNOWN;
+    bench_check_item *it = add_item(out, &e, backend, d.selector[0] ? &d : NULL, &co);
+    snprintf(it->check.device, sizeof it->check.device, "%s", device);
+    it->check.ran_at = lvd_now();
+    if (o->base_output) {
+        bench_check_judge(&dev_ppl, bench_ppl_value(&base_ppl), &co, &it->check);
+    } else {
+        it->reference = 1;
+        set_base(&it->check, bench_ppl_value(&dev_ppl), lvd_xstrdup("reference: imported capture"));
+    }
+    out->reference_ok = 1;
+    if (record(s, out, it, err)) {
+        *exit_code = LVD_EXIT_STORE;
+        goto out;
+    }
+    ret = 0;
+out:
+    bench_ppl_free(&dev_ppl);
+    bench_ppl_free(&base_ppl);
+    lvd_engine_free(&e);
+    return ret;
+}
+
 /* --- output ------------------------------------------------------------- */
 
 static void fmt_num(char *buf, size_t len, const char *fmt, double v)
@@ -367,8 +558,11 @@ void bench_check_print(FILE *f, const bench_check_report *r, const bench_check_o
     fprintf(f, "pass: mean KLD <= %g and |PPL ratio - 1| <= %g", o->kld_max, o->ppl_tol);
     if (o->top_p_min >= 0)
         fprintf(f, " and same top p >= %g %%", o->top_p_min);
-    fprintf(f, " (text %s, -c %d, %d chunks); %zu pass, %zu fail, %zu error\n", o->text, BENCH_CHECK_CTX,
-            BENCH_CHECK_CHUNKS, r->n_pass, r->n_fail, r->n_error);
+    if (o->text)
+        fprintf(f, " (text %s, -c %d, %d chunks)", o->text, BENCH_CHECK_CTX, BENCH_CHECK_CHUNKS);
+    else
+        fprintf(f, " (imported llama-perplexity captures)");
+    fprintf(f, "; %zu pass, %zu fail, %zu error\n", r->n_pass, r->n_fail, r->n_error);
 }
 
 static cJSON *num_or_null(double x)
@@ -379,10 +573,10 @@ static cJSON *num_or_null(double x)
 cJSON *bench_check_json(const bench_check_report *r, const bench_check_opts *o)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "model", o->model);
+    cJSON_AddItemToObject(root, "model", o->model ? cJSON_CreateString(o->model) : cJSON_CreateNull());
     cJSON_AddStringToObject(root, "artifact", o->artifact);
     cJSON_AddStringToObject(root, "host", o->host);
-    cJSON_AddStringToObject(root, "text", o->text);
+    cJSON_AddItemToObject(root, "text", o->text ? cJSON_CreateString(o->text) : cJSON_CreateNull());
     cJSON *tol = cJSON_AddObjectToObject(root, "tolerances");
     cJSON_AddNumberToObject(tol, "kld_max", o->kld_max);
     cJSON_AddNumberToObject(tol, "ppl_tol", o->ppl_tol);

@@ -22,6 +22,10 @@
  *   error  the run could not be judged: it could not execute, timed out,
  *          crashed, exited non-zero, printed no KL divergence statistics, or
  *          the reference itself failed. lvd-select excludes fail and error.
+ * Captured output (lvd check --import, bench_check_import) may come from a
+ * plain llama-perplexity run without --kl-divergence: then only the PPL
+ * ratio is judged (KLD recorded as not measured, NAN, and the reason says
+ * so) instead of "error"; the -ngl warning still fails it.
  * Defaults (README has the reasoning): kld_max 0.01, ppl_tol 0.01, no same-
  * top-p floor. On the H200 captures (random-weight F16 model) correct devices
  * differ from the CPU by PPL ratios 1.0006 (CUDA) and 1.0013 (Vulkan); for
@@ -59,6 +63,8 @@ typedef struct bench_check_opts {
     double ppl_tol;            /* BENCH_CHECK_PPL_TOL */
     double top_p_min;          /* percent; < 0 = no floor */
     int timeout_ms;            /* per llama-perplexity run */
+    int ppl_only;              /* judge a run without KL divergence statistics on its
+                                  PPL ratio alone (captures), not "error" */
 } bench_check_opts;
 
 /* Fills o with the defaults (no model, text or identity). */
@@ -68,8 +74,11 @@ void bench_check_opts_init(bench_check_opts *o);
  * ("pass" / "fail"), the statistics (mean_kld, same_top_p, ppl, ppl_base,
  * ppl_ratio; ppl_ratio falls back to ppl / ppl_base when not printed) and
  * c->reason (NULL on pass, else one line naming every bound broken). A run
- * without KL divergence statistics is "error". base_ppl is the reference
- * run's perplexity (used when the output has no Mean PPL(base)). */
+ * whose build warned that -ngl is ignored fails. A run without KL
+ * divergence statistics is "error", or with o->ppl_only judged on the PPL
+ * ratio alone (a pass then has a reason saying KLD was not measured).
+ * base_ppl is the reference run's perplexity (used when the output has no
+ * Mean PPL(base)). */
 void bench_check_judge(const bench_ppl *out, double base_ppl, const bench_check_opts *o, lvd_check *c);
 
 /* One row of a check session. */
@@ -101,6 +110,39 @@ int bench_check_run(store *s, const lvd_engine *engines, const lvd_probe *probes
                     const bench_check_opts *o, bench_check_report *out, lvd_err *err);
 void bench_check_report_free(bench_check_report *r);
 
+/* --- captured output: lvd check --import ----------------------------------- */
+
+typedef struct bench_check_import_opts {
+    const char *artifact;      /* sha256 of the model: an artifact in the store */
+    const char *engine;        /* the engine that ran it (name in the store) */
+    const char *device;        /* its device selector; NULL: sel_check_device's (the probe's
+                                  first device, else "auto") */
+    const char *host;          /* where it ran; NULL = this machine */
+    const char *output, *log;  /* llama-perplexity's stdout and stderr (log may be NULL) */
+    const char *base_output, *base_log; /* the CPU reference run's; base_output NULL: output
+                                  and log ARE the reference, recorded as "base" (device "") */
+    double kld_max, ppl_tol, top_p_min; /* as in bench_check_opts */
+} bench_check_import_opts;
+
+/* Fills o with the default tolerances and nothing else. */
+void bench_check_import_opts_init(bench_check_import_opts *o);
+
+/* Records one check from captured llama-perplexity output, so results
+ * measured elsewhere or earlier can admit a device. With base_output: the
+ * device run is judged against the reference's perplexity (bench_check_judge
+ * with ppl_only: a capture without KL statistics is judged on the PPL ratio
+ * alone) and recorded under (engine, device); without: the run is the CPU
+ * reference, recorded as "base" with device "" (a --device is refused).
+ * Refused as bad input: unreadable or unparsable files; a reference capture
+ * with KL statistics (it was a comparison, not a reference); reference and
+ * device scoring a different number of chunks (not the same text and
+ * context). ran_at is now. Fills out (one item; free with
+ * bench_check_report_free). 0, or -1 with err and *exit_code
+ * (LVD_EXIT_USAGE options, unknown engine or artifact, a selector the
+ * engine's probe does not list; LVD_EXIT_INPUT the files; LVD_EXIT_STORE). */
+int bench_check_import(store *s, const bench_check_import_opts *o, bench_check_report *out, int *exit_code,
+                       lvd_err *err);
+
 /* The argv of one llama-perplexity run (NULL-terminated; lvd_strv_free):
  * compare 0 writes base_file, 1 compares with it; device NULL = no GPU flag,
  * "none" = the GPU engine's CPU reference (-ngl 0 -dev none), else -ngl 99
@@ -108,7 +150,8 @@ void bench_check_report_free(bench_check_report *r);
 char **bench_check_argv(const char *binary, const bench_check_opts *o, const char *base_file,
                         int compare, const char *device);
 
-/* Prints the table and the tolerances; JSON of the same; the exit code
+/* Prints the table and the tolerances (o->text NULL: imported captures);
+ * JSON of the same; the exit code
  * (LVD_EXIT_OK all pass or nothing to check, LVD_EXIT_PARTIAL some device
  * failed or errored, LVD_EXIT_FAIL the reference failed). */
 void bench_check_print(FILE *f, const bench_check_report *r, const bench_check_opts *o);

@@ -238,8 +238,8 @@ static int check_model_size(store *s, const bench_import_opts *o, const bench_ro
 }
 
 /* 1 when the store already holds this imported run: same engine, artifact,
- * arm, start and tests. */
-static int already_imported(store *s, const lvd_run *r, lvd_err *err)
+ * arm, start and tests (*session: its session, malloc'd, when found). */
+static int already_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
 {
     store_run_filter f = {.artifact = r->artifact, .engine_id = r->engine_id, .arm_key = r->arm_key,
                           .since = r->started_at, .with_samples = 1};
@@ -255,6 +255,8 @@ static int already_imported(store *s, const lvd_run *r, lvd_err *err)
         for (size_t j = 0; j < r->n_results; j++)
             if (strcmp(v[i].results[j].test, r->results[j].test))
                 found = 0;
+        if (found)
+            *session = lvd_xstrdup(v[i].session ? v[i].session : "");
     }
     store_run_list_free(v, n);
     return found;
@@ -270,7 +272,7 @@ static void build_run(bench_rows *rows, size_t from, size_t to, const lvd_params
     r->binary = lvd_xasprintf("%s/llama-bench", e->dir);
     r->build = lvd_xstrdup(e->build);
     r->host = lvd_xstrdup(o->host ? o->host : lvd_hostname());
-    r->session = lvd_xasprintf("import:%s", base_name(o->file));
+    r->session = o->session ? lvd_xstrdup(o->session) : lvd_xasprintf("import:%s", base_name(o->file));
     r->params = *p;
     r->arm_key = lvd_xstrdup(key);
     const bench_row *first = &rows->v[from];
@@ -290,8 +292,9 @@ static void build_run(bench_rows *rows, size_t from, size_t to, const lvd_params
             r->reason = lvd_xasprintf("llama-bench reported backends %s with n_gpu_layers %d: the build ignored -ngl",
                                       x->backends, x->rep_ngl);
         }
-        r->results[r->n_results++] = *x;
+        r->results[r->n_results] = *x;
         memset(x, 0, sizeof *x);
+        bench_result_flag_warmup(&r->results[r->n_results++]);
     }
 }
 
@@ -330,13 +333,17 @@ static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const be
         }
         lvd_run r;
         build_run(rows, from, to, &p, key, e, rep->artifact, o, &r);
-        int dup = already_imported(s, &r, err);
+        char *had = NULL;
+        int dup = already_imported(s, &r, &had, err);
         if (dup < 0) {
             lvd_run_free(&r);
             return fail(rep, BENCH_IMPORT_STORE);
         }
         if (dup) {
             rep->runs_skipped++;
+            if (!rep->skipped_session[0] && strcmp(had, r.session))
+                snprintf(rep->skipped_session, sizeof rep->skipped_session, "%s", had);
+            free(had);
         } else {
             if (store_run_put(s, &r, err)) {
                 lvd_run_free(&r);
@@ -344,8 +351,11 @@ static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const be
             }
             rep->runs_added++;
             rep->results_added += r.n_results;
-            for (size_t i = 0; i < r.n_results; i++)
+            for (size_t i = 0; i < r.n_results; i++) {
                 rep->samples_added += r.results[i].n;
+                for (size_t k = 0; k < r.results[i].n; k++)
+                    rep->warmup_flagged += r.results[i].warmup[k];
+            }
             rep->gpu_ignored += !strcmp(r.status, "gpu_ignored");
         }
         lvd_run_free(&r);
@@ -367,6 +377,8 @@ static int check_options(const bench_import_opts *o, bench_import_report *rep, l
         lvd_errf(err, "import needs the model: --model M.gguf, or --artifact SHA256 when the file is elsewhere");
     else if (o->artifact && !lvd_sha256_valid(o->artifact))
         lvd_errf(err, "--artifact '%s' is not a SHA-256 (64 lowercase hex digits)", o->artifact);
+    else if (o->session && (!*o->session || strlen(o->session) > 200))
+        lvd_errf(err, "--session wants a name of 1 to 200 characters");
     else
         return 0;
     return fail(rep, BENCH_IMPORT_USAGE);
@@ -431,7 +443,7 @@ int bench_import_file(store *s, const bench_import_opts *o, bench_import_report 
     goto out;
 rollback:
     store_rollback(s);
-    rep->runs_added = rep->results_added = rep->samples_added = rep->gpu_ignored = 0;
+    rep->runs_added = rep->results_added = rep->samples_added = rep->gpu_ignored = rep->warmup_flagged = 0;
     rep->engine_registered = 0;
 out:
     lvd_engine_free(&e);

@@ -18,6 +18,7 @@ typedef struct bench_import_opts {
     const char *artifact;    /* or its sha256 when the file is elsewhere (stub, shape unknown) */
     const char *host;        /* where it ran; NULL = this machine */
     const char *env;         /* environment the runs had ("K=V ..."), NULL = none */
+    const char *session;     /* the session the runs join; NULL = "import:BASENAME" */
     const char *select_build;/* keep only rows of this build: commit, "bNNNN" or NNNN */
     const char *select_model;/* keep only rows of this model_filename (path or basename) */
 } bench_import_opts;
@@ -37,7 +38,10 @@ typedef struct bench_import_report {
     size_t rows_selected;    /* of which --select-build / --select-model kept */
     size_t runs_added;       /* one per consecutive parameter set */
     size_t runs_skipped;     /* already in the store (same engine, artifact, arm, test_time, tests) */
+    char skipped_session[256]; /* the session of the first skipped run when it is not the
+                                one asked for (it stays there; truncated); "" otherwise */
     size_t results_added, samples_added;
+    size_t warmup_flagged;   /* samples of the added runs flagged as warm-up */
     size_t gpu_ignored;      /* runs recorded with status gpu_ignored */
     int64_t engine_id;
     int engine_registered;   /* 1 when engine_dir was registered by this import */
@@ -50,11 +54,16 @@ typedef struct bench_import_report {
  * none does. Results are grouped into runs by consecutive reported parameter
  * set (a repeated test starts a new run); each run gets status "ok" (or
  * "gpu_ignored" when llama-bench reported CPU backends for -ngl > 0), source
- * "import", session "import:BASENAME", started_at = its earliest test_time,
- * params and arm key from what llama-bench reported (bench/arm.h). A file
- * holding several models or builds, or a build other than the engine's, is
- * refused unless select_build / select_model narrow it to one. Importing the same results again adds nothing. 0 or -1 with err and
- * rep->fail set. */
+ * "import", session o->session (default "import:BASENAME": several imports
+ * that name one session form one session, as one lvd bench does),
+ * started_at = its earliest test_time, params and arm key from what
+ * llama-bench reported (bench/arm.h), and its warm-up samples flagged per
+ * result exactly as the bench runner flags them (bench_result_flag_warmup).
+ * A file holding several models or builds, or a build other than the
+ * engine's, is refused unless select_build / select_model narrow it to one.
+ * Importing the same results again adds nothing, whatever the session (a
+ * run stays in the session it was first imported into; rep says which).
+ * 0 or -1 with err and rep->fail set. */
 int bench_import_file(store *s, const bench_import_opts *o, bench_import_report *rep, lvd_err *err);
 
 #endif

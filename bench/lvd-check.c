@@ -1,7 +1,9 @@
 /* lvd-check.c: the `lvd check` tool. Checks that every device reproduces
  * the CPU's result for a model (llama-perplexity KL divergence against the
  * CPU's logits) and records pass/fail/error per device; lvd-select admits
- * only devices that pass. Option parsing only; the work is bench/check.c. */
+ * only devices that pass. With --import, records one check from captured
+ * llama-perplexity output instead of running anything. Option parsing only;
+ * the work is bench/check.c. */
 #include "bench/check.h"
 #include "bench/engines.h"
 #include "common/cli.h"
@@ -26,13 +28,19 @@ typedef struct options {
     double kld_max, ppl_tol, top_p_min;
     int64_t timeout_s;
     int json;
+    int import;              /* --import: the fields below */
+    bench_check_import_opts imp;
+    const char *live_only;   /* the first live-only option given (refused with --import) */
+    const char *import_only; /* the first --import option given (refused without it) */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd check --model M.gguf [--engines all|NAME,...] [--kld-max X] [--ppl-tol X]\n"
-            "                 [--top-p-min PCT] [--text FILE] [--timeout DUR] [--json] [--store PATH]\n\n"
+            "                 [--top-p-min PCT] [--text FILE] [--timeout DUR] [--json] [--store PATH]\n"
+            "       lvd check --import --artifact SHA256 --engine NAME --output OUT [--log ERR]\n"
+            "                 [--base-output OUT --base-log ERR [--device SEL]] [--host NAME] [tolerances]\n\n"
             "Correctness before speed: runs llama-perplexity on a fixed text on the CPU (a CPU-only\n"
             "engine, else a GPU engine at -ngl 0 -dev none) to write its logits, then on every\n"
             "device of every GPU engine with --kl-divergence against them, and records mean KLD,\n"
@@ -47,13 +55,30 @@ static void usage(FILE *f)
             "  --text FILE       the text to score (default: the shipped perplexity-input.txt)\n"
             "  --timeout DUR     kill a llama-perplexity run after DUR (default %ds)\n"
             "  --json            print JSON instead of a table\n"
+            "  --import          record one check from captured llama-perplexity output (run\n"
+            "                    elsewhere or earlier) instead of running anything:\n"
+            "    --artifact SHA256  the model, as lvd store import recorded it\n"
+            "    --engine NAME      the engine that ran it (registered or imported)\n"
+            "    --output FILE      its stdout; --log FILE its stderr\n"
+            "    --base-output FILE, --base-log FILE  the CPU reference run's; without them the\n"
+            "                       capture IS the reference and is recorded as status base\n"
+            "    --device SEL       the device it ran on (default: the probe's first device,\n"
+            "                       else 'auto', the engine's default device)\n"
+            "    --host NAME        where it ran (default this machine)\n"
+            "                    A capture without --kl-divergence statistics is judged on its\n"
+            "                    PPL ratio alone (KLD recorded as not measured); a log saying\n"
+            "                    '--gpu-layers option will be ignored' fails it.\n"
             "  --store PATH      the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
             "  -h, --help        this text\n\n"
             "exit: 0 every device passes (or none to check), 5 some device failed or errored or an\n"
             "engine was skipped (recorded), 1 the CPU reference failed or no engine can compute it,\n"
-            "2 usage, 3 model or text unreadable, 4 store error.\n\n"
-            "example:\n"
-            "  lvd check --model ~/models/qwen3-8b-q4_k_m.gguf --engines b9749-cpu,cuda-local\n",
+            "2 usage (with --import also: unknown engine or artifact), 3 model, text or capture\n"
+            "unreadable, 4 store error.\n\n"
+            "examples:\n"
+            "  lvd check --model ~/models/qwen3-8b-q4_k_m.gguf --engines b9749-cpu,cuda-local\n"
+            "  lvd check --import --artifact 9739... --engine b9749-cpu --output ppl-cpu.out --log ppl-cpu.err\n"
+            "  lvd check --import --artifact 9739... --engine b9749-cuda --output ppl-cuda.out --log ppl-cuda.err \\\n"
+            "            --base-output ppl-cpu.out --base-log ppl-cpu.err\n",
             BENCH_CHECK_KLD_MAX, BENCH_CHECK_PPL_TOL, BENCH_CHECK_TIMEOUT_S);
 }
 
@@ -66,20 +91,41 @@ static int parse_nonneg(const char *name, const char *s, double max, double *out
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { O_ENGINES = 256, O_KLD, O_PPL, O_TOPP, O_TEXT, O_TIMEOUT };
+    enum { O_ENGINES = 256, O_KLD, O_PPL, O_TOPP, O_TEXT, O_TIMEOUT, O_IMPORT, O_ARTIFACT, O_ENGINE,
+           O_DEVICE, O_HOST, O_OUTPUT, O_LOG, O_BASE_OUTPUT, O_BASE_LOG };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, 'm'},     {"engines", required_argument, NULL, O_ENGINES},
         {"kld-max", required_argument, NULL, O_KLD}, {"ppl-tol", required_argument, NULL, O_PPL},
         {"top-p-min", required_argument, NULL, O_TOPP}, {"text", required_argument, NULL, O_TEXT},
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"json", no_argument, NULL, 'j'},
         {"store", required_argument, NULL, 's'},     {"help", no_argument, NULL, 'h'},
+        {"import", no_argument, NULL, O_IMPORT},     {"artifact", required_argument, NULL, O_ARTIFACT},
+        {"engine", required_argument, NULL, O_ENGINE}, {"device", required_argument, NULL, O_DEVICE},
+        {"host", required_argument, NULL, O_HOST},   {"output", required_argument, NULL, O_OUTPUT},
+        {"log", required_argument, NULL, O_LOG},     {"base-output", required_argument, NULL, O_BASE_OUTPUT},
+        {"base-log", required_argument, NULL, O_BASE_LOG},
         {NULL, 0, NULL, 0},
     };
-    int c;
-    while ((c = getopt_long(argc, argv, "hm:", longopts, NULL)) != -1) {
+    int c, idx = -1;
+    while ((c = getopt_long(argc, argv, "hm:", longopts, &idx)) != -1) {
+        const char *name = idx >= 0 ? longopts[idx].name : c == 'm' ? "model" : "?";
+        idx = -1;
+        if ((c == 'm' || c == O_ENGINES || c == O_TEXT || c == O_TIMEOUT) && !o->live_only)
+            o->live_only = name;
+        if (c >= O_ARTIFACT && !o->import_only)
+            o->import_only = name;
         switch (c) {
         case 'm': o->model = optarg; break;
         case O_ENGINES: o->engines = optarg; break;
+        case O_IMPORT: o->import = 1; break;
+        case O_ARTIFACT: o->imp.artifact = optarg; break;
+        case O_ENGINE: o->imp.engine = optarg; break;
+        case O_DEVICE: o->imp.device = optarg; break;
+        case O_HOST: o->imp.host = optarg; break;
+        case O_OUTPUT: o->imp.output = optarg; break;
+        case O_LOG: o->imp.log = optarg; break;
+        case O_BASE_OUTPUT: o->imp.base_output = optarg; break;
+        case O_BASE_LOG: o->imp.base_log = optarg; break;
         case O_KLD:
             if (parse_nonneg("--kld-max", optarg, 1e6, &o->kld_max))
                 return LVD_EXIT_USAGE;
@@ -105,9 +151,60 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (optind < argc)
         return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
-    if (!o->model)
+    if (o->import && o->live_only)
+        return lvd_usage_error(TOOL, "--%s does not go with --import (nothing is run)", o->live_only);
+    if (!o->import && o->import_only)
+        return lvd_usage_error(TOOL, "--%s needs --import", o->import_only);
+    if (!o->import && !o->model)
         return lvd_usage_error(TOOL, "--model is required");
+    o->imp.kld_max = o->kld_max;
+    o->imp.ppl_tol = o->ppl_tol;
+    o->imp.top_p_min = o->top_p_min;
     return 0;
+}
+
+/* Prints a check report (table or JSON) and returns its exit code. */
+static int report(const options *o, const bench_check_report *r, const bench_check_opts *co)
+{
+    if (o->json)
+        lvd_json_emit(stdout, bench_check_json(r, co));
+    else
+        bench_check_print(stdout, r, co);
+    return bench_check_exit(r);
+}
+
+/* --import: one check from captured output. */
+static int run_import(const options *o)
+{
+    lvd_err err = {0};
+    char *path = store_default_path(o->store);
+    store *s = NULL;
+    int code = LVD_EXIT_OK;
+    if (store_open(path, STORE_OPEN_CREATE, &s, &err)) {
+        lvd_error(TOOL, "%s", err.msg);
+        free(path);
+        return LVD_EXIT_STORE;
+    }
+    bench_check_report r;
+    if (bench_check_import(s, &o->imp, &r, &code, &err)) {
+        if (code == LVD_EXIT_USAGE)
+            lvd_usage_error(TOOL, "%s", err.msg);
+        else
+            lvd_error(TOOL, "%s", err.msg);
+    } else {
+        bench_check_opts co;
+        bench_check_opts_init(&co);
+        co.artifact = o->imp.artifact;
+        co.host = o->imp.host ? o->imp.host : lvd_hostname();
+        co.kld_max = o->kld_max;
+        co.ppl_tol = o->ppl_tol;
+        co.top_p_min = o->top_p_min;
+        code = report(o, &r, &co);
+    }
+    bench_check_report_free(&r);
+    store_close(s);
+    free(path);
+    return code;
 }
 
 static int run(const options *o)
@@ -161,11 +258,7 @@ static int run(const options *o)
         lvd_error(TOOL, "%s", err.msg);
         code = r.n ? LVD_EXIT_STORE : LVD_EXIT_FAIL;
     } else {
-        if (o->json)
-            lvd_json_emit(stdout, bench_check_json(&r, &co));
-        else
-            bench_check_print(stdout, &r, &co);
-        code = bench_check_exit(&r);
+        code = report(o, &r, &co);
         if (code == LVD_EXIT_FAIL)
             lvd_error(TOOL, "%s: the CPU reference failed: %s", o->model,
                       r.n && r.items[0].check.reason ? r.items[0].check.reason : "?");
@@ -187,7 +280,7 @@ int main(int argc, char **argv)
                  .timeout_s = BENCH_CHECK_TIMEOUT_S};
     int code = parse_options(argc, argv, &o);
     if (code == 0)
-        code = run(&o);
+        code = o.import ? run_import(&o) : run(&o);
     else if (code < 0)
         code = LVD_EXIT_OK;
     return code;

@@ -130,16 +130,6 @@ static void set_status(lvd_run *run, const char *status, char *reason)
     run->reason = reason;
 }
 
-static int samples_valid(const lvd_result *r)
-{
-    if (r->n == 0 || !r->ts)
-        return 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (!isfinite(r->ts[i]) || r->ts[i] <= 0)
-            return 0;
-    return 1;
-}
-
 static const lvd_result *find_result(const lvd_run *run, const char *test)
 {
     for (size_t i = 0; i < run->n_results; i++)
@@ -159,7 +149,7 @@ static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_
                                      inv->tests[i].name, run->n_results, inv->n_tests));
             return;
         }
-        if (!samples_valid(r)) {
+        if (!bench_result_samples_valid(r)) {
             set_status(run, "failed",
                        lvd_xasprintf("%s: no valid samples (a throughput that is not finite and > 0)",
                                      r->test));
@@ -182,16 +172,8 @@ static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_
 
 static void flag_warmup(lvd_run *run)
 {
-    for (size_t i = 0; i < run->n_results; i++) {
-        lvd_result *r = &run->results[i];
-        free(r->warmup);
-        r->warmup = lvd_xcalloc(r->n ? r->n : 1, 1);
-        if (!samples_valid(r))
-            continue;
-        size_t drop = sel_warmup(r->ts, r->n);
-        for (size_t k = 0; k < drop; k++)
-            r->warmup[k] = 1;
-    }
+    for (size_t i = 0; i < run->n_results; i++)
+        bench_result_flag_warmup(&run->results[i]);
 }
 
 /* The last non-empty line of s (malloc'd; "" when none). */

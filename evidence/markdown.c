@@ -138,8 +138,8 @@ static void verdict_block(lvd_sb *sb, const ev_page *p, const ev_model *m)
             lvd_sb_adds(sb, "\n");
         }
     } else {
-        lvd_sb_addf(sb, "**Verdict:** none recorded for this model on `%s` (`lvd select --model FILE --record` "
-                        "records one).\n",
+        lvd_sb_addf(sb, "**Verdict:** none recorded for this model on `%s` (`lvd select --model FILE --record`, "
+                        "or `--artifact SHA256` for imported results, records one).\n",
                     p->host);
     }
     lvd_sb_adds(sb, "\n");
@@ -170,18 +170,27 @@ static void verdict_block(lvd_sb *sb, const ev_page *p, const ev_model *m)
         lvd_sb_adds(sb, "- Measured leader: none (no eligible arm has samples of the objective's test).\n");
     }
     if (m->has_verdict || m->launch_of_leader) {
+        const char *leader = " the measured leader (no verdict: `lvd select` decides)";
         const char *whose = m->launch_of_leader ? " of the measured leader (no verdict: `lvd select` decides)" : "";
-        lvd_sb_addf(sb, "- Placement%s: ", whose);
-        if (m->placement)
+        if (m->placement) {
+            lvd_sb_addf(sb, "- Placement%s: ", whose);
             ev_md_cell(sb, m->placement);
-        else
-            lvd_sb_adds(sb, "not known (the GGUF shape or the device's free memory is not in the store)");
+        } else {
+            lvd_sb_addf(sb, "- Placement unknown%s%s: ", m->launch_of_leader ? " for" : "",
+                        m->launch_of_leader ? leader : "");
+            ev_md_cell(sb, m->placement_unknown ? m->placement_unknown : "not computed");
+        }
         lvd_sb_adds(sb, ".\n");
         if (m->launch) {
             lvd_sb_addf(sb, "- Launch line%s:\n\n  ```sh\n  ", whose);
             for (const char *c = m->launch; *c; c++)
                 lvd_sb_adds(sb, *c == '\n' ? "\n  " : (char[2]){*c, 0});
             lvd_sb_adds(sb, "\n  ```\n");
+            if (m->launch_note) {
+                lvd_sb_adds(sb, "\n  ");
+                ev_md_cell(sb, m->launch_note);
+                lvd_sb_adds(sb, ".\n");
+            }
         } else {
             lvd_sb_addf(sb, "- Launch line%s: not available (the engine is no longer registered).\n", whose);
         }

@@ -4,6 +4,8 @@
 #include "evidence/model.h"
 
 #include "common/sha256.h"
+#include "select/choice.h"
+#include "select/engines.h"
 #include "select/launch.h"
 #include "select/placement.h"
 #include "select/rank.h"
@@ -516,7 +518,9 @@ void ev_model_free(ev_model *m)
     free(m->verdict_rule);
     free(m->verdict_explain);
     free(m->placement);
+    free(m->placement_unknown);
     free(m->launch);
+    free(m->launch_note);
     for (size_t i = 0; i < m->n_arms; i++)
         arm_free(&m->arms[i]);
     free(m->arms);
@@ -633,16 +637,6 @@ static void describe_model(ev_model *m, const store_artifact *a, const lvd_run *
     free(type);
 }
 
-/* The model file a launch line names: the path last seen, else what
- * llama-bench printed, else a placeholder. */
-static char *model_path(const store_artifact *a, const lvd_run *runs, size_t n)
-{
-    if (a && a->last_path)
-        return lvd_xstrdup(a->last_path);
-    char *file = reported_field(runs, n, "model_filename");
-    return file ? file : lvd_xstrdup("MODEL.gguf");
-}
-
 /* "PPL ratio 1.0006, KLD 0.0012, same top 99.2 %" */
 static char *check_figures(const lvd_check *c)
 {
@@ -651,6 +645,8 @@ static char *check_figures(const lvd_check *c)
         lvd_sb_addf(&sb, "PPL ratio %.4f", c->ppl_ratio);
     if (isfinite(c->mean_kld))
         lvd_sb_addf(&sb, "%sKLD %.4f", sb.len ? ", " : "", c->mean_kld);
+    else if (strcmp(c->status, "base") && strcmp(c->status, "error") && sb.len)
+        lvd_sb_adds(&sb, ", KLD not measured");
     if (isfinite(c->same_top_p) && c->same_top_p > 0)
         lvd_sb_addf(&sb, "%ssame top %.1f %%", sb.len ? ", " : "", c->same_top_p);
     if (c->reason && *c->reason && strcmp(c->status, "pass") && strcmp(c->status, "base"))
@@ -658,69 +654,36 @@ static char *check_figures(const lvd_check *c)
     return lvd_sb_detach(&sb);
 }
 
-/* The backend label of an engine for placement and launch: its probe's,
- * else what llama-bench reported in its ok runs of this model. */
-static void engine_backend(const engines *es, size_t ei, int64_t engine_id, const lvd_run *runs, size_t nr,
-                           char *out, size_t len)
+/* What llama-bench reported as backends in the engine's first ok run of
+ * this model (NULL when none), for the backend label of placement and launch. */
+static const char *reported_backends(int64_t engine_id, const lvd_run *runs, size_t nr)
 {
-    const char *reported = NULL;
-    for (size_t i = 0; i < nr && !reported; i++)
+    for (size_t i = 0; i < nr; i++)
         if (runs[i].engine_id == engine_id && !strcmp(runs[i].status, "ok") && runs[i].n_results)
-            reported = runs[i].results[0].backends;
-    sel_backend_label(engine_probe(es, ei), reported, out, len);
+            return runs[i].results[0].backends;
+    return NULL;
 }
 
-/* Placement as lvd select computes it: on the device the parameters name
- * (else the engine's first), for min(SEL_CTX_DEFAULT, the training context),
- * from the model's shape and the device's free memory in the engine's
- * latest probe. 1 with *pl and *dev set, 0 when something is unknown. */
-static int place(const lvd_params *params, const store_artifact *a, const engines *es, size_t ei,
-                 sel_placement *pl, const lvd_device **dev)
-{
-    const lvd_probe *p = engine_probe(es, ei);
-    *dev = NULL;
-    for (size_t i = 0; p && i < p->n_devices && !*dev; i++)
-        if (params->device[0] ? !strcmp(p->devices[i].selector, params->device) : i == 0)
-            *dev = &p->devices[i];
-    if (!a || !a->shape.known || !*dev || (*dev)->free_mib < 0)
-        return 0;
-    sel_place_in in;
-    sel_place_in_init(&in);
-    in.shape = &a->shape;
-    in.ctx = a->shape.n_ctx_train && a->shape.n_ctx_train < SEL_CTX_DEFAULT ? a->shape.n_ctx_train : SEL_CTX_DEFAULT;
-    in.free_mib = (*dev)->free_mib;
-    in.type_k = params->type_k;
-    in.type_v = params->type_v;
-    in.ubatch = params->ubatch;
-    lvd_err err = {{0}};
-    return sel_place(&in, pl, &err) == 0;
-}
-
-/* Placement line and launch line for engine ei with params (see place). */
+/* Placement and launch line for engine ei with params, as lvd select
+ * --record --artifact prints them (select/choice.h). */
 static void choice_lines(ev_model *m, const lvd_params *params, const store_artifact *a, const engines *es,
-                         size_t ei, const char *backend, const char *model)
+                         size_t ei, const lvd_run *runs, size_t nr)
 {
-    lvd_params p = *params;
-    uint32_t ctx = 0;
-    int gpu = strcmp(backend, LVD_BACKEND_CPU) != 0;
-    sel_placement pl;
-    const lvd_device *dev;
-    if (!gpu) {
-        m->placement = lvd_xstrdup("CPU engine: the whole model in host memory");
-    } else if (place(params, a, es, ei, &pl, &dev)) {
-        m->placement = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", sel_rung_name(pl.rung),
-                                     dev->selector, (long long)dev->free_mib, pl.ctx, pl.reason);
-        sel_placement_apply(&pl, &a->shape, &p);
-        ctx = pl.ctx;
-    }
-    if (ei == SIZE_MAX)
-        return;
-    sel_launch l;
+    char *hint = reported_field(runs, nr, "model_filename");
+    sel_choice_lines c;
     lvd_err err = {{0}};
-    if (sel_launch_build(es->v[ei].dir, model, &p, ctx, gpu, &l, &err) == 0) {
-        m->launch = sel_launch_to_shell(&l);
-        sel_launch_free(&l);
+    if (sel_choice_lines_build(ei != SIZE_MAX ? &es->v[ei] : NULL, engine_probe(es, ei),
+                               ei != SIZE_MAX ? reported_backends(es->v[ei].id, runs, nr) : NULL, params, a, hint,
+                               &c, &err) == 0) {
+        if (c.placement_known)
+            m->placement = lvd_xstrdup(c.placement_line);
+        else
+            m->placement_unknown = lvd_xstrdup(c.placement_line);
+        m->launch = c.launch_line ? lvd_xstrdup(c.launch_line) : NULL;
+        m->launch_note = c.model_note && c.launch_line ? lvd_xstrdup(c.model_note) : NULL;
+        sel_choice_lines_free(&c);
     }
+    free(hint);
 }
 
 /* The newest verdict for the model on host into *out; *has 0 when none. */
@@ -775,12 +738,7 @@ static void describe_choice(ev_model *m, const lvd_verdict *v, const store_artif
     } else {
         return;
     }
-    size_t ei = engine_index(es, engine_id);
-    char backend[16];
-    engine_backend(es, ei, engine_id, runs, nr, backend, sizeof backend);
-    char *model = model_path(a, runs, nr);
-    choice_lines(m, params, a, es, ei, backend, model);
-    free(model);
+    choice_lines(m, params, a, es, engine_index(es, engine_id), runs, nr);
 }
 
 /* One model: its runs into arms, checks, verdict, figures and history. */
@@ -831,7 +789,9 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
         in[i].engine = ei != SIZE_MAX ? es->v[ei].name : NULL;
         in[i].build = ei != SIZE_MAX ? es->v[ei].build : NULL;
         in[i].is_verdict = has_v && v.engine_id == arm->engine_id && v.arm_key && !strcmp(v.arm_key, arm->arm_key);
-        int c = store_check_latest(s, sha, host, arm->engine_id, arm->params.device, &checks[i], err);
+        char dev[64];
+        sel_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);
+        int c = store_check_latest(s, sha, host, arm->engine_id, dev, &checks[i], err);
         if (c < 0) {
             rc = -1;
             goto out;

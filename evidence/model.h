@@ -24,11 +24,13 @@
  * backend; for the others, the leader). The leader is also compared with the
  * arm ranked second, whatever its backend. Placement and launch line: the
  * verdict's engine and parameters, or, with no verdict, the measured
- * leader's (and the page says so); recomputed as lvd select does (context
- * min(4096, trained), placement applied to -ngl/--n-cpu-moe/-ub, -c) from
- * the store alone: the model's shape and the free memory of the engine's
- * latest probe (the verdict records neither). Unlike lvd select, nothing on
- * disk is consulted, so the page depends on the store only. History: per arm and session date (UTC day of
+ * leader's (and the page says so); computed by select/choice.h as
+ * `lvd select --record --artifact` prints them (context min(4096, trained),
+ * placement applied to -ngl/--n-cpu-moe/-ub, -c) from the store alone: the
+ * model's shape and the free memory of the engine's latest probe (the
+ * verdict records neither), the model's last known path or a placeholder
+ * said to be one. Unlike lvd select, nothing on disk is consulted, so the
+ * page depends on the store only. History: per arm and session date (UTC day of
  * the session's first run), the median of the kept samples of the arm's tg
  * test over that date's ok runs; the last `nights` dates. */
 #ifndef LVD_EV_MODEL_H
@@ -103,8 +105,10 @@ typedef struct ev_model {
     char *verdict_rule;
     char *verdict_explain;  /* may be NULL */
     char verdict_date[24];  /* "YYYY-MM-DD HH:MM UTC" */
-    char *placement;        /* one line, or NULL */
+    char *placement;        /* one line, or NULL when unknown */
+    char *placement_unknown;/* why it is unknown ("shape not recorded (...)"), or NULL */
     char *launch;           /* shell line, or NULL */
+    char *launch_note;      /* what a placeholder model path stands for, or NULL */
     int launch_of_leader;   /* placement and launch are the measured leader's (no verdict) */
     ev_arm *arms;           /* ranked by rank, then unranked, then excluded */
     size_t n_arms;

@@ -11,6 +11,7 @@
 static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
+    "run_timeout",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -120,6 +121,10 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             if (check_duration(kv, e, err))
                 return -1;
             replace(!strcmp(key, "budget") ? &c->budget : &c->min_age, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "run_timeout")) {
+            if (check_duration(kv, e, err))
+                return -1;
+            replace(&c->run_timeout, lvd_xstrdup(e->value));
         } else if (!strcmp(key, "step_timeout")) {
             int64_t s;
             if (check_duration(kv, e, err))
@@ -200,5 +205,6 @@ void night_config_free(night_config *c)
     free(c->evidence);
     free(c->log);
     free(c->builds_dir);
+    free(c->run_timeout);
     memset(c, 0, sizeof *c);
 }

@@ -30,6 +30,7 @@ typedef struct night_config {
     int fetch;           /* 0: never touch the network */
     int promote;         /* 1: rewrite the pin file when the rule promotes */
     int step_timeout_s;  /* limit for each step but bench (whose is its budget + margin) */
+    char *run_timeout;   /* limit for one llama-bench / llama-perplexity run; NULL = the tools' */
 } night_config;
 
 /* Loads path (NULL = the built-in default: the bundled tiny model, the shipped

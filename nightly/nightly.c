@@ -254,6 +254,7 @@ static int fetch_pinned(job *j, const char *flavour)
         console(j, "offline: %s; going on with the engines already registered", s->outcome);
         free(s->outcome);
         s->outcome = lvd_xstrdup("offline");
+        j->r->exit_code = LVD_EXIT_PARTIAL;
         return 1;
     }
     report_step(j, 1);
@@ -295,6 +296,7 @@ static void fetch_candidate(job *j, const char *flavour)
         free(s->outcome);
         s->outcome = lvd_xstrdup("offline");
         j->r->offline = 1;
+        j->r->exit_code = LVD_EXIT_PARTIAL;
         return;
     }
     report_step(j, 1);
@@ -339,6 +341,10 @@ static void per_model(job *j, const char *what, const char *model)
         arg(&a, "--objective");
         arg(&a, "%s", c->objective);
     }
+    if (c->run_timeout && strcmp(what, "select")) {
+        arg(&a, "--timeout");
+        arg(&a, "%s", c->run_timeout);
+    }
     run_step(j, name, &a, timeout, NULL);
     argv_free(&a);
     report_step(j, 0);
@@ -357,8 +363,17 @@ static void pin_step(job *j)
     }
     if (c->promote)
         arg(&a, "--promote");
-    run_step(j, "pin", &a, c->step_timeout_s, NULL);
+    int rc = run_step(j, "pin", &a, c->step_timeout_s, NULL);
     argv_free(&a);
+    if (rc == LVD_EXIT_FAIL) {
+        /* lvd pin's "nothing to compare": no candidate build has been measured,
+           the normal outcome of a night without a newer release */
+        night_step *s = &j->r->steps[j->r->n_steps - 1];
+        free(s->outcome);
+        s->outcome = lvd_xstrdup("no candidate measured: the pin stays");
+        console(j, "%-40s %s", s->name, s->outcome);
+        return;
+    }
     report_step(j, 0);
 }
 

@@ -1,9 +1,14 @@
 /* lvd-select.c: the `lvd select` tool. Prints the llama-server launch line
  * for a model from the store (profile, verdict, heuristic, first engine),
  * and with --record computes and stores the model's verdict first (the
- * nightly's step after lvd bench). Option parsing and printing only; the
- * work is select/select.c and select/verdict.c. */
+ * nightly's step after lvd bench). With --record --artifact SHA it records
+ * the verdict of a model known by its sha256 only (imported results) and
+ * prints the verdict's own launch line. Option parsing and printing only;
+ * the work is select/select.c, select/verdict.c and select/choice.c. */
 #include "common/cli.h"
+#include "common/sha256.h"
+#include "select/armset.h"
+#include "select/choice.h"
 #include "select/select.h"
 #include "select/verdict.h"
 
@@ -19,6 +24,8 @@
 typedef struct options {
     const char *store;
     const char *model;
+    const char *artifact;    /* --artifact: record without the model file */
+    const char *host;        /* --host: whose measurements (default this machine) */
     const char *profile;
     int64_t ctx;
     int64_t free_mib;
@@ -32,7 +39,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd select --model M.gguf [--profile FILE] [--ctx N] [--free-mib N]\n"
-            "                  [--objective tg|pp|W] [--record] [--json] [--explain] [--store PATH]\n\n"
+            "                  [--objective tg|pp|W] [--record] [--host NAME] [--json] [--explain]\n"
+            "                  [--store PATH]\n"
+            "       lvd select --record --artifact SHA256 [--host NAME] [--objective tg|pp|W] [--json]\n\n"
             "Prints the llama-server launch line for a model, one shell-quoted line, from the\n"
             "store alone (no engine is run). The engine and device come from, in order:\n"
             "  1. the operator profile (--profile), when it names an engine, backend or device;\n"
@@ -53,25 +62,35 @@ static void usage(FILE *f)
             "                     in [0, 1]\n"
             "  --record           first compute the verdict from the newest bench session and\n"
             "                     record it (after lvd bench and lvd check)\n"
+            "  --artifact SHA256  with --record, instead of --model: the model by its sha256, for\n"
+            "                     results imported from elsewhere (lvd store import --artifact);\n"
+            "                     prints the verdict's launch line (the model's last known path,\n"
+            "                     else the placeholder MODEL.gguf, said so) on the winning engine,\n"
+            "                     whether or not it can serve here; no profile, no selection order\n"
+            "  --host NAME        whose measurements and verdict (default: this machine)\n"
             "  --json             print {rule, engine, backend, device, placement, argv, env,\n"
             "                     explain, ...} instead of the line\n"
             "  --explain          after the line, '# ' lines: which rule decided and why each\n"
             "                     rule above it did not\n"
             "  --store PATH       the store (default $LVD_STORE, else the XDG default)\n"
             "  -h, --help         this text\n\n"
-            "exit: 0 ok, 1 no engine can serve (or --record found no bench run), 2 usage,\n"
-            "3 bad model or profile (or a profile the probes cannot honour), 4 store error.\n\n"
-            "example:\n"
+            "exit: 0 ok, 1 no engine can serve (or --record found no bench run, or the recorded\n"
+            "verdict has no winner), 2 usage, 3 bad model or profile (or a profile the probes\n"
+            "cannot honour, or an artifact the store does not know), 4 store error.\n\n"
+            "examples:\n"
             "  lvd select --model ~/models/qwen3-8b-q4_k_m.gguf --explain\n"
-            "  eval \"exec $(lvd select --model m.gguf)\"\n");
+            "  eval \"exec $(lvd select --model m.gguf)\"\n"
+            "  lvd select --record --artifact 9739...d --host h200\n");
 }
 
 static int parse_options(int argc, char **argv, options *o)
 {
     enum { OPT_MODEL = 256, OPT_PROFILE, OPT_CTX, OPT_FREE, OPT_OBJ, OPT_JSON, OPT_EXPLAIN,
-           OPT_RECORD, OPT_STORE };
+           OPT_RECORD, OPT_STORE, OPT_ARTIFACT, OPT_HOST };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, OPT_MODEL},
+        {"artifact", required_argument, NULL, OPT_ARTIFACT},
+        {"host", required_argument, NULL, OPT_HOST},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"ctx", required_argument, NULL, OPT_CTX},
         {"free-mib", required_argument, NULL, OPT_FREE},
@@ -90,6 +109,8 @@ static int parse_options(int argc, char **argv, options *o)
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_MODEL: o->model = optarg; break;
+        case OPT_ARTIFACT: o->artifact = optarg; break;
+        case OPT_HOST: o->host = optarg; break;
         case OPT_PROFILE: o->profile = optarg; break;
         case OPT_CTX:
             if (lvd_parse_i64(optarg, &o->ctx) != 0 || o->ctx < 0 || o->ctx > CTX_MAX)
@@ -114,6 +135,20 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (optind < argc)
         return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if (o->artifact) {
+        if (o->model)
+            return lvd_usage_error(TOOL, "--artifact and --model exclude each other");
+        if (!o->record)
+            return lvd_usage_error(TOOL, "--artifact needs --record (at service start the model file is"
+                                   " what is launched: give --model)");
+        if (o->profile || o->ctx >= 0 || o->free_mib >= 0 || o->explain)
+            return lvd_usage_error(TOOL, "--artifact records a verdict: --profile, --ctx, --free-mib and"
+                                   " --explain go with --model");
+        if (!lvd_sha256_valid(o->artifact))
+            return lvd_usage_error(TOOL, "--artifact '%s' is not a SHA-256 (64 lowercase hex digits)",
+                                   o->artifact);
+        return 0;
+    }
     if (!o->model)
         return lvd_usage_error(TOOL, "--model M.gguf is required");
     return 0;
@@ -125,6 +160,7 @@ static int record(store *s, const store_artifact *a, const options *o, lvd_verdi
     sel_verdict_opts vo;
     sel_verdict_opts_init(&vo);
     vo.objective = o->objective;
+    vo.host = o->host;
     lvd_err err = {{0}};
     int rc = sel_verdict_record(s, a->sha256, &vo, v, &err);
     if (rc != 0) {
@@ -188,12 +224,127 @@ static void print_result(const options *o, const sel_result *r, const lvd_verdic
     }
 }
 
+/* The backends llama-bench reported for the verdict's arm, from the
+ * arms of its engine on host (out "" when none). 0 or -1 (err). */
+static int verdict_backends(store *s, const lvd_verdict *v, char *out, size_t len, lvd_err *err)
+{
+    sel_armset set;
+    out[0] = '\0';
+    if (sel_armset_load(s, v->artifact, v->host, v->engine_id, &set, err) != 0)
+        return -1;
+    for (size_t i = 0; i < set.n; i++)
+        if (v->arm_key && !strcmp(set.v[i].arm_key, v->arm_key))
+            snprintf(out, len, "%s", set.v[i].backends);
+    sel_armset_free(&set);
+    return 0;
+}
+
+/* --record --artifact: record, then print the verdict's own launch line. */
+static int record_artifact(const options *o)
+{
+    lvd_err err = {{0}};
+    char *path = store_default_path(o->store);
+    store *s = NULL;
+    store_artifact a;
+    memset(&a, 0, sizeof a);
+    lvd_verdict v = {0};
+    lvd_engine e = {0};
+    lvd_probe probe = {0};
+    sel_choice_lines c = {0};
+    int code = LVD_EXIT_STORE, recorded = 0, has_e = 0, has_p = 0, rc;
+    if (store_open(path, 0, &s, &err) != 0) {
+        lvd_error(TOOL, "%s", err.msg);
+        goto out;
+    }
+    if ((rc = store_artifact_get(s, o->artifact, &a, &err)) != 0) {
+        if (rc > 0)
+            lvd_error(TOOL, "%s: no artifact %s in the store (lvd store import --artifact records it)",
+                      path, o->artifact);
+        else
+            lvd_error(TOOL, "%s", err.msg);
+        code = rc > 0 ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
+        goto out;
+    }
+    if ((code = record(s, &a, o, &v)) != LVD_EXIT_OK)
+        goto out;
+    recorded = 1;
+    code = LVD_EXIT_STORE;
+    char backends[64] = "";
+    if (v.engine_id) {
+        rc = store_engine_get(s, v.engine_id, &e, &err);
+        has_e = rc == 0;
+        if (rc >= 0) {
+            rc = store_probe_latest(s, v.engine_id, &probe, &err);
+            has_p = rc == 0;
+        }
+        if (rc < 0 || verdict_backends(s, &v, backends, sizeof backends, &err) != 0) {
+            lvd_error(TOOL, "%s", err.msg);
+            goto out;
+        }
+        if (sel_choice_lines_build(has_e ? &e : NULL, has_p ? &probe : NULL, backends, &v.params, &a, NULL, &c,
+                                   &err) != 0) {
+            lvd_error(TOOL, "%s", err.msg);
+            code = LVD_EXIT_INPUT;
+            goto out;
+        }
+    }
+    if (o->json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddItemToObject(j, "recorded", verdict_json(&v));
+        cJSON_AddStringToObject(j, "engine", has_e ? e.name : "");
+        cJSON_AddStringToObject(j, "backend", c.backend);
+        cJSON_AddStringToObject(j, "model", c.model ? c.model : "");
+        cJSON_AddBoolToObject(j, "model_placeholder", c.model_note != NULL);
+        cJSON_AddItemToObject(j, "placement", c.placement_line ? cJSON_CreateString(c.placement_line)
+                                                                : cJSON_CreateNull());
+        cJSON_AddBoolToObject(j, "placement_known", c.placement_known);
+        cJSON *l = sel_launch_to_json(&c.launch);
+        cJSON_AddItemToObject(j, "argv", cJSON_DetachItemFromObject(l, "argv"));
+        cJSON_AddItemToObject(j, "env", cJSON_DetachItemFromObject(l, "env"));
+        cJSON_Delete(l);
+        lvd_json_emit(stdout, j);
+    } else {
+        if (c.launch_line)
+            printf("%s\n", c.launch_line);
+        char *head = lvd_xasprintf("recorded verdict #%lld (%s, objective %s): ", (long long)v.id, v.rule,
+                                   v.objective);
+        comment(head, v.explain ? v.explain : "");
+        free(head);
+        if (c.placement_line)
+            printf("# placement%s: %s\n", c.placement_known ? "" : " unknown", c.placement_line);
+        if (c.model_note && c.launch_line)
+            comment("", c.model_note);
+    }
+    code = LVD_EXIT_OK;
+    if (!v.engine_id) {
+        lvd_error(TOOL, "%.12s on %s: the verdict has no winner: %s", v.artifact, v.host, v.explain ? v.explain : "");
+        code = LVD_EXIT_FAIL;
+    } else if (!has_e) {
+        lvd_error(TOOL, "the verdict's engine %lld is no longer registered: no launch line", (long long)v.engine_id);
+        code = LVD_EXIT_FAIL;
+    }
+out:
+    sel_choice_lines_free(&c);
+    if (has_p)
+        lvd_probe_free(&probe);
+    if (has_e)
+        lvd_engine_free(&e);
+    if (recorded)
+        lvd_verdict_free(&v);
+    store_artifact_free(&a);
+    store_close(s);
+    free(path);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     options o = {0};
     int code = parse_options(argc, argv, &o);
     if (code != 0)
         return code < 0 ? LVD_EXIT_OK : code;
+    if (o.artifact)
+        return record_artifact(&o);
     lvd_err err = {{0}};
     sel_profile profile;
     int have_profile = 0;
@@ -227,6 +378,7 @@ int main(int argc, char **argv)
     rq.ctx = o.ctx;
     rq.free_mib = o.free_mib;
     rq.objective = o.objective;
+    rq.host = o.host;
     if (sel_select(s, &a, &rq, &r, &code, &err) != 0) {
         lvd_error(TOOL, "%s", err.msg);
         goto out;

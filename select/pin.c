@@ -6,6 +6,7 @@
 #include "fetch/asset.h"
 #include "fetch/pinfile.h"
 #include "select/armset.h"
+#include "select/engines.h"
 #include "select/rank.h"
 #include "store/store.h"
 
@@ -299,6 +300,7 @@ static const lvd_engine *fetched_engine(const lvd_engine *v, size_t n, const cha
 typedef struct side {
     sel_armset arms;
     char (*backend)[16];
+    char (*device)[64];    /* the device each arm's check is under (sel_check_device) */
 } side;
 
 static int load_side(store *s, const lvd_engine *engines, size_t n_engines, const char *build,
@@ -320,10 +322,13 @@ static int load_side(store *s, const lvd_engine *engines, size_t n_engines, cons
         size_t base = out->arms.n;
         out->arms.v = lvd_xrealloc(out->arms.v, (base + one.n + 1) * sizeof *out->arms.v);
         out->backend = lvd_xrealloc(out->backend, (base + one.n + 1) * sizeof *out->backend);
+        out->device = lvd_xrealloc(out->device, (base + one.n + 1) * sizeof *out->device);
         for (size_t k = 0; k < one.n; k++) {
             out->arms.v[base + k] = one.v[k];
             sel_backend_label(rc == 0 ? &probe : NULL, one.v[k].backends, out->backend[base + k],
                               sizeof out->backend[0]);
+            sel_check_device(rc == 0 ? &probe : NULL, &one.v[k].params, out->device[base + k],
+                             sizeof out->device[0]);
         }
         out->arms.n += one.n;
         free(one.v);
@@ -337,6 +342,7 @@ static void side_free(side *x)
 {
     sel_armset_free(&x->arms);
     free(x->backend);
+    free(x->device);
 }
 
 static int pair_tests(sel_pin_eval *e, const sel_arm *p, const sel_arm *c, const char *backend,
@@ -374,16 +380,16 @@ static int check_ok(const char *status)
     return !strcmp(status, "pass") || !strcmp(status, "base");
 }
 
-/* Rule 2 for one pair of arms. */
-static int check_pair(store *s, sel_pin_eval *e, const sel_arm *p, const sel_arm *c,
-                      const char *backend, const char *host, lvd_err *err)
+/* Rule 2 for one pair of arms, whose checks are under devices pdev and cdev. */
+static int check_pair(store *s, sel_pin_eval *e, const sel_arm *p, const char *pdev, const sel_arm *c,
+                      const char *cdev, const char *backend, const char *host, lvd_err *err)
 {
     for (size_t i = 0; i < e->n_issues; i++)
         if (!strcmp(e->issues[i].kind, "check") && !strcmp(e->issues[i].artifact, c->artifact) &&
             !strcmp(e->issues[i].device, c->params.device) && !strcmp(e->issues[i].backend, backend))
             return 0;
     lvd_check cc, pc;
-    int rc = store_check_latest(s, c->artifact, host, c->engine_id, c->params.device, &cc, err);
+    int rc = store_check_latest(s, c->artifact, host, c->engine_id, cdev, &cc, err);
     if (rc < 0)
         return -1;
     if (rc == 0) {
@@ -395,7 +401,7 @@ static int check_pair(store *s, sel_pin_eval *e, const sel_arm *p, const sel_arm
         lvd_check_free(&cc);
         return 0;
     }
-    rc = store_check_latest(s, p->artifact, host, p->engine_id, p->params.device, &pc, err);
+    rc = store_check_latest(s, p->artifact, host, p->engine_id, pdev, &pc, err);
     if (rc < 0)
         return -1;
     if (rc == 0) {
@@ -461,7 +467,7 @@ int sel_pin_gather(store *s, const fetch_pin *pin, const sel_pin_opts *o, sel_pi
             if (strcmp(p->artifact, c->artifact) || strcmp(ps.backend[i], cs.backend[k]) ||
                 strcmp(p->arm_key, c->arm_key))
                 continue;
-            if (check_pair(s, e, p, c, cs.backend[k], host, err) != 0)
+            if (check_pair(s, e, p, ps.device[i], c, cs.device[k], cs.backend[k], host, err) != 0)
                 goto out;
             sel_pin_add_session(e, p->session);
             sel_pin_add_session(e, c->session);

@@ -210,6 +210,15 @@ static void verdict_label(const lvd_verdict *v, char *buf, size_t len)
     snprintf(buf, len, "verdict #%lld (%s)", (long long)v->id, v->rule ? v->rule : "?");
 }
 
+/* The newest check of engine e's device for parameters p (dev gets the
+ * device it is looked up under: sel_check_device). 0 or -1 (store). */
+static int arm_check(const ctx *c, const sel_engine *e, const lvd_params *p, char *dev, size_t len,
+                     char status[8], char **reason, lvd_err *err)
+{
+    sel_check_device(&e->probe, p, dev, len);
+    return sel_check_status(c->s, c->a->sha256, c->host, e->e.id, dev, status, reason, err);
+}
+
 /* 1 with *out when the newest verdict holds, 0 when not (explained), -1 on a store error. */
 static int rule_verdict(ctx *c, pick *out, lvd_err *err)
 {
@@ -227,7 +236,7 @@ static int rule_verdict(ctx *c, pick *out, lvd_err *err)
     verdict_label(v, label, sizeof label);
     const sel_engine *e = sel_engines_find(&c->es, v->engine_id);
     const lvd_device *d = NULL;
-    char status[8] = "";
+    char status[8] = "", dev[64] = "";
     char *reason = NULL;
     rc = 0;
     if (v->engine_id == 0) {
@@ -240,16 +249,15 @@ static int rule_verdict(ctx *c, pick *out, lvd_err *err)
     } else if (sel_arm_device(e, &v->params, &d) != 0) {
         say(c->out, "rule 2 (verdict): %s chose device %s, which %s's probe no longer shows",
             label, v->params.device, e->e.name);
-    } else if (sel_check_status(c->s, c->a->sha256, c->host, e->e.id, d ? d->selector : "",
-                                status, &reason, err) != 0) {
+    } else if (arm_check(c, e, &v->params, dev, sizeof dev, status, &reason, err) != 0) {
         rc = -1;
     } else if (!sel_check_admits(status)) {
         if (strcmp(status, "none") == 0)
             say(c->out, "rule 2 (verdict): %s chose %s %s, which has no correctness check for"
-                " this model: not used", label, e->e.name, d->selector);
+                " this model: not used", label, e->e.name, dev);
         else
             say(c->out, "rule 2 (verdict): %s chose %s %s, whose newest correctness check says"
-                " %s%s%s: not used", label, e->e.name, d->selector, status, reason ? ": " : "",
+                " %s%s%s: not used", label, e->e.name, dev, status, reason ? ": " : "",
                 reason ? reason : "");
     } else {
         say(c->out, "rule 2 (verdict): decided: %s, engines unchanged, check %s: %s", label,

@@ -98,10 +98,7 @@ static size_t arm_of(vsession *vs, const lvd_run *r, const sel_engines *es)
     a->eng = sel_engines_find(es, r->engine_id);
     a->arm_key = key;
     a->params = r->params;
-    const lvd_device *dev = NULL;
-    if (a->eng)
-        sel_arm_device(a->eng, &r->params, &dev);
-    snprintf(a->device, sizeof a->device, "%s", dev ? dev->selector : r->params.device);
+    sel_check_device(a->eng ? &a->eng->probe : NULL, &r->params, a->device, sizeof a->device);
     snprintf(a->label, sizeof a->label, "%s %s [%s]",
              a->eng && a->eng->e.name ? a->eng->e.name : "(unregistered engine)",
              a->device[0] ? a->device : "cpu", key);
@@ -290,6 +287,13 @@ static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *w
     size_t n = sel_engines_candidates(es, 0, contender_keeps, (void *)c, cands, devs);
     sel_choice ch;
     size_t pick = SEL_NO_ARM;
+    if (n == 0) {
+        /* e.g. engines imported from another machine: nothing probed here */
+        snprintf(why, len, "the heuristic has nothing to go on: no contender's engine has a current probe here");
+        free(cands);
+        free(devs);
+        return pick;
+    }
     if (sel_heuristic(cands, n, &ch)) {
         for (size_t i = 0; i < c->n && pick == SEL_NO_ARM; i++) {
             const varm *a = &c->vs->arms[c->idx[i]];

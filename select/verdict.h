@@ -16,9 +16,11 @@
  *     check is excluded like a failed one ("unchecked"): design.md admits a
  *     device only after it reproduced the CPU's result, and a verdict must
  *     not promote what nobody verified. The CPU arm (no device) is the
- *     reference and needs no check. An arm without -dev on an engine whose
- *     probe lists devices ran on the engine's default device: its check is
- *     looked up under the probe's first device.
+ *     reference and needs no check. The device a check is looked up under
+ *     is sel_check_device's (select/engines.h): an arm without -dev ran on
+ *     the engine's default device, the probe's first, or "auto" when no
+ *     probe lists one (an imported engine; lvd check --import records
+ *     under the same name).
  *
  * Ranking (select/rank.h) on the kept (non-warm-up) samples of one test per
  * objective: tg, pp, or both weighted (w=W). When the session measured

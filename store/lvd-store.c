@@ -23,7 +23,7 @@ typedef struct options {
     int json;
     const char *command;
     const char *arg;         /* FILE for import, M.gguf for model */
-    const char *engine, *engine_dir, *build, *model, *artifact, *host, *env;
+    const char *engine, *engine_dir, *build, *model, *artifact, *host, *env, *session;
     const char *select_build, *select_model;
     bench_format format;
     int limit;
@@ -50,9 +50,13 @@ static void usage(FILE *f)
             "                    --model M.gguf               the model (hashed, shape recorded), or\n"
             "                    --artifact SHA256            its sha256 when the file is elsewhere\n"
             "                    [--host NAME] [--env \"K=V ...\"] [--format auto|json|jsonl|sql]\n"
+            "                    [--session NAME]             join this session (default\n"
+            "                                                 import:BASENAME); imports that\n"
+            "                                                 share one are compared together\n"
             "                    [--select-build COMMIT|bNNNN] [--select-model FILENAME]\n"
             "                                                 only those rows of a mixed file\n"
-            "                  One run per consecutive parameter set; importing again adds nothing.\n"
+            "                  One run per consecutive parameter set, warm-up samples flagged as\n"
+            "                  lvd bench flags them; importing again adds nothing.\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
             "\n"
             "options:\n"
@@ -66,6 +70,7 @@ static void usage(FILE *f)
             "  llama-bench -m m.gguf -o jsonl > out.jsonl\n"
             "  lvd store import out.jsonl --engine b9749-cpu --model m.gguf\n"
             "  lvd store import old.sql --engine-dir /opt/llama-b9749 --build b9749 --artifact 9739...\n"
+            "  lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
             "  lvd store runs --limit 20 --json\n"
             "\n"
             "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model),\n"
@@ -73,7 +78,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_STORE = 256, OPT_JSON, OPT_ENGINE, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
-       OPT_HOST, OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL };
+       OPT_HOST, OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SESSION };
 
 /* Fills o from argv; returns -1 after printing --help, or an exit code > 0 on a usage error. */
 static int parse_options(int argc, char **argv, options *o)
@@ -87,6 +92,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"limit", required_argument, NULL, OPT_LIMIT},   {"help", no_argument, NULL, 'h'},
         {"select-build", required_argument, NULL, OPT_SELECT_BUILD},
         {"select-model", required_argument, NULL, OPT_SELECT_MODEL},
+        {"session", required_argument, NULL, OPT_SESSION},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -105,6 +111,7 @@ static int parse_options(int argc, char **argv, options *o)
         case OPT_ARTIFACT: o->artifact = optarg; break;
         case OPT_HOST: o->host = optarg; break;
         case OPT_ENV: o->env = optarg; break;
+        case OPT_SESSION: o->session = optarg; break;
         case OPT_SELECT_BUILD: o->select_build = optarg; break;
         case OPT_SELECT_MODEL: o->select_model = optarg; break;
         case OPT_FORMAT:
@@ -538,7 +545,8 @@ static int cmd_import(store *s, const options *o)
 {
     bench_import_opts io = {.file = o->arg, .format = o->format, .engine = o->engine, .engine_dir = o->engine_dir,
                             .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->host,
-                            .env = o->env, .select_build = o->select_build, .select_model = o->select_model};
+                            .env = o->env, .session = o->session, .select_build = o->select_build,
+                            .select_model = o->select_model};
     bench_import_report rep;
     lvd_err err = {0};
     if (bench_import_file(s, &io, &rep, &err)) {
@@ -558,6 +566,9 @@ static int cmd_import(store *s, const options *o)
         cJSON_AddNumberToObject(j, "runs_skipped", (double)rep.runs_skipped);
         cJSON_AddNumberToObject(j, "results_added", (double)rep.results_added);
         cJSON_AddNumberToObject(j, "samples_added", (double)rep.samples_added);
+        cJSON_AddNumberToObject(j, "warmup_flagged", (double)rep.warmup_flagged);
+        cJSON_AddItemToObject(j, "skipped_session", rep.skipped_session[0] ? cJSON_CreateString(rep.skipped_session)
+                                                                        : cJSON_CreateNull());
         cJSON_AddNumberToObject(j, "gpu_ignored", (double)rep.gpu_ignored);
         cJSON_AddNumberToObject(j, "engine_id", (double)rep.engine_id);
         cJSON_AddBoolToObject(j, "engine_registered", rep.engine_registered);
@@ -568,8 +579,10 @@ static int cmd_import(store *s, const options *o)
                rep.sqlite_db ? " in an SQLite database" : "");
         if (rep.rows_selected != rep.rows)
             printf(", %zu selected", rep.rows_selected);
-        printf(": %zu runs added (%zu results, %zu samples), %zu already in the store\n", rep.runs_added,
-               rep.results_added, rep.samples_added, rep.runs_skipped);
+        printf(": %zu runs added (%zu results, %zu samples, %zu flagged as warm-up), %zu already in the store\n",
+               rep.runs_added, rep.results_added, rep.samples_added, rep.warmup_flagged, rep.runs_skipped);
+        if (rep.skipped_session[0])
+            printf("note: runs already in the store stay in their session '%s'\n", rep.skipped_session);
         if (rep.engine_registered)
             printf("registered engine %lld (origin imported)\n", (long long)rep.engine_id);
         if (rep.gpu_ignored)

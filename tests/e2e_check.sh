@@ -4,7 +4,8 @@
 # CUDA device, a Vulkan device with wrong results (KLD and PPL ratio off), a
 # build that ignores -ngl, a device whose llama-perplexity crashes. Checks
 # statuses and reasons (table and JSON), the records in the store, the
-# tolerance options, the shipped text, a failing reference, and usage errors.
+# tolerance options, the shipped text, a failing reference, usage errors, and
+# --import of the real H200 perplexity captures.
 # Not a test of the pass/fail arithmetic (test_check) or the parser
 # (test_pplout).
 set -uo pipefail
@@ -77,6 +78,34 @@ lvd check --model "$tmp/nope.gguf"
 expect_rc "unreadable model" 3
 lvd check --help
 expect_rc "--help" 0
-check "--help has an example" has "^example:"
+check "--help has an example" has "^examples:"
+check "--help shows --import" has "lvd check --import --artifact"
+
+# ------------------------------------------------------------ --import: captured output
+F=$LVD_SHARED/fixtures/llama.cpp/gpu-h200
+SHA=973978067daa0$(printf 'd%.0s' $(seq 51))
+world imported
+"$LVD_BIN/lvd" store import "$F/bench-cuda-dense-ngl99.jsonl" --engine-dir /opt/llama.cpp/cuda --engine cuda \
+  --build b9749 --artifact "$SHA" --host h200 > /dev/null
+"$LVD_BIN/lvd" store import "$F/bench-cpu-dense.jsonl" --engine-dir /opt/llama.cpp/cpu --engine cpu \
+  --build b9749 --artifact "$SHA" --host h200 > /dev/null
+lvd check --import --artifact "$SHA" --engine cpu --host h200 --output "$F/ppl-cpu.out" --log "$F/ppl-cpu.err"
+expect_rc "--import of the reference" 0
+check "recorded as base" has "^cpu +- +cpu +base "
+lvd check --import --artifact "$SHA" --engine cuda --host h200 --output "$F/ppl-cuda.out" --log "$F/ppl-cuda.err" \
+  --base-output "$F/ppl-cpu.out" --base-log "$F/ppl-cpu.err" --json
+expect_rc "--import of a correct device" 0
+check "it passes on its PPL ratio, under its default device" is_status cuda auto pass
+check "KLD not measured, and said so" is "[(c['mean_kld'], 'KLD not measured' in c['reason']) for c in d['checks']][0]" "(None, True)"
+lvd check --import --artifact "$SHA" --engine cuda --host h200 --output "$F/vulkan-build-no-driver/ppl.out" \
+  --log "$F/vulkan-build-no-driver/ppl.err" --base-output "$F/ppl-cpu.out" --base-log "$F/ppl-cpu.err"
+expect_rc "--import of a run that ignored -ngl" 5
+check "it fails" has "^cuda +auto +unknown +fail .*GPU flags ignored"
+lvd check --import --artifact "$SHA" --engine cuda --model "$MODEL" --output "$F/ppl-cuda.out"
+expect_rc "--import with --model" 2
+lvd check --engine cuda --model "$MODEL"
+expect_rc "--engine without --import" 2
+lvd check --import --artifact "$SHA" --engine cuda --output "$tmp/nope.out" --base-output "$F/ppl-cpu.out"
+expect_rc "unreadable capture" 3
 
 e2e_finish

@@ -8,7 +8,7 @@
 # path with spaces, quotes, $ and a newline survives the JSON and the shell
 # line. Also: select spawns nothing, a changed binary makes the verdict stale,
 # a failed check retires the winner, profiles win and fail with file:line,
-# exit codes. Not a test of the rules in detail (test_select).
+# --record --artifact (no model file) prints the same line, exit codes. Not a test of the rules in detail (test_select).
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
@@ -82,6 +82,28 @@ lvd select --model "$PLAIN"
 expect_rc "the plain line" 0
 check "one line on stdout" test "$(wc -l < "$tmp/out")" -eq 1
 check "it is the launch line" has "^$W/vk/llama-server -m $PLAIN --device Vulkan0 -ngl 3 -fa on -c 4096$"
+plain_line=$(head -1 "$tmp/out")
+
+# ------------------------------------------------------------ --record --artifact: no model file needed
+SHA=$(sha256sum "$PLAIN" | cut -d' ' -f1)
+lvd select --record --artifact "$SHA"
+expect_rc "select --record --artifact" 0
+check "the verdict's launch line is the one select prints" test "$(head -1 "$tmp/out")" = "$plain_line"
+check "then the recorded verdict, as a comment" has "^# recorded verdict #[0-9]+ \(win, objective tg\): win: vk Vulkan0"
+check "and the placement" has "^# placement: reduced ubatch|^# placement: .* on Vulkan0 \(5900 MiB free, context 4096\)"
+lvd select --record --artifact "$SHA" --json
+check "--json: the verdict, argv and the model's last known path" \
+  is "(d['recorded']['rule'], d['engine'], d['argv'][2], d['model_placeholder'])" "('win', 'vk', '$PLAIN', False)"
+lvd select --artifact "$SHA"
+expect_rc "--artifact without --record" 2
+lvd select --record --artifact "$SHA" --model "$PLAIN"
+expect_rc "--artifact with --model" 2
+lvd select --record --artifact "$SHA" --profile "$tmp/x.profile"
+expect_rc "--artifact with --profile" 2
+lvd select --record --artifact "$(printf 'e%.0s' $(seq 64))"
+expect_rc "an artifact the store does not know" 3
+lvd select --record --artifact "$SHA" --host elsewhere
+expect_rc "no bench run on that host" 1
 
 lvd select --model "$PLAIN" --explain
 check "--explain says which rule decided" has "^# decided by rule: verdict$"
@@ -162,6 +184,6 @@ lvd select --model "$PLAIN" --objective fast
 expect_rc "a bad objective" 2
 lvd select --help
 expect_rc "--help" 0
-check "with an example" has "^example:"
+check "with an example" has "^examples:"
 
 e2e_finish

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # e2e_store_import.sh: `lvd store` end to end on the real llama-bench captures:
 # import json, jsonl and sql output (counts checked through --json), re-import
-# without duplicates, the gpu_ignored marking, refusals with their exit codes,
-# and the listings. Needs LVD_BIN and LVD_SHARED (set by ctest).
+# without duplicates, the gpu_ignored marking, shared sessions and warm-up
+# flags, refusals with their exit codes, and the listings. Needs LVD_BIN and LVD_SHARED (set by ctest).
 set -euo pipefail
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
@@ -60,7 +60,7 @@ jcheck "$tmp/r2" 'v["runs_added"] == 1' 'v["results_added"] == 3' 'v["samples_ad
   'not v["engine_registered"]' 
 # sql: no samples, the averages are kept.
 st import "$FIX/bench-sql.stdout" --engine b9749 --artifact "$sha" >"$tmp/r3"
-grep -q "1 runs added (2 results, 0 samples)" "$tmp/r3" || fail "sql import line: $(cat "$tmp/r3")"
+grep -q "1 runs added (2 results, 0 samples, 0 flagged as warm-up)" "$tmp/r3" || fail "sql import line: $(cat "$tmp/r3")"
 
 st info --json >"$tmp/info"
 jcheck "$tmp/info" 'v["counts"]["runs"] == 3' 'v["counts"]["results"] == 7' 'v["counts"]["samples"] == 15' \
@@ -132,6 +132,19 @@ st runs --limit 1 --json | json 0 arm_key | grep -qx "dev=- ngl=- fa=- ub=512 ct
   || fail "ncmoe arm key"
 [ "$(counts artifacts)" = 2 ] || fail "moe artifact"
 
+# --session: imports share a session; warm-up flagged as lvd bench flags it;
+# a re-import into another session adds nothing and says where the runs are.
+H200="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
+DENSE=973978067daa0$(printf 'd%.0s' $(seq 51))
+st import "$H200/bench-cuda-dense-ngl99.jsonl" --engine-dir "$tmp/cuda" --engine cuda --build b9749 \
+  --artifact "$DENSE" --session night-1 --json >"$tmp/r6"
+jcheck "$tmp/r6" 'v["runs_added"] == 2' 'v["warmup_flagged"] == 2' 'v["skipped_session"] is None'
+st runs --limit 1 --json | json 0 session | grep -qx night-1 || fail "--session not recorded"
+st import "$H200/bench-cuda-dense-ngl99.jsonl" --engine cuda --artifact "$DENSE" >"$tmp/r7"
+grep -q "0 runs added (0 results, 0 samples, 0 flagged as warm-up), 2 already in the store" "$tmp/r7" &&
+  grep -q "note: runs already in the store stay in their session 'night-1'" "$tmp/r7" || fail "re-import: $(cat "$tmp/r7")"
+expect_exit 2 "--session wants a name" st import "$H200/bench-cuda-dense-ngl99.jsonl" --engine cuda --artifact "$DENSE" --session ""
+
 # Refusals leave the store as it was.
 before=$(st info --json | json counts)
 expect_exit 2 "no engine named 'nope'" st import "$FIX/bench-json.stdout" --engine nope --artifact "$sha"
@@ -161,7 +174,7 @@ expect_exit 4 "schema version 99 is newer" "$LVD_STORE_BIN" --store "$tmp/newer.
 expect_exit 4 "schema version 99 is newer" "$LVD_STORE_BIN" --store "$tmp/newer.db" import "$FIX/bench-json.stdout" --engine b9749 --artifact "$sha"
 [ "$(sha256sum "$tmp/newer.db")" = "$sum" ] || fail "newer store was modified"
 # The dispatcher reaches the tool.
-"$LVD_BIN/lvd" store --store "$S" info --json | json counts runs | grep -qx 6 || fail "lvd store info"
+"$LVD_BIN/lvd" store --store "$S" info --json | json counts runs | grep -qx 8 || fail "lvd store info"
 # LVD_STORE is honoured.
 LVD_STORE="$S" "$LVD_STORE_BIN" info --json | json path | grep -qx "$S" || fail "LVD_STORE"
 

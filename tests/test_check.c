@@ -5,7 +5,10 @@
  * with wrong results failing with the bounds it broke, a build that ignores
  * -ngl failing, a crashing device and a missing llama-perplexity erroring,
  * a GPU engine serving as reference at -ngl 0 -dev none when there is no
- * CPU-only engine, and a failed reference erroring every device. */
+ * CPU-only engine, and a failed reference erroring every device; and
+ * bench_check_import on the H200 captures (reference, correct devices judged
+ * on their PPL ratio, the build that ignored -ngl, the device a check is
+ * recorded under, refusals). */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench/check.h"
+#include "common/cli.h"
 #include "bench/probe.h"
 #include "store/identify.h"
 
@@ -129,6 +133,32 @@ static void test_judge(void **state)
     c = judged(&p, &o);
     assert_string_equal(c.status, "fail");
     assert_non_null(strstr(c.reason, "GPU flags ignored"));
+    free(c.reason);
+    /* ... also without KL statistics: a failure, not an error */
+    p.has_kld = 0;
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "fail");
+    assert_non_null(strstr(c.reason, "GPU flags ignored"));
+    free(c.reason);
+    /* captures: without KL statistics the PPL ratio alone decides, and says so */
+    o.ppl_only = 1;
+    p = synthetic(NAN, 1.0006, NAN);
+    p.has_kld = 0;
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "pass");
+    assert_true(isnan(c.mean_kld) && isnan(c.same_top_p));
+    assert_string_equal(c.reason, "judged on the PPL ratio alone: KLD not measured (no --kl-divergence"
+                                  " statistics in the capture)");
+    free(c.reason);
+    p.ppl_ratio = 1.02;
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "fail");
+    assert_true(lvd_starts_with(c.reason, "PPL ratio 1.02 outside 1 +- 0.01; judged on the PPL ratio alone"));
+    free(c.reason);
+    o.top_p_min = 99.0; /* no same-top-p figure to hold against the floor */
+    p.ppl_ratio = 1.0;
+    c = judged(&p, &o);
+    assert_string_equal(c.status, "pass");
     free(c.reason);
 }
 
@@ -376,6 +406,192 @@ static void test_reference_fails(void **state)
     bench_check_report_free(&r);
 }
 
+/* --- captured output ----------------------------------------------------- */
+
+#define H200 "fixtures/llama.cpp/gpu-h200/"
+
+/* An engine known from imported results only: registered, never probed. */
+static size_t imported_engine(fx *f, const char *name)
+{
+    size_t i = f->n++;
+    lvd_engine *e = &f->e[i];
+    memset(e, 0, sizeof *e);
+    e->name = lvd_xstrdup(name);
+    e->dir = lvd_xasprintf("/elsewhere/%s", name);
+    e->build = lvd_xstrdup("b9749");
+    e->origin = lvd_xstrdup("imported");
+    lvd_err err = {0};
+    if (store_engine_put(f->s, e, &err))
+        fail_msg("%s", err.msg);
+    return i;
+}
+
+/* bench_check_import of engine's capture REL.out/.err (H200-relative), against
+ * base (NULL: as the reference); returns its exit code, *c the one check. */
+static int import_capture(fx *f, const char *engine, const char *rel, const char *base, const char *device,
+                          lvd_check *c, lvd_err *err)
+{
+    char *po = lvd_xasprintf("%s%s.out", H200, rel), *pe = lvd_xasprintf("%s%s.err", H200, rel);
+    char *out = tu_shared(po), *log = tu_shared(pe);
+    char *bo = NULL, *be = NULL;
+    if (base) {
+        char *a = lvd_xasprintf("%s%s.out", H200, base), *b = lvd_xasprintf("%s%s.err", H200, base);
+        bo = tu_shared(a);
+        be = tu_shared(b);
+        free(a);
+        free(b);
+    }
+    bench_check_import_opts o;
+    bench_check_import_opts_init(&o);
+    o.artifact = f->art.sha256;
+    o.engine = engine;
+    o.device = device;
+    o.host = "h200";
+    o.output = out;
+    o.log = log;
+    o.base_output = bo;
+    o.base_log = be;
+    bench_check_report r;
+    int code = -1;
+    if (bench_check_import(f->s, &o, &r, &code, err) == 0) {
+        assert_int_equal(r.n, 1);
+        assert_true(r.reference_ok);
+        *c = r.items[0].check;
+        c->host = lvd_xstrdup(c->host);
+        c->reason = c->reason ? lvd_xstrdup(c->reason) : NULL;
+        code = bench_check_exit(&r);
+    }
+    bench_check_report_free(&r);
+    free(po);
+    free(pe);
+    free(out);
+    free(log);
+    free(bo);
+    free(be);
+    return code;
+}
+
+static void test_import_h200(void **state)
+{
+    fx *f = *state;
+    imported_engine(f, "cpu");
+    imported_engine(f, "cuda");
+    imported_engine(f, "vulkan");
+    imported_engine(f, "nodriver");
+    lvd_err err = {0};
+    lvd_check c;
+    /* the CPU build's run is the reference, whatever its log warns about -ngl */
+    assert_int_equal(import_capture(f, "cpu", "ppl-cpu", NULL, NULL, &c, &err), LVD_EXIT_OK);
+    assert_string_equal(c.status, "base");
+    assert_string_equal(c.device, "");
+    assert_true(c.ppl == 51588.7878 && c.ppl_base == 51588.7878 && c.ppl_ratio == 1.0);
+    lvd_check_free(&c);
+    /* correct devices: ratios 1.0006 and 1.0013, no KL statistics captured */
+    assert_int_equal(import_capture(f, "cuda", "ppl-cuda", "ppl-cpu", NULL, &c, &err), LVD_EXIT_OK);
+    assert_string_equal(c.status, "pass");
+    assert_string_equal(c.device, "auto"); /* never probed: its default device */
+    assert_true(fabs(c.ppl_ratio - 51619.5225 / 51588.7878) < 1e-12);
+    assert_true(isnan(c.mean_kld));
+    assert_non_null(strstr(c.reason, "KLD not measured"));
+    lvd_check_free(&c);
+    assert_int_equal(import_capture(f, "vulkan", "ppl-vulkan", "ppl-cpu", NULL, &c, &err), LVD_EXIT_OK);
+    assert_string_equal(c.status, "pass");
+    assert_true(fabs(c.ppl_ratio - 1.0013) < 5e-5);
+    lvd_check_free(&c);
+    /* the Vulkan build without a driver: the CPU's perplexity to the last
+     * digit, but it warned that -ngl is ignored */
+    assert_int_equal(import_capture(f, "nodriver", "vulkan-build-no-driver/ppl", "ppl-cpu", NULL, &c, &err),
+                     LVD_EXIT_PARTIAL);
+    assert_string_equal(c.status, "fail");
+    assert_true(c.ppl_ratio == 1.0);
+    assert_non_null(strstr(c.reason, "GPU flags ignored"));
+    lvd_check_free(&c);
+    /* recorded: what verdicts read */
+    assert_int_equal(store_check_latest(f->s, f->art.sha256, "h200", f->e[1].id, "auto", &c, &err), 0);
+    assert_string_equal(c.status, "pass");
+    lvd_check_free(&c);
+    assert_int_equal(store_check_latest(f->s, f->art.sha256, "h200", f->e[0].id, "", &c, &err), 0);
+    assert_string_equal(c.status, "base");
+    lvd_check_free(&c);
+    /* a selector given for an engine no probe describes is taken as given */
+    assert_int_equal(import_capture(f, "cuda", "ppl-cuda", "ppl-cpu", "CUDA0", &c, &err), LVD_EXIT_OK);
+    assert_string_equal(c.device, "CUDA0");
+    lvd_check_free(&c);
+}
+
+static void test_import_probed_and_refused(void **state)
+{
+    fx *f = *state;
+    engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629\n");
+    imported_engine(f, "cpu");
+    lvd_err err = {0};
+    lvd_check c;
+    /* a probed engine: its first device, and only the devices it lists */
+    assert_int_equal(import_capture(f, "cuda", "ppl-cuda", "ppl-cpu", NULL, &c, &err), LVD_EXIT_OK);
+    assert_string_equal(c.device, "CUDA0");
+    lvd_check_free(&c);
+    assert_int_equal(import_capture(f, "cuda", "ppl-cuda", "ppl-cpu", "Vulkan0", &c, &err), LVD_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "engine cuda's probe lists no device Vulkan0"));
+    assert_int_equal(import_capture(f, "nope", "ppl-cuda", "ppl-cpu", NULL, &c, &err), LVD_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "no engine named 'nope'"));
+    assert_int_equal(import_capture(f, "cpu", "ppl-cpu", NULL, "CUDA0", &c, &err), LVD_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "the CPU reference has no device"));
+
+    /* files: a reference that was a comparison, runs of different lengths, garbage */
+    char *kld_out = tu_shared(CPU "perplexity-kld.stdout"), *kld_err = tu_shared(CPU "perplexity-kld.stderr");
+    char *two = lvd_xasprintf("%s/two.out", f->tmp), *junk = lvd_xasprintf("%s/junk.out", f->tmp);
+    tu_write_str(two, "[1]56026.8961,[2]52276.4709,\n");
+    tu_write_str(junk, "Segmentation fault\n");
+    char *cuda_out = tu_shared(H200 "ppl-cuda.out"), *cpu_out = tu_shared(H200 "ppl-cpu.out");
+    struct {
+        const char *output, *base, *needle;
+    } bad[] = {
+        {cuda_out, kld_out, "has KL divergence statistics: it compared against a reference"},
+        {kld_out, NULL, "has KL divergence statistics: a comparison run"},
+        {two, cpu_out, "scored 4 chunks"},
+        {junk, cpu_out, "junk.out"},
+        {cuda_out, junk, "junk.out"},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
+        bench_check_import_opts o;
+        bench_check_import_opts_init(&o);
+        o.artifact = f->art.sha256;
+        o.engine = "cpu";
+        o.output = bad[i].output;
+        o.log = bad[i].output == kld_out ? kld_err : NULL;
+        o.base_output = bad[i].base;
+        bench_check_report r;
+        int code = 0;
+        err.msg[0] = '\0';
+        assert_int_equal(bench_check_import(f->s, &o, &r, &code, &err), -1);
+        if (code != LVD_EXIT_INPUT || !strstr(err.msg, bad[i].needle))
+            fail_msg("case %zu: exit %d, '%s'", i, code, err.msg);
+        assert_int_equal(r.n, 0);
+    }
+    /* an artifact the store does not know */
+    bench_check_import_opts o;
+    bench_check_import_opts_init(&o);
+    o.artifact = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    o.engine = "cpu";
+    o.output = cpu_out;
+    bench_check_report r;
+    int code = 0;
+    assert_int_equal(bench_check_import(f->s, &o, &r, &code, &err), -1);
+    assert_int_equal(code, LVD_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "no artifact e3b0c442"));
+    lvd_check *all;
+    size_t n;
+    assert_int_equal(store_check_list(f->s, f->art.sha256, &all, &n, &err), 0);
+    assert_int_equal(n, 1); /* only the first import above was recorded */
+    store_check_list_free(all, n);
+    free(kld_out);
+    free(kld_err);
+    free(two);
+    free(junk);
+    free(cuda_out);
+    free(cpu_out);
+}
+
 int main(void)
 {
     if (!getenv("LVD_FAKE_ENGINE")) {
@@ -388,6 +604,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_reference, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reference_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_import_h200, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_import_probed_and_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -357,9 +357,13 @@ static void test_markdown_no_verdict(void **state)
     x.m.launch_of_leader = 1;
     free(x.m.placement);
     x.m.placement = NULL;
+    x.m.placement_unknown = lvd_xstrdup("shape not recorded (the store knows this model by its sha256 only)");
+    x.m.launch_note = lvd_xstrdup("MODEL.gguf stands for the model 973978067daa: its path is not in the store");
     char *md = render_page(&x.m, 0);
     expect_in(md, "**Verdict:** none recorded for this model on `h200`");
-    expect_in(md, "- Placement of the measured leader (no verdict: `lvd select` decides): not known");
+    expect_in(md, "- Placement unknown for the measured leader (no verdict: `lvd select` decides): shape not"
+                  " recorded (the store knows this model by its sha256 only).\n");
+    expect_in(md, "  ```\n\n  MODEL.gguf stands for the model 973978067daa: its path is not in the store.\n");
     expect_in(md, "- Launch line of the measured leader (no verdict: `lvd select` decides):");
     expect_in(md, "| model | verdict | rule | measured leader | vs runner-up backend |");
     expect_in(md, "| none recorded | – | cuda · CUDA0, ngl 99, fa 1 | +4");

@@ -1,8 +1,10 @@
 /* test_import.c: bench_import_file on the real captures: grouping into runs,
- * keys and statuses, no duplicates on re-import, all-or-nothing on a store
- * failure, and the refusals (options, inconsistent files). */
+ * keys and statuses, no duplicates on re-import, shared sessions, warm-up
+ * flags as the bench runner sets them, all-or-nothing on a store failure,
+ * and the refusals (options, inconsistent files). */
 #include "tests/testutil.h"
 
+#include "bench/benchout.h"
 #include "bench/import.h"
 #include "common/util.h"
 
@@ -264,6 +266,140 @@ static void test_refusals(void **state)
     free(json);
 }
 
+/* Imports file into session (NULL: the default) as engine `name` in engine_dir/name. */
+static void import_as(fx *f, const char *file, const char *name, const char *session, bench_import_report *rep)
+{
+    char *path = tu_shared(file);
+    char *dir = lvd_xasprintf("%s/%s", f->engine_dir, name);
+    bench_import_opts o = {.file = path, .engine_dir = dir, .engine = name, .build = "b9749", .artifact = SHA,
+                           .host = "h200", .session = session};
+    lvd_err err = {0};
+    if (bench_import_file(f->s, &o, rep, &err))
+        fail_msg("%s: %s", file, err.msg);
+    free(dir);
+    free(path);
+}
+
+static size_t runs_in(fx *f, const char *session)
+{
+    store_run_filter q = {.session = session};
+    lvd_run *v;
+    size_t n;
+    lvd_err err = {0};
+    assert_int_equal(store_run_list(f->s, &q, &v, &n, &err), 0);
+    store_run_list_free(v, n);
+    return n;
+}
+
+static void test_shared_session(void **state)
+{
+    fx *f = *state;
+    bench_import_report rep;
+    /* Three engines' captures in one session, as one lvd bench would record them. */
+    import_as(f, FIX "gpu-h200/bench-cpu-dense.jsonl", "cpu", "h200-2026-11-30", &rep);
+    assert_int_equal(rep.runs_added, 1);
+    import_as(f, FIX "gpu-h200/bench-cuda-dense-ngl99.jsonl", "cuda", "h200-2026-11-30", &rep);
+    assert_int_equal(rep.runs_added, 2);
+    import_as(f, FIX "gpu-h200/bench-vulkan-dense-ngl99.jsonl", "vulkan", NULL, &rep);
+    assert_int_equal(rep.runs_added, 2);
+    assert_int_equal(runs_in(f, "h200-2026-11-30"), 3);
+    assert_int_equal(runs_in(f, "import:bench-vulkan-dense-ngl99.jsonl"), 2);
+    /* Again, into the same session or another: nothing is added, and a run
+     * stays in the session it was first imported into (the report says which). */
+    import_as(f, FIX "gpu-h200/bench-cuda-dense-ngl99.jsonl", "cuda", "h200-2026-11-30", &rep);
+    assert_int_equal(rep.runs_added, 0);
+    assert_int_equal(rep.runs_skipped, 2);
+    assert_string_equal(rep.skipped_session, "");
+    import_as(f, FIX "gpu-h200/bench-vulkan-dense-ngl99.jsonl", "vulkan", "h200-2026-11-30", &rep);
+    assert_int_equal(rep.runs_added, 0);
+    assert_int_equal(rep.runs_skipped, 2);
+    assert_string_equal(rep.skipped_session, "import:bench-vulkan-dense-ngl99.jsonl");
+    assert_int_equal(runs_in(f, "h200-2026-11-30"), 3);
+    assert_int_equal(counts(f).runs, 5);
+    /* A session name must be a name. */
+    char *path = tu_shared(FIX "gpu-h200/bench-cpu-dense.jsonl");
+    bench_import_opts o = {.file = path, .engine = "cpu", .artifact = SHA, .session = ""};
+    lvd_err err = {0};
+    assert_int_equal(bench_import_file(f->s, &o, &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_USAGE);
+    assert_non_null(strstr(err.msg, "--session"));
+    free(path);
+}
+
+/* The result of test `test` in the run with fa (0/1) among v[0..n). */
+static const lvd_result *result_of(const lvd_run *v, size_t n, int fa, const char *test)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < v[i].n_results; j++)
+            if (v[i].params.fa == fa && !strcmp(v[i].results[j].test, test))
+                return &v[i].results[j];
+    fail_msg("no %s with fa %d", test, fa);
+    return NULL;
+}
+
+static void expect_flags(const lvd_result *r, const char *want)
+{
+    assert_int_equal(r->n, strlen(want));
+    for (size_t k = 0; k < r->n; k++)
+        if (r->warmup[k] != (want[k] == '1'))
+            fail_msg("%s: sample %zu (%.1f t/s) flagged %d, want %s", r->test, k, r->ts[k], r->warmup[k], want);
+}
+
+static void test_warmup_flags(void **state)
+{
+    fx *f = *state;
+    bench_import_report rep;
+    import_as(f, FIX "gpu-h200/bench-cuda-dense-ngl99.jsonl", "cuda", "s", &rep);
+    assert_int_equal(rep.warmup_flagged, 2);
+    import_as(f, FIX "gpu-h200/bench-vulkan-dense-ngl99.jsonl", "vulkan", "s", &rep);
+    assert_int_equal(rep.warmup_flagged, 3);
+    import_as(f, FIX "gpu-h200/bench-cpu-dense.jsonl", "cpu", "s", &rep);
+    assert_int_equal(rep.warmup_flagged, 0);
+    store_run_filter q = {.session = "s", .with_samples = 1};
+    lvd_run *v;
+    size_t n;
+    lvd_err err = {0};
+    assert_int_equal(store_run_list(f->s, &q, &v, &n, &err), 0);
+    assert_int_equal(n, 5);
+    /* the runs of each engine (copies of the records, owned by v) */
+    lvd_run *cr = lvd_xcalloc(n, sizeof *cr), *vr = lvd_xcalloc(n, sizeof *vr);
+    size_t ncr = 0, nvr = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strstr(v[i].binary, "/cuda/"))
+            cr[ncr++] = v[i];
+        else if (strstr(v[i].binary, "/vulkan/"))
+            vr[nvr++] = v[i];
+    }
+    /* CUDA: the cold first pp512 repetition of each arm (34431.6 before
+     * ~59.9k; 49305.8 before ~85.4k), nothing of tg (805.7 before ~812). */
+    expect_flags(result_of(cr, ncr, 0, "pp512"), "10000");
+    expect_flags(result_of(cr, ncr, 1, "pp512"), "10000");
+    expect_flags(result_of(cr, ncr, 0, "tg128"), "00000");
+    expect_flags(result_of(cr, ncr, 1, "tg128"), "00000");
+    /* Vulkan fa 0: the three-repetition pipeline ramp (4236, 5349, 6126 before 17412, 17478). */
+    expect_flags(result_of(vr, nvr, 0, "pp512"), "11100");
+    expect_flags(result_of(vr, nvr, 1, "tg128"), "00000");
+    /* Exactly what the bench runner's parse + flag gives for the same output. */
+    char *path = tu_shared(FIX "gpu-h200/bench-vulkan-dense-ngl99.jsonl");
+    size_t len;
+    char *text = tu_read(path, &len);
+    lvd_run parsed = {0};
+    assert_int_equal(bench_parse_output(text, len, path, &parsed, &err), 0);
+    for (size_t i = 0; i < parsed.n_results; i++) {
+        lvd_result *x = &parsed.results[i];
+        bench_result_flag_warmup(x);
+        const lvd_result *stored = result_of(vr, nvr, x->rep_fa, x->test);
+        assert_int_equal(stored->n, x->n);
+        assert_memory_equal(stored->warmup, x->warmup, x->n);
+    }
+    lvd_run_free(&parsed);
+    free(text);
+    free(path);
+    free(cr);
+    free(vr);
+    store_run_list_free(v, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +407,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_repeated_test_starts_a_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_all_or_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shared_session, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_warmup_flags, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
  * into a fresh store the way lvd probe, lvd bench and lvd check record them. */
 #include "bench/arm.h"
 #include "common/cli.h"
+#include "select/choice.h"
 #include "select/engines.h"
 #include "select/profile.h"
 #include "select/select.h"
@@ -152,11 +153,11 @@ static void samples(double center, double *out)
         out[i] = center * (1.0 + pattern[i] / 100.0);
 }
 
-/* One run of engine eid on device sel ("" = CPU) in session: tg128 around
- * tg and pp512 around pp (plus a leading warm-up sample that must not
- * count), with status. */
-static void run_ex(fx *f, int64_t eid, const char *sel, const char *session, double tg, double pp,
-                   const char *status, int fa)
+/* One run of engine eid with parameters p in session: tg128 around tg and
+ * pp512 around pp (plus a leading warm-up sample that must not count), with
+ * status. */
+static void run_p(fx *f, int64_t eid, const lvd_params *p, const char *session, double tg, double pp,
+                  const char *status)
 {
     lvd_err err = {{0}};
     lvd_engine e;
@@ -168,12 +169,7 @@ static void run_ex(fx *f, int64_t eid, const char *sel, const char *session, dou
     r.build = lvd_xstrdup("b9749");
     r.host = lvd_xstrdup(HOST);
     r.session = lvd_xstrdup(session);
-    lvd_params_init(&r.params);
-    snprintf(r.params.device, sizeof r.params.device, "%s", sel);
-    if (*sel) {
-        r.params.ngl = 99;
-        r.params.fa = fa;
-    }
+    r.params = *p;
     char key[320];
     assert_int_equal(bench_arm_key(&r.params, key, sizeof key), 0);
     r.arm_key = lvd_xstrdup(key);
@@ -199,6 +195,20 @@ static void run_ex(fx *f, int64_t eid, const char *sel, const char *session, dou
         fail_msg("%s", err.msg);
     lvd_run_free(&r);
     lvd_engine_free(&e);
+}
+
+/* run_p on device sel ("" = CPU: no GPU flag) with -ngl 99 -fa fa. */
+static void run_ex(fx *f, int64_t eid, const char *sel, const char *session, double tg, double pp,
+                   const char *status, int fa)
+{
+    lvd_params p;
+    lvd_params_init(&p);
+    snprintf(p.device, sizeof p.device, "%s", sel);
+    if (*sel) {
+        p.ngl = 99;
+        p.fa = fa;
+    }
+    run_p(f, eid, &p, session, tg, pp, status);
 }
 
 static void run(fx *f, int64_t eid, const char *sel, const char *session, double tg, double pp)
@@ -709,6 +719,128 @@ static void test_verdict_exclusions(void **state)
     assert_non_null(strstr(err.msg, "no bench run"));
 }
 
+/* The device a check is under: the selector asked, the probe's first for
+ * an arm without one, "auto" when no probe lists a device, "" for the CPU. */
+static void test_check_device(void **state)
+{
+    (void)state;
+    lvd_device d[] = {dev("CUDA0", H200, 140000, "9.0"), dev("CUDA1", H200, 140000, "9.0")};
+    lvd_probe gpu = {.devices = d, .n_devices = 2}, cpu = {0};
+    struct {
+        const lvd_probe *probe;
+        const char *sel;
+        int ngl;
+        const char *want;
+    } cases[] = {
+        {&gpu, "CUDA1", 99, "CUDA1"}, {&gpu, "", 99, "CUDA0"}, {&gpu, "", -1, "CUDA0"},
+        {&gpu, "", 0, ""},            {&cpu, "", -1, ""},      {&cpu, "", 99, "auto"},
+        {NULL, "", 99, "auto"},       {NULL, "", -1, ""},      {NULL, "Vulkan0", 99, "Vulkan0"},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
+        lvd_params p;
+        lvd_params_init(&p);
+        snprintf(p.device, sizeof p.device, "%s", cases[i].sel);
+        p.ngl = cases[i].ngl;
+        char out[64];
+        sel_check_device(cases[i].probe, &p, out, sizeof out);
+        if (strcmp(out, cases[i].want))
+            fail_msg("case %zu: '%s', want '%s'", i, out, cases[i].want);
+    }
+}
+
+/* An engine known only from imported results (no probe: its binaries are on
+ * another machine) that asked for GPU layers ran on its default device: it
+ * is not the CPU reference, and stays unchecked until a check under "auto"
+ * passes (what lvd check --import records). */
+static void test_verdict_imported_engine(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {{0}};
+    int64_t cpu = engine(f, "cpu", NULL, 0);
+    lvd_engine e = {.name = "cuda-imported", .dir = "/elsewhere/cuda", .build = "b9749", .origin = "imported"};
+    assert_int_equal(store_engine_put(f->s, &e, &err), 0);
+    lvd_params p;
+    lvd_params_init(&p);
+    p.ngl = 99;
+    p.fa = 1;
+    run_p(f, e.id, &p, "night", 995, 85000, "ok");
+    run(f, cpu, "", "night", 54, 430);
+    lvd_verdict v;
+    assert_int_equal(record(f, NULL, &v), 0);
+    assert_int_equal(v.engine_id, cpu);
+    assert_non_null(strstr(v.explain, "unchecked: no correctness check of auto"));
+    lvd_verdict_free(&v);
+    check(f, e.id, "auto", "pass");
+    assert_int_equal(record(f, NULL, &v), 0);
+    assert_int_equal(v.engine_id, e.id);
+    assert_string_equal(v.rule, "win");
+    assert_null(strstr(v.explain, "excluded"));
+    lvd_verdict_free(&v);
+}
+
+/* Placement and launch line of a choice already made, from records alone
+ * (select/choice.h): what lvd select --record --artifact prints and the
+ * evidence page shows. */
+static void test_choice_lines(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {{0}};
+    lvd_engine e = {.id = 7, .name = "cuda", .dir = "/opt/llama/cuda", .build = "b9749"};
+    lvd_device d[] = {dev("CUDA0", H200, 142629, "9.0"), dev("CUDA1", H200, -1, "9.0")};
+    lvd_probe probe = {.engine_id = 7, .devices = d, .n_devices = 2};
+    snprintf(probe.backend, sizeof probe.backend, "cuda");
+    lvd_params p;
+    lvd_params_init(&p);
+    p.ngl = 99;
+    p.fa = 1;
+    sel_choice_lines c;
+    /* known shape and free memory: placed as lvd select places it */
+    assert_int_equal(sel_choice_lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
+    assert_true(c.placement_known && c.placed);
+    assert_string_equal(c.backend, "cuda");
+    assert_true(lvd_starts_with(c.placement_line, "fully resident on CUDA0 (142629 MiB free, context "));
+    assert_string_equal(c.model, f->model);
+    assert_null(c.model_note);
+    assert_non_null(strstr(c.launch_line, " -c "));
+    assert_true(lvd_starts_with(c.launch_line, "/opt/llama/cuda/llama-server -m "));
+    sel_choice_lines_free(&c);
+    /* a device whose free memory no probe printed */
+    strcpy(p.device, "CUDA1");
+    assert_int_equal(sel_choice_lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
+    assert_false(c.placement_known);
+    assert_string_equal(c.placement_line, "the free memory of CUDA1 is not recorded (its probe did not print it)");
+    assert_null(strstr(c.launch_line, " -c "));
+    assert_non_null(strstr(c.launch_line, "--device CUDA1 -ngl 99 -fa on"));
+    sel_choice_lines_free(&c);
+    /* a stub artifact (imported by sha256), an engine never probed here */
+    store_artifact stub = {.size = -1};
+    snprintf(stub.sha256, sizeof stub.sha256, "973978067daa0%051d", 0);
+    p.device[0] = '\0';
+    assert_int_equal(sel_choice_lines_build(&e, NULL, "CUDA", &p, &stub, "models/dense-1b-f16.gguf", &c, &err), 0);
+    assert_false(c.placement_known);
+    assert_true(lvd_starts_with(c.placement_line, "shape not recorded"));
+    assert_string_equal(c.model, SEL_MODEL_PLACEHOLDER);
+    assert_string_equal(c.model_note, "MODEL.gguf stands for the model 973978067daa: its path is not in the store"
+                                      " (llama-bench called it models/dense-1b-f16.gguf)");
+    assert_string_equal(c.launch_line, "/opt/llama/cuda/llama-server -m MODEL.gguf -ngl 99 -fa on");
+    sel_choice_lines_free(&c);
+    /* a CPU engine: known, nothing to place, no GPU flags */
+    assert_int_equal(sel_choice_lines_build(&e, NULL, "CPU", &p, &stub, NULL, &c, &err), 0);
+    assert_true(c.placement_known && !c.placed);
+    assert_string_equal(c.placement_line, "CPU engine: the whole model in host memory");
+    assert_string_equal(c.launch_line, "/opt/llama/cuda/llama-server -m MODEL.gguf -fa on");
+    sel_choice_lines_free(&c);
+    /* an engine no longer registered: no launch line */
+    assert_int_equal(sel_choice_lines_build(NULL, NULL, "CUDA", &p, &stub, NULL, &c, &err), 0);
+    assert_null(c.launch_line);
+    assert_int_equal(c.launch.argc, 0);
+    sel_choice_lines_free(&c);
+    /* parameters a launch line cannot carry */
+    p.ubatch = -5;
+    assert_int_equal(sel_choice_lines_build(&e, NULL, "CUDA", &p, &stub, NULL, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "out of range"));
+}
+
 /* pp and weighted objectives rank on their own tests. */
 static void test_verdict_objectives(void **state)
 {
@@ -1012,6 +1144,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rule2_stale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rule2_failed_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_exclusions, setup, teardown),
+        cmocka_unit_test(test_check_device),
+        cmocka_unit_test_setup_teardown(test_choice_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verdict_imported_engine, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_objectives, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_tie_hysteresis, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rule3_rule4, setup, teardown),

@@ -1,0 +1,109 @@
+/* choice.c: placement and launch line of a choice already made, from
+ * stored records alone (see choice.h). Not for choosing. */
+#include "select/choice.h"
+
+#include "select/armset.h"
+#include "select/select.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The probe's device the parameters name, else its first; NULL when none. */
+static const lvd_device *probe_device(const lvd_probe *probe, const lvd_params *p)
+{
+    for (size_t i = 0; probe && i < probe->n_devices; i++)
+        if (p->device[0] ? !strcmp(probe->devices[i].selector, p->device) : i == 0)
+            return &probe->devices[i];
+    return NULL;
+}
+
+/* Places a GPU choice; sets placement_line either way. *p gets the placement applied. */
+static void place(sel_choice_lines *c, const lvd_engine *e, const lvd_probe *probe, const store_artifact *a,
+                  lvd_params *p)
+{
+    const lvd_device *dev = probe_device(probe, p);
+    if (!a || !a->shape.known) {
+        c->placement_line = lvd_xstrdup("shape not recorded (the store knows this model by its sha256 only;"
+                                        " `lvd store model FILE` records its GGUF shape)");
+        return;
+    }
+    if (!dev) {
+        c->placement_line = lvd_xasprintf("no probe of %s lists %s", e ? e->name : "the engine",
+                                          p->device[0] ? p->device : "a device");
+        return;
+    }
+    if (dev->free_mib < 0) {
+        c->placement_line = lvd_xasprintf("the free memory of %s is not recorded (its probe did not print it)",
+                                          dev->selector);
+        return;
+    }
+    sel_place_in in;
+    sel_place_in_init(&in);
+    in.shape = &a->shape;
+    in.ctx = a->shape.n_ctx_train && a->shape.n_ctx_train < SEL_CTX_DEFAULT ? a->shape.n_ctx_train
+                                                                             : SEL_CTX_DEFAULT;
+    in.free_mib = dev->free_mib;
+    in.type_k = p->type_k;
+    in.type_v = p->type_v;
+    in.ubatch = p->ubatch;
+    lvd_err err = {{0}};
+    if (sel_place(&in, &c->placement, &err) != 0) {
+        c->placement_line = lvd_xstrdup(err.msg);
+        return;
+    }
+    c->placed = c->placement_known = 1;
+    c->device = *dev;
+    c->ctx = c->placement.ctx;
+    c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", sel_rung_name(c->placement.rung),
+                                      dev->selector, (long long)dev->free_mib, c->placement.ctx,
+                                      c->placement.reason);
+    sel_placement_apply(&c->placement, &a->shape, p);
+}
+
+int sel_choice_lines_build(const lvd_engine *e, const lvd_probe *probe, const char *reported,
+                           const lvd_params *params, const store_artifact *a, const char *model_hint,
+                           sel_choice_lines *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sel_backend_label(probe, reported, out->backend, sizeof out->backend);
+    int gpu = strcmp(out->backend, LVD_BACKEND_CPU) != 0;
+    lvd_params p = *params;
+    if (!gpu) {
+        out->placement_known = 1;
+        out->placement_line = lvd_xstrdup("CPU engine: the whole model in host memory");
+    } else {
+        place(out, e, probe, a, &p);
+    }
+    if (a && a->last_path) {
+        out->model = lvd_xstrdup(a->last_path);
+    } else {
+        out->model = lvd_xstrdup(SEL_MODEL_PLACEHOLDER);
+        lvd_sb sb = {0};
+        lvd_sb_addf(&sb, "%s stands for the model %.12s: its path is not in the store", SEL_MODEL_PLACEHOLDER,
+                    a ? a->sha256 : "(unknown)");
+        if (model_hint && *model_hint)
+            lvd_sb_addf(&sb, " (llama-bench called it %s)", model_hint);
+        out->model_note = lvd_sb_detach(&sb);
+    }
+    if (!e)
+        return 0;
+    if (sel_launch_build(e->dir, out->model, &p, out->ctx, gpu, &out->launch, err) != 0) {
+        sel_choice_lines_free(out);
+        return -1;
+    }
+    out->launch_line = sel_launch_to_shell(&out->launch);
+    return 0;
+}
+
+void sel_choice_lines_free(sel_choice_lines *c)
+{
+    if (!c)
+        return;
+    free(c->placement_line);
+    free(c->model);
+    free(c->model_note);
+    free(c->launch_line);
+    sel_launch_free(&c->launch);
+    memset(c, 0, sizeof *c);
+}
