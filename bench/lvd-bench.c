@@ -140,7 +140,7 @@ static int parse_options(int argc, char **argv, options *o)
     int c, rc;
     int64_t v;
     lvd_err err = {0};
-    while ((c = lvd_getopt(argc, argv, ":hm:", longopts)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":hm:", longopts, NULL)) != -1) {
         switch (c) {
         case 'm': o->model = optarg; break;
         case O_ENGINES: o->engines = optarg; break;

@@ -8,7 +8,6 @@
 #include "bench/engines.h"
 #include "common/cli.h"
 #include "common/paths.h"
-#include "store/identify.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -21,13 +20,12 @@
 #define TOOL "lvd-check"
 
 typedef struct options {
-    const char *store;
+    lvd_tool_opts t;         /* --store, --json */
     const char *model;
     const char *engines;
     const char *text;
     double kld_max, ppl_tol, top_p_min;
     int64_t timeout_s;
-    int json;
     int import;              /* --import: the fields below */
     bench_check_import_opts imp;
     const char *live_only;   /* the first live-only option given (refused with --import) */
@@ -97,8 +95,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"model", required_argument, NULL, 'm'},     {"engines", required_argument, NULL, O_ENGINES},
         {"kld-max", required_argument, NULL, O_KLD}, {"ppl-tol", required_argument, NULL, O_PPL},
         {"top-p-min", required_argument, NULL, O_TOPP}, {"text", required_argument, NULL, O_TEXT},
-        {"timeout", required_argument, NULL, O_TIMEOUT}, {"json", no_argument, NULL, 'j'},
-        {"store", required_argument, NULL, 's'},     {"help", no_argument, NULL, 'h'},
+        {"timeout", required_argument, NULL, O_TIMEOUT}, LVD_TOOL_LONGOPTS,
         {"import", no_argument, NULL, O_IMPORT},     {"artifact", required_argument, NULL, O_ARTIFACT},
         {"engine", required_argument, NULL, O_ENGINE}, {"device", required_argument, NULL, O_DEVICE},
         {"host", required_argument, NULL, O_HOST},   {"output", required_argument, NULL, O_OUTPUT},
@@ -106,8 +103,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"base-log", required_argument, NULL, O_BASE_LOG},
         {NULL, 0, NULL, 0},
     };
-    int c, idx = -1;
-    while ((c = getopt_long(argc, argv, "hm:", longopts, &idx)) != -1) {
+    int c, rc, idx = -1;
+    while ((c = lvd_getopt(argc, argv, ":hm:", longopts, &idx)) != -1) {
         const char *name = idx >= 0 ? longopts[idx].name : c == 'm' ? "model" : "?";
         idx = -1;
         if ((c == 'm' || c == O_ENGINES || c == O_TEXT || c == O_TIMEOUT) && !o->live_only)
@@ -143,14 +140,14 @@ static int parse_options(int argc, char **argv, options *o)
             if (lvd_parse_duration(optarg, &o->timeout_s) || o->timeout_s < 1 || o->timeout_s > 86400)
                 return lvd_usage_error(TOOL, "--timeout wants a duration like 90s or 10m, not '%s'", optarg);
             break;
-        case 'j': o->json = 1; break;
-        case 's': o->store = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return lvd_usage_error(TOOL, "unknown option");
+        default:
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+        return rc;
     if (o->import && o->live_only)
         return lvd_usage_error(TOOL, "--%s does not go with --import (nothing is run)", o->live_only);
     if (!o->import && o->import_only)
@@ -163,10 +160,19 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
+/* A check's options with the command line's tolerances. */
+static void check_opts(const options *o, bench_check_opts *co)
+{
+    bench_check_opts_init(co);
+    co->kld_max = o->kld_max;
+    co->ppl_tol = o->ppl_tol;
+    co->top_p_min = o->top_p_min;
+}
+
 /* Prints a check report (table or JSON) and returns its exit code. */
 static int report(const options *o, const bench_check_report *r, const bench_check_opts *co)
 {
-    if (o->json)
+    if (o->t.json)
         lvd_json_emit(stdout, bench_check_json(r, co));
     else
         bench_check_print(stdout, r, co);
@@ -176,15 +182,11 @@ static int report(const options *o, const bench_check_report *r, const bench_che
 /* --import: one check from captured output. */
 static int run_import(const options *o)
 {
+    store *s;
+    int code = lvd_tool_store_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
+    if (code != LVD_EXIT_OK)
+        return code;
     lvd_err err = {0};
-    char *path = store_default_path(o->store);
-    store *s = NULL;
-    int code = LVD_EXIT_OK;
-    if (store_open(path, STORE_OPEN_CREATE, &s, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        free(path);
-        return LVD_EXIT_STORE;
-    }
     bench_check_report r;
     if (bench_check_import(s, &o->imp, &r, &code, &err)) {
         if (code == LVD_EXIT_USAGE)
@@ -193,17 +195,13 @@ static int run_import(const options *o)
             lvd_error(TOOL, "%s", err.msg);
     } else {
         bench_check_opts co;
-        bench_check_opts_init(&co);
+        check_opts(o, &co);
         co.artifact = o->imp.artifact;
         co.host = o->imp.host ? o->imp.host : lvd_hostname();
-        co.kld_max = o->kld_max;
-        co.ppl_tol = o->ppl_tol;
-        co.top_p_min = o->top_p_min;
         code = report(o, &r, &co);
     }
     bench_check_report_free(&r);
     store_close(s);
-    free(path);
     return code;
 }
 
@@ -217,46 +215,20 @@ static int run(const options *o)
         free(text);
         return LVD_EXIT_INPUT;
     }
-    char *path = store_default_path(o->store);
-    store *s = NULL;
-    lvd_engine *engines = NULL;
-    lvd_probe *probes = NULL;
-    size_t n = 0;
-    store_artifact art;
-    memset(&art, 0, sizeof art);
-    int code = LVD_EXIT_OK;
-    if (store_open(path, STORE_OPEN_CREATE, &s, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_STORE;
+    bench_setup b;
+    int code = bench_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
+    if (code != LVD_EXIT_OK)
         goto out;
-    }
-    if (store_identify(s, o->model, 0, &art, NULL, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = LVD_EXIT_INPUT;
-        goto out;
-    }
-    int rc = bench_engines_select(s, o->engines, &engines, &n, &err);
-    if (rc == 0)
-        rc = bench_engines_probe(s, engines, n, &probes, &err);
-    if (rc) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = rc == 1 ? LVD_EXIT_FAIL : LVD_EXIT_STORE;
-        goto out;
-    }
     bench_check_opts co;
-    bench_check_opts_init(&co);
+    check_opts(o, &co);
     co.model = o->model;
     co.text = text;
-    co.artifact = art.sha256;
+    co.artifact = b.art.sha256;
     co.host = lvd_hostname();
-    co.kld_max = o->kld_max;
-    co.ppl_tol = o->ppl_tol;
-    co.top_p_min = o->top_p_min;
     co.timeout_ms = (int)(o->timeout_s * 1000);
     bench_check_report r;
-    if (bench_check_run(s, engines, probes, n, &co, &r, &err)) {
-        lvd_error(TOOL, "%s", err.msg);
-        code = r.n ? LVD_EXIT_STORE : LVD_EXIT_FAIL;
+    if (bench_check_run(b.s, b.engines, b.probes, b.n, &co, &r, &err)) {
+        code = lvd_tool_fail(TOOL, &err, r.n ? LVD_EXIT_STORE : LVD_EXIT_FAIL);
     } else {
         code = report(o, &r, &co);
         if (code == LVD_EXIT_FAIL)
@@ -265,11 +237,7 @@ static int run(const options *o)
     }
     bench_check_report_free(&r);
 out:
-    bench_probes_free(probes, n);
-    store_engine_list_free(engines, n);
-    store_artifact_free(&art);
-    store_close(s);
-    free(path);
+    bench_setup_free(&b);
     free(text);
     return code;
 }

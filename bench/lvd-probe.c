@@ -57,7 +57,7 @@ static int parse_options(int argc, char **argv, options *o)
     };
     int c, rc;
     int64_t secs;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': o->all = 1; break;
         case 'e':

@@ -103,10 +103,10 @@ void lvd_json_emit(FILE *f, cJSON *value)
     cJSON_Delete(value);
 }
 
-int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts)
+int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts, int *longindex)
 {
     opterr = 0;
-    return getopt_long(argc, argv, shorts, longopts, NULL);
+    return getopt_long(argc, argv, shorts, longopts, longindex);
 }
 
 int lvd_tool_option(const char *tool, int c, char **argv, void (*usage)(FILE *), lvd_tool_opts *t)

@@ -58,10 +58,11 @@ typedef struct lvd_tool_opts {
     {"json", no_argument, NULL, 'j'}, {"store", required_argument, NULL, 's'},                   \
         {"help", no_argument, NULL, 'h'}
 
-/* getopt_long(argc, argv, shorts, longopts, NULL) with getopt's own
+/* getopt_long(argc, argv, shorts, longopts, longindex) with getopt's own
  * messages off, so that lvd_tool_option reports a bad option in one line.
- * shorts starts with ':' (a missing value then reads ':'), e.g. ":hm:". */
-int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts);
+ * shorts starts with ':' (a missing value then reads ':'), e.g. ":hm:";
+ * longindex may be NULL. */
+int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts, int *longindex);
 
 /* The default branch of a tool's switch over lvd_getopt: 's' (--store) and
  * 'j' (--json) fill t and return 0; 'h' prints usage(stdout) and returns -1

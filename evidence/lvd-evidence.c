@@ -63,7 +63,7 @@ static int parse_options(int argc, char **argv, options *o)
     };
     int c, rc;
     int64_t v;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             if (!*optarg)

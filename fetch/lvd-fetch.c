@@ -123,7 +123,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->min_age = 3600;
     int min_age_set = 0;
     int c, rc;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_FLAVOUR:
             o->flavour = optarg;

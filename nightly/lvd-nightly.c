@@ -50,7 +50,7 @@ static int parse(int argc, char **argv, options *o)
         {NULL, 0, NULL, 0},
     };
     int c, rc;
-    while ((c = lvd_getopt(argc, argv, ":h", longs)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longs, NULL)) != -1) {
         switch (c) {
         case 'c': o->config = optarg; break;
         default:

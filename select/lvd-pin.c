@@ -66,7 +66,7 @@ static int parse_options(int argc, char **argv, options *o)
         {NULL, 0, NULL, 0},
     };
     int c, rc;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': o->pin_file = optarg; break;
         case 'c':

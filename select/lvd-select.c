@@ -6,6 +6,7 @@
  * prints the verdict's own launch line. Option parsing and printing only;
  * the work is select/select.c, select/verdict.c and select/choice.c. */
 #include "common/cli.h"
+#include "common/json.h"
 #include "common/sha256.h"
 #include "select/armset.h"
 #include "select/choice.h"
@@ -22,7 +23,7 @@
 #define CTX_MAX (INT64_C(1) << 24)
 
 typedef struct options {
-    const char *store;
+    lvd_tool_opts t;         /* --store, --json */
     const char *model;
     const char *artifact;    /* --artifact: record without the model file */
     const char *host;        /* --host: whose measurements (default this machine) */
@@ -30,7 +31,6 @@ typedef struct options {
     int64_t ctx;
     int64_t free_mib;
     sel_objective objective;
-    int json;
     int explain;
     int record;
 } options;
@@ -85,8 +85,8 @@ static void usage(FILE *f)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_MODEL = 256, OPT_PROFILE, OPT_CTX, OPT_FREE, OPT_OBJ, OPT_JSON, OPT_EXPLAIN,
-           OPT_RECORD, OPT_STORE, OPT_ARTIFACT, OPT_HOST };
+    enum { OPT_MODEL = 256, OPT_PROFILE, OPT_CTX, OPT_FREE, OPT_OBJ, OPT_EXPLAIN, OPT_RECORD,
+           OPT_ARTIFACT, OPT_HOST };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, OPT_MODEL},
         {"artifact", required_argument, NULL, OPT_ARTIFACT},
@@ -95,18 +95,16 @@ static int parse_options(int argc, char **argv, options *o)
         {"ctx", required_argument, NULL, OPT_CTX},
         {"free-mib", required_argument, NULL, OPT_FREE},
         {"objective", required_argument, NULL, OPT_OBJ},
-        {"json", no_argument, NULL, OPT_JSON},
         {"explain", no_argument, NULL, OPT_EXPLAIN},
         {"record", no_argument, NULL, OPT_RECORD},
-        {"store", required_argument, NULL, OPT_STORE},
-        {"help", no_argument, NULL, 'h'},
+        LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     o->ctx = o->free_mib = -1;
     sel_objective_default(&o->objective);
     lvd_err err;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    int c, rc;
+    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_MODEL: o->model = optarg; break;
         case OPT_ARTIFACT: o->artifact = optarg; break;
@@ -125,16 +123,16 @@ static int parse_options(int argc, char **argv, options *o)
             if (sel_objective_parse(optarg, &o->objective, &err) != 0)
                 return lvd_usage_error(TOOL, "%s", err.msg);
             break;
-        case OPT_JSON: o->json = 1; break;
         case OPT_EXPLAIN: o->explain = 1; break;
         case OPT_RECORD: o->record = 1; break;
-        case OPT_STORE: o->store = optarg; break;
-        case 'h': usage(stdout); return -1;
-        default: return lvd_usage_error(TOOL, "unknown option");
+        default:
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
+    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+        return rc;
     if (o->artifact) {
         if (o->model)
             return lvd_usage_error(TOOL, "--artifact and --model exclude each other");
@@ -163,10 +161,8 @@ static int record(store *s, const store_artifact *a, const options *o, lvd_verdi
     vo.host = o->host;
     lvd_err err = {{0}};
     int rc = sel_verdict_record(s, a->sha256, &vo, v, &err);
-    if (rc != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        return rc > 0 ? LVD_EXIT_FAIL : LVD_EXIT_STORE;
-    }
+    if (rc != 0)
+        return lvd_tool_fail(TOOL, &err, rc > 0 ? LVD_EXIT_FAIL : LVD_EXIT_STORE);
     return LVD_EXIT_OK;
 }
 
@@ -201,7 +197,7 @@ static void comment(const char *prefix, const char *text)
 
 static void print_result(const options *o, const sel_result *r, const lvd_verdict *v)
 {
-    if (o->json) {
+    if (o->t.json) {
         cJSON *j = sel_result_json(r);
         if (v)
             cJSON_AddItemToObject(j, "recorded", verdict_json(v));
@@ -243,32 +239,28 @@ static int verdict_backends(store *s, const lvd_verdict *v, char *out, size_t le
 static int record_artifact(const options *o)
 {
     lvd_err err = {{0}};
-    char *path = store_default_path(o->store);
-    store *s = NULL;
+    store *s;
     store_artifact a;
     memset(&a, 0, sizeof a);
     lvd_verdict v = {0};
     lvd_engine e = {0};
     lvd_probe probe = {0};
     sel_choice_lines c = {0};
-    int code = LVD_EXIT_STORE, recorded = 0, has_e = 0, has_p = 0, rc;
-    if (store_open(path, 0, &s, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
+    int code, recorded = 0, has_e = 0, has_p = 0, rc;
+    if ((code = lvd_tool_store_open(TOOL, o->t.store, 0, &s)) != LVD_EXIT_OK)
         goto out;
-    }
-    if ((rc = store_artifact_get(s, o->artifact, &a, &err)) != 0) {
-        if (rc > 0)
-            lvd_error(TOOL, "%s: no artifact %s in the store (lvd store import --artifact records it)",
-                      path, o->artifact);
-        else
-            lvd_error(TOOL, "%s", err.msg);
-        code = rc > 0 ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
+    if ((rc = store_artifact_get(s, o->artifact, &a, &err)) > 0) {
+        lvd_error(TOOL, "%s: no artifact %s in the store (lvd store import --artifact records it)",
+                  store_path(s), o->artifact);
+        code = LVD_EXIT_INPUT;
+        goto out;
+    } else if (rc < 0) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         goto out;
     }
     if ((code = record(s, &a, o, &v)) != LVD_EXIT_OK)
         goto out;
     recorded = 1;
-    code = LVD_EXIT_STORE;
     char backends[64] = "";
     if (v.engine_id) {
         rc = store_engine_get(s, v.engine_id, &e, &err);
@@ -278,25 +270,23 @@ static int record_artifact(const options *o)
             has_p = rc == 0;
         }
         if (rc < 0 || verdict_backends(s, &v, backends, sizeof backends, &err) != 0) {
-            lvd_error(TOOL, "%s", err.msg);
+            code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
             goto out;
         }
         if (sel_choice_lines_build(has_e ? &e : NULL, has_p ? &probe : NULL, backends, &v.params, &a, NULL, &c,
                                    &err) != 0) {
-            lvd_error(TOOL, "%s", err.msg);
-            code = LVD_EXIT_INPUT;
+            code = lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
             goto out;
         }
     }
-    if (o->json) {
+    if (o->t.json) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddItemToObject(j, "recorded", verdict_json(&v));
         cJSON_AddStringToObject(j, "engine", has_e ? e.name : "");
         cJSON_AddStringToObject(j, "backend", c.backend);
         cJSON_AddStringToObject(j, "model", c.model ? c.model : "");
         cJSON_AddBoolToObject(j, "model_placeholder", c.model_note != NULL);
-        cJSON_AddItemToObject(j, "placement", c.placement_line ? cJSON_CreateString(c.placement_line)
-                                                                : cJSON_CreateNull());
+        cJSON_AddItemToObject(j, "placement", lvd_json_str(c.placement_line));
         cJSON_AddBoolToObject(j, "placement_known", c.placement_known);
         cJSON *l = sel_launch_to_json(&c.launch);
         cJSON_AddItemToObject(j, "argv", cJSON_DetachItemFromObject(l, "argv"));
@@ -333,7 +323,6 @@ out:
         lvd_verdict_free(&v);
     store_artifact_free(&a);
     store_close(s);
-    free(path);
     return code;
 }
 
@@ -349,13 +338,11 @@ int main(int argc, char **argv)
     sel_profile profile;
     int have_profile = 0;
     if (o.profile) {
-        if (sel_profile_load(o.profile, &profile, &err) != 0) {
-            lvd_error(TOOL, "%s", err.msg);
-            return LVD_EXIT_INPUT;
-        }
+        if (sel_profile_load(o.profile, &profile, &err) != 0)
+            return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
         have_profile = 1;
     }
-    char *path = store_default_path(o.store);
+    char *path = store_default_path(o.t.store);
     store *s = NULL;
     store_artifact a;
     lvd_verdict v = {0};

@@ -3,6 +3,7 @@
  * printing only; the work is in store/ and bench/import.c. */
 #include "bench/import.h"
 #include "common/cli.h"
+#include "common/json.h"
 #include "common/gguf.h"
 #include "select/stats.h"
 #include "store/identify.h"
@@ -19,8 +20,7 @@
 #define TOOL "lvd-store"
 
 typedef struct options {
-    const char *store;
-    int json;
+    lvd_tool_opts t;         /* --store, --json */
     const char *command;
     const char *arg;         /* FILE for import, M.gguf for model */
     const char *engine, *engine_dir, *build, *model, *artifact, *host, *env, *session;
@@ -77,19 +77,19 @@ static void usage(FILE *f)
             "            4 store cannot be opened, is newer than this binary, or failed\n");
 }
 
-enum { OPT_STORE = 256, OPT_JSON, OPT_ENGINE, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
+enum { OPT_ENGINE = 256, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
        OPT_HOST, OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SESSION };
 
 /* Fills o from argv; returns -1 after printing --help, or an exit code > 0 on a usage error. */
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
-        {"store", required_argument, NULL, OPT_STORE},   {"json", no_argument, NULL, OPT_JSON},
+        LVD_TOOL_LONGOPTS,
         {"engine", required_argument, NULL, OPT_ENGINE}, {"engine-dir", required_argument, NULL, OPT_ENGINE_DIR},
         {"build", required_argument, NULL, OPT_BUILD},   {"model", required_argument, NULL, OPT_MODEL},
         {"artifact", required_argument, NULL, OPT_ARTIFACT}, {"host", required_argument, NULL, OPT_HOST},
         {"env", required_argument, NULL, OPT_ENV},       {"format", required_argument, NULL, OPT_FORMAT},
-        {"limit", required_argument, NULL, OPT_LIMIT},   {"help", no_argument, NULL, 'h'},
+        {"limit", required_argument, NULL, OPT_LIMIT},
         {"select-build", required_argument, NULL, OPT_SELECT_BUILD},
         {"select-model", required_argument, NULL, OPT_SELECT_MODEL},
         {"session", required_argument, NULL, OPT_SESSION},
@@ -97,13 +97,10 @@ static int parse_options(int argc, char **argv, options *o)
     };
     memset(o, 0, sizeof *o);
     o->limit = 50;
-    int c;
+    int c, rc;
     int64_t n;
-    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+    while ((c = lvd_getopt(argc, argv, ":h", longs, NULL)) != -1) {
         switch (c) {
-        case 'h': usage(stdout); return -1;
-        case OPT_STORE: o->store = optarg; break;
-        case OPT_JSON: o->json = 1; break;
         case OPT_ENGINE: o->engine = optarg; break;
         case OPT_ENGINE_DIR: o->engine_dir = optarg; break;
         case OPT_BUILD: o->build = optarg; break;
@@ -123,7 +120,10 @@ static int parse_options(int argc, char **argv, options *o)
                 return lvd_usage_error(TOOL, "--limit %s: expected a count (0 = all)", optarg);
             o->limit = (int)n;
             break;
-        default: return lvd_usage_error(TOOL, "unknown option");
+        default:
+            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
+                return rc;
+            break;
         }
     }
     if (optind >= argc)
@@ -135,46 +135,7 @@ static int parse_options(int argc, char **argv, options *o)
             return lvd_usage_error(TOOL, "%s needs a %s", o->command, !strcmp(o->command, "import") ? "FILE" : "model file");
         o->arg = argv[optind++];
     }
-    if (optind < argc)
-        return lvd_usage_error(TOOL, "unexpected argument '%s'", argv[optind]);
-    return 0;
-}
-
-static int open_store(const options *o, int flags, store **s)
-{
-    char *path = store_default_path(o->store);
-    lvd_err err = {0};
-    int rc = store_open(path, flags, s, &err);
-    free(path);
-    if (rc) {
-        lvd_error(TOOL, "%s", err.msg);
-        return LVD_EXIT_STORE;
-    }
-    return 0;
-}
-
-static int store_failed(const lvd_err *err)
-{
-    lvd_error(TOOL, "%s", err->msg);
-    return LVD_EXIT_STORE;
-}
-
-/* key: s, or null when s is NULL. */
-static void add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s)
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
-/* key: v, or null when v is NAN. */
-static void add_num_or_null(cJSON *o, const char *key, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, v);
+    return lvd_tool_no_operands(TOOL, argc, argv);
 }
 
 /* --- info ------------------------------------------------------------------ */
@@ -185,12 +146,12 @@ static int cmd_info(store *s, const options *o)
     int64_t version;
     store_counts c;
     if (store_user_version(s, &version, &err) || store_counts_get(s, &c, &err))
-        return store_failed(&err);
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
     static const char *const names[] = {"artifacts", "engines", "probes", "runs", "results",
                                         "samples", "checks", "verdicts", "pin_decisions"};
     const int64_t values[] = {c.artifacts, c.engines, c.probes, c.runs, c.results,
                               c.samples, c.checks, c.verdicts, c.pin_decisions};
-    if (o->json) {
+    if (o->t.json) {
         cJSON *root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "path", store_path(s));
         cJSON_AddNumberToObject(root, "schema_version", (double)version);
@@ -214,20 +175,20 @@ static int cmd_engines(store *s, const options *o)
     lvd_engine *v;
     size_t n;
     if (store_engine_list(s, &v, &n, &err))
-        return store_failed(&err);
-    cJSON *arr = o->json ? cJSON_CreateArray() : NULL;
-    if (!o->json && n)
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+    cJSON *arr = o->t.json ? cJSON_CreateArray() : NULL;
+    if (!o->t.json && n)
         printf("%-4s %-24s %-10s %-11s %s\n", "ID", "NAME", "BUILD", "BACKEND", "DIR");
     int ret = LVD_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         lvd_probe p;
         int rc = store_probe_latest(s, v[i].id, &p, &err);
         if (rc < 0) {
-            ret = store_failed(&err);
+            ret = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
             break;
         }
         const char *backend = rc == 0 ? p.backend : "not probed";
-        if (o->json) {
+        if (o->t.json) {
             cJSON *e = cJSON_CreateObject();
             cJSON_AddNumberToObject(e, "id", (double)v[i].id);
             cJSON_AddStringToObject(e, "name", v[i].name);
@@ -235,9 +196,9 @@ static int cmd_engines(store *s, const options *o)
             cJSON_AddStringToObject(e, "backend", backend);
             cJSON_AddStringToObject(e, "dir", v[i].dir);
             cJSON_AddStringToObject(e, "origin", v[i].origin);
-            add_str_or_null(e, "commit", v[i].commit);
-            add_str_or_null(e, "flavour", v[i].flavour);
-            add_str_or_null(e, "digest", v[i].digest);
+            cJSON_AddItemToObject(e, "commit", lvd_json_str(v[i].commit));
+            cJSON_AddItemToObject(e, "flavour", lvd_json_str(v[i].flavour));
+            cJSON_AddItemToObject(e, "digest", lvd_json_str(v[i].digest));
             cJSON_AddNumberToObject(e, "created_at", (double)v[i].created_at);
             if (rc == 0) {
                 cJSON_AddNumberToObject(e, "probed_at", (double)p.probed_at);
@@ -254,7 +215,7 @@ static int cmd_engines(store *s, const options *o)
         if (rc == 0)
             lvd_probe_free(&p);
     }
-    if (o->json) {
+    if (o->t.json) {
         if (ret == LVD_EXIT_OK)
             lvd_json_emit(stdout, arr);
         else
@@ -272,8 +233,8 @@ static cJSON *artifact_json(const store_artifact *a)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "sha256", a->sha256);
-    add_num_or_null(o, "size", a->size >= 0 ? (double)a->size : NAN);
-    add_str_or_null(o, "path", a->last_path);
+    cJSON_AddItemToObject(o, "size", lvd_json_num(a->size >= 0 ? (double)a->size : NAN));
+    cJSON_AddItemToObject(o, "path", lvd_json_str(a->last_path));
     cJSON_AddNumberToObject(o, "created_at", (double)a->created_at);
     const gguf_shape *g = &a->shape;
     if (!g->known) {
@@ -336,8 +297,8 @@ static int cmd_artifacts(store *s, const options *o)
     store_artifact *v;
     size_t n;
     if (store_artifact_list(s, &v, &n, &err))
-        return store_failed(&err);
-    if (o->json) {
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+    if (o->t.json) {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; i < n; i++)
             cJSON_AddItemToArray(arr, artifact_json(&v[i]));
@@ -362,7 +323,7 @@ static int cmd_model(store *s, const options *o)
         lvd_error(TOOL, "%s", err.msg);
         return LVD_EXIT_INPUT;
     }
-    if (o->json) {
+    if (o->t.json) {
         cJSON *j = artifact_json(&a);
         cJSON_AddBoolToObject(j, "hashed", hashed);
         lvd_json_emit(stdout, j);
@@ -432,9 +393,9 @@ static cJSON *result_json(const lvd_result *r)
     cJSON_AddStringToObject(o, "backends", r->backends);
     size_t used;
     double med = median_ts(r, &used);
-    add_num_or_null(o, "median_ts", med);
+    cJSON_AddItemToObject(o, "median_ts", lvd_json_num(med));
     double avg = reported_avg_ts(r);
-    add_num_or_null(o, "reported_avg_ts", avg);
+    cJSON_AddItemToObject(o, "reported_avg_ts", lvd_json_num(avg));
     cJSON_AddNumberToObject(o, "n", (double)r->n);
     cJSON *ts = cJSON_AddArrayToObject(o, "samples_ts");
     cJSON *ns = cJSON_AddArrayToObject(o, "samples_ns");
@@ -455,14 +416,14 @@ static cJSON *run_json(const lvd_run *r, const char *engine)
     cJSON_AddStringToObject(o, "engine", engine);
     cJSON_AddStringToObject(o, "artifact", r->artifact);
     cJSON_AddStringToObject(o, "host", r->host);
-    add_str_or_null(o, "session", r->session);
+    cJSON_AddItemToObject(o, "session", lvd_json_str(r->session));
     cJSON_AddStringToObject(o, "arm_key", r->arm_key);
     cJSON_AddStringToObject(o, "binary", r->binary);
     cJSON_AddStringToObject(o, "build", r->build);
-    add_str_or_null(o, "build_commit", r->build_commit);
+    cJSON_AddItemToObject(o, "build_commit", lvd_json_str(r->build_commit));
     cJSON_AddNumberToObject(o, "build_number", (double)r->build_number);
     cJSON_AddStringToObject(o, "status", r->status);
-    add_str_or_null(o, "reason", r->reason);
+    cJSON_AddItemToObject(o, "reason", lvd_json_str(r->reason));
     cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
     cJSON_AddNumberToObject(o, "started_at", (double)r->started_at);
     cJSON_AddNumberToObject(o, "wall_ms", (double)r->wall_ms);
@@ -500,7 +461,7 @@ static int cmd_runs(store *s, const options *o)
     lvd_engine *engines;
     size_t ne;
     if (store_engine_list(s, &engines, &ne, &err))
-        return store_failed(&err);
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
     store_run_filter f = {.artifact = o->artifact, .with_samples = 1, .limit = o->limit};
     int ret = LVD_EXIT_OK;
     if (o->engine) {
@@ -517,9 +478,9 @@ static int cmd_runs(store *s, const options *o)
     size_t n;
     if (store_run_list(s, &f, &v, &n, &err)) {
         store_engine_list_free(engines, ne);
-        return store_failed(&err);
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
     }
-    if (o->json) {
+    if (o->t.json) {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; i < n; i++)
             cJSON_AddItemToArray(arr, run_json(&v[i], engine_name(engines, ne, v[i].engine_id)));
@@ -555,7 +516,7 @@ static int cmd_import(store *s, const options *o)
         lvd_error(TOOL, "%s", err.msg);
         return rep.fail == BENCH_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
     }
-    if (o->json) {
+    if (o->t.json) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "file", o->arg);
         cJSON_AddStringToObject(j, "format", bench_format_name(rep.format));
@@ -610,7 +571,8 @@ int main(int argc, char **argv)
         if (strcmp(o.command, commands[i].name))
             continue;
         store *s;
-        if ((rc = open_store(&o, commands[i].writes ? STORE_OPEN_CREATE : STORE_OPEN_READONLY, &s)))
+        int flags = commands[i].writes ? STORE_OPEN_CREATE : STORE_OPEN_READONLY;
+        if ((rc = lvd_tool_store_open(TOOL, o.t.store, flags, &s)) != LVD_EXIT_OK)
             return rc;
         rc = commands[i].fn(s, &o);
         store_close(s);

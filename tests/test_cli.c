@@ -56,7 +56,7 @@ static int parse(void *arg)
     };
     int c, rc;
     optind = 0;
-    while ((c = lvd_getopt(p->argc, p->argv, ":h", longopts)) != -1) {
+    while ((c = lvd_getopt(p->argc, p->argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': p->other = optarg; break;
         default:
