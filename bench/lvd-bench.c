@@ -121,10 +121,80 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
     return 0;
 }
 
+enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
+       O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES };
+
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    int64_t v;
+    lvd_err err = {0};
+    switch (c) {
+    case 'm': o->model = arg; break;
+    case O_ENGINES: o->engines = arg; break;
+    case O_TESTS: o->tests = arg; break;
+    case O_NGL:
+        if (parse_ints(arg, 0, &o->ngl))
+            return lvd_usage_error(TOOL, "--ngl wants numbers like 99,24, not '%s'", arg);
+        break;
+    case O_FA:
+        if (parse_ints(arg, 1, &o->fa))
+            return lvd_usage_error(TOOL, "--fa wants on,off, not '%s'", arg);
+        break;
+    case O_UB:
+        if (parse_ints(arg, 0, &o->ub))
+            return lvd_usage_error(TOOL, "--ub wants numbers like 512,256, not '%s'", arg);
+        break;
+    case O_NCMOE:
+        if (parse_ints(arg, 0, &o->ncmoe))
+            return lvd_usage_error(TOOL, "--ncmoe wants numbers like 0,4, not '%s'", arg);
+        break;
+    case O_CTK:
+        if (parse_strs(arg, &o->ctk, &o->n_ctk))
+            return lvd_usage_error(TOOL, "--ctk wants cache types like f16,q8_0");
+        break;
+    case O_CTV:
+        if (parse_strs(arg, &o->ctv, &o->n_ctv))
+            return lvd_usage_error(TOOL, "--ctv wants cache types like f16,q8_0");
+        break;
+    case O_THREADS:
+        if (lvd_parse_i64(arg, &v) || v < 1 || v > 4096)
+            return lvd_usage_error(TOOL, "--threads wants 1 to 4096, not '%s'", arg);
+        o->threads = (int)v;
+        break;
+    case O_ENV:
+        o->env = lvd_xrealloc(o->env, (o->n_env + 1) * sizeof *o->env);
+        o->env[o->n_env++] = arg;
+        break;
+    case O_REPS:
+        if (lvd_parse_i64(arg, &v) || v < 1 || v > 1000)
+            return lvd_usage_error(TOOL, "--reps wants 1 to 1000, not '%s'", arg);
+        o->reps = (int)v;
+        break;
+    case O_BUDGET:
+        if (parse_duration_opt("--budget", arg, 0, &o->budget_s))
+            return LVD_EXIT_USAGE;
+        break;
+    case O_MAX:
+        if (lvd_parse_i64(arg, &o->max_samples) || o->max_samples < 1 || o->max_samples > 100000)
+            return lvd_usage_error(TOOL, "--max-samples wants 1 to 100000, not '%s'", arg);
+        break;
+    case O_TIMEOUT:
+        if (parse_duration_opt("--timeout", arg, 1, &o->timeout_s) || o->timeout_s > 86400)
+            return LVD_EXIT_USAGE;
+        break;
+    case O_SESSION: o->session = arg; break;
+    case O_OBJECTIVE:
+        if (sel_objective_parse(arg, &o->objective, &err))
+            return lvd_usage_error(TOOL, "--objective: %s", err.msg);
+        break;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
-           O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, 'm'},      {"engines", required_argument, NULL, O_ENGINES},
         {"tests", required_argument, NULL, O_TESTS},  {"ngl", required_argument, NULL, O_NGL},
@@ -137,76 +207,10 @@ static int parse_options(int argc, char **argv, options *o)
         {"objective", required_argument, NULL, O_OBJECTIVE}, LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
-    int64_t v;
-    lvd_err err = {0};
-    while ((c = lvd_getopt(argc, argv, ":hm:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'm': o->model = optarg; break;
-        case O_ENGINES: o->engines = optarg; break;
-        case O_TESTS: o->tests = optarg; break;
-        case O_NGL:
-            if (parse_ints(optarg, 0, &o->ngl))
-                return lvd_usage_error(TOOL, "--ngl wants numbers like 99,24, not '%s'", optarg);
-            break;
-        case O_FA:
-            if (parse_ints(optarg, 1, &o->fa))
-                return lvd_usage_error(TOOL, "--fa wants on,off, not '%s'", optarg);
-            break;
-        case O_UB:
-            if (parse_ints(optarg, 0, &o->ub))
-                return lvd_usage_error(TOOL, "--ub wants numbers like 512,256, not '%s'", optarg);
-            break;
-        case O_NCMOE:
-            if (parse_ints(optarg, 0, &o->ncmoe))
-                return lvd_usage_error(TOOL, "--ncmoe wants numbers like 0,4, not '%s'", optarg);
-            break;
-        case O_CTK:
-            if (parse_strs(optarg, &o->ctk, &o->n_ctk))
-                return lvd_usage_error(TOOL, "--ctk wants cache types like f16,q8_0");
-            break;
-        case O_CTV:
-            if (parse_strs(optarg, &o->ctv, &o->n_ctv))
-                return lvd_usage_error(TOOL, "--ctv wants cache types like f16,q8_0");
-            break;
-        case O_THREADS:
-            if (lvd_parse_i64(optarg, &v) || v < 1 || v > 4096)
-                return lvd_usage_error(TOOL, "--threads wants 1 to 4096, not '%s'", optarg);
-            o->threads = (int)v;
-            break;
-        case O_ENV:
-            o->env = lvd_xrealloc(o->env, (o->n_env + 1) * sizeof *o->env);
-            o->env[o->n_env++] = optarg;
-            break;
-        case O_REPS:
-            if (lvd_parse_i64(optarg, &v) || v < 1 || v > 1000)
-                return lvd_usage_error(TOOL, "--reps wants 1 to 1000, not '%s'", optarg);
-            o->reps = (int)v;
-            break;
-        case O_BUDGET:
-            if (parse_duration_opt("--budget", optarg, 0, &o->budget_s))
-                return LVD_EXIT_USAGE;
-            break;
-        case O_MAX:
-            if (lvd_parse_i64(optarg, &o->max_samples) || o->max_samples < 1 || o->max_samples > 100000)
-                return lvd_usage_error(TOOL, "--max-samples wants 1 to 100000, not '%s'", optarg);
-            break;
-        case O_TIMEOUT:
-            if (parse_duration_opt("--timeout", optarg, 1, &o->timeout_s) || o->timeout_s > 86400)
-                return LVD_EXIT_USAGE;
-            break;
-        case O_SESSION: o->session = optarg; break;
-        case O_OBJECTIVE:
-            if (sel_objective_parse(optarg, &o->objective, &err))
-                return lvd_usage_error(TOOL, "--objective: %s", err.msg);
-            break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":hm:", longopts, usage, &o->t, option, o);
+    if (rc == 0)
+        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc != 0)
         return rc;
     if (!o->model)
         return lvd_usage_error(TOOL, "--model is required");

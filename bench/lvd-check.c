@@ -87,66 +87,79 @@ static int parse_nonneg(const char *name, const char *s, double max, double *out
     return 0;
 }
 
+enum { O_ENGINES = 256, O_KLD, O_PPL, O_TOPP, O_TEXT, O_TIMEOUT, O_IMPORT, O_ARTIFACT, O_ENGINE,
+       O_DEVICE, O_HOST, O_OUTPUT, O_LOG, O_BASE_OUTPUT, O_BASE_LOG };
+
+static const struct option longopts[] = {
+    {"model", required_argument, NULL, 'm'},     {"engines", required_argument, NULL, O_ENGINES},
+    {"kld-max", required_argument, NULL, O_KLD}, {"ppl-tol", required_argument, NULL, O_PPL},
+    {"top-p-min", required_argument, NULL, O_TOPP}, {"text", required_argument, NULL, O_TEXT},
+    {"timeout", required_argument, NULL, O_TIMEOUT}, LVD_TOOL_LONGOPTS,
+    {"import", no_argument, NULL, O_IMPORT},     {"artifact", required_argument, NULL, O_ARTIFACT},
+    {"engine", required_argument, NULL, O_ENGINE}, {"device", required_argument, NULL, O_DEVICE},
+    {"host", required_argument, NULL, O_HOST},   {"output", required_argument, NULL, O_OUTPUT},
+    {"log", required_argument, NULL, O_LOG},     {"base-output", required_argument, NULL, O_BASE_OUTPUT},
+    {"base-log", required_argument, NULL, O_BASE_LOG},
+    {NULL, 0, NULL, 0},
+};
+
+/* The long name of option c, for the messages about what goes with --import. */
+static const char *long_name(int c)
+{
+    for (const struct option *p = longopts; p->name; p++)
+        if (p->val == c)
+            return p->name;
+    return "?";
+}
+
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    const char *name = long_name(c);
+    if ((c == 'm' || c == O_ENGINES || c == O_TEXT || c == O_TIMEOUT) && !o->live_only)
+        o->live_only = name;
+    if (c >= O_ARTIFACT && !o->import_only)
+        o->import_only = name;
+    switch (c) {
+    case 'm': o->model = arg; break;
+    case O_ENGINES: o->engines = arg; break;
+    case O_IMPORT: o->import = 1; break;
+    case O_ARTIFACT: o->imp.artifact = arg; break;
+    case O_ENGINE: o->imp.engine = arg; break;
+    case O_DEVICE: o->imp.device = arg; break;
+    case O_HOST: o->imp.host = arg; break;
+    case O_OUTPUT: o->imp.output = arg; break;
+    case O_LOG: o->imp.log = arg; break;
+    case O_BASE_OUTPUT: o->imp.base_output = arg; break;
+    case O_BASE_LOG: o->imp.base_log = arg; break;
+    case O_KLD:
+        if (parse_nonneg("--kld-max", arg, 1e6, &o->kld_max))
+            return LVD_EXIT_USAGE;
+        break;
+    case O_PPL:
+        if (parse_nonneg("--ppl-tol", arg, 1e6, &o->ppl_tol))
+            return LVD_EXIT_USAGE;
+        break;
+    case O_TOPP:
+        if (parse_nonneg("--top-p-min", arg, 100, &o->top_p_min))
+            return LVD_EXIT_USAGE;
+        break;
+    case O_TEXT: o->text = arg; break;
+    case O_TIMEOUT:
+        if (lvd_parse_duration(arg, &o->timeout_s) || o->timeout_s < 1 || o->timeout_s > 86400)
+            return lvd_usage_error(TOOL, "--timeout wants a duration like 90s or 10m, not '%s'", arg);
+        break;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { O_ENGINES = 256, O_KLD, O_PPL, O_TOPP, O_TEXT, O_TIMEOUT, O_IMPORT, O_ARTIFACT, O_ENGINE,
-           O_DEVICE, O_HOST, O_OUTPUT, O_LOG, O_BASE_OUTPUT, O_BASE_LOG };
-    static const struct option longopts[] = {
-        {"model", required_argument, NULL, 'm'},     {"engines", required_argument, NULL, O_ENGINES},
-        {"kld-max", required_argument, NULL, O_KLD}, {"ppl-tol", required_argument, NULL, O_PPL},
-        {"top-p-min", required_argument, NULL, O_TOPP}, {"text", required_argument, NULL, O_TEXT},
-        {"timeout", required_argument, NULL, O_TIMEOUT}, LVD_TOOL_LONGOPTS,
-        {"import", no_argument, NULL, O_IMPORT},     {"artifact", required_argument, NULL, O_ARTIFACT},
-        {"engine", required_argument, NULL, O_ENGINE}, {"device", required_argument, NULL, O_DEVICE},
-        {"host", required_argument, NULL, O_HOST},   {"output", required_argument, NULL, O_OUTPUT},
-        {"log", required_argument, NULL, O_LOG},     {"base-output", required_argument, NULL, O_BASE_OUTPUT},
-        {"base-log", required_argument, NULL, O_BASE_LOG},
-        {NULL, 0, NULL, 0},
-    };
-    int c, rc, idx = -1;
-    while ((c = lvd_getopt(argc, argv, ":hm:", longopts, &idx)) != -1) {
-        const char *name = idx >= 0 ? longopts[idx].name : c == 'm' ? "model" : "?";
-        idx = -1;
-        if ((c == 'm' || c == O_ENGINES || c == O_TEXT || c == O_TIMEOUT) && !o->live_only)
-            o->live_only = name;
-        if (c >= O_ARTIFACT && !o->import_only)
-            o->import_only = name;
-        switch (c) {
-        case 'm': o->model = optarg; break;
-        case O_ENGINES: o->engines = optarg; break;
-        case O_IMPORT: o->import = 1; break;
-        case O_ARTIFACT: o->imp.artifact = optarg; break;
-        case O_ENGINE: o->imp.engine = optarg; break;
-        case O_DEVICE: o->imp.device = optarg; break;
-        case O_HOST: o->imp.host = optarg; break;
-        case O_OUTPUT: o->imp.output = optarg; break;
-        case O_LOG: o->imp.log = optarg; break;
-        case O_BASE_OUTPUT: o->imp.base_output = optarg; break;
-        case O_BASE_LOG: o->imp.base_log = optarg; break;
-        case O_KLD:
-            if (parse_nonneg("--kld-max", optarg, 1e6, &o->kld_max))
-                return LVD_EXIT_USAGE;
-            break;
-        case O_PPL:
-            if (parse_nonneg("--ppl-tol", optarg, 1e6, &o->ppl_tol))
-                return LVD_EXIT_USAGE;
-            break;
-        case O_TOPP:
-            if (parse_nonneg("--top-p-min", optarg, 100, &o->top_p_min))
-                return LVD_EXIT_USAGE;
-            break;
-        case O_TEXT: o->text = optarg; break;
-        case O_TIMEOUT:
-            if (lvd_parse_duration(optarg, &o->timeout_s) || o->timeout_s < 1 || o->timeout_s > 86400)
-                return lvd_usage_error(TOOL, "--timeout wants a duration like 90s or 10m, not '%s'", optarg);
-            break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":hm:", longopts, usage, &o->t, option, o);
+    if (rc == 0)
+        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc != 0)
         return rc;
     if (o->import && o->live_only)
         return lvd_usage_error(TOOL, "--%s does not go with --import (nothing is run)", o->live_only);

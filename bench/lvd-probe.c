@@ -16,7 +16,7 @@
 
 typedef struct options {
     lvd_tool_opts t;    /* --store, --json */
-    char **engines;     /* --engine NAME|ID, repeatable; NULL = all */
+    const char **engines; /* --engine NAME|ID, repeatable; NULL = all */
     size_t n_engines;
     int all;
     int refresh;
@@ -48,6 +48,27 @@ static void usage(FILE *f)
             "  lvd probe --engine b9749-cuda --refresh\n");
 }
 
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    int64_t secs;
+    switch (c) {
+    case 'a': o->all = 1; break;
+    case 'e':
+        o->engines = lvd_xrealloc(o->engines, (o->n_engines + 1) * sizeof *o->engines);
+        o->engines[o->n_engines++] = arg;
+        break;
+    case 'r': o->refresh = 1; break;
+    case 't':
+        if (lvd_parse_duration(arg, &secs) != 0 || secs <= 0 || secs > 3600)
+            return lvd_usage_error(TOOL, "--timeout wants 1 to 3600 seconds, not '%s'", arg);
+        o->timeout_ms = (int)(secs * 1000);
+        break;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -55,28 +76,10 @@ static int parse_options(int argc, char **argv, options *o)
         {"refresh", no_argument, NULL, 'r'},     {"timeout", required_argument, NULL, 't'},
         LVD_TOOL_LONGOPTS,                       {NULL, 0, NULL, 0},
     };
-    int c, rc;
-    int64_t secs;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'a': o->all = 1; break;
-        case 'e':
-            o->engines = lvd_xrealloc(o->engines, (o->n_engines + 1) * sizeof *o->engines);
-            o->engines[o->n_engines++] = optarg;
-            break;
-        case 'r': o->refresh = 1; break;
-        case 't':
-            if (lvd_parse_duration(optarg, &secs) != 0 || secs <= 0 || secs > 3600)
-                return lvd_usage_error(TOOL, "--timeout wants 1 to 3600 seconds, not '%s'", optarg);
-            o->timeout_ms = (int)(secs * 1000);
-            break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
+    if (rc == 0)
+        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc != 0)
         return rc;
     if (o->all && o->n_engines)
         return lvd_usage_error(TOOL, "--all and --engine exclude each other");

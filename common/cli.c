@@ -103,21 +103,25 @@ void lvd_json_emit(FILE *f, cJSON *value)
     cJSON_Delete(value);
 }
 
-int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts, int *longindex)
+int lvd_tool_parse(const char *tool, int argc, char **argv, const char *shorts,
+                   const struct option *longopts, void (*usage)(FILE *), lvd_tool_opts *t,
+                   lvd_option_fn fn, void *opts)
 {
-    opterr = 0;
-    return getopt_long(argc, argv, shorts, longopts, longindex);
-}
-
-int lvd_tool_option(const char *tool, int c, char **argv, void (*usage)(FILE *), lvd_tool_opts *t)
-{
-    switch (c) {
-    case 's': t->store = optarg; return 0;
-    case 'j': t->json = 1; return 0;
-    case 'h': usage(stdout); return -1;
-    case ':': return lvd_usage_error(tool, "%s needs a value", argv[optind - 1]);
-    default: return lvd_usage_error(tool, "unknown option '%s'", argv[optind - 1]);
+    int c, rc;
+    opterr = 0; /* one line per error, ours */
+    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+        switch (c) {
+        case 's': t->store = optarg; break;
+        case 'j': t->json = 1; break;
+        case 'h': usage(stdout); return -1;
+        case ':': return lvd_usage_error(tool, "%s needs a value", argv[optind - 1]);
+        case '?': return lvd_usage_error(tool, "unknown option '%s'", argv[optind - 1]);
+        default:
+            if ((rc = fn(opts, c, optarg)) != 0)
+                return rc;
+        }
     }
+    return 0;
 }
 
 int lvd_tool_no_operands(const char *tool, int argc, char **argv)

@@ -47,7 +47,7 @@ void lvd_json_emit(FILE *f, struct cJSON *value);
 struct option;
 struct store;
 
-/* --store, --json and --help, as lvd_tool_option fills them. */
+/* --store, --json and --help, as lvd_tool_parse fills them. */
 typedef struct lvd_tool_opts {
     const char *store;  /* --store PATH; NULL: $LVD_STORE, else the XDG default */
     int json;           /* --json */
@@ -58,17 +58,20 @@ typedef struct lvd_tool_opts {
     {"json", no_argument, NULL, 'j'}, {"store", required_argument, NULL, 's'},                   \
         {"help", no_argument, NULL, 'h'}
 
-/* getopt_long(argc, argv, shorts, longopts, longindex) with getopt's own
- * messages off, so that lvd_tool_option reports a bad option in one line.
- * shorts starts with ':' (a missing value then reads ':'), e.g. ":hm:";
- * longindex may be NULL. */
-int lvd_getopt(int argc, char **argv, const char *shorts, const struct option *longopts, int *longindex);
+/* A tool's own option, called by lvd_tool_parse with its getopt value c and
+ * its value arg (NULL when it takes none): 0, or an exit code after a usage
+ * error (lvd_usage_error). */
+typedef int (*lvd_option_fn)(void *opts, int c, const char *arg);
 
-/* The default branch of a tool's switch over lvd_getopt: 's' (--store) and
- * 'j' (--json) fill t and return 0; 'h' prints usage(stdout) and returns -1
- * (the tool exits 0); a missing value or an unknown option prints a usage
- * error naming it and returns LVD_EXIT_USAGE. */
-int lvd_tool_option(const char *tool, int c, char **argv, void (*usage)(FILE *), lvd_tool_opts *t);
+/* Parses the options of argv with getopt_long (shorts starts with ':', e.g.
+ * ":hm:"): --store and --json fill t, -h/--help prints usage(stdout) and
+ * returns -1 (the tool exits 0), every other option goes to fn(opts, c,
+ * optarg); an unknown option or a missing value is a usage error naming it,
+ * in one line (LVD_EXIT_USAGE). 0 with optind at the first operand, -1, or
+ * an exit code. */
+int lvd_tool_parse(const char *tool, int argc, char **argv, const char *shorts,
+                   const struct option *longopts, void (*usage)(FILE *), lvd_tool_opts *t,
+                   lvd_option_fn fn, void *opts);
 
 /* After the options: LVD_EXIT_USAGE ("unexpected argument 'X'") when argv
  * has operands from optind on, else 0. */

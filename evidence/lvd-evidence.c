@@ -53,6 +53,36 @@ static void usage(FILE *f)
             "  lvd evidence --out docs/evidence/backend-selection.md --nights 30\n");
 }
 
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    int64_t v;
+    switch (c) {
+    case 'o':
+        if (!*arg)
+            return lvd_usage_error(TOOL, "--out wants a file name");
+        o->out = arg;
+        break;
+    case 'm':
+        o->models = lvd_xrealloc(o->models, (o->n_models + 1) * sizeof *o->models);
+        o->models[o->n_models++] = arg;
+        break;
+    case 'n':
+        if (lvd_parse_i64(arg, &v) != 0 || v < 1 || v > 3650)
+            return lvd_usage_error(TOOL, "--nights wants 1 to 3650, not '%s'", arg);
+        o->nights = (size_t)v;
+        break;
+    case 't': o->title = arg; break;
+    case 'H':
+        if (!*arg)
+            return lvd_usage_error(TOOL, "--host wants a name");
+        o->host = arg;
+        break;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -61,37 +91,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"host", required_argument, NULL, 'H'},  LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
-    int64_t v;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            if (!*optarg)
-                return lvd_usage_error(TOOL, "--out wants a file name");
-            o->out = optarg;
-            break;
-        case 'm':
-            o->models = lvd_xrealloc(o->models, (o->n_models + 1) * sizeof *o->models);
-            o->models[o->n_models++] = optarg;
-            break;
-        case 'n':
-            if (lvd_parse_i64(optarg, &v) != 0 || v < 1 || v > 3650)
-                return lvd_usage_error(TOOL, "--nights wants 1 to 3650, not '%s'", optarg);
-            o->nights = (size_t)v;
-            break;
-        case 't': o->title = optarg; break;
-        case 'H':
-            if (!*optarg)
-                return lvd_usage_error(TOOL, "--host wants a name");
-            o->host = optarg;
-            break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    return lvd_tool_no_operands(TOOL, argc, argv);
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
+    return rc != 0 ? rc : lvd_tool_no_operands(TOOL, argc, argv);
 }
 
 static void print_result(const ev_page *p, const ev_file *files, size_t n, int json)

@@ -34,6 +34,7 @@ typedef struct options {
     const char *builds_dir;
     int latest;
     int64_t min_age;
+    int min_age_set;          /* --min-age given */
     int no_probe;
     int probe_timeout_ms;
 } options;
@@ -99,10 +100,43 @@ static void usage(FILE *f)
             FETCH_DEFAULT_FLAVOUR, FETCH_DEFAULT_API, FETCH_DEFAULT_DOWNLOAD);
 }
 
+enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_LATEST, OPT_MINAGE,
+       OPT_NO_PROBE, OPT_TIMEOUT, OPT_REGISTER, OPT_BUILD, OPT_NAME };
+
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    switch (c) {
+    case OPT_FLAVOUR: o->flavour = arg; break;
+    case OPT_EXPECT: o->expect = arg; break;
+    case OPT_PIN: o->pin_file = arg; break;
+    case OPT_BUILDS: o->builds_dir = arg; break;
+    case OPT_LATEST: o->latest = 1; break;
+    case OPT_MINAGE:
+        if (lvd_parse_duration(arg, &o->min_age) != 0)
+            return lvd_usage_error(TOOL, "--min-age '%s' is not a duration (90s, 15m, 6h, 2d)",
+                                   arg);
+        o->min_age_set = 1;
+        break;
+    case OPT_REGISTER: o->register_dir = arg; break;
+    case OPT_BUILD: o->register_build = arg; break;
+    case OPT_NAME: o->name = arg; break;
+    case OPT_NO_PROBE: o->no_probe = 1; break;
+    case OPT_TIMEOUT: {
+        int64_t secs;
+        if (lvd_parse_duration(arg, &secs) != 0 || secs <= 0 || secs > 3600)
+            return lvd_usage_error(TOOL, "--probe-timeout wants 1 to 3600 seconds, not '%s'",
+                                   arg);
+        o->probe_timeout_ms = (int)(secs * 1000);
+        break;
+    }
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_LATEST, OPT_MINAGE,
-           OPT_NO_PROBE, OPT_TIMEOUT, OPT_REGISTER, OPT_BUILD, OPT_NAME };
     static const struct option longopts[] = {
         {"flavour", required_argument, NULL, OPT_FLAVOUR},
         {"flavor", required_argument, NULL, OPT_FLAVOUR},
@@ -121,57 +155,9 @@ static int parse_options(int argc, char **argv, options *o)
     };
     memset(o, 0, sizeof *o);
     o->min_age = 3600;
-    int min_age_set = 0;
-    int c, rc;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_FLAVOUR:
-            o->flavour = optarg;
-            break;
-        case OPT_EXPECT:
-            o->expect = optarg;
-            break;
-        case OPT_PIN:
-            o->pin_file = optarg;
-            break;
-        case OPT_BUILDS:
-            o->builds_dir = optarg;
-            break;
-        case OPT_LATEST:
-            o->latest = 1;
-            break;
-        case OPT_MINAGE:
-            if (lvd_parse_duration(optarg, &o->min_age) != 0)
-                return lvd_usage_error(TOOL, "--min-age '%s' is not a duration (90s, 15m, 6h, 2d)",
-                                       optarg);
-            min_age_set = 1;
-            break;
-        case OPT_REGISTER:
-            o->register_dir = optarg;
-            break;
-        case OPT_BUILD:
-            o->register_build = optarg;
-            break;
-        case OPT_NAME:
-            o->name = optarg;
-            break;
-        case OPT_NO_PROBE:
-            o->no_probe = 1;
-            break;
-        case OPT_TIMEOUT: {
-            int64_t secs;
-            if (lvd_parse_duration(optarg, &secs) != 0 || secs <= 0 || secs > 3600)
-                return lvd_usage_error(TOOL, "--probe-timeout wants 1 to 3600 seconds, not '%s'",
-                                       optarg);
-            o->probe_timeout_ms = (int)(secs * 1000);
-            break;
-        }
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
+    if (rc != 0)
+        return rc;
     if (optind < argc)
         o->build = argv[optind++];
     if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
@@ -180,7 +166,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (!o->register_build)
             return lvd_usage_error(TOOL, "--register needs --build ID (e.g. --build b9749)");
         if (o->build || o->latest || o->flavour || o->expect || o->pin_file || o->builds_dir ||
-            min_age_set)
+            o->min_age_set)
             return lvd_usage_error(TOOL, "--register takes only --build, --name, --store, "
                                          "--no-probe, --probe-timeout and --json");
         return 0;
@@ -190,7 +176,7 @@ static int parse_options(int argc, char **argv, options *o)
                                      "is given as BUILD (e.g. lvd fetch b10715)");
     if (o->latest && o->build)
         return lvd_usage_error(TOOL, "give a BUILD or --latest, not both");
-    if (min_age_set && !o->latest)
+    if (o->min_age_set && !o->latest)
         return lvd_usage_error(TOOL, "--min-age only applies to --latest");
     if (o->build && !fetch_build_valid(o->build))
         return lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715)",

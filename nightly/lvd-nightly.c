@@ -42,6 +42,16 @@ static void usage(FILE *f)
             "  30 2 * * *  /opt/llama-verdict/scripts/nightly --config ~/verdict/nightly.conf\n");
 }
 
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    switch (c) {
+    case 'c': o->config = arg; break;
+    }
+    return 0;
+}
+
 static int parse(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
@@ -49,17 +59,8 @@ static int parse(int argc, char **argv, options *o)
         LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
-    while ((c = lvd_getopt(argc, argv, ":h", longs, NULL)) != -1) {
-        switch (c) {
-        case 'c': o->config = optarg; break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    return lvd_tool_no_operands(TOOL, argc, argv);
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longs, usage, &o->t, option, o);
+    return rc != 0 ? rc : lvd_tool_no_operands(TOOL, argc, argv);
 }
 
 static void print_json(const night_report *r, const night_config *c)

@@ -57,6 +57,28 @@ static void usage(FILE *f)
             "  lvd pin --pin-file ci/llama.pin --promote && git -C ci diff llama.pin\n");
 }
 
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    switch (c) {
+    case 'f': o->pin_file = arg; break;
+    case 'c':
+        if (!fetch_build_valid(arg))
+            return lvd_usage_error(TOOL, "--candidate wants a build like b10716, not '%s'", arg);
+        o->candidate = arg;
+        break;
+    case 'p': o->promote = 1; break;
+    case 'n': o->no_record = 1; break;
+    case 'H':
+        if (!*arg)
+            return lvd_usage_error(TOOL, "--host wants a name");
+        o->host = arg;
+        break;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -65,29 +87,10 @@ static int parse_options(int argc, char **argv, options *o)
         {"host", required_argument, NULL, 'H'},     LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f': o->pin_file = optarg; break;
-        case 'c':
-            if (!fetch_build_valid(optarg))
-                return lvd_usage_error(TOOL, "--candidate wants a build like b10716, not '%s'", optarg);
-            o->candidate = optarg;
-            break;
-        case 'p': o->promote = 1; break;
-        case 'n': o->no_record = 1; break;
-        case 'H':
-            if (!*optarg)
-                return lvd_usage_error(TOOL, "--host wants a name");
-            o->host = optarg;
-            break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
+    if (rc == 0)
+        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc != 0)
         return rc;
     if (!o->pin_file)
         return lvd_usage_error(TOOL, "--pin-file FILE is required");

@@ -83,10 +83,40 @@ static void usage(FILE *f)
             "  lvd select --record --artifact 9739...d --host h200\n");
 }
 
+enum { OPT_MODEL = 256, OPT_PROFILE, OPT_CTX, OPT_FREE, OPT_OBJ, OPT_EXPLAIN, OPT_RECORD,
+       OPT_ARTIFACT, OPT_HOST };
+
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    lvd_err err;
+    switch (c) {
+    case OPT_MODEL: o->model = arg; break;
+    case OPT_ARTIFACT: o->artifact = arg; break;
+    case OPT_HOST: o->host = arg; break;
+    case OPT_PROFILE: o->profile = arg; break;
+    case OPT_CTX:
+        if (lvd_parse_i64(arg, &o->ctx) != 0 || o->ctx < 0 || o->ctx > CTX_MAX)
+            return lvd_usage_error(TOOL, "--ctx wants 0 to %lld tokens, not '%s'",
+                                   (long long)CTX_MAX, arg);
+        break;
+    case OPT_FREE:
+        if (lvd_parse_i64(arg, &o->free_mib) != 0 || o->free_mib < 0)
+            return lvd_usage_error(TOOL, "--free-mib wants a number of MiB, not '%s'", arg);
+        break;
+    case OPT_OBJ:
+        if (sel_objective_parse(arg, &o->objective, &err) != 0)
+            return lvd_usage_error(TOOL, "%s", err.msg);
+        break;
+    case OPT_EXPLAIN: o->explain = 1; break;
+    case OPT_RECORD: o->record = 1; break;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_MODEL = 256, OPT_PROFILE, OPT_CTX, OPT_FREE, OPT_OBJ, OPT_EXPLAIN, OPT_RECORD,
-           OPT_ARTIFACT, OPT_HOST };
     static const struct option longopts[] = {
         {"model", required_argument, NULL, OPT_MODEL},
         {"artifact", required_argument, NULL, OPT_ARTIFACT},
@@ -102,36 +132,10 @@ static int parse_options(int argc, char **argv, options *o)
     };
     o->ctx = o->free_mib = -1;
     sel_objective_default(&o->objective);
-    lvd_err err;
-    int c, rc;
-    while ((c = lvd_getopt(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_MODEL: o->model = optarg; break;
-        case OPT_ARTIFACT: o->artifact = optarg; break;
-        case OPT_HOST: o->host = optarg; break;
-        case OPT_PROFILE: o->profile = optarg; break;
-        case OPT_CTX:
-            if (lvd_parse_i64(optarg, &o->ctx) != 0 || o->ctx < 0 || o->ctx > CTX_MAX)
-                return lvd_usage_error(TOOL, "--ctx wants 0 to %lld tokens, not '%s'",
-                                       (long long)CTX_MAX, optarg);
-            break;
-        case OPT_FREE:
-            if (lvd_parse_i64(optarg, &o->free_mib) != 0 || o->free_mib < 0)
-                return lvd_usage_error(TOOL, "--free-mib wants a number of MiB, not '%s'", optarg);
-            break;
-        case OPT_OBJ:
-            if (sel_objective_parse(optarg, &o->objective, &err) != 0)
-                return lvd_usage_error(TOOL, "%s", err.msg);
-            break;
-        case OPT_EXPLAIN: o->explain = 1; break;
-        case OPT_RECORD: o->record = 1; break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
+    if (rc == 0)
+        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc != 0)
         return rc;
     if (o->artifact) {
         if (o->model)

@@ -81,6 +81,35 @@ enum { OPT_ENGINE = 256, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
        OPT_HOST, OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SESSION };
 
 /* Fills o from argv; returns -1 after printing --help, or an exit code > 0 on a usage error. */
+/* One of this tool's own options (lvd_option_fn). */
+static int option(void *opts, int c, const char *arg)
+{
+    options *o = opts;
+    int64_t n;
+    switch (c) {
+    case OPT_ENGINE: o->engine = arg; break;
+    case OPT_ENGINE_DIR: o->engine_dir = arg; break;
+    case OPT_BUILD: o->build = arg; break;
+    case OPT_MODEL: o->model = arg; break;
+    case OPT_ARTIFACT: o->artifact = arg; break;
+    case OPT_HOST: o->host = arg; break;
+    case OPT_ENV: o->env = arg; break;
+    case OPT_SESSION: o->session = arg; break;
+    case OPT_SELECT_BUILD: o->select_build = arg; break;
+    case OPT_SELECT_MODEL: o->select_model = arg; break;
+    case OPT_FORMAT:
+        if (bench_format_parse(arg, &o->format))
+            return lvd_usage_error(TOOL, "--format %s: expected auto, json, jsonl or sql", arg);
+        break;
+    case OPT_LIMIT:
+        if (lvd_parse_i64(arg, &n) || n < 0 || n > 1000000000)
+            return lvd_usage_error(TOOL, "--limit %s: expected a count (0 = all)", arg);
+        o->limit = (int)n;
+        break;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
@@ -97,35 +126,9 @@ static int parse_options(int argc, char **argv, options *o)
     };
     memset(o, 0, sizeof *o);
     o->limit = 50;
-    int c, rc;
-    int64_t n;
-    while ((c = lvd_getopt(argc, argv, ":h", longs, NULL)) != -1) {
-        switch (c) {
-        case OPT_ENGINE: o->engine = optarg; break;
-        case OPT_ENGINE_DIR: o->engine_dir = optarg; break;
-        case OPT_BUILD: o->build = optarg; break;
-        case OPT_MODEL: o->model = optarg; break;
-        case OPT_ARTIFACT: o->artifact = optarg; break;
-        case OPT_HOST: o->host = optarg; break;
-        case OPT_ENV: o->env = optarg; break;
-        case OPT_SESSION: o->session = optarg; break;
-        case OPT_SELECT_BUILD: o->select_build = optarg; break;
-        case OPT_SELECT_MODEL: o->select_model = optarg; break;
-        case OPT_FORMAT:
-            if (bench_format_parse(optarg, &o->format))
-                return lvd_usage_error(TOOL, "--format %s: expected auto, json, jsonl or sql", optarg);
-            break;
-        case OPT_LIMIT:
-            if (lvd_parse_i64(optarg, &n) || n < 0 || n > 1000000000)
-                return lvd_usage_error(TOOL, "--limit %s: expected a count (0 = all)", optarg);
-            o->limit = (int)n;
-            break;
-        default:
-            if ((rc = lvd_tool_option(TOOL, c, argv, usage, &o->t)) != 0)
-                return rc;
-            break;
-        }
-    }
+    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longs, usage, &o->t, option, o);
+    if (rc != 0)
+        return rc;
     if (optind >= argc)
         return lvd_usage_error(TOOL, "missing COMMAND (info, engines, artifacts, runs, import, model)");
     o->command = argv[optind++];

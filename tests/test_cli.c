@@ -1,5 +1,5 @@
 /* test_cli.c: what every tool's main shares (common/cli.h): the --store,
- * --json and --help options through lvd_getopt and lvd_tool_option, their
+ * --json and --help options through lvd_tool_parse with a tool's own, their
  * one-line usage errors, stray operands, and opening the store with the
  * store exit code. stderr is captured into a file to check the lines. */
 #include "tests/testutil.h"
@@ -47,25 +47,27 @@ typedef struct parse_case {
     const char *other; /* --other VALUE */
 } parse_case;
 
-/* A tool's parse: one option of its own, then the shared ones. */
+/* The test tool's own option: --other VALUE. */
+static int other_option(void *opts, int c, const char *arg)
+{
+    parse_case *p = opts;
+    assert_int_equal(c, 'o');
+    if (!strcmp(arg, "bad"))
+        return lvd_usage_error("lvd-test", "--other wants a good value, not '%s'", arg);
+    p->other = arg;
+    return 0;
+}
+
+/* A tool's parse: its own option and the shared ones, then no operands. */
 static int parse(void *arg)
 {
     parse_case *p = arg;
     static const struct option longopts[] = {
         {"other", required_argument, NULL, 'o'}, LVD_TOOL_LONGOPTS, {NULL, 0, NULL, 0},
     };
-    int c, rc;
     optind = 0;
-    while ((c = lvd_getopt(p->argc, p->argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': p->other = optarg; break;
-        default:
-            if ((rc = lvd_tool_option("lvd-test", c, p->argv, usage, &p->t)) != 0)
-                return rc;
-            break;
-        }
-    }
-    return lvd_tool_no_operands("lvd-test", p->argc, p->argv);
+    int rc = lvd_tool_parse("lvd-test", p->argc, p->argv, ":h", longopts, usage, &p->t, other_option, p);
+    return rc != 0 ? rc : lvd_tool_no_operands("lvd-test", p->argc, p->argv);
 }
 
 static char *run_parse(parse_case *p, int *rc, char **argv)
@@ -131,6 +133,7 @@ static void bad_command_lines_are_one_usage_error(void **state)
         {{"lvd-test", "--store", NULL}, "lvd-test: usage: --store needs a value\n"},
         {{"lvd-test", "--other", NULL}, "lvd-test: usage: --other needs a value\n"},
         {{"lvd-test", "--json", "stray", NULL}, "lvd-test: usage: unexpected argument 'stray'\n"},
+        {{"lvd-test", "--other", "bad", NULL}, "lvd-test: usage: --other wants a good value, not 'bad'\n"},
     };
     setenv("NO_COLOR", "1", 1);
     for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
