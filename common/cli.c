@@ -113,6 +113,11 @@ int lvd_tool_parse(const char *tool, int argc, char **argv, const char *shorts,
         switch (c) {
         case 's': t->store = optarg; break;
         case 'j': t->json = 1; break;
+        case 'H':
+            if (!*optarg)
+                return lvd_usage_error(tool, "--host wants a name");
+            t->host = optarg;
+            break;
         case 'h': usage(stdout); return -1;
         case ':': return lvd_usage_error(tool, "%s needs a value", argv[optind - 1]);
         case '?': return lvd_usage_error(tool, "unknown option '%s'", argv[optind - 1]);

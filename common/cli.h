@@ -47,16 +47,19 @@ void lvd_json_emit(FILE *f, struct cJSON *value);
 struct option;
 struct store;
 
-/* --store, --json and --help, as lvd_tool_parse fills them. */
+/* --store, --json, --host and --help, as lvd_tool_parse fills them. */
 typedef struct lvd_tool_opts {
     const char *store;  /* --store PATH; NULL: $LVD_STORE, else the XDG default */
     int json;           /* --json */
+    const char *host;   /* --host NAME (tools that take it); NULL: this machine */
 } lvd_tool_opts;
 
 /* Their getopt_long entries, to end a tool's table (before {NULL, 0, NULL, 0}). */
 #define LVD_TOOL_LONGOPTS                                                                        \
     {"json", no_argument, NULL, 'j'}, {"store", required_argument, NULL, 's'},                   \
         {"help", no_argument, NULL, 'h'}
+/* The entry of --host NAME (whose measurements), for the tools that take it. */
+#define LVD_TOOL_HOST_LONGOPT {"host", required_argument, NULL, 'H'}
 
 /* A tool's own option, called by lvd_tool_parse with its getopt value c and
  * its value arg (NULL when it takes none): 0, or an exit code after a usage
@@ -64,11 +67,11 @@ typedef struct lvd_tool_opts {
 typedef int (*lvd_option_fn)(void *opts, int c, const char *arg);
 
 /* Parses the options of argv with getopt_long (shorts starts with ':', e.g.
- * ":hm:"): --store and --json fill t, -h/--help prints usage(stdout) and
- * returns -1 (the tool exits 0), every other option goes to fn(opts, c,
- * optarg); an unknown option or a missing value is a usage error naming it,
- * in one line (LVD_EXIT_USAGE). 0 with optind at the first operand, -1, or
- * an exit code. */
+ * ":hm:"): --store, --json and --host (not empty) fill t, -h/--help prints
+ * usage(stdout) and returns -1 (the tool exits 0), every other option goes
+ * to fn(opts, c, optarg); an unknown option or a missing value is a usage
+ * error naming it, in one line (LVD_EXIT_USAGE). 0 with optind at the first
+ * operand, -1, or an exit code. */
 int lvd_tool_parse(const char *tool, int argc, char **argv, const char *shorts,
                    const struct option *longopts, void (*usage)(FILE *), lvd_tool_opts *t,
                    lvd_option_fn fn, void *opts);

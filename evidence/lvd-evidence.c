@@ -19,7 +19,6 @@ typedef struct options {
     lvd_tool_opts t;    /* --store, --json */
     const char *out;
     const char *title;
-    const char *host;
     const char **models;
     size_t n_models;
     size_t nights;
@@ -74,11 +73,6 @@ static int option(void *opts, int c, const char *arg)
         o->nights = (size_t)v;
         break;
     case 't': o->title = arg; break;
-    case 'H':
-        if (!*arg)
-            return lvd_usage_error(TOOL, "--host wants a name");
-        o->host = arg;
-        break;
     }
     return 0;
 }
@@ -88,7 +82,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},   {"model", required_argument, NULL, 'm'},
         {"nights", required_argument, NULL, 'n'}, {"title", required_argument, NULL, 't'},
-        {"host", required_argument, NULL, 'H'},  LVD_TOOL_LONGOPTS,
+        LVD_TOOL_HOST_LONGOPT,                   LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
@@ -142,7 +136,7 @@ int main(int argc, char **argv)
         return code;
     }
     lvd_err err = {{0}};
-    ev_opts eo = {.title = o.title, .host = o.host, .models = o.models, .n_models = o.n_models, .nights = o.nights};
+    ev_opts eo = {.title = o.title, .host = o.t.host, .models = o.models, .n_models = o.n_models, .nights = o.nights};
     ev_page page;
     int rc = ev_page_load(s, &eo, &page, &err);
     if (rc != 0) {

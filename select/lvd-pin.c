@@ -22,7 +22,6 @@ typedef struct options {
     lvd_tool_opts t;    /* --store, --json */
     const char *pin_file;
     const char *candidate;
-    const char *host;
     int promote;
     int no_record;
 } options;
@@ -70,11 +69,6 @@ static int option(void *opts, int c, const char *arg)
         break;
     case 'p': o->promote = 1; break;
     case 'n': o->no_record = 1; break;
-    case 'H':
-        if (!*arg)
-            return lvd_usage_error(TOOL, "--host wants a name");
-        o->host = arg;
-        break;
     }
     return 0;
 }
@@ -84,7 +78,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"pin-file", required_argument, NULL, 'f'}, {"candidate", required_argument, NULL, 'c'},
         {"promote", no_argument, NULL, 'p'},        {"no-record", no_argument, NULL, 'n'},
-        {"host", required_argument, NULL, 'H'},     LVD_TOOL_LONGOPTS,
+        LVD_TOOL_HOST_LONGOPT,                      LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
@@ -158,7 +152,7 @@ int main(int argc, char **argv)
         fetch_pin_free(&pin);
         return code;
     }
-    sel_pin_opts po = {.candidate = o.candidate, .host = o.host};
+    sel_pin_opts po = {.candidate = o.candidate, .host = o.t.host};
     sel_pin_eval e;
     sel_pin_verdict v;
     int applied = 0;

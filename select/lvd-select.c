@@ -26,7 +26,6 @@ typedef struct options {
     lvd_tool_opts t;         /* --store, --json */
     const char *model;
     const char *artifact;    /* --artifact: record without the model file */
-    const char *host;        /* --host: whose measurements (default this machine) */
     const char *profile;
     int64_t ctx;
     int64_t free_mib;
@@ -84,7 +83,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_MODEL = 256, OPT_PROFILE, OPT_CTX, OPT_FREE, OPT_OBJ, OPT_EXPLAIN, OPT_RECORD,
-       OPT_ARTIFACT, OPT_HOST };
+       OPT_ARTIFACT };
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -94,7 +93,6 @@ static int option(void *opts, int c, const char *arg)
     switch (c) {
     case OPT_MODEL: o->model = arg; break;
     case OPT_ARTIFACT: o->artifact = arg; break;
-    case OPT_HOST: o->host = arg; break;
     case OPT_PROFILE: o->profile = arg; break;
     case OPT_CTX:
         if (lvd_parse_i64(arg, &o->ctx) != 0 || o->ctx < 0 || o->ctx > CTX_MAX)
@@ -120,7 +118,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"model", required_argument, NULL, OPT_MODEL},
         {"artifact", required_argument, NULL, OPT_ARTIFACT},
-        {"host", required_argument, NULL, OPT_HOST},
+        LVD_TOOL_HOST_LONGOPT,
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"ctx", required_argument, NULL, OPT_CTX},
         {"free-mib", required_argument, NULL, OPT_FREE},
@@ -162,7 +160,7 @@ static int record(store *s, const store_artifact *a, const options *o, lvd_verdi
     sel_verdict_opts vo;
     sel_verdict_opts_init(&vo);
     vo.objective = o->objective;
-    vo.host = o->host;
+    vo.host = o->t.host;
     lvd_err err = {{0}};
     int rc = sel_verdict_record(s, a->sha256, &vo, v, &err);
     if (rc != 0)
@@ -369,7 +367,7 @@ int main(int argc, char **argv)
     rq.ctx = o.ctx;
     rq.free_mib = o.free_mib;
     rq.objective = o.objective;
-    rq.host = o.host;
+    rq.host = o.t.host;
     if (sel_select(s, &a, &rq, &r, &code, &err) != 0) {
         lvd_error(TOOL, "%s", err.msg);
         goto out;

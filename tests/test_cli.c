@@ -63,7 +63,8 @@ static int parse(void *arg)
 {
     parse_case *p = arg;
     static const struct option longopts[] = {
-        {"other", required_argument, NULL, 'o'}, LVD_TOOL_LONGOPTS, {NULL, 0, NULL, 0},
+        {"other", required_argument, NULL, 'o'}, LVD_TOOL_HOST_LONGOPT, LVD_TOOL_LONGOPTS,
+        {NULL, 0, NULL, 0},
     };
     optind = 0;
     int rc = lvd_tool_parse("lvd-test", p->argc, p->argv, ":h", longopts, usage, &p->t, other_option, p);
@@ -82,7 +83,7 @@ static char *run_parse(parse_case *p, int *rc, char **argv)
 static void shared_options_fill_the_struct(void **state)
 {
     (void)state;
-    char *argv[] = {"lvd-test", "--store", "/x/s.db", "--other", "v", "--json", NULL};
+    char *argv[] = {"lvd-test", "--store", "/x/s.db", "--other", "v", "--json", "--host", "h200", NULL};
     parse_case p;
     int rc;
     char *err = run_parse(&p, &rc, argv);
@@ -91,6 +92,7 @@ static void shared_options_fill_the_struct(void **state)
     assert_string_equal(p.t.store, "/x/s.db");
     assert_int_equal(p.t.json, 1);
     assert_string_equal(p.other, "v");
+    assert_string_equal(p.t.host, "h200");
     free(err);
 
     char *plain[] = {"lvd-test", NULL};
@@ -98,6 +100,7 @@ static void shared_options_fill_the_struct(void **state)
     assert_int_equal(rc, 0);
     assert_null(p.t.store);
     assert_int_equal(p.t.json, 0);
+    assert_null(p.t.host);
     free(err);
 }
 
@@ -133,6 +136,7 @@ static void bad_command_lines_are_one_usage_error(void **state)
         {{"lvd-test", "--store", NULL}, "lvd-test: usage: --store needs a value\n"},
         {{"lvd-test", "--other", NULL}, "lvd-test: usage: --other needs a value\n"},
         {{"lvd-test", "--json", "stray", NULL}, "lvd-test: usage: unexpected argument 'stray'\n"},
+        {{"lvd-test", "--host", "", NULL}, "lvd-test: usage: --host wants a name\n"},
         {{"lvd-test", "--other", "bad", NULL}, "lvd-test: usage: --other wants a good value, not 'bad'\n"},
     };
     setenv("NO_COLOR", "1", 1);
