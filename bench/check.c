@@ -5,6 +5,7 @@
 #include "bench/check.h"
 
 #include "common/cli.h"
+#include "common/json.h"
 #include "common/proc.h"
 #include "common/sha256.h"
 #include "select/engines.h"
@@ -146,15 +147,21 @@ static void add_skip(bench_check_report *r, const lvd_engine *e, const char *fmt
     free(why);
 }
 
-/* Runs one llama-perplexity; on success parses into out and returns 1; else
+/* Runs e's llama-perplexity (bench_check_argv: against base_file when
+ * compare, on device dev); on success parses into out and returns 1; else
  * sets c to error with the reason and returns 0 (-1: the runner failed). */
-static int run_ppl(char **argv, const bench_check_opts *o, lvd_check *c, bench_ppl *out, lvd_err *err)
+static int run_ppl(const lvd_engine *e, const bench_check_opts *o, const char *base_file, int compare,
+                   const char *dev, lvd_check *c, bench_ppl *out, lvd_err *err)
 {
+    char *bin = ppl_binary(e);
+    char **argv = bench_check_argv(bin, o, base_file, compare, dev);
+    free(bin);
     proc_spec spec = {.argv = (const char *const *)argv, .timeout_ms = o->timeout_ms};
     proc_result res;
     memset(&res, 0, sizeof res);
     if (proc_run(&spec, &res, err)) {
         proc_result_free(&res);
+        lvd_strv_free(argv);
         return -1;
     }
     int ok = 0;
@@ -176,6 +183,7 @@ static int run_ppl(char **argv, const bench_check_opts *o, lvd_check *c, bench_p
             ok = 1;
     }
     proc_result_free(&res);
+    lvd_strv_free(argv);
     return ok;
 }
 
@@ -219,13 +227,9 @@ static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const bench
 {
     bench_check_item *it = add_item(r, e, LVD_BACKEND_CPU, NULL, o);
     it->reference = 1;
-    char *bin = ppl_binary(e);
-    char **argv = bench_check_argv(bin, o, base_file, 0, gpu_ref ? "none" : NULL);
-    free(bin);
     lvd_progress("check: CPU reference on %s", e->name);
     bench_ppl out;
-    int rc = run_ppl(argv, o, &it->check, &out, err);
-    lvd_strv_free(argv);
+    int rc = run_ppl(e, o, base_file, 0, gpu_ref ? "none" : NULL, &it->check, &out, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -259,13 +263,9 @@ static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, con
         set_status(&it->check, "error", lvd_xasprintf("not checked: no executable llama-perplexity in %s", e->dir));
         return record(s, r, it, err);
     }
-    char *bin = ppl_binary(e);
-    char **argv = bench_check_argv(bin, o, base_file, 1, dev ? dev->selector : NULL);
-    free(bin);
     lvd_progress("check: %s %s", e->name, dev ? dev->selector : "cpu");
     bench_ppl out;
-    int rc = run_ppl(argv, o, &it->check, &out, err);
-    lvd_strv_free(argv);
+    int rc = run_ppl(e, o, base_file, 1, dev ? dev->selector : NULL, &it->check, &out, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -565,18 +565,13 @@ void bench_check_print(FILE *f, const bench_check_report *r, const bench_check_o
     fprintf(f, "; %zu pass, %zu fail, %zu error\n", r->n_pass, r->n_fail, r->n_error);
 }
 
-static cJSON *num_or_null(double x)
-{
-    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
-}
-
 cJSON *bench_check_json(const bench_check_report *r, const bench_check_opts *o)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "model", o->model ? cJSON_CreateString(o->model) : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "model", lvd_json_str(o->model));
     cJSON_AddStringToObject(root, "artifact", o->artifact);
     cJSON_AddStringToObject(root, "host", o->host);
-    cJSON_AddItemToObject(root, "text", o->text ? cJSON_CreateString(o->text) : cJSON_CreateNull());
+    cJSON_AddItemToObject(root, "text", lvd_json_str(o->text));
     cJSON *tol = cJSON_AddObjectToObject(root, "tolerances");
     cJSON_AddNumberToObject(tol, "kld_max", o->kld_max);
     cJSON_AddNumberToObject(tol, "ppl_tol", o->ppl_tol);
@@ -589,17 +584,17 @@ cJSON *bench_check_json(const bench_check_report *r, const bench_check_opts *o)
         cJSON *x = cJSON_CreateObject();
         cJSON_AddStringToObject(x, "engine", it->engine);
         cJSON_AddNumberToObject(x, "engine_id", (double)it->engine_id);
-        cJSON_AddItemToObject(x, "device", *c->device ? cJSON_CreateString(c->device) : cJSON_CreateNull());
+        cJSON_AddItemToObject(x, "device", lvd_json_text(c->device));
         cJSON_AddStringToObject(x, "device_name", it->device_name);
         cJSON_AddStringToObject(x, "backend", it->backend);
         cJSON_AddBoolToObject(x, "reference", it->reference);
         cJSON_AddStringToObject(x, "status", c->status);
-        cJSON_AddItemToObject(x, "mean_kld", num_or_null(c->mean_kld));
-        cJSON_AddItemToObject(x, "same_top_p", num_or_null(c->same_top_p));
-        cJSON_AddItemToObject(x, "ppl", num_or_null(c->ppl));
-        cJSON_AddItemToObject(x, "ppl_base", num_or_null(c->ppl_base));
-        cJSON_AddItemToObject(x, "ppl_ratio", num_or_null(c->ppl_ratio));
-        cJSON_AddItemToObject(x, "reason", c->reason ? cJSON_CreateString(c->reason) : cJSON_CreateNull());
+        cJSON_AddItemToObject(x, "mean_kld", lvd_json_num(c->mean_kld));
+        cJSON_AddItemToObject(x, "same_top_p", lvd_json_num(c->same_top_p));
+        cJSON_AddItemToObject(x, "ppl", lvd_json_num(c->ppl));
+        cJSON_AddItemToObject(x, "ppl_base", lvd_json_num(c->ppl_base));
+        cJSON_AddItemToObject(x, "ppl_ratio", lvd_json_num(c->ppl_ratio));
+        cJSON_AddItemToObject(x, "reason", lvd_json_str(c->reason));
         cJSON_AddItemToArray(arr, x);
     }
     cJSON *sk = cJSON_AddArrayToObject(root, "skipped");

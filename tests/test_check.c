@@ -195,76 +195,15 @@ static void test_argv(void **state)
 
 /* --- sessions ----------------------------------------------------------- */
 
-typedef struct fx {
-    char *tmp, *model, *text;
-    store *s;
-    store_artifact art;
-    lvd_engine e[6];
-    lvd_probe p[6];
-    size_t n;
-} fx;
+typedef tu_session fx;
 
-static int setup(void **state)
+/* The shipped text every check scores. */
+static const char *text(void)
 {
-    fx *f = lvd_xcalloc(1, sizeof *f);
-    f->tmp = tu_tmpdir();
-    f->model = tu_shared("models/tiny-llama-q4_0.gguf");
-    f->text = tu_source("share/perplexity-input.txt");
-    char *db = lvd_xasprintf("%s/store.db", f->tmp);
-    lvd_err err = {0};
-    if (store_open(db, STORE_OPEN_CREATE, &f->s, &err) ||
-        store_identify(f->s, f->model, 0, &f->art, NULL, &err))
-        fail_msg("%s", err.msg);
-    free(db);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    for (size_t i = 0; i < f->n; i++) {
-        lvd_engine_free(&f->e[i]);
-        lvd_probe_free(&f->p[i]);
-    }
-    store_artifact_free(&f->art);
-    store_close(f->s);
-    tu_tmpdir_free(f->tmp);
-    free(f->model);
-    free(f->text);
-    free(f);
-    return 0;
-}
-
-/* An engine dir with the fake as llama-bench (for the probe) and, unless
- * no_ppl, llama-perplexity; its invocations logged to calls.log. */
-static size_t engine(fx *f, const char *name, int no_ppl, const char *scenario)
-{
-    size_t i = f->n++;
-    char *dir = lvd_xasprintf("%s/%s", f->tmp, name);
-    assert_int_equal(mkdir(dir, 0755), 0);
-    const char *bins[] = {"llama-bench", "llama-perplexity"};
-    for (size_t b = 0; b < (no_ppl ? 1u : 2u); b++) {
-        char *bin = lvd_xasprintf("%s/%s", dir, bins[b]);
-        assert_int_equal(symlink(getenv("LVD_FAKE_ENGINE"), bin), 0);
-        free(bin);
-    }
-    char *scn = lvd_xasprintf("%s/fake-scenario", dir);
-    char *text = lvd_xasprintf("log = calls.log\n%s", scenario);
-    tu_write_str(scn, text);
-    free(text);
-    free(scn);
-    lvd_engine *e = &f->e[i];
-    memset(e, 0, sizeof *e);
-    e->name = lvd_xstrdup(name);
-    e->dir = dir;
-    e->build = lvd_xstrdup("b9749");
-    e->origin = lvd_xstrdup("registered");
-    e->flavour = lvd_xstrdup("local");
-    lvd_err err = {0};
-    if (store_engine_put(f->s, e, &err) || bench_probe_engine(f->s, e, 1, 0, &f->p[i], &err))
-        fail_msg("%s", err.msg);
-    return i;
+    static char *path; /* one for the whole run */
+    if (!path)
+        path = tu_source("share/perplexity-input.txt");
+    return path;
 }
 
 static void check_ok(fx *f, bench_check_report *r)
@@ -272,7 +211,7 @@ static void check_ok(fx *f, bench_check_report *r)
     bench_check_opts o;
     bench_check_opts_init(&o);
     o.model = f->model;
-    o.text = f->text;
+    o.text = text();
     o.artifact = f->art.sha256;
     o.host = "testhost";
     o.timeout_ms = 5000;
@@ -293,15 +232,16 @@ static const bench_check_item *item(const bench_check_report *r, const char *eng
 static void test_session(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n"
-                         "dev.CUDA0.kld = 0.0002\ndev.CUDA0.ppl_ratio = 1.0006\n");
-    engine(f, "vulkan", 0, "device = Vulkan0|NVIDIA H200|143771|143139\n"
-                           "device = Vulkan1|AMD Radeon RX 7900 XTX|24560|24000\n"
-                           "dev.Vulkan1.kld = 0.35\ndev.Vulkan1.ppl_ratio = 1.25\ndev.Vulkan1.same_top_p = 71\n");
-    size_t cpu = engine(f, "cpu", 0, "ppl = 32813.2123\n");
-    engine(f, "crashing", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\nppl.fault = crash\n");
-    engine(f, "noppl", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
-    engine(f, "ignores", 0, "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n");
+    tu_session_engine(f, "cuda", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n"
+                                    "dev.CUDA0.kld = 0.0002\ndev.CUDA0.ppl_ratio = 1.0006\n");
+    tu_session_engine(f, "vulkan", 1, "device = Vulkan0|NVIDIA H200|143771|143139\n"
+                                      "device = Vulkan1|AMD Radeon RX 7900 XTX|24560|24000\n"
+                                      "dev.Vulkan1.kld = 0.35\ndev.Vulkan1.ppl_ratio = 1.25\ndev.Vulkan1.same_top_p = 71\n");
+    size_t cpu = tu_session_engine(f, "cpu", 1, "ppl = 32813.2123\n");
+    tu_session_engine(f, "crashing", 1,
+                      "device = CUDA0|NVIDIA H200|143155|142629|9.0\nppl.fault = crash\n");
+    tu_session_engine(f, "noppl", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    tu_session_engine(f, "ignores", 1, "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n");
     bench_check_report r;
     check_ok(f, &r);
     assert_true(r.reference_ok);
@@ -355,7 +295,7 @@ static void test_session(void **state)
 static void test_gpu_reference(void **state)
 {
     fx *f = *state;
-    size_t g = engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    size_t g = tu_session_engine(f, "cuda", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
     bench_check_report r;
     check_ok(f, &r);
     assert_true(r.reference_ok);
@@ -377,8 +317,8 @@ static void test_gpu_reference(void **state)
 static void test_reference_fails(void **state)
 {
     fx *f = *state;
-    engine(f, "cpu", 0, "ppl.fault = exit1\n");
-    engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    tu_session_engine(f, "cpu", 1, "ppl.fault = exit1\n");
+    tu_session_engine(f, "cuda", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
     bench_check_report r;
     check_ok(f, &r);
     assert_false(r.reference_ok);
@@ -390,14 +330,14 @@ static void test_reference_fails(void **state)
     bench_check_report_free(&r);
 
     /* no engine with llama-perplexity at all: an error, nothing run */
-    teardown(state);
-    setup(state);
+    tu_session_teardown(state);
+    tu_session_setup(state);
     f = *state;
-    engine(f, "noppl", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
+    tu_session_engine(f, "noppl", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
     bench_check_opts o;
     bench_check_opts_init(&o);
     o.model = f->model;
-    o.text = f->text;
+    o.text = text();
     o.artifact = f->art.sha256;
     o.host = "h";
     lvd_err err = {0};
@@ -522,7 +462,7 @@ static void test_import_h200(void **state)
 static void test_import_probed_and_refused(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda", 0, "device = CUDA0|NVIDIA H200|143155|142629\n");
+    tu_session_engine(f, "cuda", 1, "device = CUDA0|NVIDIA H200|143155|142629\n");
     imported_engine(f, "cpu");
     lvd_err err = {0};
     lvd_check c;
@@ -601,11 +541,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_judge),
         cmocka_unit_test(test_argv),
-        cmocka_unit_test_setup_teardown(test_session, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_gpu_reference, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reference_fails, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_import_h200, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_import_probed_and_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_reference, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_reference_fails, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_import_h200, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_import_probed_and_refused, tu_session_setup, tu_session_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
