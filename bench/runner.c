@@ -67,17 +67,10 @@ typedef struct strv {
     size_t n;
 } strv;
 
-static void push(strv *a, char *s)
-{
-    a->v = lvd_xrealloc(a->v, (a->n + 2) * sizeof *a->v);
-    a->v[a->n++] = s;
-    a->v[a->n] = NULL;
-}
-
 static void push_flag(strv *a, const char *flag, char *value)
 {
-    push(a, lvd_xstrdup(flag));
-    push(a, value);
+    lvd_strv_push(&a->v, &a->n, lvd_xstrdup(flag));
+    lvd_strv_push(&a->v, &a->n, value);
 }
 
 /* The comma list of the tests' n_prompt (pp) or n_gen (tg); "0" when none. */
@@ -98,7 +91,7 @@ char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv)
 {
     const lvd_params *p = &arm->params;
     strv a = {0};
-    push(&a, lvd_xstrdup(arm->binary));
+    lvd_strv_push(&a.v, &a.n, lvd_xstrdup(arm->binary));
     push_flag(&a, "-m", lvd_xstrdup(inv->model));
     push_flag(&a, "-p", token_list(inv, 1));
     push_flag(&a, "-n", token_list(inv, 0));

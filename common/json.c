@@ -1,8 +1,11 @@
 /* json.c: the shared cJSON value helpers (see json.h). */
 #include "common/json.h"
+#include "common/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 cJSON *lvd_json_num(double v)
 {
@@ -17,4 +20,17 @@ cJSON *lvd_json_str(const char *s)
 cJSON *lvd_json_text(const char *s)
 {
     return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+char *lvd_json_compact(cJSON *v)
+{
+    char *text = cJSON_PrintUnformatted(v);
+    cJSON_Delete(v);
+    if (!text) { /* cJSON's allocation failed */
+        fputs("llama-verdict: out of memory printing JSON\n", stderr);
+        abort();
+    }
+    char *out = lvd_xstrdup(text);
+    cJSON_free(text);
+    return out;
 }

@@ -14,4 +14,8 @@ struct cJSON *lvd_json_str(const char *s);
  * for "none"). */
 struct cJSON *lvd_json_text(const char *s);
 
+/* v printed compactly, as a malloc'd string (never NULL: exhaustion aborts,
+ * as lvd_xmalloc does); v is deleted. For JSON kept in the store. */
+char *lvd_json_compact(struct cJSON *v);
+
 #endif

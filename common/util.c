@@ -436,3 +436,17 @@ const char *lvd_hostname(void)
     }
     return name;
 }
+
+void lvd_strv_push(char ***v, size_t *n, char *s)
+{
+    *v = lvd_xrealloc(*v, (*n + 2) * sizeof **v);
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
+}
+
+void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+    lvd_sb sb = {0};
+    lvd_sb_vaddf(&sb, fmt, ap);
+    lvd_strv_push(v, n, lvd_sb_detach(&sb));
+}

@@ -77,4 +77,10 @@ void lvd_strv_free(char **v);
 /* This machine's name (for keying measurements by host). */
 const char *lvd_hostname(void);
 
+/* Appends s (the vector takes it) to the NULL-terminated vector *v of *n
+ * strings (*v NULL and *n 0 to start; free with lvd_strv_free). */
+void lvd_strv_push(char ***v, size_t *n, char *s);
+/* Appends the string fmt and ap format. */
+void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap);
+
 #endif

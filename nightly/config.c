@@ -21,13 +21,6 @@ static char *resolve(const char *base_dir, const char *p)
     return lvd_xasprintf("%s/%s", base_dir, p);
 }
 
-static void push(char ***v, size_t *n, char *s)
-{
-    *v = lvd_xrealloc(*v, (*n + 2) * sizeof **v);
-    (*v)[(*n)++] = s;
-    (*v)[*n] = NULL;
-}
-
 static int set_defaults(night_config *c, lvd_err *err)
 {
     c->candidate = lvd_xstrdup("latest");
@@ -99,9 +92,9 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             return lvd_errf(err, "%s:%d: %s has no value", kv->name, e->line, e->key);
         const char *key = e->key;
         if (!strcmp(key, "model"))
-            push(&c->models, &c->n_models, resolve(dir, e->value));
+            lvd_strv_push(&c->models, &c->n_models, resolve(dir, e->value));
         else if (!strcmp(key, "flavour"))
-            push(&c->flavours, &c->n_flavours, lvd_xstrdup(e->value));
+            lvd_strv_push(&c->flavours, &c->n_flavours, lvd_xstrdup(e->value));
         else if (!strcmp(key, "pin_file"))
             replace(&c->pin_file, resolve(dir, e->value));
         else if (!strcmp(key, "evidence"))
@@ -165,7 +158,7 @@ int night_config_load(const char *path, night_config *out, lvd_err *err)
             lvd_errf(err, "%s/models/tiny-llama-q4_0.gguf: the bundled model is missing", lvd_datadir());
             goto fail;
         }
-        push(&out->models, &out->n_models, model);
+        lvd_strv_push(&out->models, &out->n_models, model);
         return 0;
     }
     out->source = lvd_xstrdup(path);

@@ -82,14 +82,10 @@ typedef struct argv_b {
 static void arg(argv_b *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void arg(argv_b *a, const char *fmt, ...)
 {
-    lvd_sb sb = {0};
     va_list ap;
     va_start(ap, fmt);
-    lvd_sb_vaddf(&sb, fmt, ap);
+    lvd_strv_vpushf(&a->v, &a->n, fmt, ap);
     va_end(ap);
-    a->v = lvd_xrealloc(a->v, (a->n + 2) * sizeof *a->v);
-    a->v[a->n++] = lvd_sb_detach(&sb);
-    a->v[a->n] = NULL;
 }
 
 static void tool(job *j, argv_b *a, const char *name)

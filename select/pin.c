@@ -652,9 +652,7 @@ void sel_pin_rows_free(sel_pin_row *rows, size_t n)
 int sel_pin_record(store *s, const sel_pin_eval *e, const sel_pin_verdict *v, int applied,
                    lvd_err *err)
 {
-    cJSON *j = sel_pin_details_json(e, v, applied);
-    char *details = cJSON_PrintUnformatted(j);
-    cJSON_Delete(j);
+    char *details = lvd_json_compact(sel_pin_details_json(e, v, applied));
     lvd_pin_decision d = {
         .pinned_build = e->pinned_build,
         .candidate_build = e->candidate_build,

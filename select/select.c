@@ -74,14 +74,10 @@ int sel_open_identify(const char *store_path, const char *model, int writable, s
 static void say(sel_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(sel_result *r, const char *fmt, ...)
 {
-    lvd_sb sb = {0};
     va_list ap;
     va_start(ap, fmt);
-    lvd_sb_vaddf(&sb, fmt, ap);
+    lvd_strv_vpushf(&r->explain, &r->n_explain, fmt, ap);
     va_end(ap);
-    r->explain = lvd_xrealloc(r->explain, (r->n_explain + 2) * sizeof *r->explain);
-    r->explain[r->n_explain++] = lvd_sb_detach(&sb);
-    r->explain[r->n_explain] = NULL;
 }
 
 /* What a rule chose: an engine and a device of its probe (NULL = the CPU). */

@@ -4,6 +4,7 @@
  * start (select.c) nor for the statistics themselves (stats.c, rank.c). */
 #include "select/verdict.h"
 
+#include "common/json.h"
 #include "select/heuristic.h"
 
 #include <cjson/cJSON.h>
@@ -411,21 +412,7 @@ static char *fingerprint(const vsession *vs, const sel_engines *es)
         cJSON_AddItemToObject(o, "files", files);
         cJSON_AddItemToArray(arr, o);
     }
-    char *text = cJSON_PrintUnformatted(arr);
-    cJSON_Delete(arr);
-    char *out = lvd_xstrdup(text);
-    cJSON_free(text);
-    return out;
-}
-
-static cJSON *num_or_null(double x)
-{
-    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
-}
-
-static cJSON *str_or_null(const char *s)
-{
-    return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+    return lvd_json_compact(arr);
 }
 
 static char *stats_json(const vsession *vs, const sel_ranking *rk, const char *objective,
@@ -433,46 +420,42 @@ static char *stats_json(const vsession *vs, const sel_ranking *rk, const char *o
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "objective", objective);
-    cJSON_AddItemToObject(o, "session", str_or_null(vs->n_runs ? vs->runs[0].session : NULL));
+    cJSON_AddItemToObject(o, "session", lvd_json_text(vs->n_runs ? vs->runs[0].session : NULL));
     cJSON *tests = cJSON_AddObjectToObject(o, "tests");
-    cJSON_AddItemToObject(tests, "tg", str_or_null(vs->test_tg));
-    cJSON_AddItemToObject(tests, "pp", str_or_null(vs->test_pp));
+    cJSON_AddItemToObject(tests, "tg", lvd_json_text(vs->test_tg));
+    cJSON_AddItemToObject(tests, "pp", lvd_json_text(vs->test_pp));
     cJSON_AddStringToObject(o, "state", sel_rank_state_name(rk->state));
     cJSON_AddNumberToObject(o, "m", (double)rk->m);
     cJSON_AddStringToObject(o, "rule", d->rule);
-    cJSON_AddItemToObject(o, "why", str_or_null(d->why));
+    cJSON_AddItemToObject(o, "why", lvd_json_text(d->why));
     cJSON *arms = cJSON_AddArrayToObject(o, "arms");
     for (size_t i = 0; i < rk->n; i++) {
         const sel_rank_entry *e = &rk->v[i];
         const varm *a = &vs->arms[e->arm];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "engine_id", (double)a->engine_id);
-        cJSON_AddItemToObject(j, "engine", str_or_null(a->eng ? a->eng->e.name : NULL));
+        cJSON_AddItemToObject(j, "engine", lvd_json_text(a->eng ? a->eng->e.name : NULL));
         cJSON_AddStringToObject(j, "arm_key", a->arm_key);
         cJSON_AddStringToObject(j, "device", a->device);
         cJSON_AddNumberToObject(j, "runs", (double)a->runs);
         cJSON_AddNumberToObject(j, "ok_runs", (double)a->ok_runs);
         cJSON_AddStringToObject(j, "check", a->check);
         cJSON_AddBoolToObject(j, "eligible", a->eligible);
-        cJSON_AddItemToObject(j, "excluded", str_or_null(a->excluded));
+        cJSON_AddItemToObject(j, "excluded", lvd_json_text(a->excluded));
         cJSON_AddBoolToObject(j, "winner", e->arm == d->winner);
         cJSON_AddNumberToObject(j, "rank", (double)e->rank);
         cJSON_AddNumberToObject(j, "n", (double)e->sx.n);
-        cJSON_AddItemToObject(j, "median", num_or_null(e->sx.median));
+        cJSON_AddItemToObject(j, "median", lvd_json_num(e->sx.median));
         if (vs->test_tg && vs->test_pp) {
             cJSON_AddNumberToObject(j, "n_pp", (double)e->sy.n);
-            cJSON_AddItemToObject(j, "median_pp", num_or_null(e->sy.median));
+            cJSON_AddItemToObject(j, "median_pp", lvd_json_num(e->sy.median));
         }
-        cJSON_AddItemToObject(j, "score", num_or_null(e->score));
+        cJSON_AddItemToObject(j, "score", lvd_json_num(e->score));
         cJSON_AddItemToObject(j, "vs_leader",
                               e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
         cJSON_AddItemToArray(arms, j);
     }
-    char *text = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    char *out = lvd_xstrdup(text);
-    cJSON_free(text);
-    return out;
+    return lvd_json_compact(o);
 }
 
 /* One paragraph: what decided, on what, and who could not win and why. */

@@ -199,15 +199,12 @@ static char *trim(char *s)
 
 static void strv_push(strv *s, const char *x)
 {
-    s->v = lvd_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
-    s->v[s->n++] = lvd_xstrdup(x);
+    lvd_strv_push(&s->v, &s->n, lvd_xstrdup(x));
 }
 
 static void strv_clear(strv *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
+    lvd_strv_free(s->v);
     s->v = NULL;
     s->n = 0;
 }

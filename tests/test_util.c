@@ -1,5 +1,5 @@
 /* test_util.c: common/util.h: strings, number and duration parsing, splitting,
- * atomic writes and directory helpers; common/json.h's values. */
+ * atomic writes, directory helpers and string vectors; common/json.h. */
 #include "tests/testutil.h"
 
 #include "common/json.h"
@@ -110,6 +110,28 @@ static void error_messages_are_one_line(void **state)
     assert_string_equal(err.msg, "f: bad thing");
 }
 
+static void vpushf(char ***v, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lvd_strv_vpushf(v, n, fmt, ap);
+    va_end(ap);
+}
+
+static void string_vectors_stay_null_terminated(void **state)
+{
+    (void)state;
+    char **v = NULL;
+    size_t n = 0;
+    lvd_strv_push(&v, &n, lvd_xstrdup("-m"));
+    vpushf(&v, &n, "%s/%d", "x", 42);
+    assert_int_equal(n, 2);
+    assert_string_equal(v[0], "-m");
+    assert_string_equal(v[1], "x/42");
+    assert_null(v[2]);
+    lvd_strv_free(v);
+}
+
 /* The value as compact JSON text. */
 static void json_is(cJSON *v, const char *want)
 {
@@ -132,6 +154,12 @@ static void json_values_are_null_when_unknown(void **state)
     json_is(lvd_json_text("CUDA0"), "\"CUDA0\"");
     json_is(lvd_json_text(""), "null");
     json_is(lvd_json_text(NULL), "null");
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "a", lvd_json_num(NAN));
+    cJSON_AddItemToObject(o, "b", lvd_json_str("x y"));
+    char *text = lvd_json_compact(o); /* deletes o */
+    assert_string_equal(text, "{\"a\":null,\"b\":\"x y\"}");
+    free(text);
 }
 
 int main(void)
@@ -142,6 +170,7 @@ int main(void)
         cmocka_unit_test(splits_and_drops_empty_items),
         cmocka_unit_test(atomic_write_replaces_whole_file),
         cmocka_unit_test(error_messages_are_one_line),
+        cmocka_unit_test(string_vectors_stay_null_terminated),
         cmocka_unit_test(json_values_are_null_when_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
