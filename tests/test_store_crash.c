@@ -5,7 +5,8 @@
  * included, and nobody sees "database is locked"), a disk that fills up
  * mid-run (RLIMIT_FSIZE: a clear error, earlier runs intact), and the
  * integrity check that judges all of this. Writers run in forked children so
- * that each has its own connection, as separate tools would. */
+ * that each has its own connection, as separate tools would. A download
+ * meeting a full disk is e2e_fetch.sh's "disk full" case (ulimit -f). */
 #include "tests/testutil.h"
 
 #include "common/util.h"
