@@ -249,7 +249,10 @@ static int release_from_json(const cJSON *j, fetch_release *out, lvd_err *err)
         fa->name = lvd_xstrdup(name);
         fa->url = lvd_xstrdup(url);
         const cJSON *size = cJSON_GetObjectItemCaseSensitive(a, "size");
-        fa->size = cJSON_IsNumber(size) && size->valuedouble >= 0 ? (int64_t)size->valuedouble : -1;
+        /* a size no file can have (negative, 1e300) is no size: converting it is undefined */
+        fa->size = cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9.2e18
+                       ? (int64_t)size->valuedouble
+                       : -1;
         out->n_assets++;
     }
     return 0;

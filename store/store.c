@@ -1,5 +1,6 @@
 /* store.c: opening the store file, pragmas, forward migrations, transactions,
- * and the statement helpers the other store_*.c files share. */
+ * the integrity check, and the statement helpers the other store_*.c files
+ * share. */
 #include "store/store_internal.h"
 #include "store/schema.h"
 
@@ -22,9 +23,28 @@ char *store_default_path(const char *explicit_path)
     return lvd_state_path("store.db");
 }
 
+/* SQLite's message for the last error, plainer where a write failed: SQLite
+ * reports a file size limit (EFBIG) as a bare "disk I/O error" and has often
+ * lost the errno by the time it returns. */
+static const char *describe(store *s, char *buf, size_t len)
+{
+    int code = sqlite3_extended_errcode(s->db), sys = sqlite3_system_errno(s->db);
+    if ((code & 0xff) == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT || sys == EFBIG)
+        snprintf(buf, len, "disk full (%s)", sys ? strerror(sys) : "no space left on the device");
+    else if (code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC)
+        snprintf(buf, len, "%s: a write failed (disk full, a file size limit, or a failing device)",
+                 sqlite3_errmsg(s->db));
+    else if ((code & 0xff) == SQLITE_IOERR && sys)
+        snprintf(buf, len, "%s (%s)", sqlite3_errmsg(s->db), strerror(sys));
+    else
+        snprintf(buf, len, "%s", sqlite3_errmsg(s->db));
+    return buf;
+}
+
 int store_fail(store *s, lvd_err *err, const char *what)
 {
-    return lvd_errf(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    char why[256];
+    return lvd_errf(err, "%s: %s: %s", s->path, what, describe(s, why, sizeof why));
 }
 
 int store_prepare(store *s, const char *sql, sqlite3_stmt **st, lvd_err *err)
@@ -38,7 +58,8 @@ int store_exec(store *s, const char *sql, lvd_err *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        lvd_errf(err, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+        char why[256];
+        lvd_errf(err, "%s: %s", s->path, describe(s, why, sizeof why));
         sqlite3_free(msg);
         return -1;
     }
@@ -191,7 +212,12 @@ int store_open(const char *path, int flags, store **out, lvd_err *err)
     sqlite3_extended_result_codes(s->db, 1);
     /* Probe that this is an SQLite database at all before changing anything. */
     if (store_exec(s, "SELECT count(*) FROM sqlite_schema", err)) {
-        lvd_errf(err, "%s: not a llama-verdict store (not an SQLite database)", path);
+        int code = sqlite3_errcode(s->db) & 0xff;
+        if (s->readonly && (code == SQLITE_READONLY || code == SQLITE_CANTOPEN))
+            lvd_errf(err, "%s: cannot read the store without write access to its directory until its "
+                     "-wal and -shm files exist; open it once with a tool that records (lvd probe)", path);
+        else
+            lvd_errf(err, "%s: not a llama-verdict store (not an SQLite database)", path);
         store_close(s);
         return -1;
     }
@@ -205,9 +231,16 @@ int store_open(const char *path, int flags, store **out, lvd_err *err)
         store_close(s);
         return -1;
     }
-    if (!s->readonly && store_exec(s, "PRAGMA journal_mode=WAL", err)) {
+    if (!s->readonly && store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA journal_size_limit=16777216", err)) {
         store_close(s);
         return -1;
+    }
+    if (!s->readonly) {
+        /* Keep the -wal and -shm files when the last writer closes: a reader
+         * without write access to the directory (lvd select run by a service
+         * user) cannot create them and could not read the store at all. */
+        int persist = 1;
+        sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
     }
     if (store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", err) || migrate(s, err)) {
         store_close(s);
@@ -249,7 +282,8 @@ int store_commit(store *s, lvd_err *err)
         return lvd_errf(err, "%s: commit without a transaction", s->path);
     if (--s->tx_depth > 0)
         return 0;
-    if (store_exec(s, "COMMIT", err)) {
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        store_fail(s, err, "cannot commit");
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
@@ -297,4 +331,46 @@ int64_t store_col_i64_or(sqlite3_stmt *st, int col, int64_t null_value)
     if (sqlite3_column_type(st, col) == SQLITE_NULL)
         return null_value;
     return sqlite3_column_int64(st, col);
+}
+
+/* Runs one checking pragma; counts its rows and keeps the first as text. */
+static int check_rows(store *s, const char *sql, int ok_row, int64_t *n, char *first, size_t len,
+                      lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, sql, &st, err))
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        if (ok_row && t && !strcmp((const char *)t, "ok"))
+            continue;
+        if ((*n)++ == 0) {
+            /* foreign_key_check: table, rowid, parent table */
+            if (ok_row)
+                snprintf(first, len, "%s", t ? (const char *)t : "?");
+            else {
+                const unsigned char *parent = sqlite3_column_text(st, 2);
+                snprintf(first, len, "a row of %s (rowid %lld) without its %s", t ? (const char *)t : "?",
+                         (long long)sqlite3_column_int64(st, 1), parent ? (const char *)parent : "?");
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_fail(s, err, "cannot check integrity");
+    return 0;
+}
+
+int store_integrity_check(store *s, lvd_err *err)
+{
+    char first[512] = "";
+    int64_t n = 0;
+    if (check_rows(s, "PRAGMA integrity_check", 1, &n, first, sizeof first, err) ||
+        check_rows(s, "PRAGMA foreign_key_check", 0, &n, first, sizeof first, err))
+        return -1;
+    if (n)
+        return lvd_errf(err, "%s: integrity check failed: %s (%lld problem%s)", s->path, first, (long long)n,
+                        n == 1 ? "" : "s");
+    return 0;
 }

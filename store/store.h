@@ -146,4 +146,13 @@ typedef struct store_counts {
 
 int store_counts_get(store *s, store_counts *out, lvd_err *err);
 
+/* --- integrity ---------------------------------------------------------- */
+
+/* Checks the file after a crash or a failed write: SQLite's PRAGMA
+ * integrity_check (pages, indexes, constraints) and PRAGMA foreign_key_check
+ * (no sample without its result, no result without its run). Read-only opens
+ * may check. 0 when both are clean, else -1 with the first problem and how
+ * many there are, naming the store file. */
+int store_integrity_check(store *s, lvd_err *err);
+
 #endif

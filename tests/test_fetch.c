@@ -285,13 +285,14 @@ static void test_release_parse(void **state)
         "{\"name\":\"llama-b10715-bin-ubuntu-x64.zip\",\"digest\":null,"
         "\"browser_download_url\":\"https://example/b.zip\"},"
         "{\"name\":\"old\",\"browser_download_url\":\"https://example/old\"},"
+        "{\"name\":\"huge\",\"size\":5.5e48,\"browser_download_url\":\"https://example/h\"},"
         "{\"name\":\"no-url\"}]}";
     fetch_release r;
     lvd_err err;
     assert_int_equal(fetch_release_parse(json, strlen(json), &r, &err), 0);
     assert_string_equal(r.tag, "b10715");
     assert_int_equal(r.published_at, 1767225600);
-    assert_int_equal(r.n_assets, 3);
+    assert_int_equal(r.n_assets, 4);
     const fetch_asset *a = fetch_release_asset(&r, "llama-b10715-bin-ubuntu-vulkan-x64.tar.gz");
     assert_non_null(a);
     assert_string_equal(a->digest, SHA_A);
@@ -301,6 +302,8 @@ static void test_release_parse(void **state)
     assert_null(a->digest);
     assert_int_equal(a->size, -1);
     assert_null(fetch_release_asset(&r, "old")->digest);
+    /* found by fuzz_release: a size beyond int64 was converted (undefined behaviour) */
+    assert_int_equal(fetch_release_asset(&r, "huge")->size, -1);
     assert_null(fetch_release_asset(&r, "no-url"));
     fetch_release_free(&r);
 

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# e2e_security.sh: the rules that keep an unattended tool from being tricked.
+# (1) No product source runs a shell: no system(), popen(), /bin/sh, `sh -c`,
+#     execl*("sh"...) or posix_spawnp (PATH lookup) in common store fetch bench
+#     select evidence nightly, comments aside; and every process is started by
+#     common/proc.c (posix_spawn), the dispatcher common/lvd.c being the one
+#     other exec (of its sibling lvd-TOOL).
+# (2) Hostile paths: an engine directory and a model whose names hold spaces,
+#     quotes, `;`, `$()`, backticks, a newline and a leading `-` go through
+#     `lvd fetch --register`, `lvd probe`, `lvd bench` and `lvd check` intact:
+#     the store records them verbatim, the fake engine's invocation log shows
+#     the exact argv, and nothing embedded in a name ever runs.
+# (3) GITHUB_TOKEN, set for all of it, appears in no output, log or store.
+# The download-side token and disk-full cases live in e2e_fetch.sh.
+set -uo pipefail
+
+BIN=${LVD_BIN:?LVD_BIN is not set}
+FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
+SHARED=${LVD_SHARED:?LVD_SHARED is not set}
+SRC=${LVD_SOURCE:?LVD_SOURCE is not set}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1 LVD_NO_PROGRESS=1
+unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED
+
+fails=0
+ok() { echo "ok - $*"; }
+fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+n=0
+# lvd ARGS: runs the dispatcher, keeping every output for the token check
+lvd() {
+  n=$((n + 1))
+  "$BIN/lvd" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?
+  cat "$tmp/out" "$tmp/err" >> "$tmp/all-output"
+}
+expect_rc() { # DESC WANT...: rc is one of WANT
+  local d=$1; shift
+  for w in "$@"; do [ "$rc" -eq "$w" ] && { ok "$d (exit $rc)"; return; }; done
+  fail "$d: exit $rc, want $*"; cat "$tmp/err"
+}
+
+# ------------------------------------------------ (1) no shell, one spawner
+# code FILE: the file without its comments (strings kept), one line per line
+code() { ${CC:-cc} -fpreprocessed -dD -E -P -x c "$1" 2>/dev/null; }
+product=()
+# bench/perf/ holds benchmark programs, never installed (perf_sha256 runs sha256sum)
+for d in common store fetch bench select evidence nightly; do
+  [ -d "$SRC/$d" ] || continue
+  while IFS= read -r -d '' f; do product+=("$f"); done \
+    < <(find "$SRC/$d" -path "$SRC/bench/perf" -prune -o -name '*.[ch]' -print0 | sort -z)
+done
+check "product sources found (${#product[@]})" test "${#product[@]}" -gt 20
+shell_hits="" spawn_hits=""
+for f in "${product[@]}"; do
+  rel=${f#"$SRC"/}
+  body=$(code "$f") || { fail "cannot read $rel"; continue; }
+  if grep -nE '\b(system|popen)[[:space:]]*\(|"/bin/(ba|da|z)?sh"|"sh"|sh -c|\bexecl[pe]?[[:space:]]*\(|posix_spawnp' \
+      <<<"$body" >/dev/null; then
+    shell_hits+=" $rel"
+  fi
+  case $rel in common/proc.c|common/lvd.c) continue ;; esac
+  if grep -nE '\b(v?fork|exec[lv][pe]{0,2}|fexecve|posix_spawnp?|clone3?|daemon)[[:space:]]*\(' \
+      <<<"$body" >/dev/null; then
+    spawn_hits+=" $rel"
+  fi
+done
+check "no shell in the product sources${shell_hits:+ (found in$shell_hits)}" test -z "$shell_hits"
+check "processes start only in common/proc.c${spawn_hits:+ (also in$spawn_hits)}" test -z "$spawn_hits"
+# the rule must bite: a planted call in a copy is found
+printf 'int f(void) { return system("ls"); } /* popen( in a comment is fine */\n' > "$tmp/planted.c"
+check "the shell rule finds a planted system()" bash -c "$(declare -f code); code '$tmp/planted.c' | grep -qE '\bsystem[[:space:]]*\('"
+printf '/* system("x") only in a comment */\nint g(void);\n' > "$tmp/comment.c"
+check "and ignores comments" bash -c "$(declare -f code); ! code '$tmp/comment.c' | grep -qE '\bsystem[[:space:]]*\('"
+# lvd.c execs nothing but its sibling lvd-TOOL
+check "common/lvd.c execs only lvd-TOOL" bash -c "$(declare -f code); code '$SRC/common/lvd.c' | grep -E '\bexec' | grep -vqE 'execvp?\((path|name), argv \+ 1\)' && exit 1 || exit 0"
+
+# ------------------------------------------------ (2) hostile paths
+export GITHUB_TOKEN=ghp_e2eSecretTokenValue0123456789abcdef
+export LVD_STORE=$tmp/store.db
+NL=$'\n'
+HOSTILE="-a b;c \$(touch $tmp/pwned) \`touch $tmp/pwned\` 'q\" x${NL}y"
+ENG=$tmp/$HOSTILE-engine
+MODEL=$tmp/$HOSTILE-model.gguf
+mkdir -p "$ENG"
+cp "$SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+for b in llama-bench llama-server llama-perplexity; do cp "$FAKE" "$ENG/$b"; done
+printf '%s\n' "log = calls.log" "cpu.tg = 50" "cpu.pp = 400" "ppl = 32813.2123" > "$ENG/fake-scenario"
+
+lvd fetch --register "$ENG" --build b9749 --name hostile
+expect_rc "register a hostile engine directory" 0
+lvd store --json engines
+check "the store records its directory verbatim" python3 -c "
+import json,sys; e=[x for x in json.load(open('$tmp/out')) if x['name']=='hostile']
+sys.exit(not (len(e)==1 and e[0]['dir']==sys.argv[1]))" "$ENG"
+lvd probe --engine hostile --refresh --json
+expect_rc "probe it" 0
+check "probed: a CPU build" python3 -c "
+import json,sys; p=json.load(open('$tmp/out'))['probes']; sys.exit(not (len(p)==1 and p[0]['backend']=='cpu'))"
+lvd bench --model "$MODEL" --engines hostile --tests tg128 --reps 2 --max-samples 3 --budget 30s --session hostile --json
+expect_rc "bench a hostile model on it" 0 5
+lvd check --model "$MODEL" --engines hostile --json
+expect_rc "check it" 0 5
+lvd store --json artifacts
+check "the store knows the model by its hostile path" python3 -c "
+import json,sys; sys.exit(not [a for a in json.load(open('$tmp/out')) if a['path']==sys.argv[1]])" "$MODEL"
+
+# every invocation's argv, rebuilt from the fake's shell-quoted log
+check "the engine was run" test -s "$ENG/calls.log"
+argv_ok() {
+  local line words i m=0 bad=0
+  while IFS= read -r line; do
+    line=${line#\#* } # "#INDEX " would read as a comment
+    eval "words=($line)"
+    for ((i = 0; i < ${#words[@]}; i++)); do
+      case ${words[i]} in
+        -m|--model)
+          m=$((m + 1))
+          [ "${words[i + 1]}" = "$MODEL" ] || { echo "  argv has -m '${words[i + 1]}'"; bad=1; } ;;
+      esac
+    done
+  done < "$ENG/calls.log"
+  [ "$m" -ge 2 ] && [ "$bad" -eq 0 ]
+}
+check "bench and check passed the model as one exact argv word" argv_ok
+check "nothing embedded in a name ran" test ! -e "$tmp/pwned"
+
+# ------------------------------------------------ (3) the token stays secret
+leaks=$(grep -rlaF -- "$GITHUB_TOKEN" "$tmp" 2>/dev/null)
+check "GITHUB_TOKEN in no output, log or store${leaks:+ (found in: $leaks)}" test -z "$leaks"
+
+echo "$fails failure(s), $n lvd commands"
+[ "$fails" -eq 0 ]
