@@ -47,8 +47,13 @@ e2e_finish() { echo "$(basename "$0" .sh): $fails failure(s)"; [ "$fails" -eq 0 
 capture() { rc=0; "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?; }
 # lvd ARGS...: the dispatcher, captured
 lvd() { capture "${LVD_BIN:?}/lvd" "$@"; }
-# expect_rc DESCRIPTION WANT: compares with $rc of the last captured call
-expect_rc() { if [ "$rc" -eq "$2" ]; then ok "$1 (exit $rc)"; else fail "$1: exit $rc, want $2"; cat "$tmp/err"; fi; }
+# expect_rc DESCRIPTION WANT...: $rc of the last captured call is one of WANT
+expect_rc() {
+  local d=$1 w; shift
+  for w in "$@"; do [ "$rc" -eq "$w" ] && { ok "$d (exit $rc)"; return 0; }; done
+  fail "$d: exit $rc, want $*"
+  cat "$tmp/err"
+}
 has() { grep -qE -- "$1" "$tmp/out"; }
 has_err() { grep -qE -- "$1" "$tmp/err"; }
 # q EXPR: evaluates a python expression over the JSON in $tmp/out (as d)

@@ -13,31 +13,16 @@
 # (3) GITHUB_TOKEN, set for all of it, appears in no output, log or store.
 # The download-side token and disk-full cases live in e2e_fetch.sh.
 set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
 
-BIN=${LVD_BIN:?LVD_BIN is not set}
-FAKE=${LVD_FAKE_ENGINE:?LVD_FAKE_ENGINE is not set}
-SHARED=${LVD_SHARED:?LVD_SHARED is not set}
-SRC=${LVD_SOURCE:?LVD_SOURCE is not set}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export NO_COLOR=1 LVD_NO_PROGRESS=1
-unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED
-
-fails=0
-ok() { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED LVD_SOURCE
+SRC=$LVD_SOURCE
 n=0
-# lvd ARGS: runs the dispatcher, keeping every output for the token check
+# lvd ARGS: the dispatcher, captured (e2e_lib.sh), every output also kept for the token check
 lvd() {
   n=$((n + 1))
-  "$BIN/lvd" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?
+  capture "$LVD_BIN/lvd" "$@"
   cat "$tmp/out" "$tmp/err" >> "$tmp/all-output"
-}
-expect_rc() { # DESC WANT...: rc is one of WANT
-  local d=$1; shift
-  for w in "$@"; do [ "$rc" -eq "$w" ] && { ok "$d (exit $rc)"; return; }; done
-  fail "$d: exit $rc, want $*"; cat "$tmp/err"
 }
 
 # ------------------------------------------------ (1) no shell, one spawner
@@ -82,10 +67,8 @@ NL=$'\n'
 HOSTILE="-a b;c \$(touch $tmp/pwned) \`touch $tmp/pwned\` 'q\" x${NL}y"
 ENG=$tmp/$HOSTILE-engine
 MODEL=$tmp/$HOSTILE-model.gguf
-mkdir -p "$ENG"
-cp "$SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
-for b in llama-bench llama-server llama-perplexity; do cp "$FAKE" "$ENG/$b"; done
-printf '%s\n' "log = calls.log" "cpu.tg = 50" "cpu.pp = 400" "ppl = 32813.2123" > "$ENG/fake-scenario"
+fake_engine "$ENG" "cpu.tg = 50" "cpu.pp = 400" "ppl = 32813.2123" # (makes the parent dirs MODEL shares)
+cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
 
 lvd fetch --register "$ENG" --build b9749 --name hostile
 expect_rc "register a hostile engine directory" 0
@@ -129,5 +112,5 @@ check "nothing embedded in a name ran" test ! -e "$tmp/pwned"
 leaks=$(grep -rlaF -- "$GITHUB_TOKEN" "$tmp" 2>/dev/null)
 check "GITHUB_TOKEN in no output, log or store${leaks:+ (found in: $leaks)}" test -z "$leaks"
 
-echo "$fails failure(s), $n lvd commands"
-[ "$fails" -eq 0 ]
+echo "$n lvd commands"
+e2e_finish
