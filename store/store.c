@@ -318,6 +318,32 @@ void *store_grow(void *v, size_t elem, size_t n, size_t *cap)
     return lvd_xrealloc(v, *cap * elem);
 }
 
+int store_rows(store *s, sqlite3_stmt *st, size_t elem, store_row_fn read, void (*free_item)(void *),
+               const char *what, void **out, size_t *n, lvd_err *err)
+{
+    char *v = NULL;
+    size_t len = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        v = store_grow(v, elem, len, &cap);
+        read(st, v + len++ * elem);
+    }
+    *out = NULL;
+    *n = 0;
+    if (rc != SQLITE_DONE) {
+        store_fail(s, err, what);
+        sqlite3_finalize(st);
+        for (size_t i = 0; i < len; i++)
+            free_item(v + i * elem);
+        free(v);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    *out = v;
+    *n = len;
+    return 0;
+}
+
 void store_bind_i64_or_null(sqlite3_stmt *st, int idx, int64_t v, int64_t null_value)
 {
     if (v == null_value)

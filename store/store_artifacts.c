@@ -83,8 +83,9 @@ static void col_shape(sqlite3_stmt *st, int first, int known, gguf_shape *g)
     g->data_offset = (uint64_t)sqlite3_column_int64(st, i++);
 }
 
-static void col_artifact(sqlite3_stmt *st, store_artifact *a)
+static void col_artifact(sqlite3_stmt *st, void *item)
 {
+    store_artifact *a = item;
     memset(a, 0, sizeof *a);
     store_col_copy(st, 0, a->sha256, sizeof a->sha256);
     a->size = sqlite3_column_int64(st, 1);
@@ -137,6 +138,11 @@ int store_artifact_get(store *s, const char *sha256, store_artifact *out, lvd_er
     return ret;
 }
 
+static void free_artifact(void *a)
+{
+    store_artifact_free(a);
+}
+
 int store_artifact_list(store *s, store_artifact **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
@@ -144,22 +150,10 @@ int store_artifact_list(store *s, store_artifact **out, size_t *n, lvd_err *err)
     sqlite3_stmt *st;
     if (store_prepare(s, SELECT_ARTIFACT " ORDER BY created_at, sha256", &st, err))
         return -1;
-    store_artifact *v = NULL;
-    size_t len = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        v = store_grow(v, sizeof *v, len, &cap);
-        col_artifact(st, &v[len++]);
-    }
-    if (rc != SQLITE_DONE) {
-        store_fail(s, err, "cannot list artifacts");
-        sqlite3_finalize(st);
-        store_artifact_list_free(v, len);
+    void *v;
+    if (store_rows(s, st, sizeof **out, col_artifact, free_artifact, "cannot list artifacts", &v, n, err))
         return -1;
-    }
-    sqlite3_finalize(st);
     *out = v;
-    *n = len;
     return 0;
 }
 

@@ -9,8 +9,9 @@
     "SELECT id, artifact, engine_id, device, host, ran_at, status, mean_kld, same_top_p," \
     " ppl, ppl_base, ppl_ratio, reason FROM checks"
 
-static void col_check(sqlite3_stmt *st, lvd_check *c)
+static void col_check(sqlite3_stmt *st, void *item)
 {
+    lvd_check *c = item;
     memset(c, 0, sizeof *c);
     c->id = sqlite3_column_int64(st, 0);
     store_col_copy(st, 1, c->artifact, sizeof c->artifact);
@@ -83,6 +84,11 @@ int store_check_latest(store *s, const char *artifact, const char *host, int64_t
     return ret;
 }
 
+static void free_check(void *c)
+{
+    lvd_check_free(c);
+}
+
 /* Every check of artifact, newest first. */
 int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n, lvd_err *err)
 {
@@ -92,20 +98,10 @@ int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n,
     if (store_prepare(s, SELECT_CHECK " WHERE artifact = ? ORDER BY ran_at DESC, id DESC", &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
-    lvd_check *v = NULL;
-    size_t len = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        v = store_grow(v, sizeof *v, len, &cap);
-        col_check(st, &v[len++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        store_check_list_free(v, len);
-        return store_fail(s, err, "cannot list checks");
-    }
+    void *v;
+    if (store_rows(s, st, sizeof **out, col_check, free_check, "cannot list checks", &v, n, err))
+        return -1;
     *out = v;
-    *n = len;
     return 0;
 }
 

@@ -9,8 +9,9 @@
 #define SELECT_ENGINE \
     "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at FROM engines"
 
-static void col_engine(sqlite3_stmt *st, lvd_engine *e)
+static void col_engine(sqlite3_stmt *st, void *item)
 {
+    lvd_engine *e = item;
     memset(e, 0, sizeof *e);
     e->id = sqlite3_column_int64(st, 0);
     e->name = store_col_strdup(st, 1);
@@ -109,6 +110,11 @@ int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *e
     return engine_one(s, st, out, err);
 }
 
+static void free_engine(void *e)
+{
+    lvd_engine_free(e);
+}
+
 int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
@@ -116,20 +122,10 @@ int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err)
     sqlite3_stmt *st;
     if (store_prepare(s, SELECT_ENGINE " ORDER BY id", &st, err))
         return -1;
-    lvd_engine *v = NULL;
-    size_t len = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        v = store_grow(v, sizeof *v, len, &cap);
-        col_engine(st, &v[len++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        store_engine_list_free(v, len);
-        return store_fail(s, err, "cannot list engines");
-    }
+    void *v;
+    if (store_rows(s, st, sizeof **out, col_engine, free_engine, "cannot list engines", &v, n, err))
+        return -1;
     *out = v;
-    *n = len;
     return 0;
 }
 

@@ -42,4 +42,13 @@ void *store_grow(void *v, size_t elem, size_t n, size_t *cap);
 void store_bind_i64_or_null(sqlite3_stmt *st, int idx, int64_t v, int64_t null_value);
 int64_t store_col_i64_or(sqlite3_stmt *st, int col, int64_t null_value);
 
+/* Reads st's current row into item, one element of the list being read. */
+typedef void (*store_row_fn)(sqlite3_stmt *st, void *item);
+/* Steps st (its parameters bound) to the end, reading each row with read
+ * into a growing array of elem-sized items, then finalizes st. 0 with *out
+ * (NULL when there is no row) and *n; when a step fails, the items read are
+ * freed with free_item, and -1 with err naming the store file and what. */
+int store_rows(store *s, sqlite3_stmt *st, size_t elem, store_row_fn read, void (*free_item)(void *),
+               const char *what, void **out, size_t *n, lvd_err *err);
+
 #endif

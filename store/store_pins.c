@@ -27,6 +27,24 @@ int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err)
     return 0;
 }
 
+static void col_decision(sqlite3_stmt *st, void *item)
+{
+    lvd_pin_decision *d = item;
+    memset(d, 0, sizeof *d);
+    d->id = sqlite3_column_int64(st, 0);
+    d->decided_at = sqlite3_column_int64(st, 1);
+    d->pinned_build = store_col_strdup(st, 2);
+    d->candidate_build = store_col_strdup(st, 3);
+    d->decision = store_col_strdup(st, 4);
+    d->rule = store_col_strdup(st, 5);
+    d->details_json = store_col_strdup(st, 6);
+}
+
+static void free_decision(void *d)
+{
+    lvd_pin_decision_free(d);
+}
+
 int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
@@ -38,28 +56,10 @@ int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t 
                       &st, err))
         return -1;
     sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
-    lvd_pin_decision *v = NULL;
-    size_t len = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        v = store_grow(v, sizeof *v, len, &cap);
-        lvd_pin_decision *d = &v[len++];
-        memset(d, 0, sizeof *d);
-        d->id = sqlite3_column_int64(st, 0);
-        d->decided_at = sqlite3_column_int64(st, 1);
-        d->pinned_build = store_col_strdup(st, 2);
-        d->candidate_build = store_col_strdup(st, 3);
-        d->decision = store_col_strdup(st, 4);
-        d->rule = store_col_strdup(st, 5);
-        d->details_json = store_col_strdup(st, 6);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        store_pin_decision_list_free(v, len);
-        return store_fail(s, err, "cannot list pin decisions");
-    }
+    void *v;
+    if (store_rows(s, st, sizeof **out, col_decision, free_decision, "cannot list pin decisions", &v, n, err))
+        return -1;
     *out = v;
-    *n = len;
     return 0;
 }
 

@@ -131,8 +131,9 @@ fail:
 
 /* --- reading ------------------------------------------------------------- */
 
-static void col_run(sqlite3_stmt *st, lvd_run *r)
+static void col_run(sqlite3_stmt *st, void *item)
 {
+    lvd_run *r = item;
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(st, 0);
     store_col_copy(st, 1, r->artifact, sizeof r->artifact);
@@ -232,6 +233,11 @@ out:
     return ret;
 }
 
+static void free_run(void *r)
+{
+    lvd_run_free(r);
+}
+
 int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err)
 {
     static const store_run_filter any = {0};
@@ -262,24 +268,15 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     sqlite3_bind_int64(st, 7, f->since);
     sqlite3_bind_int(st, 8, f->limit > 0 ? -1 : 1);
     sqlite3_bind_int(st, 9, f->limit > 0 ? f->limit : -1);
-    lvd_run *v = NULL;
-    size_t len = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        v = store_grow(v, sizeof *v, len, &cap);
-        col_run(st, &v[len++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        store_run_list_free(v, len);
-        return store_fail(s, err, "cannot list runs");
-    }
-    if (f->with_samples && load_results(s, v, len, err)) {
-        store_run_list_free(v, len);
+    void *v;
+    if (store_rows(s, st, sizeof **out, col_run, free_run, "cannot list runs", &v, n, err))
+        return -1;
+    if (f->with_samples && load_results(s, v, *n, err)) {
+        store_run_list_free(v, *n);
+        *n = 0;
         return -1;
     }
     *out = v;
-    *n = len;
     return 0;
 }
 

@@ -10,8 +10,9 @@
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
     " rule, explain, fingerprint, stats_json FROM verdicts"
 
-static void col_verdict(sqlite3_stmt *st, lvd_verdict *v)
+static void col_verdict(sqlite3_stmt *st, void *item)
 {
+    lvd_verdict *v = item;
     memset(v, 0, sizeof *v);
     v->id = sqlite3_column_int64(st, 0);
     store_col_copy(st, 1, v->artifact, sizeof v->artifact);
@@ -56,23 +57,18 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     return 0;
 }
 
+static void free_verdict(void *v)
+{
+    lvd_verdict_free(v);
+}
+
 /* Reads every row of a verdict query (parameters bound) into a list. */
 static int verdict_rows(store *s, sqlite3_stmt *st, lvd_verdict **out, size_t *n, lvd_err *err)
 {
-    lvd_verdict *v = NULL;
-    size_t len = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        v = store_grow(v, sizeof *v, len, &cap);
-        col_verdict(st, &v[len++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        store_verdict_list_free(v, len);
-        return store_fail(s, err, "cannot read verdicts");
-    }
+    void *v;
+    if (store_rows(s, st, sizeof **out, col_verdict, free_verdict, "cannot read verdicts", &v, n, err))
+        return -1;
     *out = v;
-    *n = len;
     return 0;
 }
 

@@ -1,13 +1,15 @@
 /* test_store.c: the store as its callers see it: creation and migrations, the
  * refusal of newer schemas and of files that are not stores (left untouched),
  * every put/get roundtrip (NULLs and NaN included), atomic runs, and probe
- * freshness by TTL, binary mtime/size and backend. The SQLite calls here only
- * prepare or inspect files behind the store's back. */
+ * freshness by TTL, binary mtime/size and backend, and store_rows, which
+ * every list reads through. The SQLite calls here only prepare or inspect
+ * files behind the store's back. */
 #include "tests/testutil.h"
 
 #include "common/util.h"
 #include "store/schema.h"
 #include "store/store.h"
+#include "store/store_internal.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -925,6 +927,60 @@ static void test_readonly_refuses_writes(void **state)
     store_close(ro);
 }
 
+/* store_rows, which every list reads through: all rows, in order; a step
+ * that fails mid-list frees what was read and names the store and what. */
+typedef struct row {
+    int64_t v;
+    char *text;
+} row;
+
+static void read_row(sqlite3_stmt *st, void *item)
+{
+    row *r = item;
+    r->v = sqlite3_column_int64(st, 0);
+    r->text = lvd_xasprintf("row %lld", (long long)r->v);
+}
+
+static void free_row(void *item)
+{
+    free(((row *)item)->text);
+}
+
+static void test_rows(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {{0}};
+    sqlite3_stmt *st;
+    /* rows 1..20: past the first growth of the array */
+    assert_int_equal(store_prepare(f->s, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c"
+                                         " WHERE i < 20) SELECT i FROM c", &st, &err), 0);
+    void *v;
+    size_t n;
+    assert_int_equal(store_rows(f->s, st, sizeof(row), read_row, free_row, "cannot count", &v, &n, &err), 0);
+    row *rows = v;
+    assert_int_equal(n, 20);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].v, (int64_t)i + 1);
+        free_row(&rows[i]);
+    }
+    free(rows);
+    /* none */
+    assert_int_equal(store_prepare(f->s, "SELECT 1 WHERE 0", &st, &err), 0);
+    assert_int_equal(store_rows(f->s, st, sizeof(row), read_row, free_row, "cannot count", &v, &n, &err), 0);
+    assert_null(v);
+    assert_int_equal(n, 0);
+    /* row 12 overflows: the eleven read are freed (ASan would see a leak) */
+    assert_int_equal(store_prepare(f->s, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c"
+                                         " WHERE i < 20) SELECT CASE WHEN i < 12 THEN i"
+                                         " ELSE abs(-9223372036854775807 - 1) END FROM c", &st, &err), 0);
+    assert_int_equal(store_rows(f->s, st, sizeof(row), read_row, free_row, "cannot count", &v, &n, &err), -1);
+    assert_null(v);
+    assert_int_equal(n, 0);
+    assert_true(lvd_starts_with(err.msg, f->path));
+    assert_non_null(strstr(err.msg, ": cannot count: "));
+    assert_non_null(strstr(err.msg, "overflow"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -944,6 +1000,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_verdicts, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_pins, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_readonly_refuses_writes, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_rows, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /* fuzz_kv.c: libFuzzer harness for the `key = value` format every config
  * file uses (common/kv.h). The parser must return -1 with "NAME:..." or 0
  * with entries whose keys are valid, whose lines rise, whose lookup finds the
- * last value given, and which lvd_kv_format writes back to the same entries.
- * Never a crash or a leak. Seeds: share/ files and tests/fuzz/seeds/fuzz_kv/. */
+ * last value given, and which lvd_kv_format writes back to the same entries;
+ * with condition keys (lvd_kv_parse_cond) the same errors, and keys that are
+ * one non-empty word. Never a crash or a leak. Seeds: share/ files and tests/fuzz/seeds/fuzz_kv/. */
 #include "common/kv.h"
 #include "tests/fuzz/fuzzutil.h"
 
@@ -14,6 +15,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     lvd_kvfile kv;
     lvd_err err;
+    if (lvd_kv_parse_cond((const char *)data, size, NAME, &kv, &err) != 0) {
+        FUZZ_CHECK(!strncmp(err.msg, NAME ":", strlen(NAME ":")) && !kv.v && kv.n == 0);
+    } else {
+        for (size_t i = 0; i < kv.n; i++)
+            FUZZ_CHECK(kv.v[i].key[0] && !strpbrk(kv.v[i].key, " \t\n\r\v\f"));
+        lvd_kv_free(&kv);
+    }
     if (lvd_kv_parse((const char *)data, size, NAME, &kv, &err) != 0) {
         FUZZ_CHECK(!strncmp(err.msg, NAME ":", strlen(NAME ":")) && !kv.v && kv.n == 0);
         return 0;
