@@ -16,44 +16,16 @@
 #define SHA "0a98828d99cb5c14b31b32e2ebb14c9ac148b673ebc69737b05949147fd32316"
 #define FIX "fixtures/llama.cpp/"
 
-typedef struct fx {
-    char *dir;
-    char *path;
-    char *engine_dir;
-    store *s;
-} fx;
+typedef tu_storefx fx;
 
-static int setup(void **state)
-{
-    fx *f = lvd_xcalloc(1, sizeof *f);
-    f->dir = tu_tmpdir();
-    f->path = lvd_xasprintf("%s/store.db", f->dir);
-    f->engine_dir = lvd_xasprintf("%s/engine", f->dir);
-    lvd_err err = {0};
-    if (store_open(f->path, STORE_OPEN_CREATE, &f->s, &err))
-        fail_msg("%s", err.msg);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fx *f = *state;
-    store_close(f->s);
-    tu_tmpdir_free(f->dir);
-    free(f->path);
-    free(f->engine_dir);
-    free(f);
-    return 0;
-}
-
-/* Imports a file (shared-relative, or absolute) registering f->engine_dir as build. */
+/* Imports a file (shared-relative, or absolute) registering DIR/engine as build. */
 static int import(fx *f, const char *file, const char *build, bench_import_report *rep, lvd_err *err)
 {
     char *path = file[0] == '/' ? lvd_xstrdup(file) : tu_shared(file);
-    bench_import_opts o = {.file = path, .engine_dir = f->engine_dir, .build = build, .artifact = SHA,
-                           .host = "box"};
+    char *dir = lvd_xasprintf("%s/engine", f->dir);
+    bench_import_opts o = {.file = path, .engine_dir = dir, .build = build, .artifact = SHA, .host = "box"};
     int rc = bench_import_file(f->s, &o, rep, err);
+    free(dir);
     free(path);
     return rc;
 }
@@ -266,11 +238,11 @@ static void test_refusals(void **state)
     free(json);
 }
 
-/* Imports file into session (NULL: the default) as engine `name` in engine_dir/name. */
+/* Imports file into session (NULL: the default) as engine `name` in DIR/engine/name. */
 static void import_as(fx *f, const char *file, const char *name, const char *session, bench_import_report *rep)
 {
     char *path = tu_shared(file);
-    char *dir = lvd_xasprintf("%s/%s", f->engine_dir, name);
+    char *dir = lvd_xasprintf("%s/engine/%s", f->dir, name);
     bench_import_opts o = {.file = path, .engine_dir = dir, .engine = name, .build = "b9749", .artifact = SHA,
                            .host = "h200", .session = session};
     lvd_err err = {0};
@@ -403,12 +375,12 @@ static void test_warmup_flags(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_groups_and_keys, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_repeated_test_starts_a_run, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_all_or_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_shared_session, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_warmup_flags, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_groups_and_keys, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_repeated_test_starts_a_run, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_all_or_nothing, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_shared_session, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_warmup_flags, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,8 +45,7 @@ static int setup(void **state)
     lvd_err err = {{0}};
     f->dir = tu_tmpdir();
     f->db = lvd_xasprintf("%s/store.db", f->dir);
-    if (store_open(f->db, STORE_OPEN_CREATE, &f->s, &err) != 0)
-        fail_msg("%s", err.msg);
+    f->s = tu_store(f->dir);
     f->model = tu_shared("models/small-llama-q8_0.gguf");
     if (store_identify(f->s, f->model, 0, &f->a, NULL, &err) != 0)
         fail_msg("%s", err.msg);
