@@ -148,7 +148,9 @@ static void test_run_outcomes(void **state)
         assert_non_null(arm);
         bench_session_opts o;
         opts_of(f, &o);
-        o.inv.timeout_ms = 1500;
+        /* only the hang waits for its timeout; the others get room for a loaded,
+           sanitized machine so that a slow start is never mistaken for a hang */
+        o.inv.timeout_ms = !strcmp(cases[c].name, "hang") ? 1500 : 60000;
         lvd_run run;
         lvd_err err = {0};
         assert_int_equal(bench_run_arm(arm, &o.inv, &run, &err), 0);
@@ -319,7 +321,7 @@ static void test_session_faults(void **state)
     assert_int_equal(plan.n_skips, 1);
     bench_session_opts o;
     opts_of(f, &o);
-    o.inv.timeout_ms = 1000;
+    o.inv.timeout_ms = 4000; /* hangs wait this long; healthy arms need room under ASan */
     bench_session s;
     session_ok(f, &plan, &o, &s);
     size_t a_good = arm_of(&plan, "good"), a_crash = arm_of(&plan, "crash");
