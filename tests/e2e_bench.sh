@@ -61,7 +61,7 @@ engine noprobe "device = CUDA0|NVIDIA H200|143155|142629|9.0" "list_devices_faul
 engine cpu "cpu.tg = 50"
 GOOD=good
 start=$(date +%s)
-lvd bench --model "$MODEL" --fa on --timeout 1 --json
+lvd bench --model "$MODEL" --fa on --timeout 4 --json
 expect_rc "crash, hang, ignored -ngl, unprobeable: partial" 5
 check "the healthy arms still decide" is "[t['state'] for t in d['tests'] if t['test']=='tg128'][0]" win
 check "the healthy GPU leads, not the CPU-speed 'GPU'" is "'$(leader_engine tg128)'" "$GOOD"
@@ -77,7 +77,7 @@ check "store: 2 failed runs of the crashing arm, with reasons" is "len([r for r 
 check "store: 2 failed runs of the hanging arm" is "len([r for r in d if r['engine'].endswith('hang') and r['status']=='failed' and 'timed out' in r['reason']])" 2
 check "store: the gpu_ignored run" is "[r['status'] for r in d if r['engine'].endswith('ignores')]" "['gpu_ignored']"
 check "store: the skipped engine, not run" is "[r['reason'].startswith('not run: probe unknown') for r in d if r['engine'].endswith('noprobe')]" "[True]"
-lvd bench --model "$MODEL" --fa on --timeout 1
+lvd bench --model "$MODEL" --fa on --timeout 4
 check "GPU FLAGS IGNORED is loud on stderr" has_err "warning: GPU FLAGS IGNORED: .*ignores Vulkan0 ngl=99 fa=on"
 check "and in the table" has "GPU FLAGS IGNORED"
 check "the exclusion is explained" has "^excluded: .*crash CUDA0 ngl=99 fa=on after 2 failed runs: killed by signal 11"

@@ -42,10 +42,10 @@ expect_rc "register the GPU engine" 0
 check "probed: cuda" is_row b9749-gpu "cuda probed"
 check "with CUDA0 and its compute capability" has 'CUDA0: NVIDIA H200 \(143155 MiB, 142629 MiB free\), cc 9\.0'
 
-lvd fetch --register "$H" --build b9749 --probe-timeout 2
+lvd fetch --register "$H" --build b9749 --probe-timeout 4
 expect_rc "register the hung engine: registered, probe unknown" 5
 check "its probe timed out" is_row b9749-hung "unknown failed"
-check "the reason says so" has 'timed out after 2 s'
+check "the reason says so" has 'timed out after 4 s'
 
 lvd fetch --register "$X" --build b9749 --no-probe
 expect_rc "register the crashing engine without probing" 0
@@ -57,14 +57,14 @@ check "registration asked the CPU engine once" is_probes "$C" 1
 check "registration asked the GPU engine once" is_probes "$G" 1
 
 # ------------------------------------------------------------ lvd probe
-lvd probe --timeout 2
+lvd probe --timeout 4
 expect_rc "lvd probe with unknown engines is partial" 5
 cat "$tmp/out"
 check "cpu served from the cache" is_row b9749-cpu "cpu cached"
 check "gpu served from the cache" is_row b9749-gpu "cuda cached"
 check "gpu devices shown from the cache" has 'CUDA0: NVIDIA H200 \(143155 MiB, 142629 MiB free\), cc 9\.0'
 check "hung: unknown" is_row b9749-hung "unknown failed"
-check "hung: timed out" has 'b9749-hung .*llama-bench --list-devices timed out after 2 s'
+check "hung: timed out" has 'b9749-hung .*llama-bench --list-devices timed out after 4 s'
 check "crash: unknown" is_row b9749-crash "unknown failed"
 check "crash: the signal named" has 'b9749-crash .*killed by signal 11'
 check "missing binaries: unknown" is_row b9749-gone "unknown failed"
