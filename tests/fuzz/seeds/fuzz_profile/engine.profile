@@ -1,0 +1,2 @@
+engine = b10715-cuda
+fa = auto
