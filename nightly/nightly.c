@@ -298,6 +298,35 @@ static void fetch_candidate(job *j, const char *flavour)
     report_step(j, 1);
 }
 
+/* The model's sha256 as `lvd store model` records it (hash cache: cheap when
+ * unchanged), or NULL when it cannot be identified (the step says why). */
+static char *identify(job *j, const char *model, const char *when)
+{
+    argv_b a = {0};
+    tool(j, &a, "store");
+    arg(&a, "model");
+    arg(&a, "%s", model);
+    arg(&a, "--json");
+    char base[128], name[200];
+    base_name(model, base, sizeof base);
+    snprintf(name, sizeof name, "identify %s (%s)", base, when);
+    lvd_sb out = {0};
+    int rc = run_step(j, name, &a, j->o->cfg->step_timeout_s, &out);
+    argv_free(&a);
+    char *sha = NULL;
+    if (rc == LVD_EXIT_OK) {
+        cJSON *root = cJSON_Parse(lvd_sb_str(&out));
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "sha256");
+        if (cJSON_IsString(v))
+            sha = lvd_xstrdup(v->valuestring);
+        cJSON_Delete(root);
+    }
+    lvd_sb_free(&out);
+    if (!sha)
+        report_step(j, 0);
+    return sha;
+}
+
 static void per_model(job *j, const char *what, const char *model)
 {
     const night_config *c = j->o->cfg;
@@ -428,9 +457,24 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
     report_step(&j, 0);
 
     for (size_t m = 0; m < c->n_models; m++) {
+        /* a model replaced while it is measured splits its measurements between
+           two artifacts: say so and count the night as partial */
+        char *before = identify(&j, c->models[m], "before");
         per_model(&j, "check", c->models[m]);
         per_model(&j, "bench", c->models[m]);
         per_model(&j, "select", c->models[m]);
+        char *after = before ? identify(&j, c->models[m], "after") : NULL;
+        if (before && after && strcmp(before, after)) {
+            night_step *s = add_step(&j, "model unchanged");
+            s->outcome = lvd_xasprintf("failed: %s changed during the night (sha256 %.12s -> %.12s): "
+                                       "its check, bench and verdict may belong to different files",
+                                       c->models[m], before, after);
+            logf_(&j, "%s", s->outcome);
+            console(&j, "%-40s %s", s->name, s->outcome);
+            r->exit_code = LVD_EXIT_PARTIAL;
+        }
+        free(before);
+        free(after);
     }
     pin_step(&j);
     int ev = evidence_step(&j);
