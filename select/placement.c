@@ -55,14 +55,17 @@ int sel_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block
             return 0;
         }
     }
-    return lvd_errf(err, "unknown KV cache type '%s' (allowed: f32, f16, bf16, q8_0, q4_0, "
-                         "q4_1, iq4_nl, q5_0, q5_1)", type);
+    /* -1 here, not lvd_errf's value: lvd_errf is in another file, so the compiler
+     * cannot see that it never returns 0, and 0 would promise the sizes were set. */
+    lvd_errf(err, "unknown KV cache type '%s' (allowed: f32, f16, bf16, q8_0, q4_0, "
+                  "q4_1, iq4_nl, q5_0, q5_1)", type);
+    return -1;
 }
 
 /* ggml_row_size: bytes of a row of n elements of the type. */
 static int row_bytes(const char *type, uint64_t n, uint64_t *out, lvd_err *err)
 {
-    uint32_t be, bb;
+    uint32_t be = 1, bb = 0;
     if (sel_cache_type_size(type, &be, &bb, err) != 0)
         return -1;
     if (__builtin_mul_overflow((n + be - 1) / be, (uint64_t)bb, out))
