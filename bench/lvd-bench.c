@@ -28,6 +28,7 @@ typedef struct options {
     const char *model;
     const char *engines;
     const char *tests;
+    const char *n_prompt, *n_gen; /* -p, -n */
     int_list ngl, fa, ub, ncmoe;
     char **ctk, **ctv;
     size_t n_ctk, n_ctv;
@@ -45,9 +46,9 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: lvd bench --model M.gguf [--engines all|NAME,...] [--tests pp512,tg128]\n"
-            "                 [--ngl N,...] [--fa on,off] [--ub N,...] [--ctk T,...] [--ctv T,...]\n"
-            "                 [--ncmoe N,...] [--threads N] [--env K=V]... [--reps N]\n"
+            "usage: lvd bench -m M.gguf [--engines all|NAME,...] [--tests pp512,tg128 | -p N,... -n N,...]\n"
+            "                 [-ngl N,...] [-fa on,off] [-ub N,...] [-ctk T,...] [-ctv T,...]\n"
+            "                 [-ncmoe N,...] [-t N] [--env K=V]... [-r N]\n"
             "                 [--budget 15m] [--max-samples 30] [--timeout 300] [--session ID]\n"
             "                 [--objective tg|pp|W] [--json] [--store PATH]\n\n"
             "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
@@ -57,18 +58,25 @@ static void usage(FILE *f)
             "engine gets one CPU arm; engines that cannot be probed are skipped and recorded.\n"
             "An arm that asks for a GPU and runs on the CPU is flagged GPU FLAGS IGNORED.\n\n"
             "options:\n"
-            "  --model PATH       the GGUF model (identified by its sha256)\n"
+            "  -m, --model PATH   the GGUF model (identified by its sha256)\n"
             "  --engines LIST     registered engines by name or id (default all)\n"
             "  --tests LIST       llama-bench tests, ppN and tgN (default pp512,tg128)\n"
-            "  --ngl LIST         -ngl values for GPU arms (default 99, or the placement rung\n"
+            "  -p, --n-prompt LIST, -n, --n-gen LIST\n"
+            "                     the tests as llama-bench's -p and -n give them (pp for each\n"
+            "                     -p, tg for each -n; defaults 512 and 128, 0 = none)\n"
+            "  -ngl, --n-gpu-layers, --ngl LIST\n"
+            "                     -ngl values for GPU arms (default 99, or the placement rung\n"
             "                     when the model does not fit the device's free memory)\n"
-            "  --fa LIST          flash attention: on, off (default on,off)\n"
-            "  --ub LIST, --ctk LIST, --ctv LIST, --ncmoe LIST\n"
+            "  -fa, --flash-attn, --fa LIST\n"
+            "                     flash attention: on, off, 1, 0 (default on,off)\n"
+            "  -ub, --ubatch-size, --ub LIST; -ctk, --cache-type-k, --ctk LIST;\n"
+            "  -ctv, --cache-type-v, --ctv LIST; -ncmoe, --n-cpu-moe, --ncmoe LIST\n"
             "                     more GPU parameter lists (default: not passed)\n"
-            "  --threads N        -t for every arm\n"
+            "  -t, --threads N    -t for every arm\n"
             "  --env K=V[ K2=V2]  an environment variant measured beside the baseline (repeatable;\n"
             "                     GGML_VK_* reaches Vulkan arms only, GGML_CUDA_* CUDA only)\n"
-            "  --reps N           repetitions per invocation, -r (default 3)\n"
+            "  -r, --repetitions, --reps N\n"
+            "                     repetitions per invocation (default 3)\n"
             "  --budget DUR       stop starting runs after DUR (default 15m; 0 = none)\n"
             "  --max-samples N    kept samples per arm and test before giving up (default 30)\n"
             "  --timeout DUR      kill an invocation after DUR (default 300s)\n"
@@ -82,7 +90,8 @@ static void usage(FILE *f)
             "engines, 2 usage, 3 model unreadable, 4 store error.\n\n"
             "example:\n"
             "  lvd bench --model ~/models/qwen3-8b-q4_k_m.gguf --engines b10715-vulkan,cuda-local \\\n"
-            "            --fa on --env GGML_VK_PREFER_HOST_MEMORY=1 --budget 20m\n");
+            "            --fa on --env GGML_VK_PREFER_HOST_MEMORY=1 --budget 20m\n"
+            "  lvd bench -m ~/models/qwen3-8b-q4_k_m.gguf -ngl 99 -fa 0,1 -p 512 -n 128 -r 5\n");
 }
 
 /* Parses "a,b,c" of integers (or on/off for fa) into l. 0 or -1. */
@@ -122,7 +131,7 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 }
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
-       O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES };
+       O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN };
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -134,6 +143,8 @@ static int option(void *opts, int c, const char *arg)
     case 'm': o->model = arg; break;
     case O_ENGINES: o->engines = arg; break;
     case O_TESTS: o->tests = arg; break;
+    case O_NPROMPT: o->n_prompt = arg; break;
+    case O_NGEN: o->n_gen = arg; break;
     case O_NGL:
         if (parse_ints(arg, 0, &o->ngl))
             return lvd_usage_error(TOOL, "--ngl wants numbers like 99,24, not '%s'", arg);
@@ -204,7 +215,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"env", required_argument, NULL, O_ENV},      {"reps", required_argument, NULL, O_REPS},
         {"budget", required_argument, NULL, O_BUDGET}, {"max-samples", required_argument, NULL, O_MAX},
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
-        {"objective", required_argument, NULL, O_OBJECTIVE}, LVD_TOOL_LONGOPTS,
+        {"objective", required_argument, NULL, O_OBJECTIVE}, {"n-prompt", required_argument, NULL, O_NPROMPT},
+        {"n-gen", required_argument, NULL, O_NGEN},   LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":hm:", longopts, usage, &o->t, option, o);
@@ -214,6 +226,8 @@ static int parse_options(int argc, char **argv, options *o)
         return rc;
     if (!o->model)
         return lvd_usage_error(TOOL, "--model is required");
+    if (o->tests && (o->n_prompt || o->n_gen))
+        return lvd_usage_error(TOOL, "--tests and -p/-n exclude each other");
     return 0;
 }
 
@@ -255,7 +269,8 @@ static int run(const options *o)
     lvd_err err = {0};
     bench_test *tests = NULL;
     size_t n_tests = 0;
-    if (bench_tests_parse(o->tests ? o->tests : "pp512,tg128", &tests, &n_tests, &err))
+    if (o->tests ? bench_tests_parse(o->tests, &tests, &n_tests, &err)
+                 : bench_tests_from_counts(o->n_prompt, o->n_gen, &tests, &n_tests, &err))
         return lvd_usage_error(TOOL, "--%s", err.msg);
 
     bench_plan plan;

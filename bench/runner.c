@@ -60,6 +60,36 @@ int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err
     return 0;
 }
 
+int bench_tests_from_counts(const char *n_prompt, const char *n_gen, bench_test **tests, size_t *n,
+                            lvd_err *err)
+{
+    static const char *const kinds[][2] = {{"n-prompt", "pp"}, {"n-gen", "tg"}};
+    const char *lists[] = {n_prompt ? n_prompt : "512", n_gen ? n_gen : "128"};
+    char *spec = lvd_xstrdup("");
+    int rc = 0;
+    for (size_t k = 0; k < 2 && rc == 0; k++) {
+        size_t count;
+        char **items = lvd_split(lists[k], ',', &count);
+        for (size_t i = 0; i < count && rc == 0; i++) {
+            int64_t tokens;
+            if (lvd_parse_i64(items[i], &tokens) || tokens < 0) {
+                rc = lvd_errf(err, "%s: '%s' is not a number of tokens", kinds[k][0], items[i]);
+            } else if (tokens > 0) {
+                char *more = lvd_xasprintf("%s%s%s%s", spec, *spec ? "," : "", kinds[k][1], items[i]);
+                free(spec);
+                spec = more;
+            }
+        }
+        if (count == 0)
+            rc = lvd_errf(err, "%s: no number of tokens given", kinds[k][0]);
+        lvd_strv_free(items);
+    }
+    if (rc == 0)
+        rc = bench_tests_parse(spec, tests, n, err);
+    free(spec);
+    return rc;
+}
+
 /* --- one invocation ----------------------------------------------------- */
 
 typedef struct strv {

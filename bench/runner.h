@@ -68,6 +68,12 @@ typedef struct bench_test {
  * BENCH_MAX_TESTS) into tests (malloc'd). 0, or -1 with err. */
 int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err);
 
+/* The tests of llama-bench's -p and -n lists ("512,1024"; NULL: llama-bench's
+ * defaults 512 and 128; 0: none of that kind) as bench_tests_parse makes
+ * them: ppP for each P, then tgN for each N. 0, or -1 with err. */
+int bench_tests_from_counts(const char *n_prompt, const char *n_gen, bench_test **tests, size_t *n,
+                            lvd_err *err);
+
 /* What every invocation of a session shares. */
 typedef struct bench_invoke {
     const char *model;             /* passed to -m as given */

@@ -24,7 +24,7 @@ enum lvd_exit {
 /* "lvd-TOOL: error: MESSAGE" on stderr (red on a colour terminal). */
 void lvd_error(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lvd_warn(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints a usage error and the --help hint; returns LVD_EXIT_USAGE. */
+/* A usage error: the error line and the --help hint; returns LVD_EXIT_USAGE. */
 int lvd_usage_error(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Colour only on a terminal, never when NO_COLOR is set (any value) or TERM=dumb. */
@@ -69,9 +69,16 @@ typedef int (*lvd_option_fn)(void *opts, int c, const char *arg);
 /* Parses the options of argv with getopt_long (shorts starts with ':', e.g.
  * ":hm:"): --store, --json and --host (not empty) fill t, -h/--help prints
  * usage(stdout) and returns -1 (the tool exits 0), every other option goes
- * to fn(opts, c, optarg); an unknown option or a missing value is a usage
- * error naming it, in one line (LVD_EXIT_USAGE). 0 with optind at the first
- * operand, -1, or an exit code. */
+ * to fn(opts, c, optarg). Options and operands may mix; "--" ends the
+ * options. llama.cpp's spellings of the tool's options are taken as well,
+ * from one table in cli.c (README "llama.cpp's flags"): a tool declaring
+ * "model" takes -m, one declaring "ngl" (or "n-gpu-layers") takes -ngl,
+ * --ngl and --n-gpu-layers, and so on for -fa, -ub, -ctk, -ctv, -ncmoe, -dev,
+ * -t, -c, -r, -p and -n; the single-dash word takes its value as the next
+ * word (or after '=': -ngl=99). An unknown option or a missing value is a
+ * usage error naming the argv word, in one line ("unknown option '-zq'").
+ * 0 with argv's operands moved last and optind at the first, -1, or an exit
+ * code. */
 int lvd_tool_parse(const char *tool, int argc, char **argv, const char *shorts,
                    const struct option *longopts, void (*usage)(FILE *), lvd_tool_opts *t,
                    lvd_option_fn fn, void *opts);

@@ -27,7 +27,7 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: lvd evidence [--out FILE] [--model SHA256|PATH]... [--nights N] [--title TEXT]\n"
+            "usage: lvd evidence [--out FILE] [-m SHA256|PATH]... [--nights N] [--title TEXT]\n"
             "                    [--host NAME] [--json] [--store PATH]\n\n"
             "Writes the evidence page: per model, the engines and devices measured on this host\n"
             "(pp and tg medians with 95 %% CI, deltas against the CPU and the next-ranked arm,\n"
@@ -38,7 +38,7 @@ static void usage(FILE *f)
             "options:\n"
             "  --out FILE       the page (default " OUT_DEFAULT "); charts are\n"
             "                   written beside it as STEM-SHA12-{pp,tg,tg-history}.svg\n"
-            "  --model M        a model by sha256 (or a unique prefix of 8+ hex digits) or by file\n"
+            "  -m, --model M    a model by sha256 (or a unique prefix of 8+ hex digits) or by file\n"
             "                   path; repeatable (default: every model measured on this host)\n"
             "  --nights N       history dates and pin decisions shown (default 14)\n"
             "  --title TEXT     the page title (default \"Backend selection evidence\")\n"

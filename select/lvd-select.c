@@ -37,7 +37,7 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: lvd select --model M.gguf [--profile FILE] [--ctx N] [--free-mib N]\n"
+            "usage: lvd select -m M.gguf [--profile FILE] [-c N] [--free-mib N]\n"
             "                  [--objective tg|pp|W] [--record] [--host NAME] [--json] [--explain]\n"
             "                  [--store PATH]\n"
             "       lvd select --record --artifact SHA256 [--host NAME] [--objective tg|pp|W] [--json]\n\n"
@@ -51,10 +51,11 @@ static void usage(FILE *f)
             "  4. the first engine listing a device, else the CPU engine.\n"
             "Then the placement (-ngl, --n-cpu-moe, -ub) for the device's free memory.\n\n"
             "options:\n"
-            "  --model M.gguf     the model (identified by its SHA-256, cached by path)\n"
+            "  -m, --model M.gguf the model (identified by its SHA-256, cached by path)\n"
             "  --profile FILE     operator profile (key = value): backend or engine, device, ctx,\n"
             "                     fa, ctk, ctv, ngl, n-cpu-moe, ub, threads, env.NAME\n"
-            "  --ctx N            context to place and launch (default: the profile's, else\n"
+            "  -c, --ctx-size, --ctx N\n"
+            "                     context to place and launch (default: the profile's, else\n"
             "                     min(4096, the model's); 0 = the model's training context)\n"
             "  --free-mib N       the device's free memory in MiB (default: the probe's figure)\n"
             "  --objective OBJ    the verdict's objective: tg (default), pp, or a tg weight W\n"

@@ -47,7 +47,7 @@ static void usage(FILE *f)
             "                  SQLite database compare-llama-bench.py reads) as runs:\n"
             "                    --engine NAME                an engine in the store, or\n"
             "                    --engine-dir DIR --build ID  register DIR (origin \"imported\")\n"
-            "                    --model M.gguf               the model (hashed, shape recorded), or\n"
+            "                    -m, --model M.gguf           the model (hashed, shape recorded), or\n"
             "                    --artifact SHA256            its sha256 when the file is elsewhere\n"
             "                    [--host NAME] [--env \"K=V ...\"] [--format auto|json|jsonl|sql]\n"
             "                    [--session NAME]             join this session (default\n"
@@ -58,6 +58,7 @@ static void usage(FILE *f)
             "                  One run per consecutive parameter set, warm-up samples flagged as\n"
             "                  lvd bench flags them; importing again adds nothing.\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
+            "                  (or model -m M.gguf)\n"
             "\n"
             "options:\n"
             "  --store PATH    the store (default: $LVD_STORE, else\n"
@@ -133,9 +134,14 @@ static int parse_options(int argc, char **argv, options *o)
         return lvd_usage_error(TOOL, "missing COMMAND (info, engines, artifacts, runs, import, model)");
     o->command = argv[optind++];
     int wants_arg = !strcmp(o->command, "import") || !strcmp(o->command, "model");
-    if (wants_arg) {
+    int model_cmd = !strcmp(o->command, "model");
+    if (model_cmd && o->model) { /* lvd store model -m M.gguf */
+        if (optind < argc)
+            return lvd_usage_error(TOOL, "model takes M.gguf or --model M.gguf, not both");
+        o->arg = o->model;
+    } else if (wants_arg) {
         if (optind >= argc)
-            return lvd_usage_error(TOOL, "%s needs a %s", o->command, !strcmp(o->command, "import") ? "FILE" : "model file");
+            return lvd_usage_error(TOOL, "%s needs a %s", o->command, model_cmd ? "model file" : "FILE");
         o->arg = argv[optind++];
     }
     return lvd_tool_no_operands(TOOL, argc, argv);

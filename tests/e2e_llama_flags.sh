@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# e2e_llama_flags.sh: llama.cpp's spellings of the options (-m, -ngl, -fa,
+# -r, -p, -n, -c ...; README "llama.cpp's flags") end to end against fake
+# engines (copies of tests/fake-engine): `lvd select -m M.gguf` prints what
+# `lvd select --model M.gguf` prints, `lvd bench -m M -ngl 99 -fa 1 -r 3` runs
+# the same llama-bench invocations and reaches the same decision as the
+# long-form run (twin worlds: fresh store, same scenarios), -p/-n give the
+# tests --tests gives, usage errors name the wrong word, --help shows both
+# spellings. Not a test of the parsing rules themselves (test_cli).
+set -uo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
+
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
+MODEL=$LVD_SHARED/models/tiny-llama-q4_0.gguf
+
+# twin NAME: a world with the same two engines as every other twin
+twin() {
+  world "$1"
+  engine cuda "noise = 0.005" "device = CUDA0|NVIDIA H200|143155|142629|9.0" "dev.CUDA0.tg = 1000" "dev.CUDA0.pp = 60000"
+  engine cpu "noise = 0.005" "cpu.tg = 50" "cpu.pp = 400"
+}
+# invocations: the llama-bench calls of this world, its folder left out
+invocations() { cat "$W"/*/calls.log | grep -F -- "-o jsonl" | sed "s|$W/||g"; }
+# decision: what a bench --json in $tmp/out decided, arm by arm
+decision() { q "[(a['engine'], a['label'], a['params'], a['status']) for a in d['arms']], [(t['test'], t['state']) for t in d['tests']]"; }
+
+# ------------------------------------------------------------ bench
+twin long
+lvd bench --model "$MODEL" --n-gpu-layers 99 --flash-attn 1 --reps 3 --session twin --json
+expect_rc "bench, long spellings" 0
+decision > "$tmp/long.decision"
+invocations > "$tmp/long.calls"
+twin short
+lvd bench -m "$MODEL" -ngl 99 -fa 1 -r 3 --session twin --json
+expect_rc "bench -m M -ngl 99 -fa 1 -r 3" 0
+decision > "$tmp/short.decision"
+invocations > "$tmp/short.calls"
+check "the same decision, arm by arm" same "$tmp/long.decision" "$tmp/short.decision"
+check "the same llama-bench invocations" same "$tmp/long.calls" "$tmp/short.calls"
+check "which pass -ngl 99 -fa 1 -r 3 to the GPU arm" grep -qE -- "-ngl 99 .*-fa 1|-fa 1 .*-ngl 99" "$tmp/short.calls"
+check "the GPU arm is ngl=99 fa=on" grep -qF "ngl=99 fa=on" "$tmp/short.decision"
+twin reps
+lvd bench -m "$MODEL" -ngl 99 -fa 1 -r 8 --session twin --json
+invocations > "$tmp/reps.calls"
+check "-r reaches the repetitions: -r 8 runs -r 8" grep -qF -- "-r 8 -o jsonl" "$tmp/reps.calls"
+check "lvd's own spellings still work" bash -c "'$LVD_BIN/lvd' bench --model '$MODEL' --ngl 99 --fa on --reps 3 --json > /dev/null"
+
+twin tests_long
+lvd bench -m "$MODEL" --tests pp64,tg16 --fa 1 --json
+q "[t['test'] for t in d['tests']]" > "$tmp/tests.long"
+twin tests_short
+lvd bench -m "$MODEL" -p 64 -n 16 -fa 1 --json
+expect_rc "bench -p 64 -n 16" 0
+q "[t['test'] for t in d['tests']]" > "$tmp/tests.short"
+check "-p 64 -n 16 are the tests pp64,tg16" same "$tmp/tests.long" "$tmp/tests.short"
+check "in that order" is "[t['test'] for t in d['tests']]" "['pp64', 'tg16']"
+lvd bench -m "$MODEL" -n 0 -p 32 -fa 1 --objective pp --json
+expect_rc "-n 0: no tg test" 0
+check "only pp32" is "[t['test'] for t in d['tests']]" "['pp32']"
+
+# ------------------------------------------------------------ select
+twin select
+lvd select --model "$MODEL"
+expect_rc "select --model" 0
+cp "$tmp/out" "$tmp/select.long"
+lvd select -m "$MODEL"
+expect_rc "select -m M.gguf" 0
+check "select -m prints the --model line" same "$tmp/select.long" "$tmp/out"
+lvd select --model "$MODEL" --ctx 2048 --json
+q "d['argv']" > "$tmp/ctx.long"
+check "--ctx 2048 reaches the launch line" grep -qF "'2048'" "$tmp/ctx.long"
+for ctx in "-c 2048" "--ctx-size 2048" "-c=2048"; do
+  # shellcheck disable=SC2086 # two words on purpose
+  lvd select -m "$MODEL" $ctx --json
+  q "d['argv']" > "$tmp/ctx.short"
+  check "select $ctx = --ctx 2048" same "$tmp/ctx.long" "$tmp/ctx.short"
+done
+
+# ------------------------------------------------------------ store model
+lvd store --json model "$MODEL"
+q "d['sha256']" > "$tmp/sha.long"
+lvd store --json model -m "$MODEL"
+expect_rc "store model -m M.gguf" 0
+q "d['sha256']" > "$tmp/sha.short"
+check "the same model" same "$tmp/sha.long" "$tmp/sha.short"
+
+# ------------------------------------------------------------ errors, help
+expect_exit 2 "lvd-probe: error: unknown option '-zq'" "$LVD_BIN/lvd" probe --all -zq
+check "the error is that word's, not --all's" bash -c "! grep -qF -- '--all' '$tmp/err'"
+expect_exit 2 "lvd-bench: error: -ngl needs a value" "$LVD_BIN/lvd" bench -m "$MODEL" -ngl
+expect_exit 2 "lvd-bench: error: unknown option '-q'" "$LVD_BIN/lvd" bench -m "$MODEL" -ngl 99 -q
+expect_exit 2 "lvd-select: error: unknown option '-ngl'" "$LVD_BIN/lvd" select -m "$MODEL" -ngl 99
+expect_exit 2 "lvd-bench: error: --tests and -p/-n exclude each other" "$LVD_BIN/lvd" bench -m "$MODEL" --tests pp8 -p 8
+check "the hint follows" has_err "^Try 'lvd-bench --help'.$"
+for t in "bench:-m, --model" "bench:-ngl, --n-gpu-layers, --ngl" "bench:-fa, --flash-attn, --fa" "bench:-r, --repetitions, --reps" \
+         "bench:-p, --n-prompt" "bench:-t, --threads" "select:-m, --model" "select:-c, --ctx-size, --ctx" \
+         "check:-m, --model" "check:-dev, --device" "evidence:-m, --model" "store:-m, --model"; do
+  lvd "${t%%:*}" --help
+  check "lvd ${t%%:*} --help lists '${t#*:}'" has "${t#*:}"
+done
+
+e2e_finish
