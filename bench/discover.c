@@ -69,9 +69,7 @@ static void push(cands *c, char *dir, const char *source, char *reason)
     c->v[c->n++] = (disc_cand){.dir = dir, .source = lvd_xstrdup(source), .reason = reason};
 }
 
-/* dir as an engine directory (itself, or one a few levels below it: a build
- * tree's build/bin), canonical; NULL with *why when there is none. */
-static char *engine_dir_at(const char *dir, char **why)
+char *disc_engine_dir(const char *dir, char **why)
 {
     *why = NULL;
     char *real = realpath(dir, NULL);
@@ -103,7 +101,7 @@ static char *engine_dir_at(const char *dir, char **why)
 static void named(cands *c, const char *dir, const char *source)
 {
     char *why;
-    char *d = engine_dir_at(dir, &why);
+    char *d = disc_engine_dir(dir, &why);
     push(c, d, source, why);
 }
 
@@ -242,7 +240,7 @@ int disc_candidates(const disc_opts *o, disc_cand **out, size_t *n, lvd_err *err
     cands c = {0};
     for (size_t i = 0; i < o->n_dirs; i++) {
         char *why;
-        char *d = engine_dir_at(o->dirs[i], &why);
+        char *d = disc_engine_dir(o->dirs[i], &why);
         if (!d) {
             lvd_errf(err, "%s", why);
             free(why);

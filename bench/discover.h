@@ -60,6 +60,11 @@ typedef struct disc_opts {
 /* 1 when dir holds an executable llama-bench or llama-server. */
 int disc_is_engine_dir(const char *dir);
 
+/* dir as an engine directory: itself, or the first one a few levels below it
+ * (a build tree's build/bin); canonical, malloc'd. NULL with *why (malloc'd)
+ * when there is none. */
+char *disc_engine_dir(const char *dir, char **why);
+
 /* The place patterns: $LVD_DISCOVER_PLACES (':'-separated; set but empty:
  * none) else DISC_DEFAULT_PLACES, split. Free with lvd_strv_free. */
 char **disc_places(size_t *n);

@@ -146,6 +146,15 @@ static int select_engines(store *s, const options *o, lvd_engine **v, size_t *n)
 /* --discover: the work is bench/discover.c. A dry run never creates the store. */
 static int discover(const options *o)
 {
+    for (size_t i = 0; i < o->n_dirs; i++) { /* refused before the store is created */
+        char *why = NULL, *dir = disc_engine_dir(o->dirs[i], &why);
+        free(dir);
+        if (why) {
+            lvd_error(TOOL, "%s", why);
+            free(why);
+            return LVD_EXIT_INPUT;
+        }
+    }
     store *s = NULL;
     char *path = store_default_path(o->t.store);
     int code = LVD_EXIT_OK;
