@@ -1,6 +1,7 @@
 /* lvd-probe.c: the `lvd probe` tool. Asks each registered engine which
  * devices it sees (`--list-devices`), caches the answer in the store and
  * prints it. Option parsing only; the work is bench/probe.c. */
+#include "bench/discover.h"
 #include "bench/engines.h"
 #include "bench/probe.h"
 #include "common/cli.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TOOL "lvd-probe"
 
@@ -21,31 +23,46 @@ typedef struct options {
     int all;
     int refresh;
     int timeout_ms;
+    int discover;       /* --discover [DIR...] */
+    int dry_run;
+    char **dirs;        /* the operands */
+    size_t n_dirs;
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd probe [--all | --engine NAME...] [--refresh] [--timeout SECS] [--json]\n"
-            "                 [--store PATH]\n\n"
+            "                 [--store PATH]\n"
+            "       lvd probe --discover [DIR...] [--dry-run] [--timeout SECS] [--json]\n\n"
             "Runs `llama-bench --list-devices` (else llama-server's) of each registered engine\n"
             "and records the devices it sees. Answers are cached for 24 h per binary; a changed\n"
             "binary (mtime or size) is asked again at once. An engine that cannot be asked\n"
             "(missing, hung, crashing, failing) is shown as backend 'unknown' with the reason;\n"
             "the others are probed regardless.\n\n"
+            "--discover finds llama.cpp engines and registers each new one once, named\n"
+            "BUILD-BACKEND from its own --version and probe (b9749-vulkan): the DIRs, then\n"
+            "LVD_ENGINE_<NAME>=DIR and AIDE_LLAMA_SERVER*=BINARY, llama-server/llama-bench\n"
+            "on PATH, the usual places ($LVD_DISCOVER_PLACES, default\n"
+            "~/llama.cpp/build*/bin:/opt/llama.cpp/*:/opt/llama.cpp/*/bin:/usr/local/bin:/usr/bin)\n"
+            "and lvd fetch's bench dirs. A directory already registered is 'known'.\n\n"
             "options:\n"
             "  --all            probe every registered engine (the default)\n"
             "  --engine NAME    probe this engine (name or id); may be repeated\n"
             "  --refresh        ignore the cache and ask every engine again\n"
             "  --timeout SECS   kill a probe that has not answered after SECS (default 30;\n"
             "                   durations like 90s or 2m work too)\n"
-            "  --json           print JSON: {\"probes\": [...]}\n"
+            "  --discover       find engines and register the new ones (see above)\n"
+            "  --dry-run        with --discover: list what would be registered, write nothing\n"
+            "  --json           print JSON: {\"probes\": [...]} ({\"found\": [...]} with --discover)\n"
             "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
             "  -h, --help       this text\n\n"
-            "exit: 0 every engine answered, 5 some engine is unknown, 1 no engines or no such\n"
-            "engine, 2 usage, 4 store error.\n\n"
+            "exit: 0 every engine answered, 5 some engine is unknown (or, discovering, could\n"
+            "not be identified), 1 no engines or no such engine (none found), 2 usage,\n"
+            "3 a DIR holds no engine, 4 store error.\n\n"
             "example:\n"
-            "  lvd probe --engine b9749-cuda --refresh\n");
+            "  lvd probe --engine b9749-cuda --refresh\n"
+            "  lvd probe --discover --dry-run\n");
 }
 
 /* One of this tool's own options (lvd_option_fn). */
@@ -60,6 +77,8 @@ static int option(void *opts, int c, const char *arg)
         o->engines[o->n_engines++] = arg;
         break;
     case 'r': o->refresh = 1; break;
+    case 'D': o->discover = 1; break;
+    case 'n': o->dry_run = 1; break;
     case 't':
         if (lvd_parse_duration(arg, &secs) != 0 || secs <= 0 || secs > 3600)
             return lvd_usage_error(TOOL, "--timeout wants 1 to 3600 seconds, not '%s'", arg);
@@ -74,13 +93,22 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"all", no_argument, NULL, 'a'},         {"engine", required_argument, NULL, 'e'},
         {"refresh", no_argument, NULL, 'r'},     {"timeout", required_argument, NULL, 't'},
+        {"discover", no_argument, NULL, 'D'},    {"dry-run", no_argument, NULL, 'n'},
         LVD_TOOL_LONGOPTS,                       {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
-    if (rc == 0)
+    if (rc == 0 && !o->discover)
         rc = lvd_tool_no_operands(TOOL, argc, argv);
     if (rc != 0)
         return rc;
+    if (o->discover) {
+        if (o->all || o->n_engines || o->refresh)
+            return lvd_usage_error(TOOL, "--discover takes directories, not --all, --engine or --refresh");
+        for (int i = optind; i < argc; i++)
+            lvd_strv_push(&o->dirs, &o->n_dirs, lvd_xstrdup(argv[i]));
+    } else if (o->dry_run) {
+        return lvd_usage_error(TOOL, "--dry-run goes with --discover");
+    }
     if (o->all && o->n_engines)
         return lvd_usage_error(TOOL, "--all and --engine exclude each other");
     return 0;
@@ -115,13 +143,62 @@ static int select_engines(store *s, const options *o, lvd_engine **v, size_t *n)
     return LVD_EXIT_OK;
 }
 
+/* --discover: the work is bench/discover.c. A dry run never creates the store. */
+static int discover(const options *o)
+{
+    for (size_t i = 0; i < o->n_dirs; i++) { /* refused before the store is created */
+        char *why = NULL, *dir = disc_engine_dir(o->dirs[i], &why);
+        free(dir);
+        if (why) {
+            lvd_error(TOOL, "%s", why);
+            free(why);
+            return LVD_EXIT_INPUT;
+        }
+    }
+    store *s = NULL;
+    char *path = store_default_path(o->t.store);
+    int code = LVD_EXIT_OK;
+    if (!o->dry_run)
+        code = lvd_tool_store_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
+    else if (access(path, F_OK) == 0)
+        code = lvd_tool_store_open(TOOL, o->t.store, STORE_OPEN_READONLY, &s);
+    free(path);
+    if (code != LVD_EXIT_OK)
+        return code;
+    disc_opts d = {.dirs = (const char *const *)o->dirs, .n_dirs = o->n_dirs, .dry_run = o->dry_run,
+                   .timeout_ms = o->timeout_ms};
+    disc_result r;
+    lvd_err err = {{0}};
+    if (disc_run(s, &d, &r, &code, &err) != 0) {
+        store_close(s);
+        return lvd_tool_fail(TOOL, &err, code);
+    }
+    if (o->t.json)
+        lvd_json_emit(stdout, disc_json(&r));
+    else
+        disc_table(stdout, &r);
+    code = disc_exit_code(&r);
+    if (code == LVD_EXIT_FAIL)
+        lvd_error(TOOL, "no llama.cpp engine found (lvd fetch --register DIR --build ID registers one by hand)");
+    disc_result_free(&r);
+    store_close(s);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     options o = {0};
     int code = parse_options(argc, argv, &o);
     if (code != 0) {
         free(o.engines);
+        lvd_strv_free(o.dirs);
         return code < 0 ? LVD_EXIT_OK : code;
+    }
+    if (o.discover) {
+        code = discover(&o);
+        lvd_strv_free(o.dirs);
+        free(o.engines);
+        return code;
     }
     store *s;
     if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != 0) {

@@ -221,7 +221,7 @@ int fetch_register(store *s, const fetch_register_opts *o, lvd_engine *out, int 
     out->dir = dir;
     dir = NULL;
     out->build = lvd_xstrdup(o->build);
-    out->commit = server ? ask_commit(server, timeout_ms) : NULL;
+    out->commit = o->commit ? lvd_xstrdup(o->commit) : server ? ask_commit(server, timeout_ms) : NULL;
     out->flavour = lvd_xstrdup("local");
     out->digest = lvd_xstrdup(hex);
     out->origin = lvd_xstrdup("registered");

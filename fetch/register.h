@@ -18,6 +18,7 @@ typedef struct fetch_register_opts {
     const char *build;   /* the build id users know it by ("b9749"); required */
     const char *name;    /* NULL: the name it already has, else fetch_register_default_name */
     int timeout_ms;      /* for `--version` and the probe; <= 0: BENCH_PROBE_TIMEOUT_MS */
+    const char *commit;  /* NULL: what `llama-server --version` says (already asked, e.g. by discovery) */
 } fetch_register_opts;
 
 /* Registers o->dir: it must be a directory holding an executable

@@ -11,7 +11,7 @@
 static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
-    "run_timeout",
+    "run_timeout", "discover",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -31,6 +31,7 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->reps = 3;
     c->objective = lvd_xstrdup("tg");
     c->fetch = 1;
+    c->discover = 1;
     c->promote = 1;
     c->step_timeout_s = 1800;
     c->evidence = lvd_state_path("evidence/backend-selection.md");
@@ -136,6 +137,9 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
                 return -1;
         } else if (!strcmp(key, "fetch")) {
             if (on_off(kv, e, &c->fetch, err))
+                return -1;
+        } else if (!strcmp(key, "discover")) {
+            if (on_off(kv, e, &c->discover, err))
                 return -1;
         } else if (on_off(kv, e, &c->promote, err)) { /* promote */
             return -1;

@@ -28,6 +28,7 @@ typedef struct night_config {
     char *log;           /* the log file (absolute) */
     char *builds_dir;    /* NULL = lvd-fetch's default */
     int fetch;           /* 0: never touch the network */
+    int discover;        /* 1: find and register the engines on the box before probing */
     int promote;         /* 1: rewrite the pin file when the rule promotes */
     int step_timeout_s;  /* limit for each step but bench (whose is its budget + margin) */
     char *run_timeout;   /* limit for one llama-bench / llama-perplexity run; NULL = the tools' */

@@ -72,6 +72,7 @@ typedef struct job {
     night_report *r;
     FILE *log;
     lvd_sb argv_sb;      /* scratch */
+    const char *step_env; /* one more "K=V" for the next step, or NULL */
 } job;
 
 typedef struct argv_b {
@@ -160,7 +161,7 @@ static int run_step(job *j, const char *name, argv_b *a, int timeout_s, lvd_sb *
     }
     logf_(j, "step '%s': %s", name, lvd_sb_str(&j->argv_sb));
     proc_spec spec = {.argv = (const char *const *)a->v, .timeout_ms = timeout_s * 1000};
-    const char *env[] = {"LVD_NO_PROGRESS=1", NULL};
+    const char *env[] = {"LVD_NO_PROGRESS=1", j->step_env, NULL};
     spec.env = env;
     proc_result res;
     lvd_err err = {{0}};
@@ -402,6 +403,42 @@ static void pin_step(job *j)
     report_step(j, 0);
 }
 
+/* Finds the engines on the box and registers the new ones (lvd probe
+ * --discover); what it found is in the log, its summary on the console. */
+static void discover_step(job *j)
+{
+    const night_config *c = j->o->cfg;
+    argv_b a = {0};
+    tool(j, &a, "probe");
+    arg(&a, "--discover");
+    char *env = c->builds_dir ? lvd_xasprintf("LVD_BUILDS_DIR=%s", c->builds_dir) : NULL;
+    j->step_env = env;
+    lvd_sb out = {0};
+    int rc = run_step(j, "discover", &a, c->step_timeout_s, &out);
+    j->step_env = NULL;
+    free(env);
+    argv_free(&a);
+    night_step *s = &j->r->steps[j->r->n_steps - 1];
+    /* the summary is the last line of its output */
+    const char *text = lvd_sb_str(&out);
+    size_t len = out.len;
+    while (len && text[len - 1] == '\n')
+        len--;
+    size_t start = len;
+    while (start && text[start - 1] != '\n')
+        start--;
+    if (rc == LVD_EXIT_OK || rc == LVD_EXIT_FAIL) {
+        /* finding nothing is no failure: the engines registered are measured */
+        free(s->outcome);
+        s->outcome = len ? lvd_xasprintf("%.*s", (int)(len - start), text + start)
+                         : lvd_xstrdup("no llama.cpp engine found");
+        console(j, "%-40s %s", s->name, s->outcome);
+    } else {
+        report_step(j, 0);
+    }
+    lvd_sb_free(&out);
+}
+
 static int evidence_step(job *j)
 {
     argv_b a = {0};
@@ -447,8 +484,14 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
             fetch_candidate(&j, c->n_flavours ? c->flavours[i] : NULL);
         r->offline |= offline;
     } else {
-        console(&j, "fetch is off in %s: measuring the engines already registered", c->source);
+        console(&j, "fetch is off in %s: measuring the engines %s", c->source,
+                c->discover ? "on this box" : "already registered");
     }
+
+    if (c->discover)
+        discover_step(&j);
+    else
+        logf_(&j, "discover is off in %s: measuring the engines registered", c->source);
 
     argv_b a = {0};
     tool(&j, &a, "probe");

@@ -95,6 +95,7 @@ promote = on
 evidence = docs/evidence/backend-selection.md
 log = nightly.log
 builds_dir = $tmp/builds
+discover = off
 CONFF
 PAGE="$tmp/repo/docs/evidence/backend-selection.md"
 

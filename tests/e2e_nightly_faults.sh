@@ -57,6 +57,7 @@ run_timeout = 5s
 evidence = evidence.md
 log = nightly.log
 builds_dir = $tmp/builds
+discover = off
 CONF
 PAGE="$tmp/repo/evidence.md"
 LOG="$tmp/repo/nightly.log"

@@ -21,6 +21,7 @@ evidence = evidence.md
 log = nightly.log
 pin_file = $LVD_SOURCE/share/pin.default
 promote = off
+discover = off
 CONF
 
 "$LVD_BIN/lvd" nightly --config "$W/nightly.conf" > "$tmp/night.out" 2>&1 &

@@ -23,6 +23,7 @@ static void default_config_uses_shipped_files_and_never_promotes(void **state)
     assert_non_null(strstr(c.pin_file, "pin.default"));
     assert_string_equal(c.candidate, "latest");
     assert_string_equal(c.tests, "pp512,tg128");
+    assert_int_equal(c.discover, 1); /* a box's engines are found without set-up */
     night_config_free(&c);
     free(share);
 }
@@ -34,7 +35,7 @@ static void file_config_resolves_paths_and_checks_values(void **state)
     char *path = lvd_xasprintf("%s/nightly.conf", dir);
     tu_write_str(path, "# night\nmodel = m/a.gguf\nmodel = /abs/b.gguf\npin_file = pin.conf\n"
                        "flavour = bin-ubuntu-vulkan-x64\ncandidate = b10800\nbudget = 2m\n"
-                       "max_samples = 12\nfetch = off\npromote = on\nevidence = docs/e.md\n");
+                       "max_samples = 12\nfetch = off\npromote = on\nevidence = docs/e.md\ndiscover = off\n");
     night_config c;
     lvd_err err = {{0}};
     assert_int_equal(night_config_load(path, &c, &err), 0);
@@ -52,6 +53,7 @@ static void file_config_resolves_paths_and_checks_values(void **state)
     assert_int_equal(c.max_samples, 12);
     assert_int_equal(c.fetch, 0);
     assert_int_equal(c.promote, 1);
+    assert_int_equal(c.discover, 0);
     night_config_free(&c);
 
     struct { const char *text; const char *msg; } bad[] = {
@@ -59,6 +61,7 @@ static void file_config_resolves_paths_and_checks_values(void **state)
         {"model = a\ncandidate = newest\n", ":2: candidate must be latest, none or a build"},
         {"model = a\nbudget = soon\n", ":2: budget must be a duration"},
         {"model = a\nfetch = maybe\n", ":2: fetch must be on or off"},
+        {"model = a\ndiscover = sometimes\n", ":2: discover must be on or off"},
         {"model = a\nmax_samples = 0\n", ":2: max_samples must be a whole number"},
         {"budget = 5m\n", ": no model"},
         {"model =\n", ":1: model has no value"},
