@@ -119,6 +119,7 @@ int lvd_tool_parse(const char *tool, int argc, char **argv, const char *shorts,
             t->host = optarg;
             break;
         case 'h': usage(stdout); return -1;
+        case 'V': printf("%s (llama-verdict) %s\n", tool, LVD_VERSION); return -1;
         case ':': return lvd_usage_error(tool, "%s needs a value", argv[optind - 1]);
         case '?': return lvd_usage_error(tool, "unknown option '%s'", argv[optind - 1]);
         default:
