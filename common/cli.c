@@ -223,6 +223,7 @@ static int take_option(const char *tool, const struct option *o, int c, const ch
         t->host = arg;
         return 0;
     case 'h': usage(stdout); return -1;
+    case 'V': printf("%s (llama-verdict) %s\n", tool, LVD_VERSION); return -1;
     default: return fn(opts, c, arg);
     }
 }

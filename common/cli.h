@@ -47,7 +47,7 @@ void lvd_json_emit(FILE *f, struct cJSON *value);
 struct option;
 struct store;
 
-/* --store, --json, --host and --help, as lvd_tool_parse fills them. */
+/* --store, --json, --host, --help and --version, as lvd_tool_parse fills them. */
 typedef struct lvd_tool_opts {
     const char *store;  /* --store PATH; NULL: $LVD_STORE, else the XDG default */
     int json;           /* --json */
@@ -57,7 +57,7 @@ typedef struct lvd_tool_opts {
 /* Their getopt_long entries, to end a tool's table (before {NULL, 0, NULL, 0}). */
 #define LVD_TOOL_LONGOPTS                                                                        \
     {"json", no_argument, NULL, 'j'}, {"store", required_argument, NULL, 's'},                   \
-        {"help", no_argument, NULL, 'h'}
+        {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}
 /* The entry of --host NAME (whose measurements), for the tools that take it. */
 #define LVD_TOOL_HOST_LONGOPT {"host", required_argument, NULL, 'H'}
 
@@ -68,7 +68,8 @@ typedef int (*lvd_option_fn)(void *opts, int c, const char *arg);
 
 /* Parses the options of argv with getopt_long (shorts starts with ':', e.g.
  * ":hm:"): --store, --json and --host (not empty) fill t, -h/--help prints
- * usage(stdout) and returns -1 (the tool exits 0), every other option goes
+ * usage(stdout) and returns -1 (the tool exits 0), --version prints
+ * "TOOL (llama-verdict) VERSION" and returns -1, every other option goes
  * to fn(opts, c, optarg). Options and operands may mix; "--" ends the
  * options. llama.cpp's spellings of the tool's options are taken as well,
  * from one table in cli.c (README "llama.cpp's flags"): a tool declaring

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
         return LVD_EXIT_OK;
     }
     if (!strcmp(tool, "--version")) {
-        printf("llama-verdict %s\n", LVD_VERSION);
+        printf("lvd (llama-verdict) %s\n", LVD_VERSION);
         return LVD_EXIT_OK;
     }
     if (tool[0] == '-' || strchr(tool, '/'))

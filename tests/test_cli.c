@@ -1,5 +1,5 @@
 /* test_cli.c: what every tool's main shares (common/cli.h): the --store,
- * --json and --help options through lvd_tool_parse with a tool's own, their
+ * --json, --help and --version options through lvd_tool_parse with a tool's own, their
  * one-line usage errors, stray operands, and opening the store with the
  * store exit code. stderr is captured into a file to check the lines. */
 #include "tests/testutil.h"
@@ -19,25 +19,33 @@ static void usage(FILE *f)
     usage_calls++;
 }
 
-/* Runs fn with stderr going to a temporary file; returns what it wrote. */
-static char *capture_stderr(int (*fn)(void *), void *arg, int *rc)
+/* Runs fn with file descriptor fd (stdout or stderr) going to a temporary
+ * file; returns what it wrote. */
+static char *capture_fd(int fd, int (*fn)(void *), void *arg, int *rc)
 {
     char *dir = tu_tmpdir();
-    char *path = lvd_xasprintf("%s/stderr", dir);
+    char *path = lvd_xasprintf("%s/captured", dir);
+    fflush(stdout);
     fflush(stderr);
-    int saved = dup(STDERR_FILENO);
+    int saved = dup(fd);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    dup2(fileno(f), STDERR_FILENO);
+    dup2(fileno(f), fd);
     *rc = fn(arg);
+    fflush(stdout);
     fflush(stderr);
-    dup2(saved, STDERR_FILENO);
+    dup2(saved, fd);
     close(saved);
     fclose(f);
     char *text = tu_read(path, NULL);
     free(path);
     tu_tmpdir_free(dir);
     return text;
+}
+
+static char *capture_stderr(int (*fn)(void *), void *arg, int *rc)
+{
+    return capture_fd(STDERR_FILENO, fn, arg, rc);
 }
 
 typedef struct parse_case {
@@ -146,6 +154,30 @@ static void assert_usage_error(char *err, int rc, const char *line)
     assert_int_equal(rc, LVD_EXIT_USAGE);
     assert_string_equal(err, want);
     free(want);
+    free(err);
+}
+
+/* --version answers on stdout in help2man's form "NAME (PACKAGE) VERSION" and
+ * stops the tool (exit 0) without its usage; nothing on stderr. */
+static void version_prints_one_line_and_stops(void **state)
+{
+    (void)state;
+    char *argv[] = {"lvd-test", "--store", "s", "--version", "--other", "v", NULL};
+    parse_case p;
+    memset(&p, 0, sizeof p);
+    p.argv = argv;
+    p.argc = 6;
+    int rc;
+    usage_calls = 0;
+    char *out = capture_fd(STDOUT_FILENO, parse, &p, &rc);
+    assert_int_equal(rc, -1);
+    assert_int_equal(usage_calls, 0);
+    assert_null(p.other); /* stopped at --version */
+    assert_string_equal(out, "lvd-test (llama-verdict) " LVD_VERSION "\n");
+    free(out);
+    char *err = run_parse(&p, &rc, argv);
+    assert_int_equal(rc, -1);
+    assert_string_equal(err, "");
     free(err);
 }
 
@@ -444,6 +476,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shared_options_fill_the_struct),
         cmocka_unit_test(help_prints_usage_and_stops),
+        cmocka_unit_test(version_prints_one_line_and_stops),
         cmocka_unit_test(bad_command_lines_are_one_usage_error),
         cmocka_unit_test(every_llama_spelling_is_its_option),
         cmocka_unit_test(short_and_long_spellings_parse_the_same),
