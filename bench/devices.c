@@ -1,5 +1,5 @@
 /* devices.c: the `--list-devices` parser (see devices.h). Line by line with
- * PCRE2, against the real formats captured in shared/fixtures/llama.cpp/
+ * PCRE2, against the real formats captured in tests/fixtures/llama.cpp/
  * (cpu-build-b9749/list-devices, gpu-h200/{cuda,vulkan}-list-devices). Not for
  * running anything. */
 #define PCRE2_CODE_UNIT_WIDTH 8

@@ -1,5 +1,5 @@
 /* pplout.c: the llama-perplexity output parser (see pplout.h), with PCRE2,
- * against the captures in shared/fixtures/llama.cpp (cpu-build-b9749/
+ * against the captures in tests/fixtures/llama.cpp (cpu-build-b9749/
  * perplexity*, gpu-h200/ppl-*). Not for running anything. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "bench/pplout.h"

@@ -12,8 +12,8 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
-MODEL=$LVD_SHARED/models/tiny-llama-q4_0.gguf
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
+MODEL=$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf
 
 # leader_engine TEST: engine of the leader of TEST's ranking
 leader_engine() { q "[a['engine'] for a in d['arms'] if a['arm'] == [t for t in d['tests'] if t['test'] == '$1'][0]['leader']][0]"; }

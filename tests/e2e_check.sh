@@ -11,8 +11,8 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
-MODEL=$LVD_SHARED/models/tiny-llama-q4_0.gguf
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_FIXTURES LVD_SOURCE
+MODEL=$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf
 
 # status ENGINE DEVICE: the check's status in the JSON in $tmp/out
 status() { q "[c['status'] for c in d['checks'] if c['engine']=='$1' and (c['device'] or '')=='$2'][0]"; }
@@ -53,7 +53,7 @@ expect_rc "a same-top-p floor" 5
 check "stops it" is "[c['reason'] for c in d['checks'] if c['engine']=='vulkan'][0]" "same top p 64.000 % < 90.000 %"
 
 # --text overrides the shipped text
-cp "$LVD_SHARED/fixtures/llama.cpp/cpu-build-b9749/perplexity-input.txt" "$tmp/other.txt"
+cp "$LVD_FIXTURES/llama.cpp/cpu-build-b9749/perplexity-input.txt" "$tmp/other.txt"
 lvd check --model "$MODEL" --engines cpu,cuda --text "$tmp/other.txt" --json
 expect_rc "--text" 0
 check "the given text is scored" grep -q -- "-f $tmp/other.txt" "$W/cuda/calls.log"
@@ -82,7 +82,7 @@ check "--help has an example" has "^examples:"
 check "--help shows --import" has "lvd check --import --artifact"
 
 # ------------------------------------------------------------ --import: captured output
-F=$LVD_SHARED/fixtures/llama.cpp/gpu-h200
+F=$LVD_FIXTURES/llama.cpp/gpu-h200
 SHA=973978067daa0$(printf 'd%.0s' $(seq 51))
 world imported
 "$LVD_BIN/lvd" store import "$F/bench-cuda-dense-ngl99.jsonl" --engine-dir /opt/llama.cpp/cuda --engine cuda \

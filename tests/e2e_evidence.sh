@@ -10,14 +10,14 @@
 # shown as such with its failed check; SVGs parse as XML; the same store
 # gives the same bytes; nothing is written when nothing was measured; and the
 # committed example docs/evidence/h200-example.md (+ charts) is exactly what
-# this renders (LVD_UPDATE_EXAMPLE=1 rewrites it). Needs LVD_BIN, LVD_SHARED,
+# this renders (LVD_UPDATE_EXAMPLE=1 rewrites it). Needs LVD_BIN, LVD_FIXTURES,
 # LVD_SOURCE (set by ctest).
 set -euo pipefail
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_SHARED LVD_SOURCE LVD_FAKE_ENGINE
-F="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
+e2e_needs LVD_BIN LVD_FIXTURES LVD_SOURCE LVD_FAKE_ENGINE
+F="$LVD_FIXTURES/llama.cpp/gpu-h200"
 # The dense model is too large to ship; its sha256 starts with 973978067daa0.
 SHA=973978067daa0$(printf 'd%.0s' $(seq 51))
 # The MoE model's sha256 was not captured: a placeholder (the page shows it as such).
@@ -235,7 +235,7 @@ engine cpu "noise = 0.005" "cpu.tg = 50" "cpu.pp = 400"
 engine cuda "noise = 0.005" "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" "dev.CUDA0.pp = 3000"
 engine vk "noise = 0.005" "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
 MODEL="$tmp/tiny-llama-q4_0.gguf"
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 "$LVD_BIN/lvd-probe" >/dev/null || fail "probe"
 "$LVD_BIN/lvd-check" --model "$MODEL" >/dev/null || fail "check"
 "$LVD_BIN/lvd-bench" --model "$MODEL" --fa on --reps 5 --budget 120s --session night-1 >/dev/null || fail "bench"

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # e2e_fake_engine.sh: proves that tests/fake-engine answers as the real llama.cpp
-# tools do in shared/fixtures/llama.cpp (byte for byte where the scenario can
+# tools do in tests/fixtures/llama.cpp (byte for byte where the scenario can
 # replay the captured samples, line shape where values are the fake's own), and
 # that its scenario contract holds: true speeds, multipliers, device choice,
 # ignore_ngl, faults, determinism, the invocation log. Not a test of any lvd tool.
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_FAKE_ENGINE LVD_SHARED
+e2e_needs LVD_FAKE_ENGINE LVD_FIXTURES
 FAKE=$LVD_FAKE_ENGINE
-FX=$LVD_SHARED/fixtures/llama.cpp
+FX=$LVD_FIXTURES/llama.cpp
 CPU=$FX/cpu-build-b9749
 H200=$FX/gpu-h200
-MODELS=$LVD_SHARED/models
+MODELS=$LVD_FIXTURES/models
 
 # linked_engine DIR: a fresh engine dir holding the three personas as symlinks
 linked_engine() {

@@ -10,12 +10,12 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_SOURCE LVD_SHARED
+e2e_needs LVD_BIN LVD_SOURCE LVD_FIXTURES
 FETCH="$LVD_BIN/lvd-fetch"
 
 # the archives' llama-server / llama-bench answer --list-devices as the real
 # Vulkan build did on the H200 (fixtures/llama.cpp/gpu-h200)
-FIX="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
+FIX="$LVD_FIXTURES/llama.cpp/gpu-h200"
 cat >"$tmp/engine.sh" <<ENGINE
 #!/bin/sh
 if [ "\$1" = --list-devices ]; then

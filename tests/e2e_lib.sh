@@ -21,7 +21,7 @@ export NO_COLOR=1 LVD_NO_PROGRESS=1
 unset FAKE_SCENARIO FAKE_INDEX FAKE_SEED FAKE_SERVER_CHECK
 
 # e2e_needs VAR...: ends the script unless each VAR is set (ctest sets LVD_BIN,
-# LVD_FAKE_ENGINE, LVD_SHARED, LVD_SOURCE, LVD_TEST_BIN)
+# LVD_FAKE_ENGINE, LVD_FIXTURES (tests/fixtures), LVD_SOURCE, LVD_TEST_BIN)
 e2e_needs() {
   local v
   for v in "$@"; do [ -n "${!v:-}" ] || { echo "$v is not set: run through ctest" >&2; exit 1; }; done

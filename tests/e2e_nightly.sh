@@ -12,7 +12,7 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE LVD_SHARED
+e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
 export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db"
 export LVD_HOST=e2e-box GITHUB_TOKEN=tok-e2e-secret
 FLAVOUR=bin-ubuntu-vulkan-x64
@@ -81,7 +81,7 @@ sha256.$FLAVOUR = $D200
 PINF
 MODEL="$tmp/models/tiny model.gguf"      # a space in the path, on purpose
 mkdir -p "$tmp/models"
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 CONF="$tmp/repo/nightly.conf"
 cat >"$CONF" <<CONFF
 model = ../models/tiny model.gguf

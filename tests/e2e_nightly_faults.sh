@@ -9,7 +9,7 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE LVD_SHARED
+e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
 export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db" LVD_HOST=faults-box
 FLAVOUR=bin-ubuntu-vulkan-x64
 
@@ -45,7 +45,7 @@ export LVD_RELEASES_DOWNLOAD="$BASE/download"
 
 mkdir -p "$tmp/repo"
 printf 'build = b300\nflavour = %s\nsha256.%s = %s\n' "$FLAVOUR" "$FLAVOUR" "$D300" >"$tmp/repo/pin.conf"
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$tmp/repo/model.gguf"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$tmp/repo/model.gguf"
 cat >"$tmp/repo/nightly.conf" <<CONF
 model = model.gguf
 pin_file = pin.conf

@@ -5,12 +5,12 @@
 # night is partial (exit 5), and what was recorded stays keyed by the artifact
 # each step actually saw.
 . "$(dirname "$0")/e2e_lib.sh"
-e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED LVD_SOURCE
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_FIXTURES LVD_SOURCE
 
 world night
 engine cpu "cpu.tg = 50" "sleep_ms = 1500"
 engine gpu "device = CUDA0|NVIDIA GeForce RTX 4090|24564|23000|8.9" "dev.CUDA0.tg = 900" "sleep_ms = 1500"
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$W/model.gguf"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$W/model.gguf"
 cat > "$W/nightly.conf" <<CONF
 model = model.gguf
 fetch = off
@@ -32,7 +32,7 @@ for _ in $(seq 1 600); do
   grep -q "step 'check model.gguf'" "$W/nightly.log" 2>/dev/null && break
   sleep 0.05
 done
-cp "$LVD_SHARED/models/tiny-moe-q4_0.gguf" "$W/model.gguf.new" && mv "$W/model.gguf.new" "$W/model.gguf"
+cp "$LVD_FIXTURES/models/tiny-moe-q4_0.gguf" "$W/model.gguf.new" && mv "$W/model.gguf.new" "$W/model.gguf"
 rc=0
 wait $night || rc=$?
 cat "$tmp/night.out"

@@ -6,13 +6,13 @@
 # comparison, recording (and --no-record not), --promote leaving a kept pin
 # file byte for byte, and the evidence page's pin section. Promotion itself
 # (two nights, digest, atomic rewrite) is covered by tests/test_pin.c.
-# Needs LVD_BIN and LVD_SHARED (set by ctest).
+# Needs LVD_BIN and LVD_FIXTURES (set by ctest).
 set -euo pipefail
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_SHARED
-F="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
+e2e_needs LVD_BIN LVD_FIXTURES
+F="$LVD_FIXTURES/llama.cpp/gpu-h200"
 SHA=973978067daa0$(printf 'd%.0s' $(seq 51))
 S="$tmp/store.db"
 unset LVD_STORE LVD_HOST

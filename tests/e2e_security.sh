@@ -15,7 +15,7 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED LVD_SOURCE
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
 SRC=$LVD_SOURCE
 n=0
 # lvd ARGS: the dispatcher, captured (e2e_lib.sh), every output also kept for the token check
@@ -68,7 +68,7 @@ HOSTILE="-a b;c \$(touch $tmp/pwned) \`touch $tmp/pwned\` 'q\" x${NL}y"
 ENG=$tmp/$HOSTILE-engine
 MODEL=$tmp/$HOSTILE-model.gguf
 fake_engine "$ENG" "cpu.tg = 50" "cpu.pp = 400" "ppl = 32813.2123" # (makes the parent dirs MODEL shares)
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 
 lvd fetch --register "$ENG" --build b9749 --name hostile
 expect_rc "register a hostile engine directory" 0

@@ -12,7 +12,7 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
 
 # One store; every engine must register and probe cleanly.
 world engines
@@ -26,9 +26,9 @@ HOSTILE="$tmp/we ird 'dir\" \$HOME \`x\`
 nl"
 mkdir -p "$HOSTILE"
 MODEL="$HOSTILE/tiny llama.gguf"
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 PLAIN=$tmp/tiny-llama-q4_0.gguf
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$PLAIN"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$PLAIN"
 
 # A Pascal box: CUDA and Vulkan builds see the same GTX 1060; Vulkan decodes faster.
 engine cpu "noise = 0.005" "cpu.tg = 50" "cpu.pp = 400"

@@ -2,16 +2,16 @@
 # e2e_store_import.sh: `lvd store` end to end on the real llama-bench captures:
 # import json, jsonl and sql output (counts checked through --json), re-import
 # without duplicates, the gpu_ignored marking, shared sessions and warm-up
-# flags, refusals with their exit codes, and the listings. Needs LVD_BIN and LVD_SHARED (set by ctest).
+# flags, refusals with their exit codes, and the listings. Needs LVD_BIN and LVD_FIXTURES (set by ctest).
 set -euo pipefail
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_SHARED
+e2e_needs LVD_BIN LVD_FIXTURES
 LVD_STORE_BIN="$LVD_BIN/lvd-store"
-FIX="$LVD_SHARED/fixtures/llama.cpp/cpu-build-b9749"
-MODEL="$LVD_SHARED/models/small-llama-q8_0.gguf"
-MOE="$LVD_SHARED/models/tiny-moe-q4_0.gguf"
+FIX="$LVD_FIXTURES/llama.cpp/cpu-build-b9749"
+MODEL="$LVD_FIXTURES/models/small-llama-q8_0.gguf"
+MOE="$LVD_FIXTURES/models/tiny-moe-q4_0.gguf"
 S="$tmp/store.db"
 unset LVD_STORE
 
@@ -134,7 +134,7 @@ st runs --limit 1 --json | json 0 arm_key | grep -qx "dev=- ngl=- fa=- ub=512 ct
 
 # --session: imports share a session; warm-up flagged as lvd bench flags it;
 # a re-import into another session adds nothing and says where the runs are.
-H200="$LVD_SHARED/fixtures/llama.cpp/gpu-h200"
+H200="$LVD_FIXTURES/llama.cpp/gpu-h200"
 DENSE=973978067daa0$(printf 'd%.0s' $(seq 51))
 st import "$H200/bench-cuda-dense-ngl99.jsonl" --engine-dir "$tmp/cuda" --engine cuda --build b9749 \
   --artifact "$DENSE" --session night-1 --json >"$tmp/r6"

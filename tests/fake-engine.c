@@ -1,7 +1,7 @@
 /* fake-engine.c: the fake llama.cpp engine every end-to-end test drives. One
  * binary answers as llama-bench, llama-server or llama-perplexity (chosen by
  * the basename of argv[0]; `fake-engine llama-bench ARGS` works too), with the
- * output formats of the real captures in shared/fixtures/llama.cpp/, and with
+ * output formats of the real captures in tests/fixtures/llama.cpp/, and with
  * speeds, devices, correctness and faults taken from a scenario file so that
  * tests know the truth. Not a model runner: it computes nothing, and it never
  * opens a socket (llama-server validates its argv, logs and exits).

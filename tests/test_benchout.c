@@ -1,5 +1,5 @@
 /* test_benchout.c: the llama-bench output parser and arm keys against the real
- * captures in shared/fixtures/llama.cpp (every format, values checked against
+ * captures in tests/fixtures/llama.cpp (every format, values checked against
  * the numbers printed there) and against truncated and garbled variants. */
 #include "tests/testutil.h"
 
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CPU_DIR "fixtures/llama.cpp/cpu-build-b9749/"
-#define GPU_DIR "fixtures/llama.cpp/gpu-h200/"
+#define CPU_DIR "llama.cpp/cpu-build-b9749/"
+#define GPU_DIR "llama.cpp/gpu-h200/"
 
 /* cmocka 1.1.5 has no assert_double_equal. */
 #define assert_double_equal(a, b, eps) assert_near((a), (b), (eps), __LINE__)
@@ -25,7 +25,7 @@ static void assert_near(double a, double b, double eps, int line)
 
 static char *fixture(const char *rel, size_t *n)
 {
-    char *path = tu_shared(rel);
+    char *path = tu_fixture(rel);
     char *text = tu_read(path, n);
     free(path);
     return text;

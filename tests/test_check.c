@@ -23,7 +23,7 @@
 #include "bench/probe.h"
 #include "store/identify.h"
 
-#define CPU "fixtures/llama.cpp/cpu-build-b9749/"
+#define CPU "llama.cpp/cpu-build-b9749/"
 
 static lvd_check judged(const bench_ppl *out, const bench_check_opts *o)
 {
@@ -55,7 +55,7 @@ static void test_judge(void **state)
     assert_true(o.kld_max == 0.01 && o.ppl_tol == 0.01 && o.top_p_min < 0);
 
     /* the real CPU-vs-CPU capture: KLD 0, ratio 1: pass */
-    char *po = tu_shared(CPU "perplexity-kld.stdout"), *pe = tu_shared(CPU "perplexity-kld.stderr");
+    char *po = tu_fixture(CPU "perplexity-kld.stdout"), *pe = tu_fixture(CPU "perplexity-kld.stderr");
     char *out = tu_read(po, NULL), *errt = tu_read(pe, NULL);
     bench_ppl p;
     lvd_err err = {0};
@@ -73,8 +73,8 @@ static void test_judge(void **state)
     free(pe);
 
     /* the plain run has no KL statistics: error, not pass */
-    po = tu_shared(CPU "perplexity.stdout");
-    pe = tu_shared(CPU "perplexity.stderr");
+    po = tu_fixture(CPU "perplexity.stdout");
+    pe = tu_fixture(CPU "perplexity.stderr");
     out = tu_read(po, NULL);
     errt = tu_read(pe, NULL);
     assert_int_equal(bench_ppl_parse(out, errt, "plain", &p, &err), 0);
@@ -348,7 +348,7 @@ static void test_reference_fails(void **state)
 
 /* --- captured output ----------------------------------------------------- */
 
-#define H200 "fixtures/llama.cpp/gpu-h200/"
+#define H200 "llama.cpp/gpu-h200/"
 
 /* An engine known from imported results only: registered, never probed. */
 static size_t imported_engine(fx *f, const char *name)
@@ -372,12 +372,12 @@ static int import_capture(fx *f, const char *engine, const char *rel, const char
                           lvd_check *c, lvd_err *err)
 {
     char *po = lvd_xasprintf("%s%s.out", H200, rel), *pe = lvd_xasprintf("%s%s.err", H200, rel);
-    char *out = tu_shared(po), *log = tu_shared(pe);
+    char *out = tu_fixture(po), *log = tu_fixture(pe);
     char *bo = NULL, *be = NULL;
     if (base) {
         char *a = lvd_xasprintf("%s%s.out", H200, base), *b = lvd_xasprintf("%s%s.err", H200, base);
-        bo = tu_shared(a);
-        be = tu_shared(b);
+        bo = tu_fixture(a);
+        be = tu_fixture(b);
         free(a);
         free(b);
     }
@@ -478,11 +478,11 @@ static void test_import_probed_and_refused(void **state)
     assert_non_null(strstr(err.msg, "the CPU reference has no device"));
 
     /* files: a reference that was a comparison, runs of different lengths, garbage */
-    char *kld_out = tu_shared(CPU "perplexity-kld.stdout"), *kld_err = tu_shared(CPU "perplexity-kld.stderr");
+    char *kld_out = tu_fixture(CPU "perplexity-kld.stdout"), *kld_err = tu_fixture(CPU "perplexity-kld.stderr");
     char *two = lvd_xasprintf("%s/two.out", f->tmp), *junk = lvd_xasprintf("%s/junk.out", f->tmp);
     tu_write_str(two, "[1]56026.8961,[2]52276.4709,\n");
     tu_write_str(junk, "Segmentation fault\n");
-    char *cuda_out = tu_shared(H200 "ppl-cuda.out"), *cpu_out = tu_shared(H200 "ppl-cpu.out");
+    char *cuda_out = tu_fixture(H200 "ppl-cuda.out"), *cpu_out = tu_fixture(H200 "ppl-cpu.out");
     struct {
         const char *output, *base, *needle;
     } bad[] = {

@@ -1,5 +1,5 @@
 /* test_devices.c: the --list-devices parser (bench/devices.c) on every real
- * capture in shared/fixtures/llama.cpp/ and on synthetic variants of them:
+ * capture in tests/fixtures/llama.cpp/ and on synthetic variants of them:
  * noise lines, a missing header, several devices of several backends, CRLF,
  * garbage, and CUDA's compute capability from the init log. */
 #include "tests/testutil.h"
@@ -11,8 +11,8 @@
 
 static char *fixture(const char *rel)
 {
-    char *path = lvd_xasprintf("%s/%s", "fixtures/llama.cpp", rel);
-    char *full = tu_shared(path);
+    char *path = lvd_xasprintf("%s/%s", "llama.cpp", rel);
+    char *full = tu_fixture(path);
     char *text = tu_read(full, NULL);
     free(path);
     free(full);

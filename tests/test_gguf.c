@@ -1,8 +1,8 @@
-/* test_gguf.c: the GGUF reader on the three real models in shared/models and
+/* test_gguf.c: the GGUF reader on the three real models (see tu_model) and
  * on hostile variants built here: every truncation point, bad magic and
  * versions, huge lengths and counts, bad dimensions and types, tensor data
  * beyond the file. Expected sizes are computed from the models' documented
- * dimensions (shared/fixtures/llama.cpp/README.md) and cross-checked with the
+ * dimensions (tests/fixtures/llama.cpp/README.md) and cross-checked with the
  * model_size llama-bench reported for the same files in the captures. */
 #include "common/gguf.h"
 #include "tests/testutil.h"
@@ -33,7 +33,7 @@ static void expect_error(int rc, const lvd_err *err, const char *name, const cha
 
 static void read_model(const char *file, gguf_shape *s, uint64_t *file_size)
 {
-    char *path = tu_shared(file);
+    char *path = tu_model(file);
     lvd_err err;
     if (gguf_read_shape(path, s, &err) != 0)
         fail_msg("%s", err.msg);
@@ -52,7 +52,7 @@ static void test_tiny_llama(void **state)
     (void)state;
     gguf_shape s;
     uint64_t size;
-    read_model("models/tiny-llama-q4_0.gguf", &s, &size);
+    read_model("tiny-llama-q4_0.gguf", &s, &size);
     assert_int_equal(s.version, 3);
     assert_string_equal(s.arch, "llama");
     assert_string_equal(s.name, "tiny-llama");
@@ -85,7 +85,7 @@ static void test_tiny_moe(void **state)
     (void)state;
     gguf_shape s;
     uint64_t size;
-    read_model("models/tiny-moe-q4_0.gguf", &s, &size);
+    read_model("tiny-moe-q4_0.gguf", &s, &size);
     assert_string_equal(s.name, "tiny-moe");
     assert_string_equal(gguf_file_type_name(s.file_type), "Q4_0");
     assert_int_equal(s.n_block, 4);
@@ -112,7 +112,7 @@ static void test_small_llama(void **state)
     (void)state;
     gguf_shape s;
     uint64_t size;
-    read_model("models/small-llama-q8_0.gguf", &s, &size);
+    read_model("small-llama-q8_0.gguf", &s, &size);
     assert_string_equal(s.name, "small-llama");
     assert_int_equal(s.file_type, 7);
     assert_string_equal(gguf_file_type_name(s.file_type), "Q8_0");
@@ -152,7 +152,7 @@ static uint64_t proc_rchar(void)
 static void test_reads_only_header(void **state)
 {
     (void)state;
-    char *path = tu_shared("models/small-llama-q8_0.gguf");
+    char *path = tu_model("small-llama-q8_0.gguf");
     gguf_shape s;
     lvd_err err;
     uint64_t before = proc_rchar();
@@ -173,10 +173,9 @@ static void test_reads_only_header(void **state)
 static void test_memory_matches_file(void **state)
 {
     (void)state;
-    const char *files[] = {"models/tiny-llama-q4_0.gguf", "models/tiny-moe-q4_0.gguf",
-                           "models/small-llama-q8_0.gguf"};
+    const char *files[] = {"tiny-llama-q4_0.gguf", "tiny-moe-q4_0.gguf", "small-llama-q8_0.gguf"};
     for (size_t i = 0; i < LVD_ARRAY_LEN(files); i++) {
-        char *path = tu_shared(files[i]);
+        char *path = tu_model(files[i]);
         size_t n;
         char *data = tu_read(path, &n);
         gguf_shape a, b;
@@ -208,7 +207,7 @@ static void test_tiny_llama_truncations(void **state)
 {
     (void)state;
     const char *name = "tiny-llama-q4_0.gguf";
-    char *path = tu_shared("models/tiny-llama-q4_0.gguf");
+    char *path = tu_model("tiny-llama-q4_0.gguf");
     size_t n;
     char *data = tu_read(path, &n);
     gguf_shape s;

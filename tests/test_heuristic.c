@@ -1,6 +1,6 @@
 /* test_heuristic.c: the device-name table and selection rule 3
  * (select/heuristic.h) on real device names: those of issue 4, the H200
- * captures in shared/fixtures (read from the files), and the names
+ * captures in tests/fixtures (read from the files), and the names
  * --list-devices prints for CUDA, Vulkan (RADV, ANV), ROCm, SYCL and Metal. */
 #include "common/util.h"
 #include "select/heuristic.h"
@@ -158,7 +158,7 @@ static lvd_device dev(const char *selector, const char *name, int64_t total_mib,
 /* The devices of one --list-devices capture: "  SEL: NAME (T MiB, F MiB free)". */
 static size_t read_capture(const char *rel, lvd_device *out, size_t max)
 {
-    char *path = tu_shared(rel);
+    char *path = tu_fixture(rel);
     char *text = tu_read(path, NULL);
     int code;
     PCRE2_SIZE off;
@@ -189,9 +189,9 @@ static void test_h200_captures(void **state)
 {
     (void)state;
     lvd_device cuda[4], vk[4], cpu[4];
-    assert_int_equal(read_capture("fixtures/llama.cpp/gpu-h200/cuda-list-devices.stdout", cuda, 4), 1);
-    assert_int_equal(read_capture("fixtures/llama.cpp/gpu-h200/vulkan-list-devices.stdout", vk, 4), 1);
-    assert_int_equal(read_capture("fixtures/llama.cpp/gpu-h200/cpu-list-devices.stdout", cpu, 4), 0);
+    assert_int_equal(read_capture("llama.cpp/gpu-h200/cuda-list-devices.stdout", cuda, 4), 1);
+    assert_int_equal(read_capture("llama.cpp/gpu-h200/vulkan-list-devices.stdout", vk, 4), 1);
+    assert_int_equal(read_capture("llama.cpp/gpu-h200/cpu-list-devices.stdout", cpu, 4), 0);
     assert_string_equal(cuda[0].name, "NVIDIA H200");
     snprintf(cuda[0].compute_cap, sizeof cuda[0].compute_cap, "9.0");
     sel_candidate c[] = {
@@ -216,7 +216,7 @@ static void test_h200_captures(void **state)
     assert_non_null(strstr(ch.reason, "no engine lists it under CUDA"));
     /* The Vulkan build with no driver: "(none)" like the CPU build. */
     lvd_device none[2];
-    assert_int_equal(read_capture("fixtures/llama.cpp/gpu-h200/vulkan-build-no-driver/list-devices.stdout",
+    assert_int_equal(read_capture("llama.cpp/gpu-h200/vulkan-build-no-driver/list-devices.stdout",
                                   none, 2), 0);
 }
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* sha256sum of shared/models/tiny-llama-q4_0.gguf */
+/* sha256sum of share/models/tiny-llama-q4_0.gguf */
 #define TINY_LLAMA_SHA "194f08028caffcebd46f6b2b08bab228980fdcbff79da56119855cf8f1287544"
 
 typedef struct fx {
@@ -32,7 +32,7 @@ static int setup(void **state)
     assert_non_null(real);
     f->model = lvd_xasprintf("%s/tiny.gguf", real);
     free(real);
-    char *src = tu_shared("models/tiny-llama-q4_0.gguf");
+    char *src = tu_model("tiny-llama-q4_0.gguf");
     size_t n;
     char *data = tu_read(src, &n);
     tu_write(f->model, data, n);

@@ -14,14 +14,14 @@
 #include <string.h>
 
 #define SHA "0a98828d99cb5c14b31b32e2ebb14c9ac148b673ebc69737b05949147fd32316"
-#define FIX "fixtures/llama.cpp/"
+#define FIX "llama.cpp/"
 
 typedef tu_storefx fx;
 
-/* Imports a file (shared-relative, or absolute) registering DIR/engine as build. */
+/* Imports a file (relative to tests/fixtures, or absolute) registering DIR/engine as build. */
 static int import(fx *f, const char *file, const char *build, bench_import_report *rep, lvd_err *err)
 {
-    char *path = file[0] == '/' ? lvd_xstrdup(file) : tu_shared(file);
+    char *path = file[0] == '/' ? lvd_xstrdup(file) : tu_fixture(file);
     char *dir = lvd_xasprintf("%s/engine", f->dir);
     bench_import_opts o = {.file = path, .engine_dir = dir, .build = build, .artifact = SHA, .host = "box"};
     int rc = bench_import_file(f->s, &o, rep, err);
@@ -101,7 +101,7 @@ static void test_repeated_test_starts_a_run(void **state)
      * same parameters, but a test repeats, so two runs; the second copy of
      * the file adds none. */
     size_t n;
-    char *src = tu_shared(FIX "cpu-build-b9749/bench-jsonl.stdout");
+    char *src = tu_fixture(FIX "cpu-build-b9749/bench-jsonl.stdout");
     char *text = tu_read(src, &n);
     char *file = lvd_xasprintf("%s/twice.jsonl", f->dir);
     lvd_sb sb = {0};
@@ -162,7 +162,7 @@ static void test_refusals(void **state)
     fx *f = *state;
     bench_import_report rep;
     lvd_err err = {0};
-    char *json = tu_shared(FIX "cpu-build-b9749/bench-json.stdout");
+    char *json = tu_fixture(FIX "cpu-build-b9749/bench-json.stdout");
     struct {
         bench_import_opts o;
         bench_import_fail fail;
@@ -198,9 +198,9 @@ static void test_refusals(void **state)
     size_t n;
     char *a = tu_read(json, &n);
     char *mixed = lvd_xasprintf("%s/mixed.jsonl", f->dir);
-    char *jl = tu_shared(FIX "cpu-build-b9749/bench-jsonl.stdout");
+    char *jl = tu_fixture(FIX "cpu-build-b9749/bench-jsonl.stdout");
     char *l = tu_read(jl, NULL);
-    char *moe = tu_shared(FIX "cpu-build-b9749/bench-moe-ncmoe.stdout");
+    char *moe = tu_fixture(FIX "cpu-build-b9749/bench-moe-ncmoe.stdout");
     char *m = tu_read(moe, NULL);
     char *both = lvd_xasprintf("%s%s", l, m);
     tu_write_str(mixed, both);
@@ -241,7 +241,7 @@ static void test_refusals(void **state)
 /* Imports file into session (NULL: the default) as engine `name` in DIR/engine/name. */
 static void import_as(fx *f, const char *file, const char *name, const char *session, bench_import_report *rep)
 {
-    char *path = tu_shared(file);
+    char *path = tu_fixture(file);
     char *dir = lvd_xasprintf("%s/engine/%s", f->dir, name);
     bench_import_opts o = {.file = path, .engine_dir = dir, .engine = name, .build = "b9749", .artifact = SHA,
                            .host = "h200", .session = session};
@@ -289,7 +289,7 @@ static void test_shared_session(void **state)
     assert_int_equal(runs_in(f, "h200-2026-11-30"), 3);
     assert_int_equal(counts(f).runs, 5);
     /* A session name must be a name. */
-    char *path = tu_shared(FIX "gpu-h200/bench-cpu-dense.jsonl");
+    char *path = tu_fixture(FIX "gpu-h200/bench-cpu-dense.jsonl");
     bench_import_opts o = {.file = path, .engine = "cpu", .artifact = SHA, .session = ""};
     lvd_err err = {0};
     assert_int_equal(bench_import_file(f->s, &o, &rep, &err), -1);
@@ -352,7 +352,7 @@ static void test_warmup_flags(void **state)
     expect_flags(result_of(vr, nvr, 0, "pp512"), "11100");
     expect_flags(result_of(vr, nvr, 1, "tg128"), "00000");
     /* Exactly what the bench runner's parse + flag gives for the same output. */
-    char *path = tu_shared(FIX "gpu-h200/bench-vulkan-dense-ngl99.jsonl");
+    char *path = tu_fixture(FIX "gpu-h200/bench-vulkan-dense-ngl99.jsonl");
     size_t len;
     char *text = tu_read(path, &len);
     lvd_run parsed = {0};

@@ -94,17 +94,15 @@ static gguf_shape round_shape(void)
     return s;
 }
 
-/* A real model of shared/models through the GGUF reader. */
+/* A real test model (tu_model) through the GGUF reader. */
 static gguf_shape real_shape(const char *file)
 {
-    char *rel = lvd_xasprintf("models/%s", file);
-    char *path = tu_shared(rel);
+    char *path = tu_model(file);
     gguf_shape s;
     lvd_err err;
     if (gguf_read_shape(path, &s, &err) != 0)
         fail_msg("%s", err.msg);
     free(path);
-    free(rel);
     return s;
 }
 

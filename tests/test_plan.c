@@ -15,7 +15,7 @@
 #include "common/gguf.h"
 #include "select/placement.h"
 
-#define H200 "fixtures/llama.cpp/gpu-h200/"
+#define H200 "llama.cpp/gpu-h200/"
 
 typedef struct world {
     char *tmp;
@@ -26,11 +26,11 @@ typedef struct world {
 /* A probe from a capture's stdout (and stderr). */
 static void probe_from(lvd_probe *p, const char *rel_out, const char *rel_err)
 {
-    char *po = tu_shared(rel_out);
+    char *po = tu_fixture(rel_out);
     char *out = tu_read(po, NULL);
     char *errt = NULL;
     if (rel_err) {
-        char *pe = tu_shared(rel_err);
+        char *pe = tu_fixture(rel_err);
         errt = tu_read(pe, NULL);
         free(pe);
     }
@@ -70,7 +70,7 @@ static int setup(void **state)
     engine_at(w, 1, "b9749-vulkan", 0);
     probe_from(&w->p[1], H200 "vulkan-list-devices.stdout", NULL);
     engine_at(w, 2, "b9749-cpu", 0);
-    probe_from(&w->p[2], "fixtures/llama.cpp/cpu-build-b9749/list-devices.stdout", NULL);
+    probe_from(&w->p[2], "llama.cpp/cpu-build-b9749/list-devices.stdout", NULL);
     engine_at(w, 3, "broken", 0);
     memset(&w->p[3], 0, sizeof w->p[3]);
     snprintf(w->p[3].backend, sizeof w->p[3].backend, "%s", LVD_BACKEND_UNKNOWN);
@@ -203,7 +203,7 @@ static void test_env_variants(void **state)
 static void test_placement(void **state)
 {
     world *w = *state;
-    char *model = tu_shared("models/small-llama-q8_0.gguf");
+    char *model = tu_model("small-llama-q8_0.gguf");
     gguf_shape shape;
     lvd_err err = {0};
     if (gguf_read_shape(model, &shape, &err))

@@ -1,5 +1,5 @@
 /* test_pplout.c: bench/pplout.h against every llama-perplexity capture in
- * $LVD_SHARED/fixtures/llama.cpp (cpu-build-b9749/perplexity*, gpu-h200/
+ * tests/fixtures/llama.cpp (cpu-build-b9749/perplexity*, gpu-h200/
  * ppl-*, gpu-h200/vulkan-build-no-driver/ppl), and against the broken
  * outputs a crashing or lying engine produces. */
 #include "tests/testutil.h"
@@ -13,7 +13,7 @@
 /* Parses the capture REL.{out_ext,err_ext}; fails the test on an error. */
 static void parse_capture(const char *rel_out, const char *rel_err, bench_ppl *res)
 {
-    char *po = tu_shared(rel_out), *pe = tu_shared(rel_err);
+    char *po = tu_fixture(rel_out), *pe = tu_fixture(rel_err);
     char *out = tu_read(po, NULL), *errt = tu_read(pe, NULL);
     lvd_err err = {0};
     int rc = bench_ppl_parse(out, errt, rel_out, res, &err);
@@ -31,8 +31,8 @@ static void assert_near(double got, double want, double tol)
         fail_msg("got %.10g, want %.10g (+- %g)", got, want, tol);
 }
 
-#define CPU "fixtures/llama.cpp/cpu-build-b9749/"
-#define H200 "fixtures/llama.cpp/gpu-h200/"
+#define CPU "llama.cpp/cpu-build-b9749/"
+#define H200 "llama.cpp/gpu-h200/"
 
 static void test_cpu_plain(void **state)
 {
@@ -127,7 +127,7 @@ static void test_broken(void **state)
     bench_ppl r;
     lvd_err err = {0};
     /* nothing at all: an engine that crashed at load */
-    char *errt = tu_shared(CPU "bench-missing-model.stderr");
+    char *errt = tu_fixture(CPU "bench-missing-model.stderr");
     char *text = tu_read(errt, NULL);
     assert_int_equal(bench_ppl_parse("", text, "crashed", &r, &err), -1);
     assert_non_null(strstr(err.msg, "crashed: no perplexity"));
@@ -137,7 +137,7 @@ static void test_broken(void **state)
     assert_int_equal(bench_ppl_parse("garbage \x01\x02 [x]1,", "", "garbage", &r, &err), -1);
 
     /* the statistics header without its Mean KLD line: truncated */
-    char *po = tu_shared(CPU "perplexity-kld.stdout");
+    char *po = tu_fixture(CPU "perplexity-kld.stdout");
     char *out = tu_read(po, NULL);
     char *cut = strstr(out, "Mean    KLD");
     assert_non_null(cut);

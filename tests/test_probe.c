@@ -1,6 +1,6 @@
 /* test_probe.c: bench_probe_engine against engine directories whose
  * llama-bench / llama-server is tests/proc-helper replaying the real captures
- * of shared/fixtures/llama.cpp/: cpu vs cuda vs unknown (missing, hung,
+ * of tests/fixtures/llama.cpp/: cpu vs cuda vs unknown (missing, hung,
  * crashing, failing, garbage), the cache (24 h TTL, mtime and size
  * invalidation, --refresh, unknown never served, a newer failure beats an
  * older success) and the records left in the store. calls.log in each engine
@@ -20,8 +20,8 @@ typedef tu_storefx fx;
 
 static char *fixture(const char *rel)
 {
-    char *path = lvd_xasprintf("fixtures/llama.cpp/%s", rel);
-    char *full = tu_shared(path);
+    char *path = lvd_xasprintf("llama.cpp/%s", rel);
+    char *full = tu_fixture(path);
     free(path);
     return full;
 }

@@ -38,11 +38,11 @@ static char *make_dir(fx *f, const char *rel, int server, int bench)
     return dir;
 }
 
-/* Puts a fixture (relative to fixtures/llama.cpp) at DIR/name. */
+/* Puts a fixture (relative to tests/fixtures/llama.cpp) at DIR/name. */
 static void put_fixture(const char *dir, const char *rel, const char *name)
 {
-    char *rel2 = lvd_xasprintf("fixtures/llama.cpp/%s", rel);
-    char *src = tu_shared(rel2);
+    char *rel2 = lvd_xasprintf("llama.cpp/%s", rel);
+    char *src = tu_fixture(rel2);
     char *dst = lvd_xasprintf("%s/%s", dir, name);
     tu_copy(src, dst, 0644);
     free(rel2);
@@ -113,7 +113,7 @@ static void test_names(void **state)
 static void test_parse_version(void **state)
 {
     (void)state;
-    char *path = tu_shared("fixtures/llama.cpp/cpu-build-b9749/server-version.stderr");
+    char *path = tu_fixture("llama.cpp/cpu-build-b9749/server-version.stderr");
     char *text = tu_read(path, NULL);
     char commit[65];
     int64_t number = -1;

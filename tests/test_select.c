@@ -32,7 +32,7 @@ typedef struct fx {
     char *dir;
     char *db;
     store *s;
-    char *model;           /* small-llama-q8_0.gguf (shared, read-only) */
+    char *model;           /* small-llama-q8_0.gguf (the fixture, read-only) */
     store_artifact a;
     int64_t started;       /* run clock */
 } fx;
@@ -46,7 +46,7 @@ static int setup(void **state)
     f->dir = tu_tmpdir();
     f->db = lvd_xasprintf("%s/store.db", f->dir);
     f->s = tu_store(f->dir);
-    f->model = tu_shared("models/small-llama-q8_0.gguf");
+    f->model = tu_model("small-llama-q8_0.gguf");
     if (store_identify(f->s, f->model, 0, &f->a, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     f->started = 1000;
@@ -1040,7 +1040,7 @@ static void test_placement_experts(void **state)
 {
     fx *f = *state;
     lvd_err err = {{0}};
-    char *moe = tu_shared("models/tiny-moe-q4_0.gguf");
+    char *moe = tu_model("tiny-moe-q4_0.gguf");
     store_artifact a;
     assert_int_equal(store_identify(f->s, moe, 0, &a, NULL, &err), 0);
     lvd_device d = dev("CUDA0", H200, 140000, "9.0");

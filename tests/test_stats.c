@@ -3,7 +3,7 @@
  * example; exact values by recursive counting and brute-force enumeration of
  * all arrangements), bootstrap determinism and coverage, the decision rule on
  * seeded synthetic arms, the stopping rule, and warm-up detection on the real
- * llama-bench captures in $LVD_SHARED/fixtures/llama.cpp. */
+ * llama-bench captures in tests/fixtures/llama.cpp. */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -450,7 +450,7 @@ static void test_round_needed(void **state)
  * the warm-up count sel_warmup gives it. */
 static void check_warmup_file(const char *rel, const size_t *want, size_t nwant)
 {
-    char *path = tu_shared(rel);
+    char *path = tu_fixture(rel);
     char *text = tu_read(path, NULL);
     size_t seen = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -480,7 +480,7 @@ static void check_warmup_file(const char *rel, const size_t *want, size_t nwant)
 #define CHECK_WARMUP(rel, ...)                                                         \
     do {                                                                               \
         const size_t want_[] = {__VA_ARGS__};                                          \
-        check_warmup_file("fixtures/llama.cpp/" rel, want_, LVD_ARRAY_LEN(want_));     \
+        check_warmup_file("llama.cpp/" rel, want_, LVD_ARRAY_LEN(want_));     \
     } while (0)
 
 static void test_warmup_fixtures(void **state)

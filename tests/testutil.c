@@ -26,12 +26,26 @@ void tu_tmpdir_free(char *dir)
     free(dir);
 }
 
-char *tu_shared(const char *rel)
+char *tu_fixture(const char *rel)
 {
-    const char *shared = getenv("LVD_SHARED");
-    if (!shared || !*shared)
-        fail_msg("LVD_SHARED is not set (run the tests through ctest)");
-    return lvd_xasprintf("%s/%s", shared, rel);
+    const char *fx = getenv("LVD_FIXTURES");
+    if (!fx || !*fx)
+        fail_msg("LVD_FIXTURES is not set (run the tests through ctest)");
+    return lvd_xasprintf("%s/%s", fx, rel);
+}
+
+char *tu_model(const char *file)
+{
+    char *rel = lvd_xasprintf("share/models/%s", file);
+    char *path = tu_source(rel);
+    free(rel);
+    if (access(path, F_OK) == 0)
+        return path;
+    free(path);
+    rel = lvd_xasprintf("models/%s", file);
+    path = tu_fixture(rel);
+    free(rel);
+    return path;
 }
 
 char *tu_source(const char *rel)
@@ -110,7 +124,7 @@ int tu_session_setup(void **state)
 {
     tu_session *f = lvd_xcalloc(1, sizeof *f);
     f->tmp = tu_tmpdir();
-    f->model = tu_shared("models/tiny-llama-q4_0.gguf");
+    f->model = tu_model("tiny-llama-q4_0.gguf");
     f->s = tu_store(f->tmp);
     lvd_err err = {{0}};
     if (store_identify(f->s, f->model, 0, &f->art, NULL, &err) != 0)

@@ -1,5 +1,5 @@
 /* testutil.h: helpers shared by the cmocka tests: temporary directories,
- * paths into ../shared, writing files, a fresh store per test, and sessions
+ * paths into tests/fixtures, writing files, a fresh store per test, and sessions
  * over fake engines. */
 #ifndef LVD_TESTUTIL_H
 #define LVD_TESTUTIL_H
@@ -16,8 +16,13 @@
 /* A fresh directory under $TMPDIR, removed by tu_tmpdir_free. */
 char *tu_tmpdir(void);
 void tu_tmpdir_free(char *dir);
-/* $LVD_SHARED/rel (fails the test when LVD_SHARED is unset); malloc'd. */
-char *tu_shared(const char *rel);
+/* $LVD_FIXTURES/rel, a file under tests/fixtures (fails the test when
+ * LVD_FIXTURES is unset); malloc'd. */
+char *tu_fixture(const char *rel);
+/* A real test model by file name: share/models/FILE when the repository
+ * ships it (the nightly's bundled tiny-llama, stored once), else
+ * tests/fixtures/models/FILE; malloc'd. */
+char *tu_model(const char *file);
 /* $LVD_SOURCE/rel; malloc'd. */
 char *tu_source(const char *rel);
 /* Writes n bytes to path (fails the test on error). */
@@ -45,7 +50,7 @@ int tu_store_teardown(void **state);
 enum { TU_MAX_ENGINES = 10 };
 typedef struct tu_session {
     char *tmp;            /* a temporary directory, removed at teardown */
-    char *model;          /* shared models/tiny-llama-q4_0.gguf */
+    char *model;          /* share/models/tiny-llama-q4_0.gguf */
     store *s;             /* tmp/store.db */
     store_artifact art;   /* the model, identified in s */
     lvd_engine e[TU_MAX_ENGINES];

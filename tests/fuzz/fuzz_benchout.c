@@ -1,7 +1,7 @@
 /* fuzz_benchout.c: libFuzzer harness for the llama-bench output parser (json,
  * jsonl, sql text). It must return 0 or -1 with an error naming the input,
  * never crash or leak, and what it accepts must make arm keys. Build with
- * clang and -DLVD_FUZZ=ON; seed it with shared/fixtures/llama.cpp/ bench-*. */
+ * clang and -DLVD_FUZZ=ON; seed it with tests/fixtures/llama.cpp/ bench-*. */
 #include "bench/arm.h"
 #include "bench/benchout.h"
 

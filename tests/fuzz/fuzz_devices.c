@@ -3,7 +3,7 @@
  * only). The parser must return 0 with a consistent device list (unique
  * selectors from the text, a backend for each, capability only on CUDA
  * devices, at most 256) or -1 with a message naming --list-devices, and never
- * crash or leak. Seeded by scripts/fuzz from shared/fixtures/llama.cpp/
+ * crash or leak. Seeded by scripts/fuzz from tests/fixtures/llama.cpp/
  * list-devices captures. */
 #include "bench/devices.h"
 #include "tests/fuzz/fuzzutil.h"

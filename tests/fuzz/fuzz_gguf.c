@@ -1,6 +1,6 @@
 /* fuzz_gguf.c: libFuzzer harness for the GGUF reader. Each input is a whole
  * file; the reader must return 0 or -1 and never crash or leak. Build with
- * clang and -DLVD_FUZZ=ON; seed it with the GGUFs in shared/models. */
+ * clang and -DLVD_FUZZ=ON; seed it with the GGUFs in share/models and tests/fixtures/models. */
 #include "common/gguf.h"
 
 #include <stddef.h>

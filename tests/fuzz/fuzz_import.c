@@ -6,7 +6,7 @@
  * input meets the same store. It must return -1 with a message naming the file
  * (or the store), or 0 with a report that matches what the store then holds
  * (runs, results, samples of the import session). Never a crash or a leak.
- * Seeds: the bench captures in shared/fixtures/llama.cpp/ and a database made
+ * Seeds: the bench captures in tests/fixtures/llama.cpp/ and a database made
  * from bench-sql (scripts/fuzz). */
 #include "bench/import.h"
 #include "tests/fuzz/fuzzutil.h"

@@ -3,7 +3,7 @@
  * stdout only). The parser must return 0 with something it read (running
  * estimates, a final estimate, Mean PPL(Q) or KL divergence statistics) or -1
  * with a message naming the input, and never crash or leak. Seeded by
- * scripts/fuzz from the perplexity captures in shared/fixtures/llama.cpp/. */
+ * scripts/fuzz from the perplexity captures in tests/fixtures/llama.cpp/. */
 #include "bench/pplout.h"
 #include "tests/fuzz/fuzzutil.h"
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# e2e_standalone.sh: a clone is all it takes. No file of the build, the tool
+# sources, the scripts, CI or the tests reads a folder beside the clone (the
+# old sibling folder "shared", its environment variable, its fixtures and
+# models folders): the fixtures are in tests/fixtures ($LVD_FIXTURES) and the
+# bundled model in share/models. The scan is first shown to find planted
+# references (and not a "shared library").
+# Needs LVD_SOURCE and LVD_FIXTURES (set by ctest).
+set -euo pipefail
+. "$(dirname "$0")/e2e_lib.sh"
+
+e2e_needs LVD_SOURCE LVD_FIXTURES
+S=$LVD_SOURCE
+# split so that this file does not match itself
+pat='\.\./'"shared|LVD_"'SHARED|(^|[^a-z_])'"shared/(fixtures|models)"
+
+# scan DIR PATH...: the lines of text files under PATH (relative to DIR) that match
+scan() {
+  local d=$1; shift
+  (cd "$d" && grep -rnIE --exclude-dir='build*' -- "$pat" "$@") || true
+}
+
+# the scan finds what it looks for
+mkdir -p "$tmp/plant/tests" "$tmp/plant/scripts"
+printf 'x = ../%s/fixtures/llama.cpp\n' shared > "$tmp/plant/tests/a.sh"
+printf 'getenv("LVD_%s")\n' SHARED > "$tmp/plant/scripts/b"
+printf '/* in %s/models */\n' shared > "$tmp/plant/tests/c.c"
+printf 'a shared library; share/models/tiny.gguf\n' > "$tmp/plant/tests/d.c"
+hits=$(scan "$tmp/plant" tests scripts)
+if [ "$(printf '%s\n' "$hits" | grep -c .)" = 3 ] && ! grep -q 'd\.c' <<<"$hits"; then
+  ok "the scan finds the three planted references and not a shared library"
+else fail "the scan finds the three planted references and nothing else: $hits"; fi
+
+# the repository itself
+paths=()
+for p in CMakeLists.txt tests scripts .ci bench common store fetch select evidence nightly share; do
+  [ -e "$S/$p" ] && paths+=("$p")
+done
+hits=$(scan "$S" "${paths[@]}")
+if [ -z "$hits" ]; then ok "no reference to a folder beside the clone"; else fail "references to a folder beside the clone:
+$hits"; fi
+
+# and what the tests read is there
+for f in llama.cpp/README.md llama.cpp/cpu-build-b9749/bench-jsonl.stdout llama.cpp/gpu-h200/README.md \
+    models/small-llama-q8_0.gguf models/tiny-moe-q4_0.gguf; do
+  check "tests/fixtures/$f is in the tree" test -s "$S/tests/fixtures/$f"
+done
+check "share/models/tiny-llama-q4_0.gguf is in the tree" test -s "$S/share/models/tiny-llama-q4_0.gguf"
+check "LVD_FIXTURES is the tree's tests/fixtures" test "$LVD_FIXTURES" -ef "$S/tests/fixtures"
+e2e_finish
