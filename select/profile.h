@@ -7,7 +7,7 @@
  *     backend = vulkan          # or: engine = b9749-vulkan (a registered name)
  *     device = Vulkan0          # verbatim from that engine's `lvd probe`
  *     ctx = 8192                # -c; 0 = the model's training context
- *     fa = on                   # on | off | auto
+ *     fa = on                   # on | off | auto (also 1/0, yes/no, true/false)
  *     ctk = q8_0                # -ctk / -ctv cache types
  *     ctv = q8_0
  *     ngl = 99                  # -ngl, n-cpu-moe, ub: override placement

@@ -129,19 +129,13 @@ static void build_world(world *w)
     tool(w, record, 1);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct timing {
     double median, p95, mean;
 } timing;
 
 static timing summarize(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, lvd_cmp_double);
     timing t = {.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2};
     t.p95 = v[(size_t)((double)(n - 1) * 0.95)];
     for (size_t i = 0; i < n; i++)
