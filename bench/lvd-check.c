@@ -9,6 +9,7 @@
 #include "common/cli.h"
 #include "common/paths.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -196,7 +197,7 @@ static int report(const options *o, const bench_check_report *r, const bench_che
 static int run_import(const options *o)
 {
     store *s;
-    int code = lvd_tool_store_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
+    int code = store_tool_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
     if (code != LVD_EXIT_OK)
         return code;
     lvd_err err = {0};

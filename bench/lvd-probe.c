@@ -5,6 +5,7 @@
 #include "bench/probe.h"
 #include "common/cli.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
         return code < 0 ? LVD_EXIT_OK : code;
     }
     store *s;
-    if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != 0) {
+    if ((code = store_tool_open(TOOL, o.t.store, 0, &s)) != 0) {
         free(o.engines);
         return code;
     }

@@ -9,6 +9,7 @@
 #include "store/identify.h"
 #include "store/schema.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -575,7 +576,7 @@ int main(int argc, char **argv)
             continue;
         store *s;
         int flags = commands[i].writes ? STORE_OPEN_CREATE : STORE_OPEN_READONLY;
-        if ((rc = lvd_tool_store_open(TOOL, o.t.store, flags, &s)) != LVD_EXIT_OK)
+        if ((rc = store_tool_open(TOOL, o.t.store, flags, &s)) != LVD_EXIT_OK)
             return rc;
         rc = commands[i].fn(s, &o);
         store_close(s);
