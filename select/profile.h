@@ -1,7 +1,9 @@
-/* profile.h: the operator profile, selection rule 1 (seed 000): a small file
- * in the common/kv.h format that names the engine (or backend) and device a
- * model must use and the runtime flags to start it with. It wins outright
- * over verdicts and heuristics. Example:
+/* profile.h: the operator profile, selection rule 1 (README.md, "lvd
+ * select"): a small file in the common/kv.h format that names the engine
+ * (or backend) and device a model must use and the runtime flags to start
+ * it with. It wins outright over verdicts and heuristics. Example (the
+ * notes after '#' on the right are for this header only: kv.h has no
+ * comments after a value):
  *
  *     # /etc/llama-verdict/chat.profile
  *     backend = vulkan          # or: engine = b9749-vulkan (a registered name)
