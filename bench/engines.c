@@ -4,6 +4,7 @@
 #include "bench/probe.h"
 #include "common/cli.h"
 #include "store/identify.h"
+#include "store/store_tool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ int bench_setup_open(const char *tool, const char *store_opt, const char *model,
                      bench_setup *out)
 {
     memset(out, 0, sizeof *out);
-    int code = lvd_tool_store_open(tool, store_opt, STORE_OPEN_CREATE, &out->s);
+    int code = store_tool_open(tool, store_opt, STORE_OPEN_CREATE, &out->s);
     if (code != LVD_EXIT_OK)
         return code;
     lvd_err err = {{0}};

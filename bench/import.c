@@ -26,12 +26,6 @@ static const char *str_or(const char *s, const char *dflt)
     return s ? s : dflt;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* An absolute form of dir: resolved when it exists here, else made absolute
  * (an imported engine may live on the machine the file came from). */
 static char *absolute_dir(const char *dir)
@@ -57,7 +51,7 @@ static int row_selected(const bench_row *r, const bench_import_opts *o)
     }
     if (o->select_model) {
         const char *m = r->model_filename ? r->model_filename : "";
-        if (strcmp(m, o->select_model) && strcmp(base_name(m), o->select_model))
+        if (strcmp(m, o->select_model) && strcmp(lvd_base_name(m), o->select_model))
             return 0;
     }
     return 1;
@@ -272,7 +266,7 @@ static void build_run(bench_rows *rows, size_t from, size_t to, const lvd_params
     r->binary = lvd_xasprintf("%s/llama-bench", e->dir);
     r->build = lvd_xstrdup(e->build);
     r->host = lvd_xstrdup(o->host ? o->host : lvd_hostname());
-    r->session = o->session ? lvd_xstrdup(o->session) : lvd_xasprintf("import:%s", base_name(o->file));
+    r->session = o->session ? lvd_xstrdup(o->session) : lvd_xasprintf("import:%s", lvd_base_name(o->file));
     r->params = *p;
     r->arm_key = lvd_xstrdup(key);
     const bench_row *first = &rows->v[from];

@@ -103,10 +103,9 @@ static int parse_ints(const char *s, int is_fa, int_list *l)
     l->v = lvd_xrealloc(l->v, (l->n + n + 1) * sizeof *l->v);
     for (size_t i = 0; i < n && ok; i++) {
         int64_t v;
-        if (is_fa && (!strcmp(items[i], "on") || !strcmp(items[i], "1")))
-            v = 1;
-        else if (is_fa && (!strcmp(items[i], "off") || !strcmp(items[i], "0")))
-            v = 0;
+        int on;
+        if (is_fa && !lvd_parse_onoff(items[i], &on))
+            v = on;
         else if (is_fa || lvd_parse_i64(items[i], &v) || v < 0 || v > 1000000)
             ok = 0;
         if (ok)

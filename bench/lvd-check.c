@@ -9,6 +9,7 @@
 #include "common/cli.h"
 #include "common/paths.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -20,7 +21,7 @@
 #define TOOL "lvd-check"
 
 typedef struct options {
-    lvd_tool_opts t;         /* --store, --json */
+    lvd_tool_opts t;         /* --store, --json, --host */
     const char *model;
     const char *engines;
     const char *text;
@@ -88,7 +89,7 @@ static int parse_nonneg(const char *name, const char *s, double max, double *out
 }
 
 enum { O_ENGINES = 256, O_KLD, O_PPL, O_TOPP, O_TEXT, O_TIMEOUT, O_IMPORT, O_ARTIFACT, O_ENGINE,
-       O_DEVICE, O_HOST, O_OUTPUT, O_LOG, O_BASE_OUTPUT, O_BASE_LOG };
+       O_DEVICE, O_OUTPUT, O_LOG, O_BASE_OUTPUT, O_BASE_LOG };
 
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},     {"engines", required_argument, NULL, O_ENGINES},
@@ -97,7 +98,7 @@ static const struct option longopts[] = {
     {"timeout", required_argument, NULL, O_TIMEOUT}, LVD_TOOL_LONGOPTS,
     {"import", no_argument, NULL, O_IMPORT},     {"artifact", required_argument, NULL, O_ARTIFACT},
     {"engine", required_argument, NULL, O_ENGINE}, {"device", required_argument, NULL, O_DEVICE},
-    {"host", required_argument, NULL, O_HOST},   {"output", required_argument, NULL, O_OUTPUT},
+    LVD_TOOL_HOST_LONGOPT,                       {"output", required_argument, NULL, O_OUTPUT},
     {"log", required_argument, NULL, O_LOG},     {"base-output", required_argument, NULL, O_BASE_OUTPUT},
     {"base-log", required_argument, NULL, O_BASE_LOG},
     {NULL, 0, NULL, 0},
@@ -128,7 +129,6 @@ static int option(void *opts, int c, const char *arg)
     case O_ARTIFACT: o->imp.artifact = arg; break;
     case O_ENGINE: o->imp.engine = arg; break;
     case O_DEVICE: o->imp.device = arg; break;
-    case O_HOST: o->imp.host = arg; break;
     case O_OUTPUT: o->imp.output = arg; break;
     case O_LOG: o->imp.log = arg; break;
     case O_BASE_OUTPUT: o->imp.base_output = arg; break;
@@ -161,6 +161,8 @@ static int parse_options(int argc, char **argv, options *o)
         rc = lvd_tool_no_operands(TOOL, argc, argv);
     if (rc != 0)
         return rc;
+    if (o->t.host && !o->import_only) /* --host: lvd_tool_parse's, an --import option */
+        o->import_only = "host";
     if (o->import && o->live_only)
         return lvd_usage_error(TOOL, "--%s does not go with --import (nothing is run)", o->live_only);
     if (!o->import && o->import_only)
@@ -170,6 +172,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->imp.kld_max = o->kld_max;
     o->imp.ppl_tol = o->ppl_tol;
     o->imp.top_p_min = o->top_p_min;
+    o->imp.host = o->t.host;
     return 0;
 }
 
@@ -196,7 +199,7 @@ static int report(const options *o, const bench_check_report *r, const bench_che
 static int run_import(const options *o)
 {
     store *s;
-    int code = lvd_tool_store_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
+    int code = store_tool_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
     if (code != LVD_EXIT_OK)
         return code;
     lvd_err err = {0};

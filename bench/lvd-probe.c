@@ -6,6 +6,7 @@
 #include "bench/probe.h"
 #include "common/cli.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -201,7 +202,7 @@ int main(int argc, char **argv)
         return code;
     }
     store *s;
-    if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != 0) {
+    if ((code = store_tool_open(TOOL, o.t.store, 0, &s)) != 0) {
         free(o.engines);
         return code;
     }

@@ -32,12 +32,6 @@ char *bench_probe_binary(const lvd_engine *e)
     return NULL;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* The last non-empty stderr line, trimmed and bounded; "" when none. */
 static void last_line(const char *text, char *buf, size_t len)
 {
@@ -71,7 +65,7 @@ void bench_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
     proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = PROBE_CAPTURE};
     proc_result res;
     lvd_err err = {{0}};
-    const char *name = base_name(binary);
+    const char *name = lvd_base_name(binary);
     if (proc_run(&spec, &res, &err) != 0) {
         set_unknown(out, lvd_xasprintf("%s --list-devices: %s", name, err.msg));
         proc_result_free(&res);

@@ -1,7 +1,6 @@
-/* cli.c: error lines, colour, TTY progress, JSON output, the shared options
- * and store opening for the tools. */
+/* cli.c: error lines, colour, TTY progress, JSON output and the shared
+ * options for the tools (opening their store: store/store_tool.c). */
 #include "common/cli.h"
-#include "store/store.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -306,19 +305,6 @@ int lvd_tool_no_operands(const char *tool, int argc, char **argv)
     if (optind < argc)
         return lvd_usage_error(tool, "unexpected argument '%s'", argv[optind]);
     return 0;
-}
-
-int lvd_tool_store_open(const char *tool, const char *store_opt, int flags, struct store **out)
-{
-    char *path = store_default_path(store_opt);
-    lvd_err err = {{0}};
-    int rc = store_open(path, flags, out, &err);
-    free(path);
-    if (rc != 0) {
-        *out = NULL;
-        return lvd_tool_fail(tool, &err, LVD_EXIT_STORE);
-    }
-    return LVD_EXIT_OK;
 }
 
 int lvd_tool_fail(const char *tool, const lvd_err *err, int code)

@@ -40,12 +40,11 @@ void lvd_progress_done(void);
 /* Prints a JSON value (pretty, newline-terminated) to f and frees it. */
 void lvd_json_emit(FILE *f, struct cJSON *value);
 
-/* --- the options every tool takes, and opening its store ----------------- */
+/* --- the options every tool takes (opening its store: store/store_tool.h) -- */
 
 #include "common/util.h"
 
 struct option;
-struct store;
 
 /* --store, --json, --host, --help and --version, as lvd_tool_parse fills them. */
 typedef struct lvd_tool_opts {
@@ -87,11 +86,6 @@ int lvd_tool_parse(const char *tool, int argc, char **argv, const char *shorts,
 /* After the options: LVD_EXIT_USAGE ("unexpected argument 'X'") when argv
  * has operands from optind on, else 0. */
 int lvd_tool_no_operands(const char *tool, int argc, char **argv);
-
-/* Opens the store a tool was given (store_opt, see store_default_path) with
- * store_open's flags: LVD_EXIT_OK, or LVD_EXIT_STORE with the error printed
- * and *out NULL. Close it with store_close. */
-int lvd_tool_store_open(const char *tool, const char *store_opt, int flags, struct store **out);
 
 /* Prints err as tool's error line ("TOOL: error: MESSAGE") and returns code. */
 int lvd_tool_fail(const char *tool, const lvd_err *err, int code);

@@ -22,6 +22,12 @@ cJSON *lvd_json_text(const char *s)
     return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+const char *lvd_json_string(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
+}
+
 char *lvd_json_compact(cJSON *v)
 {
     char *text = cJSON_PrintUnformatted(v);

@@ -14,6 +14,10 @@ struct cJSON *lvd_json_str(const char *s);
  * for "none"). */
 struct cJSON *lvd_json_text(const char *s);
 
+/* The string member key of object o; "" when o is not an object, has no
+ * such member, or it is not a string (never NULL). */
+const char *lvd_json_string(const struct cJSON *o, const char *key);
+
 /* v printed compactly, as a malloc'd string (never NULL: exhaustion aborts,
  * as lvd_xmalloc does); v is deleted. For JSON kept in the store. */
 char *lvd_json_compact(struct cJSON *v);

@@ -1,7 +1,21 @@
 /* kv.h: the one small configuration format llama-verdict reads (pin files,
- * profiles, nightly configs, fake-engine scenarios): `key = value` lines,
- * `# comments`, blank lines, and `[section]` headers that prefix the keys
- * that follow ("section.key"). Errors name the file and line. */
+ * profiles, nightly configs, fake-engine scenarios), and its one reader.
+ * Not for what a key means (each file's own module checks that).
+ *
+ * The rules, the same for every file:
+ *  - lines end at '\n'; a '\r' that ends a line (CRLF) is dropped;
+ *  - blanks are spaces and tabs: around a line, a key, the '=' and a value
+ *    they do not count; any other control byte (including a lone '\r', a
+ *    vertical tab, a form feed) is an error, and a NUL byte refuses the file;
+ *  - a line that is blank, or whose first non-blank byte is '#' or ';', is a
+ *    comment; there are no comments after a value ("a # b" is a value);
+ *  - `[name]` (a valid key inside) starts a section: the keys after it read
+ *    "name.key"; lvd_kv_parse applies it, line readers see it;
+ *  - `key = value`: the first '=' separates (a value may hold '=' and '#');
+ *    a key is [A-Za-z0-9_./-]+; a value may be empty;
+ *  - a key may repeat: lvd_kv_get gives the last value, every entry is kept
+ *    (a format that forbids repeats says so itself, as the pin file does).
+ * Errors read "NAME:LINE: what is wrong". */
 #ifndef LVD_KV_H
 #define LVD_KV_H
 
@@ -21,6 +35,41 @@ typedef struct lvd_kvfile {
     size_t n;
 } lvd_kvfile;
 
+/* --- line by line: for files rewritten in place (fetch/pinfile.c keeps the
+ * user's comments and layout) ------------------------------------------- */
+
+typedef enum lvd_kvline_kind {
+    LVD_KVLINE_COMMENT,  /* a blank line or a comment */
+    LVD_KVLINE_SECTION,  /* `[name]`: key holds the name */
+    LVD_KVLINE_SETTING,  /* `key = value` */
+} lvd_kvline_kind;
+
+/* One line; the pointers point into the text being read (not NUL-terminated). */
+typedef struct lvd_kvline {
+    lvd_kvline_kind kind;
+    int line;                /* from 1 */
+    const char *text;        /* the line without its end and trailing blanks */
+    size_t text_len;
+    const char *key;         /* SETTING: the key as written (no section); SECTION: the name */
+    size_t key_len;
+    const char *value;       /* SETTING: the value, blanks trimmed */
+    size_t value_len;
+} lvd_kvline;
+
+typedef struct lvd_kvreader {
+    const char *p, *end, *name;
+    int line;
+    int cond_keys;           /* keys as lvd_kv_parse_cond reads them */
+} lvd_kvreader;
+
+/* Starts reading text (len bytes) named name in messages: 0, or -1 when the
+ * text holds a NUL byte ("NAME: not a text file (NUL byte)"). */
+int lvd_kv_reader_init(lvd_kvreader *r, const char *text, size_t len, const char *name, lvd_err *err);
+/* The next line into *out: 1, 0 at the end, or -1 ("NAME:LINE: ..."). */
+int lvd_kv_reader_next(lvd_kvreader *r, lvd_kvline *out, lvd_err *err);
+
+/* --- the whole file as a table ----------------------------------------- */
+
 /* Parses text (len bytes; NUL bytes are an error). 0 or -1 ("NAME:LINE: ..."). */
 int lvd_kv_parse(const char *text, size_t len, const char *name, lvd_kvfile *out, lvd_err *err);
 /* Reads and parses path (at most 1 MiB). */
@@ -31,7 +80,7 @@ const char *lvd_kv_get(const lvd_kvfile *kv, const char *key);
 const lvd_kv *lvd_kv_find(const lvd_kvfile *kv, const char *key);
 void lvd_kv_free(lvd_kvfile *kv);
 /* Appends "key = value\n" to sb, refusing keys/values that would not read back
- * (newlines, leading/trailing spaces, '=' in keys). 0 or -1. */
+ * (control bytes, leading/trailing blanks, invalid keys). 0 or -1. */
 int lvd_kv_format(lvd_sb *sb, const char *key, const char *value, lvd_err *err);
 
 /* As lvd_kv_parse, for files whose keys hold conditions with '=' (the fake

@@ -79,7 +79,7 @@ typedef struct lvd_result {
     unsigned char *warmup; /* 1 = dropped as warm-up (kept, never scored) */
 } lvd_result;
 
-/* One llama-bench invocation (bench/run.c or store import). */
+/* One llama-bench invocation (bench/runner.c or store import). */
 typedef struct lvd_run {
     int64_t id;
     char artifact[LVD_SHA256_HEX_LEN + 1];

@@ -450,3 +450,58 @@ void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap)
     lvd_sb_vaddf(&sb, fmt, ap);
     lvd_strv_push(v, n, lvd_sb_detach(&sb));
 }
+
+int lvd_parse_onoff(const char *s, int *out)
+{
+    static const char *const on[] = {"on", "1", "yes", "true"}, *const off[] = {"off", "0", "no", "false"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(on); i++) {
+        if (!strcmp(s, on[i]) || !strcmp(s, off[i])) {
+            *out = !strcmp(s, on[i]);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *lvd_base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int lvd_cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+static int shell_safe(const char *w)
+{
+    if (!*w)
+        return 0;
+    for (const char *c = w; *c; c++)
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              strchr("_./=:,+-", *c)))
+            return 0;
+    return 1;
+}
+
+void lvd_shell_quote_always(lvd_sb *sb, const char *word)
+{
+    lvd_sb_addc(sb, '\'');
+    for (const char *c = word; *c; c++) {
+        if (*c == '\'')
+            lvd_sb_adds(sb, "'\\''");
+        else
+            lvd_sb_addc(sb, *c);
+    }
+    lvd_sb_addc(sb, '\'');
+}
+
+void lvd_shell_quote(lvd_sb *sb, const char *word)
+{
+    if (shell_safe(word))
+        lvd_sb_adds(sb, word);
+    else
+        lvd_shell_quote_always(sb, word);
+}

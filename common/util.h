@@ -66,6 +66,25 @@ int lvd_parse_double(const char *s, double *out);
 /* Durations like "90", "90s", "15m", "6h", "2d" into seconds. 0 or -1. */
 int lvd_parse_duration(const char *s, int64_t *seconds);
 
+/* "on" or "off" into 1 or 0, for every switch a user writes (config files,
+ * profiles, command lines): on/off, 1/0, yes/no, true/false, lower case as
+ * written. 0, or -1 (*out untouched) for anything else, "auto" included:
+ * a switch that also takes auto checks for it first. */
+int lvd_parse_onoff(const char *s, int *out);
+
+/* The last component of path (after its last '/'; path itself without one). */
+const char *lvd_base_name(const char *path);
+/* qsort comparator of doubles, ascending (NaN compares equal to everything). */
+int lvd_cmp_double(const void *a, const void *b);
+
+/* Appends word to sb quoted for a POSIX shell: as is when it is non-empty
+ * and only [A-Za-z0-9_./=:,+-]; else in single quotes, each ' written as
+ * '\'' (so '' for the empty word). Newlines and any bytes survive. */
+void lvd_shell_quote(lvd_sb *sb, const char *word);
+/* The same, always in single quotes (a command word that holds '=' must not
+ * read as an assignment). */
+void lvd_shell_quote_always(lvd_sb *sb, const char *word);
+
 /* True when s starts with prefix / ends with suffix. */
 int lvd_starts_with(const char *s, const char *prefix);
 int lvd_ends_with(const char *s, const char *suffix);

@@ -5,6 +5,7 @@
 #include "evidence/model.h"
 #include "evidence/render.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
         return code < 0 ? LVD_EXIT_OK : code;
     }
     store *s;
-    if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
+    if ((code = store_tool_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
         free(o.models);
         return code;
     }

@@ -43,18 +43,6 @@ void ev_datetime(int64_t t, char out[24])
         snprintf(out, 24, "?");
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -478,7 +466,7 @@ void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
                 arm->hist = lvd_xrealloc(arm->hist, (arm->n_hist + 1) * sizeof *arm->hist);
                 ev_point *p = &arm->hist[arm->n_hist++];
                 snprintf(p->date, sizeof p->date, "%s", dates[k]);
-                qsort(b[j].v, b[j].n, sizeof *b[j].v, cmp_double);
+                qsort(b[j].v, b[j].n, sizeof *b[j].v, lvd_cmp_double);
                 p->median = sel_median(b[j].v, b[j].n);
                 p->n = b[j].n;
             }
@@ -619,9 +607,9 @@ static void describe_model(ev_model *m, const store_artifact *a, const lvd_run *
     char *file = reported_field(runs, n, "model_filename");
     char *type = reported_field(runs, n, "model_type");
     if (a && a->last_path)
-        m->name = lvd_xstrdup(base_name(a->last_path));
+        m->name = lvd_xstrdup(lvd_base_name(a->last_path));
     else if (file)
-        m->name = lvd_xstrdup(base_name(file));
+        m->name = lvd_xstrdup(lvd_base_name(file));
     else
         m->name = lvd_xasprintf("%.12s", m->sha256);
     lvd_sb sb = {0};

@@ -463,7 +463,7 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
         res->bench_dir = lvd_xstrdup(abs);
     }
 
-    /* 7. register the engine and probe it */
+    /* 5. register the engine and probe it */
     if (!o->no_store && register_and_probe(o, res, exit_code, err) != 0)
         goto out;
     if (res->probed && !strcmp(res->backend, LVD_BACKEND_UNKNOWN)) {

@@ -1,9 +1,10 @@
 /* pinfile.c: parsing, querying and atomically rewriting the pin file (see
- * pinfile.h for the format). */
+ * pinfile.h for the format). Lines are read by common/kv.h's line reader,
+ * which keeps comments and blank lines for the rewrite. */
 #include "fetch/pinfile.h"
 
+#include "common/kv.h"
 #include "common/paths.h"
-
 #include "common/sha256.h"
 #include "fetch/asset.h"
 
@@ -14,16 +15,6 @@
 
 #define PIN_MAX_BYTES (64 * 1024)
 #define SHA_PREFIX "sha256."
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
 
 static fetch_pin_line *add_line(fetch_pin *p)
 {
@@ -91,52 +82,38 @@ int fetch_pin_parse(const char *path, const char *text, size_t len, fetch_pin *o
 {
     memset(out, 0, sizeof *out);
     out->path = lvd_xstrdup(path);
-    if (memchr(text, '\0', len)) {
-        fetch_pin_free(out);
-        return lvd_errf(err, "%s: not a text file (NUL byte)", path);
-    }
-    char *copy = lvd_xstrndup(text, len);
-    char *save = NULL;
-    int lineno = 0, rc = 0;
-    /* strtok_r would merge blank lines; walk by hand to keep them */
-    for (char *line = copy; line && rc == 0; line = save) {
-        char *nl = strchr(line, '\n');
-        save = nl ? nl + 1 : NULL;
-        if (nl)
-            *nl = '\0';
-        else if (!*line)
-            break; /* the text ended with a newline */
-        lineno++;
-        char *t = trim(line);
-        if (!*t || *t == '#') {
-            fetch_pin_line *l = add_line(out);
-            l->text = lvd_xstrdup(line);
+    lvd_kvreader r;
+    lvd_kvline kl;
+    int rc = lvd_kv_reader_init(&r, text, len, path, err);
+    while (rc == 0 && (rc = lvd_kv_reader_next(&r, &kl, err)) == 1) {
+        rc = 0;
+        if (kl.kind == LVD_KVLINE_COMMENT) {
+            add_line(out)->text = lvd_xstrndup(kl.text, kl.text_len);
             continue;
         }
         char where[1200];
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
-        char *eq = strchr(t, '=');
-        if (!eq) {
-            rc = lvd_errf(err, "%s: expected 'key = value', got '%.80s'", where, t);
+        snprintf(where, sizeof where, "%s:%d", path, kl.line);
+        if (kl.kind == LVD_KVLINE_SECTION) {
+            rc = lvd_errf(err, "%s: expected 'key = value', got a section header (a pin file has none)",
+                          where);
             break;
         }
-        *eq = '\0';
-        char *key = lvd_xstrdup(trim(t));
-        char *value = lvd_xstrdup(trim(eq + 1));
-        if (!*key || !*value) {
+        if (!kl.value_len) {
             rc = lvd_errf(err, "%s: expected 'key = value' with both sides non-empty", where);
-        } else if (check_setting(out, &key, &value, where, err) == 0) {
+            break;
+        }
+        char *key = lvd_xstrndup(kl.key, kl.key_len);
+        char *value = lvd_xstrndup(kl.value, kl.value_len);
+        if (check_setting(out, &key, &value, where, err) == 0) {
             fetch_pin_line *l = add_line(out);
             l->key = key;
             l->value = value;
             continue;
-        } else {
-            rc = -1;
         }
+        rc = -1;
         free(key);
         free(value);
     }
-    free(copy);
     if (rc == 0 && !fetch_pin_build(out))
         rc = lvd_errf(err, "%s: no 'build = b<number>' line", path);
     if (rc == 0 && !fetch_pin_flavour(out, 0))

@@ -1,6 +1,7 @@
 /* pinfile.h: the pin file: the llama.cpp build a repository runs and the
- * digests recorded for it, small enough to review in a diff. Format, one
- * setting per line, `#` starts a comment line, blank lines are kept:
+ * digests recorded for it, small enough to review in a diff. Format: the
+ * `key = value` lines of common/kv.h (comments and blank lines are kept; no
+ * sections, no empty values, no setting twice except flavour):
  *
  *   # the build every figure in the catalogue was measured on
  *   build = b10715

@@ -8,6 +8,7 @@
 #include "common/cli.h"
 #include "common/proc.h"
 #include "common/sha256.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -265,7 +266,7 @@ int fetch_register_command(const char *store_path, const fetch_register_opts *o,
 {
     static const char tool[] = "lvd-fetch";
     store *s;
-    int code = lvd_tool_store_open(tool, store_path, STORE_OPEN_CREATE, &s);
+    int code = store_tool_open(tool, store_path, STORE_OPEN_CREATE, &s);
     if (code != LVD_EXIT_OK)
         return code;
     lvd_err err = {{0}};

@@ -2,6 +2,7 @@
  * Not for downloads, and nothing here decides whether a digest is trusted. */
 #include "fetch/release.h"
 
+#include "common/json.h"
 #include "common/sha256.h"
 #include "fetch/asset.h"
 #include "fetch/http.h"
@@ -188,12 +189,6 @@ static int64_t parse_time(const char *s)
     return (int64_t)timegm(&tm);
 }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static int jtrue(const cJSON *o, const char *key)
 {
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
@@ -224,22 +219,22 @@ static int parse_digest(const cJSON *asset, const char *name, char **out, lvd_er
 static int release_from_json(const cJSON *j, fetch_release *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    const char *tag = jstr(j, "tag_name");
-    if (!cJSON_IsObject(j) || !tag)
+    const char *tag = lvd_json_string(j, "tag_name");
+    if (!cJSON_IsObject(j) || !*tag)
         return fetch_errf(err, "release API: answer is not a release (no tag_name)");
     out->tag = lvd_xstrdup(tag);
     out->draft = jtrue(j, "draft");
     out->prerelease = jtrue(j, "prerelease");
-    out->published_at = parse_time(jstr(j, "published_at"));
+    out->published_at = parse_time(lvd_json_string(j, "published_at"));
     const cJSON *assets = cJSON_GetObjectItemCaseSensitive(j, "assets");
     int n = cJSON_IsArray(assets) ? cJSON_GetArraySize(assets) : 0;
     out->assets = lvd_xcalloc((size_t)n + 1, sizeof *out->assets);
     const cJSON *a;
     cJSON_ArrayForEach(a, assets)
     {
-        const char *name = jstr(a, "name");
-        const char *url = jstr(a, "browser_download_url");
-        if (!name || !url)
+        const char *name = lvd_json_string(a, "name");
+        const char *url = lvd_json_string(a, "browser_download_url");
+        if (!*name || !*url)
             continue;
         fetch_asset *fa = &out->assets[out->n_assets];
         if (parse_digest(a, name, &fa->digest, err) != 0) {
@@ -338,9 +333,9 @@ int fetch_latest_pick(const char *json, size_t len, int64_t min_age, int64_t now
     cJSON_ArrayForEach(r, j)
     {
         seen++;
-        const char *t = jstr(r, "tag_name");
-        int64_t at = parse_time(jstr(r, "published_at"));
-        if (!t || !fetch_build_valid(t) || jtrue(r, "draft") || jtrue(r, "prerelease") || at <= 0)
+        const char *t = lvd_json_string(r, "tag_name");
+        int64_t at = parse_time(lvd_json_string(r, "published_at"));
+        if (!fetch_build_valid(t) || jtrue(r, "draft") || jtrue(r, "prerelease") || at <= 0)
             continue;
         if (at > now - min_age)
             continue;

@@ -46,11 +46,7 @@ static int set_defaults(night_config *c, lvd_err *err)
 
 static int on_off(const lvd_kvfile *kv, const lvd_kv *e, int *out, lvd_err *err)
 {
-    if (!strcmp(e->value, "on") || !strcmp(e->value, "yes") || !strcmp(e->value, "1"))
-        *out = 1;
-    else if (!strcmp(e->value, "off") || !strcmp(e->value, "no") || !strcmp(e->value, "0"))
-        *out = 0;
-    else
+    if (lvd_parse_onoff(e->value, out))
         return lvd_errf(err, "%s:%d: %s must be on or off, not '%s'", kv->name, e->line, e->key, e->value);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "common/paths.h"
 #include "nightly/nightly.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
     /* every step opens the same store: create it once, so that a first night on a
        new machine does not fail its read-only steps for want of a file */
     struct store *st;
-    if ((rc = lvd_tool_store_open(TOOL, store, STORE_OPEN_CREATE, &st)) != LVD_EXIT_OK) {
+    if ((rc = store_tool_open(TOOL, store, STORE_OPEN_CREATE, &st)) != LVD_EXIT_OK) {
         night_unlock(lock);
         free(store);
         night_config_free(&cfg);

@@ -157,7 +157,7 @@ static int run_step(job *j, const char *name, argv_b *a, int timeout_s, lvd_sb *
     for (size_t i = 0; i < a->n; i++) {
         if (i)
             lvd_sb_addc(&j->argv_sb, ' ');
-        sel_shell_quote(&j->argv_sb, a->v[i]);
+        lvd_shell_quote(&j->argv_sb, a->v[i]);
     }
     logf_(j, "step '%s': %s", name, lvd_sb_str(&j->argv_sb));
     proc_spec spec = {.argv = (const char *const *)a->v, .timeout_ms = timeout_s * 1000};
@@ -210,12 +210,6 @@ static void report_step(job *j, int partial_ok)
     console(j, "%-40s %s", s->name, s->outcome);
     if (!ok || s->exit_code == LVD_EXIT_PARTIAL)
         j->r->exit_code = LVD_EXIT_PARTIAL;
-}
-
-static void base_name(const char *path, char *buf, size_t len)
-{
-    const char *b = strrchr(path, '/');
-    snprintf(buf, len, "%s", b ? b + 1 : path);
 }
 
 /* --- the steps ------------------------------------------------------------ */
@@ -308,9 +302,8 @@ static char *identify(job *j, const char *model, const char *when)
     arg(&a, "model");
     arg(&a, "%s", model);
     arg(&a, "--json");
-    char base[128], name[200];
-    base_name(model, base, sizeof base);
-    snprintf(name, sizeof name, "identify %s (%s)", base, when);
+    char name[200];
+    snprintf(name, sizeof name, "identify %.127s (%s)", lvd_base_name(model), when);
     lvd_sb out = {0};
     int rc = run_step(j, name, &a, j->o->cfg->step_timeout_s, &out);
     argv_free(&a);
@@ -332,9 +325,8 @@ static void per_model(job *j, const char *what, const char *model)
 {
     const night_config *c = j->o->cfg;
     argv_b a = {0};
-    char base[128], name[200];
-    base_name(model, base, sizeof base);
-    snprintf(name, sizeof name, "%s %s", what, base);
+    char name[200];
+    snprintf(name, sizeof name, "%s %.127s", what, lvd_base_name(model));
     int timeout = c->step_timeout_s;
     if (!strcmp(what, "select")) {
         tool(j, &a, "select");

@@ -1,9 +1,10 @@
-/* heuristic.h: selection rule 3 (seed 000): which engine and device to use
- * when neither an operator profile nor a measured verdict decides. Device
- * identity comes from the names engines print for --list-devices, matched
- * against a PCRE2 table of vendors and generations (NVIDIA compute
- * capability estimated from the name when the probe did not record one).
- * Not for measuring anything, nor for rules 1, 2 and 4 (the caller's order). */
+/* heuristic.h: selection rule 3 (README.md, "lvd select", **Heuristic
+ * table**): which engine and device to use when neither an operator profile
+ * nor a measured verdict decides. Device identity comes from the names
+ * engines print for --list-devices, matched against a PCRE2 table of vendors
+ * and generations (NVIDIA compute capability estimated from the name when
+ * the probe did not record one). Not for measuring anything, nor for rules
+ * 1, 2 and 4 (the caller's order). */
 #ifndef LVD_SEL_HEURISTIC_H
 #define LVD_SEL_HEURISTIC_H
 

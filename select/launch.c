@@ -9,20 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A NULL-terminated, growable array of strings. */
+/* A NULL-terminated array of strings (common/util.h: lvd_strv_push). */
 typedef struct strv {
     char **v;
-    size_t n, cap;
+    size_t n;
 } strv;
 
 static void strv_push(strv *s, char *owned)
 {
-    if (s->n + 2 > s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 16;
-        s->v = lvd_xrealloc(s->v, s->cap * sizeof *s->v);
-    }
-    s->v[s->n++] = owned;
-    s->v[s->n] = NULL;
+    lvd_strv_push(&s->v, &s->n, owned);
 }
 
 /* The array itself, never NULL (an empty one holds just the terminator). */
@@ -31,13 +26,6 @@ static char **strv_finish(strv *s)
     if (!s->v)
         s->v = lvd_xcalloc(1, sizeof *s->v);
     return s->v;
-}
-
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
 }
 
 static void push_flag(strv *a, const char *flag, const char *value)
@@ -109,7 +97,7 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
         return -1;
     strv env = {0};
     if (parse_env(p->env, &env, err) != 0) {
-        strv_free(env.v);
+        lvd_strv_free(env.v);
         return -1;
     }
     strv a = {0};
@@ -149,41 +137,9 @@ void sel_launch_free(sel_launch *l)
 {
     if (!l)
         return;
-    strv_free(l->argv);
-    strv_free(l->env);
+    lvd_strv_free(l->argv);
+    lvd_strv_free(l->env);
     memset(l, 0, sizeof *l);
-}
-
-static int is_safe(const char *w)
-{
-    if (!*w)
-        return 0;
-    for (const char *c = w; *c; c++)
-        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
-              strchr("_./=:,+-", *c)))
-            return 0;
-    return 1;
-}
-
-static void quote(lvd_sb *sb, const char *word, int force)
-{
-    if (!force && is_safe(word)) {
-        lvd_sb_adds(sb, word);
-        return;
-    }
-    lvd_sb_addc(sb, '\'');
-    for (const char *c = word; *c; c++) {
-        if (*c == '\'')
-            lvd_sb_adds(sb, "'\\''");
-        else
-            lvd_sb_addc(sb, *c);
-    }
-    lvd_sb_addc(sb, '\'');
-}
-
-void sel_shell_quote(lvd_sb *sb, const char *word)
-{
-    quote(sb, word, 0);
 }
 
 char *sel_launch_to_shell(const sel_launch *l)
@@ -192,13 +148,16 @@ char *sel_launch_to_shell(const sel_launch *l)
     for (size_t i = 0; i < l->n_env; i++) {
         const char *eq = strchr(l->env[i], '=');
         lvd_sb_add(&sb, l->env[i], (size_t)(eq - l->env[i]) + 1);
-        quote(&sb, eq + 1, 0);
+        lvd_shell_quote(&sb, eq + 1);
         lvd_sb_addc(&sb, ' ');
     }
     for (size_t i = 0; i < l->argc; i++) {
         if (i)
             lvd_sb_addc(&sb, ' ');
-        quote(&sb, l->argv[i], i == 0 && strchr(l->argv[i], '='));
+        if (i == 0 && strchr(l->argv[i], '='))
+            lvd_shell_quote_always(&sb, l->argv[i]);
+        else
+            lvd_shell_quote(&sb, l->argv[i]);
     }
     return lvd_sb_detach(&sb);
 }

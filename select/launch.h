@@ -35,14 +35,9 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
 
 void sel_launch_free(sel_launch *l);
 
-/* Appends word to sb quoted for a POSIX shell: as is when it is non-empty
- * and only [A-Za-z0-9_./=:,+-]; else in single quotes, each ' written as
- * '\'' (so '' for the empty word). Newlines and any bytes survive. */
-void sel_shell_quote(lvd_sb *sb, const char *word);
-
 /* The launch as one shell line: the env assignments as NAME=VALUE prefix
- * words (value quoted), then every argv word quoted; argv[0] quoted also
- * when it has '=' (it must not read as an assignment). `sh -c LINE` runs
+ * words (value quoted), then every argv word quoted (lvd_shell_quote);
+ * argv[0] quoted also when it has '=' (it must not read as an assignment). `sh -c LINE` runs
  * exactly argv with env added. Caller frees. */
 char *sel_launch_to_shell(const sel_launch *l);
 

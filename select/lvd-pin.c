@@ -8,6 +8,7 @@
 #include "select/armset.h"
 #include "select/pin.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
         return lvd_usage_error(TOOL, "--candidate %s is the pinned build", o.candidate);
     }
     store *s;
-    if ((code = lvd_tool_store_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
+    if ((code = store_tool_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
         fetch_pin_free(&pin);
         return code;
     }

@@ -12,6 +12,7 @@
 #include "select/choice.h"
 #include "select/select.h"
 #include "select/verdict.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -250,7 +251,7 @@ static int record_artifact(const options *o)
     lvd_probe probe = {0};
     sel_choice_lines c = {0};
     int code, recorded = 0, has_e = 0, has_p = 0, rc;
-    if ((code = lvd_tool_store_open(TOOL, o->t.store, 0, &s)) != LVD_EXIT_OK)
+    if ((code = store_tool_open(TOOL, o->t.store, 0, &s)) != LVD_EXIT_OK)
         goto out;
     if ((rc = store_artifact_get(s, o->artifact, &a, &err)) > 0) {
         lvd_error(TOOL, "%s: no artifact %s in the store (lvd store import --artifact records it)",

@@ -563,12 +563,6 @@ cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int
     return o;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static double jnum(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -602,10 +596,10 @@ int sel_pin_details_rows(const char *details_json, sel_pin_row **rows, size_t *n
         if (!cJSON_IsObject(c))
             continue;
         sel_pin_row *r = &v[k++];
-        snprintf(r->artifact, sizeof r->artifact, "%s", jstr(c, "artifact"));
-        snprintf(r->backend, sizeof r->backend, "%s", jstr(c, "backend"));
-        r->params = lvd_xstrdup(jstr(c, "params"));
-        snprintf(r->test, sizeof r->test, "%s", jstr(c, "test"));
+        snprintf(r->artifact, sizeof r->artifact, "%s", lvd_json_string(c, "artifact"));
+        snprintf(r->backend, sizeof r->backend, "%s", lvd_json_string(c, "backend"));
+        r->params = lvd_xstrdup(lvd_json_string(c, "params"));
+        snprintf(r->test, sizeof r->test, "%s", lvd_json_string(c, "test"));
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "pinned");
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "candidate");
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "stats");
@@ -629,9 +623,9 @@ int sel_pin_details_rows(const char *details_json, sel_pin_row **rows, size_t *n
     {
         if (!cJSON_IsObject(it))
             continue;
-        const char *dev = jstr(it, "device"), *what = jstr(it, "what");
-        lines[ni++] = lvd_xasprintf("%s %s %s (model %.12s): %s%s%s", jstr(it, "kind"), jstr(it, "backend"),
-                                    *dev ? dev : "CPU", jstr(it, "artifact"), jstr(it, "status"),
+        const char *dev = lvd_json_string(it, "device"), *what = lvd_json_string(it, "what");
+        lines[ni++] = lvd_xasprintf("%s %s %s (model %.12s): %s%s%s", lvd_json_string(it, "kind"), lvd_json_string(it, "backend"),
+                                    *dev ? dev : "CPU", lvd_json_string(it, "artifact"), lvd_json_string(it, "status"),
                                     *what ? ": " : "", what);
     }
     cJSON_Delete(j);

@@ -1,12 +1,13 @@
 /* placement.h: how much of a model to put on one device, from the model's
- * GGUF shape and the device's free memory (seed 003). A ladder of rungs, the
+ * GGUF shape and the device's free memory (README.md, "lvd select",
+ * **Placement**). A ladder of rungs, the
  * first that fits wins: fully resident; fully resident at a smaller ubatch;
  * all layers with the MoE experts of the first N blocks on the host
  * (--n-cpu-moe N); the most blocks that fit (-ngl N); no block at all.
  * Within the last three rungs each candidate is tried at the configured
  * ubatch and then at 256 and 128 before the next block or expert set moves
  * to the host: ubatch costs prompt speed only, a block on the host costs
- * decode speed too, so the cheap currency is spent first (seed 003's order,
+ * decode speed too, so the cheap currency is spent first (README's order,
  * applied to every rung; it also avoids a cliff where a model that fits whole
  * at ubatch 128 would get no layer at all one MiB lower).
  * Pure arithmetic: no I/O, no process, no store. Not for choosing the engine
@@ -23,7 +24,8 @@
 /* Headroom the operator leaves free on the device, MiB. */
 #define SEL_RESERVE_MIB_DEFAULT 512
 /* Compute (graph/activation) buffers at the reference ubatch, MiB: measured
- * for one context at a 512-token ubatch (seed 003); scaled linearly. */
+ * for one gemma-4 E4B MTP context at a 512-token ubatch (README.md,
+ * **Placement**); scaled linearly. */
 #define SEL_COMPUTE_MIB_AT_REF 1222
 #define SEL_COMPUTE_REF_UBATCH 512
 /* llama.cpp's default -ub. */
@@ -99,7 +101,7 @@ int sel_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const
 
 /* The compute allowance held back from the free memory at this ubatch: only
  * its excess over the reserve, which already exists for compute buffers and
- * is charged once (seed 003). ubatch 0 = 512. */
+ * is charged once (tests/test_placement.c, test_no_double_count). ubatch 0 = 512. */
 uint64_t sel_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref);
 
 /* Writes the placement into launch parameters: ngl (all = n_block + 1, which

@@ -53,14 +53,12 @@ static int backend_value(const lvd_kvfile *kv, const lvd_kv *e, sel_profile *p, 
 
 static int fa_value(const lvd_kvfile *kv, const lvd_kv *e, int *fa, lvd_err *err)
 {
-    static const struct { const char *word; int fa; } words[] = {
-        {"on", 1}, {"1", 1}, {"off", 0}, {"0", 0}, {"auto", SEL_PROFILE_FA_AUTO},
-    };
-    for (size_t i = 0; i < LVD_ARRAY_LEN(words); i++)
-        if (strcmp(e->value, words[i].word) == 0) {
-            *fa = words[i].fa;
-            return 0;
-        }
+    if (strcmp(e->value, "auto") == 0) {
+        *fa = SEL_PROFILE_FA_AUTO;
+        return 0;
+    }
+    if (lvd_parse_onoff(e->value, fa) == 0)
+        return 0;
     return lvd_errf(err, "%s:%d: fa = '%s': expected on, off or auto", kv->name, e->line, e->value);
 }
 

@@ -1,13 +1,15 @@
-/* profile.h: the operator profile, selection rule 1 (seed 000): a small file
- * in the common/kv.h format that names the engine (or backend) and device a
- * model must use and the runtime flags to start it with. It wins outright
- * over verdicts and heuristics. Example:
+/* profile.h: the operator profile, selection rule 1 (README.md, "lvd
+ * select"): a small file in the common/kv.h format that names the engine
+ * (or backend) and device a model must use and the runtime flags to start
+ * it with. It wins outright over verdicts and heuristics. Example (the
+ * notes after '#' on the right are for this header only: kv.h has no
+ * comments after a value):
  *
  *     # /etc/llama-verdict/chat.profile
  *     backend = vulkan          # or: engine = b9749-vulkan (a registered name)
  *     device = Vulkan0          # verbatim from that engine's `lvd probe`
  *     ctx = 8192                # -c; 0 = the model's training context
- *     fa = on                   # on | off | auto
+ *     fa = on                   # on | off | auto (also 1/0, yes/no, true/false)
  *     ctk = q8_0                # -ctk / -ctv cache types
  *     ctv = q8_0
  *     ngl = 99                  # -ngl, n-cpu-moe, ub: override placement

@@ -87,16 +87,10 @@ static int samples_ok(const double *x, size_t n)
     return 1;
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
 /* Median of scratch[0..n), which it sorts. */
 static double median_sorting(double *scratch, size_t n)
 {
-    qsort(scratch, n, sizeof *scratch, cmp_double);
+    qsort(scratch, n, sizeof *scratch, lvd_cmp_double);
     return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2.0;
 }
 
@@ -179,7 +173,7 @@ static double permutation_p(const double *ax, size_t nax, const double *ay, size
 
 static double percentile(double *v, size_t n, double q)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, lvd_cmp_double);
     double pos = q * (double)(n - 1);
     size_t lo = (size_t)floor(pos);
     size_t hi = lo + 1 < n ? lo + 1 : lo;

@@ -1,5 +1,5 @@
-/* select.h: the selection order at service start (seed 000, design.md
- * "Selection"): for one model, which registered engine and device serve it,
+/* select.h: the selection order at service start (README.md, "lvd select:
+ * the launch line at service start"): for one model, which registered engine and device serve it,
  * how much of it goes on the device, and the llama-server launch line. From
  * the store alone: nothing is spawned, binaries are only stat'ed.
  *

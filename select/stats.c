@@ -303,12 +303,6 @@ typedef struct resampler {
     size_t n;
 } resampler;
 
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
 static void resampler_init(resampler *rs, const double *x, size_t n, double *sorted,
                            uint32_t *count)
 {
@@ -316,7 +310,7 @@ static void resampler_init(resampler *rs, const double *x, size_t n, double *sor
     rs->count = count;
     rs->n = n;
     memcpy(sorted, x, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_double);
+    qsort(sorted, n, sizeof *sorted, lvd_cmp_double);
 }
 
 /* Draws n values with replacement and returns their median. */

@@ -581,12 +581,6 @@ int sel_verdict_record(store *s, const char *artifact, const sel_verdict_opts *o
 
 /* --- fingerprint validity ----------------------------------------------- */
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
-    return s ? s : "";
-}
-
 /* Writes why and returns 0 ("changed"). */
 static int changed(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int changed(char *why, size_t len, const char *fmt, ...)
@@ -605,22 +599,22 @@ static int engine_unchanged(const sel_engines *es, const cJSON *o, char *why, si
     const cJSON *files = cJSON_GetObjectItem(o, "files");
     if (!cJSON_IsNumber(id) || !cJSON_IsArray(files))
         return -1;
-    const char *name = jstr(o, "name");
+    const char *name = lvd_json_string(o, "name");
     const sel_engine *e = sel_engines_find(es, (int64_t)id->valuedouble);
     if (!e)
         return changed(why, len, "engine %s (id %lld) is no longer registered", name,
                        (long long)id->valuedouble);
     const char *build = e->e.build ? e->e.build : "", *dir = e->e.dir ? e->e.dir : "";
-    if (strcmp(build, jstr(o, "build")) != 0)
-        return changed(why, len, "engine %s changed build from %s to %s", name, jstr(o, "build"),
+    if (strcmp(build, lvd_json_string(o, "build")) != 0)
+        return changed(why, len, "engine %s changed build from %s to %s", name, lvd_json_string(o, "build"),
                        build);
-    if (strcmp(dir, jstr(o, "dir")) != 0)
-        return changed(why, len, "engine %s moved from %s to %s", name, jstr(o, "dir"), dir);
+    if (strcmp(dir, lvd_json_string(o, "dir")) != 0)
+        return changed(why, len, "engine %s moved from %s to %s", name, lvd_json_string(o, "dir"), dir);
     const cJSON *f;
     cJSON_ArrayForEach(f, files) {
         int64_t want_m, want_s, mtime = -1, size = -1;
-        const char *path = jstr(f, "path");
-        if (lvd_parse_i64(jstr(f, "mtime_ns"), &want_m) || lvd_parse_i64(jstr(f, "size"), &want_s))
+        const char *path = lvd_json_string(f, "path");
+        if (lvd_parse_i64(lvd_json_string(f, "mtime_ns"), &want_m) || lvd_parse_i64(lvd_json_string(f, "size"), &want_s))
             return -1;
         if (sel_stat_file(path, &mtime, &size) != 0)
             mtime = size = -1;

@@ -9,6 +9,7 @@
 #include "store/identify.h"
 #include "store/schema.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -20,10 +21,10 @@
 #define TOOL "lvd-store"
 
 typedef struct options {
-    lvd_tool_opts t;         /* --store, --json */
+    lvd_tool_opts t;         /* --store, --json, --host */
     const char *command;
     const char *arg;         /* FILE for import, M.gguf for model */
-    const char *engine, *engine_dir, *build, *model, *artifact, *host, *env, *session;
+    const char *engine, *engine_dir, *build, *model, *artifact, *env, *session;
     const char *select_build, *select_model;
     bench_format format;
     int limit;
@@ -79,7 +80,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_ENGINE = 256, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
-       OPT_HOST, OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SESSION };
+       OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SESSION };
 
 /* Fills o from argv; returns -1 after printing --help, or an exit code > 0 on a usage error. */
 /* One of this tool's own options (lvd_option_fn). */
@@ -93,7 +94,6 @@ static int option(void *opts, int c, const char *arg)
     case OPT_BUILD: o->build = arg; break;
     case OPT_MODEL: o->model = arg; break;
     case OPT_ARTIFACT: o->artifact = arg; break;
-    case OPT_HOST: o->host = arg; break;
     case OPT_ENV: o->env = arg; break;
     case OPT_SESSION: o->session = arg; break;
     case OPT_SELECT_BUILD: o->select_build = arg; break;
@@ -117,7 +117,7 @@ static int parse_options(int argc, char **argv, options *o)
         LVD_TOOL_LONGOPTS,
         {"engine", required_argument, NULL, OPT_ENGINE}, {"engine-dir", required_argument, NULL, OPT_ENGINE_DIR},
         {"build", required_argument, NULL, OPT_BUILD},   {"model", required_argument, NULL, OPT_MODEL},
-        {"artifact", required_argument, NULL, OPT_ARTIFACT}, {"host", required_argument, NULL, OPT_HOST},
+        {"artifact", required_argument, NULL, OPT_ARTIFACT}, LVD_TOOL_HOST_LONGOPT,
         {"env", required_argument, NULL, OPT_ENV},       {"format", required_argument, NULL, OPT_FORMAT},
         {"limit", required_argument, NULL, OPT_LIMIT},
         {"select-build", required_argument, NULL, OPT_SELECT_BUILD},
@@ -514,7 +514,7 @@ static int cmd_runs(store *s, const options *o)
 static int cmd_import(store *s, const options *o)
 {
     bench_import_opts io = {.file = o->arg, .format = o->format, .engine = o->engine, .engine_dir = o->engine_dir,
-                            .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->host,
+                            .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->t.host,
                             .env = o->env, .session = o->session, .select_build = o->select_build,
                             .select_model = o->select_model};
     bench_import_report rep;
@@ -581,7 +581,7 @@ int main(int argc, char **argv)
             continue;
         store *s;
         int flags = commands[i].writes ? STORE_OPEN_CREATE : STORE_OPEN_READONLY;
-        if ((rc = lvd_tool_store_open(TOOL, o.t.store, flags, &s)) != LVD_EXIT_OK)
+        if ((rc = store_tool_open(TOOL, o.t.store, flags, &s)) != LVD_EXIT_OK)
             return rc;
         rc = commands[i].fn(s, &o);
         store_close(s);

@@ -72,6 +72,8 @@ lvd check
 expect_rc "no --model" 2
 lvd check --model "$MODEL" --kld-max -1
 expect_rc "negative --kld-max" 2
+expect_exit 2 "--host wants a name" "$LVD_BIN/lvd" check --host ""
+expect_exit 2 "--host needs --import" "$LVD_BIN/lvd" check --model "$MODEL" --host h200
 lvd check --model "$MODEL" --text "$tmp/nope.txt"
 expect_rc "unreadable --text" 3
 lvd check --model "$tmp/nope.gguf"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# e2e_nightly.sh: the main job end to end (issue 6). A loopback release server
+# e2e_nightly.sh: the main job end to end (README.md, "lvd nightly and
+# scripts/nightly"). A loopback release server
 # (tests/httpd.py) serves a pinned build and faster candidates whose binaries
 # are the fake engine with known speeds; scripts' `lvd nightly` runs on fixed
 # dates (LVD_FAKE_NOW):

@@ -171,12 +171,6 @@ static struct {
 
 /* ------------------------------------------------------------------ helpers */
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
 static char *dir_name(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -613,7 +607,7 @@ static void log_quote(lvd_sb *sb, const char *w)
         if (*c < 0x20 || *c == 0x7f)
             ctrl = 1;
     if (!ctrl) {
-        sel_shell_quote(sb, w);
+        lvd_shell_quote(sb, w);
         return;
     }
     lvd_sb_adds(sb, "$'");
@@ -991,7 +985,7 @@ static int model_load(const char *path, model_meta *m)
         { "q5_1", "Q5_1", 6.0 },            { "bf16", "BF16", 16 },
         { "f16", "F16", 16 },               { "f32", "all F32", 32 },
     };
-    const char *bn = base_name(path);
+    const char *bn = lvd_base_name(path);
     char *lower = lvd_xstrdup(bn);
     for (char *c = lower; *c; c++)
         *c = (char)tolower((unsigned char)*c);
@@ -1798,7 +1792,7 @@ static const char *bench_param(const char *name, void *vctx)
     for (size_t i = 0; i < LVD_ARRAY_LEN(map); i++)
         if (strcmp(name, map[i].n) == 0) {
             const char *v = c->o->dim[map[i].d].v[c->in->ix[map[i].d]];
-            return map[i].d == D_MODEL ? base_name(v) : v;
+            return map[i].d == D_MODEL ? lvd_base_name(v) : v;
         }
     return NULL;
 }
@@ -2844,7 +2838,7 @@ int main(int argc, char **argv)
         const char *name, *persona;
     } personas[] = { { "llama-bench", "bench" }, { "llama-server", "server" }, { "llama-perplexity", "ppl" } };
     const char *argv0 = argc > 0 ? argv[0] : "fake-engine";
-    const char *bn = base_name(argv0);
+    const char *bn = lvd_base_name(argv0);
     int shift = 0;
     for (int pass = 0; pass < 2 && !G.persona; pass++) {
         const char *cand = pass == 0 ? bn : (argc > 1 ? argv[1] : "");
@@ -2864,7 +2858,7 @@ int main(int argc, char **argv)
     scn_load(argv0);
     int ac = argc - shift;
     char **av = argv + shift;
-    inv_start(ac, av, base_name(G.prog));
+    inv_start(ac, av, lvd_base_name(G.prog));
     int rc;
     if (strcmp(G.persona, "bench") == 0)
         rc = bench_main(ac, av);

@@ -6,6 +6,7 @@
 
 #include "common/cli.h"
 #include "store/store.h"
+#include "store/store_tool.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -421,7 +422,7 @@ typedef struct open_case {
 static int open_it(void *arg)
 {
     open_case *o = arg;
-    return lvd_tool_store_open("lvd-test", o->path, o->flags, &o->s);
+    return store_tool_open("lvd-test", o->path, o->flags, &o->s);
 }
 
 static void store_open_maps_errors_to_the_store_exit_code(void **state)

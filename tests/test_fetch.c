@@ -148,6 +148,11 @@ static void test_pin_errors(void **state)
     expect_pin_error("build = b1\nflavour = ubuntu-x64\nsha256.nope = " SHA_A "\n",
                      "repo/pin:3: 'sha256.nope' names an unknown flavour");
     expect_pin_error("build b1\n", "repo/pin:1: expected 'key = value'");
+    /* the rules of common/kv.h: no sections, no control bytes, keys as kv reads them */
+    expect_pin_error("[pin]\nbuild = b1\n", "repo/pin:1: expected 'key = value', got a section header");
+    expect_pin_error("build = b1\fx\n", "repo/pin:1: control character 0x0c");
+    expect_pin_error("bu ild = b1\n", "repo/pin:1: invalid key 'bu ild'");
+    expect_pin_error("build = b1\n = x\n", "repo/pin:2: invalid key ''");
     expect_pin_error("build =\n", "repo/pin:1: expected 'key = value' with both sides non-empty");
     expect_pin_error("flavour = ubuntu-x64\n", "repo/pin: no 'build = b<number>' line");
     expect_pin_error("build = b1\n", "repo/pin: no 'flavour = ...' line");
@@ -161,6 +166,24 @@ static void test_pin_errors(void **state)
     assert_non_null(strstr(err.msg, "repo/pin: not a text file"));
     assert_int_equal(fetch_pin_load("/nonexistent/pin", &pin, &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent/pin: "));
+}
+
+/* A pin written on Windows, with both comment marks and trailing blanks:
+ * it reads, and a rewrite keeps the comments (without CR and trailing blanks). */
+static void test_pin_crlf_and_comments(void **state)
+{
+    (void)state;
+    const char *text = "# pin \r\n; old style\r\n\t\r\nbuild\t=\tb7 \r\nflavour=ubuntu-x64\r\n";
+    fetch_pin pin;
+    lvd_err err;
+    if (fetch_pin_parse("p", text, strlen(text), &pin, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_string_equal(fetch_pin_build(&pin), "b7");
+    assert_string_equal(fetch_pin_flavour(&pin, 0), "bin-ubuntu-x64");
+    char *out = fetch_pin_format(&pin);
+    assert_string_equal(out, "# pin\n; old style\n\nbuild = b7\nflavour = bin-ubuntu-x64\n");
+    free(out);
+    fetch_pin_free(&pin);
 }
 
 static void test_pin_promote(void **state)
@@ -749,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_asset_errors),
         cmocka_unit_test(test_pin_default),
         cmocka_unit_test(test_pin_errors),
+        cmocka_unit_test(test_pin_crlf_and_comments),
         cmocka_unit_test(test_pin_promote),
         cmocka_unit_test(test_decide_table),
         cmocka_unit_test(test_release_parse),

@@ -147,7 +147,7 @@ static void test_errors(void **state)
 static void check_quote(const char *word, const char *want)
 {
     lvd_sb sb = {0};
-    sel_shell_quote(&sb, word);
+    lvd_shell_quote(&sb, word);
     assert_string_equal(lvd_sb_str(&sb), want);
     lvd_sb_free(&sb);
 }

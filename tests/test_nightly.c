@@ -56,6 +56,18 @@ static void file_config_resolves_paths_and_checks_values(void **state)
     assert_int_equal(c.discover, 0);
     night_config_free(&c);
 
+    /* fetch and promote take every spelling of lvd_parse_onoff (common/util.h) */
+    static const char *const on[] = {"on", "1", "yes", "true"}, *const off[] = {"off", "0", "no", "false"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(on); i++) {
+        char *text = lvd_xasprintf("model = a\nfetch = %s\npromote = %s\n", off[i], on[i]);
+        tu_write_str(path, text);
+        free(text);
+        assert_int_equal(night_config_load(path, &c, &err), 0);
+        assert_int_equal(c.fetch, 0);
+        assert_int_equal(c.promote, 1);
+        night_config_free(&c);
+    }
+
     struct { const char *text; const char *msg; } bad[] = {
         {"model = a\nbogus = 1\n", ":2: unknown key 'bogus'"},
         {"model = a\ncandidate = newest\n", ":2: candidate must be latest, none or a build"},

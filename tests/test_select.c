@@ -353,6 +353,18 @@ static void test_profile_parse(void **state)
     assert_int_equal(params.fa, -1); /* auto: -fa not passed */
     assert_int_equal(params.ngl, -1);
     sel_profile_free(&p);
+
+    /* fa takes every spelling of lvd_parse_onoff (common/util.h) */
+    static const struct { const char *word; int fa; } words[] = {
+        {"1", 1}, {"0", 0}, {"off", 0}, {"yes", 1}, {"no", 0}, {"true", 1}, {"false", 0},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(words); i++) {
+        char text[32];
+        snprintf(text, sizeof text, "fa = %s\n", words[i].word);
+        profile_of(text, &p);
+        assert_int_equal(p.fa, words[i].fa);
+        sel_profile_free(&p);
+    }
 }
 
 static void test_profile_errors(void **state)

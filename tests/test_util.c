@@ -162,6 +162,48 @@ static void json_values_are_null_when_unknown(void **state)
     free(text);
 }
 
+/* The small rules every module shares (util.h, json.h). */
+static void shared_small_rules(void **state)
+{
+    (void)state;
+    static const char *const on[] = {"on", "1", "yes", "true"}, *const off[] = {"off", "0", "no", "false"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(on); i++) {
+        int v = -1;
+        assert_int_equal(lvd_parse_onoff(on[i], &v), 0);
+        assert_int_equal(v, 1);
+        assert_int_equal(lvd_parse_onoff(off[i], &v), 0);
+        assert_int_equal(v, 0);
+    }
+    static const char *const bad[] = {"auto", "", "ON", "2", " on", "onn"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
+        int v = 7;
+        assert_int_equal(lvd_parse_onoff(bad[i], &v), -1);
+        assert_int_equal(v, 7);
+    }
+    assert_string_equal(lvd_base_name("/a/b/m.gguf"), "m.gguf");
+    assert_string_equal(lvd_base_name("m.gguf"), "m.gguf");
+    assert_string_equal(lvd_base_name("dir/"), "");
+    double d[] = {3, -1, 2, 2};
+    qsort(d, 4, sizeof *d, lvd_cmp_double);
+    assert_true(d[0] == -1 && d[1] == 2 && d[2] == 2 && d[3] == 3);
+    lvd_sb sb = {0};
+    lvd_shell_quote(&sb, "a_b./=:,+-9");
+    lvd_sb_addc(&sb, ' ');
+    lvd_shell_quote(&sb, "");
+    lvd_sb_addc(&sb, ' ');
+    lvd_shell_quote(&sb, "it's");
+    lvd_sb_addc(&sb, ' ');
+    lvd_shell_quote_always(&sb, "A=b");
+    assert_string_equal(lvd_sb_str(&sb), "a_b./=:,+-9 '' 'it'\\''s' 'A=b'");
+    lvd_sb_free(&sb);
+    cJSON *o = cJSON_Parse("{\"s\": \"x\", \"n\": 1, \"S\": \"y\"}");
+    assert_string_equal(lvd_json_string(o, "s"), "x");
+    assert_string_equal(lvd_json_string(o, "n"), "");
+    assert_string_equal(lvd_json_string(o, "missing"), "");
+    assert_string_equal(lvd_json_string(NULL, "s"), "");
+    cJSON_Delete(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +214,7 @@ int main(void)
         cmocka_unit_test(error_messages_are_one_line),
         cmocka_unit_test(string_vectors_stay_null_terminated),
         cmocka_unit_test(json_values_are_null_when_unknown),
+        cmocka_unit_test(shared_small_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

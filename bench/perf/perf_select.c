@@ -10,7 +10,8 @@
  *                     every engine's --list-devices);
  *   probe, library:   bench_probe_engine(refresh) for each engine;
  * and prints median, p95 and mean wall ms of each (and of /bin/true run the
- * same way: the cost of a process start) and the ratios probe / select. Targets (issue 4): select < 5 ms and >= 200x faster than probing.
+ * same way: the cost of a process start) and the ratios probe / select.
+ * Targets (README.md, "Performance"): select < 5 ms and >= 200x faster than probing.
  * The fake engine answers --list-devices in a millisecond or two; a real
  * CUDA or Vulkan build initialises its backends first (seconds), so the
  * ratios here are a floor for real engines. Not a test: it prints numbers
@@ -129,19 +130,13 @@ static void build_world(world *w)
     tool(w, record, 1);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct timing {
     double median, p95, mean;
 } timing;
 
 static timing summarize(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, lvd_cmp_double);
     timing t = {.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2};
     t.p95 = v[(size_t)((double)(n - 1) * 0.95)];
     for (size_t i = 0; i < n; i++)

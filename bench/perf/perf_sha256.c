@@ -144,15 +144,9 @@ static double sha256sum_speed(const char *path, double bytes, char *out, size_t 
     return bytes / dt;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, lvd_cmp_double);
     return v[n / 2];
 }
 

@@ -1,0 +1,14 @@
+/* store_tool.h: opening the store a tool was given, for the tools' mains and
+ * the commands they share (common/cli.h is the layer below and knows no store).
+ * Not for the store's API itself (store.h). */
+#ifndef LVD_STORE_TOOL_H
+#define LVD_STORE_TOOL_H
+
+#include "store/store.h"
+
+/* Opens the store a tool was given (store_opt, see store_default_path) with
+ * store_open's flags: LVD_EXIT_OK, or LVD_EXIT_STORE with the error printed
+ * as tool's error line and *out NULL. Close it with store_close. */
+int store_tool_open(const char *tool, const char *store_opt, int flags, store **out);
+
+#endif
