@@ -160,9 +160,9 @@ static int discover(const options *o)
     char *path = store_default_path(o->t.store);
     int code = LVD_EXIT_OK;
     if (!o->dry_run)
-        code = lvd_tool_store_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
+        code = store_tool_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
     else if (access(path, F_OK) == 0)
-        code = lvd_tool_store_open(TOOL, o->t.store, STORE_OPEN_READONLY, &s);
+        code = store_tool_open(TOOL, o->t.store, STORE_OPEN_READONLY, &s);
     free(path);
     if (code != LVD_EXIT_OK)
         return code;

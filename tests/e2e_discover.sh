@@ -13,7 +13,7 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED LVD_SOURCE
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
 for v in $(env | sed -n 's/^\(LVD_ENGINE_[^=]*\|AIDE_LLAMA_SERVER[^=]*\)=.*/\1/p'); do unset "$v"; done
 export HOME=$tmp/home XDG_DATA_HOME=$tmp/xdg LVD_STORE=$tmp/store.db
 export LVD_DISCOVER_PLACES='~/llama.cpp/build*/bin'   # the default list minus the system dirs
@@ -93,7 +93,7 @@ rm -rf "$HOME/llama.cpp/build-cpu2"
 
 # ------------------------------------------------------------ the nightly discovers
 export LVD_STORE=$tmp/night.db
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$tmp/model.gguf"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$tmp/model.gguf"
 cat > "$tmp/nightly.conf" <<CONF
 model = model.gguf
 fetch = off

@@ -10,8 +10,8 @@
 set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SHARED
-MODEL=$LVD_SHARED/models/tiny-llama-q4_0.gguf
+e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
+MODEL=$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf
 
 # twin NAME: a world with the same two engines as every other twin
 twin() {
