@@ -113,7 +113,8 @@ LOG="$tmp/repo/nightly.log"
 grep -q "first night: needs a second consecutive night" "$LOG" && ok "night 1 rule: needs two nights" \
     || fail "night 1 pin rule: $(grep -A3 "step 'pin'" "$LOG")"
 [ -s "$PAGE" ] || fail "night 1 wrote no evidence page"
-grep -q "b201" "$PAGE" && ok "evidence page names the candidate" || fail "page lacks b201"
+grep -q '^Newest decision (2026-11-02 03:00 UTC): \*\*keep\*\* — pinned b200, candidate b201\.$' "$PAGE" \
+    && ok "evidence page: night 1 keeps b200 against the candidate b201" || fail "page lacks night 1's pin decision"
 
 # --- night 2: the same verdict again: promoted ------------------------------
 night 2026-11-03; rc=$?
@@ -129,7 +130,8 @@ grep -q "^# the build this box serves with" "$PIN" && ok "pin file comments kept
 grep -q '^\*\*Verdict:\*\* vulkan b201' "$PAGE" && ok "page verdict: b201" || fail "page verdict: $(grep -n Verdict "$PAGE")"
 grep -E '^\| .* \| tg128 \| .* \| \+1[0-4]\.[0-9] % \[' "$PAGE" >/dev/null && ok "page shows tg +12 % for the candidate" \
     || fail "page lacks the candidate's tg delta: $(grep -n tg128 "$PAGE" | head -5)"
-grep -q "promote" "$PAGE" && ok "page records the promotion" || fail "page lacks the promotion"
+grep -q '^| 2026-11-03 03:00 UTC | b200 | b201 | promote (applied) | promote b201: ' "$PAGE" \
+    && ok "page records the promotion" || fail "page lacks the promotion"
 ls "$(dirname "$PAGE")"/*.svg >/dev/null 2>&1 && ok "charts beside the page" || fail "no SVG charts"
 # LVD_UPDATE_EXAMPLE=1 ctest -R e2e_nightly refreshes the README's example
 # (this night's page and charts, with the temporary directory renamed)
@@ -153,7 +155,16 @@ grep -q "^build = b201$" "$PIN" && ok "a candidate failing correctness never mov
     || fail "pin moved to a wrong candidate: $(cat "$PIN")"
 tail -40 "$LOG" | grep -q "candidate failed correctness on Vulkan0" && ok "rule: correctness" \
     || fail "night 3 rule: $(grep -A3 "step 'pin'" "$LOG" | tail -4)"
-grep -qi "fail" "$PAGE" && ok "page shows the failed check" || fail "page does not show the failed check"
+# shows_failed_check FILE: the page has the check's own row and the excluded
+# arm's line (every page says "failed" in its preamble: that proves nothing)
+shows_failed_check() {
+    grep -qE '^- check vulkan Vulkan0 \(model [0-9a-f]{12}\): fail: PPL ratio 1\.3000, KLD 0\.400000' "$1" &&
+        grep -qE '^- vulkan b202-ubuntu-vulkan-x64 · fa [01] \(b202-ubuntu-vulkan-x64\): failed its correctness check' "$1"
+}
+shows_failed_check "$PAGE" && ok "page shows the failed check" || fail "page does not show the failed check"
+grep -v '^- check vulkan' "$PAGE" >"$tmp/page-without-check.md"
+shows_failed_check "$tmp/page-without-check.md" && fail "the failed-check assertion passes on a page without the check's row" \
+    || ok "the failed-check assertion fails on a page without the check's row"
 
 # --- the lock: a second job at once is refused ------------------------------
 exec 9>"$LVD_STORE.nightly.lock"
