@@ -9,7 +9,6 @@
 # through `lvd bench --json` and `lvd store runs --json` (python3 for JSON).
 # Not a test of the statistics (test_rank, test_stats) or of single
 # invocations (test_runner).
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE

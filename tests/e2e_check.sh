@@ -8,7 +8,6 @@
 # --import of the real H200 perplexity captures.
 # Not a test of the pass/fail arithmetic (test_check) or the parser
 # (test_pplout).
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_FIXTURES LVD_SOURCE

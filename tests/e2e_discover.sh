@@ -10,7 +10,6 @@
 # second run registers nothing; a directory reached twice (a symlink on PATH)
 # is one engine; --dry-run writes nothing; bad operands and nothing found exit
 # 3 and 1; a nightly with no engine registered measures the discovered ones.
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE

@@ -12,7 +12,6 @@
 # committed example docs/evidence/h200-example.md (+ charts) is exactly what
 # this renders (LVD_UPDATE_EXAMPLE=1 rewrites it). Needs LVD_BIN, LVD_FIXTURES,
 # LVD_SOURCE (set by ctest).
-set -euo pipefail
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
 

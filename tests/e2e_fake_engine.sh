@@ -4,7 +4,6 @@
 # replay the captured samples, line shape where values are the fake's own), and
 # that its scenario contract holds: true speeds, multipliers, device choice,
 # ignore_ngl, faults, determinism, the invocation log. Not a test of any lvd tool.
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_FAKE_ENGINE LVD_FIXTURES

@@ -7,7 +7,6 @@
 # dropped and stalled downloads, 404s, TLS verification, disk full, --latest,
 # GITHUB_TOKEN -- asserting exit codes, messages, and that no partial bench
 # dir, temporary directory or download is ever left behind.
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FIXTURES

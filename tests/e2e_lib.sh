@@ -6,8 +6,12 @@
 # e2e_finish, running a command into $tmp/out, $tmp/err and $rc, fake engine
 # directories, and the loopback release server. Not a test itself, and not for
 # helpers only one script uses (those stay in that script).
+# One strictness for every script, set here and nowhere else: `set -uo
+# pipefail` (an unset variable or a failing pipeline stage counts; no -e, since
+# a failing command is what many checks look at through capture/$rc).
 # Failures are counted and the script goes on; E2E_FAIL_FAST=1 (set before
 # sourcing) makes the first failure end the script with exit 1.
+set -uo pipefail
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lvd-$(basename "$0" .sh)-XXXXXX")
 E2E_PIDS=()

@@ -7,7 +7,6 @@
 # long-form run (twin worlds: fresh store, same scenarios), -p/-n give the
 # tests --tests gives, usage errors name the wrong word, --help shows both
 # spellings. Not a test of the parsing rules themselves (test_cli).
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE

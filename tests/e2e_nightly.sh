@@ -10,7 +10,6 @@
 # plus: the evidence page names the right winner with the right delta, a
 # second job is refused by the lock, and offline the job says so in one line
 # and still writes the page.
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE

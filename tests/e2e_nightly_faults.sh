@@ -7,7 +7,6 @@
 # must finish what it can, record every failure with its reason, exit 5
 # (partial), leave no process behind, and show the failures on the evidence
 # page, while the healthy engines still get their verdict.
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE

@@ -7,7 +7,6 @@
 # file byte for byte, and the evidence page's pin section. Promotion itself
 # (two nights, digest, atomic rewrite) is covered by tests/test_pin.c.
 # Needs LVD_BIN and LVD_FIXTURES (set by ctest).
-set -euo pipefail
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
 

@@ -8,7 +8,6 @@
 # invalidation by a touched binary and by --refresh, and that a hung probe
 # leaves no process behind. Not a test of the parser's corner cases
 # (test_devices) or of the fake itself (e2e_fake_engine).
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE

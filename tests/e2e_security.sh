@@ -12,7 +12,6 @@
 #     the exact argv, and nothing embedded in a name ever runs.
 # (3) GITHUB_TOKEN, set for all of it, appears in no output, log or store.
 # The download-side token and disk-full cases live in e2e_fetch.sh.
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE

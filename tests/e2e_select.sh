@@ -9,7 +9,6 @@
 # line. Also: select spawns nothing, a changed binary makes the verdict stale,
 # a failed check retires the winner, profiles win and fail with file:line,
 # --record --artifact (no model file) prints the same line, exit codes. Not a test of the rules in detail (test_select).
-set -uo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE

@@ -6,7 +6,6 @@
 # bundled model in share/models. The scan is first shown to find planted
 # references (and not a "shared library").
 # Needs LVD_SOURCE and LVD_FIXTURES (set by ctest).
-set -euo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_SOURCE LVD_FIXTURES

@@ -3,7 +3,6 @@
 # import json, jsonl and sql output (counts checked through --json), re-import
 # without duplicates, the gpu_ignored marking, shared sessions and warm-up
 # flags, refusals with their exit codes, and the listings. Needs LVD_BIN and LVD_FIXTURES (set by ctest).
-set -euo pipefail
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
 
