@@ -192,7 +192,7 @@ static size_t kept(const lvd_result *r)
 {
     size_t k = 0;
     for (size_t i = 0; i < r->n; i++)
-        k += !(r->warmup && r->warmup[i]);
+        k += (size_t)sel_sample_kept(r, i);
     return k;
 }
 
@@ -254,7 +254,7 @@ static void gather(vsession *vs, const char *test, int into_y)
             if (strcmp(res->test, test) != 0)
                 continue;
             for (size_t k = 0; k < res->n; k++)
-                if (!(res->warmup && res->warmup[k]) && res->ts[k] > 0 && isfinite(res->ts[k]))
+                if (sel_sample_kept(res, k))
                     dvec_push(into_y ? &a->y : &a->x, res->ts[k]);
         }
     }
