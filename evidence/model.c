@@ -254,6 +254,22 @@ static void fill_arm(ev_arm *a, const ev_arm_in *x)
 
 /* --- the model ----------------------------------------------------------------- */
 
+/* The CPU reference (select/rank.h sel_cpu_reference) among the arms in
+ * armset order: an arm is usable when it is eligible and has figures. */
+static size_t cpu_reference(const ev_arm *arms, const sel_series *const *pp, const sel_series *const *tg, size_t n)
+{
+    const char **backend = lvd_xcalloc(n ? n : 1, sizeof *backend);
+    int *usable = lvd_xcalloc(n ? n : 1, sizeof *usable);
+    for (size_t i = 0; i < n; i++) {
+        backend[i] = arms[i].backend;
+        usable[i] = !strcmp(arms[i].status, "ok") && (pp[i] || tg[i]);
+    }
+    size_t ref = sel_cpu_reference(backend, usable, n);
+    free(backend);
+    free(usable);
+    return ref;
+}
+
 static void swap_delta_index(ev_delta *d, const size_t *pos)
 {
     if (d->has)
@@ -319,14 +335,7 @@ int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *obj
             by_rank[rk.v[k].rank - 1] = rk.v[k].arm;
         }
     }
-    /* the CPU reference: the best-ranked cpu arm, else the first eligible one with data */
-    size_t ref = SIZE_MAX;
-    for (size_t k = 0; k < n_ranked && ref == SIZE_MAX; k++)
-        if (!strcmp(arms[by_rank[k]].backend, LVD_BACKEND_CPU))
-            ref = by_rank[k];
-    for (size_t i = 0; i < n && ref == SIZE_MAX; i++)
-        if (!strcmp(arms[i].status, "ok") && !strcmp(arms[i].backend, LVD_BACKEND_CPU) && (pp[i] || tg[i]))
-            ref = i;
+    size_t ref = cpu_reference(arms, pp, tg, n);
     for (size_t i = 0; i < n; i++) {
         if (ref != SIZE_MAX && i != ref) {
             fill_delta(&arms[i].pp_vs_cpu, pp[i], pp[ref], ref, &rule);
