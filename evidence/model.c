@@ -663,27 +663,28 @@ static char *check_figures(const lvd_check *c)
     return lvd_sb_detach(&sb);
 }
 
-/* What llama-bench reported as backends in the engine's first ok run of
- * this model (NULL when none), for the backend label of placement and launch. */
-static const char *reported_backends(int64_t engine_id, const lvd_run *runs, size_t nr)
-{
-    for (size_t i = 0; i < nr; i++)
-        if (runs[i].engine_id == engine_id && !strcmp(runs[i].status, "ok") && runs[i].n_results)
-            return runs[i].results[0].backends;
-    return NULL;
-}
-
-/* Placement and launch line for engine ei with params, as lvd select
- * --record --artifact prints them (select/choice.h). */
-static void choice_lines(ev_model *m, const lvd_params *params, const store_artifact *a, const engines *es,
-                         size_t ei, const lvd_run *runs, size_t nr)
+/* Placement and launch line of the choice (engine_id, arm_key, params) as
+ * lvd select --record --artifact prints them: the same function
+ * (sel_choice_lines_load); the page adds what llama-bench called the model
+ * to the placeholder's note. 0, or -1 when the store failed. */
+static int choice_lines(ev_model *m, store *s, const char *host, const store_artifact *a, int64_t engine_id,
+                        const char *arm_key, const lvd_params *params, const lvd_run *runs, size_t nr, lvd_err *err)
 {
     char *hint = reported_field(runs, nr, "model_filename");
     sel_choice_lines c;
-    lvd_err err = {{0}};
-    if (sel_choice_lines_build(ei != SIZE_MAX ? &es->v[ei] : NULL, engine_probe(es, ei),
-                               ei != SIZE_MAX ? reported_backends(es->v[ei].id, runs, nr) : NULL, params, a, hint,
-                               &c, &err) == 0) {
+    lvd_err lerr = {{0}};
+    store_artifact stub = {.size = -1};
+    if (!a) { /* runs of an artifact the store has no row for */
+        snprintf(stub.sha256, sizeof stub.sha256, "%s", m->sha256);
+        a = &stub;
+    }
+    int rc = sel_choice_lines_load(s, a, host, engine_id, arm_key, params, hint, &c, &lerr);
+    free(hint);
+    if (rc == -1) {
+        *err = lerr;
+        return -1;
+    }
+    if (rc == 0) {
         if (c.placement_known)
             m->placement = lvd_xstrdup(c.placement_line);
         else
@@ -692,7 +693,7 @@ static void choice_lines(ev_model *m, const lvd_params *params, const store_arti
         m->launch_note = c.model_note && c.launch_line ? lvd_xstrdup(c.model_note) : NULL;
         sel_choice_lines_free(&c);
     }
-    free(hint);
+    return 0;
 }
 
 /* The newest verdict for the model on host into *out; *has 0 when none. */
@@ -713,11 +714,12 @@ static int newest_verdict(store *s, const char *sha, const char *host, lvd_verdi
 }
 
 /* The verdict's fields, then placement and launch for the verdict's choice
- * or, with no verdict, the measured leader's. */
-static void describe_choice(ev_model *m, const lvd_verdict *v, const store_artifact *a, const lvd_run *runs,
-                            size_t nr, const engines *es)
+ * or, with no verdict, the measured leader's. 0, or -1 (store; err). */
+static int describe_choice(ev_model *m, store *s, const char *host, const lvd_verdict *v,
+                           const store_artifact *a, const lvd_run *runs, size_t nr, const engines *es, lvd_err *err)
 {
     int64_t engine_id;
+    const char *arm_key;
     const lvd_params *params;
     if (v) {
         m->has_verdict = 1;
@@ -737,17 +739,19 @@ static void describe_choice(ev_model *m, const lvd_verdict *v, const store_artif
             free(brief);
         }
         if (!v->engine_id)
-            return;
+            return 0;
         engine_id = v->engine_id;
+        arm_key = v->arm_key;
         params = &v->params;
     } else if (m->n_arms && m->arms[0].rank == 1) {
         m->launch_of_leader = 1;
         engine_id = m->arms[0].engine_id;
+        arm_key = m->arms[0].arm_key;
         params = &m->arms[0].run_params;
     } else {
-        return;
+        return 0;
     }
-    choice_lines(m, params, a, es, engine_index(es, engine_id), runs, nr);
+    return choice_lines(m, s, host, a, engine_id, arm_key, params, runs, nr, err);
 }
 
 /* One model: its runs into arms, checks, verdict, figures and history. */
@@ -816,7 +820,7 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     rc = ev_model_compute(m, in, set.n, has_v ? v.objective : NULL, err);
     if (rc == 0) {
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
-        describe_choice(m, has_v ? &v : NULL, ap, runs, nr, es);
+        rc = describe_choice(m, s, host, has_v ? &v : NULL, ap, runs, nr, es, err);
     }
 out:
     for (size_t i = 0; checks && i < set.n; i++) {
