@@ -848,6 +848,29 @@ static int is_hex(const char *s)
     return 1;
 }
 
+/* The sha256 of the model file at path, without writing to the store: from
+ * the path cache when it answers, else by hashing the file; it must be one
+ * of the artifacts all[0..na). 0 or -1 (err names the path). */
+static int identify_path(store *s, const char *path, const store_artifact *all, size_t na,
+                         char sha[LVD_SHA256_HEX_LEN + 1], lvd_err *err)
+{
+    store_artifact a;
+    int rc = store_identify_cached(s, path, &a, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        snprintf(sha, LVD_SHA256_HEX_LEN + 1, "%s", a.sha256);
+        store_artifact_free(&a);
+        return 0;
+    }
+    if (lvd_sha256_file(path, sha, NULL, err) != 0)
+        return -1;
+    for (size_t i = 0; i < na; i++)
+        if (!strcmp(all[i].sha256, sha))
+            return 0;
+    return lvd_errf(err, "%s: model %s (sha256 %.12s) is not in the store", store_path(s), path, sha);
+}
+
 /* The sha256s the page covers, sorted later by name. */
 static int resolve_models(store *s, const ev_opts *o, const char *host, char ***out, size_t *n, lvd_err *err)
 {
@@ -900,13 +923,12 @@ static int resolve_models(store *s, const ev_opts *o, const char *host, char ***
                 break;
             }
         }
-        store_artifact a;
-        if (store_identify(s, arg, 0, &a, NULL, err) != 0) {
-            rc = -2; /* unreadable, not a GGUF, or no such file (err names it) */
+        char sha[LVD_SHA256_HEX_LEN + 1];
+        if (identify_path(s, arg, all, na, sha, err) != 0) {
+            rc = -2; /* unreadable, no such file, or not in the store (err names it) */
             break;
         }
-        v[k++] = lvd_xstrdup(a.sha256);
-        store_artifact_free(&a);
+        v[k++] = lvd_xstrdup(sha);
     }
     store_artifact_list_free(all, na);
     if (rc != 0) {

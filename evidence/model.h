@@ -182,10 +182,11 @@ typedef struct ev_opts {
 } ev_opts;
 
 /* Reads the page from the store: every artifact measured on host (or those
- * named), ordered by name then sha256. A path is identified (hashed unless
- * cached) and recorded. Returns 0, -1 when the store fails, or -2 when a
- * named model is unknown, ambiguous or its file cannot be read (err names
- * it). */
+ * named), ordered by name then sha256. Only reads the store (lvd evidence
+ * opens it read-only): a path is identified from the path cache, else by
+ * hashing the file, and never recorded. Returns 0, -1 when the store fails,
+ * or -2 when a named model is unknown, ambiguous or its file cannot be read
+ * (err names it). */
 int ev_page_load(struct store *s, const ev_opts *o, ev_page *out, lvd_err *err);
 
 #endif
