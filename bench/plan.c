@@ -4,6 +4,7 @@
 
 #include "bench/arm.h"
 #include "select/placement.h"
+#include "select/rank.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,8 +263,10 @@ void bench_plan_free(bench_plan *p)
 
 size_t bench_plan_cpu_arm(const bench_plan *p)
 {
+    const char **backend = lvd_xcalloc(p->n_arms ? p->n_arms : 1, sizeof *backend);
     for (size_t i = 0; i < p->n_arms; i++)
-        if (!p->arms[i].gpu)
-            return i;
-    return (size_t)-1;
+        backend[i] = p->arms[i].gpu ? "" : p->arms[i].backend;
+    size_t ref = sel_cpu_reference(backend, NULL, p->n_arms);
+    free(backend);
+    return ref;
 }

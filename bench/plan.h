@@ -103,7 +103,8 @@ char *bench_params_text(const lvd_params *p);
 /* The arm's label (as in bench_arm.label): "ENGINE DEVICE|cpu PARAMS". */
 char *bench_arm_label(const char *engine, const char *device, const lvd_params *p);
 
-/* The index of the first CPU arm (the reference), or (size_t)-1. */
+/* The CPU reference of the plan (select/rank.h sel_cpu_reference over the
+ * arms' backends; a CPU arm asks no GPU flag), or (size_t)-1. */
 size_t bench_plan_cpu_arm(const bench_plan *p);
 
 #endif

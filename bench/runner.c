@@ -439,7 +439,7 @@ static void absorb(bench_session *s, size_t arm, const lvd_run *run)
             for (size_t k = 0; r && k < r->n; k++) {
                 if (r->warmup && r->warmup[k])
                     st->series[t].n_dropped++;
-                else
+                else if (sel_sample_kept(r, k))
                     series_add(&st->series[t], r->ts[k]);
             }
         }

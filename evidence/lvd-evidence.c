@@ -132,7 +132,7 @@ int main(int argc, char **argv)
         return code < 0 ? LVD_EXIT_OK : code;
     }
     store *s;
-    if ((code = store_tool_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
+    if ((code = store_tool_open(TOOL, o.t.store, STORE_OPEN_READONLY, &s)) != LVD_EXIT_OK) {
         free(o.models);
         return code;
     }

@@ -1,29 +1,17 @@
-/* model.c: the evidence page as data (see model.h): the pure computation of
- * a model's arms, ranking, deltas and history, and the store reader that
- * feeds it. Not for rendering (markdown.c, svg.c) nor for writing files. */
+/* model.c: the evidence page as data (see model.h), the pure part: a
+ * model's arms, columns, ranking, deltas and history from what the caller
+ * hands in, and freeing. Not for reading the store (load.c), rendering
+ * (markdown.c, svg.c) nor writing files (write.c). */
 #include "evidence/model.h"
 
-#include "common/sha256.h"
-#include "select/choice.h"
-#include "select/engines.h"
-#include "select/launch.h"
-#include "select/placement.h"
 #include "select/rank.h"
-#include "select/select.h"
 #include "select/stats.h"
-#include "store/identify.h"
-#include "store/store.h"
 
-#include <cjson/cJSON.h>
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define EV_TITLE_DEFAULT "Backend selection evidence"
-#define EV_NIGHTS_DEFAULT 14
 
 /* --- small helpers --------------------------------------------------------- */
 
@@ -242,10 +230,128 @@ static void fill_arm(ev_arm *a, const ev_arm_in *x)
 
 /* --- the model ----------------------------------------------------------------- */
 
+/* The CPU reference (select/rank.h sel_cpu_reference) among the arms in
+ * armset order: an arm is usable when it is eligible and has figures. */
+static size_t cpu_reference(const ev_arm *arms, const sel_series *const *pp, const sel_series *const *tg, size_t n)
+{
+    const char **backend = lvd_xcalloc(n ? n : 1, sizeof *backend);
+    int *usable = lvd_xcalloc(n ? n : 1, sizeof *usable);
+    for (size_t i = 0; i < n; i++) {
+        backend[i] = arms[i].backend;
+        usable[i] = !strcmp(arms[i].status, "ok") && (pp[i] || tg[i]);
+    }
+    size_t ref = sel_cpu_reference(backend, usable, n);
+    free(backend);
+    free(usable);
+    return ref;
+}
+
 static void swap_delta_index(ev_delta *d, const size_t *pos)
 {
     if (d->has)
         d->other = pos[d->other];
+}
+
+/* The work arrays of one computation. */
+typedef struct work {
+    ev_arm *arms;                 /* in the caller's (armset) order */
+    const sel_series **pp, **tg;  /* each arm's series of the columns */
+    sel_rank_arm *ra;
+    size_t *by_rank;              /* arm index by rank - 1 */
+    size_t n, n_ranked;
+} work;
+
+/* Fills the arms, their series and figures, and the ranking input. */
+static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const sel_objective *obj, const sel_rule *rule)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        fill_arm(&w->arms[i], &in[i]);
+        w->pp[i] = pick_series(in[i].arm, m->pp_test, sel_test_is_pp);
+        w->tg[i] = pick_series(in[i].arm, m->tg_test, sel_test_is_tg);
+        fill_stat(&w->arms[i].pp, w->pp[i], rule);
+        fill_stat(&w->arms[i].tg, w->tg[i], rule);
+        const sel_series *x = obj->kind == SEL_OBJ_PP ? w->pp[i] : w->tg[i];
+        sel_rank_arm *r = &w->ra[i];
+        r->label = w->arms[i].engine;
+        r->eligible = !strcmp(w->arms[i].status, "ok");
+        r->x = x ? x->ts : NULL;
+        r->nx = x ? x->n : 0;
+        if (obj->kind == SEL_OBJ_WEIGHTED) {
+            r->y = w->pp[i] ? w->pp[i]->ts : NULL;
+            r->ny = w->pp[i] ? w->pp[i]->n : 0;
+        }
+    }
+    label_arms(m, w->arms, in, w->n);
+}
+
+/* The deltas: against the CPU reference, the best-ranked arm of another
+ * backend, and the leader against the arm ranked second. */
+static void fill_deltas(ev_model *m, const work *w, const sel_rule *rule)
+{
+    ev_arm *arms = w->arms;
+    size_t ref = cpu_reference(arms, w->pp, w->tg, w->n);
+    for (size_t i = 0; i < w->n; i++) {
+        if (ref != SIZE_MAX && i != ref) {
+            fill_delta(&arms[i].pp_vs_cpu, w->pp[i], w->pp[ref], ref, rule);
+            fill_delta(&arms[i].tg_vs_cpu, w->tg[i], w->tg[ref], ref, rule);
+        }
+    }
+    if (ref != SIZE_MAX)
+        arms[ref].is_ref = 1;
+    for (size_t i = 0; i < w->n; i++) {
+        size_t alt = SIZE_MAX;
+        for (size_t k = 0; k < w->n_ranked && alt == SIZE_MAX; k++)
+            if (w->by_rank[k] != i && strcmp(arms[w->by_rank[k]].backend, arms[i].backend))
+                alt = w->by_rank[k];
+        if (alt != SIZE_MAX) {
+            fill_delta(&arms[i].pp_vs_alt, w->pp[i], w->pp[alt], alt, rule);
+            fill_delta(&arms[i].tg_vs_alt, w->tg[i], w->tg[alt], alt, rule);
+        }
+    }
+    if (w->n_ranked >= 2) {
+        size_t a = w->by_rank[0], b = w->by_rank[1];
+        fill_delta(&m->second_pp, w->pp[a], w->pp[b], b, rule);
+        fill_delta(&m->second_tg, w->tg[a], w->tg[b], b, rule);
+    }
+}
+
+/* Moves the arms into m: ranked by rank, then unranked eligible, then
+ * excluded, each stable; the deltas' indices follow. */
+static void order_arms(ev_model *m, const work *w)
+{
+    size_t n = w->n;
+    size_t *order = lvd_xcalloc(n ? n : 1, sizeof *order), *pos = lvd_xcalloc(n ? n : 1, sizeof *pos);
+    size_t k = 0;
+    for (size_t r = 0; r < w->n_ranked; r++)
+        order[k++] = w->by_rank[r];
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (!w->arms[i].rank && (!strcmp(w->arms[i].status, "ok") == !pass))
+                order[k++] = i;
+    m->arms = lvd_xcalloc(n ? n : 1, sizeof *m->arms);
+    m->n_arms = n;
+    for (size_t j = 0; j < n; j++) {
+        pos[order[j]] = j;
+        m->arms[j] = w->arms[order[j]];
+    }
+    for (size_t j = 0; j < n; j++) {
+        swap_delta_index(&m->arms[j].pp_vs_cpu, pos);
+        swap_delta_index(&m->arms[j].tg_vs_cpu, pos);
+        swap_delta_index(&m->arms[j].pp_vs_alt, pos);
+        swap_delta_index(&m->arms[j].tg_vs_alt, pos);
+    }
+    swap_delta_index(&m->second_pp, pos);
+    swap_delta_index(&m->second_tg, pos);
+    free(order);
+    free(pos);
+}
+
+static void work_free(work *w)
+{
+    free(w->pp);
+    free(w->tg);
+    free(w->ra);
+    free(w->by_rank);
 }
 
 int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *objective, lvd_err *err)
@@ -263,112 +369,36 @@ int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *obj
 
     sel_rule rule;
     sel_rule_default(&rule);
-    ev_arm *arms = lvd_xcalloc(n ? n : 1, sizeof *arms);
-    const sel_series **pp = lvd_xcalloc(n ? n : 1, sizeof *pp);
-    const sel_series **tg = lvd_xcalloc(n ? n : 1, sizeof *tg);
-    sel_rank_arm *ra = lvd_xcalloc(n ? n : 1, sizeof *ra);
-    for (size_t i = 0; i < n; i++) {
-        fill_arm(&arms[i], &in[i]);
-        pp[i] = pick_series(in[i].arm, m->pp_test, sel_test_is_pp);
-        tg[i] = pick_series(in[i].arm, m->tg_test, sel_test_is_tg);
-        fill_stat(&arms[i].pp, pp[i], &rule);
-        fill_stat(&arms[i].tg, tg[i], &rule);
-        const sel_series *x = obj.kind == SEL_OBJ_PP ? pp[i] : tg[i];
-        ra[i].label = arms[i].engine;
-        ra[i].eligible = !strcmp(arms[i].status, "ok");
-        ra[i].x = x ? x->ts : NULL;
-        ra[i].nx = x ? x->n : 0;
-        if (obj.kind == SEL_OBJ_WEIGHTED) {
-            ra[i].y = pp[i] ? pp[i]->ts : NULL;
-            ra[i].ny = pp[i] ? pp[i]->n : 0;
-        }
-    }
-    label_arms(m, arms, in, n);
+    size_t cap = n ? n : 1;
+    work w = {.arms = lvd_xcalloc(cap, sizeof *w.arms), .pp = lvd_xcalloc(cap, sizeof *w.pp),
+              .tg = lvd_xcalloc(cap, sizeof *w.tg), .ra = lvd_xcalloc(cap, sizeof *w.ra), .n = n};
+    fill_arms(m, &w, in, &obj, &rule);
 
     sel_rank_opts ro;
     sel_rank_opts_init(&ro);
     if (obj.kind == SEL_OBJ_WEIGHTED)
         ro.w = obj.w;
     sel_ranking rk;
-    if (sel_rank(ra, n, &ro, &rk, err) != 0) {
-        m->arms = arms; /* ev_model_free releases them */
+    if (sel_rank(w.ra, n, &ro, &rk, err) != 0) {
+        m->arms = w.arms; /* ev_model_free releases them */
         m->n_arms = n;
-        free(pp);
-        free(tg);
-        free(ra);
+        work_free(&w);
         return -1;
     }
     m->state = lvd_xstrdup(sel_rank_state_name(rk.state));
-    size_t n_ranked = rk.n_ranked;
-    size_t *by_rank = lvd_xcalloc(n_ranked + 1, sizeof *by_rank);
+    w.n_ranked = rk.n_ranked;
+    w.by_rank = lvd_xcalloc(w.n_ranked + 1, sizeof *w.by_rank);
     for (size_t k = 0; k < rk.n; k++) {
         if (rk.v[k].rank) {
-            arms[rk.v[k].arm].rank = rk.v[k].rank;
-            by_rank[rk.v[k].rank - 1] = rk.v[k].arm;
+            w.arms[rk.v[k].arm].rank = rk.v[k].rank;
+            w.by_rank[rk.v[k].rank - 1] = rk.v[k].arm;
         }
-    }
-    /* the CPU reference: the best-ranked cpu arm, else the first eligible one with data */
-    size_t ref = SIZE_MAX;
-    for (size_t k = 0; k < n_ranked && ref == SIZE_MAX; k++)
-        if (!strcmp(arms[by_rank[k]].backend, LVD_BACKEND_CPU))
-            ref = by_rank[k];
-    for (size_t i = 0; i < n && ref == SIZE_MAX; i++)
-        if (!strcmp(arms[i].status, "ok") && !strcmp(arms[i].backend, LVD_BACKEND_CPU) && (pp[i] || tg[i]))
-            ref = i;
-    for (size_t i = 0; i < n; i++) {
-        if (ref != SIZE_MAX && i != ref) {
-            fill_delta(&arms[i].pp_vs_cpu, pp[i], pp[ref], ref, &rule);
-            fill_delta(&arms[i].tg_vs_cpu, tg[i], tg[ref], ref, &rule);
-        }
-    }
-    if (ref != SIZE_MAX)
-        arms[ref].is_ref = 1;
-    for (size_t i = 0; i < n; i++) {
-        size_t alt = SIZE_MAX;
-        for (size_t k = 0; k < n_ranked && alt == SIZE_MAX; k++)
-            if (by_rank[k] != i && strcmp(arms[by_rank[k]].backend, arms[i].backend))
-                alt = by_rank[k];
-        if (alt != SIZE_MAX) {
-            fill_delta(&arms[i].pp_vs_alt, pp[i], pp[alt], alt, &rule);
-            fill_delta(&arms[i].tg_vs_alt, tg[i], tg[alt], alt, &rule);
-        }
-    }
-    if (n_ranked >= 2) {
-        fill_delta(&m->second_pp, pp[by_rank[0]], pp[by_rank[1]], by_rank[1], &rule);
-        fill_delta(&m->second_tg, tg[by_rank[0]], tg[by_rank[1]], by_rank[1], &rule);
     }
     sel_ranking_free(&rk);
-
-    /* order: ranked by rank, then unranked eligible, then excluded, each stable */
-    size_t *order = lvd_xcalloc(n ? n : 1, sizeof *order), *pos = lvd_xcalloc(n ? n : 1, sizeof *pos);
-    size_t w = 0;
-    for (size_t k = 0; k < n_ranked; k++)
-        order[w++] = by_rank[k];
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++)
-            if (!arms[i].rank && (!strcmp(arms[i].status, "ok") == !pass))
-                order[w++] = i;
-    m->arms = lvd_xcalloc(n ? n : 1, sizeof *m->arms);
-    m->n_arms = n;
-    for (size_t k = 0; k < n; k++) {
-        pos[order[k]] = k;
-        m->arms[k] = arms[order[k]];
-    }
-    for (size_t k = 0; k < n; k++) {
-        swap_delta_index(&m->arms[k].pp_vs_cpu, pos);
-        swap_delta_index(&m->arms[k].tg_vs_cpu, pos);
-        swap_delta_index(&m->arms[k].pp_vs_alt, pos);
-        swap_delta_index(&m->arms[k].tg_vs_alt, pos);
-    }
-    swap_delta_index(&m->second_pp, pos);
-    swap_delta_index(&m->second_tg, pos);
-    free(order);
-    free(pos);
-    free(by_rank);
-    free(arms);
-    free(pp);
-    free(tg);
-    free(ra);
+    fill_deltas(m, &w, &rule);
+    order_arms(m, &w);
+    free(w.arms);
+    work_free(&w);
     return 0;
 }
 
@@ -381,64 +411,94 @@ typedef struct bucket {
     size_t n;
 } bucket;
 
-void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
+/* The sessions of the runs and each one's first start (which dates it). */
+typedef struct sessions {
+    char **name;
+    int64_t *first;
+    size_t n;
+} sessions;
+
+static void sessions_build(sessions *ss, const lvd_run *runs, size_t n)
 {
-    /* the session's first start gives its date */
-    char **sess = lvd_xcalloc(n + 1, sizeof *sess);
-    int64_t *first = lvd_xcalloc(n + 1, sizeof *first);
-    size_t ns = 0;
+    ss->name = lvd_xcalloc(n + 1, sizeof *ss->name);
+    ss->first = lvd_xcalloc(n + 1, sizeof *ss->first);
+    ss->n = 0;
     for (size_t i = 0; i < n; i++) {
         const char *s = runs[i].session ? runs[i].session : "";
         size_t k = 0;
-        while (k < ns && strcmp(sess[k], s))
+        while (k < ss->n && strcmp(ss->name[k], s))
             k++;
-        if (k == ns) {
-            sess[ns] = lvd_xstrdup(s);
-            first[ns++] = runs[i].started_at;
-        } else if (runs[i].started_at < first[k]) {
-            first[k] = runs[i].started_at;
+        if (k == ss->n) {
+            ss->name[ss->n] = lvd_xstrdup(s);
+            ss->first[ss->n++] = runs[i].started_at;
+        } else if (runs[i].started_at < ss->first[k]) {
+            ss->first[k] = runs[i].started_at;
         }
     }
+}
+
+static void sessions_free(sessions *ss)
+{
+    for (size_t k = 0; k < ss->n; k++)
+        free(ss->name[k]);
+    free(ss->name);
+    free(ss->first);
+}
+
+/* Adds r's kept tg samples of arm a to the bucket of (a, date). */
+static void bucket_add(bucket **b, size_t *nb, size_t a, const char *date, const lvd_result *r)
+{
+    double *kept;
+    size_t nk = sel_result_kept(r, &kept, NULL);
+    if (!nk)
+        return;
+    size_t j = 0;
+    while (j < *nb && !((*b)[j].arm == a && !strcmp((*b)[j].date, date)))
+        j++;
+    if (j == *nb) {
+        *b = lvd_xrealloc(*b, (*nb + 1) * sizeof **b);
+        (*b)[j] = (bucket){.arm = a};
+        snprintf((*b)[j].date, sizeof (*b)[j].date, "%s", date);
+        (*nb)++;
+    }
+    bucket *x = &(*b)[j];
+    x->v = lvd_xrealloc(x->v, (x->n + nk) * sizeof *x->v);
+    memcpy(x->v + x->n, kept, nk * sizeof *kept);
+    x->n += nk;
+    free(kept);
+}
+
+/* The buckets of (arm, session date) of the ok runs' tg samples. */
+static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const sessions *ss, size_t *nb)
+{
     bucket *b = NULL;
-    size_t nb = 0;
+    *nb = 0;
     for (size_t i = 0; i < n; i++) {
         const lvd_run *r = &runs[i];
         if (strcmp(r->status, "ok"))
             continue;
         size_t a = 0;
-        while (a < m->n_arms && !(m->arms[a].engine_id == r->engine_id && !strcmp(m->arms[a].arm_key, r->arm_key ? r->arm_key : "")))
+        while (a < m->n_arms &&
+               !(m->arms[a].engine_id == r->engine_id && !strcmp(m->arms[a].arm_key, r->arm_key ? r->arm_key : "")))
             a++;
         if (a == m->n_arms || !m->arms[a].tg.test[0])
             continue;
         const char *s = r->session ? r->session : "";
         size_t k = 0;
-        while (strcmp(sess[k], s))
+        while (strcmp(ss->name[k], s))
             k++;
         char date[11];
-        ev_date(first[k], date);
-        for (size_t t = 0; t < r->n_results; t++) {
-            if (strcmp(r->results[t].test, m->arms[a].tg.test))
-                continue;
-            double *kept;
-            size_t nk = sel_result_kept(&r->results[t], &kept, NULL);
-            if (!nk)
-                continue;
-            size_t j = 0;
-            while (j < nb && !(b[j].arm == a && !strcmp(b[j].date, date)))
-                j++;
-            if (j == nb) {
-                b = lvd_xrealloc(b, (nb + 1) * sizeof *b);
-                b[nb] = (bucket){.arm = a};
-                snprintf(b[nb].date, sizeof b[nb].date, "%s", date);
-                nb++;
-            }
-            b[j].v = lvd_xrealloc(b[j].v, (b[j].n + nk) * sizeof *b[j].v);
-            memcpy(b[j].v + b[j].n, kept, nk * sizeof *kept);
-            b[j].n += nk;
-            free(kept);
-        }
+        ev_date(ss->first[k], date);
+        for (size_t t = 0; t < r->n_results; t++)
+            if (!strcmp(r->results[t].test, m->arms[a].tg.test))
+                bucket_add(&b, nb, a, date, &r->results[t]);
     }
-    /* the dates, sorted and distinct, the last `nights` of them */
+    return b;
+}
+
+/* The buckets' dates, sorted and distinct, the last `nights` of them (0 = all). */
+static char **last_dates(const bucket *b, size_t nb, size_t nights, size_t *n_out)
+{
     char **dates = lvd_xcalloc(nb + 1, sizeof *dates);
     size_t nd = 0;
     for (size_t j = 0; j < nb; j++) {
@@ -455,17 +515,26 @@ void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
     memmove(dates, dates + skip, (nd - skip) * sizeof *dates);
     nd -= skip;
     dates[nd] = NULL;
-    m->dates = dates;
-    m->n_dates = nd;
+    *n_out = nd;
+    return dates;
+}
+
+void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
+{
+    sessions ss;
+    sessions_build(&ss, runs, n);
+    size_t nb;
+    bucket *b = collect(m, runs, n, &ss, &nb);
+    m->dates = last_dates(b, nb, nights, &m->n_dates);
     for (size_t a = 0; a < m->n_arms; a++) {
         ev_arm *arm = &m->arms[a];
-        for (size_t k = 0; k < nd; k++) {
+        for (size_t k = 0; k < m->n_dates; k++) {
             for (size_t j = 0; j < nb; j++) {
-                if (b[j].arm != a || strcmp(b[j].date, dates[k]))
+                if (b[j].arm != a || strcmp(b[j].date, m->dates[k]))
                     continue;
                 arm->hist = lvd_xrealloc(arm->hist, (arm->n_hist + 1) * sizeof *arm->hist);
                 ev_point *p = &arm->hist[arm->n_hist++];
-                snprintf(p->date, sizeof p->date, "%s", dates[k]);
+                snprintf(p->date, sizeof p->date, "%s", m->dates[k]);
                 qsort(b[j].v, b[j].n, sizeof *b[j].v, lvd_cmp_double);
                 p->median = sel_median(b[j].v, b[j].n);
                 p->n = b[j].n;
@@ -475,10 +544,7 @@ void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
     for (size_t j = 0; j < nb; j++)
         free(b[j].v);
     free(b);
-    for (size_t k = 0; k < ns; k++)
-        free(sess[k]);
-    free(sess);
-    free(first);
+    sessions_free(&ss);
 }
 
 /* --- freeing ------------------------------------------------------------------ */
@@ -514,472 +580,4 @@ void ev_model_free(ev_model *m)
     free(m->arms);
     lvd_strv_free(m->dates);
     memset(m, 0, sizeof *m);
-}
-
-void ev_page_free(ev_page *p)
-{
-    free(p->title);
-    free(p->host);
-    for (size_t i = 0; i < p->n_models; i++)
-        ev_model_free(&p->models[i]);
-    free(p->models);
-    for (size_t i = 0; i < p->pin.n_hist; i++) {
-        ev_pin_entry *e = &p->pin.hist[i];
-        free(e->pinned);
-        free(e->candidate);
-        free(e->decision);
-        free(e->rule);
-    }
-    free(p->pin.hist);
-    sel_pin_rows_free(p->pin.rows, p->pin.n_rows);
-    lvd_strv_free(p->pin.issues);
-    memset(p, 0, sizeof *p);
-}
-
-/* --- from the store ------------------------------------------------------------ */
-
-/* What the store knows about engines, fetched once per page. */
-typedef struct engines {
-    lvd_engine *v;
-    size_t n;
-    lvd_probe *probe;   /* latest probe per engine; probe[i].engine_id 0 = none */
-} engines;
-
-static int engines_load(store *s, engines *e, lvd_err *err)
-{
-    memset(e, 0, sizeof *e);
-    if (store_engine_list(s, &e->v, &e->n, err) != 0)
-        return -1;
-    e->probe = lvd_xcalloc(e->n ? e->n : 1, sizeof *e->probe);
-    for (size_t i = 0; i < e->n; i++) {
-        int rc = store_probe_latest(s, e->v[i].id, &e->probe[i], err);
-        if (rc < 0)
-            return -1;
-        if (rc == 1)
-            memset(&e->probe[i], 0, sizeof e->probe[i]);
-    }
-    return 0;
-}
-
-static void engines_free(engines *e)
-{
-    for (size_t i = 0; i < e->n; i++)
-        lvd_probe_free(&e->probe[i]);
-    free(e->probe);
-    store_engine_list_free(e->v, e->n);
-}
-
-static size_t engine_index(const engines *e, int64_t id)
-{
-    for (size_t i = 0; i < e->n; i++)
-        if (e->v[i].id == id)
-            return i;
-    return SIZE_MAX;
-}
-
-static const lvd_probe *engine_probe(const engines *e, size_t i)
-{
-    return i != SIZE_MAX && e->probe[i].engine_id ? &e->probe[i] : NULL;
-}
-
-/* A string field of the first result's reported JSON that has it. */
-static char *reported_field(const lvd_run *runs, size_t n, const char *key)
-{
-    for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < runs[i].n_results; k++) {
-            cJSON *j = runs[i].results[k].reported_json ? cJSON_Parse(runs[i].results[k].reported_json) : NULL;
-            const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-            char *out = NULL;
-            if (cJSON_IsString(v) && *v->valuestring)
-                out = lvd_xstrdup(v->valuestring);
-            else if (cJSON_IsNumber(v))
-                out = lvd_xasprintf("%.0f", v->valuedouble);
-            cJSON_Delete(j);
-            if (out)
-                return out;
-        }
-    }
-    return NULL;
-}
-
-static void describe_model(ev_model *m, const store_artifact *a, const lvd_run *runs, size_t n)
-{
-    char *file = reported_field(runs, n, "model_filename");
-    char *type = reported_field(runs, n, "model_type");
-    if (a && a->last_path)
-        m->name = lvd_xstrdup(lvd_base_name(a->last_path));
-    else if (file)
-        m->name = lvd_xstrdup(lvd_base_name(file));
-    else
-        m->name = lvd_xasprintf("%.12s", m->sha256);
-    lvd_sb sb = {0};
-    if (a && a->shape.known)
-        lvd_sb_addf(&sb, "%s %s, %u blocks%s", a->shape.arch, gguf_file_type_name(a->shape.file_type),
-                    a->shape.n_block, a->shape.n_expert ? ", MoE" : "");
-    else if (type)
-        lvd_sb_adds(&sb, type);
-    if (a && a->size > 1)
-        lvd_sb_addf(&sb, "%s%.2f GB", sb.len ? ", " : "", (double)a->size / 1e9);
-    m->desc = lvd_sb_detach(&sb);
-    free(file);
-    free(type);
-}
-
-/* "PPL ratio 1.0006, KLD 0.0012, same top 99.2 %" */
-static char *check_figures(const lvd_check *c)
-{
-    lvd_sb sb = {0};
-    if (isfinite(c->ppl_ratio) && c->ppl_ratio > 0)
-        lvd_sb_addf(&sb, "PPL ratio %.4f", c->ppl_ratio);
-    if (isfinite(c->mean_kld))
-        lvd_sb_addf(&sb, "%sKLD %.4f", sb.len ? ", " : "", c->mean_kld);
-    else if (strcmp(c->status, "base") && strcmp(c->status, "error") && sb.len)
-        lvd_sb_adds(&sb, ", KLD not measured");
-    if (isfinite(c->same_top_p) && c->same_top_p > 0)
-        lvd_sb_addf(&sb, "%ssame top %.1f %%", sb.len ? ", " : "", c->same_top_p);
-    if (c->reason && *c->reason && strcmp(c->status, "pass") && strcmp(c->status, "base"))
-        lvd_sb_addf(&sb, "%s%s", sb.len ? "; " : "", c->reason);
-    return lvd_sb_detach(&sb);
-}
-
-/* What llama-bench reported as backends in the engine's first ok run of
- * this model (NULL when none), for the backend label of placement and launch. */
-static const char *reported_backends(int64_t engine_id, const lvd_run *runs, size_t nr)
-{
-    for (size_t i = 0; i < nr; i++)
-        if (runs[i].engine_id == engine_id && !strcmp(runs[i].status, "ok") && runs[i].n_results)
-            return runs[i].results[0].backends;
-    return NULL;
-}
-
-/* Placement and launch line for engine ei with params, as lvd select
- * --record --artifact prints them (select/choice.h). */
-static void choice_lines(ev_model *m, const lvd_params *params, const store_artifact *a, const engines *es,
-                         size_t ei, const lvd_run *runs, size_t nr)
-{
-    char *hint = reported_field(runs, nr, "model_filename");
-    sel_choice_lines c;
-    lvd_err err = {{0}};
-    if (sel_choice_lines_build(ei != SIZE_MAX ? &es->v[ei] : NULL, engine_probe(es, ei),
-                               ei != SIZE_MAX ? reported_backends(es->v[ei].id, runs, nr) : NULL, params, a, hint,
-                               &c, &err) == 0) {
-        if (c.placement_known)
-            m->placement = lvd_xstrdup(c.placement_line);
-        else
-            m->placement_unknown = lvd_xstrdup(c.placement_line);
-        m->launch = c.launch_line ? lvd_xstrdup(c.launch_line) : NULL;
-        m->launch_note = c.model_note && c.launch_line ? lvd_xstrdup(c.model_note) : NULL;
-        sel_choice_lines_free(&c);
-    }
-    free(hint);
-}
-
-/* The newest verdict for the model on host into *out; *has 0 when none. */
-static int newest_verdict(store *s, const char *sha, const char *host, lvd_verdict *out, int *has, lvd_err *err)
-{
-    lvd_verdict *vs;
-    size_t n;
-    *has = 0;
-    if (store_verdict_list(s, sha, host, 1, &vs, &n, err) != 0)
-        return -1;
-    if (n) {
-        *out = vs[0];
-        memset(&vs[0], 0, sizeof vs[0]);
-        *has = 1;
-    }
-    store_verdict_list_free(vs, n);
-    return 0;
-}
-
-/* The verdict's fields, then placement and launch for the verdict's choice
- * or, with no verdict, the measured leader's. */
-static void describe_choice(ev_model *m, const lvd_verdict *v, const store_artifact *a, const lvd_run *runs,
-                            size_t nr, const engines *es)
-{
-    int64_t engine_id;
-    const lvd_params *params;
-    if (v) {
-        m->has_verdict = 1;
-        m->verdict_rule = lvd_xstrdup(v->rule ? v->rule : "?");
-        m->verdict_explain = v->explain && *v->explain ? lvd_xstrdup(v->explain) : NULL;
-        ev_datetime(v->decided_at, m->verdict_date);
-        for (size_t i = 0; i < m->n_arms && !m->verdict_arm; i++)
-            if (m->arms[i].is_verdict)
-                m->verdict_arm = lvd_xstrdup(m->arms[i].label);
-        if (!m->verdict_arm) {
-            size_t ei = engine_index(es, v->engine_id);
-            char *brief = sel_params_brief(&v->params);
-            m->verdict_arm = v->engine_id ? lvd_xasprintf("%s (%s; not among the arms measured on this host)",
-                                                          ei != SIZE_MAX ? es->v[ei].name : "an engine no longer registered",
-                                                          brief)
-                                          : lvd_xstrdup("no arm");
-            free(brief);
-        }
-        if (!v->engine_id)
-            return;
-        engine_id = v->engine_id;
-        params = &v->params;
-    } else if (m->n_arms && m->arms[0].rank == 1) {
-        m->launch_of_leader = 1;
-        engine_id = m->arms[0].engine_id;
-        params = &m->arms[0].run_params;
-    } else {
-        return;
-    }
-    choice_lines(m, params, a, es, engine_index(es, engine_id), runs, nr);
-}
-
-/* One model: its runs into arms, checks, verdict, figures and history. */
-static int load_model(store *s, const ev_opts *o, const char *host, const char *sha, const engines *es,
-                      ev_model *m, int64_t *t_min, int64_t *t_max, lvd_err *err)
-{
-    memset(m, 0, sizeof *m);
-    snprintf(m->sha256, sizeof m->sha256, "%s", sha);
-    store_artifact a;
-    int has_a = store_artifact_get(s, sha, &a, err);
-    if (has_a < 0)
-        return -1;
-    const store_artifact *ap = has_a == 0 ? &a : NULL;
-    store_run_filter f = {.artifact = sha, .host = host, .with_samples = 1};
-    lvd_run *runs = NULL;
-    size_t nr = 0;
-    lvd_verdict v;
-    int has_v = 0;
-    sel_armset set = {0};
-    ev_arm_in *in = NULL;
-    lvd_check *checks = NULL;
-    char **texts = NULL;
-    char(*backend)[16] = NULL;
-    int rc = store_run_list(s, &f, &runs, &nr, err);
-    if (rc == 0)
-        rc = newest_verdict(s, sha, host, &v, &has_v, err);
-    if (rc != 0)
-        goto out;
-    for (size_t i = 0; i < nr; i++) {
-        if (!*t_min || runs[i].started_at < *t_min)
-            *t_min = runs[i].started_at;
-        if (runs[i].started_at > *t_max)
-            *t_max = runs[i].started_at;
-    }
-    describe_model(m, ap, runs, nr);
-    sel_armset_build(runs, nr, &set);
-    size_t cap = set.n ? set.n : 1;
-    in = lvd_xcalloc(cap, sizeof *in);
-    backend = lvd_xcalloc(cap, sizeof *backend);
-    checks = lvd_xcalloc(cap, sizeof *checks);
-    texts = lvd_xcalloc(cap, sizeof *texts);
-    for (size_t i = 0; i < set.n; i++) {
-        const sel_arm *arm = &set.v[i];
-        size_t ei = engine_index(es, arm->engine_id);
-        sel_backend_label(engine_probe(es, ei), arm->backends, backend[i], sizeof backend[i]);
-        in[i].arm = arm;
-        in[i].backend = backend[i];
-        in[i].engine = ei != SIZE_MAX ? es->v[ei].name : NULL;
-        in[i].build = ei != SIZE_MAX ? es->v[ei].build : NULL;
-        in[i].is_verdict = has_v && v.engine_id == arm->engine_id && v.arm_key && !strcmp(v.arm_key, arm->arm_key);
-        char dev[64];
-        sel_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);
-        int c = store_check_latest(s, sha, host, arm->engine_id, dev, &checks[i], err);
-        if (c < 0) {
-            rc = -1;
-            goto out;
-        }
-        if (c == 1)
-            memset(&checks[i], 0, sizeof checks[i]);
-        if (c == 0) {
-            in[i].check_status = checks[i].status;
-            texts[i] = check_figures(&checks[i]);
-            in[i].check_text = texts[i];
-        }
-    }
-    rc = ev_model_compute(m, in, set.n, has_v ? v.objective : NULL, err);
-    if (rc == 0) {
-        ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
-        describe_choice(m, has_v ? &v : NULL, ap, runs, nr, es);
-    }
-out:
-    for (size_t i = 0; checks && i < set.n; i++) {
-        lvd_check_free(&checks[i]);
-        free(texts[i]);
-    }
-    free(checks);
-    free(texts);
-    free(backend);
-    free(in);
-    if (has_v)
-        lvd_verdict_free(&v);
-    sel_armset_free(&set);
-    store_run_list_free(runs, nr);
-    if (ap)
-        store_artifact_free(&a);
-    return rc;
-}
-
-static int is_hex(const char *s)
-{
-    for (; *s; s++)
-        if (!isxdigit((unsigned char)*s) || isupper((unsigned char)*s))
-            return 0;
-    return 1;
-}
-
-/* The sha256s the page covers, sorted later by name. */
-static int resolve_models(store *s, const ev_opts *o, const char *host, char ***out, size_t *n, lvd_err *err)
-{
-    store_artifact *all;
-    size_t na;
-    *out = NULL;
-    *n = 0;
-    if (store_artifact_list(s, &all, &na, err) != 0)
-        return -1;
-    char **v = lvd_xcalloc((o->n_models ? o->n_models : na) + 1, sizeof *v);
-    size_t k = 0;
-    int rc = 0;
-    if (!o->n_models) {
-        for (size_t i = 0; i < na && rc == 0; i++) {
-            store_run_filter f = {.artifact = all[i].sha256, .host = host, .limit = 1};
-            lvd_run *r;
-            size_t nr;
-            if (store_run_list(s, &f, &r, &nr, err) != 0) {
-                rc = -1;
-                break;
-            }
-            if (nr)
-                v[k++] = lvd_xstrdup(all[i].sha256);
-            store_run_list_free(r, nr);
-        }
-    }
-    for (size_t m = 0; m < o->n_models && rc == 0; m++) {
-        const char *arg = o->models[m];
-        const char *found = NULL;
-        size_t hits = 0;
-        if (strlen(arg) >= 8 && strlen(arg) <= LVD_SHA256_HEX_LEN && is_hex(arg)) {
-            for (size_t i = 0; i < na; i++)
-                if (lvd_starts_with(all[i].sha256, arg)) {
-                    found = all[i].sha256;
-                    hits++;
-                }
-            if (hits > 1) {
-                lvd_errf(err, "%s: model '%s' matches %zu artifacts; give more of the sha256", store_path(s),
-                         arg, hits);
-                rc = -2;
-                break;
-            }
-            if (hits == 1) {
-                v[k++] = lvd_xstrdup(found);
-                continue;
-            }
-            if (strlen(arg) == LVD_SHA256_HEX_LEN) {
-                lvd_errf(err, "%s: no artifact %s in the store", store_path(s), arg);
-                rc = -2;
-                break;
-            }
-        }
-        store_artifact a;
-        if (store_identify(s, arg, 0, &a, NULL, err) != 0) {
-            rc = -2; /* unreadable, not a GGUF, or no such file (err names it) */
-            break;
-        }
-        v[k++] = lvd_xstrdup(a.sha256);
-        store_artifact_free(&a);
-    }
-    store_artifact_list_free(all, na);
-    if (rc != 0) {
-        lvd_strv_free(v);
-        return rc;
-    }
-    /* distinct */
-    qsort(v, k, sizeof *v, cmp_str);
-    size_t w = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (w && !strcmp(v[w - 1], v[i]))
-            free(v[i]);
-        else
-            v[w++] = v[i];
-    }
-    v[w] = NULL;
-    *out = v;
-    *n = w;
-    return 0;
-}
-
-static int cmp_model(const void *pa, const void *pb)
-{
-    const ev_model *a = pa, *b = pb;
-    int c = strcmp(a->name, b->name);
-    return c ? c : strcmp(a->sha256, b->sha256);
-}
-
-static int load_pin(store *s, size_t nights, ev_pin *out, lvd_err *err)
-{
-    memset(out, 0, sizeof *out);
-    lvd_pin_decision *ds;
-    size_t n;
-    if (store_pin_decision_list(s, (int)nights, &ds, &n, err) != 0)
-        return -1;
-    out->hist = lvd_xcalloc(n ? n : 1, sizeof *out->hist);
-    out->n_hist = n;
-    for (size_t i = 0; i < n; i++) {
-        ev_pin_entry *e = &out->hist[i];
-        ev_datetime(ds[i].decided_at, e->date);
-        e->pinned = lvd_xstrdup(ds[i].pinned_build ? ds[i].pinned_build : "?");
-        e->candidate = lvd_xstrdup(ds[i].candidate_build ? ds[i].candidate_build : "none");
-        e->decision = lvd_xstrdup(ds[i].decision ? ds[i].decision : "?");
-        e->rule = lvd_xstrdup(ds[i].rule ? ds[i].rule : "");
-        e->applied = ds[i].details_json && strstr(ds[i].details_json, "\"applied\":true") != NULL;
-    }
-    int rc = 0;
-    if (n && ds[0].details_json) {
-        lvd_err perr = {{0}};
-        if (sel_pin_details_rows(ds[0].details_json, &out->rows, &out->n_rows, &out->issues, &out->n_issues,
-                                 &perr) != 0) {
-            out->rows = NULL;
-            out->n_rows = 0;
-        }
-    }
-    store_pin_decision_list_free(ds, n);
-    return rc;
-}
-
-int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
-{
-    memset(out, 0, sizeof *out);
-    const char *host = o->host ? o->host : lvd_hostname();
-    out->title = lvd_xstrdup(o->title ? o->title : EV_TITLE_DEFAULT);
-    out->host = lvd_xstrdup(host);
-    char **shas;
-    size_t n;
-    int r = resolve_models(s, o, host, &shas, &n, err);
-    if (r != 0) {
-        ev_page_free(out);
-        return r;
-    }
-    engines es;
-    if (engines_load(s, &es, err) != 0) {
-        engines_free(&es);
-        lvd_strv_free(shas);
-        ev_page_free(out);
-        return -1;
-    }
-    out->models = lvd_xcalloc(n ? n : 1, sizeof *out->models);
-    int64_t t_min = 0, t_max = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = load_model(s, o, host, shas[i], &es, &out->models[i], &t_min, &t_max, err);
-        out->n_models = i + 1;
-    }
-    engines_free(&es);
-    lvd_strv_free(shas);
-    if (rc == 0)
-        rc = load_pin(s, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &out->pin, err);
-    if (rc != 0) {
-        ev_page_free(out);
-        return -1;
-    }
-    qsort(out->models, out->n_models, sizeof *out->models, cmp_model);
-    if (t_min) {
-        ev_date(t_min, out->first_date);
-        ev_date(t_max, out->last_date);
-    }
-    return 0;
 }

@@ -1,8 +1,9 @@
-/* model.h: the evidence page as data. ev_page_load reads the store into an
- * ev_page (per model: arms with medians, CIs, deltas, correctness, history;
- * the verdict, placement and launch line; the pin decisions); the renderers
- * (markdown.h, svg.h) turn that into bytes without touching the store, so
- * they are tested on hand-built pages. Every figure is derived from stored
+/* model.h: the evidence page as data. ev_page_load (load.c) reads the store
+ * into an ev_page (per model: arms with medians, CIs, deltas, correctness,
+ * history; the verdict, placement and launch line; the pin decisions) through
+ * the pure computation (model.c); the renderers (evidence/render.h:
+ * markdown.c, svg.c, write.c) turn that into bytes without touching the
+ * store, so they are tested on hand-built pages. Every figure is derived from stored
  * data: the same store gives the same page.
  *
  * Per model, the arms (select/armset.h: newest session, kept samples) are:
@@ -18,14 +19,16 @@
  * Figures: median t/s of the kept samples with a 95 % percentile-bootstrap CI
  * of the median (sel_bootstrap_ratio_ci of the samples against the constant
  * 1, same seed as every verdict); deltas are ratios of medians with their
- * bootstrap CI (sel_compare, default rule): against the CPU reference (the
- * best-ranked eligible arm whose backend is cpu) and against the best-ranked
+ * bootstrap CI (sel_compare, default rule): against the CPU reference (select/rank.h
+ * sel_cpu_reference: the first eligible arm with figures whose backend is
+ * cpu, in armset order; the bench's reference by the same rule) and against the best-ranked
  * arm of another backend (for the leader's backend that is the runner-up
  * backend; for the others, the leader). The leader is also compared with the
  * arm ranked second, whatever its backend. Placement and launch line: the
  * verdict's engine and parameters, or, with no verdict, the measured
- * leader's (and the page says so); computed by select/choice.h as
- * `lvd select --record --artifact` prints them (context min(4096, trained),
+ * leader's (and the page says so); made by the function that makes what
+ * `lvd select --record --artifact` prints (select/choice.h
+ * sel_choice_lines_load: context min(4096, trained) as lvd select's,
  * placement applied to -ngl/--n-cpu-moe/-ub, -c) from the store alone: the
  * model's shape and the free memory of the engine's latest probe (the
  * verdict records neither), the model's last known path or a placeholder
@@ -182,10 +185,11 @@ typedef struct ev_opts {
 } ev_opts;
 
 /* Reads the page from the store: every artifact measured on host (or those
- * named), ordered by name then sha256. A path is identified (hashed unless
- * cached) and recorded. Returns 0, -1 when the store fails, or -2 when a
- * named model is unknown, ambiguous or its file cannot be read (err names
- * it). */
+ * named), ordered by name then sha256. Only reads the store (lvd evidence
+ * opens it read-only): a path is identified from the path cache, else by
+ * hashing the file, and never recorded. Returns 0, -1 when the store fails,
+ * or -2 when a named model is unknown, ambiguous or its file cannot be read
+ * (err names it). */
 int ev_page_load(struct store *s, const ev_opts *o, ev_page *out, lvd_err *err);
 
 #endif

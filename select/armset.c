@@ -2,6 +2,7 @@
  * session (see armset.h). */
 #include "select/armset.h"
 
+#include "select/stats.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -36,30 +37,6 @@ static int same_arm(const lvd_run *a, const lvd_run *b)
 {
     return !strcmp(a->artifact, b->artifact) && a->engine_id == b->engine_id &&
            !strcmp(a->arm_key ? a->arm_key : "", b->arm_key ? b->arm_key : "");
-}
-
-size_t sel_result_kept(const lvd_result *r, double **out, size_t *n_warmup)
-{
-    double *v = NULL;
-    size_t n = 0, warm = 0;
-    if (r->n)
-        v = lvd_xmalloc(r->n * sizeof *v);
-    for (size_t i = 0; i < r->n; i++) {
-        if (r->warmup && r->warmup[i]) {
-            warm++;
-            continue;
-        }
-        if (isfinite(r->ts[i]) && r->ts[i] > 0)
-            v[n++] = r->ts[i];
-    }
-    if (!n) {
-        free(v);
-        v = NULL;
-    }
-    *out = v;
-    if (n_warmup)
-        *n_warmup = warm;
-    return n;
 }
 
 static sel_series *series_for(sel_arm *a, const lvd_result *r)

@@ -1,7 +1,7 @@
 /* armset.h: what the store measured, grouped the way decisions read it. Runs
  * of one host become arms (artifact x engine x arm key); each arm keeps the
- * runs of its newest session only, and per test the kept samples (warm-up
- * flagged samples excluded) of that session's ok runs. Shared by lvd-pin
+ * runs of its newest session only, and per test the kept samples
+ * (select/stats.h sel_result_kept) of that session's ok runs. Shared by lvd-pin
  * (candidate against pinned) and lvd-evidence (the tables and charts).
  * Not for statistics (stats.h, rank.h) nor for choosing a winner.
  *
@@ -66,11 +66,6 @@ void sel_armset_free(sel_armset *set);
 
 /* The series of test in arm a, or NULL. */
 const sel_series *sel_arm_series(const sel_arm *a, const char *test);
-
-/* The kept samples of one result: fresh array of its samples that are finite,
- * > 0 and not flagged warm-up; *n_warmup (may be NULL) gets the flagged count.
- * Returns the number kept (the array is NULL when 0). */
-size_t sel_result_kept(const lvd_result *r, double **out, size_t *n_warmup);
 
 /* The backend label of an engine: its latest probe's label when there is one
  * that is not "unknown" (probe may be NULL), else what llama-bench reported

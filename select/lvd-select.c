@@ -4,11 +4,11 @@
  * nightly's step after lvd bench). With --record --artifact SHA it records
  * the verdict of a model known by its sha256 only (imported results) and
  * prints the verdict's own launch line. Option parsing and printing only;
- * the work is select/select.c, select/verdict.c and select/choice.c. */
+ * the work is select/select.c, select/verdict.c and select/choice.c (the
+ * --artifact lines: sel_choice_record_artifact, the evidence page's too). */
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/sha256.h"
-#include "select/armset.h"
 #include "select/choice.h"
 #include "select/select.h"
 #include "select/verdict.h"
@@ -224,69 +224,29 @@ static void print_result(const options *o, const sel_result *r, const lvd_verdic
     }
 }
 
-/* The backends llama-bench reported for the verdict's arm, from the
- * arms of its engine on host (out "" when none). 0 or -1 (err). */
-static int verdict_backends(store *s, const lvd_verdict *v, char *out, size_t len, lvd_err *err)
-{
-    sel_armset set;
-    out[0] = '\0';
-    if (sel_armset_load(s, v->artifact, v->host, v->engine_id, &set, err) != 0)
-        return -1;
-    for (size_t i = 0; i < set.n; i++)
-        if (v->arm_key && !strcmp(set.v[i].arm_key, v->arm_key))
-            snprintf(out, len, "%s", set.v[i].backends);
-    sel_armset_free(&set);
-    return 0;
-}
-
-/* --record --artifact: record, then print the verdict's own launch line. */
+/* --record --artifact: record (select/choice.h), then print the verdict's own launch line. */
 static int record_artifact(const options *o)
 {
     lvd_err err = {{0}};
     store *s;
     store_artifact a;
-    memset(&a, 0, sizeof a);
-    lvd_verdict v = {0};
-    lvd_engine e = {0};
-    lvd_probe probe = {0};
-    sel_choice_lines c = {0};
-    int code, recorded = 0, has_e = 0, has_p = 0, rc;
+    lvd_verdict v;
+    sel_choice_lines c;
+    int code;
     if ((code = store_tool_open(TOOL, o->t.store, 0, &s)) != LVD_EXIT_OK)
-        goto out;
-    if ((rc = store_artifact_get(s, o->artifact, &a, &err)) > 0) {
-        lvd_error(TOOL, "%s: no artifact %s in the store (lvd store import --artifact records it)",
-                  store_path(s), o->artifact);
-        code = LVD_EXIT_INPUT;
-        goto out;
-    } else if (rc < 0) {
-        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
-        goto out;
-    }
-    if ((code = record(s, &a, o, &v)) != LVD_EXIT_OK)
-        goto out;
-    recorded = 1;
-    char backends[64] = "";
-    if (v.engine_id) {
-        rc = store_engine_get(s, v.engine_id, &e, &err);
-        has_e = rc == 0;
-        if (rc >= 0) {
-            rc = store_probe_latest(s, v.engine_id, &probe, &err);
-            has_p = rc == 0;
-        }
-        if (rc < 0 || verdict_backends(s, &v, backends, sizeof backends, &err) != 0) {
-            code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
-            goto out;
-        }
-        if (sel_choice_lines_build(has_e ? &e : NULL, has_p ? &probe : NULL, backends, &v.params, &a, NULL, &c,
-                                   &err) != 0) {
-            code = lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
-            goto out;
-        }
+        return code;
+    sel_verdict_opts vo;
+    sel_verdict_opts_init(&vo);
+    vo.objective = o->objective;
+    vo.host = o->t.host;
+    if (sel_choice_record_artifact(s, o->artifact, &vo, &a, &v, &c, &code, &err) != 0) {
+        store_close(s);
+        return lvd_tool_fail(TOOL, &err, code);
     }
     if (o->t.json) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddItemToObject(j, "recorded", verdict_json(&v));
-        cJSON_AddStringToObject(j, "engine", has_e ? e.name : "");
+        cJSON_AddStringToObject(j, "engine", c.engine ? c.engine : "");
         cJSON_AddStringToObject(j, "backend", c.backend);
         cJSON_AddStringToObject(j, "model", c.model ? c.model : "");
         cJSON_AddBoolToObject(j, "model_placeholder", c.model_note != NULL);
@@ -313,18 +273,12 @@ static int record_artifact(const options *o)
     if (!v.engine_id) {
         lvd_error(TOOL, "%.12s on %s: the verdict has no winner: %s", v.artifact, v.host, v.explain ? v.explain : "");
         code = LVD_EXIT_FAIL;
-    } else if (!has_e) {
+    } else if (!c.engine) {
         lvd_error(TOOL, "the verdict's engine %lld is no longer registered: no launch line", (long long)v.engine_id);
         code = LVD_EXIT_FAIL;
     }
-out:
     sel_choice_lines_free(&c);
-    if (has_p)
-        lvd_probe_free(&probe);
-    if (has_e)
-        lvd_engine_free(&e);
-    if (recorded)
-        lvd_verdict_free(&v);
+    lvd_verdict_free(&v);
     store_artifact_free(&a);
     store_close(s);
     return code;

@@ -4,6 +4,7 @@
 #include "select/rank.h"
 
 #include "common/json.h"
+#include "common/types.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -243,6 +244,14 @@ int sel_compare_weighted(const double *ax, size_t nax, const double *ay, size_t 
 }
 
 /* --- ranking ------------------------------------------------------------ */
+
+size_t sel_cpu_reference(const char *const *backend, const int *usable, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((!usable || usable[i]) && backend[i] && !strcmp(backend[i], LVD_BACKEND_CPU))
+            return i;
+    return SEL_NO_ARM;
+}
 
 void sel_rank_opts_init(sel_rank_opts *o)
 {

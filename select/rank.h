@@ -62,6 +62,21 @@ struct cJSON;
 /* "No arm" for indices (leader, reference). */
 #define SEL_NO_ARM ((size_t)-1)
 
+/* --- the CPU reference -------------------------------------------------- */
+
+/* The arm every "vs CPU" figure is against (the bench's ref column and
+ * sel_rank_opts.ref, the evidence page's reference): the FIRST arm, in the
+ * caller's arm order (engines in registration order, then each engine's
+ * arms), whose backend label is "cpu" and that is usable (usable[i] nonzero:
+ * eligible and, once measured, with samples; usable NULL: every arm). First,
+ * not fastest: the bench needs the reference before anything is measured and
+ * must not move it between rounds, and a reference picked by speed would be
+ * picked by the same noisy samples it is then compared with, and could change
+ * from night to night between two CPU builds of equal speed, so "vs CPU"
+ * figures of different nights would be against different arms. SEL_NO_ARM
+ * when no arm qualifies. */
+size_t sel_cpu_reference(const char *const *backend, const int *usable, size_t n);
+
 /* --- objective ---------------------------------------------------------- */
 
 typedef enum sel_objective_kind {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/types.h"
 #include "common/util.h"
 
 /* --- random numbers ----------------------------------------------------- */
@@ -189,6 +190,32 @@ void sel_summarize(const double *x, size_t n, sel_summary *out)
             ss += (x[i] - out->mean) * (x[i] - out->mean);
         out->stddev = sqrt(ss / (double)(n - 1));
     }
+}
+
+/* --- kept samples ------------------------------------------------------- */
+
+int sel_sample_kept(const lvd_result *r, size_t i)
+{
+    return !(r->warmup && r->warmup[i]) && isfinite(r->ts[i]) && r->ts[i] > 0;
+}
+
+size_t sel_result_kept(const lvd_result *r, double **out, size_t *n_warmup)
+{
+    double *v = r->n ? lvd_xmalloc(r->n * sizeof *v) : NULL;
+    size_t n = 0, warm = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        warm += r->warmup && r->warmup[i];
+        if (sel_sample_kept(r, i))
+            v[n++] = r->ts[i];
+    }
+    if (!n) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    if (n_warmup)
+        *n_warmup = warm;
+    return n;
 }
 
 /* --- Mann-Whitney U ----------------------------------------------------- */

@@ -54,6 +54,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct lvd_result;
+
 /* Largest arm size for the exact Mann-Whitney distribution. */
 #define SEL_MWU_EXACT_MAX 20
 
@@ -87,6 +89,19 @@ void sel_summarize(const double *x, size_t n, sel_summary *out);
 /* Median of x[0..n) (mean of the two middle values when n is even); NAN when
  * n = 0. x is not modified. */
 double sel_median(const double *x, size_t n);
+
+/* --- kept samples ------------------------------------------------------- */
+
+/* Which of a stored result's samples (common/types.h lvd_result) are scored:
+ * the one rule every consumer applies (the bench's rounds, the verdict, the
+ * armsets of lvd pin and the evidence page, lvd store runs). Sample i is kept
+ * when it is not flagged warm-up and its t/s is finite and > 0 (a value the
+ * statistics above accept); a flagged sample is dropped as warm-up, an
+ * unflagged non-finite or non-positive one is dropped as unusable. */
+int sel_sample_kept(const struct lvd_result *r, size_t i);
+/* The kept samples of r: a fresh array (NULL when none kept) in sample order;
+ * *n_warmup (may be NULL) gets the count flagged warm-up. Returns how many. */
+size_t sel_result_kept(const struct lvd_result *r, double **out, size_t *n_warmup);
 
 /* --- tests -------------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* verdict.c: computing and recording the verdict of one model on one host
- * from the newest bench session in the store, and the fingerprint of the
- * engines it compared (rules in verdict.h). Not for choosing at service
- * start (select.c) nor for the statistics themselves (stats.c, rank.c). */
+ * from the newest bench session in the store (rules in verdict.h). Not for
+ * the fingerprint of the engines it compared (fingerprint.c), choosing at
+ * service start (select.c) nor the statistics themselves (stats.c, rank.c). */
 #include "select/verdict.h"
 
 #include "common/json.h"
@@ -9,7 +9,6 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +191,7 @@ static size_t kept(const lvd_result *r)
 {
     size_t k = 0;
     for (size_t i = 0; i < r->n; i++)
-        k += !(r->warmup && r->warmup[i]);
+        k += (size_t)sel_sample_kept(r, i);
     return k;
 }
 
@@ -254,7 +253,7 @@ static void gather(vsession *vs, const char *test, int into_y)
             if (strcmp(res->test, test) != 0)
                 continue;
             for (size_t k = 0; k < res->n; k++)
-                if (!(res->warmup && res->warmup[k]) && res->ts[k] > 0 && isfinite(res->ts[k]))
+                if (sel_sample_kept(res, k))
                     dvec_push(into_y ? &a->y : &a->x, res->ts[k]);
         }
     }
@@ -359,61 +358,6 @@ static void decide(const vsession *vs, const sel_ranking *rk, const lvd_verdict 
 }
 
 /* --- output ------------------------------------------------------------- */
-
-static void add_i64_str(cJSON *o, const char *key, int64_t v)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", (long long)v);
-    cJSON_AddStringToObject(o, key, buf);
-}
-
-/* The fingerprint of every engine with a run in the session. */
-static char *fingerprint(const vsession *vs, const sel_engines *es)
-{
-    cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; i < es->n; i++) {
-        const sel_engine *e = &es->v[i];
-        cJSON *files = NULL;
-        for (size_t r = 0; r < vs->n_runs; r++) {
-            if (vs->runs[r].engine_id != e->e.id)
-                continue;
-            if (!files)
-                files = cJSON_CreateArray();
-            const char *bin = vs->runs[r].binary ? vs->runs[r].binary : "";
-            int seen = 0;
-            cJSON *f;
-            cJSON_ArrayForEach(f, files)
-                seen |= !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "path")), bin);
-            if (seen)
-                continue;
-            f = cJSON_CreateObject();
-            cJSON_AddStringToObject(f, "path", bin);
-            cJSON_AddItemToArray(files, f);
-        }
-        if (!files)
-            continue;
-        char *server = lvd_xasprintf("%s/llama-server", e->e.dir);
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "path", server);
-        cJSON_AddItemToArray(files, f);
-        free(server);
-        cJSON_ArrayForEach(f, files) {
-            int64_t mtime = -1, size = -1;
-            if (sel_stat_file(cJSON_GetStringValue(cJSON_GetObjectItem(f, "path")), &mtime, &size))
-                mtime = size = -1;
-            add_i64_str(f, "mtime_ns", mtime);
-            add_i64_str(f, "size", size);
-        }
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "id", (double)e->e.id);
-        cJSON_AddStringToObject(o, "name", e->e.name ? e->e.name : "");
-        cJSON_AddStringToObject(o, "build", e->e.build ? e->e.build : "");
-        cJSON_AddStringToObject(o, "dir", e->e.dir ? e->e.dir : "");
-        cJSON_AddItemToObject(o, "files", files);
-        cJSON_AddItemToArray(arr, o);
-    }
-    return lvd_json_compact(arr);
-}
 
 static char *stats_json(const vsession *vs, const sel_ranking *rk, const char *objective,
                         const decision *d)
@@ -556,7 +500,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     }
     out->rule = lvd_xstrdup(d.rule);
     out->explain = explain(&vs, &rk, objective, &d);
-    out->fingerprint = fingerprint(&vs, &es);
+    out->fingerprint = sel_fingerprint_make(vs.runs, vs.n_runs, &es);
     out->stats_json = stats_json(&vs, &rk, objective, &d);
     if (have_prev)
         lvd_verdict_free(&prev);
@@ -577,73 +521,4 @@ int sel_verdict_record(store *s, const char *artifact, const sel_verdict_opts *o
         return -1;
     }
     return 0;
-}
-
-/* --- fingerprint validity ----------------------------------------------- */
-
-/* Writes why and returns 0 ("changed"). */
-static int changed(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int changed(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
-/* One engine object of a fingerprint: 1 unchanged, 0 changed (why), -1 malformed. */
-static int engine_unchanged(const sel_engines *es, const cJSON *o, char *why, size_t len)
-{
-    const cJSON *id = cJSON_GetObjectItem(o, "id");
-    const cJSON *files = cJSON_GetObjectItem(o, "files");
-    if (!cJSON_IsNumber(id) || !cJSON_IsArray(files))
-        return -1;
-    const char *name = lvd_json_string(o, "name");
-    const sel_engine *e = sel_engines_find(es, (int64_t)id->valuedouble);
-    if (!e)
-        return changed(why, len, "engine %s (id %lld) is no longer registered", name,
-                       (long long)id->valuedouble);
-    const char *build = e->e.build ? e->e.build : "", *dir = e->e.dir ? e->e.dir : "";
-    if (strcmp(build, lvd_json_string(o, "build")) != 0)
-        return changed(why, len, "engine %s changed build from %s to %s", name, lvd_json_string(o, "build"),
-                       build);
-    if (strcmp(dir, lvd_json_string(o, "dir")) != 0)
-        return changed(why, len, "engine %s moved from %s to %s", name, lvd_json_string(o, "dir"), dir);
-    const cJSON *f;
-    cJSON_ArrayForEach(f, files) {
-        int64_t want_m, want_s, mtime = -1, size = -1;
-        const char *path = lvd_json_string(f, "path");
-        if (lvd_parse_i64(lvd_json_string(f, "mtime_ns"), &want_m) || lvd_parse_i64(lvd_json_string(f, "size"), &want_s))
-            return -1;
-        if (sel_stat_file(path, &mtime, &size) != 0)
-            mtime = size = -1;
-        if (mtime == want_m && size == want_s)
-            continue;
-        if (mtime < 0)
-            return changed(why, len, "engine %s: %s is gone", name, path);
-        if (want_m < 0)
-            return changed(why, len, "engine %s: %s appeared", name, path);
-        return changed(why, len, "engine %s: %s changed since the verdict (%s)", name, path,
-                       size != want_s ? "size" : "mtime");
-    }
-    return 1;
-}
-
-int sel_fingerprint_valid(const sel_engines *es, const char *fp, char *why, size_t len)
-{
-    why[0] = '\0';
-    cJSON *arr = fp ? cJSON_Parse(fp) : NULL;
-    int rc = cJSON_IsArray(arr) ? 1 : -1;
-    const cJSON *o;
-    if (rc == 1)
-        cJSON_ArrayForEach(o, arr) {
-            rc = engine_unchanged(es, o, why, len);
-            if (rc != 1)
-                break;
-        }
-    if (rc < 0)
-        snprintf(why, len, "the verdict's engine fingerprint is unreadable");
-    cJSON_Delete(arr);
-    return rc;
 }

@@ -82,6 +82,11 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
 int sel_verdict_record(store *s, const char *artifact, const sel_verdict_opts *o,
                        lvd_verdict *out, lvd_err *err);
 
+/* The fingerprint (format above) of every engine of es with one of
+ * runs[0..n_runs) (their binaries, and DIR/llama-server), files stat'ed now.
+ * Caller frees. */
+char *sel_fingerprint_make(const lvd_run *runs, size_t n_runs, const sel_engines *es);
+
 /* Whether a recorded fingerprint still describes the engines: each engine is
  * still registered under the same id with the same build and directory, and
  * each file has the recorded mtime and size (stat only). Returns 1 when it

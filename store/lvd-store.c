@@ -360,16 +360,12 @@ static int cmd_model(store *s, const options *o)
 
 /* --- runs ----------------------------------------------------------------- */
 
-/* Median t/s of the samples not marked warm-up; NAN when there are none. */
+/* Median t/s of the kept samples (sel_result_kept); NAN when there are none. */
 static double median_ts(const lvd_result *r, size_t *used)
 {
-    double *v = lvd_xmalloc((r->n ? r->n : 1) * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (!r->warmup || !r->warmup[i])
-            v[k++] = r->ts[i];
-    *used = k;
-    double m = sel_median(v, k);
+    double *v;
+    *used = sel_result_kept(r, &v, NULL);
+    double m = sel_median(v, *used);
     free(v);
     return m;
 }

@@ -824,7 +824,11 @@ static void test_choice_lines(void **state)
     assert_int_equal(sel_choice_lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
     assert_false(c.placement_known);
     assert_string_equal(c.placement_line, "the free memory of CUDA1 is not recorded (its probe did not print it)");
-    assert_null(strstr(c.launch_line, " -c "));
+    /* not placed, but the context is lvd select's: min(4096, trained) */
+    char want_c[32];
+    uint32_t train = f->a.shape.n_ctx_train;
+    snprintf(want_c, sizeof want_c, " -c %u", train && train < 4096 ? train : 4096);
+    assert_true(lvd_ends_with(c.launch_line, want_c));
     assert_non_null(strstr(c.launch_line, "--device CUDA1 -ngl 99 -fa on"));
     sel_choice_lines_free(&c);
     /* a stub artifact (imported by sha256), an engine never probed here */
@@ -844,6 +848,11 @@ static void test_choice_lines(void **state)
     assert_true(c.placement_known && !c.placed);
     assert_string_equal(c.placement_line, "CPU engine: the whole model in host memory");
     assert_string_equal(c.launch_line, "/opt/llama/cuda/llama-server -m MODEL.gguf -fa on");
+    sel_choice_lines_free(&c);
+    /* a CPU engine on a model whose shape is known: lvd select's -c too */
+    assert_int_equal(sel_choice_lines_build(&e, NULL, "CPU", &p, &f->a, NULL, &c, &err), 0);
+    assert_true(c.placement_known && !c.placed);
+    assert_true(lvd_ends_with(c.launch_line, want_c));
     sel_choice_lines_free(&c);
     /* an engine no longer registered: no launch line */
     assert_int_equal(sel_choice_lines_build(NULL, NULL, "CUDA", &p, &stub, NULL, &c, &err), 0);

@@ -12,7 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/types.h"
 #include "common/util.h"
+#include "select/rank.h"
 #include "select/stats.h"
 
 /* x[i] = center * exp(noise * N(0,1)): lognormal throughput noise. */
@@ -540,6 +542,43 @@ static void test_warmup_synthetic(void **state)
     assert_int_equal(sel_warmup(noisy, 6), 0);
 }
 
+/* The one kept-sample rule: not flagged warm-up, finite, > 0. */
+static void test_kept_samples(void **state)
+{
+    (void)state;
+    double ts[] = {100.0, 50.0, NAN, 0.0, -3.0, INFINITY, 101.0};
+    unsigned char warm[] = {1, 0, 0, 0, 0, 0, 0};
+    lvd_result r = {.n = 7, .ts = ts, .warmup = warm};
+    double *kept;
+    size_t n_warm;
+    assert_int_equal(sel_result_kept(&r, &kept, &n_warm), 2);
+    assert_int_equal(n_warm, 1);
+    assert_true(kept[0] == 50.0 && kept[1] == 101.0);
+    free(kept);
+    for (size_t i = 0; i < r.n; i++)
+        assert_int_equal(sel_sample_kept(&r, i), i == 1 || i == 6);
+    r.warmup = NULL; /* no flags: the 100 is kept too */
+    assert_int_equal(sel_result_kept(&r, &kept, NULL), 3);
+    free(kept);
+    r.n = 0;
+    assert_int_equal(sel_result_kept(&r, &kept, &n_warm), 0);
+    assert_null(kept);
+    assert_int_equal(n_warm, 0);
+}
+
+/* The CPU reference: the first usable cpu arm in the caller's order. */
+static void test_cpu_reference(void **state)
+{
+    (void)state;
+    const char *backend[] = {"cuda", "cpu", "vulkan", "cpu", NULL};
+    int usable[] = {1, 0, 1, 1, 1};
+    assert_int_equal(sel_cpu_reference(backend, NULL, 5), 1);
+    assert_int_equal(sel_cpu_reference(backend, usable, 5), 3);
+    usable[3] = 0;
+    assert_int_equal(sel_cpu_reference(backend, usable, 5), SEL_NO_ARM);
+    assert_int_equal(sel_cpu_reference(backend, NULL, 1), SEL_NO_ARM);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -558,6 +597,8 @@ int main(void)
         cmocka_unit_test(test_round_needed),
         cmocka_unit_test(test_warmup_fixtures),
         cmocka_unit_test(test_warmup_synthetic),
+        cmocka_unit_test(test_kept_samples),
+        cmocka_unit_test(test_cpu_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
