@@ -311,7 +311,10 @@ static int is_arg(const char *a, const char *x, const char *y)
     return strcmp(a, x) == 0 || (y && strcmp(a, y) == 0);
 }
 
-/* Parses llama-bench's argv into o. Returns -1 (exit 1), 0 (run), 1 (exit 0). */
+/* Parses llama-bench's argv into o. Returns -1 (exit 1), 0 (run), 1 (exit 0).
+ * Long on purpose: one flat chain over the options in the order of
+ * llama-bench's parse_cmd_params, so that it reads side by side with the real
+ * parser; every branch is a few lines. */
 int bench_parse(int argc, char **argv, bench_opts *o)
 {
     static const char *const types[] = { "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl", NULL };

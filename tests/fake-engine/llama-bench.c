@@ -333,6 +333,9 @@ static void print_header(printer *p, const bench_opts *o, lvd_sb *sb)
     }
 }
 
+/* One test as the chosen format prints it. Long on purpose: one branch per
+ * format (csv, json, jsonl, md, sql), each mirroring its llama-bench printer
+ * byte for byte. */
 static void print_test(printer *p, const bres *r, lvd_sb *sb)
 {
     if (p->fmt == FMT_CSV) {
@@ -495,6 +498,9 @@ static void bench_fault(fault_t f, const bres *r, const char *model)
     }
 }
 
+/* The llama-bench persona. Long on purpose: the invocation in the order the
+ * real tool prints it (backend init, models loaded, headers, each instance's
+ * samples, fault and line, footers), so the streams interleave as captured. */
 int bench_main(int argc, char **argv)
 {
     print_backend_init();

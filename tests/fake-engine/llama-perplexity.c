@@ -156,6 +156,9 @@ static void kld_report(const char *T, int n_chunk, int n_ctx, const double *q, c
     printf("Same top p: %6.3lf \xc2\xb1 %5.3lf %%\n", 100 * top, 100 * sqrt(top * (1 - top) / (count - 1)));
 }
 
+/* The llama-perplexity persona. Long on purpose: one pass in the order the
+ * real tool logs (model load, system info, chunks, statistics), so that the
+ * lines and their fake clock come out in the captures' order. */
 int ppl_main(int argc, char **argv)
 {
     cargs c;
