@@ -1,16 +1,15 @@
-/* check.c: the correctness session of lvd-check (rules in check.h): the CPU
- * reference, one llama-perplexity comparison per device, each judged and
- * recorded as it ends; the table, JSON and exit code. Processes only through
- * proc_run; the store only through store.h. */
+/* check.c: the correctness session of lvd-check (rules in check.h): the
+ * judge, the llama-perplexity argv, the CPU reference and one comparison per
+ * device, each judged and recorded as it ends. Processes only through
+ * proc_run; the store only through store.h. Not for captured output (lvd
+ * check --import: check_import.c) or the table, JSON and exit code
+ * (check_print.c). */
 #include "bench/check.h"
+#include "bench/check_item.h"
 
 #include "common/cli.h"
-#include "common/json.h"
 #include "common/proc.h"
-#include "common/sha256.h"
-#include "select/engines.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +117,8 @@ static int probed(const lvd_probe *p)
     return *p->backend && strcmp(p->backend, LVD_BACKEND_UNKNOWN) != 0;
 }
 
-static bench_check_item *add_item(bench_check_report *r, const lvd_engine *e, const char *backend,
-                                  const lvd_device *dev, const bench_check_opts *o)
+bench_check_item *bench_check_add_item(bench_check_report *r, const lvd_engine *e, const char *backend,
+                                      const lvd_device *dev, const bench_check_opts *o)
 {
     r->items = lvd_xrealloc(r->items, (r->n + 1) * sizeof *r->items);
     bench_check_item *it = &r->items[r->n++];
@@ -187,7 +186,7 @@ static int run_ppl(const lvd_engine *e, const bench_check_opts *o, const char *b
     return ok;
 }
 
-static int record(store *s, bench_check_report *r, bench_check_item *it, lvd_err *err)
+int bench_check_record(store *s, bench_check_report *r, bench_check_item *it, lvd_err *err)
 {
     if (!strcmp(it->check.status, "pass"))
         r->n_pass++;
@@ -198,8 +197,7 @@ static int record(store *s, bench_check_report *r, bench_check_item *it, lvd_err
     return store_check_put(s, &it->check, err);
 }
 
-/* The CPU reference's record: its perplexity, against itself. */
-static void set_base(lvd_check *c, double ppl, char *reason)
+void bench_check_set_base(lvd_check *c, double ppl, char *reason)
 {
     c->ppl = c->ppl_base = ppl;
     c->ppl_ratio = 1.0;
@@ -225,7 +223,7 @@ static long pick_reference(const lvd_engine *engines, const lvd_probe *probes, s
 static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const bench_check_opts *o,
                          const char *base_file, bench_check_report *r, double *base_ppl, lvd_err *err)
 {
-    bench_check_item *it = add_item(r, e, LVD_BACKEND_CPU, NULL, o);
+    bench_check_item *it = bench_check_add_item(r, e, LVD_BACKEND_CPU, NULL, o);
     it->reference = 1;
     lvd_progress("check: CPU reference on %s", e->name);
     bench_ppl out;
@@ -239,7 +237,7 @@ static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const bench
             set_status(&it->check, "error", lvd_xasprintf("no logits file written (%s)", base_file));
             rc = 0;
         } else {
-            set_base(&it->check, *base_ppl,
+            bench_check_set_base(&it->check, *base_ppl,
                      gpu_ref ? lvd_xstrdup("reference: a GPU engine at -ngl 0 -dev none") : NULL);
         }
     }
@@ -254,14 +252,14 @@ static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, con
                        const char *base_file, double base_ppl, const char *ref_failure,
                        bench_check_report *r, lvd_err *err)
 {
-    bench_check_item *it = add_item(r, e, dev ? dev->backend : LVD_BACKEND_CPU, dev, o);
+    bench_check_item *it = bench_check_add_item(r, e, dev ? dev->backend : LVD_BACKEND_CPU, dev, o);
     if (ref_failure) {
         set_status(&it->check, "error", lvd_xasprintf("not checked: the CPU reference failed (%s)", ref_failure));
-        return record(s, r, it, err);
+        return bench_check_record(s, r, it, err);
     }
     if (!has_ppl(e)) {
         set_status(&it->check, "error", lvd_xasprintf("not checked: no executable llama-perplexity in %s", e->dir));
-        return record(s, r, it, err);
+        return bench_check_record(s, r, it, err);
     }
     lvd_progress("check: %s %s", e->name, dev ? dev->selector : "cpu");
     bench_ppl out;
@@ -272,7 +270,7 @@ static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, con
         bench_check_judge(&out, base_ppl, o, &it->check);
         bench_ppl_free(&out);
     }
-    return record(s, r, it, err);
+    return bench_check_record(s, r, it, err);
 }
 
 int bench_check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size_t n,
@@ -334,281 +332,4 @@ void bench_check_report_free(bench_check_report *r)
         free(r->skipped[i]);
     free(r->skipped);
     memset(r, 0, sizeof *r);
-}
-
-/* --- captured output (lvd check --import) ------------------------------ */
-
-void bench_check_import_opts_init(bench_check_import_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->kld_max = BENCH_CHECK_KLD_MAX;
-    o->ppl_tol = BENCH_CHECK_PPL_TOL;
-    o->top_p_min = -1.0;
-}
-
-#define CAPTURE_MAX_BYTES ((size_t)64 << 20)
-
-/* Reads and parses one run's captured stdout and stderr (log may be NULL). */
-static int parse_capture(const char *output, const char *log, bench_ppl *res, lvd_err *err)
-{
-    lvd_sb out = {0}, log_text = {0};
-    int rc = lvd_read_file(output, CAPTURE_MAX_BYTES, &out, err);
-    if (rc == 0 && log)
-        rc = lvd_read_file(log, CAPTURE_MAX_BYTES, &log_text, err);
-    if (rc == 0)
-        rc = bench_ppl_parse(lvd_sb_str(&out), log ? lvd_sb_str(&log_text) : NULL, output, res, err);
-    lvd_sb_free(&out);
-    lvd_sb_free(&log_text);
-    return rc;
-}
-
-static int import_fail(int *exit_code, int code)
-{
-    *exit_code = code;
-    return -1;
-}
-
-/* The device the check is recorded under, checked against the engine's
- * probe; *dev gets the probe's record of it when there is one. */
-static int import_device(store *s, const bench_check_import_opts *o, const lvd_engine *e, char *out,
-                         size_t len, lvd_device *dev, int *exit_code, lvd_err *err)
-{
-    memset(dev, 0, sizeof *dev);
-    lvd_probe probe;
-    int rc = store_probe_latest(s, e->id, &probe, err);
-    if (rc < 0)
-        return import_fail(exit_code, LVD_EXIT_STORE);
-    lvd_params p;
-    lvd_params_init(&p);
-    p.ngl = 99;
-    snprintf(p.device, sizeof p.device, "%s", o->device ? o->device : "");
-    sel_check_device(rc == 0 ? &probe : NULL, &p, out, len);
-    int found = 0;
-    for (size_t i = 0; rc == 0 && i < probe.n_devices && !found; i++)
-        if (!strcmp(probe.devices[i].selector, out)) {
-            *dev = probe.devices[i];
-            found = 1;
-        }
-    int listed = rc == 0 && probe.n_devices > 0;
-    if (rc == 0)
-        lvd_probe_free(&probe);
-    if (listed && !found) {
-        lvd_errf(err, "engine %s's probe lists no device %s; give one of its selectors with --device", e->name,
-                 out);
-        return import_fail(exit_code, LVD_EXIT_USAGE);
-    }
-    return 0;
-}
-
-/* 0 when the options make sense together, else -1 with err. */
-static int import_options(const bench_check_import_opts *o, lvd_err *err)
-{
-    if (!o->artifact || !lvd_sha256_valid(o->artifact))
-        return lvd_errf(err, "--artifact wants the model's sha256 (64 lowercase hex digits)");
-    if (!o->engine)
-        return lvd_errf(err, "--engine NAME is required: the engine whose llama-perplexity wrote the capture");
-    if (!o->output)
-        return lvd_errf(err, "--output FILE is required: llama-perplexity's stdout");
-    if (!o->base_output && o->base_log)
-        return lvd_errf(err, "--base-log needs --base-output (the reference's stdout)");
-    if (!o->base_output && o->device)
-        return lvd_errf(err, "--device %s without --base-output: the CPU reference has no device", o->device);
-    return 0;
-}
-
-/* Checks the options and resolves the engine and the artifact. */
-static int import_resolve(store *s, const bench_check_import_opts *o, lvd_engine *e, int *exit_code,
-                          lvd_err *err)
-{
-    if (import_options(o, err))
-        return import_fail(exit_code, LVD_EXIT_USAGE);
-    store_artifact a;
-    int rc = store_artifact_get(s, o->artifact, &a, err);
-    if (rc < 0)
-        return import_fail(exit_code, LVD_EXIT_STORE);
-    if (rc == 1) {
-        lvd_errf(err, "%s: no artifact %s in the store (lvd store import or lvd store model records it)",
-                 store_path(s), o->artifact);
-        return import_fail(exit_code, LVD_EXIT_USAGE);
-    }
-    store_artifact_free(&a);
-    rc = store_engine_by_name(s, o->engine, e, err);
-    if (rc < 0)
-        return import_fail(exit_code, LVD_EXIT_STORE);
-    if (rc == 1) {
-        lvd_errf(err, "%s: no engine named '%s' in the store", store_path(s), o->engine);
-        return import_fail(exit_code, LVD_EXIT_USAGE);
-    }
-    return 0;
-}
-
-/* The two captures of a comparison must score the same text and context. */
-static int same_chunks(const bench_ppl *base, const bench_ppl *dev, const bench_check_import_opts *o,
-                       lvd_err *err)
-{
-    if (base->has_kld)
-        return lvd_errf(err, "%s: has KL divergence statistics: it compared against a reference, it is not"
-                        " one", o->base_output);
-    if (base->n_chunks && dev->n_chunks && base->n_chunks != dev->n_chunks)
-        return lvd_errf(err, "%s scored %zu chunks, %s %zu: not the same text and context", o->base_output,
-                        base->n_chunks, o->output, dev->n_chunks);
-    return 0;
-}
-
-int bench_check_import(store *s, const bench_check_import_opts *o, bench_check_report *out, int *exit_code,
-                       lvd_err *err)
-{
-    memset(out, 0, sizeof *out);
-    *exit_code = LVD_EXIT_OK;
-    lvd_engine e = {0};
-    if (import_resolve(s, o, &e, exit_code, err))
-        return -1;
-    int ret = -1;
-    bench_ppl dev_ppl = {0}, base_ppl = {0}; /* bench_ppl_free is safe on both, parsed or not */
-    char device[64] = "";
-    lvd_device d;
-    memset(&d, 0, sizeof d);
-    if (o->base_output && import_device(s, o, &e, device, sizeof device, &d, exit_code, err))
-        goto out;
-    if (parse_capture(o->output, o->log, &dev_ppl, err)) {
-        *exit_code = LVD_EXIT_INPUT;
-        goto out;
-    }
-    if (o->base_output) {
-        if (parse_capture(o->base_output, o->base_log, &base_ppl, err) || same_chunks(&base_ppl, &dev_ppl, o, err)) {
-            *exit_code = LVD_EXIT_INPUT;
-            goto out;
-        }
-    } else if (dev_ppl.has_kld) {
-        lvd_errf(err, "%s: has KL divergence statistics: a comparison run; give its reference with --base-output",
-                 o->output);
-        *exit_code = LVD_EXIT_INPUT;
-        goto out;
-    }
-    bench_check_opts co;
-    bench_check_opts_init(&co);
-    co.artifact = o->artifact;
-    co.host = o->host ? o->host : lvd_hostname();
-    co.kld_max = o->kld_max;
-    co.ppl_tol = o->ppl_tol;
-    co.top_p_min = o->top_p_min;
-    co.ppl_only = 1;
-    const char *backend = !o->base_output ? LVD_BACKEND_CPU : d.selector[0] ? d.backend : LVD_BACKEND_UNKNOWN;
-    bench_check_item *it = add_item(out, &e, backend, d.selector[0] ? &d : NULL, &co);
-    snprintf(it->check.device, sizeof it->check.device, "%s", device);
-    it->check.ran_at = lvd_now();
-    if (o->base_output) {
-        bench_check_judge(&dev_ppl, bench_ppl_value(&base_ppl), &co, &it->check);
-    } else {
-        it->reference = 1;
-        set_base(&it->check, bench_ppl_value(&dev_ppl), lvd_xstrdup("reference: imported capture"));
-    }
-    out->reference_ok = 1;
-    if (record(s, out, it, err)) {
-        *exit_code = LVD_EXIT_STORE;
-        goto out;
-    }
-    ret = 0;
-out:
-    bench_ppl_free(&dev_ppl);
-    bench_ppl_free(&base_ppl);
-    lvd_engine_free(&e);
-    return ret;
-}
-
-/* --- output ------------------------------------------------------------- */
-
-static void fmt_num(char *buf, size_t len, const char *fmt, double v)
-{
-    if (isnan(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, fmt, v);
-}
-
-void bench_check_print(FILE *f, const bench_check_report *r, const bench_check_opts *o)
-{
-    int we = 6, wd = 6;
-    for (size_t i = 0; i < r->n; i++) {
-        int l = (int)strlen(r->items[i].engine);
-        we = l > we ? l : we;
-        l = (int)strlen(r->items[i].check.device);
-        wd = l > wd ? l : wd;
-    }
-    fprintf(f, "%-*s %-*s %-8s %-6s %10s %11s %14s %10s  %s\n", we, "ENGINE", wd, "DEVICE", "BACKEND",
-            "STATUS", "MEAN KLD", "SAME TOP P", "PPL", "PPL RATIO", "REASON");
-    for (size_t i = 0; i < r->n; i++) {
-        const bench_check_item *it = &r->items[i];
-        const lvd_check *c = &it->check;
-        char kld[32], top[32], ppl[32], ratio[32];
-        fmt_num(kld, sizeof kld, "%.6f", c->mean_kld);
-        fmt_num(top, sizeof top, "%.3f %%", c->same_top_p);
-        fmt_num(ppl, sizeof ppl, "%.4f", c->ppl);
-        fmt_num(ratio, sizeof ratio, "%.5f", c->ppl_ratio);
-        const char *color = !strcmp(c->status, "pass") ? "\033[1;32m"
-                            : !strcmp(c->status, "base") ? ""
-                                                         : "\033[1;31m";
-        fprintf(f, "%-*s %-*s %-8s %s%-6s%s %10s %11s %14s %10s  %s\n", we, it->engine, wd,
-                *c->device ? c->device : "-", it->backend, lvd_ansi(f, color), c->status,
-                lvd_ansi(f, "\033[0m"), kld, top, ppl, ratio,
-                c->reason ? c->reason : (it->reference ? "the CPU reference" : ""));
-    }
-    for (size_t i = 0; i < r->n_skipped; i++)
-        fprintf(f, "skipped: %s\n", r->skipped[i]);
-    fprintf(f, "pass: mean KLD <= %g and |PPL ratio - 1| <= %g", o->kld_max, o->ppl_tol);
-    if (o->top_p_min >= 0)
-        fprintf(f, " and same top p >= %g %%", o->top_p_min);
-    if (o->text)
-        fprintf(f, " (text %s, -c %d, %d chunks)", o->text, BENCH_CHECK_CTX, BENCH_CHECK_CHUNKS);
-    else
-        fprintf(f, " (imported llama-perplexity captures)");
-    fprintf(f, "; %zu pass, %zu fail, %zu error\n", r->n_pass, r->n_fail, r->n_error);
-}
-
-cJSON *bench_check_json(const bench_check_report *r, const bench_check_opts *o)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "model", lvd_json_str(o->model));
-    cJSON_AddStringToObject(root, "artifact", o->artifact);
-    cJSON_AddStringToObject(root, "host", o->host);
-    cJSON_AddItemToObject(root, "text", lvd_json_str(o->text));
-    cJSON *tol = cJSON_AddObjectToObject(root, "tolerances");
-    cJSON_AddNumberToObject(tol, "kld_max", o->kld_max);
-    cJSON_AddNumberToObject(tol, "ppl_tol", o->ppl_tol);
-    cJSON_AddItemToObject(tol, "top_p_min", o->top_p_min >= 0 ? cJSON_CreateNumber(o->top_p_min)
-                                                               : cJSON_CreateNull());
-    cJSON *arr = cJSON_AddArrayToObject(root, "checks");
-    for (size_t i = 0; i < r->n; i++) {
-        const bench_check_item *it = &r->items[i];
-        const lvd_check *c = &it->check;
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "engine", it->engine);
-        cJSON_AddNumberToObject(x, "engine_id", (double)it->engine_id);
-        cJSON_AddItemToObject(x, "device", lvd_json_text(c->device));
-        cJSON_AddStringToObject(x, "device_name", it->device_name);
-        cJSON_AddStringToObject(x, "backend", it->backend);
-        cJSON_AddBoolToObject(x, "reference", it->reference);
-        cJSON_AddStringToObject(x, "status", c->status);
-        cJSON_AddItemToObject(x, "mean_kld", lvd_json_num(c->mean_kld));
-        cJSON_AddItemToObject(x, "same_top_p", lvd_json_num(c->same_top_p));
-        cJSON_AddItemToObject(x, "ppl", lvd_json_num(c->ppl));
-        cJSON_AddItemToObject(x, "ppl_base", lvd_json_num(c->ppl_base));
-        cJSON_AddItemToObject(x, "ppl_ratio", lvd_json_num(c->ppl_ratio));
-        cJSON_AddItemToObject(x, "reason", lvd_json_str(c->reason));
-        cJSON_AddItemToArray(arr, x);
-    }
-    cJSON *sk = cJSON_AddArrayToObject(root, "skipped");
-    for (size_t i = 0; i < r->n_skipped; i++)
-        cJSON_AddItemToArray(sk, cJSON_CreateString(r->skipped[i]));
-    cJSON_AddNumberToObject(root, "pass", (double)r->n_pass);
-    cJSON_AddNumberToObject(root, "fail", (double)r->n_fail);
-    cJSON_AddNumberToObject(root, "error", (double)r->n_error);
-    return root;
-}
-
-int bench_check_exit(const bench_check_report *r)
-{
-    if (!r->reference_ok)
-        return LVD_EXIT_FAIL;
-    return r->n_fail || r->n_error || r->n_skipped ? LVD_EXIT_PARTIAL : LVD_EXIT_OK;
 }

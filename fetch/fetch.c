@@ -368,6 +368,90 @@ static void lookup(const char *api_base, char **names, size_t n_names,
     fetch_release_free(&rel);
 }
 
+/* Step 1: the recorded digest, from the pin file (when the build is the
+ * pinned one) and/or --expect, into res->recorded; *from_pin gets the pin
+ * file's. 0, or -1 when --expect is not a digest or disagrees with the pin. */
+static int recorded_digest(const fetch_opts *o, int pinned, fetch_result *res, const char **from_pin,
+                           int *exit_code, lvd_err *err)
+{
+    *from_pin = pinned ? fetch_pin_sha256(o->pin, res->flavour) : NULL;
+    char *expect = NULL;
+    if (o->expect && !(expect = normalise_digest(o->expect))) {
+        fetch_errf(err, "--expect '%s' is not a sha256 (64 hex characters)", o->expect);
+        return fail(exit_code, LVD_EXIT_USAGE);
+    }
+    if (expect && *from_pin && strcmp(expect, *from_pin) != 0) {
+        fetch_errf(err, "--expect %s disagrees with the digest %s records for %s %s", expect,
+                   o->pin->path, res->build, res->flavour);
+        free(expect);
+        return fail(exit_code, LVD_EXIT_VERIFY);
+    }
+    res->recorded = expect ? expect : *from_pin ? lvd_xstrdup(*from_pin) : NULL;
+    return 0;
+}
+
+/* Step 3: the rules (fetch_decide) over the recorded digest and the API's
+ * answer (api_err: why it could not answer). Sets *d, res->verdict and
+ * res->note; 0 to go on, -1 when the rules stop the fetch. */
+static int apply_rules(const fetch_opts *o, fetch_result *res, const char *from_pin,
+                       const lvd_err *api_err, fetch_decision *d, int *exit_code, lvd_err *err)
+{
+    *d = fetch_decide(res->recorded, res->api_digest, res->api_status);
+    res->verdict = d->verdict;
+    res->note = d->note;
+    switch (d->verdict) {
+    case FETCH_STOP_NOT_FOUND:
+        fetch_errf(err, "%s", api_err->msg);
+        return fail(exit_code, LVD_EXIT_NETWORK);
+    case FETCH_STOP_DISAGREE:
+        fetch_errf(err, "%s %s: recorded sha256 %s%s%s, the release API publishes %s: the asset "
+                        "behind the tag was replaced; not fetching",
+                   res->build, res->flavour, res->recorded, from_pin ? " in " : "",
+                   from_pin ? o->pin->path : "", res->api_digest);
+        return fail(exit_code, LVD_EXIT_VERIFY);
+    case FETCH_STOP_UNVERIFIABLE:
+        fetch_errf(err, "%s %s: %s", res->build, res->flavour, d->note);
+        return fail(exit_code, LVD_EXIT_VERIFY);
+    default:
+        break;
+    }
+    if (d->verdict == FETCH_TRUST_RECORDED)
+        note(o, "%s %s: %s", res->build, res->flavour, d->note);
+    return 0;
+}
+
+/* Steps 4-6: reuses the bench dir when it is already there with the bytes
+ * the rules want, else downloads, verifies and unpacks it into builds; then
+ * makes res->engine_dir and res->bench_dir absolute for the store. */
+static int place_build(const fetch_opts *o, fetch_result *res, fetch_decision d, char **names,
+                       size_t n_names, const char *dl_base, const char *builds, int64_t size,
+                       int *exit_code, lvd_err *err)
+{
+    const char *want = d.expect;
+    res->bench_dir = lvd_xasprintf("%s/%s-%s", builds, res->build, res->flavour);
+    res->engine_name = lvd_xasprintf("%s-%s", res->build, res->flavour + strlen("bin-"));
+    struct stat st;
+    if (lstat(res->bench_dir, &st) == 0) {
+        if (check_existing(res->bench_dir, want, res, exit_code, err) != 0)
+            return -1;
+        note(o, "%s is already in place with sha256 %s", res->bench_dir, want);
+    } else if (download_and_place(o, res, d, names, n_names, dl_base, builds, size, exit_code,
+                                  err) != 0) {
+        return -1;
+    }
+    /* absolute paths for the store */
+    char abs[PATH_MAX];
+    if (realpath(res->engine_dir, abs)) {
+        free(res->engine_dir);
+        res->engine_dir = lvd_xstrdup(abs);
+    }
+    if (realpath(res->bench_dir, abs)) {
+        free(res->bench_dir);
+        res->bench_dir = lvd_xstrdup(abs);
+    }
+    return 0;
+}
+
 int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -390,21 +474,9 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     int rc = -1;
 
     /* 1. the recorded digest: pin file and/or --expect */
-    const char *from_pin = pinned ? fetch_pin_sha256(o->pin, res->flavour) : NULL;
-    char *expect = NULL;
-    if (o->expect && !(expect = normalise_digest(o->expect))) {
-        fetch_errf(err, "--expect '%s' is not a sha256 (64 hex characters)", o->expect);
-        fail(exit_code, LVD_EXIT_USAGE);
+    const char *from_pin;
+    if (recorded_digest(o, pinned, res, &from_pin, exit_code, err) != 0)
         goto out;
-    }
-    if (expect && from_pin && strcmp(expect, from_pin) != 0) {
-        fetch_errf(err, "--expect %s disagrees with the digest %s records for %s %s", expect,
-                   o->pin->path, res->build, res->flavour);
-        fail(exit_code, LVD_EXIT_VERIFY);
-        goto out;
-    }
-    res->recorded = expect ? expect : from_pin ? lvd_xstrdup(from_pin) : NULL;
-    expect = NULL;
 
     /* 2. what the release API says */
     lvd_err api_err = {""};
@@ -413,55 +485,11 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     if (res->api_status == FETCH_API_RATE_LIMITED || res->api_status == FETCH_API_UNAVAILABLE)
         note(o, "%s", api_err.msg);
 
-    /* 3. the rules */
-    fetch_decision d = fetch_decide(res->recorded, res->api_digest, res->api_status);
-    res->verdict = d.verdict;
-    res->note = d.note;
-    switch (d.verdict) {
-    case FETCH_STOP_NOT_FOUND:
-        fetch_errf(err, "%s", api_err.msg);
-        fail(exit_code, LVD_EXIT_NETWORK);
+    /* 3. the rules; 4-6. in place, or downloaded, verified and unpacked */
+    fetch_decision d;
+    if (apply_rules(o, res, from_pin, &api_err, &d, exit_code, err) != 0 ||
+        place_build(o, res, d, names, n_names, dl_base, builds, size, exit_code, err) != 0)
         goto out;
-    case FETCH_STOP_DISAGREE:
-        fetch_errf(err, "%s %s: recorded sha256 %s%s%s, the release API publishes %s: the asset "
-                        "behind the tag was replaced; not fetching",
-                   res->build, res->flavour, res->recorded, from_pin ? " in " : "",
-                   from_pin ? o->pin->path : "", res->api_digest);
-        fail(exit_code, LVD_EXIT_VERIFY);
-        goto out;
-    case FETCH_STOP_UNVERIFIABLE:
-        fetch_errf(err, "%s %s: %s", res->build, res->flavour, d.note);
-        fail(exit_code, LVD_EXIT_VERIFY);
-        goto out;
-    default:
-        break;
-    }
-    if (d.verdict == FETCH_TRUST_RECORDED)
-        note(o, "%s %s: %s", res->build, res->flavour, d.note);
-    const char *want = d.expect;
-
-    /* 4. already here? */
-    res->bench_dir = lvd_xasprintf("%s/%s-%s", builds, res->build, res->flavour);
-    res->engine_name = lvd_xasprintf("%s-%s", res->build, res->flavour + strlen("bin-"));
-    struct stat st;
-    if (lstat(res->bench_dir, &st) == 0) {
-        if (check_existing(res->bench_dir, want, res, exit_code, err) != 0)
-            goto out;
-        note(o, "%s is already in place with sha256 %s", res->bench_dir, want);
-    } else if (download_and_place(o, res, d, names, n_names, dl_base, builds, size, exit_code,
-                                  err) != 0) {
-        goto out;
-    }
-    /* absolute paths for the store */
-    char abs[PATH_MAX];
-    if (realpath(res->engine_dir, abs)) {
-        free(res->engine_dir);
-        res->engine_dir = lvd_xstrdup(abs);
-    }
-    if (realpath(res->bench_dir, abs)) {
-        free(res->bench_dir);
-        res->bench_dir = lvd_xstrdup(abs);
-    }
 
     /* 5. register the engine and probe it */
     if (!o->no_store && register_and_probe(o, res, exit_code, err) != 0)
@@ -473,7 +501,6 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     }
     rc = 0;
 out:
-    free(expect);
     fetch_asset_names_free(names, n_names);
     free(api_base);
     free(dl_base);

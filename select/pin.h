@@ -155,6 +155,12 @@ typedef struct sel_pin_opts {
 int sel_pin_gather(struct store *s, const struct fetch_pin *pin, const sel_pin_opts *o,
                    sel_pin_eval *e, lvd_err *err);
 
+/* The fetched engine of build and flavour (compared canonically) that has a
+ * digest, among v[0..n); NULL when none. Used by sel_pin_gather for the
+ * candidate's digest and by sel_pin_apply for the other flavours'. */
+const lvd_engine *sel_pin_fetched_engine(const lvd_engine *v, size_t n, const char *build,
+                                         const char *flavour);
+
 /* The decision's details as recorded in pin_decisions.details_json:
  *   {"pinned", "candidate", "flavour", "candidate_digest", "decision",
  *    "hold", "rule", "would_promote", "applied", "sessions": [...],

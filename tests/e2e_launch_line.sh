@@ -9,15 +9,15 @@
 # read-only (chmod 0444) whose WAL holds a committed write not yet
 # checkpointed, the page is rendered and the store's bytes stay as they were
 # (a writable connection checkpoints on close and changes them, root or not).
-# Needs LVD_BIN, LVD_SHARED, LVD_FAKE_ENGINE (set by ctest).
+# Needs LVD_BIN, LVD_SOURCE, LVD_FAKE_ENGINE (set by ctest).
 set -euo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
-e2e_needs LVD_BIN LVD_SHARED LVD_FAKE_ENGINE
+e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
 unset LVD_HOST
 
 MODEL="$tmp/tiny-llama-q4_0.gguf"
-cp "$LVD_SHARED/models/tiny-llama-q4_0.gguf" "$MODEL"
+cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 SHA=$(sha256sum "$MODEL" | cut -d' ' -f1)
 
 # page_line PAGE: the launch line the page shows (the one indented line naming llama-server)

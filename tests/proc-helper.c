@@ -1,6 +1,6 @@
 /* proc-helper.c: a tiny child for tests/test_proc.c, so that the process
  * runner is tested against real exits, signals, hangs, floods and stray
- * grandchildren without any shell. Not an engine (see fake-engine.c).
+ * grandchildren without any shell. Not an engine (see fake-engine/).
  *
  * usage: proc-helper MODE [ARG]
  *   exit N          exit with status N
@@ -19,7 +19,7 @@
  * engine's answer to one flag: `BIN --NAME` appends "NAME" to DIR/calls.log,
  * prints DIR/NAME.stdout and DIR/NAME.stderr (when present) and ends as
  * DIR/NAME.exit says: a status number (0 when absent), "hang" or "segv".
- * Used by test_probe and test_register; the full fake engine is fake-engine.c. */
+ * Used by test_probe and test_register; the full fake engine is fake-engine/. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_runner.c: bench/runner.h driving the fake engine (tests/fake-engine.c,
+/* test_runner.c: bench/runner.h driving the fake engine (tests/fake-engine/,
  * $LVD_FAKE_ENGINE) through real processes: the test list, the argv, each
  * outcome of one invocation (ok with warm-up flagged, crash, hang, garbage,
  * non-zero exit, truncated output, GPU flags ignored), and whole sessions

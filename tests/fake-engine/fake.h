@@ -1,0 +1,262 @@
+/* fake.h: what the files of the fake engine (tests/fake-engine/) share: the
+ * scenario contract below, the invocation state G, the common types, and the
+ * functions each file offers the others. Not for llama-bench's internals
+ * (llama-bench.h).
+ *
+ * The fake llama.cpp engine every end-to-end test drives. One
+ * binary answers as llama-bench, llama-server or llama-perplexity (chosen by
+ * the basename of argv[0]; `fake-engine llama-bench ARGS` works too), with the
+ * output formats of the real captures in tests/fixtures/llama.cpp/, and with
+ * speeds, devices, correctness and faults taken from a scenario file so that
+ * tests know the truth. Not a model runner: it computes nothing, and it never
+ * opens a socket (llama-server validates its argv, logs and exits).
+ *
+ * ======================= SCENARIO FORMAT (the contract) =======================
+ * File: `fake-scenario` in the directory of argv[0] as invoked (a symlink is not
+ * resolved, so one engine dir = one scenario), or the path in $FAKE_SCENARIO.
+ * No file: built-in defaults (a CPU-only build, build 9749). Lines are
+ * `KEY = VALUE` (common/kv.h, lvd_kv_parse_cond): with blanks, KEY is the
+ * first word; without, the last '=' separates (so a VALUE holding '=' needs
+ * the blanks). `#` or `;` starts a comment line, a `[PREFIX]` line prefixes
+ * the keys that follow; a key given twice: the last one wins. Unknown keys,
+ * malformed numbers and `dev.NAME` of an undeclared device make every
+ * invocation fail with exit status 99 and one line naming file:line.
+ *
+ * Build and host
+ *   build_number = 9749              build_commit = d32676d77 (CUDA local: 0 / unknown)
+ *   built_with = GNU 12.2.0 for Linux x86_64     (the --version second line)
+ *   cpu_info = AMD EPYC              threads = 2  (llama-bench's default -t)
+ *   device = NAME|DESCRIPTION|TOTAL_MIB|FREE_MIB[|EXTRA]      (repeatable, in order)
+ *       NAME is a ggml device name: CUDA0, ROCm0, Vulkan1, SYCL0, Metal ... The
+ *       backend is NAME without its trailing digits. EXTRA: CUDA compute
+ *       capability (default 9.0), ROCm gfx arch (default gfx1100), Vulkan driver
+ *       shown in parentheses (default: first word of DESCRIPTION).
+ *       `device = none` or no device line: a CPU-only build ("  (none)").
+ *   ignore_ngl = 0|1|speed
+ *       1: GPU flags have no effect, as a build whose GPU backend cannot load:
+ *          devices still listed, but bench reports backends "CPU", gpu_info "",
+ *          CPU speed; server and perplexity print the "no usable GPU" warnings.
+ *       speed: backends/gpu_info as usual but every run goes at CPU speed.
+ *
+ * Throughput (llama-bench), true means in tokens/s
+ *   cpu.pp = 400   cpu.tg = 50           (aliases cpu_pp, cpu_tg; these defaults)
+ *   dev.NAME.pp, dev.NAME.tg             (default 20x / 10x the CPU values)
+ *   A run goes on the CPU when there are no devices, ignore_ngl is set, -ngl 0
+ *   or -dev none; else on the first device of -dev, or the first device.
+ *   Multipliers: [TARGET.]K.COND = FACTOR, K in pp|tg, TARGET in cpu|dev.NAME;
+ *   every matching COND multiplies; a TARGET.K.COND hides the same K.COND.
+ *   COND is NAME=VALUE with NAME one of fa ngl ncmoe ub b ctk ctv t d sm nkvo
+ *   fitt mg dev model (values as llama-bench reports them: fa=1, fa=0, fa=-1,
+ *   ctk=q8_0, dev=CUDA0/CUDA1, model=BASENAME; -fa auto reports -1 and so
+ *   matches fa=-1 only), or env.VAR=VALUE (the process environment; unset
+ *   counts as ""). Examples:
+ *     dev.CUDA0.tg.fa=1 = 1.23
+ *     tg.env.GGML_VK_PREFER_HOST_MEMORY=1 = 0.044
+ *     dev.CUDA0.tg.ncmoe=4 = 0.49
+ *   pp+tg tests (-pg) combine the pp and tg speeds by time.
+ *
+ * Sample noise (looked up as TARGET.K.NAME, TARGET.NAME, K.NAME, NAME; K in pp tg pg)
+ *   noise = 0.02       relative sd of each repetition (normal, deterministic)
+ *   run_noise = 0      relative sd of a level drawn once per test per invocation
+ *   warmup = 0.4       factor on the first repetition; a list (0.24,0.3,0.35)
+ *                      for the first N (a ramp, as the Vulkan capture shows)
+ *   drift = 0          speed x (1 + drift * invocation index)
+ *   seed = 0           mixed with $FAKE_SEED (wins), the invocation index and argv
+ *   Determinism: same scenario + argv + FAKE_SEED + invocation index -> same bytes.
+ *   The index is a per-scenario counter (file `fake-counter` beside the scenario,
+ *   one byte appended per invocation, O_APPEND; $TMPDIR/fake-counter-HASH when
+ *   that dir is read-only), or $FAKE_INDEX when set (then the counter is not
+ *   touched). Every invocation of any persona counts, from 0.
+ *   Replay (for byte-exact fixture comparisons):
+ *     samples_ns = 16546110,16441314,21873874 ; 98125555,71613975,37981040
+ *        (';' separates tests in output order; the last list repeats; -r ignored)
+ *     test_time = 2026-11-30T14:38:55Z ; 2026-11-30T14:38:56Z   (else: now, UTC)
+ *
+ * Models (-m must be a readable file starting with "GGUF", else load fails)
+ *   model.BASENAME.type = llama ?B Q8_0    default: "llama ?B " + type from the name
+ *   model.BASENAME.size = 20550656         default: the file size
+ *   model.BASENAME.n_params = 19335424     default: size * 8 / bits per weight
+ *
+ * Correctness (llama-perplexity)
+ *   ppl = 32813.2123            final PPL on the CPU; or one value per chunk
+ *                               (32495.6345,32498.5601,32688.6083,32813.2123)
+ *   TARGET.ppl_ratio = 1.0006   this target's PPL = ppl x ratio (default 1)
+ *   TARGET.kld = 0.0001         mean KLD printed against a base (cpu 0, dev 0.0001)
+ *   TARGET.same_top_p = 99.5    percent (cpu 100, dev 99.5)
+ *   The --kl-divergence-base file starts with llama.cpp's "_logits_" header and
+ *   holds the base run's chunk PPLs as text.
+ *
+ * Faults: crash | hang | garbage | exit1 | truncated | none
+ *   fault = F                 every work run (bench, server launch, perplexity)
+ *   bench.fault, server.fault, ppl.fault            one persona
+ *   TARGET.fault, bench.TARGET.fault ...            runs on one device / the CPU
+ *   fault_after = N, bench.fault_after = N          only from invocation index N on
+ *   list_devices_fault = F    (alias list_devices.fault) --list-devices only;
+ *                             the plain `fault` never touches --list-devices.
+ *   crash: prints half a result line, then dies by SIGSEGV (no core file).
+ *   hang: sleeps (hang_s, default 600 s) until killed; it has no children.
+ *   garbage: non-JSON noise, exit 0. exit1: an engine error line, exit 1.
+ *   truncated: the first half of the first result line, no newline, exit 0.
+ *
+ * Misc
+ *   server_check = 1   llama-server exits 0 right after "model loaded" (also
+ *                      $FAKE_SERVER_CHECK=1); else it logs "listening" and exits 0
+ *   sleep_ms = 0       sleep this long in every work run
+ *   time_scale = 0     also sleep (sum of simulated sample times) x time_scale
+ *   log = PATH         append one line per invocation (relative: to the scenario
+ *                      dir): "#INDEX [VAR=VALUE ...] PERSONA ARGS...", words
+ *                      shell-quoted; VARs are GGML_*, LLAMA_*, VK_*,
+ *                      *_VISIBLE_DEVICES and every env.VAR a key names.
+ * ==============================================================================
+ *
+ * Output: llama-bench prints the ggml_cuda_init / ggml_vulkan device lines on
+ * stderr (as the captures do); llama-server and llama-perplexity do not (the
+ * perplexity captures of the CUDA build show none). Log lines of those two
+ * carry a fake, deterministic clock.
+ *
+ * Fidelity notes: llama-bench has no --version (it is an invalid parameter, as
+ * in the real tool); llama-perplexity --kl-divergence with a missing base file
+ * logs an error and exits 0 without statistics, as the real tool does; the
+ * statistics block needs at least 100 scored tokens. stddev values that the
+ * real formula would make negative (or wrap) are printed as 0.
+ */
+#ifndef LVD_FAKE_ENGINE_H
+#define LVD_FAKE_ENGINE_H
+
+#include "common/kv.h"
+#include "common/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { EXIT_SCENARIO = 99 };
+
+typedef struct fake_dev {
+    char *name;      /* CUDA0 */
+    char *desc;      /* NVIDIA H200 */
+    char *backend;   /* CUDA */
+    char *extra;     /* compute capability / gfx arch / vulkan driver */
+    long total_mib;
+    long free_mib;
+} fake_dev;
+
+typedef struct strv {
+    char **v;
+    size_t n;
+} strv;
+
+/* Everything the invocation allocates for its whole life hangs off G, so it
+ * stays reachable (and is freed in fake_free on normal exits). */
+typedef struct fake_state {
+    const char *persona;  /* "bench", "server", "ppl" */
+    const char *prog;     /* the name printed in usage lines */
+    char *engine_dir;
+    char *scn_path;       /* NULL: built-in defaults */
+    char *state_dir;
+    lvd_kvfile scn;       /* the scenario's entries (none: built-in defaults) */
+    fake_dev *dev;
+    size_t ndev;
+    long idx;
+    uint64_t rng;
+    int64_t log_us;
+} fake_state;
+extern fake_state G; /* common.c */
+
+typedef enum { F_NONE, F_CRASH, F_HANG, F_GARBAGE, F_EXIT1, F_TRUNCATED } fault_t;
+
+typedef struct model_meta {
+    char *type;
+    uint64_t size;
+    uint64_t n_params;
+} model_meta;
+
+typedef const char *(*param_fn)(const char *name, void *ctx);
+
+typedef struct cargs {
+    strv key, val; /* canonical option name -> last value ("" for flags) */
+    int ngl_given;
+} cargs;
+
+/* common.c */
+char *dir_name(const char *p);
+char *trim(char *s);
+void strv_push(strv *s, const char *x);
+void strv_clear(strv *s);
+int streq(const char *a, const char *b);
+int in_list(const char *s, const char *const *list);
+void fake_free(void);
+void flush_all(void);
+void sleep_ms(double ms);
+double rng_normal(void);
+void inv_start(int argc, char **argv, const char *persona_name);
+void log_line(char level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+fault_t parse_fault(const lvd_kv *e);
+fault_t fault_for(const char *P, const char *T);
+void __attribute__((noreturn)) hang_now(void);
+void __attribute__((noreturn)) garbage_now(FILE *f);
+void __attribute__((noreturn)) partial_now(FILE *f, const char *text, fault_t fault);
+void do_work_sleep(double sim_ns);
+int model_load(const char *path, model_meta *m);
+double speed_mult(const char *T, const char *K, param_fn fn, void *ctx);
+double base_speed(const char *T, const char *K);
+size_t dbl_list(const lvd_kv *e, double *out, size_t max);
+
+/* scenario.c */
+void die_scn(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+const lvd_kv *scn_find(const char *key);
+const char *scn_str(const char *key, const char *def);
+double ent_dbl(const lvd_kv *e);
+double scn_dbl(const char *key, double def);
+long scn_long(const char *key, long def);
+const lvd_kv *scn_layered(const char *T, const char *K, const char *name);
+const fake_dev *dev_by_name(const char *name);
+void scn_load(const char *argv0);
+
+/* devices.c */
+int gpu_build(void);
+const char *build_commit(void);
+long build_number(void);
+void print_backend_init(void);
+void backends_str(lvd_sb *sb);
+void gpu_info_str(lvd_sb *sb);
+char *pick_target(const char *devs, char sep, int ngl_zero);
+void version_lines(void);
+void no_gpu_warning(void);
+void bench_list_devices(void);
+
+/* llama-bench-args.c */
+const char *fa_value(const char *v);
+int is_int(const char *s, int allow_neg);
+
+/* llama-bench.c */
+int bench_main(int argc, char **argv);
+
+/* args.c */
+const char *opt_get(const cargs *c, const char *key);
+void cargs_free(cargs *c);
+int common_parse(int argc, char **argv, int where, cargs *c);
+char *common_target(const cargs *c);
+void system_info(int threads);
+
+/* llama-server.c */
+int server_main(int argc, char **argv);
+
+/* llama-perplexity.c */
+int ppl_main(int argc, char **argv);
+
+#endif
