@@ -7,7 +7,7 @@
 #include "bench/benchout.h"
 #include "bench/benchsql.h"
 
-#include "select/stats.h"
+#include "stats/stats.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -83,7 +83,7 @@ void bench_result_flag_warmup(lvd_result *r)
     r->warmup = lvd_xcalloc(r->n ? r->n : 1, 1);
     if (!bench_result_samples_valid(r))
         return;
-    size_t drop = sel_warmup(r->ts, r->n);
+    size_t drop = stats_warmup(r->ts, r->n);
     for (size_t k = 0; k < drop; k++)
         r->warmup[k] = 1;
 }

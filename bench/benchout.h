@@ -1,7 +1,7 @@
 /* benchout.h: parses what llama-bench prints with `-o json` (one array),
  * `-o jsonl` (one object per line) and `-o sql` (CREATE TABLE + INSERT lines,
  * as compare-llama-bench.py users keep it) into lvd_result records, and
- * flags their warm-up samples (the rule is select/stats.h's sel_warmup).
+ * flags their warm-up samples (the rule is stats/stats.h's stats_warmup).
  * Shared by the bench runner and `lvd store import`, so a result is flagged
  * the same way whether it was measured or imported. Not for running
  * llama-bench, for the statistics themselves, or for the store (see
@@ -83,7 +83,7 @@ int bench_result_gpu_ignored(const lvd_result *r);
 int bench_result_samples_valid(const lvd_result *r);
 
 /* Sets r->warmup (reallocated, one flag per sample) from the warm-up rule
- * (sel_warmup) over r's samples in the order llama-bench ran them: the
+ * (stats_warmup) over r's samples in the order llama-bench ran them: the
  * leading slow samples of one invocation are flagged 1, the rest 0. A result
  * whose samples are not all valid gets no flags (all 0). */
 void bench_result_flag_warmup(lvd_result *r);

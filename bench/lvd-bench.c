@@ -2,7 +2,7 @@
  * parameters) of a model with llama-bench, adaptively, until the statistics
  * decide, and records every run in the store. Option parsing only; the work
  * is bench/plan.c, bench/runner.c and bench/report.c. */
-#include "bench/engines.h"
+#include "engine/engines.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -40,7 +40,7 @@ typedef struct options {
     int64_t max_samples;
     int64_t timeout_s;
     const char *session;
-    sel_objective objective;
+    stats_objective objective;
 } options;
 
 static void usage(FILE *f)
@@ -196,7 +196,7 @@ static int option(void *opts, int c, const char *arg)
         break;
     case O_SESSION: o->session = arg; break;
     case O_OBJECTIVE:
-        if (sel_objective_parse(arg, &o->objective, &err))
+        if (stats_objective_parse(arg, &o->objective, &err))
             return lvd_usage_error(TOOL, "--objective: %s", err.msg);
         break;
     }
@@ -275,8 +275,8 @@ static int run(const options *o)
     bench_plan plan;
     memset(&plan, 0, sizeof plan);
     char *session = NULL;
-    bench_setup b;
-    int code = bench_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
+    engine_setup b;
+    int code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
     if (code != LVD_EXIT_OK)
         goto out;
     bench_plan_opts po = {
@@ -300,7 +300,7 @@ static int run(const options *o)
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
         .objective = o->objective, .on_run = on_run,
     };
-    sel_rule_default(&so.rule);
+    stats_rule_default(&so.rule);
     if (bench_session_check(&so, &err)) {
         code = lvd_usage_error(TOOL, "%s", err.msg);
         goto out;
@@ -324,7 +324,7 @@ static int run(const options *o)
 out:
     free(session);
     bench_plan_free(&plan);
-    bench_setup_free(&b);
+    engine_setup_free(&b);
     free(tests);
     return code;
 }
@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 {
     options o = {.reps = BENCH_REPS_DEFAULT, .budget_s = 15 * 60, .max_samples = BENCH_MAX_SAMPLES_DEFAULT,
                  .timeout_s = BENCH_TIMEOUT_S_DEFAULT};
-    sel_objective_default(&o.objective);
+    stats_objective_default(&o.objective);
     int code = parse_options(argc, argv, &o);
     if (code == 0)
         code = run(&o);

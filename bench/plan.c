@@ -3,8 +3,8 @@
 #include "bench/plan.h"
 
 #include "bench/arm.h"
-#include "select/placement.h"
-#include "select/rank.h"
+#include "placement/placement.h"
+#include "stats/rank.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +103,7 @@ static int env_applies(const char *v, const char *backend)
     return ok;
 }
 
-static int check_opts(const bench_plan_opts *o, lvd_err *err)
+static int validate_opts(const bench_plan_opts *o, lvd_err *err)
 {
     for (size_t i = 0; i < o->n_ngl; i++)
         if (o->ngl[i] < 0)
@@ -141,12 +141,12 @@ static int check_opts(const bench_plan_opts *o, lvd_err *err)
 }
 
 /* The placement rung for dev, or -1 when placement does not apply. */
-static int place(const bench_plan_opts *o, const lvd_device *dev, sel_placement *pl)
+static int place(const bench_plan_opts *o, const lvd_device *dev, placement_result *pl)
 {
     if (o->n_ngl || !o->shape || !o->shape->known || dev->free_mib < 0)
         return -1;
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = o->shape;
     in.ctx = o->ctx;
     in.free_mib = dev->free_mib;
@@ -154,24 +154,24 @@ static int place(const bench_plan_opts *o, const lvd_device *dev, sel_placement 
     in.type_k = o->n_ctk ? o->ctk[0] : NULL;
     in.type_v = o->n_ctv ? o->ctv[0] : NULL;
     lvd_err ignored;
-    return sel_place(&in, pl, &ignored) ? -1 : 0;
+    return placement_compute(&in, pl, &ignored) ? -1 : 0;
 }
 
 /* Every combination of the lists for one device. */
 static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
                         const lvd_device *dev, const bench_plan_opts *o)
 {
-    sel_placement pl;
-    int placed = place(o, dev, &pl) == 0 && pl.rung != SEL_RUNG_FULL;
-    if (placed && (pl.rung == SEL_RUNG_CPU_ONLY || pl.rung == SEL_RUNG_NOTHING_FITS)) {
+    placement_result pl;
+    int placed = place(o, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
+    if (placed && (pl.rung == PLACEMENT_RUNG_CPU_ONLY || pl.rung == PLACEMENT_RUNG_NOTHING_FITS)) {
         add_skip(p, e, binary, dev->selector,
-                 lvd_xasprintf("placement: %s (%s)", sel_rung_name(pl.rung), pl.reason));
+                 lvd_xasprintf("placement: %s (%s)", placement_rung_name(pl.rung), pl.reason));
         return;
     }
     lvd_params placed_params;
     lvd_params_init(&placed_params);
     if (placed)
-        sel_placement_apply(&pl, o->shape, &placed_params);
+        placement_placement_apply(&pl, o->shape, &placed_params);
 
     const int *ngl = o->n_ngl ? o->ngl : ngl_default;
     const int *fa = o->n_fa ? o->fa : fa_default;
@@ -214,7 +214,7 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
                      const bench_plan_opts *o, bench_plan *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (check_opts(o, err))
+    if (validate_opts(o, err))
         return -1;
     for (size_t i = 0; i < n; i++) {
         const lvd_engine *e = &engines[i];
@@ -266,7 +266,7 @@ size_t bench_plan_cpu_arm(const bench_plan *p)
     const char **backend = lvd_xcalloc(p->n_arms ? p->n_arms : 1, sizeof *backend);
     for (size_t i = 0; i < p->n_arms; i++)
         backend[i] = p->arms[i].gpu ? "" : p->arms[i].backend;
-    size_t ref = sel_cpu_reference(backend, NULL, p->n_arms);
+    size_t ref = stats_cpu_reference(backend, NULL, p->n_arms);
     free(backend);
     return ref;
 }

@@ -12,7 +12,7 @@
  *     combination of the lists ngl x fa x ub x ctk x ctv x ncmoe x env
  *     variant. Defaults: ngl 99, fa on and off, the rest not passed, and no
  *     environment;
- *   - placement (select/placement.h): when -ngl was not given and the model's
+ *   - placement (placement/placement.h): when -ngl was not given and the model's
  *     shape and the device's free MiB are known, a model that does not fit
  *     fully resident gets the first rung that fits (its ngl, n-cpu-moe and
  *     ubatch, each unless given explicitly); a device that fits no block
@@ -103,7 +103,7 @@ char *bench_params_text(const lvd_params *p);
 /* The arm's label (as in bench_arm.label): "ENGINE DEVICE|cpu PARAMS". */
 char *bench_arm_label(const char *engine, const char *device, const lvd_params *p);
 
-/* The CPU reference of the plan (select/rank.h sel_cpu_reference over the
+/* The CPU reference of the plan (stats/rank.h stats_cpu_reference over the
  * arms' backends; a CPU arm asks no GPU flag), or (size_t)-1. */
 size_t bench_plan_cpu_arm(const bench_plan *p);
 

@@ -16,22 +16,22 @@
 #define BOLD "\033[1m"
 #define RESET "\033[0m"
 
-static const char *rank_status(const bench_session *s, const sel_ranking *r, size_t arm)
+static const char *rank_status(const bench_session *s, const stats_ranking *r, size_t arm)
 {
     if (s->st[arm].status == BENCH_ARM_GPU_IGNORED)
         return "GPU FLAGS IGNORED";
     if (s->st[arm].status == BENCH_ARM_EXCLUDED)
         return "excluded";
-    const sel_rank_entry *e = sel_ranking_entry(r, arm);
+    const stats_rank_entry *e = stats_ranking_entry(r, arm);
     if (!e || !e->rank)
         return "no samples";
     if (arm == r->leader)
         return "leader";
     if (e->tied_with_leader)
         return "tied";
-    if (e->vs_leader.outcome == SEL_WIN_B)
+    if (e->vs_leader.outcome == STATS_WIN_B)
         return "slower";
-    return e->settle == SEL_OPEN ? "open" : "undecided";
+    return e->settle == STATS_OPEN ? "open" : "undecided";
 }
 
 const char *bench_report_status(const bench_session *s, size_t t, size_t arm)
@@ -45,7 +45,7 @@ static const char *device_of(const bench_arm *a)
 }
 
 /* "0.799 [0.790, 0.808]" or "-". */
-static void ci_text(const sel_comparison *c, int has, char *buf, size_t len)
+static void ci_text(const stats_comparison *c, int has, char *buf, size_t len)
 {
     if (!has || !isfinite(c->ratio))
         snprintf(buf, len, "-");
@@ -92,7 +92,7 @@ static const char *status_color(FILE *f, const char *status)
 
 static void print_table(FILE *f, const bench_session *s, size_t t)
 {
-    const sel_ranking *r = &s->by_test[t];
+    const stats_ranking *r = &s->by_test[t];
     widths w = column_widths(s);
     fprintf(f, "%s%s%s%s\n", lvd_ansi(f, BOLD), s->o.inv.tests[t].name,
             bench_session_uses_test(s, t) ? "" : "  (shown; the objective does not decide on it)",
@@ -101,7 +101,7 @@ static void print_table(FILE *f, const bench_session *s, size_t t)
             w.backend, "BACKEND", w.device, "DEVICE", w.params, "PARAMS", "MEDIAN t/s",
             "VS LEADER [95% CI]", "VS CPU", "KEPT/DROP", "STATUS");
     for (size_t i = 0; i < r->n; i++) {
-        const sel_rank_entry *e = &r->v[i];
+        const stats_rank_entry *e = &r->v[i];
         const bench_arm *a = &s->plan->arms[e->arm];
         const bench_series *se = &s->st[e->arm].series[t];
         char rank[24], median[32], vsl[64], vsc[32], kept[48];
@@ -138,11 +138,11 @@ static const char *arm_name(const bench_session *s, size_t arm)
 }
 
 /* Prints the comparisons of r that are not decided. */
-static void print_undecided(FILE *f, const bench_session *s, const sel_ranking *r)
+static void print_undecided(FILE *f, const bench_session *s, const stats_ranking *r)
 {
     for (size_t i = 0; i < r->n; i++) {
-        const sel_rank_entry *e = &r->v[i];
-        if (!e->rank || !e->has_vs_leader || e->vs_leader.outcome == SEL_WIN_B || e->tied_with_leader)
+        const stats_rank_entry *e = &r->v[i];
+        if (!e->rank || !e->has_vs_leader || e->vs_leader.outcome == STATS_WIN_B || e->tied_with_leader)
             continue;
         char ci[64];
         ci_text(&e->vs_leader, 1, ci, sizeof ci);
@@ -155,22 +155,22 @@ static void print_undecided(FILE *f, const bench_session *s, const sel_ranking *
             fprintf(f, "    %s: no samples yet\n", arm_name(s, r->v[i].arm));
 }
 
-static void print_decision(FILE *f, const bench_session *s, const char *what, const sel_ranking *r)
+static void print_decision(FILE *f, const bench_session *s, const char *what, const stats_ranking *r)
 {
     fprintf(f, "%sDecision (%s):%s ", lvd_ansi(f, BOLD), what, lvd_ansi(f, RESET));
     switch (r->state) {
-    case SEL_RANK_NONE:
+    case STATS_RANK_NONE:
         fprintf(f, "nothing measured\n");
         return;
-    case SEL_RANK_ONLY:
+    case STATS_RANK_ONLY:
         fprintf(f, "%s is the only arm measured\n", arm_name(s, r->leader));
         return;
-    case SEL_RANK_WIN:
+    case STATS_RANK_WIN:
         fprintf(f, "%s%s%s wins against all %zu other arm%s (p < %.4g, CI low > %.2f)\n",
                 lvd_ansi(f, GREEN), arm_name(s, r->leader), lvd_ansi(f, RESET), r->m,
                 r->m == 1 ? "" : "s", s->o.rule.alpha / (double)r->m, s->o.rule.win);
         return;
-    case SEL_RANK_TIE:
+    case STATS_RANK_TIE:
         fprintf(f, "tie between %s", arm_name(s, r->leader));
         for (size_t i = 0; i < r->n; i++)
             if (r->v[i].tied_with_leader)
@@ -178,10 +178,10 @@ static void print_decision(FILE *f, const bench_session *s, const char *what, co
         fprintf(f, " (CI inside [%.2f, %.2f])%s\n", s->o.rule.tie_lo, s->o.rule.tie_hi,
                 r->n_ranked > r->n_tied + 1 ? "; each wins against the rest" : "");
         return;
-    case SEL_RANK_OPEN:
-    case SEL_RANK_UNDECIDED:
+    case STATS_RANK_OPEN:
+    case STATS_RANK_UNDECIDED:
         fprintf(f, "%sundecided%s, %s leads:\n", lvd_ansi(f, YELLOW), lvd_ansi(f, RESET),
-                r->leader != SEL_NO_ARM ? arm_name(s, r->leader) : "nobody");
+                r->leader != STATS_NO_ARM ? arm_name(s, r->leader) : "nobody");
         print_undecided(f, s, r);
         return;
     }
@@ -213,7 +213,7 @@ void bench_report_print(FILE *f, const bench_session *s)
         fputc('\n', f);
     }
     char obj[32];
-    sel_objective_name(&s->o.objective, obj, sizeof obj);
+    stats_objective_name(&s->o.objective, obj, sizeof obj);
     if (s->weighted) {
         char what[160];
         snprintf(what, sizeof what, "objective %s: %s and %s", obj, s->o.inv.tests[s->w_tg].name,
@@ -277,16 +277,16 @@ static cJSON *arm_json(const bench_session *s, size_t i)
     return o;
 }
 
-static cJSON *ranking_json(const bench_session *s, const sel_ranking *r, int t)
+static cJSON *ranking_json(const bench_session *s, const stats_ranking *r, int t)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "state", sel_rank_state_name(r->state));
-    cJSON_AddItemToObject(o, "leader", r->leader != SEL_NO_ARM ? cJSON_CreateNumber((double)r->leader)
+    cJSON_AddStringToObject(o, "state", stats_rank_state_name(r->state));
+    cJSON_AddItemToObject(o, "leader", r->leader != STATS_NO_ARM ? cJSON_CreateNumber((double)r->leader)
                                                                : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "m", (double)r->m);
     cJSON *rows = cJSON_AddArrayToObject(o, "ranking");
     for (size_t i = 0; i < r->n; i++) {
-        const sel_rank_entry *e = &r->v[i];
+        const stats_rank_entry *e = &r->v[i];
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "arm", (double)e->arm);
         cJSON_AddItemToObject(row, "rank", e->rank ? cJSON_CreateNumber((double)e->rank) : cJSON_CreateNull());
@@ -302,30 +302,30 @@ static cJSON *ranking_json(const bench_session *s, const sel_ranking *r, int t)
             cJSON_AddItemToObject(row, "score", lvd_json_num(e->score));
         }
         cJSON_AddItemToObject(row, "vs_leader",
-                              e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
+                              e->has_vs_leader ? stats_comparison_json(&e->vs_leader) : cJSON_CreateNull());
         cJSON_AddItemToObject(row, "vs_cpu",
-                              e->has_vs_ref ? sel_comparison_json(&e->vs_ref) : cJSON_CreateNull());
+                              e->has_vs_ref ? stats_comparison_json(&e->vs_ref) : cJSON_CreateNull());
         cJSON_AddItemToArray(rows, row);
     }
     return o;
 }
 
-static void add_undecided(cJSON *arr, const bench_session *s, const char *what, const sel_ranking *r)
+static void add_undecided(cJSON *arr, const bench_session *s, const char *what, const stats_ranking *r)
 {
     for (size_t i = 0; i < r->n; i++) {
-        const sel_rank_entry *e = &r->v[i];
+        const stats_rank_entry *e = &r->v[i];
         int pending = !e->rank && e->eligible;
-        int open = e->rank && e->has_vs_leader && e->vs_leader.outcome != SEL_WIN_B && !e->tied_with_leader;
+        int open = e->rank && e->has_vs_leader && e->vs_leader.outcome != STATS_WIN_B && !e->tied_with_leader;
         if (!pending && !open)
             continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "criterion", what);
         cJSON_AddNumberToObject(o, "arm", (double)e->arm);
         cJSON_AddStringToObject(o, "label", arm_name(s, e->arm));
-        cJSON_AddItemToObject(o, "leader", r->leader != SEL_NO_ARM ? cJSON_CreateNumber((double)r->leader)
+        cJSON_AddItemToObject(o, "leader", r->leader != STATS_NO_ARM ? cJSON_CreateNumber((double)r->leader)
                                                                    : cJSON_CreateNull());
         cJSON_AddItemToObject(o, "comparison",
-                              e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
+                              e->has_vs_leader ? stats_comparison_json(&e->vs_leader) : cJSON_CreateNull());
         cJSON_AddItemToArray(arr, o);
     }
 }
@@ -334,7 +334,7 @@ cJSON *bench_report_json(const bench_session *s)
 {
     cJSON *o = cJSON_CreateObject();
     char obj[32];
-    sel_objective_name(&s->o.objective, obj, sizeof obj);
+    stats_objective_name(&s->o.objective, obj, sizeof obj);
     cJSON_AddStringToObject(o, "model", s->o.inv.model);
     cJSON_AddStringToObject(o, "artifact", s->o.artifact);
     cJSON_AddStringToObject(o, "session", s->o.session);

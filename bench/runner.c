@@ -8,7 +8,7 @@
 #include "bench/benchout.h"
 #include "common/cli.h"
 #include "common/proc.h"
-#include "select/stats.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -295,23 +295,23 @@ const char *bench_arm_status_name(bench_arm_status st)
     return "?";
 }
 
-/* The first test of inv the predicate holds for, or SEL_NO_ARM. */
+/* The first test of inv the predicate holds for, or STATS_NO_ARM. */
 static size_t first_test(const bench_invoke *inv, int (*is)(int, int))
 {
     for (size_t i = 0; i < inv->n_tests; i++)
         if (is(inv->tests[i].n_prompt, inv->tests[i].n_gen))
             return i;
-    return SEL_NO_ARM;
+    return STATS_NO_ARM;
 }
 
 int bench_session_check(const bench_session_opts *o, lvd_err *err)
 {
     char name[32];
-    sel_objective_name(&o->objective, name, sizeof name);
-    int need_tg = o->objective.kind != SEL_OBJ_PP, need_pp = o->objective.kind != SEL_OBJ_TG;
-    if (need_tg && first_test(&o->inv, sel_test_is_tg) == SEL_NO_ARM)
+    stats_objective_name(&o->objective, name, sizeof name);
+    int need_tg = o->objective.kind != STATS_OBJ_PP, need_pp = o->objective.kind != STATS_OBJ_TG;
+    if (need_tg && first_test(&o->inv, stats_test_is_tg) == STATS_NO_ARM)
         return lvd_errf(err, "objective %s needs a tg test in the tests (e.g. tg128)", name);
-    if (need_pp && first_test(&o->inv, sel_test_is_pp) == SEL_NO_ARM)
+    if (need_pp && first_test(&o->inv, stats_test_is_pp) == STATS_NO_ARM)
         return lvd_errf(err, "objective %s needs a pp test in the tests (e.g. pp512)", name);
     if (o->inv.reps < 1 || o->inv.timeout_ms <= 0 || o->max_samples < 1)
         return lvd_errf(err, "bench: reps, timeout and max samples must be positive");
@@ -325,10 +325,10 @@ int bench_session_uses_test(const bench_session *s, size_t t)
     if (s->weighted)
         return t == s->w_tg || t == s->w_pp;
     const bench_test *x = &s->o.inv.tests[t];
-    return sel_objective_uses(&s->o.objective, x->n_prompt, x->n_gen);
+    return stats_objective_uses(&s->o.objective, x->n_prompt, x->n_gen);
 }
 
-const sel_ranking *bench_session_decider(const bench_session *s, size_t t)
+const stats_ranking *bench_session_decider(const bench_session *s, size_t t)
 {
     if (!bench_session_uses_test(s, t))
         return NULL;
@@ -338,9 +338,9 @@ const sel_ranking *bench_session_decider(const bench_session *s, size_t t)
 int bench_session_rank(bench_session *s, lvd_err *err)
 {
     size_t n = s->plan->n_arms;
-    sel_rank_arm *arms = lvd_xcalloc(n ? n : 1, sizeof *arms);
-    sel_rank_opts ro;
-    sel_rank_opts_init(&ro);
+    stats_rank_arm *arms = lvd_xcalloc(n ? n : 1, sizeof *arms);
+    stats_rank_opts ro;
+    stats_rank_opts_init(&ro);
     ro.rule = s->o.rule;
     ro.ref = s->ref;
     int rc = 0;
@@ -351,8 +351,8 @@ int bench_session_rank(bench_session *s, lvd_err *err)
             arms[i].x = s->st[i].series[t].kept;
             arms[i].nx = s->st[i].series[t].n_kept;
         }
-        sel_ranking_free(&s->by_test[t]);
-        rc = sel_rank(arms, n, &ro, &s->by_test[t], err);
+        stats_ranking_free(&s->by_test[t]);
+        rc = stats_rank(arms, n, &ro, &s->by_test[t], err);
     }
     if (rc == 0 && s->weighted) {
         for (size_t i = 0; i < n; i++) {
@@ -362,8 +362,8 @@ int bench_session_rank(bench_session *s, lvd_err *err)
             arms[i].ny = s->st[i].series[s->w_pp].n_kept;
         }
         ro.w = s->o.objective.w;
-        sel_ranking_free(&s->weighted_rank);
-        rc = sel_rank(arms, n, &ro, &s->weighted_rank, err);
+        stats_ranking_free(&s->weighted_rank);
+        rc = stats_rank(arms, n, &ro, &s->weighted_rank, err);
     }
     free(arms);
     return rc;
@@ -380,15 +380,15 @@ static size_t kept_min(const bench_session *s, size_t arm)
 }
 
 /* Marks in need[] the arms an open ranking still needs (runner.h, step 3). */
-static void mark_needed(const sel_ranking *r, unsigned char *need)
+static void mark_needed(const stats_ranking *r, unsigned char *need)
 {
-    if (r->state != SEL_RANK_OPEN)
+    if (r->state != STATS_RANK_OPEN)
         return;
-    if (r->leader != SEL_NO_ARM)
+    if (r->leader != STATS_NO_ARM)
         need[r->leader] = 1;
     for (size_t i = 0; i < r->n; i++) {
-        const sel_rank_entry *e = &r->v[i];
-        if (e->rank && e->has_vs_leader && e->settle == SEL_OPEN)
+        const stats_rank_entry *e = &r->v[i];
+        if (e->rank && e->has_vs_leader && e->settle == STATS_OPEN)
             need[e->arm] = 1;
         if (!e->rank && e->eligible)
             need[e->arm] = 1; /* eligible, not ranked: no samples yet */
@@ -402,10 +402,10 @@ static size_t arms_needed(const bench_session *s, unsigned char *need, size_t *o
     memset(need, 0, n ? n : 1);
     *open = 0;
     for (size_t t = 0; t < s->o.inv.n_tests; t++) {
-        const sel_ranking *r = bench_session_decider(s, t);
+        const stats_ranking *r = bench_session_decider(s, t);
         if (!r || (s->weighted && t != s->w_tg))
             continue; /* the weighted ranking once */
-        if (r->state == SEL_RANK_OPEN)
+        if (r->state == STATS_RANK_OPEN)
             (*open)++;
         mark_needed(r, need);
     }
@@ -439,7 +439,7 @@ static void absorb(bench_session *s, size_t arm, const lvd_run *run)
             for (size_t k = 0; r && k < r->n; k++) {
                 if (r->warmup && r->warmup[k])
                     st->series[t].n_dropped++;
-                else if (sel_sample_kept(r, k))
+                else if (stats_sample_kept(r, k))
                     series_add(&st->series[t], r->ts[k]);
             }
         }
@@ -538,11 +538,11 @@ static void session_init(bench_session *s, const bench_plan *plan, const bench_s
     s->by_test = lvd_xcalloc(nt ? nt : 1, sizeof *s->by_test);
     s->ref = bench_plan_cpu_arm(plan);
     if (s->ref == (size_t)-1)
-        s->ref = SEL_NO_ARM;
-    s->weighted = o->objective.kind == SEL_OBJ_WEIGHTED;
-    s->w_tg = first_test(&o->inv, sel_test_is_tg);
-    s->w_pp = first_test(&o->inv, sel_test_is_pp);
-    s->weighted_rank.leader = s->weighted_rank.ref = SEL_NO_ARM;
+        s->ref = STATS_NO_ARM;
+    s->weighted = o->objective.kind == STATS_OBJ_WEIGHTED;
+    s->w_tg = first_test(&o->inv, stats_test_is_tg);
+    s->w_pp = first_test(&o->inv, stats_test_is_pp);
+    s->weighted_rank.leader = s->weighted_rank.ref = STATS_NO_ARM;
 }
 
 int bench_session_run(store *st, const bench_plan *plan, const bench_session_opts *o,
@@ -615,8 +615,8 @@ void bench_session_free(bench_session *s)
     }
     free(s->st);
     for (size_t t = 0; s->by_test && t < s->o.inv.n_tests; t++)
-        sel_ranking_free(&s->by_test[t]);
+        stats_ranking_free(&s->by_test[t]);
     free(s->by_test);
-    sel_ranking_free(&s->weighted_rank);
+    stats_ranking_free(&s->weighted_rank);
     memset(s, 0, sizeof *s);
 }

@@ -3,7 +3,7 @@
  * process group killed), in rounds with the arms interleaved (A B C, then
  * C B A, ...) so drift hits every arm alike, records every invocation in the
  * store as soon as it ends, and after each round ranks the arms
- * (select/rank.h) to decide whether another round is needed.
+ * (stats/rank.h) to decide whether another round is needed.
  *
  * One invocation:
  *   BIN -m MODEL -p P,.. -n N,.. -r REPS -o jsonl [-dev SEL] [-ngl N] [-fa 0|1]
@@ -16,7 +16,7 @@
  *   gpu_ignored  the arm asked for a GPU (-dev / -ngl > 0) and llama-bench
  *                reported backends "CPU": the build ignored the GPU flags (the
  *                seed's silent failure). Never scored as a GPU arm.
- *   Each result's leading warm-up samples (sel_warmup, per invocation) are
+ *   Each result's leading warm-up samples (stats_warmup, per invocation) are
  *   flagged in lvd_result.warmup, kept in the store, never scored.
  *
  * The session loop, per round:
@@ -45,7 +45,7 @@
 #include "bench/plan.h"
 #include "common/types.h"
 #include "common/util.h"
-#include "select/rank.h"
+#include "stats/rank.h"
 #include "store/store.h"
 
 #include <stddef.h>
@@ -140,8 +140,8 @@ typedef struct bench_session_opts {
                                       sample; 0 = max(inv.reps, rule.min_samples + 1),
                                       enough for a decision after one round even when
                                       the first repetition is dropped as warm-up */
-    sel_objective objective;
-    sel_rule rule;                 /* sel_rule_default unless a test needs otherwise */
+    stats_objective objective;
+    stats_rule rule;                 /* stats_rule_default unless a test needs otherwise */
     bench_run_cb on_run;
     void *ctx;
 } bench_session_opts;
@@ -150,15 +150,15 @@ typedef struct bench_session {
     const bench_plan *plan;        /* borrowed */
     bench_session_opts o;
     bench_arm_state *st;           /* one per plan arm */
-    size_t ref;                    /* the plan's CPU arm, or SEL_NO_ARM */
+    size_t ref;                    /* the plan's CPU arm, or STATS_NO_ARM */
     size_t rounds;
     size_t runs_ok, runs_failed, runs_gpu_ignored, skips_recorded;
     int64_t wall_ms;
     bench_stop stop;
-    sel_ranking *by_test;          /* one per test (display), reference included */
+    stats_ranking *by_test;          /* one per test (display), reference included */
     int weighted;                  /* the objective is w=W */
     size_t w_tg, w_pp;             /* the tests the weighted objective uses */
-    sel_ranking weighted_rank;     /* the weighted ranking (when weighted) */
+    stats_ranking weighted_rank;     /* the weighted ranking (when weighted) */
 } bench_session;
 
 /* Checks o against the tests: the objective needs its tests (a tg test for
@@ -182,7 +182,7 @@ int bench_session_uses_test(const bench_session *s, size_t t);
 /* The ranking that decides the objective for test t: by_test[t], or the
  * weighted ranking for the weighted objective's tests; NULL for a test that
  * is shown only. */
-const sel_ranking *bench_session_decider(const bench_session *s, size_t t);
+const stats_ranking *bench_session_decider(const bench_session *s, size_t t);
 
 /* "settled", "max-samples", "budget", "nothing-measured". */
 const char *bench_stop_name(bench_stop stop);

@@ -35,7 +35,7 @@ typedef struct lvd_kvfile {
     size_t n;
 } lvd_kvfile;
 
-/* --- line by line: for files rewritten in place (fetch/pinfile.c keeps the
+/* --- line by line: for files rewritten in place (builds/pinfile.c keeps the
  * user's comments and layout) ------------------------------------------- */
 
 typedef enum lvd_kvline_kind {

@@ -14,7 +14,7 @@
 #define LVD_BACKEND_CPU "cpu"
 #define LVD_BACKEND_UNKNOWN "unknown"
 
-/* One device as `--list-devices` printed it (bench/devices.c fills it). */
+/* One device as `--list-devices` printed it (engine/devices.c fills it). */
 typedef struct lvd_device {
     char selector[64];    /* verbatim, e.g. "CUDA0", "Vulkan1" */
     char name[256];       /* e.g. "NVIDIA H200" */
@@ -24,7 +24,7 @@ typedef struct lvd_device {
     char compute_cap[16]; /* NVIDIA compute capability ("9.0") when a log revealed it */
 } lvd_device;
 
-/* The result of asking one engine binary for its devices (bench/probe.c). */
+/* The result of asking one engine binary for its devices (engine/probe.c). */
 typedef struct lvd_probe {
     int64_t id;
     int64_t engine_id;
@@ -103,7 +103,7 @@ typedef struct lvd_run {
     size_t n_results;
 } lvd_run;
 
-/* Correctness of one engine/device against the CPU for one artifact (bench/check.c). */
+/* Correctness of one engine/device against the CPU for one artifact (check/check.c). */
 typedef struct lvd_check {
     int64_t id;
     char artifact[LVD_SHA256_HEX_LEN + 1];

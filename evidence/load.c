@@ -229,7 +229,7 @@ static int arm_input(store *s, const char *sha, const char *host, const engines 
     in->build = ei != SIZE_MAX ? es->v[ei].build : NULL;
     in->is_verdict = v && v->engine_id == arm->engine_id && v->arm_key && !strcmp(v->arm_key, arm->arm_key);
     char dev[64];
-    sel_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);
+    engine_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);
     int c = store_check_latest(s, sha, host, arm->engine_id, dev, check, err);
     if (c < 0)
         return -1;

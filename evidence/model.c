@@ -4,8 +4,8 @@
  * (markdown.c, svg.c) nor writing files (write.c). */
 #include "evidence/model.h"
 
-#include "select/rank.h"
-#include "select/stats.h"
+#include "stats/rank.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,7 +92,7 @@ static const sel_series *pick_series(const sel_arm *a, const char *column, kind_
     return best;
 }
 
-static void fill_stat(ev_stat *st, const sel_series *s, const sel_rule *rule)
+static void fill_stat(ev_stat *st, const sel_series *s, const stats_rule *rule)
 {
     memset(st, 0, sizeof *st);
     if (!s)
@@ -103,21 +103,21 @@ static void fill_stat(ev_stat *st, const sel_series *s, const sel_rule *rule)
     if (!s->n)
         return;
     st->has = 1;
-    st->median = sel_median(s->ts, s->n);
+    st->median = stats_median(s->ts, s->n);
     const double one = 1.0;
-    if (sel_bootstrap_ratio_ci(s->ts, s->n, &one, 1, rule->boot_b, rule->level, rule->seed, &st->lo,
+    if (stats_bootstrap_ratio_ci(s->ts, s->n, &one, 1, rule->boot_b, rule->level, rule->seed, &st->lo,
                                &st->hi) != 0)
         st->lo = st->hi = st->median;
 }
 
 static void fill_delta(ev_delta *d, const sel_series *a, const sel_series *b, size_t other,
-                       const sel_rule *rule)
+                       const stats_rule *rule)
 {
     memset(d, 0, sizeof *d);
     if (!a || !b || !a->n || !b->n)
         return;
-    sel_comparison c;
-    if (sel_compare(a->ts, a->n, b->ts, b->n, rule, &c) != 0 || !isfinite(c.ratio))
+    stats_comparison c;
+    if (stats_compare(a->ts, a->n, b->ts, b->n, rule, &c) != 0 || !isfinite(c.ratio))
         return;
     d->has = 1;
     d->ratio = c.ratio;
@@ -230,7 +230,7 @@ static void fill_arm(ev_arm *a, const ev_arm_in *x)
 
 /* --- the model ----------------------------------------------------------------- */
 
-/* The CPU reference (select/rank.h sel_cpu_reference) among the arms in
+/* The CPU reference (stats/rank.h stats_cpu_reference) among the arms in
  * armset order: an arm is usable when it is eligible and has figures. */
 static size_t cpu_reference(const ev_arm *arms, const sel_series *const *pp, const sel_series *const *tg, size_t n)
 {
@@ -240,7 +240,7 @@ static size_t cpu_reference(const ev_arm *arms, const sel_series *const *pp, con
         backend[i] = arms[i].backend;
         usable[i] = !strcmp(arms[i].status, "ok") && (pp[i] || tg[i]);
     }
-    size_t ref = sel_cpu_reference(backend, usable, n);
+    size_t ref = stats_cpu_reference(backend, usable, n);
     free(backend);
     free(usable);
     return ref;
@@ -256,27 +256,27 @@ static void swap_delta_index(ev_delta *d, const size_t *pos)
 typedef struct work {
     ev_arm *arms;                 /* in the caller's (armset) order */
     const sel_series **pp, **tg;  /* each arm's series of the columns */
-    sel_rank_arm *ra;
+    stats_rank_arm *ra;
     size_t *by_rank;              /* arm index by rank - 1 */
     size_t n, n_ranked;
 } work;
 
 /* Fills the arms, their series and figures, and the ranking input. */
-static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const sel_objective *obj, const sel_rule *rule)
+static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const stats_objective *obj, const stats_rule *rule)
 {
     for (size_t i = 0; i < w->n; i++) {
         fill_arm(&w->arms[i], &in[i]);
-        w->pp[i] = pick_series(in[i].arm, m->pp_test, sel_test_is_pp);
-        w->tg[i] = pick_series(in[i].arm, m->tg_test, sel_test_is_tg);
+        w->pp[i] = pick_series(in[i].arm, m->pp_test, stats_test_is_pp);
+        w->tg[i] = pick_series(in[i].arm, m->tg_test, stats_test_is_tg);
         fill_stat(&w->arms[i].pp, w->pp[i], rule);
         fill_stat(&w->arms[i].tg, w->tg[i], rule);
-        const sel_series *x = obj->kind == SEL_OBJ_PP ? w->pp[i] : w->tg[i];
-        sel_rank_arm *r = &w->ra[i];
+        const sel_series *x = obj->kind == STATS_OBJ_PP ? w->pp[i] : w->tg[i];
+        stats_rank_arm *r = &w->ra[i];
         r->label = w->arms[i].engine;
         r->eligible = !strcmp(w->arms[i].status, "ok");
         r->x = x ? x->ts : NULL;
         r->nx = x ? x->n : 0;
-        if (obj->kind == SEL_OBJ_WEIGHTED) {
+        if (obj->kind == STATS_OBJ_WEIGHTED) {
             r->y = w->pp[i] ? w->pp[i]->ts : NULL;
             r->ny = w->pp[i] ? w->pp[i]->n : 0;
         }
@@ -286,7 +286,7 @@ static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const sel_objec
 
 /* The deltas: against the CPU reference, the best-ranked arm of another
  * backend, and the leader against the arm ranked second. */
-static void fill_deltas(ev_model *m, const work *w, const sel_rule *rule)
+static void fill_deltas(ev_model *m, const work *w, const stats_rule *rule)
 {
     ev_arm *arms = w->arms;
     size_t ref = cpu_reference(arms, w->pp, w->tg, w->n);
@@ -356,36 +356,36 @@ static void work_free(work *w)
 
 int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *objective, lvd_err *err)
 {
-    sel_objective obj;
+    stats_objective obj;
     if (objective) {
-        if (sel_objective_parse(objective, &obj, err) != 0)
+        if (stats_objective_parse(objective, &obj, err) != 0)
             return -1;
     } else {
-        sel_objective_default(&obj);
+        stats_objective_default(&obj);
     }
-    sel_objective_name(&obj, m->objective, sizeof m->objective);
-    choose_column(in, n, sel_test_is_pp, m->pp_test, sizeof m->pp_test);
-    choose_column(in, n, sel_test_is_tg, m->tg_test, sizeof m->tg_test);
+    stats_objective_name(&obj, m->objective, sizeof m->objective);
+    choose_column(in, n, stats_test_is_pp, m->pp_test, sizeof m->pp_test);
+    choose_column(in, n, stats_test_is_tg, m->tg_test, sizeof m->tg_test);
 
-    sel_rule rule;
-    sel_rule_default(&rule);
+    stats_rule rule;
+    stats_rule_default(&rule);
     size_t cap = n ? n : 1;
     work w = {.arms = lvd_xcalloc(cap, sizeof *w.arms), .pp = lvd_xcalloc(cap, sizeof *w.pp),
               .tg = lvd_xcalloc(cap, sizeof *w.tg), .ra = lvd_xcalloc(cap, sizeof *w.ra), .n = n};
     fill_arms(m, &w, in, &obj, &rule);
 
-    sel_rank_opts ro;
-    sel_rank_opts_init(&ro);
-    if (obj.kind == SEL_OBJ_WEIGHTED)
+    stats_rank_opts ro;
+    stats_rank_opts_init(&ro);
+    if (obj.kind == STATS_OBJ_WEIGHTED)
         ro.w = obj.w;
-    sel_ranking rk;
-    if (sel_rank(w.ra, n, &ro, &rk, err) != 0) {
+    stats_ranking rk;
+    if (stats_rank(w.ra, n, &ro, &rk, err) != 0) {
         m->arms = w.arms; /* ev_model_free releases them */
         m->n_arms = n;
         work_free(&w);
         return -1;
     }
-    m->state = lvd_xstrdup(sel_rank_state_name(rk.state));
+    m->state = lvd_xstrdup(stats_rank_state_name(rk.state));
     w.n_ranked = rk.n_ranked;
     w.by_rank = lvd_xcalloc(w.n_ranked + 1, sizeof *w.by_rank);
     for (size_t k = 0; k < rk.n; k++) {
@@ -394,7 +394,7 @@ int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *obj
             w.by_rank[rk.v[k].rank - 1] = rk.v[k].arm;
         }
     }
-    sel_ranking_free(&rk);
+    stats_ranking_free(&rk);
     fill_deltas(m, &w, &rule);
     order_arms(m, &w);
     free(w.arms);
@@ -449,7 +449,7 @@ static void sessions_free(sessions *ss)
 static void bucket_add(bucket **b, size_t *nb, size_t a, const char *date, const lvd_result *r)
 {
     double *kept;
-    size_t nk = sel_result_kept(r, &kept, NULL);
+    size_t nk = stats_result_kept(r, &kept, NULL);
     if (!nk)
         return;
     size_t j = 0;
@@ -536,7 +536,7 @@ void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
                 ev_point *p = &arm->hist[arm->n_hist++];
                 snprintf(p->date, sizeof p->date, "%s", m->dates[k]);
                 qsort(b[j].v, b[j].n, sizeof *b[j].v, lvd_cmp_double);
-                p->median = sel_median(b[j].v, b[j].n);
+                p->median = stats_median(b[j].v, b[j].n);
                 p->n = b[j].n;
             }
         }

@@ -8,7 +8,7 @@
  *
  * Per model, the arms (select/armset.h: newest session, kept samples) are:
  *   ranked     eligible arms with samples of the objective's test(s), in the
- *              order sel_rank gives under the verdict's objective (tg when
+ *              order stats_rank gives under the verdict's objective (tg when
  *              no verdict); rank 1 is the measured leader;
  *   unranked   eligible arms without those samples;
  *   excluded   status failed or gpu_ignored (newest session had no ok run),
@@ -17,10 +17,10 @@
  * Columns: the pp test and the tg test most arms measured (ties: the larger
  * test); an arm without that test shows its own test of the kind, named.
  * Figures: median t/s of the kept samples with a 95 % percentile-bootstrap CI
- * of the median (sel_bootstrap_ratio_ci of the samples against the constant
+ * of the median (stats_bootstrap_ratio_ci of the samples against the constant
  * 1, same seed as every verdict); deltas are ratios of medians with their
- * bootstrap CI (sel_compare, default rule): against the CPU reference (select/rank.h
- * sel_cpu_reference: the first eligible arm with figures whose backend is
+ * bootstrap CI (stats_compare, default rule): against the CPU reference (stats/rank.h
+ * stats_cpu_reference: the first eligible arm with figures whose backend is
  * cpu, in armset order; the bench's reference by the same rule) and against the best-ranked
  * arm of another backend (for the leader's backend that is the runner-up
  * backend; for the others, the leader). The leader is also compared with the
@@ -159,7 +159,7 @@ typedef struct ev_arm_in {
 /* Fills m's arms, columns, labels, ranking and deltas from in[0..n) under
  * objective ("tg", "pp", "w=W"; NULL = tg). m's identity fields (sha256,
  * name, desc, verdict) are the caller's. 0, or -1 (err) for an objective
- * sel_objective_parse refuses. */
+ * stats_objective_parse refuses. */
 int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *objective, lvd_err *err);
 
 /* Adds the tg history to m's arms from runs[0..n) (the model's runs, any

@@ -7,10 +7,10 @@
 #include "common/json.h"
 #include "common/paths.h"
 #include "common/sha256.h"
-#include "fetch/asset.h"
+#include "builds/asset.h"
 #include "fetch/download.h"
 #include "fetch/http.h"
-#include "bench/probe.h"
+#include "engine/probe.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -252,7 +252,7 @@ static int register_and_probe(const fetch_opts *o, fetch_result *res, int *exit_
         res->engine_id = e.id;
         if (!o->no_probe) {
             lvd_probe p = {0};
-            rc = bench_probe_engine(s, &e, !res->reused, o->probe_timeout_ms, &p, err);
+            rc = engine_probe_engine(s, &e, !res->reused, o->probe_timeout_ms, &p, err);
             if (rc == 0) {
                 res->probed = 1;
                 snprintf(res->backend, sizeof res->backend, "%s", p.backend);
@@ -374,7 +374,7 @@ static void lookup(const char *api_base, char **names, size_t n_names,
 static int recorded_digest(const fetch_opts *o, int pinned, fetch_result *res, const char **from_pin,
                            int *exit_code, lvd_err *err)
 {
-    *from_pin = pinned ? fetch_pin_sha256(o->pin, res->flavour) : NULL;
+    *from_pin = pinned ? builds_pin_sha256(o->pin, res->flavour) : NULL;
     char *expect = NULL;
     if (o->expect && !(expect = normalise_digest(o->expect))) {
         fetch_errf(err, "--expect '%s' is not a sha256 (64 hex characters)", o->expect);
@@ -456,17 +456,17 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
 {
     memset(res, 0, sizeof *res);
     *exit_code = LVD_EXIT_OK;
-    const char *pin_build = o->pin ? fetch_pin_build(o->pin) : NULL;
+    const char *pin_build = o->pin ? builds_pin_build(o->pin) : NULL;
     int pinned = pin_build && o->build && !strcmp(pin_build, o->build);
     const char *flavour = o->flavour             ? o->flavour
-                          : o->pin && pinned     ? fetch_pin_flavour(o->pin, 0)
+                          : o->pin && pinned     ? builds_pin_flavour(o->pin, 0)
                                                  : FETCH_DEFAULT_FLAVOUR;
-    char *names[FETCH_MAX_ASSET_NAMES];
+    char *names[BUILDS_MAX_ASSET_NAMES];
     size_t n_names = 0;
-    if (fetch_asset_names(o->build, flavour, names, &n_names, err) != 0)
+    if (builds_asset_names(o->build, flavour, names, &n_names, err) != 0)
         return fail(exit_code, LVD_EXIT_USAGE);
     res->build = lvd_xstrdup(o->build);
-    res->flavour = lvd_xstrdup(fetch_flavour_canonical(flavour));
+    res->flavour = lvd_xstrdup(builds_flavour_canonical(flavour));
 
     char *api_base = o->api_base ? lvd_xstrdup(o->api_base) : fetch_api_base();
     char *dl_base = o->download_base ? lvd_xstrdup(o->download_base) : fetch_download_base();
@@ -501,7 +501,7 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     }
     rc = 0;
 out:
-    fetch_asset_names_free(names, n_names);
+    builds_asset_names_free(names, n_names);
     free(api_base);
     free(dl_base);
     free(builds);

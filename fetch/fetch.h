@@ -16,7 +16,7 @@
 #define LVD_FETCH_FETCH_H
 
 #include "common/util.h"
-#include "fetch/pinfile.h"
+#include "builds/pinfile.h"
 #include "fetch/release.h"
 #include "fetch/unpack.h"
 
@@ -57,14 +57,14 @@ typedef struct fetch_opts {
     const char *build;         /* required: b<number> */
     const char *flavour;       /* NULL: the pin's first flavour, else FETCH_DEFAULT_FLAVOUR */
     const char *expect;        /* --expect: a recorded digest ("sha256:" prefix allowed) */
-    const fetch_pin *pin;      /* may be NULL; consulted only when its build is build */
+    const builds_pin *pin;      /* may be NULL; consulted only when its build is build */
     const char *builds_dir;    /* NULL: fetch_builds_dir_default() */
     const char *api_base;      /* NULL: fetch_api_base() */
     const char *download_base; /* NULL: fetch_download_base() */
     const char *store_path;    /* store to register the engine in; NULL: store_default_path */
     int no_store;              /* do not register (tests of the fetch alone) */
     int no_probe;              /* register, but do not run `--list-devices` */
-    int probe_timeout_ms;      /* <= 0: BENCH_PROBE_TIMEOUT_MS */
+    int probe_timeout_ms;      /* <= 0: ENGINE_PROBE_TIMEOUT_MS */
     const fetch_limits *limits;/* NULL: fetch_limits_default */
     FILE *notes;               /* where notes and warnings go (stderr); NULL: nowhere */
 } fetch_opts;

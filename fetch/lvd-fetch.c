@@ -2,15 +2,15 @@
  * and verify a llama.cpp release build into a bench dir and register it
  * (fetch/fetch.c), or register a locally built directory, e.g. CUDA on Linux,
  * which has no release archive (`--register DIR --build ID`,
- * fetch/register.c). Both probe the engine. Option parsing and printing only. */
+ * engine/register.c). Both probe the engine. Option parsing and printing only. */
 #include "common/cli.h"
 #include "common/util.h"
-#include "fetch/asset.h"
+#include "builds/asset.h"
 #include "fetch/download.h"
 #include "fetch/fetch.h"
 #include "fetch/http.h"
-#include "fetch/pinfile.h"
-#include "fetch/register.h"
+#include "builds/pinfile.h"
+#include "engine/register.h"
 #include "fetch/release.h"
 
 #include <cjson/cJSON.h>
@@ -178,11 +178,11 @@ static int parse_options(int argc, char **argv, options *o)
         return lvd_usage_error(TOOL, "give a BUILD or --latest, not both");
     if (o->min_age_set && !o->latest)
         return lvd_usage_error(TOOL, "--min-age only applies to --latest");
-    if (o->build && !fetch_build_valid(o->build))
+    if (o->build && !builds_valid(o->build))
         return lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715)",
                                o->build);
-    if (o->flavour && !fetch_flavour_canonical(o->flavour)) {
-        char *known = fetch_flavour_list();
+    if (o->flavour && !builds_flavour_canonical(o->flavour)) {
+        char *known = builds_flavour_list();
         lvd_usage_error(TOOL, "unknown flavour '%s'; known flavours: %s", o->flavour, known);
         free(known);
         return LVD_EXIT_USAGE;
@@ -224,17 +224,17 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? LVD_EXIT_OK : rc;
     if (o.register_dir) {
-        fetch_register_opts ro = {.dir = o.register_dir, .build = o.register_build,
+        engine_register_opts ro = {.dir = o.register_dir, .build = o.register_build,
                                   .name = o.name, .timeout_ms = o.probe_timeout_ms};
-        return fetch_register_command(o.t.store, &ro, o.no_probe, o.t.json, stdout);
+        return engine_register_command(o.t.store, &ro, o.no_probe, o.t.json, stdout);
     }
 
     lvd_err err = {""};
-    fetch_pin pin = {0};
+    builds_pin pin = {0};
     int have_pin = 0;
-    char *pin_path = o.pin_file ? lvd_xstrdup(o.pin_file) : fetch_pin_default_path();
+    char *pin_path = o.pin_file ? lvd_xstrdup(o.pin_file) : builds_pin_default_path();
     if (pin_path) {
-        if (fetch_pin_load(pin_path, &pin, &err) != 0) {
+        if (builds_pin_load(pin_path, &pin, &err) != 0) {
             free(pin_path);
             return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
         }
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
         free(base);
         if (rc != 0) {
             lvd_error(TOOL, "--latest: %s", err.msg);
-            fetch_pin_free(&pin);
+            builds_pin_free(&pin);
             return st == FETCH_API_OK ? LVD_EXIT_FAIL : LVD_EXIT_NETWORK;
         }
         o.build = latest;
@@ -259,10 +259,10 @@ int main(int argc, char **argv)
     }
     if (!o.build) {
         if (!have_pin) {
-            fetch_pin_free(&pin);
+            builds_pin_free(&pin);
             return lvd_usage_error(TOOL, "no BUILD given and no pin file (--pin-file, $LVD_PIN_FILE)");
         }
-        o.build = fetch_pin_build(&pin);
+        o.build = builds_pin_build(&pin);
     }
 
     fetch_opts fo = {
@@ -288,7 +288,7 @@ int main(int argc, char **argv)
         print_human(&res, o.latest);
     }
     fetch_result_free(&res);
-    fetch_pin_free(&pin);
+    builds_pin_free(&pin);
     free(latest);
     return exit_code;
 }

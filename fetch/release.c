@@ -4,7 +4,7 @@
 
 #include "common/json.h"
 #include "common/sha256.h"
-#include "fetch/asset.h"
+#include "builds/asset.h"
 #include "fetch/http.h"
 
 #include <cjson/cJSON.h>
@@ -292,7 +292,7 @@ int fetch_release_get(const char *base, const char *build, fetch_release *out,
                       fetch_api_status *st, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (!fetch_build_valid(build)) {
+    if (!builds_valid(build)) {
         *st = FETCH_API_NOT_FOUND;
         return fetch_errf(err, "'%s' is not a llama.cpp build (expected b<number>)", build);
     }
@@ -335,7 +335,7 @@ int fetch_latest_pick(const char *json, size_t len, int64_t min_age, int64_t now
         seen++;
         const char *t = lvd_json_string(r, "tag_name");
         int64_t at = parse_time(lvd_json_string(r, "published_at"));
-        if (!fetch_build_valid(t) || jtrue(r, "draft") || jtrue(r, "prerelease") || at <= 0)
+        if (!builds_valid(t) || jtrue(r, "draft") || jtrue(r, "prerelease") || at <= 0)
             continue;
         if (at > now - min_age)
             continue;

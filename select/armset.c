@@ -2,7 +2,7 @@
  * session (see armset.h). */
 #include "select/armset.h"
 
-#include "select/stats.h"
+#include "stats/stats.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -59,7 +59,7 @@ static void add_result(sel_arm *a, const lvd_result *r, int ok)
     sel_series *s = series_for(a, r);
     double *kept;
     size_t warm;
-    size_t n = sel_result_kept(r, &kept, &warm);
+    size_t n = stats_result_kept(r, &kept, &warm);
     s->n_warmup += warm;
     if (n) {
         s->ts = lvd_xrealloc(s->ts, (s->n + n) * sizeof *s->ts);

@@ -1,7 +1,7 @@
 /* armset.h: what the store measured, grouped the way decisions read it. Runs
  * of one host become arms (artifact x engine x arm key); each arm keeps the
  * runs of its newest session only, and per test the kept samples
- * (select/stats.h sel_result_kept) of that session's ok runs. Shared by lvd-pin
+ * (stats/stats.h stats_result_kept) of that session's ok runs. Shared by lvd-pin
  * (candidate against pinned) and lvd-evidence (the tables and charts).
  * Not for statistics (stats.h, rank.h) nor for choosing a winner.
  *

@@ -39,8 +39,8 @@ static void place(sel_choice_lines *c, const lvd_engine *e, const lvd_probe *pro
                                           dev->selector);
         return;
     }
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = &a->shape;
     in.ctx = c->ctx;
     in.free_mib = dev->free_mib;
@@ -48,17 +48,17 @@ static void place(sel_choice_lines *c, const lvd_engine *e, const lvd_probe *pro
     in.type_v = p->type_v;
     in.ubatch = p->ubatch;
     lvd_err err = {{0}};
-    if (sel_place(&in, &c->placement, &err) != 0) {
+    if (placement_compute(&in, &c->placement, &err) != 0) {
         c->placement_line = lvd_xstrdup(err.msg);
         return;
     }
     c->placed = c->placement_known = 1;
     c->device = *dev;
     c->ctx = c->placement.ctx;
-    c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", sel_rung_name(c->placement.rung),
+    c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", placement_rung_name(c->placement.rung),
                                       dev->selector, (long long)dev->free_mib, c->placement.ctx,
                                       c->placement.reason);
-    sel_placement_apply(&c->placement, &a->shape, p);
+    placement_placement_apply(&c->placement, &a->shape, p);
 }
 
 int sel_choice_lines_build(const lvd_engine *e, const lvd_probe *probe, const char *reported,

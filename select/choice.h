@@ -21,7 +21,7 @@
 #include "common/types.h"
 #include "common/util.h"
 #include "select/launch.h"
-#include "select/placement.h"
+#include "placement/placement.h"
 #include "select/verdict.h"
 #include "store/store.h"
 
@@ -36,7 +36,7 @@ typedef struct sel_choice_lines {
     char backend[16];       /* "cpu", "cuda", ... (sel_backend_label) */
     int placement_known;    /* 1: placement_line says where the model goes */
     int placed;             /* placement was computed (a GPU choice) */
-    sel_placement placement;
+    placement_result placement;
     lvd_device device;      /* the device placed on; selector "" when none */
     uint32_t ctx;           /* -c of the launch; 0 when the shape is not recorded (llama.cpp's default) */
     char *placement_line;   /* known: "fully resident on CUDA0 (142629 MiB free, context

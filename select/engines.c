@@ -132,18 +132,6 @@ int sel_arm_device(const sel_engine *e, const lvd_params *p, const lvd_device **
     return 0;
 }
 
-void sel_check_device(const lvd_probe *probe, const lvd_params *p, char *out, size_t len)
-{
-    const char *d = "";
-    if (p->device[0])
-        d = p->device;
-    else if (p->ngl != 0 && probe && probe->n_devices > 0)
-        d = probe->devices[0].selector;
-    else if (p->ngl > 0)
-        d = SEL_DEVICE_DEFAULT;
-    snprintf(out, len, "%s", d);
-}
-
 int sel_engine_usable(const sel_engine *e)
 {
     return e->probe_ok && e->server != NULL;

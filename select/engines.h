@@ -2,11 +2,12 @@
  * start: each engine with its newest cached probe, whether that probe still
  * describes the binary on disk (stat only: nothing is spawned), and whether
  * the engine can serve (has llama-server). Shared by the selection order
- * (select.c) and the verdict (verdict.c). Not for probing (bench/probe.h). */
+ * (select.c) and the verdict (verdict.c). Not for probing (engine/probe.h). */
 #ifndef LVD_SEL_ENGINES_H
 #define LVD_SEL_ENGINES_H
 
 #include "common/types.h"
+#include "engine/devices.h"
 #include "common/util.h"
 #include "select/heuristic.h"
 #include "store/store.h"
@@ -45,19 +46,6 @@ const lvd_device *sel_engine_device(const sel_engine *e, const char *selector);
  * in which case *out is NULL (the CPU). 0, or -1 (and *out NULL) when p names
  * a selector e's probe does not list. */
 int sel_arm_device(const sel_engine *e, const lvd_params *p, const lvd_device **out);
-/* The device an arm's correctness check is recorded and looked up under,
- * for parameters p on an engine whose newest probe is probe (NULL or one
- * with no devices: none lists a device):
- *   p's selector when it names one;
- *   else the probe's first device when -ngl is not 0 (sel_arm_device);
- *   else SEL_DEVICE_DEFAULT when p asks for GPU layers (-ngl > 0): the
- *     engine's default device, unnamed because no probe here lists it (an
- *     engine imported from another machine; "auto" is llama-bench's own
- *     word for it in its "devices" field);
- *   else "": the CPU, the reference, which needs no check.
- * One rule for lvd check --import, verdicts, selection, pin and evidence. */
-#define SEL_DEVICE_DEFAULT "auto"
-void sel_check_device(const lvd_probe *probe, const lvd_params *p, char *out, size_t len);
 /* 1 when e can be offered for serving: probe_ok and a llama-server. */
 int sel_engine_usable(const sel_engine *e);
 /* "SEL1, SEL2" (the probe's selectors) or "no devices", into buf. */

@@ -2,7 +2,7 @@
  * their POSIX shell quoting and their JSON. Not for running anything. */
 #include "select/launch.h"
 
-#include "select/placement.h"
+#include "placement/placement.h"
 
 #include <cjson/cJSON.h>
 
@@ -83,8 +83,8 @@ static int check_params(const char *engine_dir, const char *model, const lvd_par
         return lvd_errf(err, "%s: launch parameters out of range (ngl %d, fa %d, ubatch %d, "
                              "n_cpu_moe %d, threads %d)", engine_dir, p->ngl, p->fa, p->ubatch,
                         p->n_cpu_moe, p->threads);
-    if ((p->type_k[0] && sel_cache_type_size(p->type_k, &be, &bb, err) != 0) ||
-        (p->type_v[0] && sel_cache_type_size(p->type_v, &be, &bb, err) != 0))
+    if ((p->type_k[0] && placement_cache_type_size(p->type_k, &be, &bb, err) != 0) ||
+        (p->type_v[0] && placement_cache_type_size(p->type_v, &be, &bb, err) != 0))
         return -1;
     return 0;
 }

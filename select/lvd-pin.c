@@ -3,8 +3,8 @@
  * rewrites the pin file. Option parsing and printing only; the rules are
  * select/pin.c. */
 #include "common/cli.h"
-#include "fetch/asset.h"
-#include "fetch/pinfile.h"
+#include "builds/asset.h"
+#include "builds/pinfile.h"
 #include "select/armset.h"
 #include "select/pin.h"
 #include "store/store.h"
@@ -64,7 +64,7 @@ static int option(void *opts, int c, const char *arg)
     switch (c) {
     case 'f': o->pin_file = arg; break;
     case 'c':
-        if (!fetch_build_valid(arg))
+        if (!builds_valid(arg))
             return lvd_usage_error(TOOL, "--candidate wants a build like b10716, not '%s'", arg);
         o->candidate = arg;
         break;
@@ -116,7 +116,7 @@ static void print_text(FILE *f, const sel_pin_eval *e, const sel_pin_verdict *v,
             lvd_sb_adds(&d, "]");
             fprintf(f, "  %-12.12s  %-8s  %-40.40s  %-8s  %10.1f  %10.1f  %-28s  %.4f  %s%s\n", x->artifact,
                     x->backend, brief, x->test, x->cmp.b.median, x->cmp.a.median, lvd_sb_str(&d), x->cmp.p,
-                    x->cmp.outcome == SEL_WIN_A ? "win" : "", x->cmp.no_regression ? "" : "regression");
+                    x->cmp.outcome == STATS_WIN_A ? "win" : "", x->cmp.no_regression ? "" : "regression");
             lvd_sb_free(&d);
             free(brief);
         }
@@ -141,16 +141,16 @@ int main(int argc, char **argv)
     if (code != 0)
         return code < 0 ? LVD_EXIT_OK : code;
     lvd_err err = {{0}};
-    fetch_pin pin;
-    if (fetch_pin_load(o.pin_file, &pin, &err) != 0)
+    builds_pin pin;
+    if (builds_pin_load(o.pin_file, &pin, &err) != 0)
         return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
-    if (o.candidate && !strcmp(o.candidate, fetch_pin_build(&pin))) {
-        fetch_pin_free(&pin);
+    if (o.candidate && !strcmp(o.candidate, builds_pin_build(&pin))) {
+        builds_pin_free(&pin);
         return lvd_usage_error(TOOL, "--candidate %s is the pinned build", o.candidate);
     }
     store *s;
     if ((code = store_tool_open(TOOL, o.t.store, 0, &s)) != LVD_EXIT_OK) {
-        fetch_pin_free(&pin);
+        builds_pin_free(&pin);
         return code;
     }
     sel_pin_opts po = {.candidate = o.candidate, .host = o.t.host};
@@ -186,6 +186,6 @@ out_eval:
     sel_pin_eval_free(&e);
 out:
     store_close(s);
-    fetch_pin_free(&pin);
+    builds_pin_free(&pin);
     return code;
 }

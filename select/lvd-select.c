@@ -30,7 +30,7 @@ typedef struct options {
     const char *profile;
     int64_t ctx;
     int64_t free_mib;
-    sel_objective objective;
+    stats_objective objective;
     int explain;
     int record;
 } options;
@@ -106,7 +106,7 @@ static int option(void *opts, int c, const char *arg)
             return lvd_usage_error(TOOL, "--free-mib wants a number of MiB, not '%s'", arg);
         break;
     case OPT_OBJ:
-        if (sel_objective_parse(arg, &o->objective, &err) != 0)
+        if (stats_objective_parse(arg, &o->objective, &err) != 0)
             return lvd_usage_error(TOOL, "%s", err.msg);
         break;
     case OPT_EXPLAIN: o->explain = 1; break;
@@ -131,7 +131,7 @@ static int parse_options(int argc, char **argv, options *o)
         {NULL, 0, NULL, 0},
     };
     o->ctx = o->free_mib = -1;
-    sel_objective_default(&o->objective);
+    stats_objective_default(&o->objective);
     int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
     if (rc == 0)
         rc = lvd_tool_no_operands(TOOL, argc, argv);

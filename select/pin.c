@@ -20,7 +20,7 @@ void sel_pin_eval_init(sel_pin_eval *e, const char *pinned_build, const char *ca
     e->pinned_build = lvd_xstrdup(pinned_build ? pinned_build : "");
     e->candidate_build = candidate_build ? lvd_xstrdup(candidate_build) : NULL;
     e->flavour = flavour ? lvd_xstrdup(flavour) : NULL;
-    sel_rule_pin(&e->rule);
+    stats_rule_pin(&e->rule);
 }
 
 void sel_pin_eval_free(sel_pin_eval *e)
@@ -44,8 +44,8 @@ int sel_pin_add_pair(sel_pin_eval *e, const char *artifact, const char *backend,
                      int64_t pinned_engine, int64_t candidate_engine, const double *c, size_t nc,
                      const double *p, size_t np, lvd_err *err)
 {
-    sel_comparison cmp;
-    if (sel_compare(c, nc, p, np, &e->rule, &cmp) != 0)
+    stats_comparison cmp;
+    if (stats_compare(c, nc, p, np, &e->rule, &cmp) != 0)
         return lvd_errf(err, "%s on %s (%s): %s", test, backend, artifact, cmp.why);
     e->pairs = lvd_xrealloc(e->pairs, (e->n_pairs + 1) * sizeof *e->pairs);
     sel_pin_pair *x = &e->pairs[e->n_pairs++];
@@ -169,11 +169,11 @@ static void pin_scan_eval(const sel_pin_eval *e, sel_pin_verdict *v, pin_scan *s
             if (!s->worst || x->cmp.ratio < s->worst->cmp.ratio)
                 s->worst = x;
         }
-        if (x->cmp.outcome == SEL_WIN_A)
+        if (x->cmp.outcome == STATS_WIN_A)
             v->n_wins++;
         const sel_pin_pair *b = s->best;
-        if (!b || (x->cmp.outcome == SEL_WIN_A) > (b->cmp.outcome == SEL_WIN_A) ||
-            ((x->cmp.outcome == SEL_WIN_A) == (b->cmp.outcome == SEL_WIN_A) && x->cmp.ci_lo > b->cmp.ci_lo))
+        if (!b || (x->cmp.outcome == STATS_WIN_A) > (b->cmp.outcome == STATS_WIN_A) ||
+            ((x->cmp.outcome == STATS_WIN_A) == (b->cmp.outcome == STATS_WIN_A) && x->cmp.ci_lo > b->cmp.ci_lo))
             s->best = x;
     }
     for (size_t i = 0; i < e->n_issues; i++) {

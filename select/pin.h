@@ -11,7 +11,7 @@
  * registration). Their arms (armset.h: newest session, kept samples) pair
  * when artifact, backend label, arm key (device and parameters) and test
  * agree. Each pair compares candidate (A) against pinned (B) under
- * sel_rule_pin (win: p < 0.01 and CI low > 1.02; no regression: CI low >=
+ * stats_rule_pin (win: p < 0.01 and CI low > 1.02; no regression: CI low >=
  * 0.98), m = 1.
  *
  * Rule table, in this order; the first rule that holds keeps the pin and
@@ -39,14 +39,14 @@
 
 #include "common/types.h"
 #include "common/util.h"
-#include "select/stats.h"
+#include "stats/stats.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 struct cJSON;
 struct store;
-struct fetch_pin;
+struct builds_pin;
 
 typedef enum sel_pin_hold {
     SEL_PIN_PROMOTE = 0,       /* every rule passed */
@@ -69,7 +69,7 @@ typedef struct sel_pin_pair {
     char test[48];
     int64_t pinned_engine, candidate_engine;
     size_t pinned_warmup, candidate_warmup; /* samples dropped as warm-up */
-    sel_comparison cmp;
+    stats_comparison cmp;
 } sel_pin_pair;
 
 /* Something about the candidate that holds the pin regardless of speed. */
@@ -90,7 +90,7 @@ typedef struct sel_pin_eval {
     char *candidate_build;     /* NULL: no candidate */
     char *flavour;             /* the pin's default flavour */
     char *candidate_digest;    /* the candidate's fetched engine of that flavour; NULL none */
-    sel_rule rule;             /* sel_rule_pin */
+    stats_rule rule;             /* stats_rule_pin */
     sel_pin_pair *pairs;
     size_t n_pairs;
     sel_pin_issue *issues;
@@ -112,7 +112,7 @@ typedef struct sel_pin_verdict {
 } sel_pin_verdict;
 
 /* Empty evaluation for the two builds (candidate may be NULL), rule
- * sel_rule_pin. */
+ * stats_rule_pin. */
 void sel_pin_eval_init(sel_pin_eval *e, const char *pinned_build, const char *candidate_build,
                        const char *flavour);
 void sel_pin_eval_free(sel_pin_eval *e);
@@ -152,7 +152,7 @@ typedef struct sel_pin_opts {
  * engines, their latest probes, arms and checks on host, the candidate's
  * digest, and the previous decision for the same two builds. 0 or -1 (err,
  * store failures only: finding nothing to compare is the rule table's job). */
-int sel_pin_gather(struct store *s, const struct fetch_pin *pin, const sel_pin_opts *o,
+int sel_pin_gather(struct store *s, const struct builds_pin *pin, const sel_pin_opts *o,
                    sel_pin_eval *e, lvd_err *err);
 
 /* The fetched engine of build and flavour (compared canonically) that has a
@@ -166,7 +166,7 @@ const lvd_engine *sel_pin_fetched_engine(const lvd_engine *v, size_t n, const ch
  *    "hold", "rule", "would_promote", "applied", "sessions": [...],
  *    "comparisons": [{"artifact", "backend", "arm_key", "params", "test",
  *       "pinned_engine", "candidate_engine", "pinned": {"median", "n",
- *       "warmup"}, "candidate": {...}, "stats": sel_comparison_json,
+ *       "warmup"}, "candidate": {...}, "stats": stats_comparison_json,
  *       "win", "no_regression"}],
  *    "issues": [{"artifact", "backend", "device", "kind", "status", "what"}]}
  * Caller owns the object. */
@@ -200,7 +200,7 @@ int sel_pin_record(struct store *s, const sel_pin_eval *e, const sel_pin_verdict
  * path atomically (comments and order kept, digests of the old build
  * dropped), adding the digests of the candidate's fetched engines of the
  * other flavours the file lists. Only for a verdict that promotes. */
-int sel_pin_apply(struct store *s, struct fetch_pin *pin, const char *path, const sel_pin_eval *e,
+int sel_pin_apply(struct store *s, struct builds_pin *pin, const char *path, const sel_pin_eval *e,
                   lvd_err *err);
 
 #endif

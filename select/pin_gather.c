@@ -5,8 +5,8 @@
  * rule table (pin.c) or for writing anything (pin_write.c). */
 #include "select/pin.h"
 
-#include "fetch/asset.h"
-#include "fetch/pinfile.h"
+#include "builds/asset.h"
+#include "builds/pinfile.h"
 #include "select/armset.h"
 #include "select/engines.h"
 #include "store/store.h"
@@ -45,11 +45,11 @@ static const char *newest_candidate(const lvd_engine *v, size_t n, const char *p
 const lvd_engine *sel_pin_fetched_engine(const lvd_engine *v, size_t n, const char *build,
                                          const char *flavour)
 {
-    const char *canon = flavour ? fetch_flavour_canonical(flavour) : NULL;
+    const char *canon = flavour ? builds_flavour_canonical(flavour) : NULL;
     if (!canon)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        const char *f = v[i].flavour ? fetch_flavour_canonical(v[i].flavour) : NULL;
+        const char *f = v[i].flavour ? builds_flavour_canonical(v[i].flavour) : NULL;
         if (v[i].origin && !strcmp(v[i].origin, "fetched") && !strcmp(v[i].build, build) && f &&
             !strcmp(f, canon) && v[i].digest && *v[i].digest)
             return &v[i];
@@ -61,7 +61,7 @@ const lvd_engine *sel_pin_fetched_engine(const lvd_engine *v, size_t n, const ch
 typedef struct side {
     sel_armset arms;
     char (*backend)[16];
-    char (*device)[64];    /* the device each arm's check is under (sel_check_device) */
+    char (*device)[64];    /* the device each arm's check is under (engine_check_device) */
 } side;
 
 static int load_side(store *s, const lvd_engine *engines, size_t n_engines, const char *build,
@@ -88,7 +88,7 @@ static int load_side(store *s, const lvd_engine *engines, size_t n_engines, cons
             out->arms.v[base + k] = one.v[k];
             sel_backend_label(rc == 0 ? &probe : NULL, one.v[k].backends, out->backend[base + k],
                               sizeof out->backend[0]);
-            sel_check_device(rc == 0 ? &probe : NULL, &one.v[k].params, out->device[base + k],
+            engine_check_device(rc == 0 ? &probe : NULL, &one.v[k].params, out->device[base + k],
                              sizeof out->device[0]);
         }
         out->arms.n += one.n;
@@ -196,7 +196,7 @@ static void read_prev(const lvd_pin_decision *d, sel_pin_eval *e)
     cJSON_Delete(j);
 }
 
-int sel_pin_gather(store *s, const fetch_pin *pin, const sel_pin_opts *o, sel_pin_eval *e,
+int sel_pin_gather(store *s, const builds_pin *pin, const sel_pin_opts *o, sel_pin_eval *e,
                    lvd_err *err)
 {
     const char *host = o->host ? o->host : lvd_hostname();
@@ -204,9 +204,9 @@ int sel_pin_gather(store *s, const fetch_pin *pin, const sel_pin_opts *o, sel_pi
     size_t n_engines;
     if (store_engine_list(s, &engines, &n_engines, err) != 0)
         return -1;
-    const char *pinned = fetch_pin_build(pin);
+    const char *pinned = builds_pin_build(pin);
     const char *candidate = o->candidate ? o->candidate : newest_candidate(engines, n_engines, pinned);
-    sel_pin_eval_init(e, pinned, candidate, fetch_pin_flavour(pin, 0));
+    sel_pin_eval_init(e, pinned, candidate, builds_pin_flavour(pin, 0));
     int ret = -1;
     side ps = {0}, cs = {0};
     if (!candidate) {

@@ -2,14 +2,14 @@
  * record and its reader for the evidence page, the store transaction that
  * records the decision (and a promotion), and the pin-file rewrite on
  * promotion. Not for the rule table (pin.c), for gathering the evaluation
- * (pin_gather.c), or for reading the pin file (fetch/pinfile.c). */
+ * (pin_gather.c), or for reading the pin file (builds/pinfile.c). */
 #include "select/pin.h"
 
 #include "common/json.h"
-#include "fetch/asset.h"
-#include "fetch/pinfile.h"
+#include "builds/asset.h"
+#include "builds/pinfile.h"
 #include "select/armset.h"
-#include "select/rank.h"
+#include "stats/rank.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *side_json(const sel_summary *s, size_t warmup)
+static cJSON *side_json(const stats_summary *s, size_t warmup)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "median", lvd_json_num(s->median));
@@ -57,8 +57,8 @@ cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int
         cJSON_AddNumberToObject(c, "candidate_engine", (double)x->candidate_engine);
         cJSON_AddItemToObject(c, "pinned", side_json(&x->cmp.b, x->pinned_warmup));
         cJSON_AddItemToObject(c, "candidate", side_json(&x->cmp.a, x->candidate_warmup));
-        cJSON_AddItemToObject(c, "stats", sel_comparison_json(&x->cmp));
-        cJSON_AddBoolToObject(c, "win", x->cmp.outcome == SEL_WIN_A);
+        cJSON_AddItemToObject(c, "stats", stats_comparison_json(&x->cmp));
+        cJSON_AddBoolToObject(c, "win", x->cmp.outcome == STATS_WIN_A);
         cJSON_AddBoolToObject(c, "no_regression", x->cmp.no_regression);
         cJSON_AddItemToArray(cs, c);
     }
@@ -183,7 +183,7 @@ out:
     return rc;
 }
 
-int sel_pin_apply(store *s, fetch_pin *pin, const char *path, const sel_pin_eval *e, lvd_err *err)
+int sel_pin_apply(store *s, builds_pin *pin, const char *path, const sel_pin_eval *e, lvd_err *err)
 {
     if (!e->candidate_build || !e->candidate_digest || !e->flavour)
         return lvd_errf(err, "%s: no candidate digest to record", path);
@@ -193,19 +193,19 @@ int sel_pin_apply(store *s, fetch_pin *pin, const char *path, const sel_pin_eval
         return -1;
     /* the flavours the file lists, copied before the rewrite changes them */
     size_t nf = 0;
-    while (fetch_pin_flavour(pin, nf))
+    while (builds_pin_flavour(pin, nf))
         nf++;
     char **flavours = lvd_xcalloc(nf + 1, sizeof *flavours);
     for (size_t i = 0; i < nf; i++)
-        flavours[i] = lvd_xstrdup(fetch_pin_flavour(pin, i));
-    int rc = fetch_pin_promote(pin, e->candidate_build, e->flavour, e->candidate_digest, err);
+        flavours[i] = lvd_xstrdup(builds_pin_flavour(pin, i));
+    int rc = builds_pin_promote(pin, e->candidate_build, e->flavour, e->candidate_digest, err);
     for (size_t i = 0; rc == 0 && i < nf; i++) {
         const lvd_engine *fe = sel_pin_fetched_engine(engines, n, e->candidate_build, flavours[i]);
-        if (fe && strcmp(fetch_flavour_canonical(flavours[i]), fetch_flavour_canonical(e->flavour)))
-            rc = fetch_pin_promote(pin, e->candidate_build, flavours[i], fe->digest, err);
+        if (fe && strcmp(builds_flavour_canonical(flavours[i]), builds_flavour_canonical(e->flavour)))
+            rc = builds_pin_promote(pin, e->candidate_build, flavours[i], fe->digest, err);
     }
     if (rc == 0)
-        rc = fetch_pin_save(pin, path, err);
+        rc = builds_pin_save(pin, path, err);
     lvd_strv_free(flavours);
     store_engine_list_free(engines, n);
     return rc;

@@ -3,7 +3,7 @@
 #include "select/profile.h"
 
 #include "common/kv.h"
-#include "select/placement.h"
+#include "placement/placement.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -69,7 +69,7 @@ static int cache_type_value(const lvd_kvfile *kv, const lvd_kv *e, char *buf, si
     lvd_err why;
     if (word_value(kv, e, buf, len, err) != 0)
         return -1;
-    if (sel_cache_type_size(buf, &elems, &bytes, &why) != 0)
+    if (placement_cache_type_size(buf, &elems, &bytes, &why) != 0)
         return lvd_errf(err, "%s:%d: %s = '%s': %s", kv->name, e->line, e->key, e->value, why.msg);
     return 0;
 }

@@ -22,7 +22,7 @@ void sel_request_init(sel_request *rq)
     memset(rq, 0, sizeof *rq);
     rq->ctx = -1;
     rq->free_mib = -1;
-    sel_objective_default(&rq->objective);
+    stats_objective_default(&rq->objective);
 }
 
 const char *sel_by_name(sel_by by)
@@ -207,11 +207,11 @@ static void verdict_label(const lvd_verdict *v, char *buf, size_t len)
 }
 
 /* The newest check of engine e's device for parameters p (dev gets the
- * device it is looked up under: sel_check_device). 0 or -1 (store). */
+ * device it is looked up under: engine_check_device). 0 or -1 (store). */
 static int arm_check(const ctx *c, const sel_engine *e, const lvd_params *p, char *dev, size_t len,
                      char status[8], char **reason, lvd_err *err)
 {
-    sel_check_device(&e->probe, p, dev, len);
+    engine_check_device(&e->probe, p, dev, len);
     return sel_check_status(c->s, c->a->sha256, c->host, e->e.id, dev, status, reason, err);
 }
 
@@ -219,7 +219,7 @@ static int arm_check(const ctx *c, const sel_engine *e, const lvd_params *p, cha
 static int rule_verdict(ctx *c, pick *out, lvd_err *err)
 {
     char obj[16], label[96], why[512];
-    sel_objective_name(&c->rq->objective, obj, sizeof obj);
+    stats_objective_name(&c->rq->objective, obj, sizeof obj);
     lvd_verdict *v = &c->verdict;
     int rc = store_verdict_latest(c->s, c->a->sha256, c->host, obj, v, err);
     if (rc < 0)
@@ -410,22 +410,22 @@ static int place(ctx *c, const lvd_device *dev, int *exit_code, lvd_err *err)
             " --free-mib): -ngl %s", dev->selector, r->params.ngl >= 0 ? "as measured" : "left to llama.cpp");
         return 0;
     }
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = &c->a->shape;
     in.ctx = r->ctx;
     in.type_k = r->params.type_k;
     in.type_v = r->params.type_v;
     in.ubatch = r->params.ubatch;
     in.free_mib = free_mib;
-    if (sel_place(&in, &r->placement, err) != 0) {
+    if (placement_compute(&in, &r->placement, err) != 0) {
         *exit_code = LVD_EXIT_INPUT;
         return -1;
     }
     r->placed = 1;
-    sel_placement_apply(&r->placement, &c->a->shape, &r->params);
+    placement_placement_apply(&r->placement, &c->a->shape, &r->params);
     say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u: %s",
-        sel_rung_name(r->placement.rung), dev->selector, dev->name, (long long)free_mib, from,
+        placement_rung_name(r->placement.rung), dev->selector, dev->name, (long long)free_mib, from,
         r->ctx, r->placement.reason);
     const sel_profile *p = c->rq->profile;
     if (p && (p->ngl >= 0 || p->n_cpu_moe >= 0 || p->ubatch > 0)) {

@@ -22,7 +22,7 @@
  * An engine is always chosen by id from the store: the launch line's argv[0]
  * is ENGINE_DIR/llama-server of a registered engine, never a caller's path.
  *
- * Then placement (select/placement.h) on the chosen device for the context
+ * Then placement (placement/placement.h) on the chosen device for the context
  * (--ctx, else the profile's, else min(4096, the model's training
  * context)), with the device's free MiB from the probe or the caller; the
  * profile's ngl / n-cpu-moe / ub override what placement says. A CPU choice
@@ -34,9 +34,9 @@
 #include "common/types.h"
 #include "common/util.h"
 #include "select/launch.h"
-#include "select/placement.h"
+#include "placement/placement.h"
 #include "select/profile.h"
-#include "select/rank.h"
+#include "stats/rank.h"
 #include "store/store.h"
 
 #include <stddef.h>
@@ -61,7 +61,7 @@ typedef struct sel_request {
     const sel_profile *profile; /* NULL = none */
     int64_t ctx;           /* -1 = default; 0 = the model's training context */
     int64_t free_mib;      /* -1 = the probe's figure */
-    sel_objective objective; /* which verdict rule 2 reads (default tg) */
+    stats_objective objective; /* which verdict rule 2 reads (default tg) */
     const char *host;      /* NULL = lvd_hostname() */
 } sel_request;
 
@@ -73,7 +73,7 @@ typedef struct sel_result {
     lvd_device device;     /* the device placed on; selector "" for the CPU */
     int64_t verdict_id;    /* the verdict used (rule 2), else 0 */
     int placed;            /* 1 when placement ran */
-    sel_placement placement;
+    placement_result placement;
     lvd_params params;     /* what the launch passes */
     uint32_t ctx;
     sel_launch launch;

@@ -5,7 +5,7 @@
 #include "select/select.h"
 
 #include "select/launch.h"
-#include "select/placement.h"
+#include "placement/placement.h"
 
 #include <cjson/cJSON.h>
 
@@ -13,9 +13,9 @@ static cJSON *placement_json(const sel_result *r)
 {
     if (!r->placed)
         return cJSON_CreateNull();
-    const sel_placement *pl = &r->placement;
+    const placement_result *pl = &r->placement;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "rung", sel_rung_name(pl->rung));
+    cJSON_AddStringToObject(o, "rung", placement_rung_name(pl->rung));
     cJSON_AddNumberToObject(o, "ngl", r->params.ngl);
     cJSON_AddNumberToObject(o, "n_cpu_moe", r->params.n_cpu_moe);
     cJSON_AddNumberToObject(o, "ubatch", pl->ubatch);

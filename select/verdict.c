@@ -66,7 +66,7 @@ typedef struct vsession {
 void sel_verdict_opts_init(sel_verdict_opts *o)
 {
     memset(o, 0, sizeof *o);
-    sel_objective_default(&o->objective);
+    stats_objective_default(&o->objective);
 }
 
 static void vsession_free(vsession *vs)
@@ -98,7 +98,7 @@ static size_t arm_of(vsession *vs, const lvd_run *r, const sel_engines *es)
     a->eng = sel_engines_find(es, r->engine_id);
     a->arm_key = key;
     a->params = r->params;
-    sel_check_device(a->eng ? &a->eng->probe : NULL, &r->params, a->device, sizeof a->device);
+    engine_check_device(a->eng ? &a->eng->probe : NULL, &r->params, a->device, sizeof a->device);
     snprintf(a->label, sizeof a->label, "%s %s [%s]",
              a->eng && a->eng->e.name ? a->eng->e.name : "(unregistered engine)",
              a->device[0] ? a->device : "cpu", key);
@@ -182,16 +182,16 @@ static int judge_arms(store *s, const char *artifact, const char *host, vsession
 
 static int test_kind(const lvd_result *r)
 {
-    if (sel_test_is_tg(r->n_prompt, r->n_gen))
+    if (stats_test_is_tg(r->n_prompt, r->n_gen))
         return 1;
-    return sel_test_is_pp(r->n_prompt, r->n_gen) ? 0 : -1;
+    return stats_test_is_pp(r->n_prompt, r->n_gen) ? 0 : -1;
 }
 
 static size_t kept(const lvd_result *r)
 {
     size_t k = 0;
     for (size_t i = 0; i < r->n; i++)
-        k += (size_t)sel_sample_kept(r, i);
+        k += (size_t)stats_sample_kept(r, i);
     return k;
 }
 
@@ -253,7 +253,7 @@ static void gather(vsession *vs, const char *test, int into_y)
             if (strcmp(res->test, test) != 0)
                 continue;
             for (size_t k = 0; k < res->n; k++)
-                if (sel_sample_kept(res, k))
+                if (stats_sample_kept(res, k))
                     dvec_push(into_y ? &a->y : &a->x, res->ts[k]);
         }
     }
@@ -278,7 +278,7 @@ static int contender_keeps(void *ctx, const sel_engine *e, const lvd_device *d)
     return 0;
 }
 
-/* The contender the heuristic would choose, or SEL_NO_ARM; why gets its reason. */
+/* The contender the heuristic would choose, or STATS_NO_ARM; why gets its reason. */
 static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *why, size_t len)
 {
     sel_candidate *cands = lvd_xcalloc(es->n ? es->n : 1, sizeof *cands);
@@ -286,7 +286,7 @@ static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *w
     lvd_device *devs = lvd_xcalloc(nd ? nd : 1, sizeof *devs);
     size_t n = sel_engines_candidates(es, 0, contender_keeps, (void *)c, cands, devs);
     sel_choice ch;
-    size_t pick = SEL_NO_ARM;
+    size_t pick = STATS_NO_ARM;
     if (n == 0) {
         /* e.g. engines imported from another machine: nothing probed here */
         snprintf(why, len, "the heuristic has nothing to go on: no contender's engine has a current probe here");
@@ -295,7 +295,7 @@ static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *w
         return pick;
     }
     if (sel_heuristic(cands, n, &ch)) {
-        for (size_t i = 0; i < c->n && pick == SEL_NO_ARM; i++) {
+        for (size_t i = 0; i < c->n && pick == STATS_NO_ARM; i++) {
             const varm *a = &c->vs->arms[c->idx[i]];
             if (a->engine_id == ch.engine_id && strcmp(a->device, ch.selector) == 0)
                 pick = c->idx[i];
@@ -308,33 +308,33 @@ static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *w
 }
 
 typedef struct decision {
-    size_t winner;             /* arm index or SEL_NO_ARM */
+    size_t winner;             /* arm index or STATS_NO_ARM */
     char rule[48];
     char why[600];
 } decision;
 
-static void decide(const vsession *vs, const sel_ranking *rk, const lvd_verdict *prev,
+static void decide(const vsession *vs, const stats_ranking *rk, const lvd_verdict *prev,
                    const sel_engines *es, decision *d)
 {
-    d->winner = SEL_NO_ARM;
+    d->winner = STATS_NO_ARM;
     d->why[0] = '\0';
     if (rk->n_ranked == 0) {
         snprintf(d->rule, sizeof d->rule, "no-arm");
         return;
     }
-    if (rk->n_ranked == 1 || rk->state == SEL_RANK_WIN) {
+    if (rk->n_ranked == 1 || rk->state == STATS_RANK_WIN) {
         d->winner = rk->leader;
         snprintf(d->rule, sizeof d->rule, "%s", rk->n_ranked == 1 ? "only-arm" : "win");
         return;
     }
     /* tie or undecided: the leader and the ranked arms it did not beat */
-    int tie = rk->state == SEL_RANK_TIE;
+    int tie = rk->state == STATS_RANK_TIE;
     size_t *idx = lvd_xcalloc(rk->n_ranked, sizeof *idx);
     size_t n = 0;
     for (size_t i = 0; i < rk->n_ranked; i++) {
-        const sel_rank_entry *e = &rk->v[i];
+        const stats_rank_entry *e = &rk->v[i];
         if (e->arm == rk->leader || (tie ? e->tied_with_leader
-                                         : e->has_vs_leader && e->vs_leader.outcome != SEL_WIN_B))
+                                         : e->has_vs_leader && e->vs_leader.outcome != STATS_WIN_B))
             idx[n++] = e->arm;
     }
     contenders c = {vs, idx, n};
@@ -347,11 +347,11 @@ static void decide(const vsession *vs, const sel_ranking *rk, const lvd_verdict 
             snprintf(d->why, sizeof d->why, "verdict #%lld chose it", (long long)prev->id);
         }
     }
-    if (d->winner == SEL_NO_ARM) {
+    if (d->winner == STATS_NO_ARM) {
         d->winner = heuristic_pick(es, &c, d->why, sizeof d->why);
         snprintf(d->rule, sizeof d->rule, "%s: %s", kind,
-                 d->winner != SEL_NO_ARM ? "kept heuristic choice" : "leader");
-        if (d->winner == SEL_NO_ARM)
+                 d->winner != STATS_NO_ARM ? "kept heuristic choice" : "leader");
+        if (d->winner == STATS_NO_ARM)
             d->winner = rk->leader;
     }
     free(idx);
@@ -359,7 +359,7 @@ static void decide(const vsession *vs, const sel_ranking *rk, const lvd_verdict 
 
 /* --- output ------------------------------------------------------------- */
 
-static char *stats_json(const vsession *vs, const sel_ranking *rk, const char *objective,
+static char *stats_json(const vsession *vs, const stats_ranking *rk, const char *objective,
                         const decision *d)
 {
     cJSON *o = cJSON_CreateObject();
@@ -368,13 +368,13 @@ static char *stats_json(const vsession *vs, const sel_ranking *rk, const char *o
     cJSON *tests = cJSON_AddObjectToObject(o, "tests");
     cJSON_AddItemToObject(tests, "tg", lvd_json_text(vs->test_tg));
     cJSON_AddItemToObject(tests, "pp", lvd_json_text(vs->test_pp));
-    cJSON_AddStringToObject(o, "state", sel_rank_state_name(rk->state));
+    cJSON_AddStringToObject(o, "state", stats_rank_state_name(rk->state));
     cJSON_AddNumberToObject(o, "m", (double)rk->m);
     cJSON_AddStringToObject(o, "rule", d->rule);
     cJSON_AddItemToObject(o, "why", lvd_json_text(d->why));
     cJSON *arms = cJSON_AddArrayToObject(o, "arms");
     for (size_t i = 0; i < rk->n; i++) {
-        const sel_rank_entry *e = &rk->v[i];
+        const stats_rank_entry *e = &rk->v[i];
         const varm *a = &vs->arms[e->arm];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "engine_id", (double)a->engine_id);
@@ -396,31 +396,31 @@ static char *stats_json(const vsession *vs, const sel_ranking *rk, const char *o
         }
         cJSON_AddItemToObject(j, "score", lvd_json_num(e->score));
         cJSON_AddItemToObject(j, "vs_leader",
-                              e->has_vs_leader ? sel_comparison_json(&e->vs_leader) : cJSON_CreateNull());
+                              e->has_vs_leader ? stats_comparison_json(&e->vs_leader) : cJSON_CreateNull());
         cJSON_AddItemToArray(arms, j);
     }
     return lvd_json_compact(o);
 }
 
 /* One paragraph: what decided, on what, and who could not win and why. */
-static char *explain(const vsession *vs, const sel_ranking *rk, const char *objective,
+static char *explain(const vsession *vs, const stats_ranking *rk, const char *objective,
                      const decision *d)
 {
     lvd_sb sb = {0};
     const char *tests = vs->test_tg && vs->test_pp ? "tg and pp" : vs->test_tg ? vs->test_tg
                                                                    : vs->test_pp;
-    if (d->winner == SEL_NO_ARM) {
+    if (d->winner == STATS_NO_ARM) {
         lvd_sb_addf(&sb, "no arm can win on %s (objective %s)", tests ? tests : "any test",
                     objective);
     } else {
         const varm *w = &vs->arms[d->winner];
-        const sel_rank_entry *e = sel_ranking_entry(rk, d->winner);
+        const stats_rank_entry *e = stats_ranking_entry(rk, d->winner);
         lvd_sb_addf(&sb, "%s: %s, median %.2f t/s on %s over %zu kept samples", d->rule, w->label,
                     e->sx.median, vs->test_tg ? vs->test_tg : vs->test_pp, e->sx.n);
         if (vs->test_tg && vs->test_pp)
             lvd_sb_addf(&sb, " (%.2f t/s on %s)", e->sy.median, vs->test_pp);
         lvd_sb_addf(&sb, "; %zu ranked arm%s, state %s", rk->n_ranked, rk->n_ranked == 1 ? "" : "s",
-                    sel_rank_state_name(rk->state));
+                    stats_rank_state_name(rk->state));
         if (d->why[0])
             lvd_sb_addf(&sb, "; %s", d->why);
     }
@@ -438,7 +438,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     memset(out, 0, sizeof *out);
     const char *host = o->host ? o->host : lvd_hostname();
     char objective[16];
-    sel_objective_name(&o->objective, objective, sizeof objective);
+    stats_objective_name(&o->objective, objective, sizeof objective);
     sel_engines es;
     if (sel_engines_load(s, &es, err) != 0)
         return -1;
@@ -450,30 +450,30 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
         return rc > 0 ? 1 : -1;
     }
     count_tests(&vs);
-    if (o->objective.kind != SEL_OBJ_PP)
+    if (o->objective.kind != STATS_OBJ_PP)
         vs.test_tg = choose_test(&vs, 1);
-    if (o->objective.kind != SEL_OBJ_TG)
+    if (o->objective.kind != STATS_OBJ_TG)
         vs.test_pp = choose_test(&vs, 0);
-    int wtd = o->objective.kind == SEL_OBJ_WEIGHTED;
-    const char *primary = o->objective.kind == SEL_OBJ_PP ? vs.test_pp : vs.test_tg;
+    int wtd = o->objective.kind == STATS_OBJ_WEIGHTED;
+    const char *primary = o->objective.kind == STATS_OBJ_PP ? vs.test_pp : vs.test_tg;
     if (primary && (!wtd || vs.test_pp)) {
         gather(&vs, primary, 0);
         if (wtd)
             gather(&vs, vs.test_pp, 1);
     }
 
-    sel_rank_arm *ra = lvd_xcalloc(vs.n_arms, sizeof *ra);
+    stats_rank_arm *ra = lvd_xcalloc(vs.n_arms, sizeof *ra);
     for (size_t i = 0; i < vs.n_arms; i++)
-        ra[i] = (sel_rank_arm){.label = vs.arms[i].label, .eligible = vs.arms[i].eligible,
+        ra[i] = (stats_rank_arm){.label = vs.arms[i].label, .eligible = vs.arms[i].eligible,
                                .x = vs.arms[i].x.v, .nx = vs.arms[i].x.n,
                                .y = vs.arms[i].y.v, .ny = vs.arms[i].y.n};
-    sel_rank_opts ro;
-    sel_rank_opts_init(&ro);
+    stats_rank_opts ro;
+    stats_rank_opts_init(&ro);
     ro.w = wtd ? o->objective.w : -1.0;
-    sel_ranking rk;
+    stats_ranking rk;
     lvd_verdict prev;
     int have_prev = 0;
-    rc = sel_rank(ra, vs.n_arms, &ro, &rk, err);
+    rc = stats_rank(ra, vs.n_arms, &ro, &rk, err);
     free(ra);
     if (rc == 0) {
         have_prev = store_verdict_latest(s, artifact, host, objective, &prev, err);
@@ -493,7 +493,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     out->decided_at = lvd_now();
     out->objective = lvd_xstrdup(objective);
     lvd_params_init(&out->params);
-    if (d.winner != SEL_NO_ARM) {
+    if (d.winner != STATS_NO_ARM) {
         out->engine_id = vs.arms[d.winner].engine_id;
         out->params = vs.arms[d.winner].params;
         out->arm_key = lvd_xstrdup(vs.arms[d.winner].arm_key);
@@ -504,7 +504,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     out->stats_json = stats_json(&vs, &rk, objective, &d);
     if (have_prev)
         lvd_verdict_free(&prev);
-    sel_ranking_free(&rk);
+    stats_ranking_free(&rk);
     vsession_free(&vs);
     sel_engines_free(&es);
     return 0;

@@ -17,12 +17,12 @@
  *     device only after it reproduced the CPU's result, and a verdict must
  *     not promote what nobody verified. The CPU arm (no device) is the
  *     reference and needs no check. The device a check is looked up under
- *     is sel_check_device's (select/engines.h): an arm without -dev ran on
+ *     is engine_check_device's (select/engines.h): an arm without -dev ran on
  *     the engine's default device, the probe's first, or "auto" when no
  *     probe lists one (an imported engine; lvd check --import records
  *     under the same name).
  *
- * Ranking (select/rank.h) on the kept (non-warm-up) samples of one test per
+ * Ranking (stats/rank.h) on the kept (non-warm-up) samples of one test per
  * objective: tg, pp, or both weighted (w=W). When the session measured
  * several tests of a kind (tg128, tg256), the one most arms have samples
  * of is used (ties: first seen).
@@ -57,13 +57,13 @@
 #include "common/types.h"
 #include "common/util.h"
 #include "select/engines.h"
-#include "select/rank.h"
+#include "stats/rank.h"
 #include "store/store.h"
 
 #include <stddef.h>
 
 typedef struct sel_verdict_opts {
-    sel_objective objective;   /* default tg */
+    stats_objective objective;   /* default tg */
     const char *host;          /* NULL = lvd_hostname() */
     const char *session;       /* NULL = the newest session */
 } sel_verdict_opts;

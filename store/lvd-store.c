@@ -5,7 +5,7 @@
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/gguf.h"
-#include "select/stats.h"
+#include "stats/stats.h"
 #include "store/identify.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -360,12 +360,12 @@ static int cmd_model(store *s, const options *o)
 
 /* --- runs ----------------------------------------------------------------- */
 
-/* Median t/s of the kept samples (sel_result_kept); NAN when there are none. */
+/* Median t/s of the kept samples (stats_result_kept); NAN when there are none. */
 static double median_ts(const lvd_result *r, size_t *used)
 {
     double *v;
-    *used = sel_result_kept(r, &v, NULL);
-    double m = sel_median(v, *used);
+    *used = stats_result_kept(r, &v, NULL);
+    double m = stats_median(v, *used);
     free(v);
     return m;
 }

@@ -1,4 +1,4 @@
-/* test_check.c: bench/check.h: the pass/fail rule on the real perplexity
+/* test_check.c: check/check.h: the pass/fail rule on the real perplexity
  * captures and on synthetic outputs at each bound, the argv, and whole
  * check sessions driving the fake engine's llama-perplexity:
  * the CPU reference recorded as "base", a correct device passing, a device
@@ -6,7 +6,7 @@
  * -ngl failing, a crashing device and a missing llama-perplexity erroring,
  * a GPU engine serving as reference at -ngl 0 -dev none when there is no
  * CPU-only engine, and a failed reference erroring every device; and
- * bench_check_import on the H200 captures (reference, correct devices judged
+ * check_import on the H200 captures (reference, correct devices judged
  * on their PPL ratio, the build that ignored -ngl, the device a check is
  * recorded under, refusals). */
 #include "tests/testutil.h"
@@ -18,24 +18,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/check.h"
+#include "check/check.h"
 #include "common/cli.h"
-#include "bench/probe.h"
+#include "engine/probe.h"
 #include "store/identify.h"
 
 #define CPU "llama.cpp/cpu-build-b9749/"
 
-static lvd_check judged(const bench_ppl *out, const bench_check_opts *o)
+static lvd_check judged(const check_ppl *out, const check_opts *o)
 {
     lvd_check c;
     memset(&c, 0, sizeof c);
-    bench_check_judge(out, 32813.2123, o, &c);
+    check_judge(out, 32813.2123, o, &c);
     return c;
 }
 
-static bench_ppl synthetic(double kld, double ratio, double top_p)
+static check_ppl synthetic(double kld, double ratio, double top_p)
 {
-    bench_ppl p;
+    check_ppl p;
     memset(&p, 0, sizeof p);
     p.ppl = p.ppl_err = NAN;
     p.ppl_q = 1000 * ratio;
@@ -50,23 +50,23 @@ static bench_ppl synthetic(double kld, double ratio, double top_p)
 static void test_judge(void **state)
 {
     (void)state;
-    bench_check_opts o;
-    bench_check_opts_init(&o);
+    check_opts o;
+    check_opts_init(&o);
     assert_true(o.kld_max == 0.01 && o.ppl_tol == 0.01 && o.top_p_min < 0);
 
     /* the real CPU-vs-CPU capture: KLD 0, ratio 1: pass */
     char *po = tu_fixture(CPU "perplexity-kld.stdout"), *pe = tu_fixture(CPU "perplexity-kld.stderr");
     char *out = tu_read(po, NULL), *errt = tu_read(pe, NULL);
-    bench_ppl p;
+    check_ppl p;
     lvd_err err = {0};
-    assert_int_equal(bench_ppl_parse(out, errt, "kld", &p, &err), 0);
+    assert_int_equal(check_ppl_parse(out, errt, "kld", &p, &err), 0);
     lvd_check c = judged(&p, &o);
     assert_string_equal(c.status, "pass");
     assert_null(c.reason);
     assert_true(fabs(c.ppl - 32813.212282) < 1e-6);
     assert_true(fabs(c.ppl_base - 32813.225197) < 1e-6);
     assert_true(c.ppl_ratio == 1.0 && c.mean_kld == 0.0 && c.same_top_p == 100.0);
-    bench_ppl_free(&p);
+    check_ppl_free(&p);
     free(out);
     free(errt);
     free(po);
@@ -77,12 +77,12 @@ static void test_judge(void **state)
     pe = tu_fixture(CPU "perplexity.stderr");
     out = tu_read(po, NULL);
     errt = tu_read(pe, NULL);
-    assert_int_equal(bench_ppl_parse(out, errt, "plain", &p, &err), 0);
+    assert_int_equal(check_ppl_parse(out, errt, "plain", &p, &err), 0);
     c = judged(&p, &o);
     assert_string_equal(c.status, "error");
     assert_non_null(strstr(c.reason, "no KL divergence statistics"));
     free(c.reason);
-    bench_ppl_free(&p);
+    check_ppl_free(&p);
     free(out);
     free(errt);
     free(po);
@@ -165,11 +165,11 @@ static void test_judge(void **state)
 static void test_argv(void **state)
 {
     (void)state;
-    bench_check_opts o;
-    bench_check_opts_init(&o);
+    check_opts o;
+    check_opts_init(&o);
     o.model = "m.gguf";
     o.text = "t.txt";
-    char **v = bench_check_argv("/e/llama-perplexity", &o, "/tmp/base", 0, NULL);
+    char **v = check_argv("/e/llama-perplexity", &o, "/tmp/base", 0, NULL);
     lvd_sb sb = {0};
     for (size_t i = 0; v[i]; i++)
         lvd_sb_addf(&sb, "%s%s", i ? " " : "", v[i]);
@@ -177,14 +177,14 @@ static void test_argv(void **state)
                                          " --kl-divergence-base /tmp/base");
     lvd_strv_free(v);
     lvd_sb_reset(&sb);
-    v = bench_check_argv("/e/llama-perplexity", &o, "/tmp/base", 1, "Vulkan1");
+    v = check_argv("/e/llama-perplexity", &o, "/tmp/base", 1, "Vulkan1");
     for (size_t i = 0; v[i]; i++)
         lvd_sb_addf(&sb, "%s%s", i ? " " : "", v[i]);
     assert_string_equal(lvd_sb_str(&sb), "/e/llama-perplexity -m m.gguf -f t.txt -c 128 --chunks 4"
                                          " --kl-divergence-base /tmp/base --kl-divergence -ngl 99 -dev Vulkan1");
     lvd_strv_free(v);
     lvd_sb_reset(&sb);
-    v = bench_check_argv("/e/llama-perplexity", &o, "/tmp/base", 0, "none");
+    v = check_argv("/e/llama-perplexity", &o, "/tmp/base", 0, "none");
     for (size_t i = 0; v[i]; i++)
         lvd_sb_addf(&sb, "%s%s", i ? " " : "", v[i]);
     assert_true(lvd_ends_with(lvd_sb_str(&sb), "--kl-divergence-base /tmp/base -ngl 0 -dev none"));
@@ -206,21 +206,21 @@ static const char *text(void)
     return path;
 }
 
-static void check_ok(fx *f, bench_check_report *r)
+static void check_ok(fx *f, check_report *r)
 {
-    bench_check_opts o;
-    bench_check_opts_init(&o);
+    check_opts o;
+    check_opts_init(&o);
     o.model = f->model;
     o.text = text();
     o.artifact = f->art.sha256;
     o.host = "testhost";
     o.timeout_ms = 5000;
     lvd_err err = {0};
-    if (bench_check_run(f->s, f->e, f->p, f->n, &o, r, &err))
+    if (check_run(f->s, f->e, f->p, f->n, &o, r, &err))
         fail_msg("%s", err.msg);
 }
 
-static const bench_check_item *item(const bench_check_report *r, const char *engine, const char *dev)
+static const check_item *item(const check_report *r, const char *engine, const char *dev)
 {
     for (size_t i = 0; i < r->n; i++)
         if (!strcmp(r->items[i].engine, engine) && !strcmp(r->items[i].check.device, dev))
@@ -242,14 +242,14 @@ static void test_session(void **state)
                       "device = CUDA0|NVIDIA H200|143155|142629|9.0\nppl.fault = crash\n");
     tu_session_engine(f, "noppl", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
     tu_session_engine(f, "ignores", 1, "device = Vulkan0|NVIDIA H200|143771|143139\nignore_ngl = 1\n");
-    bench_check_report r;
+    check_report r;
     check_ok(f, &r);
     assert_true(r.reference_ok);
     assert_true(r.items[0].reference);
     assert_string_equal(r.items[0].engine, "cpu");
     assert_string_equal(r.items[0].check.status, "base");
     assert_true(fabs(r.items[0].check.ppl - 32813.2123) < 1e-6);
-    const bench_check_item *it = item(&r, "cuda", "CUDA0");
+    const check_item *it = item(&r, "cuda", "CUDA0");
     assert_string_equal(it->check.status, "pass");
     assert_true(fabs(it->check.ppl_ratio - 1.0006) < 1e-4);
     assert_true(fabs(it->check.mean_kld - 0.0002) < 1e-9);
@@ -270,7 +270,7 @@ static void test_session(void **state)
     assert_int_equal(r.n_pass, 2);
     assert_int_equal(r.n_fail, 2);
     assert_int_equal(r.n_error, 2);
-    assert_int_equal(bench_check_exit(&r), 5);
+    assert_int_equal(check_exit(&r), 5);
 
     /* everything is in the store, the reference as "base" */
     lvd_check *v;
@@ -287,7 +287,7 @@ static void test_session(void **state)
     assert_string_equal(latest.status, "fail");
     assert_non_null(strstr(latest.reason, "mean KLD 0.35"));
     lvd_check_free(&latest);
-    bench_check_report_free(&r);
+    check_report_free(&r);
 }
 
 /* No CPU-only engine: a GPU engine computes the reference at -ngl 0 -dev
@@ -296,7 +296,7 @@ static void test_gpu_reference(void **state)
 {
     fx *f = *state;
     size_t g = tu_session_engine(f, "cuda", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
-    bench_check_report r;
+    check_report r;
     check_ok(f, &r);
     assert_true(r.reference_ok);
     assert_int_equal(r.n, 2);
@@ -310,7 +310,7 @@ static void test_gpu_reference(void **state)
     assert_non_null(strstr(calls, "--kl-divergence -ngl 99 -dev CUDA0"));
     free(calls);
     free(log);
-    bench_check_report_free(&r);
+    check_report_free(&r);
 }
 
 /* The reference fails: it is recorded as an error, every device too. */
@@ -319,31 +319,31 @@ static void test_reference_fails(void **state)
     fx *f = *state;
     tu_session_engine(f, "cpu", 1, "ppl.fault = exit1\n");
     tu_session_engine(f, "cuda", 1, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
-    bench_check_report r;
+    check_report r;
     check_ok(f, &r);
     assert_false(r.reference_ok);
     assert_string_equal(r.items[0].check.status, "error");
     assert_non_null(strstr(r.items[0].check.reason, "exit 1"));
     assert_string_equal(r.items[1].check.status, "error");
     assert_non_null(strstr(r.items[1].check.reason, "not checked: the CPU reference failed"));
-    assert_int_equal(bench_check_exit(&r), 1);
-    bench_check_report_free(&r);
+    assert_int_equal(check_exit(&r), 1);
+    check_report_free(&r);
 
     /* no engine with llama-perplexity at all: an error, nothing run */
     tu_session_teardown(state);
     tu_session_setup(state);
     f = *state;
     tu_session_engine(f, "noppl", 0, "device = CUDA0|NVIDIA H200|143155|142629|9.0\n");
-    bench_check_opts o;
-    bench_check_opts_init(&o);
+    check_opts o;
+    check_opts_init(&o);
     o.model = f->model;
     o.text = text();
     o.artifact = f->art.sha256;
     o.host = "h";
     lvd_err err = {0};
-    assert_int_equal(bench_check_run(f->s, f->e, f->p, f->n, &o, &r, &err), -1);
+    assert_int_equal(check_run(f->s, f->e, f->p, f->n, &o, &r, &err), -1);
     assert_non_null(strstr(err.msg, "llama-perplexity"));
-    bench_check_report_free(&r);
+    check_report_free(&r);
 }
 
 /* --- captured output ----------------------------------------------------- */
@@ -366,7 +366,7 @@ static size_t imported_engine(fx *f, const char *name)
     return i;
 }
 
-/* bench_check_import of engine's capture REL.out/.err (H200-relative), against
+/* check_import of engine's capture REL.out/.err (H200-relative), against
  * base (NULL: as the reference); returns its exit code, *c the one check. */
 static int import_capture(fx *f, const char *engine, const char *rel, const char *base, const char *device,
                           lvd_check *c, lvd_err *err)
@@ -381,8 +381,8 @@ static int import_capture(fx *f, const char *engine, const char *rel, const char
         free(a);
         free(b);
     }
-    bench_check_import_opts o;
-    bench_check_import_opts_init(&o);
+    check_import_opts o;
+    check_import_opts_init(&o);
     o.artifact = f->art.sha256;
     o.engine = engine;
     o.device = device;
@@ -391,17 +391,17 @@ static int import_capture(fx *f, const char *engine, const char *rel, const char
     o.log = log;
     o.base_output = bo;
     o.base_log = be;
-    bench_check_report r;
+    check_report r;
     int code = -1;
-    if (bench_check_import(f->s, &o, &r, &code, err) == 0) {
+    if (check_import(f->s, &o, &r, &code, err) == 0) {
         assert_int_equal(r.n, 1);
         assert_true(r.reference_ok);
         *c = r.items[0].check;
         c->host = lvd_xstrdup(c->host);
         c->reason = c->reason ? lvd_xstrdup(c->reason) : NULL;
-        code = bench_check_exit(&r);
+        code = check_exit(&r);
     }
-    bench_check_report_free(&r);
+    check_report_free(&r);
     free(po);
     free(pe);
     free(out);
@@ -493,30 +493,30 @@ static void test_import_probed_and_refused(void **state)
         {cuda_out, junk, "junk.out"},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
-        bench_check_import_opts o;
-        bench_check_import_opts_init(&o);
+        check_import_opts o;
+        check_import_opts_init(&o);
         o.artifact = f->art.sha256;
         o.engine = "cpu";
         o.output = bad[i].output;
         o.log = bad[i].output == kld_out ? kld_err : NULL;
         o.base_output = bad[i].base;
-        bench_check_report r;
+        check_report r;
         int code = 0;
         err.msg[0] = '\0';
-        assert_int_equal(bench_check_import(f->s, &o, &r, &code, &err), -1);
+        assert_int_equal(check_import(f->s, &o, &r, &code, &err), -1);
         if (code != LVD_EXIT_INPUT || !strstr(err.msg, bad[i].needle))
             fail_msg("case %zu: exit %d, '%s'", i, code, err.msg);
         assert_int_equal(r.n, 0);
     }
     /* an artifact the store does not know */
-    bench_check_import_opts o;
-    bench_check_import_opts_init(&o);
+    check_import_opts o;
+    check_import_opts_init(&o);
     o.artifact = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
     o.engine = "cpu";
     o.output = cpu_out;
-    bench_check_report r;
+    check_report r;
     int code = 0;
-    assert_int_equal(bench_check_import(f->s, &o, &r, &code, &err), -1);
+    assert_int_equal(check_import(f->s, &o, &r, &code, &err), -1);
     assert_int_equal(code, LVD_EXIT_USAGE);
     assert_non_null(strstr(err.msg, "no artifact e3b0c442"));
     lvd_check *all;

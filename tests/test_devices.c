@@ -1,10 +1,10 @@
-/* test_devices.c: the --list-devices parser (bench/devices.c) on every real
+/* test_devices.c: the --list-devices parser (engine/devices.c) on every real
  * capture in tests/fixtures/llama.cpp/ and on synthetic variants of them:
  * noise lines, a missing header, several devices of several backends, CRLF,
  * garbage, and CUDA's compute capability from the init log. */
 #include "tests/testutil.h"
 
-#include "bench/devices.h"
+#include "engine/devices.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +27,10 @@ static lvd_device *parse_fixtures(const char *out_rel, const char *err_rel, size
     char *errt = err_rel ? fixture(err_rel) : NULL;
     lvd_device *d = NULL;
     lvd_err err = {{0}};
-    if (bench_devices_parse(out, errt, &d, n, &err) != 0)
+    if (engine_devices_parse(out, errt, &d, n, &err) != 0)
         fail_msg("%s: %s", out_rel, err.msg);
     char label[16];
-    bench_devices_label(d, *n, label, sizeof label);
+    engine_devices_label(d, *n, label, sizeof label);
     assert_string_equal(label, want_label);
     free(out);
     free(errt);
@@ -41,7 +41,7 @@ static lvd_device *parse_ok(const char *out, const char *errt, size_t *n)
 {
     lvd_device *d = NULL;
     lvd_err err = {{0}};
-    if (bench_devices_parse(out, errt, &d, n, &err) != 0)
+    if (engine_devices_parse(out, errt, &d, n, &err) != 0)
         fail_msg("%s", err.msg);
     return d;
 }
@@ -165,9 +165,9 @@ static void test_several_devices_and_backends(void **state)
     assert_device(&d[2], "Vulkan0", "NVIDIA GeForce GTX 1080 Ti", 11264, 11000, "vulkan", "");
     assert_device(&d[3], "Vulkan1", "NVIDIA GeForce RTX 3090", 24576, 24000, "vulkan", "");
     char label[16];
-    bench_devices_label(d, n, label, sizeof label);
+    engine_devices_label(d, n, label, sizeof label);
     assert_string_equal(label, "cuda+vulkan");
-    bench_devices_label(d, n, label, 8); /* "cuda+vulkan" does not fit: vulkan is left out whole */
+    engine_devices_label(d, n, label, 8); /* "cuda+vulkan" does not fit: vulkan is left out whole */
     assert_string_equal(label, "cuda");
     free(d);
 }
@@ -185,7 +185,7 @@ static void test_device_without_memory(void **state)
     assert_device(&d[0], "MTL0", "Apple M2 Max", 49152, 49151, "metal", "");
     assert_device(&d[1], "BLAS", "Accelerate", -1, -1, "blas", "");
     char label[16];
-    bench_devices_label(d, n, label, sizeof label);
+    engine_devices_label(d, n, label, sizeof label);
     assert_string_equal(label, "metal+blas");
     free(d);
 }
@@ -195,7 +195,7 @@ static void expect_error(const char *out, const char *want)
     lvd_device *d = (lvd_device *)1;
     size_t n = 7;
     lvd_err err = {{0}};
-    assert_int_equal(bench_devices_parse(out, NULL, &d, &n, &err), -1);
+    assert_int_equal(engine_devices_parse(out, NULL, &d, &n, &err), -1);
     assert_null(d);
     assert_int_equal(n, 0);
     if (!strstr(err.msg, want))
@@ -217,7 +217,7 @@ static void test_unrecognised_output(void **state)
 static void expect_backend(const char *selector, const char *want)
 {
     char buf[16];
-    bench_backend_of_selector(selector, buf, sizeof buf);
+    engine_backend_of_selector(selector, buf, sizeof buf);
     assert_string_equal(buf, want);
 }
 
@@ -242,7 +242,7 @@ static void test_label_cpu(void **state)
 {
     (void)state;
     char label[16];
-    bench_devices_label(NULL, 0, label, sizeof label);
+    engine_devices_label(NULL, 0, label, sizeof label);
     assert_string_equal(label, LVD_BACKEND_CPU);
 }
 

@@ -1,4 +1,4 @@
-/* test_discover.c: finding engines (bench/discover.c): the search order and
+/* test_discover.c: finding engines (fetch/discover.c): the search order and
  * sources (operands, LVD_ENGINE_*, AIDE_LLAMA_SERVER*, PATH, places, bench
  * dirs), one candidate per real directory, identification by --version,
  * naming with collision suffixes, registration once, dry runs that write
@@ -6,10 +6,10 @@
  * their own fake-scenario; PATH, HOME and the places are temporary. */
 #include "tests/testutil.h"
 
-#include "bench/discover.h"
-#include "bench/probe.h"
+#include "fetch/discover.h"
+#include "engine/probe.h"
 #include "common/cli.h"
-#include "fetch/register.h"
+#include "engine/register.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -86,21 +86,21 @@ static char *real(const char *p)
 static void names_and_collisions(void **state)
 {
     (void)state;
-    char *n = disc_name("b9749", "cpu", "/x/bin", NULL, 0);
+    char *n = fetch_discover_name("b9749", "cpu", "/x/bin", NULL, 0);
     assert_string_equal(n, "b9749-cpu");
     free(n);
     char *taken[] = {"b9749-cpu", "b9749-cpu-2", "b9749-vulkan"};
-    n = disc_name("b9749", "cpu", "/x/bin", taken, 3);
+    n = fetch_discover_name("b9749", "cpu", "/x/bin", taken, 3);
     assert_string_equal(n, "b9749-cpu-3");
     free(n);
-    n = disc_name("b9749", "vulkan", "/x/bin", taken, 1);
+    n = fetch_discover_name("b9749", "vulkan", "/x/bin", taken, 1);
     assert_string_equal(n, "b9749-vulkan");
     free(n);
-    n = disc_name("b9749", "cuda+vulkan", "/x", NULL, 0);
+    n = fetch_discover_name("b9749", "cuda+vulkan", "/x", NULL, 0);
     assert_string_equal(n, "b9749-cuda+vulkan");
     free(n);
     /* an unknown backend is no name: the directory says what it is */
-    n = disc_name("b9749", LVD_BACKEND_UNKNOWN, "/opt/llama-rocm/build/bin", NULL, 0);
+    n = fetch_discover_name("b9749", LVD_BACKEND_UNKNOWN, "/opt/llama-rocm/build/bin", NULL, 0);
     assert_string_equal(n, "b9749-llama-rocm");
     free(n);
 }
@@ -110,7 +110,7 @@ static void places_default_and_override(void **state)
     (void)state;
     unsetenv("LVD_DISCOVER_PLACES");
     size_t n;
-    char **p = disc_places(&n);
+    char **p = fetch_discover_places(&n);
     assert_int_equal(n, 5);
     assert_string_equal(p[0], "~/llama.cpp/build*/bin");
     assert_string_equal(p[1], "/opt/llama.cpp/*");
@@ -119,11 +119,11 @@ static void places_default_and_override(void **state)
     assert_string_equal(p[4], "/usr/bin");
     lvd_strv_free(p);
     setenv("LVD_DISCOVER_PLACES", "", 1);
-    p = disc_places(&n);
+    p = fetch_discover_places(&n);
     assert_int_equal(n, 0);
     lvd_strv_free(p);
     setenv("LVD_DISCOVER_PLACES", "/a:~/b*", 1);
-    p = disc_places(&n);
+    p = fetch_discover_places(&n);
     assert_int_equal(n, 2);
     assert_string_equal(p[1], "~/b*");
     lvd_strv_free(p);
@@ -157,10 +157,10 @@ static void candidates_in_order_each_directory_once(void **state)
     setenv("LVD_DISCOVER_PLACES", "~/llama.cpp/build*/bin:/nonexistent/*", 1);
     /* an operand that is a build tree: its engine is found below it */
     const char *dirs[] = {op, onpath};
-    disc_opts o = {.dirs = dirs, .n_dirs = 2};
-    disc_cand *v;
+    fetch_discover_opts o = {.dirs = dirs, .n_dirs = 2};
+    fetch_discover_cand *v;
     size_t n;
-    assert_int_equal(disc_candidates(&o, &v, &n, &err), 0);
+    assert_int_equal(fetch_discover_candidates(&o, &v, &n, &err), 0);
     const char *want_src[] = {"operand", "operand", "env:LVD_ENGINE_X", "env:AIDE_LLAMA_SERVER_CUDA",
                               "env:AIDE_LLAMA_SERVER_VULKAN", "place", "benchdir"};
     char *want_dir[] = {real(opbin), real(onpath), real(envd), NULL, real(aide), real(homeb), real(bench)};
@@ -177,22 +177,22 @@ static void candidates_in_order_each_directory_once(void **state)
         }
         free(want_dir[i]);
     }
-    disc_cands_free(v, n);
+    fetch_discover_cands_free(v, n);
 
     /* without operands the PATH directory is found on PATH, once */
     o.n_dirs = 0;
-    assert_int_equal(disc_candidates(&o, &v, &n, &err), 0);
+    assert_int_equal(fetch_discover_candidates(&o, &v, &n, &err), 0);
     int on_path = 0;
     for (size_t i = 0; i < n; i++)
         on_path += !strcmp(v[i].source, "path");
     assert_int_equal(on_path, 1);
-    disc_cands_free(v, n);
+    fetch_discover_cands_free(v, n);
 
     /* an operand that holds no engine is refused */
     const char *bad[] = {nobin};
     o.dirs = bad;
     o.n_dirs = 1;
-    assert_int_equal(disc_candidates(&o, &v, &n, &err), -1);
+    assert_int_equal(fetch_discover_candidates(&o, &v, &n, &err), -1);
     assert_non_null(strstr(err.msg, "holds no executable llama-server or llama-bench"));
     free(op);
     free(opbin);
@@ -214,20 +214,20 @@ static void version_from_the_engine_itself(void **state)
     char *d = engine_at(f, "v", "build_number = 10715\nbuild_commit = 0123abcd\n", NULL);
     char *build, *commit;
     lvd_err err = {{0}};
-    assert_int_equal(disc_version(d, 5000, &build, &commit, &err), 0);
+    assert_int_equal(fetch_discover_version(d, 5000, &build, &commit, &err), 0);
     assert_string_equal(build, "b10715");
     assert_string_equal(commit, "0123abcd");
     free(build);
     free(commit);
     char *u = engine_at(f, "u", "build_number = 0\nbuild_commit = unknown\n", NULL);
-    assert_int_equal(disc_version(u, 5000, &build, &commit, &err), 0);
+    assert_int_equal(fetch_discover_version(u, 5000, &build, &commit, &err), 0);
     assert_string_equal(build, "b0");
     assert_null(commit);
     free(build);
     /* llama-bench alone has no --version */
     const char *bench_only[] = {"llama-bench", NULL};
     char *b = engine_at(f, "b", NULL, bench_only);
-    assert_int_equal(disc_version(b, 5000, &build, &commit, &err), -1);
+    assert_int_equal(fetch_discover_version(b, 5000, &build, &commit, &err), -1);
     assert_null(build);
     assert_non_null(strstr(err.msg, "llama-bench has none"));
     free(d);
@@ -259,20 +259,20 @@ static void registers_once_named_by_build_and_backend(void **state)
     setenv("LVD_ENGINE_ZZ", cpu2, 1);
 
     /* a dry run names them and writes nothing */
-    disc_opts o = {.dry_run = 1, .timeout_ms = 5000};
-    disc_result r;
+    fetch_discover_opts o = {.dry_run = 1, .timeout_ms = 5000};
+    fetch_discover_result r;
     int code;
     lvd_err err = {{0}};
-    assert_int_equal(disc_run(f->s, &o, &r, &code, &err), 0);
+    assert_int_equal(fetch_discover_run(f->s, &o, &r, &code, &err), 0);
     assert_int_equal(r.n, 4);
     assert_int_equal(r.n_new, 3);
     assert_int_equal(r.n_unidentified, 1);
-    assert_int_equal(disc_exit_code(&r), LVD_EXIT_PARTIAL);
+    assert_int_equal(fetch_discover_exit_code(&r), LVD_EXIT_PARTIAL);
     assert_int_equal(engines_in(f->s), 0);
-    disc_result_free(&r);
+    fetch_discover_result_free(&r);
 
     o.dry_run = 0;
-    assert_int_equal(disc_run(f->s, &o, &r, &code, &err), 0);
+    assert_int_equal(fetch_discover_run(f->s, &o, &r, &code, &err), 0);
     /* env first (sorted), then PATH */
     assert_string_equal(r.v[0].source, "env:LVD_ENGINE_VK");
     assert_string_equal(r.v[0].name, "b9749-vulkan");
@@ -294,30 +294,30 @@ static void registers_once_named_by_build_and_backend(void **state)
     /* its probe was recorded: the cache answers */
     lvd_probe p;
     int cached = 0;
-    assert_int_equal(bench_probe_engine_ex(f->s, &e, 0, 5000, &p, &cached, &err), 0);
+    assert_int_equal(engine_probe_engine_ex(f->s, &e, 0, 5000, &p, &cached, &err), 0);
     assert_int_equal(cached, 1);
     assert_int_equal(p.n_devices, 1);
     lvd_probe_free(&p);
     lvd_engine_free(&e);
-    cJSON *j = disc_json(&r);
+    cJSON *j = fetch_discover_json(&r);
     cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "found"), 0);
     assert_string_equal(cJSON_GetObjectItem(first, "status")->valuestring, "new");
     assert_string_equal(cJSON_GetObjectItem(first, "backend")->valuestring, "vulkan");
     assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(first, "devices"), 0)->valuestring, "Vulkan0");
     cJSON_Delete(j);
-    disc_result_free(&r);
+    fetch_discover_result_free(&r);
 
     /* again: nothing new */
-    assert_int_equal(disc_run(f->s, &o, &r, &code, &err), 0);
+    assert_int_equal(fetch_discover_run(f->s, &o, &r, &code, &err), 0);
     assert_int_equal(r.n_new, 0);
     assert_int_equal(r.n_known, 3);
     assert_string_equal(r.v[0].status, "known");
     assert_string_equal(r.v[0].name, "b9749-vulkan");
-    char *sum = disc_summary(&r);
+    char *sum = fetch_discover_summary(&r);
     assert_non_null(strstr(sum, "nothing new: 4 engines found, 3 already registered"));
     free(sum);
     assert_int_equal(engines_in(f->s), 3);
-    disc_result_free(&r);
+    fetch_discover_result_free(&r);
     free(vk_real);
     free(cpu1);
     free(cpu2);
@@ -330,24 +330,24 @@ static void known_by_path_when_registered_by_hand(void **state)
 {
     fx *f = *state;
     char *d = engine_at(f, "mine/build/bin", NULL, NULL);
-    fetch_register_opts ro = {.dir = d, .build = "b9749", .name = "my-cuda", .timeout_ms = 5000};
+    engine_register_opts ro = {.dir = d, .build = "b9749", .name = "my-cuda", .timeout_ms = 5000};
     lvd_engine e;
     int code;
     lvd_err err = {{0}};
-    assert_int_equal(fetch_register(f->s, &ro, &e, &code, &err), 0);
+    assert_int_equal(engine_register(f->s, &ro, &e, &code, &err), 0);
     lvd_engine_free(&e);
     char *link = lvd_xasprintf("%s/mine-link", f->dir);
     assert_int_equal(symlink(d, link), 0);
     setenv("PATH", link, 1);
-    disc_opts o = {.timeout_ms = 5000};
-    disc_result r;
-    assert_int_equal(disc_run(f->s, &o, &r, &code, &err), 0);
+    fetch_discover_opts o = {.timeout_ms = 5000};
+    fetch_discover_result r;
+    assert_int_equal(fetch_discover_run(f->s, &o, &r, &code, &err), 0);
     assert_int_equal(r.n, 1);
     assert_string_equal(r.v[0].status, "known");
     assert_string_equal(r.v[0].name, "my-cuda");
-    assert_int_equal(disc_exit_code(&r), LVD_EXIT_OK);
+    assert_int_equal(fetch_discover_exit_code(&r), LVD_EXIT_OK);
     assert_int_equal(engines_in(f->s), 1);
-    disc_result_free(&r);
+    fetch_discover_result_free(&r);
     free(d);
     free(link);
 }
@@ -355,25 +355,25 @@ static void known_by_path_when_registered_by_hand(void **state)
 static void nothing_found_is_exit_1(void **state)
 {
     fx *f = *state;
-    disc_opts o = {.timeout_ms = 5000};
-    disc_result r;
+    fetch_discover_opts o = {.timeout_ms = 5000};
+    fetch_discover_result r;
     int code;
     lvd_err err = {{0}};
-    assert_int_equal(disc_run(f->s, &o, &r, &code, &err), 0);
+    assert_int_equal(fetch_discover_run(f->s, &o, &r, &code, &err), 0);
     assert_int_equal(r.n, 0);
-    assert_int_equal(disc_exit_code(&r), LVD_EXIT_FAIL);
-    char *sum = disc_summary(&r);
+    assert_int_equal(fetch_discover_exit_code(&r), LVD_EXIT_FAIL);
+    char *sum = fetch_discover_summary(&r);
     assert_non_null(strstr(sum, "no llama.cpp engine found"));
     free(sum);
-    disc_result_free(&r);
+    fetch_discover_result_free(&r);
     /* a dry run needs no store at all */
     char *d = engine_at(f, "e", NULL, NULL);
     setenv("PATH", d, 1);
     o.dry_run = 1;
-    assert_int_equal(disc_run(NULL, &o, &r, &code, &err), 0);
+    assert_int_equal(fetch_discover_run(NULL, &o, &r, &code, &err), 0);
     assert_int_equal(r.n_new, 1);
-    assert_int_equal(disc_exit_code(&r), LVD_EXIT_OK);
-    disc_result_free(&r);
+    assert_int_equal(fetch_discover_exit_code(&r), LVD_EXIT_OK);
+    fetch_discover_result_free(&r);
     free(d);
 }
 

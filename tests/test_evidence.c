@@ -13,7 +13,7 @@
 #include "evidence/model.h"
 #include "evidence/render.h"
 #include "select/armset.h"
-#include "select/stats.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,11 +28,11 @@
 
 static double *noisy(uint64_t seed, double mean, size_t n)
 {
-    sel_rng r;
-    sel_rng_seed(&r, seed);
+    stats_rng r;
+    stats_rng_seed(&r, seed);
     double *v = lvd_xmalloc(n * sizeof *v);
     for (size_t i = 0; i < n; i++)
-        v[i] = mean * (1.0 + 0.005 * sel_rng_normal(&r));
+        v[i] = mean * (1.0 + 0.005 * stats_rng_normal(&r));
     return v;
 }
 

@@ -8,11 +8,11 @@
 #include "tests/testutil.h"
 
 #include "common/util.h"
-#include "fetch/asset.h"
+#include "builds/asset.h"
 #include "fetch/download.h"
 #include "fetch/fetch.h"
 #include "fetch/http.h"
-#include "fetch/pinfile.h"
+#include "builds/pinfile.h"
 #include "fetch/release.h"
 #include "fetch/unpack.h"
 
@@ -32,15 +32,15 @@
 static void check_names(const char *build, const char *flavour, const char *first,
                         const char *second)
 {
-    char *names[FETCH_MAX_ASSET_NAMES];
+    char *names[BUILDS_MAX_ASSET_NAMES];
     size_t n;
     lvd_err err;
-    assert_int_equal(fetch_asset_names(build, flavour, names, &n, &err), 0);
+    assert_int_equal(builds_asset_names(build, flavour, names, &n, &err), 0);
     assert_int_equal(n, second ? 2 : 1);
     assert_string_equal(names[0], first);
     if (second)
         assert_string_equal(names[1], second);
-    fetch_asset_names_free(names, n);
+    builds_asset_names_free(names, n);
 }
 
 static void test_asset_names(void **state)
@@ -60,20 +60,20 @@ static void test_asset_names(void **state)
     check_names("b10715", "win-cuda-12.4-x64", "llama-b10715-bin-win-cuda-12.4-x64.zip", NULL);
     check_names("b10715", "bin-win-cpu-x64", "llama-b10715-bin-win-cpu-x64.zip", NULL);
     check_names("b10715", "win-vulkan-x64", "llama-b10715-bin-win-vulkan-x64.zip", NULL);
-    assert_string_equal(fetch_flavour_canonical("ubuntu-vulkan-x64"), "bin-ubuntu-vulkan-x64");
-    assert_null(fetch_flavour_canonical("ubuntu-cuda-x64"));
-    assert_null(fetch_flavour_canonical("bin-"));
-    assert_null(fetch_flavour_canonical(""));
+    assert_string_equal(builds_flavour_canonical("ubuntu-vulkan-x64"), "bin-ubuntu-vulkan-x64");
+    assert_null(builds_flavour_canonical("ubuntu-cuda-x64"));
+    assert_null(builds_flavour_canonical("bin-"));
+    assert_null(builds_flavour_canonical(""));
 }
 
 static void test_asset_errors(void **state)
 {
     (void)state;
-    char *names[FETCH_MAX_ASSET_NAMES];
+    char *names[BUILDS_MAX_ASSET_NAMES];
     size_t n;
     lvd_err err;
     /* Linux has no CUDA archive: the error lists what exists */
-    assert_int_equal(fetch_asset_names("b10715", "ubuntu-cuda-x64", names, &n, &err), -1);
+    assert_int_equal(builds_asset_names("b10715", "ubuntu-cuda-x64", names, &n, &err), -1);
     assert_int_equal(n, 0);
     assert_non_null(strstr(err.msg, "unknown flavour 'ubuntu-cuda-x64'"));
     assert_non_null(strstr(err.msg, "bin-win-cuda-12.4-x64"));
@@ -81,13 +81,13 @@ static void test_asset_errors(void **state)
     static const char *const bad[] = {"10715", "b", "B10715", "b10715a", "b-1", "b 1",
                                       "b1234567890123", "", "latest"};
     for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
-        assert_false(fetch_build_valid(bad[i]));
-        assert_int_equal(fetch_asset_names(bad[i], "ubuntu-x64", names, &n, &err), -1);
+        assert_false(builds_valid(bad[i]));
+        assert_int_equal(builds_asset_names(bad[i], "ubuntu-x64", names, &n, &err), -1);
         assert_non_null(strstr(err.msg, "is not a llama.cpp build"));
     }
-    assert_false(fetch_build_valid(NULL));
-    assert_true(fetch_build_valid("b1"));
-    assert_true(fetch_build_valid("b10715"));
+    assert_false(builds_valid(NULL));
+    assert_true(builds_valid("b1"));
+    assert_true(builds_valid("b10715"));
 }
 
 /* --- pin file ----------------------------------------------------------- */
@@ -96,31 +96,31 @@ static void test_pin_default(void **state)
 {
     (void)state;
     char *path = tu_source("share/pin.default");
-    fetch_pin pin;
+    builds_pin pin;
     lvd_err err;
-    if (fetch_pin_load(path, &pin, &err) != 0)
+    if (builds_pin_load(path, &pin, &err) != 0)
         fail_msg("%s", err.msg);
-    assert_string_equal(fetch_pin_build(&pin), "b10715");
-    assert_string_equal(fetch_pin_flavour(&pin, 0), "bin-ubuntu-vulkan-x64");
-    assert_null(fetch_pin_flavour(&pin, 1));
-    assert_string_equal(fetch_pin_sha256(&pin, "bin-ubuntu-vulkan-x64"), SHA_A);
-    assert_string_equal(fetch_pin_sha256(&pin, "ubuntu-vulkan-x64"), SHA_A);
-    assert_null(fetch_pin_sha256(&pin, "ubuntu-x64"));
+    assert_string_equal(builds_pin_build(&pin), "b10715");
+    assert_string_equal(builds_pin_flavour(&pin, 0), "bin-ubuntu-vulkan-x64");
+    assert_null(builds_pin_flavour(&pin, 1));
+    assert_string_equal(builds_pin_sha256(&pin, "bin-ubuntu-vulkan-x64"), SHA_A);
+    assert_string_equal(builds_pin_sha256(&pin, "ubuntu-vulkan-x64"), SHA_A);
+    assert_null(builds_pin_sha256(&pin, "ubuntu-x64"));
     /* formatting an unmodified pin reproduces the file byte for byte */
-    char *text = fetch_pin_format(&pin);
+    char *text = builds_pin_format(&pin);
     char *orig = tu_read(path, NULL);
     assert_string_equal(text, orig);
     free(text);
     free(orig);
-    fetch_pin_free(&pin);
+    builds_pin_free(&pin);
     free(path);
 }
 
 static void expect_pin_error(const char *text, const char *want)
 {
-    fetch_pin pin;
+    builds_pin pin;
     lvd_err err;
-    assert_int_equal(fetch_pin_parse("repo/pin", text, strlen(text), &pin, &err), -1);
+    assert_int_equal(builds_pin_parse("repo/pin", text, strlen(text), &pin, &err), -1);
     if (!strstr(err.msg, want))
         fail_msg("pin error '%s' does not contain '%s'", err.msg, want);
     assert_null(pin.lines);
@@ -160,11 +160,11 @@ static void test_pin_errors(void **state)
                      "repo/pin: 'sha256.bin-macos-arm64' is recorded but flavour bin-macos-arm64 "
                      "is not listed");
     /* a file that does not exist names itself; a binary one is refused */
-    fetch_pin pin;
+    builds_pin pin;
     lvd_err err;
-    assert_int_equal(fetch_pin_parse("repo/pin", "build = b1\0\n", 12, &pin, &err), -1);
+    assert_int_equal(builds_pin_parse("repo/pin", "build = b1\0\n", 12, &pin, &err), -1);
     assert_non_null(strstr(err.msg, "repo/pin: not a text file"));
-    assert_int_equal(fetch_pin_load("/nonexistent/pin", &pin, &err), -1);
+    assert_int_equal(builds_pin_load("/nonexistent/pin", &pin, &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent/pin: "));
 }
 
@@ -174,16 +174,16 @@ static void test_pin_crlf_and_comments(void **state)
 {
     (void)state;
     const char *text = "# pin \r\n; old style\r\n\t\r\nbuild\t=\tb7 \r\nflavour=ubuntu-x64\r\n";
-    fetch_pin pin;
+    builds_pin pin;
     lvd_err err;
-    if (fetch_pin_parse("p", text, strlen(text), &pin, &err) != 0)
+    if (builds_pin_parse("p", text, strlen(text), &pin, &err) != 0)
         fail_msg("%s", err.msg);
-    assert_string_equal(fetch_pin_build(&pin), "b7");
-    assert_string_equal(fetch_pin_flavour(&pin, 0), "bin-ubuntu-x64");
-    char *out = fetch_pin_format(&pin);
+    assert_string_equal(builds_pin_build(&pin), "b7");
+    assert_string_equal(builds_pin_flavour(&pin, 0), "bin-ubuntu-x64");
+    char *out = builds_pin_format(&pin);
     assert_string_equal(out, "# pin\n; old style\n\nbuild = b7\nflavour = bin-ubuntu-x64\n");
     free(out);
-    fetch_pin_free(&pin);
+    builds_pin_free(&pin);
 }
 
 static void test_pin_promote(void **state)
@@ -197,20 +197,20 @@ static void test_pin_promote(void **state)
                        "flavour = ubuntu-x64\n"
                        "sha256.ubuntu-vulkan-x64 = " SHA_A "\n"
                        "sha256.ubuntu-x64 = " SHA_B "\n";
-    fetch_pin pin;
+    builds_pin pin;
     lvd_err err;
-    assert_int_equal(fetch_pin_parse("p", text, strlen(text), &pin, &err), 0);
-    assert_string_equal(fetch_pin_flavour(&pin, 1), "bin-ubuntu-x64");
-    assert_string_equal(fetch_pin_sha256(&pin, "ubuntu-x64"), SHA_B);
+    assert_int_equal(builds_pin_parse("p", text, strlen(text), &pin, &err), 0);
+    assert_string_equal(builds_pin_flavour(&pin, 1), "bin-ubuntu-x64");
+    assert_string_equal(builds_pin_sha256(&pin, "ubuntu-x64"), SHA_B);
 
     /* the same build: one digest replaced, the other kept */
-    assert_int_equal(fetch_pin_promote(&pin, "b100", "ubuntu-x64", SHA_A, &err), 0);
-    assert_string_equal(fetch_pin_sha256(&pin, "ubuntu-x64"), SHA_A);
-    assert_string_equal(fetch_pin_sha256(&pin, "ubuntu-vulkan-x64"), SHA_A);
+    assert_int_equal(builds_pin_promote(&pin, "b100", "ubuntu-x64", SHA_A, &err), 0);
+    assert_string_equal(builds_pin_sha256(&pin, "ubuntu-x64"), SHA_A);
+    assert_string_equal(builds_pin_sha256(&pin, "ubuntu-vulkan-x64"), SHA_A);
 
     /* a new build: every old digest goes, the new one is recorded */
-    assert_int_equal(fetch_pin_promote(&pin, "b200", "bin-ubuntu-vulkan-x64", SHA_B, &err), 0);
-    char *out = fetch_pin_format(&pin);
+    assert_int_equal(builds_pin_promote(&pin, "b200", "bin-ubuntu-vulkan-x64", SHA_B, &err), 0);
+    char *out = builds_pin_format(&pin);
     assert_string_equal(out, "# the pin\n"
                              "build = b200\n"
                              "\n"
@@ -221,28 +221,28 @@ static void test_pin_promote(void **state)
     free(out);
 
     /* a flavour not listed yet is listed; its digest follows the others */
-    assert_int_equal(fetch_pin_promote(&pin, "b200", "macos-arm64", SHA_A, &err), 0);
-    assert_string_equal(fetch_pin_flavour(&pin, 2), "bin-macos-arm64");
-    assert_string_equal(fetch_pin_sha256(&pin, "macos-arm64"), SHA_A);
+    assert_int_equal(builds_pin_promote(&pin, "b200", "macos-arm64", SHA_A, &err), 0);
+    assert_string_equal(builds_pin_flavour(&pin, 2), "bin-macos-arm64");
+    assert_string_equal(builds_pin_sha256(&pin, "macos-arm64"), SHA_A);
 
     /* invalid promotions change nothing */
-    assert_int_equal(fetch_pin_promote(&pin, "200", "ubuntu-x64", SHA_A, &err), -1);
-    assert_int_equal(fetch_pin_promote(&pin, "b300", "ubuntu-cuda", SHA_A, &err), -1);
-    assert_int_equal(fetch_pin_promote(&pin, "b300", "ubuntu-x64", "abc", &err), -1);
-    assert_string_equal(fetch_pin_build(&pin), "b200");
+    assert_int_equal(builds_pin_promote(&pin, "200", "ubuntu-x64", SHA_A, &err), -1);
+    assert_int_equal(builds_pin_promote(&pin, "b300", "ubuntu-cuda", SHA_A, &err), -1);
+    assert_int_equal(builds_pin_promote(&pin, "b300", "ubuntu-x64", "abc", &err), -1);
+    assert_string_equal(builds_pin_build(&pin), "b200");
 
     /* saved atomically, it parses back to the same thing */
     char *dir = tu_tmpdir();
     char *path = lvd_xasprintf("%s/pin", dir);
-    assert_int_equal(fetch_pin_save(&pin, path, &err), 0);
-    fetch_pin back;
-    if (fetch_pin_load(path, &back, &err) != 0)
+    assert_int_equal(builds_pin_save(&pin, path, &err), 0);
+    builds_pin back;
+    if (builds_pin_load(path, &back, &err) != 0)
         fail_msg("%s", err.msg);
-    char *a = fetch_pin_format(&pin), *b = fetch_pin_format(&back);
+    char *a = builds_pin_format(&pin), *b = builds_pin_format(&back);
     assert_string_equal(a, b);
     free(a);
     free(b);
-    fetch_pin_free(&back);
+    builds_pin_free(&back);
     /* no temporary file is left beside it */
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -253,7 +253,7 @@ static void test_pin_promote(void **state)
     assert_int_equal(n, 1);
     free(path);
     tu_tmpdir_free(dir);
-    fetch_pin_free(&pin);
+    builds_pin_free(&pin);
 }
 
 /* --- the verification rules --------------------------------------------- */

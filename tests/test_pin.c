@@ -7,7 +7,7 @@
 #include "tests/testutil.h"
 
 #include "common/util.h"
-#include "fetch/pinfile.h"
+#include "builds/pinfile.h"
 #include "select/armset.h"
 #include "select/pin.h"
 #include "store/store.h"
@@ -29,11 +29,11 @@
 /* n samples around mean with relative noise sd (deterministic per seed). */
 static double *samples(uint64_t seed, double mean, double sd, size_t n)
 {
-    sel_rng r;
-    sel_rng_seed(&r, seed);
+    stats_rng r;
+    stats_rng_seed(&r, seed);
     double *v = lvd_xmalloc(n * sizeof *v);
     for (size_t i = 0; i < n; i++)
-        v[i] = mean * (1.0 + sd * sel_rng_normal(&r));
+        v[i] = mean * (1.0 + sd * stats_rng_normal(&r));
     return v;
 }
 
@@ -409,9 +409,9 @@ static void night(fx *f, const char *session, int64_t t0, double cand)
 /* Gathers, judges and records (applying with promote); returns the verdict. */
 static sel_pin_verdict decide(fx *f, int promote)
 {
-    fetch_pin pin;
+    builds_pin pin;
     lvd_err err = {0};
-    if (fetch_pin_load(f->pin_path, &pin, &err))
+    if (builds_pin_load(f->pin_path, &pin, &err))
         fail_msg("%s", err.msg);
     sel_pin_opts o = {.host = "gpu-box"};
     sel_pin_eval e;
@@ -428,7 +428,7 @@ static sel_pin_verdict decide(fx *f, int promote)
     if (sel_pin_record(f->s, &e, &v, applied, &err))
         fail_msg("%s", err.msg);
     sel_pin_eval_free(&e);
-    fetch_pin_free(&pin);
+    builds_pin_free(&pin);
     return v;
 }
 
@@ -544,9 +544,9 @@ static void test_store_explicit_candidate_and_no_digest(void **state)
         add_run(f->s, f->pinned, "b100", session, "Vulkan0", k * 86400, 700, (uint64_t)k, "ok");
         add_run(f->s, local, "b102", session, "Vulkan0", k * 86400 + 1, 760, (uint64_t)k + 10, "ok");
     }
-    fetch_pin pin;
+    builds_pin pin;
     lvd_err err = {0};
-    assert_int_equal(fetch_pin_load(f->pin_path, &pin, &err), 0);
+    assert_int_equal(builds_pin_load(f->pin_path, &pin, &err), 0);
     sel_pin_opts o = {.host = "gpu-box", .candidate = "b102"};
     sel_pin_eval e;
     assert_int_equal(sel_pin_gather(f->s, &pin, &o, &e, &err), 0);
@@ -562,7 +562,7 @@ static void test_store_explicit_candidate_and_no_digest(void **state)
     assert_string_equal(e.candidate_build, "b101");
     assert_string_equal(e.candidate_digest, DIGEST_NEW);
     sel_pin_eval_free(&e);
-    fetch_pin_free(&pin);
+    builds_pin_free(&pin);
 }
 
 int main(void)

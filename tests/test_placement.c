@@ -1,8 +1,8 @@
-/* test_placement.c: the placement ladder (select/placement.h) on synthetic
+/* test_placement.c: the placement ladder (placement/placement.h) on synthetic
  * shapes of real models (sizes of llama-3-8B, Qwen3-30B-A3B and a gemma-style
  * 26B-A4B at their usual quantizations) on the free memory of real cards.
  * Every expected rung is derived by hand in the comment beside it. */
-#include "select/placement.h"
+#include "placement/placement.h"
 #include "tests/testutil.h"
 
 #include <stdio.h>
@@ -106,21 +106,21 @@ static gguf_shape real_shape(const char *file)
     return s;
 }
 
-static sel_placement place(const gguf_shape *s, uint32_t ctx, int64_t free_mib)
+static placement_result place(const gguf_shape *s, uint32_t ctx, int64_t free_mib)
 {
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = s;
     in.ctx = ctx;
     in.free_mib = free_mib;
-    sel_placement pl;
+    placement_result pl;
     lvd_err err = {{0}};
-    if (sel_place(&in, &pl, &err) != 0)
-        fail_msg("sel_place: %s", err.msg);
+    if (placement_compute(&in, &pl, &err) != 0)
+        fail_msg("placement_compute: %s", err.msg);
     /* Invariants of every answer. */
     assert_int_equal(pl.bytes, pl.weight_bytes + pl.kv_bytes + pl.headroom_bytes);
     assert_int_equal(pl.margin_bytes, (int64_t)(free_mib * MIB) - (int64_t)pl.bytes);
-    if (pl.rung != SEL_RUNG_NOTHING_FITS)
+    if (pl.rung != PLACEMENT_RUNG_NOTHING_FITS)
         assert_true(pl.margin_bytes >= 0);
     else
         assert_true(pl.margin_bytes < 0);
@@ -132,14 +132,14 @@ static void test_compute_allowance(void **state)
 {
     (void)state;
     /* Only the excess over the reserve: 1222 - 512 at ubatch 512. */
-    assert_int_equal(sel_compute_allowance(512, 512, 1222), 710 * MIB);
-    assert_int_equal(sel_compute_allowance(0, 512, 1222), 710 * MIB);
-    assert_int_equal(sel_compute_allowance(256, 512, 1222), 99 * MIB);
+    assert_int_equal(placement_compute_allowance(512, 512, 1222), 710 * MIB);
+    assert_int_equal(placement_compute_allowance(0, 512, 1222), 710 * MIB);
+    assert_int_equal(placement_compute_allowance(256, 512, 1222), 99 * MIB);
     /* 305.5 MiB at 128 is inside the reserve: nothing more held back. */
-    assert_int_equal(sel_compute_allowance(128, 512, 1222), 0);
-    assert_int_equal(sel_compute_allowance(1024, 512, 1222), (2444 - 512) * MIB);
-    assert_int_equal(sel_compute_allowance(512, 0, 1222), 1222 * MIB);
-    assert_int_equal(sel_compute_allowance(512, 2048, 1222), 0);
+    assert_int_equal(placement_compute_allowance(128, 512, 1222), 0);
+    assert_int_equal(placement_compute_allowance(1024, 512, 1222), (2444 - 512) * MIB);
+    assert_int_equal(placement_compute_allowance(512, 0, 1222), 1222 * MIB);
+    assert_int_equal(placement_compute_allowance(512, 2048, 1222), 0);
 }
 
 /* The pinned arithmetic: a placement needs weights + KV + max(reserve,
@@ -150,8 +150,8 @@ static void test_no_double_count(void **state)
     (void)state;
     gguf_shape s = round_shape();
     /* 200 MiB of weights + 10 MiB KV + 1222 MiB = 1432 MiB, exactly. */
-    sel_placement pl = place(&s, 4096, 1432);
-    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    placement_result pl = place(&s, 4096, 1432);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(pl.weight_bytes, 200 * MIB);
     assert_int_equal(pl.kv_bytes, 10 * MIB);
     assert_int_equal(pl.headroom_bytes, 1222 * MIB);
@@ -159,35 +159,35 @@ static void test_no_double_count(void **state)
     assert_int_equal(pl.ubatch, 512);
     /* One MiB less: 210 + 611 at ubatch 256. */
     pl = place(&s, 4096, 1431);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 256);
     assert_int_equal(pl.headroom_bytes, 611 * MIB);
     assert_int_equal(pl.margin_bytes, (1431 - 821) * (int64_t)MIB);
     pl = place(&s, 4096, 821);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.margin_bytes, 0);
     /* At 128 the 305.5 MiB of compute hide inside the 512 MiB reserve. */
     pl = place(&s, 4096, 820);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 128);
     assert_int_equal(pl.headroom_bytes, 512 * MIB);
     pl = place(&s, 4096, 722);
     assert_int_equal(pl.margin_bytes, 0);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     /* A bigger reserve absorbs the compute allowance entirely. */
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = &s;
     in.free_mib = 2258;
     in.reserve_mib = 2048;
     lvd_err err;
-    assert_int_equal(sel_place(&in, &pl, &err), 0);
-    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    assert_int_equal(placement_compute(&in, &pl, &err), 0);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(pl.headroom_bytes, 2048 * MIB);
     assert_int_equal(pl.margin_bytes, 0);
     in.free_mib = 2257;
-    assert_int_equal(sel_place(&in, &pl, &err), 0);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(placement_compute(&in, &pl, &err), 0);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 10); /* 10 x 11 MiB + 2048 = 2158 */
 }
 
@@ -199,8 +199,8 @@ static void test_partial_ladder_round(void **state)
     gguf_shape s = round_shape();
     /* 721 MiB, one short of whole at 128: 10 blocks + their KV (110) + 611
      * headroom at 256 = 721, preferred over 128. */
-    sel_placement pl = place(&s, 4096, 721);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    placement_result pl = place(&s, 4096, 721);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 10);
     assert_int_equal(pl.ubatch, 256);
     assert_int_equal(pl.margin_bytes, 0);
@@ -208,7 +208,7 @@ static void test_partial_ladder_round(void **state)
     assert_int_equal(pl.kv_bytes, 10 * MIB);
     /* 720: 110 + 512 at 128. */
     pl = place(&s, 4096, 720);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 10);
     assert_int_equal(pl.ubatch, 128);
     /* 5 blocks: 55 + 512 = 567. */
@@ -219,16 +219,16 @@ static void test_partial_ladder_round(void **state)
     assert_int_equal(pl.ngl, 4);
     /* Not one block, but the headroom fits: cpu only. */
     pl = place(&s, 4096, 520);
-    assert_int_equal(pl.rung, SEL_RUNG_CPU_ONLY);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_CPU_ONLY);
     assert_int_equal(pl.ngl, 0);
     assert_int_equal(pl.bytes, 512 * MIB);
     /* Not even the reserve. */
     pl = place(&s, 4096, 500);
-    assert_int_equal(pl.rung, SEL_RUNG_NOTHING_FITS);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_NOTHING_FITS);
     assert_int_equal(pl.ngl, 0);
     assert_int_equal(pl.margin_bytes, -12 * (int64_t)MIB);
     pl = place(&s, 4096, 0);
-    assert_int_equal(pl.rung, SEL_RUNG_NOTHING_FITS);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_NOTHING_FITS);
 }
 
 static void test_dense_8b_rungs(void **state)
@@ -236,49 +236,49 @@ static void test_dense_8b_rungs(void **state)
     (void)state;
     gguf_shape s = dense_8b();
     /* RTX 4090, 23000 MiB free: 4918 MB + 512 MiB KV (ctx 4096) + 1222. */
-    sel_placement pl = place(&s, 4096, 23000);
-    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    placement_result pl = place(&s, 4096, 23000);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(pl.ngl, -1);
     assert_int_equal(pl.n_cpu_moe, 0);
     assert_int_equal(pl.kv_bytes, 32ull * 4096 * 4096);
     assert_int_equal(pl.weight_bytes, s.tensor_bytes);
-    assert_string_equal(sel_rung_name(pl.rung), "fully resident");
+    assert_string_equal(placement_rung_name(pl.rung), "fully resident");
     /* GTX 1060 6GB with 5900 MiB free, ctx 4096: needs 6425 MiB at 512,
      * 5814 at 256. */
     pl = place(&s, 4096, 5900);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 256);
-    assert_string_equal(sel_rung_name(pl.rung), "reduced ubatch");
+    assert_string_equal(placement_rung_name(pl.rung), "reduced ubatch");
     /* 5750 MiB: only at 128 (5715). */
     pl = place(&s, 4096, 5750);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 128);
     /* ctx 8192 on the 1060: 6227 MiB even at 128. A block costs 131 MB + 32
      * MiB KV = 164554432 bytes: (5900 - 1222) MiB / 164554432 = 29.8 blocks
      * at 512, (5900 - 611) MiB / 164554432 = 33.7 at 256: all 32 blocks,
      * output head on the host, at 256. */
     pl = place(&s, 8192, 5900);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 32);
     assert_int_equal(pl.ubatch, 256);
     assert_int_equal(pl.weight_bytes, 32ull * 131000000);
-    assert_string_equal(sel_rung_name(pl.rung), "partial offload");
+    assert_string_equal(placement_rung_name(pl.rung), "partial offload");
     /* A 4 GiB card with 3900 MiB free: 20.96 blocks at 256, (3900 - 512)
      * MiB / 164554432 = 21.6 at 128: the 21st block is worth the ubatch. */
     pl = place(&s, 8192, 3900);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 21);
     assert_int_equal(pl.ubatch, 128);
     /* A dense model never takes the experts rung. */
     for (int64_t f = 0; f < 8000; f += 50)
-        assert_int_not_equal(place(&s, 8192, f).rung, SEL_RUNG_EXPERTS_ON_HOST);
+        assert_int_not_equal(place(&s, 8192, f).rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
     /* 600 MiB: no block (156.9 MiB + 512 > 600) but the reserve fits. */
     pl = place(&s, 8192, 600);
-    assert_int_equal(pl.rung, SEL_RUNG_CPU_ONLY);
-    assert_string_equal(sel_rung_name(pl.rung), "cpu only");
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_CPU_ONLY);
+    assert_string_equal(placement_rung_name(pl.rung), "cpu only");
     pl = place(&s, 8192, 300);
-    assert_int_equal(pl.rung, SEL_RUNG_NOTHING_FITS);
-    assert_string_equal(sel_rung_name(pl.rung), "nothing fits");
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_NOTHING_FITS);
+    assert_string_equal(placement_rung_name(pl.rung), "nothing fits");
 }
 
 static void test_moe_30b_rungs(void **state)
@@ -286,20 +286,20 @@ static void test_moe_30b_rungs(void **state)
     (void)state;
     gguf_shape s = moe_30b_a3b();
     /* RTX 4090: 18598 MB + 768 MiB KV (ctx 8192) + 1222 = 19726 MiB. */
-    sel_placement pl = place(&s, 8192, 23000);
-    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    placement_result pl = place(&s, 8192, 23000);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     /* RTX 3060 12GB, 11800 MiB free: 19016 MiB even at 128. Each block's
      * experts free 368 MB = 350.95 MiB: (19726 - 11800) / 350.95 = 22.6
      * blocks at 512, (19115 - 11800) / 350.95 = 20.8 at 256: N = 21 at 256
      * beats N = 23 at 512 (the ubatch is spent before experts move). */
     pl = place(&s, 8192, 11800);
-    assert_int_equal(pl.rung, SEL_RUNG_EXPERTS_ON_HOST);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
     assert_int_equal(pl.ngl, -1);
     assert_int_equal(pl.n_cpu_moe, 21);
     assert_int_equal(pl.ubatch, 256);
     assert_int_equal(pl.weight_bytes, s.tensor_bytes - 21ull * s.expert_bytes);
     assert_int_equal(pl.kv_bytes, 48ull * 16 * MIB);
-    assert_string_equal(sel_rung_name(pl.rung), "experts on host");
+    assert_string_equal(placement_rung_name(pl.rung), "experts on host");
     /* One MiB less than that needs: N = 21 still fits at 128 (99 MiB less). */
     int64_t need21 = (int64_t)((pl.bytes + MIB - 1) / MIB);
     pl = place(&s, 8192, need21 - 1);
@@ -308,14 +308,14 @@ static void test_moe_30b_rungs(void **state)
     /* An 8 GB card, 7800 MiB: 33.98 at 512, 32.2 at 256, (19016 - 7800) /
      * 350.95 = 31.96 at 128 -> 32. */
     pl = place(&s, 8192, 7800);
-    assert_int_equal(pl.rung, SEL_RUNG_EXPERTS_ON_HOST);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
     assert_int_equal(pl.n_cpu_moe, 32);
     assert_int_equal(pl.ubatch, 128);
     /* All 48 blocks' experts on the host still need 2880 MiB at 512 and
      * 2169 at 128; 2100 MiB free: blocks of 378.5 MB + 16 MiB KV at 128:
      * (2100 - 512) MiB / 395277216 = 4.2. */
     pl = place(&s, 8192, 2100);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 4);
     assert_int_equal(pl.n_cpu_moe, 0);
 }
@@ -329,8 +329,8 @@ static void test_moe_26b_reduced_ubatch(void **state)
     gguf_shape s = moe_26b_a4b();
     /* RTX 3080 10GB, 9900 MiB free, ctx 4096: 8796 MB + 960 MiB KV = 9348
      * MiB; + 1222 = 10570, + 611 = 9959, + 512 = 9860 <= 9900. */
-    sel_placement pl = place(&s, 4096, 9900);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    placement_result pl = place(&s, 4096, 9900);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 128);
     assert_int_equal(pl.ngl, -1);
     assert_int_equal(pl.headroom_bytes, 512 * MIB);
@@ -341,11 +341,11 @@ static void test_moe_26b_reduced_ubatch(void **state)
      * 228.88 MiB; N = 4 at 128 needs 10820 - 915.5 = 9904.6 > 9900, N = 5
      * at 256 needs 10919 - 1144.4 = 9774.7: N = 5 at 256. */
     pl = place(&s, 8192, 9900);
-    assert_int_equal(pl.rung, SEL_RUNG_EXPERTS_ON_HOST);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
     assert_int_equal(pl.n_cpu_moe, 5);
     assert_int_equal(pl.ubatch, 256);
     /* 24 GB: whole at 512. */
-    assert_int_equal(place(&s, 8192, 23000).rung, SEL_RUNG_FULL);
+    assert_int_equal(place(&s, 8192, 23000).rung, PLACEMENT_RUNG_FULL);
 }
 
 /* The real tiny models: tiny enough that every rung sits within a few MiB
@@ -360,29 +360,29 @@ static void test_real_small_llama(void **state)
     assert_int_equal(s.tensor_bytes, 20550656);
     /* ctx 0 = n_ctx_train 4096: KV 4 x 4 x (32 x 2 + 32 x 2) x 4096 = 8 MiB;
      * full at 512: 19.6 + 8 + 1222 = 1249.6 MiB. */
-    sel_placement pl = place(&s, 0, 1250);
-    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    placement_result pl = place(&s, 0, 1250);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(pl.ctx, 4096);
     assert_int_equal(pl.kv_bytes, 8 * MIB);
     assert_int_equal(pl.weight_bytes, 20550656);
     assert_int_equal(pl.margin_bytes, (int64_t)(1250 * MIB) - 20550656 - 8 * (int64_t)MIB -
                                           1222 * (int64_t)MIB);
     assert_int_equal(place(&s, 0, 1249).ubatch, 256);
-    assert_int_equal(place(&s, 0, 700).rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(place(&s, 0, 700).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     pl = place(&s, 0, 600); /* 19.6 + 8 + 512 */
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 128);
     /* 535: every block (4 x (0.75 + 2) MiB) at 128, embeddings and output
      * head (16.6 MiB) on the host. */
     pl = place(&s, 0, 535);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 4);
     assert_int_equal(pl.weight_bytes, 4 * s.block_bytes);
     assert_int_equal(place(&s, 0, 520).ngl, 2); /* 8 MiB / 2.75 */
     pl = place(&s, 0, 512);
-    assert_int_equal(pl.rung, SEL_RUNG_CPU_ONLY);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_CPU_ONLY);
     assert_int_equal(pl.margin_bytes, 0);
-    assert_int_equal(place(&s, 0, 511).rung, SEL_RUNG_NOTHING_FITS);
+    assert_int_equal(place(&s, 0, 511).rung, PLACEMENT_RUNG_NOTHING_FITS);
 }
 
 static void test_real_tiny_llama(void **state)
@@ -390,10 +390,10 @@ static void test_real_tiny_llama(void **state)
     (void)state;
     gguf_shape s = real_shape("tiny-llama-q4_0.gguf");
     /* 2346752 bytes + KV 2 x 2 x (16 x 2 x 2) x 4096 = 1 MiB + 1222. */
-    sel_placement pl = place(&s, 4096, 1226);
-    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    placement_result pl = place(&s, 4096, 1226);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(pl.bytes, 2346752 + 1223 * MIB);
-    assert_int_equal(place(&s, 4096, 1225).rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(place(&s, 4096, 1225).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
 }
 
 /* tiny-moe: experts are 27648 bytes a block, so the experts rung lives in a
@@ -407,26 +407,26 @@ static void test_real_tiny_moe(void **state)
     assert_int_equal(s.n_expert, 4);
     assert_int_equal(s.expert_bytes, 27648);
     assert_int_equal(s.tensor_bytes, 2448640);
-    sel_placement pl = place(&s, 1440, 515);
-    assert_int_equal(pl.rung, SEL_RUNG_EXPERTS_ON_HOST);
+    placement_result pl = place(&s, 1440, 515);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
     assert_int_equal(pl.n_cpu_moe, 2);
     assert_int_equal(pl.ubatch, 128);
     assert_int_equal(pl.ngl, -1);
     assert_int_equal(pl.margin_bytes, 55296 - 40192);
-    assert_int_equal(place(&s, 1440, 516).rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(place(&s, 1440, 516).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     /* All four blocks' experts on the host do not make 514 fit. */
     pl = place(&s, 1440, 514);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 4);
 }
 
 /* Rank of a placement, lower is better: rung, then what the rung moved. */
-static long rank(const sel_placement *pl)
+static long rank(const placement_result *pl)
 {
     long r = (long)pl->rung * 1000000;
-    if (pl->rung == SEL_RUNG_EXPERTS_ON_HOST)
+    if (pl->rung == PLACEMENT_RUNG_EXPERTS_ON_HOST)
         r += pl->n_cpu_moe * 1000;
-    if (pl->rung == SEL_RUNG_PARTIAL)
+    if (pl->rung == PLACEMENT_RUNG_PARTIAL)
         r += (1000 - pl->ngl) * 1000;
     return r + (1024 - pl->ubatch);
 }
@@ -439,25 +439,25 @@ static void test_monotonic(void **state)
                            real_shape("small-llama-q8_0.gguf")};
     for (size_t i = 0; i < LVD_ARRAY_LEN(shapes); i++) {
         for (uint32_t ctx = 4096; ctx <= 16384; ctx *= 2) {
-            long prev = rank(&(sel_placement){.rung = SEL_RUNG_NOTHING_FITS}) + 1;
-            int seen[SEL_RUNG_NOTHING_FITS + 1] = {0};
+            long prev = rank(&(placement_result){.rung = PLACEMENT_RUNG_NOTHING_FITS}) + 1;
+            int seen[PLACEMENT_RUNG_NOTHING_FITS + 1] = {0};
             /* MiB by MiB where the tiny models' rungs are, coarser above. */
             int64_t prev_f = -1;
             for (int64_t f = 0; f <= 26000; f += f < 2048 ? 1 : 7) {
-                sel_placement pl = place(&shapes[i], ctx, f);
+                placement_result pl = place(&shapes[i], ctx, f);
                 long r = rank(&pl);
                 if (r > prev)
                     fail_msg("%s ctx %u: %lld MiB gives %s (rank %ld), worse than %lld MiB's %ld",
-                             shapes[i].name, ctx, (long long)f, sel_rung_name(pl.rung), r,
+                             shapes[i].name, ctx, (long long)f, placement_rung_name(pl.rung), r,
                              (long long)prev_f, prev);
                 prev = r;
                 prev_f = f;
                 seen[pl.rung] = 1;
             }
             /* The sweep crosses every rung but those the shape cannot take. */
-            assert_true(seen[SEL_RUNG_FULL] && seen[SEL_RUNG_PARTIAL] &&
-                        seen[SEL_RUNG_CPU_ONLY] && seen[SEL_RUNG_NOTHING_FITS]);
-            assert_int_equal(seen[SEL_RUNG_EXPERTS_ON_HOST], shapes[i].n_expert > 0);
+            assert_true(seen[PLACEMENT_RUNG_FULL] && seen[PLACEMENT_RUNG_PARTIAL] &&
+                        seen[PLACEMENT_RUNG_CPU_ONLY] && seen[PLACEMENT_RUNG_NOTHING_FITS]);
+            assert_int_equal(seen[PLACEMENT_RUNG_EXPERTS_ON_HOST], shapes[i].n_expert > 0);
         }
     }
 }
@@ -468,31 +468,31 @@ static void test_kv_bytes(void **state)
     gguf_shape s = dense_8b();
     lvd_err err;
     uint64_t kv;
-    assert_int_equal(sel_kv_bytes(&s, 32, 8192, NULL, "", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 32, 8192, NULL, "", &kv, &err), 0);
     assert_int_equal(kv, 1024 * MIB); /* the known 1 GiB of llama-3-8B at 8k */
-    assert_int_equal(sel_kv_bytes(&s, 32, 8192, "q8_0", "q8_0", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 32, 8192, "q8_0", "q8_0", &kv, &err), 0);
     assert_int_equal(kv, 32ull * 8192 * 2 * (1024 / 32 * 34));
-    assert_int_equal(sel_kv_bytes(&s, 32, 8192, "q4_0", "f16", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 32, 8192, "q4_0", "f16", &kv, &err), 0);
     assert_int_equal(kv, 32ull * 8192 * (1024 / 32 * 18 + 2048));
-    assert_int_equal(sel_kv_bytes(&s, 1, 1, "f32", "bf16", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 1, 1, "f32", "bf16", &kv, &err), 0);
     assert_int_equal(kv, 4096 + 2048);
-    assert_int_equal(sel_kv_bytes(&s, 1, 1, "q4_1", "q5_0", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 1, 1, "q4_1", "q5_0", &kv, &err), 0);
     assert_int_equal(kv, 32 * 20 + 32 * 22);
-    assert_int_equal(sel_kv_bytes(&s, 1, 1, "Q5_1", "iq4_nl", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 1, 1, "Q5_1", "iq4_nl", &kv, &err), 0);
     assert_int_equal(kv, 32 * 24 + 32 * 18);
-    assert_int_equal(sel_kv_bytes(&s, 0, 8192, "f16", "f16", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 0, 8192, "f16", "f16", &kv, &err), 0);
     assert_int_equal(kv, 0);
-    assert_int_equal(sel_kv_bytes(&s, 1, 1, "q2_k", "f16", &kv, &err), -1);
+    assert_int_equal(placement_kv_bytes(&s, 1, 1, "q2_k", "f16", &kv, &err), -1);
     assert_non_null(strstr(err.msg, "q2_k"));
     /* Different K and V head sizes are priced apart. */
     s.head_dim_k = 192;
     s.head_dim_v = 128;
-    assert_int_equal(sel_kv_bytes(&s, 1, 1, "f16", "f32", &kv, &err), 0);
+    assert_int_equal(placement_kv_bytes(&s, 1, 1, "f16", "f32", &kv, &err), 0);
     assert_int_equal(kv, 8 * 192 * 2 + 8 * 128 * 4);
     /* Hostile dims overflow into an error, not a wrap. */
     s.n_head_kv = UINT32_MAX;
     s.head_dim_k = UINT32_MAX;
-    assert_int_equal(sel_kv_bytes(&s, UINT32_MAX, UINT32_MAX, "f32", "f16", &kv, &err), -1);
+    assert_int_equal(placement_kv_bytes(&s, UINT32_MAX, UINT32_MAX, "f32", "f16", &kv, &err), -1);
 }
 
 /* Cache types change the rung: q8_0 KV halves it and buys back blocks. */
@@ -500,20 +500,20 @@ static void test_cache_types_shift_rung(void **state)
 {
     (void)state;
     gguf_shape s = dense_8b();
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = &s;
     in.ctx = 32768; /* f16 KV: 4 GiB */
     in.free_mib = 10000;
-    sel_placement f16, q8;
+    placement_result f16, q8;
     lvd_err err;
-    assert_int_equal(sel_place(&in, &f16, &err), 0);
+    assert_int_equal(placement_compute(&in, &f16, &err), 0);
     in.type_k = in.type_v = "q8_0";
-    assert_int_equal(sel_place(&in, &q8, &err), 0);
+    assert_int_equal(placement_compute(&in, &q8, &err), 0);
     /* f16: 4691 + 4096 + 1222 = 10009 > 10000 -> reduced ubatch 256;
      * q8_0: KV 2176 MiB -> fully resident. */
-    assert_int_equal(f16.rung, SEL_RUNG_REDUCED_UBATCH);
-    assert_int_equal(q8.rung, SEL_RUNG_FULL);
+    assert_int_equal(f16.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
+    assert_int_equal(q8.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(q8.kv_bytes, 2176 * MIB);
 }
 
@@ -521,43 +521,43 @@ static void test_errors(void **state)
 {
     (void)state;
     gguf_shape s = dense_8b();
-    sel_place_in in;
-    sel_placement pl;
+    placement_place_in in;
+    placement_result pl;
     lvd_err err;
-    sel_place_in_init(&in);
+    placement_place_in_init(&in);
     in.free_mib = 8000;
-    assert_int_equal(sel_place(&in, &pl, &err), -1); /* no shape */
+    assert_int_equal(placement_compute(&in, &pl, &err), -1); /* no shape */
     in.shape = &s;
     s.known = 0;
-    assert_int_equal(sel_place(&in, &pl, &err), -1);
+    assert_int_equal(placement_compute(&in, &pl, &err), -1);
     s.known = 1;
     in.free_mib = -1;
-    assert_int_equal(sel_place(&in, &pl, &err), -1);
+    assert_int_equal(placement_compute(&in, &pl, &err), -1);
     assert_non_null(strstr(err.msg, "free memory is unknown"));
     assert_non_null(strstr(err.msg, "llama-3-8B"));
     in.free_mib = 8000;
     in.type_v = "q3";
-    assert_int_equal(sel_place(&in, &pl, &err), -1);
+    assert_int_equal(placement_compute(&in, &pl, &err), -1);
     assert_non_null(strstr(err.msg, "'q3'"));
     in.type_v = NULL;
     in.ubatch = -5;
-    assert_int_equal(sel_place(&in, &pl, &err), -1);
+    assert_int_equal(placement_compute(&in, &pl, &err), -1);
     in.ubatch = 0;
     s.n_ctx_train = 0;
-    assert_int_equal(sel_place(&in, &pl, &err), -1); /* ctx 0 and none recorded */
+    assert_int_equal(placement_compute(&in, &pl, &err), -1); /* ctx 0 and none recorded */
     in.ctx = 2048;
-    assert_int_equal(sel_place(&in, &pl, &err), 0);
+    assert_int_equal(placement_compute(&in, &pl, &err), 0);
     assert_int_equal(pl.ctx, 2048);
     s.n_block = 0;
-    assert_int_equal(sel_place(&in, &pl, &err), -1);
+    assert_int_equal(placement_compute(&in, &pl, &err), -1);
     s = dense_8b();
     s.block_bytes = UINT64_MAX / 8;
-    assert_int_equal(sel_place(&in, &pl, &err), -1);
+    assert_int_equal(placement_compute(&in, &pl, &err), -1);
     assert_non_null(strstr(err.msg, "out of range"));
     /* ctx 0 takes the model's training context. */
     s = dense_8b();
     in.ctx = 0;
-    assert_int_equal(sel_place(&in, &pl, &err), 0);
+    assert_int_equal(placement_compute(&in, &pl, &err), 0);
     assert_int_equal(pl.ctx, 8192);
 }
 
@@ -567,24 +567,24 @@ static void test_configured_ubatch(void **state)
 {
     (void)state;
     gguf_shape s = round_shape();
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = &s;
     in.ubatch = 1024; /* 2444 MiB compute -> headroom 2444 */
     in.free_mib = 210 + 2444;
-    sel_placement pl;
+    placement_result pl;
     lvd_err err;
-    assert_int_equal(sel_place(&in, &pl, &err), 0);
-    assert_int_equal(pl.rung, SEL_RUNG_FULL);
+    assert_int_equal(placement_compute(&in, &pl, &err), 0);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(pl.ubatch, 1024);
     in.free_mib--;
-    assert_int_equal(sel_place(&in, &pl, &err), 0);
-    assert_int_equal(pl.rung, SEL_RUNG_REDUCED_UBATCH);
+    assert_int_equal(placement_compute(&in, &pl, &err), 0);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 512);
     in.ubatch = 128;
     in.free_mib = 721;
-    assert_int_equal(sel_place(&in, &pl, &err), 0);
-    assert_int_equal(pl.rung, SEL_RUNG_PARTIAL); /* 722 needed; no smaller rung */
+    assert_int_equal(placement_compute(&in, &pl, &err), 0);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL); /* 722 needed; no smaller rung */
     assert_int_equal(pl.ubatch, 128);
 }
 
@@ -594,23 +594,23 @@ static void test_apply(void **state)
     gguf_shape s = moe_30b_a3b();
     lvd_params p;
     lvd_params_init(&p);
-    sel_placement pl = place(&s, 8192, 11800);
-    sel_placement_apply(&pl, &s, &p);
+    placement_result pl = place(&s, 8192, 11800);
+    placement_placement_apply(&pl, &s, &p);
     assert_int_equal(p.ngl, 49); /* all blocks and the output head */
     assert_int_equal(p.n_cpu_moe, 21);
     assert_int_equal(p.ubatch, 256);
     gguf_shape d = dense_8b();
     pl = place(&d, 4096, 5750);
-    sel_placement_apply(&pl, &d, &p);
+    placement_placement_apply(&pl, &d, &p);
     assert_int_equal(p.ngl, 33);
     assert_int_equal(p.n_cpu_moe, 0);
     assert_int_equal(p.ubatch, 128);
     pl = place(&d, 8192, 3900);
-    sel_placement_apply(&pl, &d, &p);
+    placement_placement_apply(&pl, &d, &p);
     assert_int_equal(p.ngl, 21);
     assert_int_equal(p.ubatch, 128);
     pl = place(&d, 4096, 23000);
-    sel_placement_apply(&pl, &d, &p);
+    placement_placement_apply(&pl, &d, &p);
     assert_int_equal(p.ngl, 33);
     assert_int_equal(p.ubatch, 0); /* 512 is llama.cpp's default: not passed */
 }

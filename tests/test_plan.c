@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/devices.h"
+#include "engine/devices.h"
 #include "bench/plan.h"
 #include "common/gguf.h"
-#include "select/placement.h"
+#include "placement/placement.h"
 
 #define H200 "llama.cpp/gpu-h200/"
 
@@ -36,9 +36,9 @@ static void probe_from(lvd_probe *p, const char *rel_out, const char *rel_err)
     }
     memset(p, 0, sizeof *p);
     lvd_err err = {0};
-    if (bench_devices_parse(out, errt, &p->devices, &p->n_devices, &err))
+    if (engine_devices_parse(out, errt, &p->devices, &p->n_devices, &err))
         fail_msg("%s", err.msg);
-    bench_devices_label(p->devices, p->n_devices, p->backend, sizeof p->backend);
+    engine_devices_label(p->devices, p->n_devices, p->backend, sizeof p->backend);
     free(out);
     free(errt);
     free(po);
@@ -198,7 +198,7 @@ static void test_env_variants(void **state)
 /* Placement on the real small model: with the probe's free memory it fits
  * (defaults stand); shrunk to what only a smaller ubatch fits, the arms take
  * the rung's parameters and say why; shrunk below anything, the device is
- * skipped. The expectations come from sel_place itself: this tests that the
+ * skipped. The expectations come from placement_compute itself: this tests that the
  * plan applies placement, not placement's arithmetic. */
 static void test_placement(void **state)
 {
@@ -218,16 +218,16 @@ static void test_placement(void **state)
     bench_plan_free(&plan);
 
     /* find a free size where only a reduced ubatch fits */
-    sel_place_in in;
-    sel_place_in_init(&in);
+    placement_place_in in;
+    placement_place_in_init(&in);
     in.shape = &shape;
     in.ctx = 640;
-    sel_placement pl = {0};
+    placement_result pl = {0};
     int64_t mib;
     for (mib = 2000; mib > 0; mib--) {
         in.free_mib = mib;
-        assert_int_equal(sel_place(&in, &pl, &err), 0);
-        if (pl.rung != SEL_RUNG_FULL)
+        assert_int_equal(placement_compute(&in, &pl, &err), 0);
+        if (pl.rung != PLACEMENT_RUNG_FULL)
             break;
     }
     assert_true(mib > 0);
@@ -236,7 +236,7 @@ static void test_placement(void **state)
     assert_int_equal(plan.n_arms, 2);
     lvd_params want;
     lvd_params_init(&want);
-    sel_placement_apply(&pl, &shape, &want);
+    placement_placement_apply(&pl, &shape, &want);
     assert_int_equal(plan.arms[0].params.ngl, want.ngl);
     assert_int_equal(plan.arms[0].params.ubatch, want.ubatch);
     assert_int_equal(plan.arms[0].params.n_cpu_moe, want.n_cpu_moe);

@@ -1,4 +1,4 @@
-/* test_probe.c: bench_probe_engine against engine directories whose
+/* test_probe.c: engine_probe_engine against engine directories whose
  * llama-bench / llama-server is tests/proc-helper replaying the real captures
  * of tests/fixtures/llama.cpp/: cpu vs cuda vs unknown (missing, hung,
  * crashing, failing, garbage), the cache (24 h TTL, mtime and size
@@ -7,7 +7,7 @@
  * directory counts how often the binary was really run. */
 #include "tests/testutil.h"
 
-#include "bench/probe.h"
+#include "engine/probe.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -86,7 +86,7 @@ static void probe(fx *f, const lvd_engine *e, int refresh, int timeout_ms, lvd_p
 {
     lvd_err err = {{0}};
     int cached = -1;
-    if (bench_probe_engine_ex(f->s, e, refresh, timeout_ms, p, &cached, &err) != 0)
+    if (engine_probe_engine_ex(f->s, e, refresh, timeout_ms, p, &cached, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(cached, want_cached);
     assert_int_equal(p->engine_id, e->id);
@@ -171,7 +171,7 @@ static void test_ttl_expiry(void **state)
     /* The same answer, recorded 25 h ago, is the only one left valid... */
     lvd_probe old = p;
     old.id = 0;
-    old.probed_at = lvd_now() - BENCH_PROBE_TTL_S - 3600;
+    old.probed_at = lvd_now() - ENGINE_PROBE_TTL_S - 3600;
     old.binary = lvd_xstrdup(p.binary);
     old.reason = NULL;
     old.devices = NULL;
@@ -226,7 +226,7 @@ static void test_server_fallback(void **state)
     make_engine(f, "server-only", &e);
     make_binary(e.dir, "llama-server", "gpu-h200/vulkan-list-devices.stdout",
                 "gpu-h200/vulkan-list-devices.stderr", "0");
-    char *bin = bench_probe_binary(&e);
+    char *bin = engine_probe_binary(&e);
     char *want = lvd_xasprintf("%s/llama-server", e.dir);
     assert_string_equal(bin, want);
     lvd_probe p;
@@ -293,7 +293,7 @@ static void test_missing_and_not_executable(void **state)
     fx *f = *state;
     lvd_engine e;
     make_engine(f, "empty", &e);
-    assert_null(bench_probe_binary(&e));
+    assert_null(engine_probe_binary(&e));
     lvd_probe p;
     probe(f, &e, 0, 0, &p, 0);
     assert_reason(&p, "no llama-bench or llama-server in ");

@@ -1,4 +1,4 @@
-/* test_rank.c: select/rank.h on synthetic arms with known truth: the ranking
+/* test_rank.c: stats/rank.h on synthetic arms with known truth: the ranking
  * and its decision (win, tie, open, undecided, only-arm, none), Bonferroni's
  * m, ineligible and sample-less arms, the reference arm, the weighted
  * objective (transitivity, the weight moving the leader), objective parsing,
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/rank.h"
+#include "stats/rank.h"
 
 #define N_MAX 64
 
@@ -20,13 +20,13 @@ typedef struct synth_arm {
 } synth_arm;
 
 /* n lognormal samples around center with relative noise. */
-static void fill(sel_rng *rng, double *v, size_t n, double center, double noise)
+static void fill(stats_rng *rng, double *v, size_t n, double center, double noise)
 {
     for (size_t i = 0; i < n; i++)
-        v[i] = center * exp(noise * sel_rng_normal(rng));
+        v[i] = center * exp(noise * stats_rng_normal(rng));
 }
 
-static void arm_in(sel_rank_arm *a, synth_arm *s, const char *label, int eligible)
+static void arm_in(stats_rank_arm *a, synth_arm *s, const char *label, int eligible)
 {
     memset(a, 0, sizeof *a);
     a->label = label;
@@ -37,12 +37,12 @@ static void arm_in(sel_rank_arm *a, synth_arm *s, const char *label, int eligibl
     a->ny = s->ny;
 }
 
-static void rank_ok(const sel_rank_arm *arms, size_t n, const sel_rank_opts *o, sel_ranking *r)
+static void rank_ok(const stats_rank_arm *arms, size_t n, const stats_rank_opts *o, stats_ranking *r)
 {
     lvd_err err = {0};
-    int rc = sel_rank(arms, n, o, r, &err);
+    int rc = stats_rank(arms, n, o, r, &err);
     if (rc)
-        fail_msg("sel_rank: %s", err.msg);
+        fail_msg("stats_rank: %s", err.msg);
 }
 
 /* Three arms of true speeds 100, 120 and 50 (1 % noise, 15 samples): the
@@ -50,22 +50,22 @@ static void rank_ok(const sel_rank_arm *arms, size_t n, const sel_rank_opts *o, 
 static void test_three_arms_win(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 11);
+    stats_rng rng;
+    stats_rng_seed(&rng, 11);
     synth_arm s[3] = {0};
     double center[3] = {100, 120, 50};
-    sel_rank_arm a[3];
+    stats_rank_arm a[3];
     for (int i = 0; i < 3; i++) {
         s[i].nx = 15;
         fill(&rng, s[i].x, 15, center[i], 0.01);
         arm_in(&a[i], &s[i], "arm", 1);
     }
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
-    sel_ranking r;
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
+    stats_ranking r;
     rank_ok(a, 3, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_WIN);
-    assert_string_equal(sel_rank_state_name(r.state), "win");
+    assert_int_equal(r.state, STATS_RANK_WIN);
+    assert_string_equal(stats_rank_state_name(r.state), "win");
     assert_int_equal(r.leader, 1);
     assert_int_equal(r.n_ranked, 3);
     assert_int_equal(r.m, 2);
@@ -76,16 +76,16 @@ static void test_three_arms_win(void **state)
     assert_false(r.v[0].has_vs_leader);
     for (int i = 1; i < 3; i++) {
         assert_true(r.v[i].has_vs_leader);
-        assert_int_equal(r.v[i].vs_leader.outcome, SEL_WIN_B);
+        assert_int_equal(r.v[i].vs_leader.outcome, STATS_WIN_B);
         assert_true(r.v[i].vs_leader.p_threshold == 0.01 / 2);
-        assert_int_equal(r.v[i].settle, SEL_DECIDED);
+        assert_int_equal(r.v[i].settle, STATS_DECIDED);
     }
     assert_true(fabs(r.v[1].vs_leader.ratio - 100.0 / 120.0) < 0.02);
     assert_true(r.v[1].vs_leader.ci_lo < 100.0 / 120.0 && r.v[1].vs_leader.ci_hi > 100.0 / 120.0);
-    assert_false(sel_ranking_open(&r));
-    assert_ptr_equal(sel_ranking_entry(&r, 2), &r.v[2]);
-    assert_null(sel_ranking_entry(&r, 7));
-    sel_ranking_free(&r);
+    assert_false(stats_ranking_open(&r));
+    assert_ptr_equal(stats_ranking_entry(&r, 2), &r.v[2]);
+    assert_null(stats_ranking_entry(&r, 7));
+    stats_ranking_free(&r);
 }
 
 /* Two arms of equal true speed and a slower one: a tie, and the tied arm is
@@ -93,31 +93,31 @@ static void test_three_arms_win(void **state)
 static void test_tie_named(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 5);
+    stats_rng rng;
+    stats_rng_seed(&rng, 5);
     synth_arm s[3] = {0};
     double center[3] = {200, 200, 190};
-    sel_rank_arm a[3];
+    stats_rank_arm a[3];
     for (int i = 0; i < 3; i++) {
         s[i].nx = 30;
         fill(&rng, s[i].x, 30, center[i], 0.005);
         arm_in(&a[i], &s[i], "arm", 1);
     }
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
-    sel_ranking r;
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
+    stats_ranking r;
     rank_ok(a, 3, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_TIE);
+    assert_int_equal(r.state, STATS_RANK_TIE);
     assert_int_equal(r.n_tied, 1);
     assert_true(r.leader == 0 || r.leader == 1);
-    const sel_rank_entry *other = sel_ranking_entry(&r, r.leader == 0 ? 1 : 0);
+    const stats_rank_entry *other = stats_ranking_entry(&r, r.leader == 0 ? 1 : 0);
     assert_true(other->tied_with_leader);
-    assert_int_equal(other->vs_leader.outcome, SEL_TIE);
-    const sel_rank_entry *slow = sel_ranking_entry(&r, 2);
+    assert_int_equal(other->vs_leader.outcome, STATS_TIE);
+    const stats_rank_entry *slow = stats_ranking_entry(&r, 2);
     assert_false(slow->tied_with_leader);
-    assert_int_equal(slow->vs_leader.outcome, SEL_WIN_B);
+    assert_int_equal(slow->vs_leader.outcome, STATS_WIN_B);
     assert_int_equal(slow->rank, 3);
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 }
 
 /* Three samples per arm: nothing can be decided yet (min_samples 5). */
@@ -125,19 +125,19 @@ static void test_too_few_is_open(void **state)
 {
     (void)state;
     synth_arm s[2] = {{.x = {100, 101, 99}, .nx = 3}, {.x = {50, 51, 49}, .nx = 3}};
-    sel_rank_arm a[2];
+    stats_rank_arm a[2];
     arm_in(&a[0], &s[0], "a", 1);
     arm_in(&a[1], &s[1], "b", 1);
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
-    sel_ranking r;
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
+    stats_ranking r;
     rank_ok(a, 2, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_OPEN);
-    assert_true(sel_ranking_open(&r));
+    assert_int_equal(r.state, STATS_RANK_OPEN);
+    assert_true(stats_ranking_open(&r));
     assert_int_equal(r.n_open, 1);
     assert_int_equal(r.leader, 0);
-    assert_int_equal(r.v[1].settle, SEL_OPEN);
-    sel_ranking_free(&r);
+    assert_int_equal(r.v[1].settle, STATS_OPEN);
+    stats_ranking_free(&r);
 }
 
 /* An ineligible arm (GPU flags ignored, failed) is shown and compared but
@@ -146,58 +146,58 @@ static void test_too_few_is_open(void **state)
 static void test_ineligible_and_empty(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 3);
+    stats_rng rng;
+    stats_rng_seed(&rng, 3);
     synth_arm s[4] = {0};
     double center[4] = {100, 80, 500, 0};
     for (int i = 0; i < 3; i++) {
         s[i].nx = 12;
         fill(&rng, s[i].x, 12, center[i], 0.01);
     }
-    sel_rank_arm a[4];
+    stats_rank_arm a[4];
     arm_in(&a[0], &s[0], "a", 1);
     arm_in(&a[1], &s[1], "b", 1);
     arm_in(&a[2], &s[2], "ignored", 0);
     arm_in(&a[3], &s[3], "pending", 1);
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
-    sel_ranking r;
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
+    stats_ranking r;
     rank_ok(a, 4, &o, &r);
     assert_int_equal(r.leader, 0);
     assert_int_equal(r.n_ranked, 2);
     assert_int_equal(r.m, 1);
-    assert_int_equal(r.state, SEL_RANK_OPEN); /* the pending arm */
+    assert_int_equal(r.state, STATS_RANK_OPEN); /* the pending arm */
     assert_int_equal(r.n_open, 1);
-    const sel_rank_entry *ig = sel_ranking_entry(&r, 2);
+    const stats_rank_entry *ig = stats_ranking_entry(&r, 2);
     assert_int_equal(ig->rank, 0);
     assert_false(ig->eligible);
     assert_true(ig->has_vs_leader);
-    assert_int_equal(ig->vs_leader.outcome, SEL_WIN_A); /* faster, but not a candidate */
-    const sel_rank_entry *pend = sel_ranking_entry(&r, 3);
+    assert_int_equal(ig->vs_leader.outcome, STATS_WIN_A); /* faster, but not a candidate */
+    const stats_rank_entry *pend = stats_ranking_entry(&r, 3);
     assert_int_equal(pend->rank, 0);
     assert_false(pend->has_vs_leader);
     assert_true(isnan(pend->score));
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 
     /* without the pending arm the verdict is decided on the two candidates */
     rank_ok(a, 3, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_WIN);
-    sel_ranking_free(&r);
+    assert_int_equal(r.state, STATS_RANK_WIN);
+    stats_ranking_free(&r);
 
     /* nothing eligible with samples */
     a[0].eligible = a[1].eligible = 0;
     rank_ok(a, 3, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_NONE);
-    assert_int_equal(r.leader, SEL_NO_ARM);
-    sel_ranking_free(&r);
+    assert_int_equal(r.state, STATS_RANK_NONE);
+    assert_int_equal(r.leader, STATS_NO_ARM);
+    stats_ranking_free(&r);
 
     /* one candidate */
     a[0].eligible = 1;
     rank_ok(a, 3, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_ONLY);
-    assert_string_equal(sel_rank_state_name(r.state), "only-arm");
+    assert_int_equal(r.state, STATS_RANK_ONLY);
+    assert_string_equal(stats_rank_state_name(r.state), "only-arm");
     assert_int_equal(r.leader, 0);
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 }
 
 /* The reference arm (the CPU): every other arm is compared with it, the
@@ -205,36 +205,36 @@ static void test_ineligible_and_empty(void **state)
 static void test_reference(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 9);
+    stats_rng rng;
+    stats_rng_seed(&rng, 9);
     synth_arm s[3] = {0};
     double center[3] = {54, 995, 811}; /* the H200 captures: CPU, CUDA fa on, fa off (tg128) */
-    sel_rank_arm a[3];
+    stats_rank_arm a[3];
     for (int i = 0; i < 3; i++) {
         s[i].nx = 10;
         fill(&rng, s[i].x, 10, center[i], 0.01);
         arm_in(&a[i], &s[i], "arm", 1);
     }
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
     o.ref = 0;
-    sel_ranking r;
+    stats_ranking r;
     rank_ok(a, 3, &o, &r);
     assert_int_equal(r.ref, 0);
     assert_int_equal(r.leader, 1);
     assert_int_equal(r.m, 2);
-    const sel_rank_entry *cuda = sel_ranking_entry(&r, 1);
+    const stats_rank_entry *cuda = stats_ranking_entry(&r, 1);
     assert_true(cuda->has_vs_ref);
-    assert_int_equal(cuda->vs_ref.outcome, SEL_WIN_A);
+    assert_int_equal(cuda->vs_ref.outcome, STATS_WIN_A);
     assert_true(fabs(cuda->vs_ref.ratio - 995.0 / 54.0) / (995.0 / 54.0) < 0.03);
-    assert_false(sel_ranking_entry(&r, 0)->has_vs_ref);
-    sel_ranking_free(&r);
+    assert_false(stats_ranking_entry(&r, 0)->has_vs_ref);
+    stats_ranking_free(&r);
 
     lvd_err err = {0};
     o.ref = 3;
-    assert_int_equal(sel_rank(a, 3, &o, &r, &err), -1);
+    assert_int_equal(stats_rank(a, 3, &o, &r, &err), -1);
     assert_non_null(strstr(err.msg, "reference"));
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 }
 
 /* A CI that sits across the win threshold with a half-width under 1 %:
@@ -250,21 +250,21 @@ static void test_undecided_edge(void **state)
         s[1].x[i] = 97.04 * (1.0 - d);
     }
     s[0].nx = s[1].nx = 30;
-    sel_rank_arm a[2];
+    stats_rank_arm a[2];
     arm_in(&a[0], &s[0], "lead", 1);
     arm_in(&a[1], &s[1], "edge", 1);
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
-    sel_ranking r;
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
+    stats_ranking r;
     rank_ok(a, 2, &o, &r);
-    const sel_rank_entry *e = sel_ranking_entry(&r, 1);
+    const stats_rank_entry *e = stats_ranking_entry(&r, 1);
     assert_true(e->vs_leader.ci_lo < 0.97 && e->vs_leader.ci_hi > 1.0 / 1.03);
-    assert_int_equal(e->vs_leader.outcome, SEL_UNKNOWN);
-    assert_int_equal(e->settle, SEL_PRECISE);
-    assert_int_equal(r.state, SEL_RANK_UNDECIDED);
+    assert_int_equal(e->vs_leader.outcome, STATS_UNKNOWN);
+    assert_int_equal(e->settle, STATS_PRECISE);
+    assert_int_equal(r.state, STATS_RANK_UNDECIDED);
     assert_int_equal(r.n_undecided, 1);
     assert_int_equal(r.n_open, 0);
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 }
 
 /* The weighted objective: arm A is 10 % faster on tg and 5 % slower on pp.
@@ -273,46 +273,46 @@ static void test_undecided_edge(void **state)
 static void test_weighted(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 21);
+    stats_rng rng;
+    stats_rng_seed(&rng, 21);
     synth_arm s[2] = {0};
     s[0].nx = s[0].ny = s[1].nx = s[1].ny = 20;
     fill(&rng, s[0].x, 20, 110, 0.005);
     fill(&rng, s[0].y, 20, 950, 0.005);
     fill(&rng, s[1].x, 20, 100, 0.005);
     fill(&rng, s[1].y, 20, 1000, 0.005);
-    sel_rank_arm a[2];
+    stats_rank_arm a[2];
     arm_in(&a[0], &s[0], "A", 1);
     arm_in(&a[1], &s[1], "B", 1);
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
     o.w = 0.7;
-    sel_ranking r;
+    stats_ranking r;
     rank_ok(a, 2, &o, &r);
     assert_int_equal(r.leader, 0);
-    assert_int_equal(r.state, SEL_RANK_WIN);
-    const sel_rank_entry *b = sel_ranking_entry(&r, 1);
+    assert_int_equal(r.state, STATS_RANK_WIN);
+    const stats_rank_entry *b = stats_ranking_entry(&r, 1);
     assert_true(fabs(b->vs_leader.ratio - 1.0 / (pow(1.1, 0.7) * pow(0.95, 0.3))) < 0.01);
     assert_true(b->vs_leader.p < 0.01);
     assert_true(isnan(b->vs_leader.u));
     /* transitivity: the score difference is the log of the pairwise ratio */
     assert_true(fabs(exp(b->score - r.v[0].score) - b->vs_leader.ratio) < 1e-12);
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 
     o.w = 0.2;
     rank_ok(a, 2, &o, &r);
     assert_int_equal(r.leader, 1);
-    const sel_rank_entry *ae = sel_ranking_entry(&r, 0);
+    const stats_rank_entry *ae = stats_ranking_entry(&r, 0);
     assert_true(fabs(ae->vs_leader.ratio - pow(1.1, 0.2) * pow(0.95, 0.8)) < 0.01);
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 
     /* a pp series too short keeps the comparison open */
     s[0].ny = 3;
     arm_in(&a[0], &s[0], "A", 1);
     o.w = 0.7;
     rank_ok(a, 2, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_OPEN);
-    sel_ranking_free(&r);
+    assert_int_equal(r.state, STATS_RANK_OPEN);
+    stats_ranking_free(&r);
 
     /* identical arms: a tie, and a permutation p far from significance */
     synth_arm t[2] = {0};
@@ -325,9 +325,9 @@ static void test_weighted(void **state)
     arm_in(&a[1], &t[1], "B", 1);
     o.w = 0.5;
     rank_ok(a, 2, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_TIE);
+    assert_int_equal(r.state, STATS_RANK_TIE);
     assert_true(r.v[1].vs_leader.p > 0.05);
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
 }
 
 /* Same input, same answer: the bootstrap and the permutations are seeded. */
@@ -336,98 +336,98 @@ static void test_weighted_deterministic(void **state)
     (void)state;
     double ax[] = {10, 11, 10.5, 10.2, 10.8}, ay[] = {100, 101, 99, 100.5, 100.2};
     double bx[] = {9, 9.5, 9.2, 9.1, 9.3}, by[] = {102, 103, 101, 102.5, 101.8};
-    sel_rule rule;
-    sel_rule_default(&rule);
-    sel_comparison c1, c2;
-    assert_int_equal(sel_compare_weighted(ax, 5, ay, 5, bx, 5, by, 5, 0.5, &rule, &c1), 0);
-    assert_int_equal(sel_compare_weighted(ax, 5, ay, 5, bx, 5, by, 5, 0.5, &rule, &c2), 0);
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_comparison c1, c2;
+    assert_int_equal(stats_compare_weighted(ax, 5, ay, 5, bx, 5, by, 5, 0.5, &rule, &c1), 0);
+    assert_int_equal(stats_compare_weighted(ax, 5, ay, 5, bx, 5, by, 5, 0.5, &rule, &c2), 0);
     assert_true(c1.ci_lo == c2.ci_lo && c1.ci_hi == c2.ci_hi && c1.p == c2.p);
     assert_true(c1.ci_lo <= c1.ratio && c1.ratio <= c1.ci_hi);
     assert_true(c1.p > 0 && c1.p <= 1);
     /* bad inputs */
     double bad[] = {10, NAN, 10, 10, 10};
-    assert_int_equal(sel_compare_weighted(bad, 5, ay, 5, bx, 5, by, 5, 0.5, &rule, &c1), -1);
-    assert_int_equal(sel_compare_weighted(ax, 5, ay, 5, bx, 5, by, 5, 1.0, &rule, &c1), -1);
-    assert_int_equal(sel_compare_weighted(ax, 0, ay, 5, bx, 5, by, 5, 0.5, &rule, &c1), 0);
-    assert_int_equal(c1.outcome, SEL_UNKNOWN);
+    assert_int_equal(stats_compare_weighted(bad, 5, ay, 5, bx, 5, by, 5, 0.5, &rule, &c1), -1);
+    assert_int_equal(stats_compare_weighted(ax, 5, ay, 5, bx, 5, by, 5, 1.0, &rule, &c1), -1);
+    assert_int_equal(stats_compare_weighted(ax, 0, ay, 5, bx, 5, by, 5, 0.5, &rule, &c1), 0);
+    assert_int_equal(c1.outcome, STATS_UNKNOWN);
     assert_string_equal(c1.why, "no samples in an arm");
 }
 
 static void test_objective(void **state)
 {
     (void)state;
-    sel_objective o;
+    stats_objective o;
     lvd_err err = {0};
     char name[32];
-    sel_objective_default(&o);
-    assert_int_equal(o.kind, SEL_OBJ_TG);
-    assert_int_equal(sel_objective_parse("pp", &o, &err), 0);
-    assert_int_equal(o.kind, SEL_OBJ_PP);
-    sel_objective_name(&o, name, sizeof name);
+    stats_objective_default(&o);
+    assert_int_equal(o.kind, STATS_OBJ_TG);
+    assert_int_equal(stats_objective_parse("pp", &o, &err), 0);
+    assert_int_equal(o.kind, STATS_OBJ_PP);
+    stats_objective_name(&o, name, sizeof name);
     assert_string_equal(name, "pp");
-    assert_int_equal(sel_objective_parse("w=0.7", &o, &err), 0);
-    assert_int_equal(o.kind, SEL_OBJ_WEIGHTED);
-    sel_objective_name(&o, name, sizeof name);
+    assert_int_equal(stats_objective_parse("w=0.7", &o, &err), 0);
+    assert_int_equal(o.kind, STATS_OBJ_WEIGHTED);
+    stats_objective_name(&o, name, sizeof name);
     assert_string_equal(name, "w=0.70");
-    assert_int_equal(sel_objective_parse("0.25", &o, &err), 0);
-    assert_true(o.kind == SEL_OBJ_WEIGHTED && o.w == 0.25);
-    assert_int_equal(sel_objective_parse("1", &o, &err), 0);
-    assert_int_equal(o.kind, SEL_OBJ_TG);
-    assert_int_equal(sel_objective_parse("w=0", &o, &err), 0);
-    assert_int_equal(o.kind, SEL_OBJ_PP);
-    assert_int_equal(sel_objective_parse("1.5", &o, &err), -1);
+    assert_int_equal(stats_objective_parse("0.25", &o, &err), 0);
+    assert_true(o.kind == STATS_OBJ_WEIGHTED && o.w == 0.25);
+    assert_int_equal(stats_objective_parse("1", &o, &err), 0);
+    assert_int_equal(o.kind, STATS_OBJ_TG);
+    assert_int_equal(stats_objective_parse("w=0", &o, &err), 0);
+    assert_int_equal(o.kind, STATS_OBJ_PP);
+    assert_int_equal(stats_objective_parse("1.5", &o, &err), -1);
     assert_non_null(strstr(err.msg, "1.5"));
-    assert_int_equal(sel_objective_parse("fast", &o, &err), -1);
-    assert_int_equal(sel_objective_parse("", &o, &err), -1);
+    assert_int_equal(stats_objective_parse("fast", &o, &err), -1);
+    assert_int_equal(stats_objective_parse("", &o, &err), -1);
 
-    sel_objective_parse("tg", &o, &err);
-    assert_true(sel_objective_uses(&o, 0, 128));
-    assert_false(sel_objective_uses(&o, 512, 0));
-    assert_false(sel_objective_uses(&o, 512, 128));
-    sel_objective_parse("pp", &o, &err);
-    assert_true(sel_objective_uses(&o, 512, 0));
-    assert_false(sel_objective_uses(&o, 0, 128));
-    sel_objective_parse("0.5", &o, &err);
-    assert_true(sel_objective_uses(&o, 512, 0) && sel_objective_uses(&o, 0, 128));
-    assert_false(sel_objective_uses(&o, 512, 128));
+    stats_objective_parse("tg", &o, &err);
+    assert_true(stats_objective_uses(&o, 0, 128));
+    assert_false(stats_objective_uses(&o, 512, 0));
+    assert_false(stats_objective_uses(&o, 512, 128));
+    stats_objective_parse("pp", &o, &err);
+    assert_true(stats_objective_uses(&o, 512, 0));
+    assert_false(stats_objective_uses(&o, 0, 128));
+    stats_objective_parse("0.5", &o, &err);
+    assert_true(stats_objective_uses(&o, 512, 0) && stats_objective_uses(&o, 0, 128));
+    assert_false(stats_objective_uses(&o, 512, 128));
 }
 
 static void test_errors_and_json(void **state)
 {
     (void)state;
     synth_arm s[2] = {{.x = {1, 2, 3}, .nx = 3}, {.x = {1, -2, 3}, .nx = 3}};
-    sel_rank_arm a[2];
+    stats_rank_arm a[2];
     arm_in(&a[0], &s[0], "good", 1);
     arm_in(&a[1], &s[1], "negative", 1);
-    sel_rank_opts o;
-    sel_rank_opts_init(&o);
-    sel_ranking r;
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
+    stats_ranking r;
     lvd_err err = {0};
-    assert_int_equal(sel_rank(a, 2, &o, &r, &err), -1);
+    assert_int_equal(stats_rank(a, 2, &o, &r, &err), -1);
     assert_non_null(strstr(err.msg, "negative"));
-    sel_ranking_free(&r);
+    stats_ranking_free(&r);
     o.w = 1.0;
-    assert_int_equal(sel_rank(a, 1, &o, &r, &err), -1);
-    sel_ranking_free(&r);
+    assert_int_equal(stats_rank(a, 1, &o, &r, &err), -1);
+    stats_ranking_free(&r);
 
     /* an empty list is NONE, not an error */
-    sel_rank_opts_init(&o);
+    stats_rank_opts_init(&o);
     rank_ok(NULL, 0, &o, &r);
-    assert_int_equal(r.state, SEL_RANK_NONE);
-    sel_ranking_free(&r);
+    assert_int_equal(r.state, STATS_RANK_NONE);
+    stats_ranking_free(&r);
 
     double x[] = {10, 11, 12, 13, 14}, y[] = {20, 21, 22, 23, 24};
-    sel_rule rule;
-    sel_rule_default(&rule);
-    sel_comparison c;
-    sel_compare(x, 5, y, 5, &rule, &c);
-    cJSON *j = sel_comparison_json(&c);
-    assert_string_equal(cJSON_GetObjectItem(j, "outcome")->valuestring, sel_outcome_name(c.outcome));
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_comparison c;
+    stats_compare(x, 5, y, 5, &rule, &c);
+    cJSON *j = stats_comparison_json(&c);
+    assert_string_equal(cJSON_GetObjectItem(j, "outcome")->valuestring, stats_outcome_name(c.outcome));
     assert_true(fabs(cJSON_GetObjectItem(j, "ratio")->valuedouble - 12.0 / 22.0) < 1e-12);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "ci")), 2);
     cJSON_Delete(j);
-    sel_compare(x, 0, y, 5, &rule, &c);
-    j = sel_comparison_json(&c);
+    stats_compare(x, 0, y, 5, &rule, &c);
+    j = stats_comparison_json(&c);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "ratio")));
     cJSON_Delete(j);
 }

@@ -1,4 +1,4 @@
-/* test_register.c: registering local build directories (fetch/register.c):
+/* test_register.c: registering local build directories (engine/register.c):
  * names, build ids, `--version` parsing on the real capture, digests checked
  * against an independent SHA-256, re-registration, clashes, bad directories,
  * a hanging `--version`, and the whole command with its probe and JSON.
@@ -6,7 +6,7 @@
 #include "tests/testutil.h"
 
 #include "common/cli.h"
-#include "fetch/register.h"
+#include "engine/register.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -73,18 +73,18 @@ static void sha256_of(const char *path, char hex[65])
 static int do_register(fx *f, const char *dir, const char *build, const char *name, lvd_engine *e,
                        lvd_err *err)
 {
-    fetch_register_opts o = {.dir = dir, .build = build, .name = name, .timeout_ms = 5000};
+    engine_register_opts o = {.dir = dir, .build = build, .name = name, .timeout_ms = 5000};
     int code = -1;
-    int rc = fetch_register(f->s, &o, e, &code, err);
+    int rc = engine_register(f->s, &o, e, &code, err);
     assert_int_equal(rc == 0, code == LVD_EXIT_OK);
     return rc == 0 ? 0 : code;
 }
 
 static void expect_name(const char *build, const char *dir, const char *want)
 {
-    char *n = fetch_register_default_name(build, dir);
+    char *n = engine_register_default_name(build, dir);
     assert_string_equal(n, want);
-    assert_true(fetch_register_name_valid(n));
+    assert_true(engine_register_name_valid(n));
     free(n);
 }
 
@@ -96,18 +96,18 @@ static void test_names(void **state)
     expect_name("b9749", "/srv/engines/vulkan", "b9749-vulkan");
     expect_name("b9749", "/home/me/my build (new)!", "b9749-my-build-new");
     expect_name("b1", "/bin", "b1-bin");
-    assert_true(fetch_register_name_valid("b9749-cuda"));
-    assert_true(fetch_register_name_valid("cuda_12.4+fa"));
-    assert_false(fetch_register_name_valid(""));
-    assert_false(fetch_register_name_valid(NULL));
-    assert_false(fetch_register_name_valid("123"));
-    assert_false(fetch_register_name_valid("-x"));
-    assert_false(fetch_register_name_valid("a b"));
-    assert_false(fetch_register_name_valid("a/b"));
+    assert_true(engine_register_name_valid("b9749-cuda"));
+    assert_true(engine_register_name_valid("cuda_12.4+fa"));
+    assert_false(engine_register_name_valid(""));
+    assert_false(engine_register_name_valid(NULL));
+    assert_false(engine_register_name_valid("123"));
+    assert_false(engine_register_name_valid("-x"));
+    assert_false(engine_register_name_valid("a b"));
+    assert_false(engine_register_name_valid("a/b"));
     char long_name[70];
     memset(long_name, 'a', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = '\0';
-    assert_false(fetch_register_name_valid(long_name));
+    assert_false(engine_register_name_valid(long_name));
 }
 
 static void test_parse_version(void **state)
@@ -117,19 +117,19 @@ static void test_parse_version(void **state)
     char *text = tu_read(path, NULL);
     char commit[65];
     int64_t number = -1;
-    assert_int_equal(fetch_register_parse_version(text, commit, sizeof commit, &number), 0);
+    assert_int_equal(engine_parse_version(text, commit, sizeof commit, &number), 0);
     assert_string_equal(commit, "d32676d77");
     assert_int_equal(number, 9749);
     free(text);
     free(path);
     /* A build from a tarball without .git says so. */
-    assert_int_equal(fetch_register_parse_version("ggml_cuda_init: found 1 CUDA devices\nversion: 0 (unknown)\n",
+    assert_int_equal(engine_parse_version("ggml_cuda_init: found 1 CUDA devices\nversion: 0 (unknown)\n",
                                                   commit, sizeof commit, &number), 0);
     assert_string_equal(commit, "");
     assert_int_equal(number, 0);
-    assert_int_equal(fetch_register_parse_version("error: unknown argument: --version\n", commit,
+    assert_int_equal(engine_parse_version("error: unknown argument: --version\n", commit,
                                                   sizeof commit, NULL), -1);
-    assert_int_equal(fetch_register_parse_version("", commit, sizeof commit, NULL), -1);
+    assert_int_equal(engine_parse_version("", commit, sizeof commit, NULL), -1);
 }
 
 static void test_register_full_dir(void **state)
@@ -227,15 +227,15 @@ static void test_version_hangs_or_fails(void **state)
     put_text(dir, "version.exit", "hang");
     lvd_engine e;
     lvd_err err = {{0}};
-    fetch_register_opts o = {.dir = dir, .build = "b9749", .timeout_ms = 300};
+    engine_register_opts o = {.dir = dir, .build = "b9749", .timeout_ms = 300};
     int code;
-    assert_int_equal(fetch_register(f->s, &o, &e, &code, &err), 0);
+    assert_int_equal(engine_register(f->s, &o, &e, &code, &err), 0);
     assert_null(e.commit);
     lvd_engine_free(&e);
     /* Non-zero exit with a version line: not believed. */
     put_fixture(dir, "cpu-build-b9749/server-version.stderr", "version.stderr");
     put_text(dir, "version.exit", "1");
-    assert_int_equal(fetch_register(f->s, &o, &e, &code, &err), 0);
+    assert_int_equal(engine_register(f->s, &o, &e, &code, &err), 0);
     assert_null(e.commit);
     lvd_engine_free(&e);
     free(dir);
@@ -288,8 +288,8 @@ static cJSON *command_json(fx *f, const char *dir, int timeout_ms, int want_code
     char *out = lvd_xasprintf("%s/out.json", f->dir);
     FILE *fp = fopen(out, "w");
     assert_non_null(fp);
-    fetch_register_opts o = {.dir = dir, .build = "b9749", .timeout_ms = timeout_ms};
-    assert_int_equal(fetch_register_command(f->path, &o, 0, 1, fp), want_code);
+    engine_register_opts o = {.dir = dir, .build = "b9749", .timeout_ms = timeout_ms};
+    assert_int_equal(engine_register_command(f->path, &o, 0, 1, fp), want_code);
     fclose(fp);
     char *text = tu_read(out, NULL);
     cJSON *j = cJSON_Parse(text);

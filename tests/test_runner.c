@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "bench/probe.h"
+#include "engine/probe.h"
 #include "bench/runner.h"
 #include "store/identify.h"
 
@@ -45,8 +45,8 @@ static void opts_of(fx *f, bench_session_opts *o)
     o->host = "testhost";
     o->session = "bench-test";
     o->max_samples = 30;
-    sel_objective_default(&o->objective);
-    sel_rule_default(&o->rule);
+    stats_objective_default(&o->objective);
+    stats_rule_default(&o->rule);
 }
 
 static void session_ok(fx *f, const bench_plan *plan, const bench_session_opts *o, bench_session *s)
@@ -229,15 +229,15 @@ static void test_session_ranking(void **state)
     assert_int_equal(s.stop, BENCH_STOP_SETTLED);
     size_t cuda = arm_of(&plan, "cuda"), vk = arm_of(&plan, "vulkan"), cpu = arm_of(&plan, "cpu");
     assert_int_equal(s.ref, cpu);
-    const sel_ranking *tg = bench_session_decider(&s, 1);
+    const stats_ranking *tg = bench_session_decider(&s, 1);
     assert_non_null(tg);
     assert_null(bench_session_decider(&s, 0)); /* pp is shown, not deciding */
-    assert_int_equal(tg->state, SEL_RANK_WIN);
+    assert_int_equal(tg->state, STATS_RANK_WIN);
     assert_int_equal(tg->leader, cuda);
-    assert_int_equal(sel_ranking_entry(tg, vk)->rank, 2);
-    assert_int_equal(sel_ranking_entry(tg, cpu)->rank, 3);
-    assert_true(fabs(sel_ranking_entry(tg, vk)->vs_leader.ratio - 0.8) < 0.03);
-    assert_int_equal(sel_ranking_entry(tg, cuda)->vs_ref.outcome, SEL_WIN_A);
+    assert_int_equal(stats_ranking_entry(tg, vk)->rank, 2);
+    assert_int_equal(stats_ranking_entry(tg, cpu)->rank, 3);
+    assert_true(fabs(stats_ranking_entry(tg, vk)->vs_leader.ratio - 0.8) < 0.03);
+    assert_int_equal(stats_ranking_entry(tg, cuda)->vs_ref.outcome, STATS_WIN_A);
     /* pp is ranked too (for the table) */
     assert_int_equal(s.by_test[0].leader, cuda);
     /* warm-up was dropped and recorded; kept samples reached a decision */
@@ -282,9 +282,9 @@ static void test_session_tie(void **state)
     o.inv.reps = 5;
     bench_session s;
     session_ok(f, &plan, &o, &s);
-    const sel_ranking *tg = bench_session_decider(&s, 1);
+    const stats_ranking *tg = bench_session_decider(&s, 1);
     assert_int_equal(s.stop, BENCH_STOP_SETTLED);
-    assert_int_equal(tg->state, SEL_RANK_TIE);
+    assert_int_equal(tg->state, STATS_RANK_TIE);
     assert_int_equal(tg->n_tied, 1);
     bench_session_free(&s);
     bench_plan_free(&plan);
@@ -335,10 +335,10 @@ static void test_session_faults(void **state)
     assert_int_equal(s.st[a_ign].status, BENCH_ARM_GPU_IGNORED);
     assert_int_equal(s.st[a_ign].runs, 1);
     assert_int_equal(s.st[a_good].status, BENCH_ARM_ACTIVE);
-    const sel_ranking *tg = bench_session_decider(&s, 1);
-    assert_int_equal(tg->state, SEL_RANK_WIN);
+    const stats_ranking *tg = bench_session_decider(&s, 1);
+    assert_int_equal(tg->state, STATS_RANK_WIN);
     assert_int_equal(tg->leader, a_good); /* never the 5000 t/s CPU-speed "GPU" arm */
-    assert_int_equal(sel_ranking_entry(tg, a_ign)->rank, 0);
+    assert_int_equal(stats_ranking_entry(tg, a_ign)->rank, 0);
     /* the store holds every failure with its reason */
     assert_int_equal(count_runs(f, "failed", f->e[crash].id), 2);
     assert_int_equal(count_runs(f, "failed", f->e[hang].id), 2);
@@ -374,7 +374,7 @@ static void test_session_limits(void **state)
     session_ok(f, &plan, &o, &s);
     assert_int_equal(s.stop, BENCH_STOP_MAX_SAMPLES);
     assert_string_equal(bench_stop_name(s.stop), "max-samples");
-    assert_int_equal(bench_session_decider(&s, 1)->state, SEL_RANK_OPEN);
+    assert_int_equal(bench_session_decider(&s, 1)->state, STATS_RANK_OPEN);
     for (size_t i = 0; i < 2; i++)
         assert_true(s.st[i].series[1].n_kept >= 6 && s.st[i].series[1].n_kept < 6 + 3);
     bench_session_free(&s);
@@ -410,16 +410,16 @@ static void test_session_weighted(void **state)
     bench_session_opts o;
     opts_of(f, &o);
     lvd_err err = {0};
-    assert_int_equal(sel_objective_parse("w=0.2", &o.objective, &err), 0);
+    assert_int_equal(stats_objective_parse("w=0.2", &o.objective, &err), 0);
     bench_session s;
     session_ok(f, &plan, &o, &s);
     assert_true(s.weighted);
     assert_ptr_equal(bench_session_decider(&s, 0), &s.weighted_rank);
     assert_ptr_equal(bench_session_decider(&s, 1), &s.weighted_rank);
-    assert_int_equal(s.weighted_rank.state, SEL_RANK_WIN);
+    assert_int_equal(s.weighted_rank.state, STATS_RANK_WIN);
     assert_int_equal(s.weighted_rank.leader, arm_of(&plan, "y"));
     bench_session_free(&s);
-    assert_int_equal(sel_objective_parse("0.9", &o.objective, &err), 0);
+    assert_int_equal(stats_objective_parse("0.9", &o.objective, &err), 0);
     session_ok(f, &plan, &o, &s);
     assert_int_equal(s.weighted_rank.leader, arm_of(&plan, "x"));
     bench_session_free(&s);

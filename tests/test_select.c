@@ -236,7 +236,7 @@ static int record(fx *f, const char *objective, lvd_verdict *v)
     o.host = HOST;
     lvd_err err = {{0}};
     if (objective)
-        assert_int_equal(sel_objective_parse(objective, &o.objective, &err), 0);
+        assert_int_equal(stats_objective_parse(objective, &o.objective, &err), 0);
     int rc = sel_verdict_record(f->s, f->a.sha256, &o, v, &err);
     if (rc < 0)
         fail_msg("%s", err.msg);
@@ -585,7 +585,7 @@ static void test_rule2_verdict(void **state)
     sel_result_free(&r);
 
     /* another objective has no verdict: the heuristic decides (Pascal -> Vulkan) */
-    assert_int_equal(sel_objective_parse("pp", &rq.objective, NULL), 0);
+    assert_int_equal(stats_objective_parse("pp", &rq.objective, NULL), 0);
     r = choose(f, &rq);
     assert_int_equal(r.by, SEL_BY_HEURISTIC);
     assert_int_equal(r.engine.id, b.vk);
@@ -753,7 +753,7 @@ static void test_check_device(void **state)
         snprintf(p.device, sizeof p.device, "%s", cases[i].sel);
         p.ngl = cases[i].ngl;
         char out[64];
-        sel_check_device(cases[i].probe, &p, out, sizeof out);
+        engine_check_device(cases[i].probe, &p, out, sizeof out);
         if (strcmp(out, cases[i].want))
             fail_msg("case %zu: '%s', want '%s'", i, out, cases[i].want);
     }
@@ -894,7 +894,7 @@ static void test_verdict_objectives(void **state)
     lvd_verdict_free(&v);
     /* select reads the verdict of its objective */
     sel_request rq = request(f);
-    assert_int_equal(sel_objective_parse("pp", &rq.objective, NULL), 0);
+    assert_int_equal(stats_objective_parse("pp", &rq.objective, NULL), 0);
     sel_result r = choose(f, &rq);
     assert_int_equal(r.by, SEL_BY_VERDICT);
     assert_int_equal(r.engine.id, b.cuda);
@@ -1011,17 +1011,17 @@ static void test_placement_rungs(void **state)
     engine(f, "cuda", &d, 1);
     static const struct {
         int64_t free_mib;
-        sel_rung rung;
+        placement_rung rung;
         const char *ngl, *ub;
     } cases[] = {
         /* small-llama at its 4096 context (rungs pinned in test_placement.c) */
-        {-1, SEL_RUNG_FULL, "5", NULL}, /* the probe's 140000 */
-        {1250, SEL_RUNG_FULL, "5", NULL},
-        {700, SEL_RUNG_REDUCED_UBATCH, "5", "256"},
-        {600, SEL_RUNG_REDUCED_UBATCH, "5", "128"},
-        {535, SEL_RUNG_PARTIAL, "4", "128"},
-        {512, SEL_RUNG_CPU_ONLY, "0", "128"},
-        {511, SEL_RUNG_NOTHING_FITS, "0", "128"},
+        {-1, PLACEMENT_RUNG_FULL, "5", NULL}, /* the probe's 140000 */
+        {1250, PLACEMENT_RUNG_FULL, "5", NULL},
+        {700, PLACEMENT_RUNG_REDUCED_UBATCH, "5", "256"},
+        {600, PLACEMENT_RUNG_REDUCED_UBATCH, "5", "128"},
+        {535, PLACEMENT_RUNG_PARTIAL, "4", "128"},
+        {512, PLACEMENT_RUNG_CPU_ONLY, "0", "128"},
+        {511, PLACEMENT_RUNG_NOTHING_FITS, "0", "128"},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
         sel_request rq = request(f);
@@ -1030,7 +1030,7 @@ static void test_placement_rungs(void **state)
         assert_true(r.placed);
         if (r.placement.rung != cases[i].rung)
             fail_msg("free %lld: rung %s", (long long)cases[i].free_mib,
-                     sel_rung_name(r.placement.rung));
+                     placement_rung_name(r.placement.rung));
         assert_string_equal(flag(&r, "-ngl"), cases[i].ngl);
         if (cases[i].ub)
             assert_string_equal(flag(&r, "-ub"), cases[i].ub);
@@ -1073,7 +1073,7 @@ static void test_placement_experts(void **state)
     sel_result r;
     int code;
     assert_int_equal(sel_select(f->s, &a, &rq, &r, &code, &err), 0);
-    assert_int_equal(r.placement.rung, SEL_RUNG_EXPERTS_ON_HOST);
+    assert_int_equal(r.placement.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
     assert_string_equal(flag(&r, "--n-cpu-moe"), "2");
     assert_string_equal(flag(&r, "-ub"), "128");
     assert_string_equal(flag(&r, "-c"), "1440");

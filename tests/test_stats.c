@@ -1,4 +1,4 @@
-/* test_stats.c: the statistics of select/stats.h against known truth:
+/* test_stats.c: the statistics of stats/stats.h against known truth:
  * summaries, Mann-Whitney p-values computed independently (scipy's documented
  * example; exact values by recursive counting and brute-force enumeration of
  * all arrangements), bootstrap determinism and coverage, the decision rule on
@@ -14,14 +14,14 @@
 
 #include "common/types.h"
 #include "common/util.h"
-#include "select/rank.h"
-#include "select/stats.h"
+#include "stats/rank.h"
+#include "stats/stats.h"
 
 /* x[i] = center * exp(noise * N(0,1)): lognormal throughput noise. */
-static void synth(sel_rng *rng, double *x, size_t n, double center, double noise)
+static void synth(stats_rng *rng, double *x, size_t n, double center, double noise)
 {
     for (size_t i = 0; i < n; i++)
-        x[i] = center * exp(noise * sel_rng_normal(rng));
+        x[i] = center * exp(noise * stats_rng_normal(rng));
 }
 
 static int cmp_double(const void *pa, const void *pb)
@@ -35,21 +35,21 @@ static int cmp_double(const void *pa, const void *pb)
 static void test_summary_small_n(void **state)
 {
     (void)state;
-    sel_summary s;
-    sel_summarize(NULL, 0, &s);
+    stats_summary s;
+    stats_summarize(NULL, 0, &s);
     assert_int_equal(s.n, 0);
     assert_true(isnan(s.median) && isnan(s.mean) && isnan(s.stddev));
     assert_true(isnan(s.min) && isnan(s.max));
-    assert_true(isnan(sel_median(NULL, 0)));
+    assert_true(isnan(stats_median(NULL, 0)));
 
     double one[] = {811.5};
-    sel_summarize(one, 1, &s);
+    stats_summarize(one, 1, &s);
     assert_int_equal(s.n, 1);
     assert_true(s.median == 811.5 && s.mean == 811.5 && s.min == 811.5 && s.max == 811.5);
     assert_true(isnan(s.stddev));
 
     double two[] = {10, 20};
-    sel_summarize(two, 2, &s);
+    stats_summarize(two, 2, &s);
     assert_true(s.median == 15 && s.mean == 15 && s.min == 10 && s.max == 20);
     assert_true(fabs(s.stddev - sqrt(50.0)) < 1e-12);
 }
@@ -60,15 +60,15 @@ static void test_summary_known(void **state)
     double x[] = {9, 4, 2, 5, 4, 7, 5, 4};
     double copy[LVD_ARRAY_LEN(x)];
     memcpy(copy, x, sizeof x);
-    sel_summary s;
-    sel_summarize(x, LVD_ARRAY_LEN(x), &s);
+    stats_summary s;
+    stats_summarize(x, LVD_ARRAY_LEN(x), &s);
     assert_true(memcmp(x, copy, sizeof x) == 0); /* input untouched */
     assert_true(s.median == 4.5);
     assert_true(s.mean == 5.0);
     assert_true(fabs(s.stddev - sqrt(32.0 / 7.0)) < 1e-12);
     assert_true(s.min == 2 && s.max == 9);
     double odd[] = {3, 1, 2};
-    assert_true(sel_median(odd, 3) == 2);
+    assert_true(stats_median(odd, 3) == 2);
 }
 
 /* The selection algorithm against a full sort, on sizes and value sets that
@@ -76,15 +76,15 @@ static void test_summary_known(void **state)
 static void test_median_matches_sort(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 7);
+    stats_rng rng;
+    stats_rng_seed(&rng, 7);
     double x[257], sorted[257];
     for (size_t n = 1; n <= 257; n++) {
         for (int shape = 0; shape < 4; shape++) {
             for (size_t i = 0; i < n; i++) {
                 switch (shape) {
-                case 0: x[i] = sel_rng_uniform(&rng); break;
-                case 1: x[i] = (double)(sel_rng_u64(&rng) % 4); break; /* many ties */
+                case 0: x[i] = stats_rng_uniform(&rng); break;
+                case 1: x[i] = (double)(stats_rng_u64(&rng) % 4); break; /* many ties */
                 case 2: x[i] = (double)i; break;
                 default: x[i] = (double)(n - i); break;
                 }
@@ -92,7 +92,7 @@ static void test_median_matches_sort(void **state)
             memcpy(sorted, x, n * sizeof *x);
             qsort(sorted, n, sizeof *sorted, cmp_double);
             double want = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-            assert_true(sel_median(x, n) == want);
+            assert_true(stats_median(x, n) == want);
         }
     }
 }
@@ -111,14 +111,14 @@ static void check_mwu(const mwu_case *c)
 {
     double u = 0;
     int exact = -1;
-    double p = sel_mann_whitney(c->a, c->na, c->b, c->nb, &u, &exact);
+    double p = stats_mann_whitney(c->a, c->na, c->b, c->nb, &u, &exact);
     if (fabs(p - c->p) > 1e-12 * (c->p > 1e-3 ? 1 : 1e-3) + 1e-15 || u != c->u ||
         exact != c->exact)
         fail_msg("%s: p %.17g (want %.17g), U %g (want %g), exact %d (want %d)", c->name,
                  p, c->p, u, c->u, exact, c->exact);
     /* swapping the arms: same p, U of the other arm */
     double u2 = 0;
-    double p2 = sel_mann_whitney(c->b, c->nb, c->a, c->na, &u2, NULL);
+    double p2 = stats_mann_whitney(c->b, c->nb, c->a, c->na, &u2, NULL);
     assert_true(fabs(p2 - p) < 1e-15);
     assert_true(u2 == (double)(c->na * c->nb) - u);
 }
@@ -170,7 +170,7 @@ static void test_mann_whitney_tie_path(void **state)
     static const double m[] = {19, 22, 16, 29, 24}, f[] = {20, 11, 16, 12};
     double u;
     int exact;
-    double p = sel_mann_whitney(m, 5, f, 4, &u, &exact);
+    double p = stats_mann_whitney(m, 5, f, 4, &u, &exact);
     assert_int_equal(exact, 0);
     assert_true(u == 17.5);
     assert_true(fabs(p - 0.08509993251567081) < 1e-14);
@@ -182,12 +182,12 @@ static void test_mann_whitney_degenerate(void **state)
     double a[] = {5, 5, 5}, b[] = {5, 5};
     double u;
     int exact;
-    assert_true(sel_mann_whitney(a, 3, b, 2, &u, &exact) == 1.0);
+    assert_true(stats_mann_whitney(a, 3, b, 2, &u, &exact) == 1.0);
     assert_true(u == 3.0);
-    assert_true(isnan(sel_mann_whitney(a, 0, b, 2, &u, &exact)));
+    assert_true(isnan(stats_mann_whitney(a, 0, b, 2, &u, &exact)));
     assert_true(isnan(u));
     double one[] = {1}, two[] = {2};
-    assert_true(sel_mann_whitney(one, 1, two, 1, NULL, NULL) == 1.0);
+    assert_true(stats_mann_whitney(one, 1, two, 1, NULL, NULL) == 1.0);
 }
 
 /* --- bootstrap ---------------------------------------------------------- */
@@ -195,30 +195,30 @@ static void test_mann_whitney_degenerate(void **state)
 static void test_bootstrap_deterministic(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 11);
+    stats_rng rng;
+    stats_rng_seed(&rng, 11);
     double a[12], b[12];
     synth(&rng, a, 12, 110, 0.03);
     synth(&rng, b, 12, 100, 0.03);
     double lo1, hi1, lo2, hi2, lo3, hi3;
-    assert_int_equal(sel_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.95, 42, &lo1, &hi1), 0);
-    assert_int_equal(sel_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.95, 42, &lo2, &hi2), 0);
+    assert_int_equal(stats_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.95, 42, &lo1, &hi1), 0);
+    assert_int_equal(stats_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.95, 42, &lo2, &hi2), 0);
     assert_true(lo1 == lo2 && hi1 == hi2);
-    double r = sel_median(a, 12) / sel_median(b, 12);
+    double r = stats_median(a, 12) / stats_median(b, 12);
     assert_true(lo1 < r && r < hi1);
     assert_true(lo1 > 1.0 && hi1 < 1.25);
     /* another seed: close but not identical */
-    assert_int_equal(sel_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.95, 43, &lo3, &hi3), 0);
+    assert_int_equal(stats_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.95, 43, &lo3, &hi3), 0);
     assert_true(lo3 != lo1 || hi3 != hi1);
     assert_true(fabs(lo3 - lo1) < 0.02 && fabs(hi3 - hi1) < 0.02);
     /* a wider level gives a wider interval */
     double lo99, hi99;
-    sel_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.99, 42, &lo99, &hi99);
+    stats_bootstrap_ratio_ci(a, 12, b, 12, 2000, 0.99, 42, &lo99, &hi99);
     assert_true(lo99 <= lo1 && hi99 >= hi1);
 
-    assert_int_equal(sel_bootstrap_ratio_ci(a, 0, b, 12, 2000, 0.95, 1, &lo1, &hi1), -1);
-    assert_int_equal(sel_bootstrap_ratio_ci(a, 12, b, 12, 0, 0.95, 1, &lo1, &hi1), -1);
-    assert_int_equal(sel_bootstrap_ratio_ci(a, 12, b, 12, 100, 1.0, 1, &lo1, &hi1), -1);
+    assert_int_equal(stats_bootstrap_ratio_ci(a, 0, b, 12, 2000, 0.95, 1, &lo1, &hi1), -1);
+    assert_int_equal(stats_bootstrap_ratio_ci(a, 12, b, 12, 0, 0.95, 1, &lo1, &hi1), -1);
+    assert_int_equal(stats_bootstrap_ratio_ci(a, 12, b, 12, 100, 1.0, 1, &lo1, &hi1), -1);
     assert_true(isnan(lo1) && isnan(hi1));
 }
 
@@ -229,15 +229,15 @@ static void test_bootstrap_deterministic(void **state)
 static void test_bootstrap_coverage(void **state)
 {
     (void)state;
-    sel_rng rng;
-    sel_rng_seed(&rng, 2024);
+    stats_rng rng;
+    stats_rng_seed(&rng, 2024);
     double a[20], b[20];
     int covered = 0, trials = 400;
     for (int t = 0; t < trials; t++) {
         synth(&rng, a, 20, 110, 0.05);
         synth(&rng, b, 20, 100, 0.05);
         double lo, hi;
-        assert_int_equal(sel_bootstrap_ratio_ci(a, 20, b, 20, 1000, 0.95, (uint64_t)t, &lo, &hi), 0);
+        assert_int_equal(stats_bootstrap_ratio_ci(a, 20, b, 20, 1000, 0.95, (uint64_t)t, &lo, &hi), 0);
         covered += lo <= 1.10 && 1.10 <= hi;
     }
     double rate = (double)covered / trials;
@@ -248,17 +248,17 @@ static void test_bootstrap_coverage(void **state)
 /* --- decisions ---------------------------------------------------------- */
 
 static void count_outcomes(uint64_t seed, double ratio, double noise, size_t n, int trials,
-                           const sel_rule *rule, int counts[4])
+                           const stats_rule *rule, int counts[4])
 {
-    sel_rng rng;
-    sel_rng_seed(&rng, seed);
+    stats_rng rng;
+    stats_rng_seed(&rng, seed);
     double *a = lvd_xmalloc(n * sizeof *a), *b = lvd_xmalloc(n * sizeof *b);
     memset(counts, 0, 4 * sizeof *counts);
     for (int t = 0; t < trials; t++) {
         synth(&rng, a, n, 100 * ratio, noise);
         synth(&rng, b, n, 100, noise);
-        sel_comparison c;
-        assert_int_equal(sel_compare(a, n, b, n, rule, &c), 0);
+        stats_comparison c;
+        assert_int_equal(stats_compare(a, n, b, n, rule, &c), 0);
         counts[c.outcome]++;
     }
     free(a);
@@ -268,26 +268,26 @@ static void count_outcomes(uint64_t seed, double ratio, double noise, size_t n, 
 static void test_compare_synthetic_truth(void **state)
 {
     (void)state;
-    sel_rule rule;
-    sel_rule_default(&rule);
+    stats_rule rule;
+    stats_rule_default(&rule);
     int k[4];
     /* equal arms, 1 % noise, 20 samples: a tie, never a win */
     count_outcomes(1, 1.00, 0.01, 20, 100, &rule, k);
-    assert_int_equal(k[SEL_WIN_A] + k[SEL_WIN_B], 0);
-    assert_true(k[SEL_TIE] >= 90);
+    assert_int_equal(k[STATS_WIN_A] + k[STATS_WIN_B], 0);
+    assert_true(k[STATS_TIE] >= 90);
     /* equal arms, 3 % noise, 10 samples: never a win (ties need more samples) */
     count_outcomes(2, 1.00, 0.03, 10, 100, &rule, k);
-    assert_int_equal(k[SEL_WIN_A] + k[SEL_WIN_B], 0);
+    assert_int_equal(k[STATS_WIN_A] + k[STATS_WIN_B], 0);
     /* 20 % faster with 3 % noise at n = 10: A wins, both ways round */
     count_outcomes(3, 1.20, 0.03, 10, 100, &rule, k);
-    assert_true(k[SEL_WIN_A] >= 98);
-    assert_int_equal(k[SEL_WIN_B] + k[SEL_TIE], 0);
+    assert_true(k[STATS_WIN_A] >= 98);
+    assert_int_equal(k[STATS_WIN_B] + k[STATS_TIE], 0);
     count_outcomes(4, 1.0 / 1.20, 0.03, 10, 100, &rule, k);
-    assert_true(k[SEL_WIN_B] >= 98);
-    assert_int_equal(k[SEL_WIN_A] + k[SEL_TIE], 0);
+    assert_true(k[STATS_WIN_B] >= 98);
+    assert_int_equal(k[STATS_WIN_A] + k[STATS_TIE], 0);
     /* 2 % faster (inside the tie band) with 1 % noise: never a win */
     count_outcomes(5, 1.02, 0.01, 30, 100, &rule, k);
-    assert_int_equal(k[SEL_WIN_A] + k[SEL_WIN_B], 0);
+    assert_int_equal(k[STATS_WIN_A] + k[STATS_WIN_B], 0);
 }
 
 static void test_compare_fields(void **state)
@@ -297,10 +297,10 @@ static void test_compare_fields(void **state)
      * and bench-vulkan-dense-ngl99.jsonl: 5 each, CUDA ~41 % faster */
     double cuda[] = {986.433, 995.569, 997.449, 999.416, 995.605};
     double vk[] = {737.443, 694.42, 693.607, 690.415, 695.532};
-    sel_rule rule;
-    sel_rule_default(&rule);
-    sel_comparison c;
-    assert_int_equal(sel_compare(cuda, 5, vk, 5, &rule, &c), 0);
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_comparison c;
+    assert_int_equal(stats_compare(cuda, 5, vk, 5, &rule, &c), 0);
     assert_true(fabs(c.ratio - 995.605 / 694.42) < 1e-12);
     assert_true(c.ci_lo <= c.ratio && c.ratio <= c.ci_hi);
     assert_true(c.ci_lo > 1.3);
@@ -308,8 +308,8 @@ static void test_compare_fields(void **state)
     assert_true(c.u == 25);
     assert_true(fabs(c.p - 2.0 / 252.0) < 1e-15); /* complete separation, 5 v 5 */
     assert_true(c.p_threshold == 0.01);
-    assert_int_equal(c.outcome, SEL_WIN_A);
-    assert_string_equal(sel_outcome_name(c.outcome), "win_a");
+    assert_int_equal(c.outcome, STATS_WIN_A);
+    assert_string_equal(stats_outcome_name(c.outcome), "win_a");
     assert_true(c.no_regression);
     assert_int_equal(c.a.n, 5);
     assert_true(c.b.median == 694.42);
@@ -317,64 +317,64 @@ static void test_compare_fields(void **state)
 
     /* Bonferroni: over m = 2 comparisons, 2/252 is not below 0.005 */
     rule.m = 2;
-    assert_int_equal(sel_compare(cuda, 5, vk, 5, &rule, &c), 0);
-    assert_int_equal(c.outcome, SEL_UNKNOWN);
+    assert_int_equal(stats_compare(cuda, 5, vk, 5, &rule, &c), 0);
+    assert_int_equal(c.outcome, STATS_UNKNOWN);
     assert_true(c.p_threshold == 0.005);
     /* the CI is wholly past 1.03: only p is missing, so it stays open however
      * loose the precision stop (more samples bring p down) */
     rule.stop_half_width = 1.0;
-    assert_int_equal(sel_settled(&c, &rule), SEL_OPEN);
+    assert_int_equal(stats_settled(&c, &rule), STATS_OPEN);
     rule.stop_half_width = 0.01;
     /* the other way round: B wins */
     rule.m = 1;
-    assert_int_equal(sel_compare(vk, 5, cuda, 5, &rule, &c), 0);
-    assert_int_equal(c.outcome, SEL_WIN_B);
+    assert_int_equal(stats_compare(vk, 5, cuda, 5, &rule, &c), 0);
+    assert_int_equal(c.outcome, STATS_WIN_B);
     assert_false(c.no_regression);
-    assert_string_equal(sel_outcome_name(c.outcome), "win_b");
+    assert_string_equal(stats_outcome_name(c.outcome), "win_b");
 }
 
 static void test_compare_edges(void **state)
 {
     (void)state;
-    sel_rule rule;
-    sel_rule_default(&rule);
-    sel_comparison c;
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_comparison c;
     double a[] = {100, 101, 99, 100.5}, b[] = {100, 100.2, 99.8, 100.1};
     /* below min_samples: never decided, even with a narrow CI */
-    assert_int_equal(sel_compare(a, 4, b, 4, &rule, &c), 0);
-    assert_int_equal(c.outcome, SEL_UNKNOWN);
+    assert_int_equal(stats_compare(a, 4, b, 4, &rule, &c), 0);
+    assert_int_equal(c.outcome, STATS_UNKNOWN);
     assert_true(c.ci_hi - c.ci_lo < 0.03);
-    assert_string_equal(sel_outcome_name(c.outcome), "unknown");
-    assert_int_equal(sel_settled(&c, &rule), SEL_OPEN);
+    assert_string_equal(stats_outcome_name(c.outcome), "unknown");
+    assert_int_equal(stats_settled(&c, &rule), STATS_OPEN);
     /* an empty arm */
-    assert_int_equal(sel_compare(a, 4, b, 0, &rule, &c), 0);
-    assert_int_equal(c.outcome, SEL_UNKNOWN);
+    assert_int_equal(stats_compare(a, 4, b, 0, &rule, &c), 0);
+    assert_int_equal(c.outcome, STATS_UNKNOWN);
     assert_true(isnan(c.ratio) && isnan(c.p));
     assert_int_equal(c.b.n, 0);
     /* invalid samples */
     double bad[] = {100, 0, 99, 100, 101};
-    assert_int_equal(sel_compare(bad, 5, b, 4, &rule, &c), -1);
+    assert_int_equal(stats_compare(bad, 5, b, 4, &rule, &c), -1);
     assert_non_null(strstr(c.why, "positive"));
     double nan_[] = {100, NAN, 99, 100, 101};
-    assert_int_equal(sel_compare(a, 4, nan_, 5, &rule, &c), -1);
+    assert_int_equal(stats_compare(a, 4, nan_, 5, &rule, &c), -1);
     /* invalid rules */
     rule.m = 0;
-    assert_int_equal(sel_compare(a, 4, b, 4, &rule, &c), -1);
+    assert_int_equal(stats_compare(a, 4, b, 4, &rule, &c), -1);
     assert_non_null(strstr(c.why, "rule"));
-    sel_rule_default(&rule);
+    stats_rule_default(&rule);
     rule.boot_b = 0;
-    assert_int_equal(sel_compare(a, 4, b, 4, &rule, &c), -1);
-    sel_rule_default(&rule);
+    assert_int_equal(stats_compare(a, 4, b, 4, &rule, &c), -1);
+    stats_rule_default(&rule);
     rule.tie_lo = 1.01;
-    assert_int_equal(sel_compare(a, 4, b, 4, &rule, &c), -1);
+    assert_int_equal(stats_compare(a, 4, b, 4, &rule, &c), -1);
 }
 
 static void test_rule_presets(void **state)
 {
     (void)state;
-    sel_rule def, pin;
-    sel_rule_default(&def);
-    sel_rule_pin(&pin);
+    stats_rule def, pin;
+    stats_rule_default(&def);
+    stats_rule_pin(&pin);
     assert_true(def.alpha == 0.01 && def.m == 1 && def.win == 1.03);
     assert_true(def.tie_lo == 0.97 && def.tie_hi == 1.03 && def.boot_b == 2000);
     assert_true(def.level == 0.95 && def.stop_half_width == 0.01 && def.max_samples == 30);
@@ -382,29 +382,29 @@ static void test_rule_presets(void **state)
 
     /* a candidate 2.5 % faster, 0.3 % noise, 20 samples: a pin win, but a tie
      * for a verdict (the whole CI is inside [0.97, 1.03]) */
-    sel_rng rng;
-    sel_rng_seed(&rng, 99);
+    stats_rng rng;
+    stats_rng_seed(&rng, 99);
     double cand[20], pinned[20];
     synth(&rng, cand, 20, 102.5, 0.003);
     synth(&rng, pinned, 20, 100, 0.003);
-    sel_comparison c;
-    assert_int_equal(sel_compare(cand, 20, pinned, 20, &pin, &c), 0);
-    assert_int_equal(c.outcome, SEL_WIN_A);
+    stats_comparison c;
+    assert_int_equal(stats_compare(cand, 20, pinned, 20, &pin, &c), 0);
+    assert_int_equal(c.outcome, STATS_WIN_A);
     assert_true(c.no_regression);
-    assert_int_equal(sel_compare(cand, 20, pinned, 20, &def, &c), 0);
-    assert_int_equal(c.outcome, SEL_TIE);
+    assert_int_equal(stats_compare(cand, 20, pinned, 20, &def, &c), 0);
+    assert_int_equal(c.outcome, STATS_TIE);
 
     /* a candidate 1 % slower: no regression under the pin floor 0.98 */
     synth(&rng, cand, 20, 99, 0.003);
     synth(&rng, pinned, 20, 100, 0.003);
-    assert_int_equal(sel_compare(cand, 20, pinned, 20, &pin, &c), 0);
+    assert_int_equal(stats_compare(cand, 20, pinned, 20, &pin, &c), 0);
     assert_true(c.no_regression);
-    assert_int_not_equal(c.outcome, SEL_WIN_A);
+    assert_int_not_equal(c.outcome, STATS_WIN_A);
     /* 4 % slower: a regression */
     synth(&rng, cand, 20, 96, 0.003);
-    assert_int_equal(sel_compare(cand, 20, pinned, 20, &pin, &c), 0);
+    assert_int_equal(stats_compare(cand, 20, pinned, 20, &pin, &c), 0);
     assert_false(c.no_regression);
-    assert_int_equal(c.outcome, SEL_WIN_B);
+    assert_int_equal(c.outcome, STATS_WIN_B);
 }
 
 /* --- stopping ----------------------------------------------------------- */
@@ -412,10 +412,10 @@ static void test_rule_presets(void **state)
 static void test_round_needed(void **state)
 {
     (void)state;
-    sel_rule rule;
-    sel_rule_default(&rule);
-    sel_rng rng;
-    sel_rng_seed(&rng, 5);
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_rng rng;
+    stats_rng_seed(&rng, 5);
     double fast[20], base[20], same[20], near[20], noisy[6];
     synth(&rng, fast, 20, 120, 0.01);
     synth(&rng, base, 20, 100, 0.01);
@@ -423,33 +423,33 @@ static void test_round_needed(void **state)
     synth(&rng, near, 20, 103, 0.005);  /* on the band's edge, tight */
     synth(&rng, noisy, 6, 104, 0.10);   /* few, noisy: wide CI */
 
-    sel_comparison c[3];
-    assert_int_equal(sel_compare(fast, 20, base, 20, &rule, &c[0]), 0);
-    assert_int_equal(sel_compare(same, 20, base, 20, &rule, &c[1]), 0);
-    assert_int_equal(c[0].outcome, SEL_WIN_A);
-    assert_int_equal(c[1].outcome, SEL_TIE);
-    assert_int_equal(sel_settled(&c[0], &rule), SEL_DECIDED);
-    assert_int_equal(sel_round_needed(c, 2, &rule), 0);
+    stats_comparison c[3];
+    assert_int_equal(stats_compare(fast, 20, base, 20, &rule, &c[0]), 0);
+    assert_int_equal(stats_compare(same, 20, base, 20, &rule, &c[1]), 0);
+    assert_int_equal(c[0].outcome, STATS_WIN_A);
+    assert_int_equal(c[1].outcome, STATS_TIE);
+    assert_int_equal(stats_settled(&c[0], &rule), STATS_DECIDED);
+    assert_int_equal(stats_round_needed(c, 2, &rule), 0);
 
-    assert_int_equal(sel_compare(noisy, 6, base, 20, &rule, &c[2]), 0);
-    assert_int_equal(c[2].outcome, SEL_UNKNOWN);
+    assert_int_equal(stats_compare(noisy, 6, base, 20, &rule, &c[2]), 0);
+    assert_int_equal(c[2].outcome, STATS_UNKNOWN);
     assert_true(c[2].half_width > 0.01);
-    assert_int_equal(sel_settled(&c[2], &rule), SEL_OPEN);
-    assert_int_equal(sel_round_needed(c, 3, &rule), 1);
+    assert_int_equal(stats_settled(&c[2], &rule), STATS_OPEN);
+    assert_int_equal(stats_round_needed(c, 3, &rule), 1);
 
     /* 3 % faster with a tight CI: neither a win (CI low <= 1.03) nor a tie,
      * but precise enough that more rounds will not help */
-    assert_int_equal(sel_compare(near, 20, base, 20, &rule, &c[2]), 0);
-    assert_int_equal(c[2].outcome, SEL_UNKNOWN);
+    assert_int_equal(stats_compare(near, 20, base, 20, &rule, &c[2]), 0);
+    assert_int_equal(c[2].outcome, STATS_UNKNOWN);
     assert_true(c[2].half_width <= 0.01);
-    assert_int_equal(sel_settled(&c[2], &rule), SEL_PRECISE);
-    assert_int_equal(sel_round_needed(c, 3, &rule), 0);
+    assert_int_equal(stats_settled(&c[2], &rule), STATS_PRECISE);
+    assert_int_equal(stats_round_needed(c, 3, &rule), 0);
 }
 
 /* --- warm-up ------------------------------------------------------------ */
 
 /* Every samples_ts array of a llama-bench jsonl capture, in file order, with
- * the warm-up count sel_warmup gives it. */
+ * the warm-up count stats_warmup gives it. */
 static void check_warmup_file(const char *rel, const size_t *want, size_t nwant)
 {
     char *path = tu_fixture(rel);
@@ -466,7 +466,7 @@ static void check_warmup_file(const char *rel, const size_t *want, size_t nwant)
         for (size_t i = 0; i < n; i++)
             x[i] = cJSON_GetArrayItem(ts, (int)i)->valuedouble;
         assert_true(seen < nwant);
-        size_t got = sel_warmup(x, n);
+        size_t got = stats_warmup(x, n);
         if (got != want[seen])
             fail_msg("%s, result %zu (first sample %g): dropped %zu, want %zu", rel, seen, x[0],
                      got, want[seen]);
@@ -516,30 +516,30 @@ static void test_warmup_synthetic(void **state)
 {
     (void)state;
     double two[] = {1, 100};
-    assert_int_equal(sel_warmup(two, 2), 0);     /* too short to judge */
-    assert_int_equal(sel_warmup(two, 0), 0);
+    assert_int_equal(stats_warmup(two, 2), 0);     /* too short to judge */
+    assert_int_equal(stats_warmup(two, 0), 0);
     double flat[] = {50, 50, 50, 50, 50};
-    assert_int_equal(sel_warmup(flat, 5), 0);
+    assert_int_equal(stats_warmup(flat, 5), 0);
     double high_first[] = {200, 100, 101, 99, 100};
-    assert_int_equal(sel_warmup(high_first, 5), 0); /* only slow samples are warm-up */
+    assert_int_equal(stats_warmup(high_first, 5), 0); /* only slow samples are warm-up */
     double late[] = {100, 101, 40, 100, 99};
-    assert_int_equal(sel_warmup(late, 5), 0);       /* only leading samples */
+    assert_int_equal(stats_warmup(late, 5), 0);       /* only leading samples */
     double ramp[] = {10, 20, 30, 40, 100, 100};
-    assert_int_equal(sel_warmup(ramp, 6), 4);       /* at most n - 2 */
+    assert_int_equal(stats_warmup(ramp, 6), 4);       /* at most n - 2 */
     double ramp3[] = {10, 20, 30, 100, 100, 100, 101};
-    assert_int_equal(sel_warmup(ramp3, 7), 3);
+    assert_int_equal(stats_warmup(ramp3, 7), 3);
     /* a ramp over more than half the samples contaminates the reference
      * tail: nothing can be told apart, nothing is dropped */
     double ramp_long[] = {10, 20, 30, 40, 50, 100, 100};
-    assert_int_equal(sel_warmup(ramp_long, 7), 0);
+    assert_int_equal(stats_warmup(ramp_long, 7), 0);
     double three[] = {74.1314, 778.174, 781.104};
-    assert_int_equal(sel_warmup(three, 3), 1);
+    assert_int_equal(stats_warmup(three, 3), 1);
     /* 10 % low in a tail with 1 % spread: below 0.85 x? no: kept */
     double mild[] = {90, 100, 101, 99, 100};
-    assert_int_equal(sel_warmup(mild, 5), 0);
+    assert_int_equal(stats_warmup(mild, 5), 0);
     /* 20 % low but the tail's own spread is 10 %: M - 3 S decides, kept */
     double noisy[] = {80, 100, 115, 100, 88, 112};
-    assert_int_equal(sel_warmup(noisy, 6), 0);
+    assert_int_equal(stats_warmup(noisy, 6), 0);
 }
 
 /* The one kept-sample rule: not flagged warm-up, finite, > 0. */
@@ -551,17 +551,17 @@ static void test_kept_samples(void **state)
     lvd_result r = {.n = 7, .ts = ts, .warmup = warm};
     double *kept;
     size_t n_warm;
-    assert_int_equal(sel_result_kept(&r, &kept, &n_warm), 2);
+    assert_int_equal(stats_result_kept(&r, &kept, &n_warm), 2);
     assert_int_equal(n_warm, 1);
     assert_true(kept[0] == 50.0 && kept[1] == 101.0);
     free(kept);
     for (size_t i = 0; i < r.n; i++)
-        assert_int_equal(sel_sample_kept(&r, i), i == 1 || i == 6);
+        assert_int_equal(stats_sample_kept(&r, i), i == 1 || i == 6);
     r.warmup = NULL; /* no flags: the 100 is kept too */
-    assert_int_equal(sel_result_kept(&r, &kept, NULL), 3);
+    assert_int_equal(stats_result_kept(&r, &kept, NULL), 3);
     free(kept);
     r.n = 0;
-    assert_int_equal(sel_result_kept(&r, &kept, &n_warm), 0);
+    assert_int_equal(stats_result_kept(&r, &kept, &n_warm), 0);
     assert_null(kept);
     assert_int_equal(n_warm, 0);
 }
@@ -572,11 +572,11 @@ static void test_cpu_reference(void **state)
     (void)state;
     const char *backend[] = {"cuda", "cpu", "vulkan", "cpu", NULL};
     int usable[] = {1, 0, 1, 1, 1};
-    assert_int_equal(sel_cpu_reference(backend, NULL, 5), 1);
-    assert_int_equal(sel_cpu_reference(backend, usable, 5), 3);
+    assert_int_equal(stats_cpu_reference(backend, NULL, 5), 1);
+    assert_int_equal(stats_cpu_reference(backend, usable, 5), 3);
     usable[3] = 0;
-    assert_int_equal(sel_cpu_reference(backend, usable, 5), SEL_NO_ARM);
-    assert_int_equal(sel_cpu_reference(backend, NULL, 1), SEL_NO_ARM);
+    assert_int_equal(stats_cpu_reference(backend, usable, 5), STATS_NO_ARM);
+    assert_int_equal(stats_cpu_reference(backend, NULL, 1), STATS_NO_ARM);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /* testutil.c: helpers shared by the cmocka tests (see testutil.h). */
 #include "tests/testutil.h"
 
-#include "bench/probe.h"
+#include "engine/probe.h"
 #include "common/util.h"
 #include "store/identify.h"
 
@@ -173,7 +173,7 @@ size_t tu_session_engine(tu_session *f, const char *name, int ppl, const char *s
     e->origin = lvd_xstrdup("registered");
     e->flavour = lvd_xstrdup("local");
     lvd_err err = {{0}};
-    if (store_engine_put(f->s, e, &err) || bench_probe_engine(f->s, e, 1, 0, &f->p[i], &err))
+    if (store_engine_put(f->s, e, &err) || engine_probe_engine(f->s, e, 1, 0, &f->p[i], &err))
         fail_msg("%s", err.msg);
     return i;
 }

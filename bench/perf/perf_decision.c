@@ -1,10 +1,10 @@
 /* perf_decision.c: how good and how fast is the decision rule of
- * select/stats.h? Simulates two arms with known true speed ratios (1.00, 1.02,
+ * stats/stats.h? Simulates two arms with known true speed ratios (1.00, 1.02,
  * 1.05, 1.20) and lognormal noise (1, 3, 5, 10 %), where every llama-bench
  * invocation's first sample is a warm-up outlier (0.6 x). Two protocols:
  *   adaptive: rounds of one invocation per arm (-r 3 by default), warm-up
- *             dropped by sel_warmup, sel_compare after each round, stop when
- *             sel_round_needed says so or at 30 samples per arm;
+ *             dropped by stats_warmup, stats_compare after each round, stop when
+ *             stats_round_needed says so or at 30 samples per arm;
  *   fixed:    one invocation of -r 10 per arm, one decision.
  * Prints per cell: correct decisions, wrong wins (a win for the slower arm, or
  * any win when the truth is inside the tie band), false ties (a tie when the
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "select/stats.h"
+#include "stats/stats.h"
 
 #define WARMUP_FACTOR 0.6
 #define MAX_PER_ARM 64
@@ -34,16 +34,16 @@ typedef struct tally {
 } tally;
 
 /* One invocation of r repetitions of an arm with true speed center: the
- * first is a warm-up outlier; sel_warmup decides what is kept. */
-static void invoke(sel_rng *rng, arm *a, double center, double noise, size_t r)
+ * first is a warm-up outlier; stats_warmup decides what is kept. */
+static void invoke(stats_rng *rng, arm *a, double center, double noise, size_t r)
 {
     double seq[MAX_PER_ARM] = {0};
     for (size_t i = 0; i < r; i++) {
-        seq[i] = center * exp(noise * sel_rng_normal(rng));
+        seq[i] = center * exp(noise * stats_rng_normal(rng));
         if (i == 0)
             seq[i] *= WARMUP_FACTOR;
     }
-    size_t drop = sel_warmup(seq, r);
+    size_t drop = stats_warmup(seq, r);
     for (size_t i = drop; i < r && a->n_kept < MAX_PER_ARM; i++)
         a->kept[a->n_kept++] = seq[i];
     a->n_raw += r;
@@ -51,44 +51,44 @@ static void invoke(sel_rng *rng, arm *a, double center, double noise, size_t r)
 
 /* Runs one protocol (per_round samples per invocation, stop at max_samples
  * raw samples per arm) to its end and tallies the outcome against truth. */
-static void trial(sel_rng *rng, double ratio, double noise, size_t per_round,
-                  size_t max_samples, const sel_rule *rule, tally *t)
+static void trial(stats_rng *rng, double ratio, double noise, size_t per_round,
+                  size_t max_samples, const stats_rule *rule, tally *t)
 {
     arm a = {0}, b = {0};
-    sel_comparison c;
+    stats_comparison c;
     for (;;) {
         invoke(rng, &a, 100.0 * ratio, noise, per_round);
         invoke(rng, &b, 100.0, noise, per_round);
-        if (sel_compare(a.kept, a.n_kept, b.kept, b.n_kept, rule, &c) != 0) {
+        if (stats_compare(a.kept, a.n_kept, b.kept, b.n_kept, rule, &c) != 0) {
             fprintf(stderr, "perf_decision: %s\n", c.why);
             exit(1);
         }
-        if (sel_round_needed(&c, 1, rule) == 0 || a.n_raw + per_round > max_samples)
+        if (stats_round_needed(&c, 1, rule) == 0 || a.n_raw + per_round > max_samples)
             break;
     }
     int in_band = ratio >= rule->tie_lo && ratio <= rule->tie_hi;
     t->trials++;
     t->samples += (double)a.n_raw;
     switch (c.outcome) {
-    case SEL_WIN_A:
+    case STATS_WIN_A:
         if (in_band)
             t->band_win++;
         else
             t->correct++;
         break;
-    case SEL_WIN_B: /* A is never slower in these scenarios */
+    case STATS_WIN_B: /* A is never slower in these scenarios */
         if (in_band)
             t->band_win++;
         else
             t->wrong_arm++;
         break;
-    case SEL_TIE:
+    case STATS_TIE:
         if (in_band)
             t->correct++;
         else
             t->false_tie++;
         break;
-    case SEL_UNKNOWN:
+    case STATS_UNKNOWN:
         t->undecided++;
         break;
     }
@@ -122,17 +122,17 @@ static double now_ms(void)
 
 /* One full decision as lvd-bench makes it: 6 arms x 2 tests x 30 samples,
  * warm-up per arm, every pair compared (15 per test), m = 15. */
-static double time_full_decision(const sel_rule *base)
+static double time_full_decision(const stats_rule *base)
 {
     enum { ARMS = 6, TESTS = 2, N = 30 };
     static double s[TESTS][ARMS][N];
-    sel_rng rng;
-    sel_rng_seed(&rng, 77);
+    stats_rng rng;
+    stats_rng_seed(&rng, 77);
     for (int t = 0; t < TESTS; t++)
         for (int a = 0; a < ARMS; a++)
             for (int i = 0; i < N; i++)
-                s[t][a][i] = (100.0 + 5.0 * a) * exp(0.03 * sel_rng_normal(&rng));
-    sel_rule rule = *base;
+                s[t][a][i] = (100.0 + 5.0 * a) * exp(0.03 * stats_rng_normal(&rng));
+    stats_rule rule = *base;
     rule.m = ARMS * (ARMS - 1) / 2;
     int reps = 5;
     size_t decided = 0;
@@ -140,12 +140,12 @@ static double time_full_decision(const sel_rule *base)
     for (int r = 0; r < reps; r++) {
         for (int t = 0; t < TESTS; t++) {
             for (int a = 0; a < ARMS; a++)
-                decided += sel_warmup(s[t][a], N);
+                decided += stats_warmup(s[t][a], N);
             for (int a = 0; a < ARMS; a++)
                 for (int b = a + 1; b < ARMS; b++) {
-                    sel_comparison c;
-                    sel_compare(s[t][a], N, s[t][b], N, &rule, &c);
-                    decided += c.outcome != SEL_UNKNOWN;
+                    stats_comparison c;
+                    stats_compare(s[t][a], N, s[t][b], N, &rule, &c);
+                    decided += c.outcome != STATS_UNKNOWN;
                 }
         }
     }
@@ -179,8 +179,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "perf_decision: bad option value\n");
         return 2;
     }
-    sel_rule rule;
-    sel_rule_default(&rule);
+    stats_rule rule;
+    stats_rule_default(&rule);
     rule.m = m;
     if (half_width >= 0)
         rule.stop_half_width = half_width;
@@ -204,8 +204,8 @@ int main(int argc, char **argv)
     for (size_t ri = 0; ri < sizeof ratios / sizeof *ratios; ri++) {
         for (size_t ni = 0; ni < sizeof noises / sizeof *noises; ni++) {
             tally ad = {0}, fx = {0};
-            sel_rng rng;
-            sel_rng_seed(&rng, seed * 1000003u + ri * 16 + ni);
+            stats_rng rng;
+            stats_rng_seed(&rng, seed * 1000003u + ri * 16 + ni);
             for (int t = 0; t < trials; t++) {
                 trial(&rng, ratios[ri], noises[ni], per_round, rule.max_samples, &rule, &ad);
                 trial(&rng, ratios[ri], noises[ni], 10, 10, &rule, &fx);

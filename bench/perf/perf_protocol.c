@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "bench/probe.h"
+#include "engine/probe.h"
 #include "bench/runner.h"
 #include "common/paths.h"
 #include "store/identify.h"
@@ -107,7 +107,7 @@ static void world_init(world *w, const char *fake)
             die("symlink to the fake engine", NULL);
         free(bin);
         write_scenario(w, i, 100, 0.01);
-        if (store_engine_put(w->s, e, &err) || bench_probe_engine(w->s, e, 1, 0, &w->p[i], &err))
+        if (store_engine_put(w->s, e, &err) || engine_probe_engine(w->s, e, 1, 0, &w->p[i], &err))
             die("engine", &err);
     }
     static const int fa_on[] = {1};
@@ -161,16 +161,16 @@ static void trial(world *w, double ratio, int reps, size_t max_samples, double l
         .inv = {.model = w->model, .tests = tg, .n_tests = 1, .reps = reps, .timeout_ms = 30000},
         .artifact = w->art.sha256, .host = "perf", .session = session, .max_samples = max_samples,
     };
-    sel_objective_default(&o.objective);
-    sel_rule_default(&o.rule);
+    stats_objective_default(&o.objective);
+    stats_rule_default(&o.rule);
     bench_session s;
     lvd_err err = {0};
     if (bench_session_run(w->s, &w->plan, &o, &s, &err))
         die("session", &err);
-    const sel_ranking *r = bench_session_decider(&s, 0);
+    const stats_ranking *r = bench_session_decider(&s, 0);
     int in_band = ratio >= o.rule.tie_lo && ratio <= o.rule.tie_hi;
-    int right = r->state == SEL_RANK_TIE ? in_band : !in_band && r->leader == 0;
-    if (r->state == SEL_RANK_TIE || r->state == SEL_RANK_WIN)
+    int right = r->state == STATS_RANK_TIE ? in_band : !in_band && r->leader == 0;
+    if (r->state == STATS_RANK_TIE || r->state == STATS_RANK_WIN)
         *(right ? &t->correct : &t->wrong) += 1;
     else
         t->undecided++;

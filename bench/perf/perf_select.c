@@ -8,7 +8,7 @@
  *                     process (what a service linking lvdcore would pay);
  *   probe, exec:      `lvd-probe --refresh --store S` as a process (it runs
  *                     every engine's --list-devices);
- *   probe, library:   bench_probe_engine(refresh) for each engine;
+ *   probe, library:   engine_probe_engine(refresh) for each engine;
  * and prints median, p95 and mean wall ms of each (and of /bin/true run the
  * same way: the cost of a process start) and the ratios probe / select.
  * Targets (README.md, "Performance"): select < 5 ms and >= 200x faster than probing.
@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bench/probe.h"
+#include "engine/probe.h"
 #include "common/paths.h"
 #include "common/proc.h"
 #include "select/select.h"
@@ -180,7 +180,7 @@ static void probe_all(const world *w)
         die("%s", err.msg);
     for (size_t i = 0; i < n; i++) {
         lvd_probe p;
-        if (bench_probe_engine(s, &e[i], 1, 0, &p, &err))
+        if (engine_probe_engine(s, &e[i], 1, 0, &p, &err))
             die("%s", err.msg);
         lvd_probe_free(&p);
     }
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
     printf("\nratios (median probe / median select):\n");
     printf("  exec vs exec:       %7.1fx  (lvd-probe --refresh / lvd-select)\n",
            probe_exec.median / sel_exec.median);
-    printf("  library vs library: %7.1fx  (bench_probe_engine x3 / sel_select)\n",
+    printf("  library vs library: %7.1fx  (engine_probe_engine x3 / sel_select)\n",
            probe_lib.median / sel_lib.median);
     printf("  exec vs library:    %7.1fx  (lvd-probe --refresh / sel_select in process)\n",
            probe_exec.median / sel_lib.median);

@@ -5,7 +5,7 @@
  * devices, at most 256) or -1 with a message naming --list-devices, and never
  * crash or leak. Seeded by scripts/fuzz from tests/fixtures/llama.cpp/
  * list-devices captures. */
-#include "bench/devices.h"
+#include "engine/devices.h"
 #include "tests/fuzz/fuzzutil.h"
 
 #include <ctype.h>
@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lvd_device *devs;
     size_t n;
     lvd_err err;
-    if (bench_devices_parse(text, err_text, &devs, &n, &err) != 0) {
+    if (engine_devices_parse(text, err_text, &devs, &n, &err) != 0) {
         FUZZ_CHECK(fuzz_names(&err, "--list-devices") && !devs && n == 0);
         free(text);
         return 0;
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(strcmp(devs[j].selector, d->selector) != 0);
     }
     char label[64];
-    bench_devices_label(devs, n, label, sizeof label);
+    engine_devices_label(devs, n, label, sizeof label);
     FUZZ_CHECK(n == 0 ? !strcmp(label, "cpu") : label[0] != '\0');
     free(devs);
     free(text);

@@ -4,7 +4,7 @@
  * estimates, a final estimate, Mean PPL(Q) or KL divergence statistics) or -1
  * with a message naming the input, and never crash or leak. Seeded by
  * scripts/fuzz from the perplexity captures in tests/fixtures/llama.cpp/. */
-#include "bench/pplout.h"
+#include "check/pplout.h"
 #include "tests/fuzz/fuzzutil.h"
 
 #include <math.h>
@@ -15,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = fuzz_cstr(data, size);
     const char *err_text = fuzz_split(text, size);
-    bench_ppl res;
+    check_ppl res;
     lvd_err err;
-    if (bench_ppl_parse(text, err_text, "fuzz.ppl", &res, &err) != 0) {
+    if (check_ppl_parse(text, err_text, "fuzz.ppl", &res, &err) != 0) {
         FUZZ_CHECK(fuzz_names(&err, "fuzz.ppl") && !res.chunks && res.n_chunks == 0);
         free(text);
         return 0;
@@ -26,10 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(res.n_chunks || res.has_final || !isnan(res.ppl_q) || res.has_kld);
     FUZZ_CHECK(res.has_final || isnan(res.ppl));
     FUZZ_CHECK(res.has_kld || isnan(res.mean_kld));
-    double v = bench_ppl_value(&res);
+    double v = check_ppl_value(&res);
     if (res.has_final)
         FUZZ_CHECK(isnan(v) ? isnan(res.ppl) : v == res.ppl);
-    bench_ppl_free(&res);
+    check_ppl_free(&res);
     FUZZ_CHECK(!res.chunks && res.n_chunks == 0);
     free(text);
     return 0;

@@ -6,7 +6,7 @@
  * with a message naming the release API, and never crash or leak. Seeds:
  * tests/fuzz/seeds/fuzz_release/. */
 #include "common/sha256.h"
-#include "fetch/asset.h"
+#include "builds/asset.h"
 #include "fetch/release.h"
 #include "tests/fuzz/fuzzutil.h"
 
@@ -41,7 +41,7 @@ static void release_list(const char *json, size_t len)
         FUZZ_CHECK(fuzz_names(&err, "release API") && !tag);
         return;
     }
-    FUZZ_CHECK(fetch_build_valid(tag));
+    FUZZ_CHECK(builds_valid(tag));
     free(tag);
 }
 

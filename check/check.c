@@ -1,0 +1,335 @@
+/* check.c: the correctness session of lvd-check (rules in check.h): the
+ * judge, the llama-perplexity argv, the CPU reference and one comparison per
+ * device, each judged and recorded as it ends. Processes only through
+ * proc_run; the store only through store.h. Not for captured output (lvd
+ * check --import: check_import.c) or the table, JSON and exit code
+ * (check_print.c). */
+#include "check/check.h"
+#include "check/check_item.h"
+
+#include "common/cli.h"
+#include "common/proc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STDERR_TAIL_LINES 3
+
+void check_opts_init(check_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kld_max = CHECK_KLD_MAX;
+    o->ppl_tol = CHECK_PPL_TOL;
+    o->top_p_min = -1.0;
+    o->timeout_ms = CHECK_TIMEOUT_S * 1000;
+}
+
+static void set_status(lvd_check *c, const char *status, char *reason)
+{
+    snprintf(c->status, sizeof c->status, "%s", status);
+    free(c->reason);
+    c->reason = reason;
+}
+
+void check_judge(const check_ppl *out, double base_ppl, const check_opts *o, lvd_check *c)
+{
+    c->ppl = check_ppl_value(out);
+    c->ppl_base = !isnan(out->ppl_base) ? out->ppl_base : base_ppl;
+    c->ppl_ratio = !isnan(out->ppl_ratio) ? out->ppl_ratio : c->ppl / c->ppl_base;
+    c->mean_kld = out->mean_kld;
+    c->same_top_p = out->same_top_p;
+    if (out->gpu_ignored) {
+        set_status(c, "fail", lvd_xstrdup("GPU flags ignored: the build warned that -ngl is ignored"
+                                          " and ran on the CPU, so the device proved nothing"));
+        return;
+    }
+    if (!out->has_kld && !o->ppl_only) {
+        set_status(c, "error", lvd_xstrdup("no KL divergence statistics in the output"));
+        return;
+    }
+    lvd_sb why = {0};
+    if (out->has_kld && !(c->mean_kld <= o->kld_max))
+        lvd_sb_addf(&why, "; mean KLD %.6g %s %.6g", c->mean_kld, isnan(c->mean_kld) ? "is not <=" : ">",
+                    o->kld_max);
+    if (!(fabs(c->ppl_ratio - 1.0) <= o->ppl_tol))
+        lvd_sb_addf(&why, "; PPL ratio %.6g outside 1 +- %.6g", c->ppl_ratio, o->ppl_tol);
+    if (out->has_kld && o->top_p_min >= 0 && !(c->same_top_p >= o->top_p_min))
+        lvd_sb_addf(&why, "; same top p %.3f %% < %.3f %%", c->same_top_p, o->top_p_min);
+    int broken = why.len > 0;
+    if (!out->has_kld) {
+        c->mean_kld = c->same_top_p = NAN;
+        lvd_sb_adds(&why, "; judged on the PPL ratio alone: KLD not measured (no --kl-divergence"
+                          " statistics in the capture)");
+    }
+    set_status(c, broken ? "fail" : "pass", why.len ? lvd_xstrdup(why.buf + 2) : NULL);
+    lvd_sb_free(&why);
+}
+
+char **check_argv(const char *binary, const check_opts *o, const char *base_file,
+                        int compare, const char *device)
+{
+    size_t n = 0;
+    char **v = lvd_xcalloc(24, sizeof *v);
+    v[n++] = lvd_xstrdup(binary);
+    v[n++] = lvd_xstrdup("-m");
+    v[n++] = lvd_xstrdup(o->model);
+    v[n++] = lvd_xstrdup("-f");
+    v[n++] = lvd_xstrdup(o->text);
+    v[n++] = lvd_xstrdup("-c");
+    v[n++] = lvd_xasprintf("%d", CHECK_CTX);
+    v[n++] = lvd_xstrdup("--chunks");
+    v[n++] = lvd_xasprintf("%d", CHECK_CHUNKS);
+    v[n++] = lvd_xstrdup("--kl-divergence-base");
+    v[n++] = lvd_xstrdup(base_file);
+    if (compare)
+        v[n++] = lvd_xstrdup("--kl-divergence");
+    if (device) {
+        int none = !strcmp(device, "none");
+        v[n++] = lvd_xstrdup("-ngl");
+        v[n++] = lvd_xstrdup(none ? "0" : "99");
+        v[n++] = lvd_xstrdup("-dev");
+        v[n++] = lvd_xstrdup(device);
+    }
+    v[n] = NULL;
+    return v;
+}
+
+/* --- the session -------------------------------------------------------- */
+
+static char *ppl_binary(const lvd_engine *e)
+{
+    return lvd_xasprintf("%s/llama-perplexity", e->dir ? e->dir : ".");
+}
+
+static int has_ppl(const lvd_engine *e)
+{
+    char *b = ppl_binary(e);
+    int ok = access(b, X_OK) == 0;
+    free(b);
+    return ok;
+}
+
+static int probed(const lvd_probe *p)
+{
+    return *p->backend && strcmp(p->backend, LVD_BACKEND_UNKNOWN) != 0;
+}
+
+check_item *check_add_item(check_report *r, const lvd_engine *e, const char *backend,
+                                      const lvd_device *dev, const check_opts *o)
+{
+    r->items = lvd_xrealloc(r->items, (r->n + 1) * sizeof *r->items);
+    check_item *it = &r->items[r->n++];
+    memset(it, 0, sizeof *it);
+    it->engine_id = e->id;
+    it->engine = lvd_xstrdup(e->name ? e->name : "?");
+    snprintf(it->backend, sizeof it->backend, "%s", backend);
+    if (dev) {
+        snprintf(it->device_name, sizeof it->device_name, "%s", dev->name);
+        snprintf(it->check.device, sizeof it->check.device, "%s", dev->selector);
+    }
+    snprintf(it->check.artifact, sizeof it->check.artifact, "%s", o->artifact);
+    it->check.engine_id = e->id;
+    it->check.host = lvd_xstrdup(o->host);
+    it->check.mean_kld = it->check.same_top_p = it->check.ppl = NAN;
+    it->check.ppl_base = it->check.ppl_ratio = NAN;
+    return it;
+}
+
+static void add_skip(check_report *r, const lvd_engine *e, const char *fmt, const char *detail)
+{
+    r->skipped = lvd_xrealloc(r->skipped, (r->n_skipped + 1) * sizeof *r->skipped);
+    char *why = lvd_xasprintf(fmt, detail);
+    r->skipped[r->n_skipped++] = lvd_xasprintf("%s: %s", e->name ? e->name : "?", why);
+    free(why);
+}
+
+/* Runs e's llama-perplexity (check_argv: against base_file when
+ * compare, on device dev); on success parses into out and returns 1; else
+ * sets c to error with the reason and returns 0 (-1: the runner failed). */
+static int run_ppl(const lvd_engine *e, const check_opts *o, const char *base_file, int compare,
+                   const char *dev, lvd_check *c, check_ppl *out, lvd_err *err)
+{
+    char *bin = ppl_binary(e);
+    char **argv = check_argv(bin, o, base_file, compare, dev);
+    free(bin);
+    proc_spec spec = {.argv = (const char *const *)argv, .timeout_ms = o->timeout_ms};
+    proc_result res;
+    memset(&res, 0, sizeof res);
+    if (proc_run(&spec, &res, err)) {
+        proc_result_free(&res);
+        lvd_strv_free(argv);
+        return -1;
+    }
+    int ok = 0;
+    char what[256];
+    proc_describe(&res, what, sizeof what);
+    if (!proc_ok(&res)) {
+        char *tail = proc_tail(lvd_sb_str(&res.err), STDERR_TAIL_LINES);
+        for (char *p = tail; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        set_status(c, "error", lvd_xasprintf("%s%s%s%s", what, res.timed_out ? " (process group killed)" : "",
+                                             *tail ? ": " : "", tail));
+        free(tail);
+    } else {
+        lvd_err perr = {0};
+        if (check_ppl_parse(lvd_sb_str(&res.out), lvd_sb_str(&res.err), argv[0], out, &perr))
+            set_status(c, "error", lvd_xasprintf("unparsable output: %s", perr.msg));
+        else
+            ok = 1;
+    }
+    proc_result_free(&res);
+    lvd_strv_free(argv);
+    return ok;
+}
+
+int check_record(store *s, check_report *r, check_item *it, lvd_err *err)
+{
+    if (!strcmp(it->check.status, "pass"))
+        r->n_pass++;
+    else if (!strcmp(it->check.status, "fail"))
+        r->n_fail++;
+    else if (!strcmp(it->check.status, "error"))
+        r->n_error++;
+    return store_check_put(s, &it->check, err);
+}
+
+void check_set_base(lvd_check *c, double ppl, char *reason)
+{
+    c->ppl = c->ppl_base = ppl;
+    c->ppl_ratio = 1.0;
+    c->mean_kld = 0.0;
+    c->same_top_p = 100.0;
+    set_status(c, "base", reason);
+}
+
+/* Picks the reference: a CPU-only engine, else a GPU engine at -ngl 0
+ * -dev none. Returns its index or -1; *gpu_ref says which kind. */
+static long pick_reference(const lvd_engine *engines, const lvd_probe *probes, size_t n, int *gpu_ref)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (probed(&probes[i]) && has_ppl(&engines[i]) && (probes[i].n_devices == 0) == (pass == 0)) {
+                *gpu_ref = pass == 1;
+                return (long)i;
+            }
+    return -1;
+}
+
+/* The reference run: writes base_file. 1 ok, 0 failed (recorded), -1 store. */
+static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const check_opts *o,
+                         const char *base_file, check_report *r, double *base_ppl, lvd_err *err)
+{
+    check_item *it = check_add_item(r, e, LVD_BACKEND_CPU, NULL, o);
+    it->reference = 1;
+    lvd_progress("check: CPU reference on %s", e->name);
+    check_ppl out;
+    int rc = run_ppl(e, o, base_file, 0, gpu_ref ? "none" : NULL, &it->check, &out, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        *base_ppl = check_ppl_value(&out);
+        check_ppl_free(&out);
+        if (access(base_file, R_OK) != 0) {
+            set_status(&it->check, "error", lvd_xasprintf("no logits file written (%s)", base_file));
+            rc = 0;
+        } else {
+            check_set_base(&it->check, *base_ppl,
+                     gpu_ref ? lvd_xstrdup("reference: a GPU engine at -ngl 0 -dev none") : NULL);
+        }
+    }
+    r->reference_ok = rc == 1;
+    if (!r->reference_ok)
+        r->n_error++;
+    return store_check_put(s, &it->check, err) ? -1 : rc;
+}
+
+/* One comparison of engine e on dev (NULL: a CPU engine). */
+static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, const check_opts *o,
+                       const char *base_file, double base_ppl, const char *ref_failure,
+                       check_report *r, lvd_err *err)
+{
+    check_item *it = check_add_item(r, e, dev ? dev->backend : LVD_BACKEND_CPU, dev, o);
+    if (ref_failure) {
+        set_status(&it->check, "error", lvd_xasprintf("not checked: the CPU reference failed (%s)", ref_failure));
+        return check_record(s, r, it, err);
+    }
+    if (!has_ppl(e)) {
+        set_status(&it->check, "error", lvd_xasprintf("not checked: no executable llama-perplexity in %s", e->dir));
+        return check_record(s, r, it, err);
+    }
+    lvd_progress("check: %s %s", e->name, dev ? dev->selector : "cpu");
+    check_ppl out;
+    int rc = run_ppl(e, o, base_file, 1, dev ? dev->selector : NULL, &it->check, &out, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        check_judge(&out, base_ppl, o, &it->check);
+        check_ppl_free(&out);
+    }
+    return check_record(s, r, it, err);
+}
+
+int check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size_t n,
+                    const check_opts *o, check_report *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int gpu_ref = 0;
+    long ref = pick_reference(engines, probes, n, &gpu_ref);
+    for (size_t i = 0; i < n; i++)
+        if (!probed(&probes[i]))
+            add_skip(out, &engines[i], "probe unknown: %s", probes[i].reason ? probes[i].reason : "never probed");
+    if (ref < 0)
+        return lvd_errf(err, "no probed engine has an executable llama-perplexity to compute the CPU reference");
+
+    char tmpl[] = "/tmp/lvd-check-XXXXXX";
+    const char *tmpdir = getenv("TMPDIR");
+    char *dir_tmpl = tmpdir && *tmpdir ? lvd_xasprintf("%s/lvd-check-XXXXXX", tmpdir) : lvd_xstrdup(tmpl);
+    if (!mkdtemp(dir_tmpl)) {
+        lvd_errf(err, "%s: cannot create a directory for the reference logits", dir_tmpl);
+        free(dir_tmpl);
+        return -1;
+    }
+    char *base_file = lvd_xasprintf("%s/kld-base.bin", dir_tmpl);
+    double base_ppl = NAN;
+    int rc = run_reference(s, &engines[ref], gpu_ref, o, base_file, out, &base_ppl, err);
+    char *ref_failure = rc == 0 ? lvd_xstrdup(out->items[0].check.reason ? out->items[0].check.reason : "?")
+                                : NULL;
+    for (size_t i = 0; i < n && rc >= 0; i++) {
+        if (!probed(&probes[i]))
+            continue;
+        if (probes[i].n_devices == 0) {
+            if ((long)i != ref)
+                rc = run_compare(s, &engines[i], NULL, o, base_file, base_ppl, ref_failure, out, err) ? -1 : rc;
+            continue;
+        }
+        for (size_t d = 0; d < probes[i].n_devices && rc >= 0; d++)
+            rc = run_compare(s, &engines[i], &probes[i].devices[d], o, base_file, base_ppl, ref_failure,
+                             out, err) ? -1 : rc;
+    }
+    lvd_progress_done();
+    lvd_rm_rf(dir_tmpl);
+    free(dir_tmpl);
+    free(base_file);
+    free(ref_failure);
+    return rc < 0 ? -1 : 0;
+}
+
+void check_report_free(check_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->items[i].engine);
+        free(r->items[i].check.host);
+        free(r->items[i].check.reason);
+    }
+    free(r->items);
+    for (size_t i = 0; i < r->n_skipped; i++)
+        free(r->skipped[i]);
+    free(r->skipped);
+    memset(r, 0, sizeof *r);
+}

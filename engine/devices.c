@@ -1,0 +1,266 @@
+/* devices.c: the `--list-devices` parser (see devices.h). Line by line with
+ * PCRE2, against the real formats captured in tests/fixtures/llama.cpp/
+ * (cpu-build-b9749/list-devices, gpu-h200/{cuda,vulkan}-list-devices). Not for
+ * running anything. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "engine/devices.h"
+
+#include <ctype.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEVICES 256 /* bound on hostile output; no box has more */
+
+/* A selector as ggml names devices: "CUDA0", "Vulkan1", "MTL0", "BLAS",
+ * "RPC[10.0.0.2:50052]". */
+#define SELECTOR "([A-Za-z][A-Za-z0-9_]*(?:\\[[^\\]\\s]*\\])?[0-9]*)"
+
+static const char RX_HEADER[] = "^\\s*Available devices:\\s*$";
+static const char RX_NONE[] = "^\\s*\\(none\\)\\s*$";
+/* "  CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free)" */
+static const char RX_DEVICE_MEM[] =
+    "^\\s*" SELECTOR ":\\s+(\\S.*?)\\s+\\((\\d{1,15}) MiB, (\\d{1,15}) MiB free\\)\\s*$";
+/* "  BLAS: Accelerate" inside the list, when no memory was printed */
+static const char RX_DEVICE_BARE[] = "^\\s+" SELECTOR ":\\s+(\\S.*?)\\s*$";
+/* CUDA's init log: "  Device 0: NVIDIA H200, compute capability 9.0, VMM: yes" */
+static const char RX_CC[] = "^\\s*Device (\\d{1,4}): .*?, compute capability (\\d{1,3}\\.\\d{1,3})\\b";
+
+typedef struct rx {
+    pcre2_code *code;
+    pcre2_match_data *md;
+} rx;
+
+static int rx_compile(rx *r, const char *pattern, lvd_err *err)
+{
+    int code;
+    PCRE2_SIZE off;
+    r->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+    if (!r->code) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        return lvd_errf(err, "devices: bad pattern at %zu: %s", (size_t)off, (char *)msg);
+    }
+    r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
+    return 0;
+}
+
+static void rx_free(rx *r)
+{
+    pcre2_match_data_free(r->md);
+    pcre2_code_free(r->code);
+}
+
+static int rx_match(rx *r, const char *s, size_t len)
+{
+    return pcre2_match(r->code, (PCRE2_SPTR)s, len, 0, 0, r->md, NULL) > 0;
+}
+
+/* Copies group g of the last match into buf; 0, or -1 when it does not fit. */
+static int rx_group(rx *r, const char *s, int g, char *buf, size_t len)
+{
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+    size_t n = ov[2 * g + 1] - ov[2 * g];
+    if (n >= len)
+        return -1;
+    memcpy(buf, s + ov[2 * g], n);
+    buf[n] = '\0';
+    return 0;
+}
+
+static int64_t rx_int(rx *r, const char *s, int g)
+{
+    char buf[32];
+    int64_t v = -1;
+    if (rx_group(r, s, g, buf, sizeof buf) == 0 && lvd_parse_i64(buf, &v) != 0)
+        v = -1;
+    return v;
+}
+
+/* Calls fn for each line of text (without its "\n" or "\r\n"). */
+typedef int (*line_fn)(void *ctx, const char *line, size_t len);
+
+static int each_line(const char *text, line_fn fn, void *ctx)
+{
+    const char *p = text;
+    while (p && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        size_t l = len;
+        if (l && p[l - 1] == '\r')
+            l--;
+        if (fn(ctx, p, l))
+            return -1;
+        p = nl ? nl + 1 : p + len;
+    }
+    return 0;
+}
+
+void engine_backend_of_selector(const char *selector, char *buf, size_t len)
+{
+    static const char *const known[][2] = {
+        {"cuda", "cuda"}, {"vulkan", "vulkan"}, {"rocm", "rocm"}, {"hip", "rocm"},
+        {"mtl", "metal"}, {"metal", "metal"}, {"sycl", "sycl"},
+    };
+    char prefix[64];
+    size_t k = 0;
+    while (selector[k] && isalpha((unsigned char)selector[k]) && k < sizeof prefix - 1) {
+        prefix[k] = (char)tolower((unsigned char)selector[k]);
+        k++;
+    }
+    prefix[k] = '\0';
+    for (size_t i = 0; i < LVD_ARRAY_LEN(known); i++)
+        if (!strcmp(prefix, known[i][0])) {
+            snprintf(buf, len, "%s", known[i][1]);
+            return;
+        }
+    if (len && k >= len)
+        k = len - 1; /* truncate, never overflow */
+    snprintf(buf, len, "%.*s", (int)k, prefix);
+}
+
+void engine_devices_label(const lvd_device *devs, size_t n, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    if (n == 0) {
+        snprintf(buf, len, "%s", LVD_BACKEND_CPU);
+        return;
+    }
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(devs[j].backend, devs[i].backend);
+        size_t used = strlen(buf);
+        size_t need = strlen(devs[i].backend) + (used ? 1 : 0);
+        if (seen || used + need >= len)
+            continue;
+        snprintf(buf + used, len - used, "%s%s", used ? "+" : "", devs[i].backend);
+    }
+}
+
+typedef struct parse_ctx {
+    rx header, none, dev_mem, dev_bare, cc;
+    int in_list;     /* after "Available devices:" */
+    int saw_header, saw_none;
+    lvd_device *devs;
+    size_t n, cap;
+    lvd_err *err;
+} parse_ctx;
+
+static lvd_device *find(parse_ctx *c, const char *selector)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->devs[i].selector, selector))
+            return &c->devs[i];
+    return NULL;
+}
+
+/* Adds the device the last match (of r) describes; memory groups 3/4 if with_mem. */
+static int add_device(parse_ctx *c, rx *r, const char *line, int with_mem)
+{
+    lvd_device d;
+    memset(&d, 0, sizeof d);
+    if (rx_group(r, line, 1, d.selector, sizeof d.selector))
+        return lvd_errf(c->err, "--list-devices: device selector longer than %zu bytes",
+                        sizeof d.selector - 1);
+    if (find(c, d.selector))
+        return 0; /* printed twice: keep the first */
+    if (c->n >= MAX_DEVICES)
+        return lvd_errf(c->err, "--list-devices: more than %d devices", MAX_DEVICES);
+    if (rx_group(r, line, 2, d.name, sizeof d.name)) {
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+        snprintf(d.name, sizeof d.name, "%.*s", (int)(sizeof d.name - 1), line + ov[4]);
+    }
+    d.total_mib = with_mem ? rx_int(r, line, 3) : -1;
+    d.free_mib = with_mem ? rx_int(r, line, 4) : -1;
+    engine_backend_of_selector(d.selector, d.backend, sizeof d.backend);
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 4;
+        c->devs = lvd_xrealloc(c->devs, c->cap * sizeof *c->devs);
+    }
+    c->devs[c->n++] = d;
+    return 0;
+}
+
+static int out_line(void *ctx, const char *line, size_t len)
+{
+    parse_ctx *c = ctx;
+    if (rx_match(&c->header, line, len)) {
+        c->saw_header = c->in_list = 1;
+        return 0;
+    }
+    if (rx_match(&c->none, line, len)) {
+        c->saw_none = 1;
+        return 0;
+    }
+    if (rx_match(&c->dev_mem, line, len))
+        return add_device(c, &c->dev_mem, line, 1);
+    if (c->in_list && rx_match(&c->dev_bare, line, len))
+        return add_device(c, &c->dev_bare, line, 0);
+    return 0; /* noise */
+}
+
+static int err_line(void *ctx, const char *line, size_t len)
+{
+    parse_ctx *c = ctx;
+    if (!rx_match(&c->cc, line, len))
+        return 0;
+    char sel[64], cc[16];
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->cc.md);
+    snprintf(sel, sizeof sel, "CUDA%.*s", (int)(ov[3] - ov[2]), line + ov[2]);
+    lvd_device *d = find(c, sel);
+    if (d && !strcmp(d->backend, "cuda") && rx_group(&c->cc, line, 2, cc, sizeof cc) == 0)
+        snprintf(d->compute_cap, sizeof d->compute_cap, "%s", cc);
+    return 0;
+}
+
+int engine_devices_parse(const char *out_text, const char *err_text, lvd_device **devs, size_t *n,
+                        lvd_err *err)
+{
+    *devs = NULL;
+    *n = 0;
+    parse_ctx c;
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    int rc = -1;
+    if (rx_compile(&c.header, RX_HEADER, err) || rx_compile(&c.none, RX_NONE, err) ||
+        rx_compile(&c.dev_mem, RX_DEVICE_MEM, err) || rx_compile(&c.dev_bare, RX_DEVICE_BARE, err) ||
+        rx_compile(&c.cc, RX_CC, err))
+        goto out;
+    if (each_line(out_text, out_line, &c))
+        goto out;
+    if (c.n == 0 && !c.saw_none) {
+        if (c.saw_header)
+            lvd_errf(err, "--list-devices: header without any device or \"(none)\" (output cut short?)");
+        else
+            lvd_errf(err, "--list-devices: no device list in the output");
+        goto out;
+    }
+    if (err_text && each_line(err_text, err_line, &c))
+        goto out;
+    *devs = c.devs;
+    *n = c.n;
+    c.devs = NULL;
+    rc = 0;
+out:
+    free(c.devs);
+    rx *all[] = {&c.header, &c.none, &c.dev_mem, &c.dev_bare, &c.cc};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(all); i++)
+        rx_free(all[i]);
+    return rc;
+}
+
+void engine_check_device(const lvd_probe *probe, const lvd_params *p, char *out, size_t len)
+{
+    const char *d = "";
+    if (p->device[0])
+        d = p->device;
+    else if (p->ngl != 0 && probe && probe->n_devices > 0)
+        d = probe->devices[0].selector;
+    else if (p->ngl > 0)
+        d = ENGINE_DEVICE_DEFAULT;
+    snprintf(out, len, "%s", d);
+}

@@ -1,0 +1,241 @@
+/* probe.c: runs an engine's `--list-devices` through proc_run, caches the
+ * answer in the store, and presents probes as a table or JSON (see probe.h).
+ * Not for parsing the output (engine/devices.c). */
+#include "engine/probe.h"
+
+#include "engine/devices.h"
+#include "common/cli.h"
+#include "common/json.h"
+#include "common/proc.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* What --list-devices prints is a few lines; anything past this is garbage. */
+#define PROBE_CAPTURE ((size_t)256 << 10)
+#define REASON_DETAIL_MAX 200
+
+char *engine_probe_binary(const lvd_engine *e)
+{
+    static const char *const names[] = {"llama-bench", "llama-server"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(names); i++) {
+        char *path = lvd_xasprintf("%s/%s", e->dir, names[i]);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            return path;
+        free(path);
+    }
+    return NULL;
+}
+
+/* The last non-empty stderr line, trimmed and bounded; "" when none. */
+static void last_line(const char *text, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    char *tail = proc_tail(text, 1);
+    char *p = tail;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t n = strcspn(p, "\r\n");
+    if (n > REASON_DETAIL_MAX)
+        n = REASON_DETAIL_MAX;
+    snprintf(buf, len, "%.*s", (int)n, p);
+    free(tail);
+}
+
+static void set_unknown(lvd_probe *out, char *reason)
+{
+    snprintf(out->backend, sizeof out->backend, "%s", LVD_BACKEND_UNKNOWN);
+    free(out->reason);
+    out->reason = reason;
+}
+
+void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
+{
+    if (timeout_ms <= 0)
+        timeout_ms = ENGINE_PROBE_TIMEOUT_MS;
+    free(out->devices);
+    out->devices = NULL;
+    out->n_devices = 0;
+    const char *argv[] = {binary, "--list-devices", NULL};
+    proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = PROBE_CAPTURE};
+    proc_result res;
+    lvd_err err = {{0}};
+    const char *name = lvd_base_name(binary);
+    if (proc_run(&spec, &res, &err) != 0) {
+        set_unknown(out, lvd_xasprintf("%s --list-devices: %s", name, err.msg));
+        proc_result_free(&res);
+        return;
+    }
+    char how[256], detail[REASON_DETAIL_MAX + 1];
+    last_line(lvd_sb_str(&res.err), detail, sizeof detail);
+    if (!res.spawned) {
+        set_unknown(out, lvd_xasprintf("cannot execute %s: %s", binary, strerror(res.spawn_errno)));
+    } else if (res.timed_out) {
+        set_unknown(out, lvd_xasprintf("%s --list-devices timed out after %.3g s (process group killed)",
+                                       name, timeout_ms / 1000.0));
+    } else if (!proc_ok(&res)) {
+        proc_describe(&res, how, sizeof how);
+        set_unknown(out, *detail ? lvd_xasprintf("%s --list-devices: %s: %s", name, how, detail)
+                                 : lvd_xasprintf("%s --list-devices: %s", name, how));
+    } else if (engine_devices_parse(lvd_sb_str(&res.out), lvd_sb_str(&res.err), &out->devices,
+                                   &out->n_devices, &err) != 0) {
+        set_unknown(out, lvd_xasprintf("%s %s", name, err.msg));
+    } else {
+        engine_devices_label(out->devices, out->n_devices, out->backend, sizeof out->backend);
+        free(out->reason);
+        out->reason = NULL;
+    }
+    proc_result_free(&res);
+}
+
+/* 1 when the cached probe may be served: no newer probe of the engine failed. */
+static int cache_usable(store *s, const lvd_engine *e, const lvd_probe *fresh, lvd_err *err)
+{
+    lvd_probe latest;
+    int rc = store_probe_latest(s, e->id, &latest, err);
+    if (rc < 0)
+        return -1;
+    int usable = rc == 1 || latest.id == fresh->id || strcmp(latest.backend, LVD_BACKEND_UNKNOWN) != 0;
+    if (rc == 0)
+        lvd_probe_free(&latest);
+    return usable;
+}
+
+int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *out,
+                          int *cached, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (cached)
+        *cached = 0;
+    char *binary = engine_probe_binary(e);
+    struct stat st;
+    if (binary && stat(binary, &st) == 0) {
+        int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        if (!refresh) {
+            int rc = store_probe_fresh(s, binary, mtime_ns, (int64_t)st.st_size, lvd_now(),
+                                       ENGINE_PROBE_TTL_S, out, err);
+            int usable = rc == 0 ? cache_usable(s, e, out, err) : 0;
+            if (rc < 0 || usable < 0) {
+                if (rc == 0)
+                    lvd_probe_free(out);
+                free(binary);
+                return -1;
+            }
+            if (usable) {
+                if (cached)
+                    *cached = 1;
+                free(binary);
+                return 0;
+            }
+            if (rc == 0)
+                lvd_probe_free(out);
+        }
+        out->binary = binary;
+        out->bin_mtime_ns = mtime_ns;
+        out->bin_size = (int64_t)st.st_size;
+        engine_probe_run(binary, timeout_ms, out);
+    } else {
+        /* Nothing to ask: recorded as unknown (for display) against the path expected. */
+        out->binary = binary ? binary : lvd_xasprintf("%s/llama-bench", e->dir);
+        set_unknown(out, lvd_xasprintf("no llama-bench or llama-server in %s", e->dir));
+    }
+    out->engine_id = e->id;
+    out->probed_at = lvd_now();
+    if (store_probe_put(s, out, err) != 0) {
+        lvd_probe_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int engine_probe_engine(store *s, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *out,
+                       lvd_err *err)
+{
+    return engine_probe_engine_ex(s, e, refresh, timeout_ms, out, NULL, err);
+}
+
+static void json_i64_or_null(cJSON *o, const char *key, int64_t v)
+{
+    if (v < 0)
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, (double)v);
+}
+
+cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "engine", e->name);
+    cJSON_AddNumberToObject(o, "engine_id", (double)e->id);
+    cJSON_AddItemToObject(o, "dir", lvd_json_text(e->dir));
+    cJSON_AddItemToObject(o, "build", lvd_json_text(e->build));
+    cJSON_AddItemToObject(o, "binary", lvd_json_text(p->binary));
+    cJSON_AddStringToObject(o, "backend", p->backend);
+    cJSON_AddItemToObject(o, "reason", lvd_json_text(p->reason));
+    cJSON_AddNumberToObject(o, "probed_at", (double)p->probed_at);
+    cJSON_AddBoolToObject(o, "cached", cached != 0);
+    char ns[32]; /* exact: nanoseconds exceed a double's 53 bits */
+    snprintf(ns, sizeof ns, "%lld", (long long)p->bin_mtime_ns);
+    cJSON_AddRawToObject(o, "bin_mtime_ns", ns);
+    cJSON_AddNumberToObject(o, "bin_size", (double)p->bin_size);
+    cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+    for (size_t i = 0; i < p->n_devices; i++) {
+        const lvd_device *d = &p->devices[i];
+        cJSON *dj = cJSON_CreateObject();
+        cJSON_AddStringToObject(dj, "selector", d->selector);
+        cJSON_AddStringToObject(dj, "name", d->name);
+        json_i64_or_null(dj, "total_mib", d->total_mib);
+        json_i64_or_null(dj, "free_mib", d->free_mib);
+        cJSON_AddStringToObject(dj, "backend", d->backend);
+        cJSON_AddItemToObject(dj, "compute_cap", lvd_json_text(d->compute_cap));
+        cJSON_AddItemToArray(devs, dj);
+    }
+    return o;
+}
+
+/* "CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0", as llama.cpp prints it. */
+static void device_line(lvd_sb *sb, const lvd_device *d)
+{
+    lvd_sb_addf(sb, "%s: %s", d->selector, d->name);
+    if (d->total_mib >= 0 && d->free_mib >= 0)
+        lvd_sb_addf(sb, " (%lld MiB, %lld MiB free)", (long long)d->total_mib, (long long)d->free_mib);
+    if (d->compute_cap[0])
+        lvd_sb_addf(sb, ", cc %s", d->compute_cap);
+}
+
+void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const int *cached, size_t n)
+{
+    int wname = (int)strlen("ENGINE"), wback = (int)strlen("BACKEND");
+    for (size_t i = 0; i < n; i++) {
+        if ((int)strlen(e[i].name) > wname)
+            wname = (int)strlen(e[i].name);
+        if ((int)strlen(p[i].backend) > wback)
+            wback = (int)strlen(p[i].backend);
+    }
+    fprintf(f, "%-*s  %-*s  %-6s  %s\n", wname, "ENGINE", wback, "BACKEND", "PROBE", "DEVICES");
+    const char *red = lvd_ansi(f, "\033[31m"), *reset = lvd_ansi(f, "\033[0m");
+    for (size_t i = 0; i < n; i++) {
+        int unknown = !strcmp(p[i].backend, LVD_BACKEND_UNKNOWN);
+        const char *how = unknown ? "failed" : cached[i] ? "cached" : "probed";
+        lvd_sb line = {0};
+        if (unknown)
+            lvd_sb_adds(&line, p[i].reason ? p[i].reason : "could not be asked");
+        else if (p[i].n_devices == 0)
+            lvd_sb_adds(&line, "(none)");
+        else
+            device_line(&line, &p[i].devices[0]);
+        fprintf(f, "%-*s  %s%-*s%s  %-6s  %s\n", wname, e[i].name, unknown ? red : "", wback,
+                p[i].backend, unknown ? reset : "", how, lvd_sb_str(&line));
+        for (size_t d = 1; d < p[i].n_devices; d++) {
+            lvd_sb_reset(&line);
+            device_line(&line, &p[i].devices[d]);
+            fprintf(f, "%-*s  %-*s  %-6s  %s\n", wname, "", wback, "", "", lvd_sb_str(&line));
+        }
+        lvd_sb_free(&line);
+    }
+}

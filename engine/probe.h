@@ -1,0 +1,64 @@
+/* probe.h: asking an engine which devices it sees (`--list-devices`), and
+ * caching the answer in the store against the binary's mtime and size.
+ * Not for parsing the output (engine/devices.h) nor for choosing a device
+ * (select/). */
+#ifndef LVD_ENGINE_PROBE_H
+#define LVD_ENGINE_PROBE_H
+
+#include "common/types.h"
+#include "common/util.h"
+#include "store/store.h"
+
+#include <stdio.h>
+
+struct cJSON;
+
+/* A cached probe is served for 24 h: devices do not come and go between
+ * nightly runs, and a changed binary (mtime or size) invalidates it at once. */
+#define ENGINE_PROBE_TTL_S (24 * 3600)
+/* `--list-devices` initialises every backend; a healthy CUDA or Vulkan build
+ * answers in a few seconds, so 30 s only ever catches a hung driver. */
+#define ENGINE_PROBE_TIMEOUT_MS 30000
+
+/* The binary that answers `--list-devices` for engine e: DIR/llama-bench
+ * when it exists, else DIR/llama-server when that exists, else NULL.
+ * Returns a malloc'd absolute path (e->dir is absolute). */
+char *engine_probe_binary(const lvd_engine *e);
+
+/* Runs `binary --list-devices` (argv, timeout_ms, process group killed on
+ * timeout) and fills out->backend, devices and reason; nothing else of out is
+ * touched. An engine that could not be asked (cannot execute, timed out,
+ * killed by a signal, non-zero exit, no device list in its output) gets
+ * backend "unknown" and a one-line reason; that is an outcome, not an error. */
+void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out);
+
+/* Probes engine e (e->id must be set): serves the store's cached probe when
+ * it is fresh (same binary, mtime and size, younger than ENGINE_PROBE_TTL_S,
+ * not "unknown", and no newer failed probe of the engine) unless refresh is
+ * set; otherwise runs the binary (timeout_ms <= 0 means
+ * ENGINE_PROBE_TIMEOUT_MS) and records what it said, "unknown" outcomes
+ * included (for display; they are never served as a cache hit). A missing
+ * binary is an "unknown" probe too. Fills out (caller frees with
+ * lvd_probe_free). Returns 0 whatever the engine answered, -1 only when the
+ * store failed (err names it). */
+int engine_probe_engine(store *s, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *out,
+                       lvd_err *err);
+/* The same; *cached (may be NULL) is set to 1 when the store answered and
+ * no process was run. */
+int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *out,
+                          int *cached, lvd_err *err);
+
+/* One probe as a JSON object: engine (name), engine_id, dir, build, binary,
+ * backend, reason (null unless unknown), probed_at, cached, bin_mtime_ns,
+ * bin_size, devices [{selector, name, total_mib, free_mib, backend,
+ * compute_cap}] (null where not printed). The caller owns it. */
+struct cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached);
+
+/* Prints n probes as a table, one row per engine and one line per device:
+ *   ENGINE      BACKEND  PROBE   DEVICES
+ *   cuda-local  cuda     cached  CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0
+ * PROBE is "cached", "probed" or "failed"; an unknown engine shows its reason
+ * under DEVICES. e[i], p[i] and cached[i] belong together. */
+void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const int *cached, size_t n);
+
+#endif

@@ -1,0 +1,310 @@
+/* register.c: `lvd fetch --register DIR --build ID` (see register.h): a local
+ * build directory becomes an engine in the store, then is probed. Not for
+ * downloads (fetch.c). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "engine/register.h"
+
+#include "engine/probe.h"
+#include "common/cli.h"
+#include "common/proc.h"
+#include "common/sha256.h"
+#include "store/store_tool.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NAME_MAX_LEN 64
+
+static int name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '.' || c == '_' || c == '+' || c == '-';
+}
+
+int engine_register_name_valid(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > NAME_MAX_LEN || !isalnum((unsigned char)s[0]))
+        return 0;
+    int digits = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!name_char(s[i]))
+            return 0;
+        digits &= isdigit((unsigned char)s[i]) != 0;
+    }
+    return !digits;
+}
+
+char *engine_register_default_name(const char *build, const char *dir)
+{
+    char *copy = lvd_xstrdup(dir);
+    const char *part = NULL;
+    for (;;) { /* the last component that is not "bin" or "build" */
+        size_t len = strlen(copy);
+        while (len > 1 && copy[len - 1] == '/')
+            copy[--len] = '\0';
+        char *slash = strrchr(copy, '/');
+        const char *base = slash ? slash + 1 : copy;
+        if (!part)
+            part = base; /* fallback: the basename itself */
+        if (*base && strcmp(base, "bin") && strcmp(base, "build")) {
+            part = base;
+            break;
+        }
+        if (!slash || slash == copy)
+            break;
+        *slash = '\0';
+    }
+    lvd_sb sb = {0};
+    lvd_sb_addf(&sb, "%s-%s", build, part);
+    free(copy);
+    /* sanitise: one '-' for every run of other characters, none at the ends */
+    lvd_sb out = {0};
+    for (size_t i = 0; i < sb.len; i++) {
+        char c = name_char(sb.buf[i]) ? sb.buf[i] : '-';
+        if (c == '-' && (out.len == 0 || out.buf[out.len - 1] == '-'))
+            continue;
+        lvd_sb_addc(&out, c);
+    }
+    while (out.len && (out.buf[out.len - 1] == '-' || out.buf[out.len - 1] == '.'))
+        out.buf[--out.len] = '\0';
+    if (out.len > NAME_MAX_LEN)
+        out.buf[out.len = NAME_MAX_LEN] = '\0';
+    lvd_sb_free(&sb);
+    if (!out.len)
+        lvd_sb_adds(&out, "engine");
+    return lvd_sb_detach(&out);
+}
+
+int engine_parse_version(const char *text, char *commit, size_t len, int64_t *number)
+{
+    static const char pattern[] = "^version: (\\d{1,18}) \\(([^()\\s]{1,64})\\)";
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &code,
+                                   &off, NULL);
+    if (!re)
+        return -1;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    int rc = pcre2_match(re, (PCRE2_SPTR)text, strlen(text), 0, 0, md, NULL);
+    int ret = -1;
+    if (rc > 0) {
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        char num[24];
+        snprintf(num, sizeof num, "%.*s", (int)(ov[3] - ov[2]), text + ov[2]);
+        int64_t v = 0;
+        lvd_parse_i64(num, &v);
+        if (number)
+            *number = v;
+        int n = (int)(ov[5] - ov[4]);
+        const char *c = text + ov[4];
+        if (n == 7 && !strncmp(c, "unknown", 7))
+            n = 0;
+        snprintf(commit, len, "%.*s", n, c);
+        ret = 0;
+    }
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+    return ret;
+}
+
+/* DIR/name when it is an executable regular file; malloc'd, else NULL. */
+static char *executable(const char *dir, const char *name)
+{
+    char *path = lvd_xasprintf("%s/%s", dir, name);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0)
+        return path;
+    free(path);
+    return NULL;
+}
+
+/* The commit `server --version` reports; NULL when it cannot say. */
+static char *ask_commit(const char *server, int timeout_ms)
+{
+    const char *argv[] = {server, "--version", NULL};
+    proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = 64 << 10};
+    proc_result res;
+    char commit[65] = "";
+    if (proc_run(&spec, &res, NULL) == 0 && proc_ok(&res) &&
+        engine_parse_version(lvd_sb_str(&res.err), commit, sizeof commit, NULL) != 0)
+        engine_parse_version(lvd_sb_str(&res.out), commit, sizeof commit, NULL);
+    proc_result_free(&res);
+    return commit[0] ? lvd_xstrdup(commit) : NULL;
+}
+
+static int fail(int *exit_code, int code)
+{
+    *exit_code = code;
+    return -1;
+}
+
+/* The engine in v whose name (by_name) or else dir is key; NULL when none. */
+static const lvd_engine *find(const lvd_engine *v, size_t n, int by_name, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(by_name ? v[i].name : v[i].dir, key))
+            return &v[i];
+    return NULL;
+}
+
+int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, int *exit_code,
+                   lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *exit_code = LVD_EXIT_OK;
+    if (!o->dir || !*o->dir)
+        return lvd_errf(err, "--register needs a directory"), fail(exit_code, LVD_EXIT_USAGE);
+    if (!engine_register_name_valid(o->build))
+        return lvd_errf(err, "'%s' is not a usable build id (letters, digits, . _ + -; e.g. b9749)",
+                        o->build ? o->build : ""),
+               fail(exit_code, LVD_EXIT_USAGE);
+    if (o->name && !engine_register_name_valid(o->name))
+        return lvd_errf(err, "'%s' is not a usable engine name (1-64 of letters, digits, . _ + -; not only digits)",
+                        o->name),
+               fail(exit_code, LVD_EXIT_USAGE);
+    char *dir = realpath(o->dir, NULL);
+    if (!dir)
+        return lvd_errf(err, "%s: %s", o->dir, strerror(errno)), fail(exit_code, LVD_EXIT_INPUT);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        lvd_errf(err, "%s: not a directory", o->dir);
+        free(dir);
+        return fail(exit_code, LVD_EXIT_INPUT);
+    }
+    char *server = executable(dir, "llama-server");
+    char *bench = executable(dir, "llama-bench");
+    int rc = -1;
+    lvd_engine *v = NULL;
+    size_t n = 0;
+    char *name = NULL;
+    if (!server && !bench) {
+        lvd_errf(err, "%s: holds neither an executable llama-server nor llama-bench", dir);
+        *exit_code = LVD_EXIT_INPUT;
+        goto out;
+    }
+    if (store_engine_list(s, &v, &n, err) != 0) {
+        *exit_code = LVD_EXIT_STORE;
+        goto out;
+    }
+    const lvd_engine *at_dir = find(v, n, 0, dir);
+    if (at_dir && o->name && strcmp(at_dir->name, o->name)) {
+        lvd_errf(err, "%s: already registered as engine '%s'; register it without --name to update it",
+                 dir, at_dir->name);
+        *exit_code = LVD_EXIT_FAIL;
+        goto out;
+    }
+    name = at_dir ? lvd_xstrdup(at_dir->name)
+           : o->name ? lvd_xstrdup(o->name)
+                     : engine_register_default_name(o->build, dir);
+    const lvd_engine *named = at_dir ? NULL : find(v, n, 1, name);
+    if (named) {
+        lvd_errf(err, "engine name '%s' is already taken by %s; choose another with --name", name,
+                 named->dir);
+        *exit_code = LVD_EXIT_FAIL;
+        goto out;
+    }
+    char hex[LVD_SHA256_HEX_LEN + 1];
+    uint64_t bytes;
+    if (lvd_sha256_file(server ? server : bench, hex, &bytes, err) != 0) {
+        *exit_code = LVD_EXIT_INPUT;
+        goto out;
+    }
+    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : ENGINE_PROBE_TIMEOUT_MS;
+    out->name = name;
+    name = NULL;
+    out->dir = dir;
+    dir = NULL;
+    out->build = lvd_xstrdup(o->build);
+    out->commit = o->commit ? lvd_xstrdup(o->commit) : server ? ask_commit(server, timeout_ms) : NULL;
+    out->flavour = lvd_xstrdup("local");
+    out->digest = lvd_xstrdup(hex);
+    out->origin = lvd_xstrdup("registered");
+    out->created_at = at_dir ? at_dir->created_at : 0;
+    if (store_engine_put(s, out, err) != 0) {
+        lvd_engine_free(out);
+        *exit_code = LVD_EXIT_STORE;
+        goto out;
+    }
+    rc = 0;
+out:
+    store_engine_list_free(v, n);
+    free(name);
+    free(dir);
+    free(server);
+    free(bench);
+    return rc;
+}
+
+cJSON *engine_json(const lvd_engine *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", (double)e->id);
+    cJSON_AddStringToObject(o, "name", e->name);
+    cJSON_AddStringToObject(o, "dir", e->dir);
+    cJSON_AddStringToObject(o, "build", e->build);
+    const char *opt[][2] = {{"commit", e->commit}, {"flavour", e->flavour}, {"digest", e->digest},
+                            {"origin", e->origin}};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(opt); i++) {
+        if (opt[i][1])
+            cJSON_AddStringToObject(o, opt[i][0], opt[i][1]);
+        else
+            cJSON_AddNullToObject(o, opt[i][0]);
+    }
+    cJSON_AddNumberToObject(o, "created_at", (double)e->created_at);
+    return o;
+}
+
+int engine_register_command(const char *store_path, const engine_register_opts *o, int no_probe,
+                           int json, FILE *out)
+{
+    static const char tool[] = "lvd-fetch";
+    store *s;
+    int code = store_tool_open(tool, store_path, STORE_OPEN_CREATE, &s);
+    if (code != LVD_EXIT_OK)
+        return code;
+    lvd_err err = {{0}};
+    lvd_engine e;
+    if (engine_register(s, o, &e, &code, &err) != 0) {
+        store_close(s);
+        return lvd_tool_fail(tool, &err, code);
+    }
+    lvd_probe p;
+    int probed = 0, cached = 0;
+    code = LVD_EXIT_OK;
+    if (!no_probe) {
+        if (engine_probe_engine_ex(s, &e, 0, o->timeout_ms, &p, &cached, &err) != 0) {
+            lvd_error(tool, "%s: registered, but the probe could not be recorded: %s", e.name, err.msg);
+            code = LVD_EXIT_STORE;
+        } else {
+            probed = 1;
+            if (!strcmp(p.backend, LVD_BACKEND_UNKNOWN))
+                code = LVD_EXIT_PARTIAL;
+        }
+    }
+    if (json) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON_AddItemToObject(root, "engine", engine_json(&e));
+        cJSON_AddItemToObject(root, "probe", probed ? engine_probe_json(&e, &p, cached) : cJSON_CreateNull());
+        lvd_json_emit(out, root);
+    } else {
+        fprintf(out, "registered engine %s (id %lld)\n", e.name, (long long)e.id);
+        fprintf(out, "  dir     %s\n  build   %s\n  commit  %s\n  sha256  %s\n", e.dir, e.build,
+                e.commit ? e.commit : "(unknown)", e.digest);
+        if (probed) {
+            fputc('\n', out);
+            engine_probe_table(out, &e, &p, &cached, 1);
+        }
+    }
+    if (probed)
+        lvd_probe_free(&p);
+    lvd_engine_free(&e);
+    store_close(s);
+    return code;
+}

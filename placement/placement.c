@@ -1,0 +1,352 @@
+/* placement.c: the placement ladder of placement.h. One cost function
+ * (device_need) prices every candidate; the rungs only differ in which
+ * candidates they try and in what order. Not for I/O of any kind. */
+#include "placement/placement.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define MIB (1024ull * 1024ull)
+
+static const struct cache_type {
+    const char *name;
+    uint32_t block_elems;
+    uint32_t block_bytes;
+} cache_types[] = {
+    /* ggml's block sizes: scale (and min) halves plus packed quants. */
+    {"f32", 1, 4},     {"f16", 1, 2},     {"bf16", 1, 2},
+    {"q8_0", 32, 34},  {"q4_0", 32, 18},  {"q4_1", 32, 20},
+    {"q5_0", 32, 22},  {"q5_1", 32, 24},  {"iq4_nl", 32, 18},
+};
+
+static const int ubatch_ladder[] = {512, 256, 128};
+
+void placement_place_in_init(placement_place_in *in)
+{
+    memset(in, 0, sizeof *in);
+    in->free_mib = -1;
+    in->reserve_mib = PLACEMENT_RESERVE_MIB_DEFAULT;
+    in->compute_mib_at_ref = PLACEMENT_COMPUTE_MIB_AT_REF;
+}
+
+const char *placement_rung_name(placement_rung rung)
+{
+    switch (rung) {
+    case PLACEMENT_RUNG_FULL: return "fully resident";
+    case PLACEMENT_RUNG_REDUCED_UBATCH: return "reduced ubatch";
+    case PLACEMENT_RUNG_EXPERTS_ON_HOST: return "experts on host";
+    case PLACEMENT_RUNG_PARTIAL: return "partial offload";
+    case PLACEMENT_RUNG_CPU_ONLY: return "cpu only";
+    case PLACEMENT_RUNG_NOTHING_FITS: return "nothing fits";
+    }
+    return "?";
+}
+
+int placement_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block_bytes,
+                        lvd_err *err)
+{
+    if (!type || !*type)
+        type = "f16";
+    for (size_t i = 0; i < LVD_ARRAY_LEN(cache_types); i++) {
+        if (strcasecmp(type, cache_types[i].name) == 0) {
+            *block_elems = cache_types[i].block_elems;
+            *block_bytes = cache_types[i].block_bytes;
+            return 0;
+        }
+    }
+    /* -1 here, not lvd_errf's value: lvd_errf is in another file, so the compiler
+     * cannot see that it never returns 0, and 0 would promise the sizes were set. */
+    lvd_errf(err, "unknown KV cache type '%s' (allowed: f32, f16, bf16, q8_0, q4_0, "
+                  "q4_1, iq4_nl, q5_0, q5_1)", type);
+    return -1;
+}
+
+/* ggml_row_size: bytes of a row of n elements of the type. */
+static int row_bytes(const char *type, uint64_t n, uint64_t *out, lvd_err *err)
+{
+    uint32_t be = 1, bb = 0;
+    if (placement_cache_type_size(type, &be, &bb, err) != 0)
+        return -1;
+    if (__builtin_mul_overflow((n + be - 1) / be, (uint64_t)bb, out))
+        return lvd_errf(err, "KV cache row of %llu elements overflows", (unsigned long long)n);
+    return 0;
+}
+
+int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
+                 const char *type_v, uint64_t *out, lvd_err *err)
+{
+    uint64_t rk, rv, per_token, total;
+    if (row_bytes(type_k, (uint64_t)shape->n_head_kv * shape->head_dim_k, &rk, err) != 0 ||
+        row_bytes(type_v, (uint64_t)shape->n_head_kv * shape->head_dim_v, &rv, err) != 0)
+        return -1;
+    if (__builtin_add_overflow(rk, rv, &per_token) ||
+        __builtin_mul_overflow(per_token, (uint64_t)ctx, &total) ||
+        __builtin_mul_overflow(total, (uint64_t)n_layers, &total))
+        return lvd_errf(err, "%s: KV cache size overflows (%u layers, ctx %u)",
+                        shape->name[0] ? shape->name : shape->arch, n_layers, ctx);
+    *out = total;
+    return 0;
+}
+
+uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref)
+{
+    uint64_t ub = ubatch > 0 ? (uint64_t)ubatch : PLACEMENT_UBATCH_DEFAULT;
+    uint64_t scaled = (uint64_t)(compute_mib_at_ref > 0 ? compute_mib_at_ref : 0) * MIB * ub /
+                      PLACEMENT_COMPUTE_REF_UBATCH;
+    uint64_t reserve = (uint64_t)(reserve_mib > 0 ? reserve_mib : 0) * MIB;
+    return scaled > reserve ? scaled - reserve : 0;
+}
+
+/* What one candidate costs: weights and KV on the device plus the headroom
+ * (reserve + the allowance's excess over it = max(reserve, compute)). */
+typedef struct cost {
+    uint64_t weights, kv, headroom, total;
+} cost;
+
+typedef struct ctx_t {
+    const placement_place_in *in;
+    const gguf_shape *s;
+    uint32_t ctx;
+    uint64_t free_bytes;
+    uint64_t kv_per_layer;
+    int configured_ubatch;
+} ctx_t;
+
+static uint64_t headroom(const ctx_t *c, int ubatch)
+{
+    return (uint64_t)c->in->reserve_mib * MIB +
+           placement_compute_allowance(ubatch, c->in->reserve_mib, c->in->compute_mib_at_ref);
+}
+
+/* gpu_layers -1: full residency, which counts every block and every tensor
+ * outside the blocks (embeddings, output head), minus the experts of the
+ * first n_cpu_moe blocks. gpu_layers N >= 0: N blocks and their KV only; the
+ * output head stays on the host (llama.cpp offloads it only when -ngl
+ * exceeds the block count) and the token embeddings always do. */
+static cost device_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatch)
+{
+    const gguf_shape *s = c->s;
+    cost k = {0};
+    if (gpu_layers < 0) {
+        uint64_t experts = s->expert_bytes * (uint64_t)n_cpu_moe;
+        uint64_t all = s->non_block_bytes + s->block_bytes * s->n_block;
+        k.weights = all > experts ? all - experts : 0;
+        k.kv = c->kv_per_layer * s->n_block;
+    } else {
+        k.weights = s->block_bytes * (uint64_t)gpu_layers;
+        k.kv = c->kv_per_layer * (uint64_t)gpu_layers;
+    }
+    k.headroom = headroom(c, ubatch);
+    k.total = k.weights + k.kv + k.headroom;
+    return k;
+}
+
+static int fits(const ctx_t *c, const cost *k)
+{
+    return k->total <= c->free_bytes;
+}
+
+static void fill(const ctx_t *c, placement_result *out, placement_rung rung, int ngl, int n_cpu_moe,
+                 int ubatch, const cost *k)
+{
+    out->rung = rung;
+    out->ngl = ngl;
+    out->n_cpu_moe = n_cpu_moe;
+    out->ubatch = ubatch;
+    out->ctx = c->ctx;
+    out->weight_bytes = k->weights;
+    out->kv_bytes = k->kv;
+    out->headroom_bytes = k->headroom;
+    out->bytes = k->total;
+    out->margin_bytes = (int64_t)c->free_bytes - (int64_t)k->total;
+}
+
+static unsigned long long mib(uint64_t b)
+{
+    return (unsigned long long)((b + MIB / 2) / MIB);
+}
+
+/* The common tail of every reason: what the device holds against what is free. */
+static void reason(placement_result *out, const ctx_t *c, const char *head)
+{
+    snprintf(out->reason, sizeof out->reason,
+             "%s; needs %llu MiB (weights %llu, KV %llu at ctx %u, headroom %llu at ubatch %d) "
+             "of %llu MiB free, margin %lld MiB",
+             head, mib(out->bytes), mib(out->weight_bytes), mib(out->kv_bytes), c->ctx,
+             mib(out->headroom_bytes), out->ubatch, mib(c->free_bytes),
+             (long long)(out->margin_bytes / (int64_t)MIB));
+}
+
+/* The ubatch candidates, best first: the configured one, then the smaller
+ * rungs of the ladder. */
+static size_t ubatch_candidates(const ctx_t *c, int out[])
+{
+    size_t n = 0;
+    out[n++] = c->configured_ubatch;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(ubatch_ladder); i++)
+        if (ubatch_ladder[i] < c->configured_ubatch)
+            out[n++] = ubatch_ladder[i];
+    return n;
+}
+
+/* The largest candidate ubatch at which (gpu_layers, n_cpu_moe) fits, from
+ * index `from` of the candidates on; 0 when none does. */
+static int fit_ubatch(const ctx_t *c, int gpu_layers, int n_cpu_moe, size_t from, cost *k)
+{
+    int ubs[1 + LVD_ARRAY_LEN(ubatch_ladder)];
+    size_t n = ubatch_candidates(c, ubs);
+    for (size_t i = from; i < n; i++) {
+        *k = device_need(c, gpu_layers, n_cpu_moe, ubs[i]);
+        if (fits(c, k))
+            return ubs[i];
+    }
+    return 0;
+}
+
+static int try_full(const ctx_t *c, placement_result *out)
+{
+    cost k = device_need(c, -1, 0, c->configured_ubatch);
+    if (!fits(c, &k))
+        return 0;
+    fill(c, out, PLACEMENT_RUNG_FULL, -1, 0, c->configured_ubatch, &k);
+    char head[96];
+    snprintf(head, sizeof head, "all %u blocks and the output head on the device", c->s->n_block);
+    reason(out, c, head);
+    return 1;
+}
+
+/* ubatch costs one axis (prompt speed); experts and layers cost decode speed
+ * too, so the cheaper currency is spent first. */
+static int try_reduced_ubatch(const ctx_t *c, placement_result *out)
+{
+    cost k;
+    int ub = fit_ubatch(c, -1, 0, 1, &k);
+    if (!ub)
+        return 0;
+    fill(c, out, PLACEMENT_RUNG_REDUCED_UBATCH, -1, 0, ub, &k);
+    char head[128];
+    snprintf(head, sizeof head, "all %u blocks on the device at ubatch %d (not at %d)",
+             c->s->n_block, ub, c->configured_ubatch);
+    reason(out, c, head);
+    return 1;
+}
+
+/* Smallest N first; at each N the ubatch ladder is spent before another
+ * block's experts move (the same currency order as the rungs). */
+static int try_experts_on_host(const ctx_t *c, placement_result *out)
+{
+    if (c->s->n_expert == 0 || c->s->expert_bytes == 0)
+        return 0;
+    for (uint32_t n = 1; n <= c->s->n_block; n++) {
+        cost k;
+        int ub = fit_ubatch(c, -1, (int)n, 0, &k);
+        if (!ub)
+            continue;
+        fill(c, out, PLACEMENT_RUNG_EXPERTS_ON_HOST, -1, (int)n, ub, &k);
+        char head[128];
+        snprintf(head, sizeof head, "all layers on the device, experts of the first %u of %u "
+                                    "blocks on the host", n, c->s->n_block);
+        reason(out, c, head);
+        return 1;
+    }
+    return 0;
+}
+
+/* From every block (output head on the host) down to none, the ubatch ladder
+ * spent at each count before a block moves to the host. */
+static int try_partial(const ctx_t *c, placement_result *out)
+{
+    for (int64_t n = c->s->n_block; n >= 0; n--) {
+        cost k;
+        int ub = fit_ubatch(c, (int)n, 0, 0, &k);
+        if (!ub)
+            continue;
+        char head[128];
+        if (n > 0) {
+            fill(c, out, PLACEMENT_RUNG_PARTIAL, (int)n, 0, ub, &k);
+            snprintf(head, sizeof head, "%d of %u blocks on the device, output head on the host",
+                     (int)n, c->s->n_block);
+        } else {
+            fill(c, out, PLACEMENT_RUNG_CPU_ONLY, 0, 0, ub, &k);
+            snprintf(head, sizeof head, "not one of %u blocks fits beside the headroom: -ngl 0",
+                     c->s->n_block);
+        }
+        reason(out, c, head);
+        return 1;
+    }
+    return 0;
+}
+
+/* Priced at the smallest candidate ubatch: the deficit is what is missing
+ * for even the least the device could be asked to hold. */
+static void nothing_fits(const ctx_t *c, placement_result *out)
+{
+    int ubs[1 + LVD_ARRAY_LEN(ubatch_ladder)];
+    size_t n = ubatch_candidates(c, ubs);
+    cost k = device_need(c, 0, 0, ubs[n - 1]);
+    fill(c, out, PLACEMENT_RUNG_NOTHING_FITS, 0, 0, ubs[n - 1], &k);
+    reason(out, c, "the device cannot hold even the headroom: run on the host");
+}
+
+static const char *model_name(const gguf_shape *s)
+{
+    return s->name[0] ? s->name : s->arch[0] ? s->arch : "model";
+}
+
+/* Rejects shapes whose sums would wrap: every product below stays under 2^63. */
+static int check_sizes(const ctx_t *c, lvd_err *err)
+{
+    const gguf_shape *s = c->s;
+    uint64_t blocks, kv, total;
+    if (__builtin_mul_overflow(s->block_bytes, (uint64_t)s->n_block, &blocks) ||
+        __builtin_mul_overflow(c->kv_per_layer, (uint64_t)s->n_block, &kv) ||
+        __builtin_add_overflow(blocks, kv, &total) ||
+        __builtin_add_overflow(total, s->non_block_bytes, &total) ||
+        __builtin_add_overflow(total, headroom(c, c->configured_ubatch), &total) ||
+        total > (uint64_t)INT64_MAX || c->free_bytes > (uint64_t)INT64_MAX)
+        return lvd_errf(err, "%s: model or device sizes out of range", model_name(s));
+    return 0;
+}
+
+int placement_compute(const placement_place_in *in, placement_result *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const gguf_shape *s = in->shape;
+    if (!s || !s->known)
+        return lvd_errf(err, "placement: the model's GGUF shape is unknown");
+    if (s->n_block == 0)
+        return lvd_errf(err, "%s: the model has no blocks to place", model_name(s));
+    if (in->free_mib < 0)
+        return lvd_errf(err, "%s: the device's free memory is unknown (give --free-mib)",
+                        model_name(s));
+    if (in->ubatch < 0 || in->reserve_mib < 0 || in->compute_mib_at_ref < 0 ||
+        in->free_mib > INT64_MAX / (int64_t)MIB || in->reserve_mib > INT64_MAX / (int64_t)MIB / 4 ||
+        in->compute_mib_at_ref > INT64_MAX / (int64_t)MIB / 4 / (1 << 20) ||
+        in->ubatch > (1 << 20))
+        return lvd_errf(err, "%s: placement parameters out of range (ubatch %d, reserve %lld MiB, "
+                             "compute %lld MiB)", model_name(s), in->ubatch,
+                        (long long)in->reserve_mib, (long long)in->compute_mib_at_ref);
+    ctx_t c = {.in = in, .s = s};
+    c.ctx = in->ctx ? in->ctx : s->n_ctx_train;
+    if (c.ctx == 0)
+        return lvd_errf(err, "%s: no context size given and the model records none",
+                        model_name(s));
+    c.free_bytes = (uint64_t)in->free_mib * MIB;
+    c.configured_ubatch = in->ubatch > 0 ? in->ubatch : PLACEMENT_UBATCH_DEFAULT;
+    if (placement_kv_bytes(s, 1, c.ctx, in->type_k, in->type_v, &c.kv_per_layer, err) != 0)
+        return -1;
+    if (check_sizes(&c, err) != 0)
+        return -1;
+    if (!try_full(&c, out) && !try_reduced_ubatch(&c, out) && !try_experts_on_host(&c, out) &&
+        !try_partial(&c, out))
+        nothing_fits(&c, out);
+    return 0;
+}
+
+void placement_placement_apply(const placement_result *pl, const gguf_shape *shape, lvd_params *p)
+{
+    p->ngl = pl->ngl < 0 ? (int)shape->n_block + 1 : pl->ngl;
+    p->n_cpu_moe = pl->n_cpu_moe;
+    p->ubatch = pl->ubatch == PLACEMENT_UBATCH_DEFAULT ? 0 : pl->ubatch;
+}

@@ -1,0 +1,112 @@
+/* placement.h: how much of a model to put on one device, from the model's
+ * GGUF shape and the device's free memory (README.md, "lvd select",
+ * **Placement**). A ladder of rungs, the
+ * first that fits wins: fully resident; fully resident at a smaller ubatch;
+ * all layers with the MoE experts of the first N blocks on the host
+ * (--n-cpu-moe N); the most blocks that fit (-ngl N); no block at all.
+ * Within the last three rungs each candidate is tried at the configured
+ * ubatch and then at 256 and 128 before the next block or expert set moves
+ * to the host: ubatch costs prompt speed only, a block on the host costs
+ * decode speed too, so the cheap currency is spent first (README's order,
+ * applied to every rung; it also avoids a cliff where a model that fits whole
+ * at ubatch 128 would get no layer at all one MiB lower).
+ * Pure arithmetic: no I/O, no process, no store. Not for choosing the engine
+ * or device (heuristic.h) nor for writing the command line (launch.h). */
+#ifndef LVD_PLACEMENT_PLACEMENT_H
+#define LVD_PLACEMENT_PLACEMENT_H
+
+#include "common/gguf.h"
+#include "common/types.h"
+#include "common/util.h"
+
+#include <stdint.h>
+
+/* Headroom the operator leaves free on the device, MiB. */
+#define PLACEMENT_RESERVE_MIB_DEFAULT 512
+/* Compute (graph/activation) buffers at the reference ubatch, MiB: measured
+ * for one gemma-4 E4B MTP context at a 512-token ubatch (README.md,
+ * **Placement**); scaled linearly. */
+#define PLACEMENT_COMPUTE_MIB_AT_REF 1222
+#define PLACEMENT_COMPUTE_REF_UBATCH 512
+/* llama.cpp's default -ub. */
+#define PLACEMENT_UBATCH_DEFAULT 512
+
+typedef enum placement_rung {
+    PLACEMENT_RUNG_FULL = 0,          /* every block, output head and KV on the device */
+    PLACEMENT_RUNG_REDUCED_UBATCH,    /* the same at ubatch 256 or 128 */
+    PLACEMENT_RUNG_EXPERTS_ON_HOST,   /* every layer on the device, experts of N blocks on the host */
+    PLACEMENT_RUNG_PARTIAL,           /* -ngl N: N blocks (and their KV) on the device */
+    PLACEMENT_RUNG_CPU_ONLY,          /* -ngl 0: no block fits, the headroom does (llama.cpp
+                                 * still uses the device for compute buffers) */
+    PLACEMENT_RUNG_NOTHING_FITS,      /* free < the headroom at the smallest ubatch: -ngl 0,
+                                 * and the caller should prefer a CPU engine */
+} placement_rung;
+
+/* What placement needs to know. Fill with placement_place_in_init, then set
+ * shape, free_mib and whatever differs from the defaults. */
+typedef struct placement_place_in {
+    const gguf_shape *shape;
+    uint32_t ctx;               /* context tokens; 0 = shape->n_ctx_train (llama.cpp's -c 0) */
+    const char *type_k;         /* KV cache types ("f16", "q8_0", ...); NULL or "" = f16 */
+    const char *type_v;
+    int ubatch;                 /* configured -ub; 0 = PLACEMENT_UBATCH_DEFAULT */
+    int64_t free_mib;           /* the device's free memory (probe or --free-mib) */
+    int64_t reserve_mib;        /* PLACEMENT_RESERVE_MIB_DEFAULT */
+    int64_t compute_mib_at_ref; /* PLACEMENT_COMPUTE_MIB_AT_REF */
+} placement_place_in;
+
+/* The chosen rung. bytes = weight_bytes + kv_bytes + headroom_bytes is what
+ * the device is predicted to hold; margin_bytes = free - bytes (negative only
+ * for PLACEMENT_RUNG_NOTHING_FITS: the deficit). */
+typedef struct placement_result {
+    placement_rung rung;
+    int ngl;                    /* blocks on the device; -1 = all (output head included) */
+    int n_cpu_moe;              /* blocks whose experts stay on the host; 0 = none */
+    int ubatch;                 /* the ubatch the prediction assumed (launch with it) */
+    uint32_t ctx;               /* the context the KV was priced for */
+    uint64_t weight_bytes;      /* model tensors on the device */
+    uint64_t kv_bytes;          /* KV cache on the device */
+    uint64_t headroom_bytes;    /* max(reserve, compute allowance at ubatch) */
+    uint64_t bytes;             /* predicted device use, headroom included */
+    int64_t margin_bytes;       /* free - bytes */
+    char reason[320];           /* one line for --explain */
+} placement_result;
+
+/* Fills *in with the defaults: ctx 0, f16/f16, ubatch 512, reserve 512 MiB,
+ * compute 1222 MiB at ubatch 512, free_mib -1 (unknown), shape NULL. */
+void placement_place_in_init(placement_place_in *in);
+
+/* Chooses the first rung that fits (order above) and fills *out. Errors (-1,
+ * err set): shape NULL or not known, no blocks, free_mib < 0 (unknown: the
+ * caller decides what to assume), ctx 0 with no n_ctx_train, an unknown cache
+ * type, ubatch < 0, negative reserve or compute, or sizes that overflow. A
+ * device too small for anything is not an error: PLACEMENT_RUNG_NOTHING_FITS. */
+int placement_compute(const placement_place_in *in, placement_result *out, lvd_err *err);
+
+/* "fully resident", "reduced ubatch", "experts on host", "partial offload",
+ * "cpu only", "nothing fits". */
+const char *placement_rung_name(placement_rung rung);
+
+/* Size of a KV cache type as llama.cpp stores it: bytes per block of
+ * block_elems elements (f16: 2 per 1; q8_0: 34 per 32). 0, or -1 with err
+ * for a type llama-server does not accept for -ctk/-ctv. NULL or "" = f16. */
+int placement_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block_bytes,
+                        lvd_err *err);
+
+/* KV bytes for n_layers layers at ctx tokens:
+ * n_layers x ctx x (row(type_k, n_head_kv x head_dim_k) + row(type_v, n_head_kv x head_dim_v)).
+ * 0 or -1 with err (unknown type, overflow). */
+int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
+                 const char *type_v, uint64_t *out, lvd_err *err);
+
+/* The compute allowance held back from the free memory at this ubatch: only
+ * its excess over the reserve, which already exists for compute buffers and
+ * is charged once (tests/test_placement.c, test_no_double_count). ubatch 0 = 512. */
+uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref);
+
+/* Writes the placement into launch parameters: ngl (all = n_block + 1, which
+ * every llama.cpp build reads as "blocks and output head"), n_cpu_moe, and
+ * ubatch when it differs from llama.cpp's default. */
+void placement_placement_apply(const placement_result *pl, const gguf_shape *shape, lvd_params *p);
+
+#endif
