@@ -32,18 +32,25 @@ static int put_samples(store *s, sqlite3_stmt *st, int64_t result_id, const lvd_
     return 0;
 }
 
-static int put_results(store *s, lvd_run *r, lvd_err *err)
+/* Prepares the results statement (res_sql) and the samples statement
+ * (smp_sql), runs fn over them, finalizes both: what recording and loading a
+ * run's results share. fn's value, or -1 when a statement cannot be prepared. */
+static int with_result_statements(store *s, const char *res_sql, const char *smp_sql,
+                                  int (*fn)(store *, sqlite3_stmt *, sqlite3_stmt *, void *, lvd_err *),
+                                  void *ctx, lvd_err *err)
 {
     sqlite3_stmt *res = NULL, *smp = NULL;
     int ret = -1;
-    if (store_prepare(s,
-                      "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, backends,"
-                      " rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k, rep_type_v,"
-                      " reported_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      &res, err) ||
-        store_prepare(s, "INSERT INTO samples (result_id, idx, ns, ts, warmup) VALUES (?, ?, ?, ?, ?)",
-                      &smp, err))
-        goto out;
+    if (store_prepare(s, res_sql, &res, err) == 0 && store_prepare(s, smp_sql, &smp, err) == 0)
+        ret = fn(s, res, smp, ctx, err);
+    sqlite3_finalize(res);
+    sqlite3_finalize(smp);
+    return ret;
+}
+
+static int put_results_with(store *s, sqlite3_stmt *res, sqlite3_stmt *smp, void *ctx, lvd_err *err)
+{
+    lvd_run *r = ctx;
     for (size_t i = 0; i < r->n_results; i++) {
         lvd_result *x = &r->results[i];
         sqlite3_bind_int64(res, 1, r->id);
@@ -62,18 +69,24 @@ static int put_results(store *s, lvd_run *r, lvd_err *err)
         store_bind_text(res, 14, x->reported_json);
         if (sqlite3_step(res) != SQLITE_DONE) {
             store_fail(s, err, "cannot record result");
-            goto out;
+            return -1;
         }
         sqlite3_reset(res);
         x->id = sqlite3_last_insert_rowid(s->db);
         if (put_samples(s, smp, x->id, x, err))
-            goto out;
+            return -1;
     }
-    ret = 0;
-out:
-    sqlite3_finalize(res);
-    sqlite3_finalize(smp);
-    return ret;
+    return 0;
+}
+
+static int put_results(store *s, lvd_run *r, lvd_err *err)
+{
+    return with_result_statements(s,
+                                  "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, backends,"
+                                  " rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k,"
+                                  " rep_type_v, reported_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                  "INSERT INTO samples (result_id, idx, ns, ts, warmup) VALUES (?, ?, ?, ?, ?)",
+                                  put_results_with, r, err);
 }
 
 static void clear_ids(lvd_run *r)
@@ -198,19 +211,17 @@ static int load_samples(store *s, sqlite3_stmt *smp, lvd_result *x, lvd_err *err
     return 0;
 }
 
-static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
+/* The runs to load results into, for load_results_with. */
+typedef struct runs_ctx {
+    lvd_run *v;
+    size_t n;
+} runs_ctx;
+
+static int load_results_with(store *s, sqlite3_stmt *res, sqlite3_stmt *smp, void *ctx, lvd_err *err)
 {
-    sqlite3_stmt *res = NULL, *smp = NULL;
-    int ret = -1;
-    if (store_prepare(s,
-                      "SELECT id, test, n_prompt, n_gen, n_depth, backends, rep_ngl, rep_fa, rep_ubatch,"
-                      " rep_n_cpu_moe, rep_threads, rep_type_k, rep_type_v, reported_json"
-                      " FROM results WHERE run_id = ? ORDER BY id",
-                      &res, err) ||
-        store_prepare(s, "SELECT ns, ts, warmup FROM samples WHERE result_id = ? ORDER BY idx", &smp, err))
-        goto out;
-    for (size_t i = 0; i < n; i++) {
-        lvd_run *r = &runs[i];
+    runs_ctx *rs = ctx;
+    for (size_t i = 0; i < rs->n; i++) {
+        lvd_run *r = &rs->v[i];
         sqlite3_bind_int64(res, 1, r->id);
         size_t cap = 0;
         int rc;
@@ -218,19 +229,24 @@ static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
             r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
             col_result(res, &r->results[r->n_results++]);
             if (load_samples(s, smp, &r->results[r->n_results - 1], err))
-                goto out;
+                return -1;
         }
         sqlite3_reset(res);
-        if (rc != SQLITE_DONE) {
-            store_fail(s, err, "cannot read results");
-            goto out;
-        }
+        if (rc != SQLITE_DONE)
+            return store_fail(s, err, "cannot read results");
     }
-    ret = 0;
-out:
-    sqlite3_finalize(res);
-    sqlite3_finalize(smp);
-    return ret;
+    return 0;
+}
+
+static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
+{
+    runs_ctx rs = {runs, n};
+    return with_result_statements(s,
+                                  "SELECT id, test, n_prompt, n_gen, n_depth, backends, rep_ngl, rep_fa,"
+                                  " rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k, rep_type_v, reported_json"
+                                  " FROM results WHERE run_id = ? ORDER BY id",
+                                  "SELECT ns, ts, warmup FROM samples WHERE result_id = ? ORDER BY idx",
+                                  load_results_with, &rs, err);
 }
 
 static void free_run(void *r)
