@@ -1,8 +1,11 @@
-/* choice.c: placement and launch line of a choice already made, from
- * stored records alone (see choice.h). Not for choosing. */
+/* choice.c: the launch line of a choice (see choice.h): the one function
+ * that assembles it (placement, flags, quoting) for lvd select, lvd select
+ * --record --artifact and the evidence page, and its front end over stored
+ * records. Not for choosing. */
 #include "select/choice.h"
 
 #include "common/cli.h"
+#include "engine/devices.h"
 #include "select/armset.h"
 #include "select/select.h"
 
@@ -10,89 +13,151 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The probe's device the parameters name, else its first; NULL when none. */
-static const lvd_device *probe_device(const lvd_probe *probe, const lvd_params *p)
+void sel_line_in_init(sel_line_in *in)
 {
-    for (size_t i = 0; probe && i < probe->n_devices; i++)
-        if (p->device[0] ? !strcmp(probe->devices[i].selector, p->device) : i == 0)
+    memset(in, 0, sizeof *in);
+    in->ctx = -1;
+    in->free_mib = -1;
+}
+
+/* The probe's device with this selector; NULL when none. */
+static const lvd_device *probe_device(const lvd_probe *probe, const char *selector)
+{
+    for (size_t i = 0; probe && selector[0] && i < probe->n_devices; i++)
+        if (!strcmp(probe->devices[i].selector, selector))
             return &probe->devices[i];
     return NULL;
 }
 
-/* Places a GPU choice; sets placement_line either way. *p gets the placement applied. */
-static void place(sel_choice_lines *c, const lvd_engine *e, const lvd_probe *probe, const store_artifact *a,
-                  lvd_params *p)
+/* The context to place and launch: --ctx, the profile's, else min(default,
+ * trained); 0 (no -c) when no shape is recorded and nothing names one. */
+static uint32_t context_of(const sel_line_in *in, const char **from)
 {
-    const lvd_device *dev = probe_device(probe, p);
+    const store_artifact *a = in->artifact;
+    int known = a && a->shape.known;
+    uint32_t train = known ? a->shape.n_ctx_train : 0;
+    int64_t v = -1;
+    *from = "default";
+    if (in->ctx >= 0) {
+        v = in->ctx;
+        *from = "--ctx";
+    } else if (in->profile && in->profile->ctx >= 0) {
+        v = in->profile->ctx;
+        *from = "profile";
+    }
+    if (v < 0 && !known) {
+        *from = "no shape";
+        return 0;
+    }
+    if (v < 0)
+        return train && train < SEL_CTX_DEFAULT ? train : SEL_CTX_DEFAULT;
+    if (v == 0)
+        return train ? train : known ? SEL_CTX_DEFAULT : 0;
+    return (uint32_t)v;
+}
+
+/* Places a device run; sets placement_line either way. c->params gets the placement applied. */
+static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *dev, const char *selector)
+{
+    const store_artifact *a = in->artifact;
     if (!a || !a->shape.known) {
         c->placement_line = lvd_xstrdup("shape not recorded (the store knows this model by its sha256 only;"
                                         " `lvd store model FILE` records its GGUF shape)");
         return;
     }
     if (!dev) {
-        c->placement_line = lvd_xasprintf("no probe of %s lists %s", e ? e->name : "the engine",
-                                          p->device[0] ? p->device : "a device");
+        c->placement_line = lvd_xasprintf("no probe of %s lists %s", in->engine ? in->engine->name : "the engine",
+                                          selector[0] ? selector : "a device");
         return;
     }
-    if (dev->free_mib < 0) {
+    if (c->free_mib < 0) {
         c->placement_line = lvd_xasprintf("the free memory of %s is not recorded (its probe did not print it)",
                                           dev->selector);
         return;
     }
-    placement_place_in in;
-    placement_place_in_init(&in);
-    in.shape = &a->shape;
-    in.ctx = c->ctx;
-    in.free_mib = dev->free_mib;
-    in.type_k = p->type_k;
-    in.type_v = p->type_v;
-    in.ubatch = p->ubatch;
+    placement_place_in pin;
+    placement_place_in_init(&pin);
+    pin.shape = &a->shape;
+    pin.ctx = c->ctx;
+    pin.free_mib = c->free_mib;
+    pin.type_k = c->params.type_k;
+    pin.type_v = c->params.type_v;
+    pin.ubatch = c->params.ubatch;
     lvd_err err = {{0}};
-    if (placement_compute(&in, &c->placement, &err) != 0) {
+    if (placement_compute(&pin, &c->placement, &err) != 0) {
+        c->placement_failed = 1;
         c->placement_line = lvd_xstrdup(err.msg);
         return;
     }
     c->placed = c->placement_known = 1;
-    c->device = *dev;
-    c->ctx = c->placement.ctx;
     c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", placement_rung_name(c->placement.rung),
-                                      dev->selector, (long long)dev->free_mib, c->placement.ctx,
+                                      dev->selector, (long long)c->free_mib, c->placement.ctx,
                                       c->placement.reason);
-    placement_placement_apply(&c->placement, &a->shape, p);
+    placement_placement_apply(&c->placement, &a->shape, &c->params);
 }
 
-int sel_choice_lines_build(const lvd_engine *e, const lvd_probe *probe, const char *reported,
-                           const lvd_params *params, const store_artifact *a, const char *model_hint,
-                           sel_choice_lines *out, lvd_err *err)
+/* A CPU run: no device flags (-ngl 0 on an engine that lists devices). */
+static void cpu_run(sel_choice_lines *c)
+{
+    c->params.device[0] = '\0';
+    c->params.n_cpu_moe = 0;
+    c->params.ngl = c->gpu_capable ? 0 : -1;
+    c->placement_known = 1;
+    c->placement_line = lvd_xstrdup(c->gpu_capable ? "CPU run (-ngl 0 on an engine that lists devices):"
+                                                     " the whole model in host memory"
+                                                   : "CPU engine: the whole model in host memory");
+}
+
+/* The model word: the caller's path, the artifact's last known one, else the placeholder (noted). */
+static void model_of(sel_choice_lines *c, const sel_line_in *in)
+{
+    const store_artifact *a = in->artifact;
+    if (in->model || (a && a->last_path)) {
+        c->model = lvd_xstrdup(in->model ? in->model : a->last_path);
+        return;
+    }
+    c->model = lvd_xstrdup(SEL_MODEL_PLACEHOLDER);
+    lvd_sb sb = {0};
+    lvd_sb_addf(&sb, "%s stands for the model %.12s: its path is not in the store", SEL_MODEL_PLACEHOLDER,
+                a ? a->sha256 : "(unknown)");
+    if (in->model_hint && *in->model_hint)
+        lvd_sb_addf(&sb, " (llama-bench called it %s)", in->model_hint);
+    c->model_note = lvd_sb_detach(&sb);
+}
+
+int sel_choice_lines_build(const sel_line_in *in, sel_choice_lines *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sel_backend_label(probe, reported, out->backend, sizeof out->backend);
-    int gpu = strcmp(out->backend, LVD_BACKEND_CPU) != 0;
-    lvd_params p = *params;
-    /* lvd select's context (select.c context_of, no --ctx nor profile) */
-    if (a && a->shape.known)
-        out->ctx = a->shape.n_ctx_train && a->shape.n_ctx_train < SEL_CTX_DEFAULT ? a->shape.n_ctx_train
-                                                                                 : SEL_CTX_DEFAULT;
-    if (!gpu) {
-        out->placement_known = 1;
-        out->placement_line = lvd_xstrdup("CPU engine: the whole model in host memory");
-    } else {
-        place(out, e, probe, a, &p);
+    const lvd_probe *probe = in->probe;
+    sel_backend_label(probe, in->reported, out->backend, sizeof out->backend);
+    out->gpu_capable = probe ? probe->n_devices > 0 : strcmp(out->backend, LVD_BACKEND_CPU) != 0;
+    out->params = *in->params;
+    /* the device the arm's own parameters run on, before the profile's flags */
+    char selector[sizeof out->params.device];
+    engine_check_device(probe, &out->params, selector, sizeof selector);
+    const lvd_device *dev = probe_device(probe, selector);
+    out->cpu_run = !out->gpu_capable || (!out->params.device[0] && out->params.ngl == 0);
+    if (in->profile)
+        sel_profile_apply(in->profile, &out->params);
+    out->ctx = context_of(in, &out->ctx_from);
+    out->free_from = in->free_mib >= 0 ? "--free-mib" : "the probe";
+    out->free_mib = in->free_mib >= 0 ? in->free_mib : dev ? dev->free_mib : -1;
+    if (dev && !out->cpu_run)
+        out->device = *dev;
+    if (out->cpu_run)
+        cpu_run(out);
+    else
+        place(out, in, dev, selector);
+    const sel_profile *pr = in->profile;
+    if (out->placed && pr && (pr->ngl >= 0 || pr->n_cpu_moe >= 0 || pr->ubatch > 0)) {
+        sel_profile_apply(pr, &out->params);
+        out->profile_overrides = 1;
     }
-    if (a && a->last_path) {
-        out->model = lvd_xstrdup(a->last_path);
-    } else {
-        out->model = lvd_xstrdup(SEL_MODEL_PLACEHOLDER);
-        lvd_sb sb = {0};
-        lvd_sb_addf(&sb, "%s stands for the model %.12s: its path is not in the store", SEL_MODEL_PLACEHOLDER,
-                    a ? a->sha256 : "(unknown)");
-        if (model_hint && *model_hint)
-            lvd_sb_addf(&sb, " (llama-bench called it %s)", model_hint);
-        out->model_note = lvd_sb_detach(&sb);
-    }
-    if (!e)
+    model_of(out, in);
+    if (!in->engine)
         return 0;
-    if (sel_launch_build(e->dir, out->model, &p, out->ctx, gpu, &out->launch, err) != 0) {
+    if (sel_launch_build(in->engine->dir, out->model, &out->params, out->ctx, out->gpu_capable, &out->launch,
+                         err) != 0) {
         sel_choice_lines_free(out);
         return -1;
     }
@@ -148,9 +213,17 @@ int sel_choice_lines_load(store *s, const store_artifact *a, const char *host, i
         if (rc >= 0)
             rc = arm_backends(s, a->sha256, host, engine_id, arm_key, backends, sizeof backends, err);
     }
-    if (rc >= 0)
-        rc = sel_choice_lines_build(has_e ? &e : NULL, has_p ? &probe : NULL, backends, params, a, model_hint, out,
-                                    err) != 0 ? -2 : 0;
+    if (rc >= 0) {
+        sel_line_in in;
+        sel_line_in_init(&in);
+        in.engine = has_e ? &e : NULL;
+        in.probe = has_p ? &probe : NULL;
+        in.reported = backends;
+        in.params = params;
+        in.artifact = a;
+        in.model_hint = model_hint;
+        rc = sel_choice_lines_build(&in, out, err) != 0 ? -2 : 0;
+    }
     if (rc == 0 && has_e)
         out->engine = lvd_xstrdup(e.name);
     if (has_p)

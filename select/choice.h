@@ -1,20 +1,22 @@
-/* choice.h: the placement and launch line of a choice already made (a
- * recorded verdict, or the measured leader) on an engine that need not be
- * able to serve here (an engine imported from another machine): what
- * `lvd select --record --artifact` prints and what the evidence page shows.
- * Computed as lvd select computes them (context min(SEL_CTX_DEFAULT, the
- * trained context); placement from the artifact's GGUF shape and the free
- * memory the engine's newest probe recorded, applied to -ngl / --n-cpu-moe /
- * -ub; then the launch line), but from stored records alone: no file is
- * stat'ed, no profile applies, nothing is checked for being servable.
- * The context is that of lvd select (min(SEL_CTX_DEFAULT, the trained
- * context), passed as -c) whenever the artifact's shape is recorded, on the
- * CPU as on a device, placed or not; with no shape, no -c (llama.cpp's
- * default): the trained context is not known.
- * sel_choice_lines_load is the one function that makes the line from the
- * store for a verdict or the measured leader: `lvd select --record
- * --artifact` and the evidence page both call it, so the page shows what
- * lvd select prints. Not for choosing (select.h, verdict.h). */
+/* choice.h: the launch line of a choice: placement on its device and the
+ * llama-server line (select/launch.h), assembled in ONE function,
+ * sel_choice_lines_build, for every caller: `lvd select --model` (select.c,
+ * after the selection order, with the caller's --ctx, --free-mib and
+ * profile), `lvd select --record --artifact` and the evidence page (through
+ * sel_choice_lines_load, from stored records alone, on an engine that need
+ * not be able to serve here). So the page shows by construction the line
+ * lvd select prints.
+ * The device is the one the parameters run on (engine_check_device: their
+ * selector, else the probe's first unless -ngl 0); none, or an engine whose
+ * probe lists no device, is a CPU run (no --device / --n-cpu-moe; -ngl 0 on
+ * an engine that lists devices, none on a CPU build). The context is --ctx,
+ * else the profile's, else min(SEL_CTX_DEFAULT, the trained context), passed
+ * as -c on the CPU as on a device, placed or not; with no shape recorded
+ * (an artifact known by its sha256 only) no -c (llama.cpp's default).
+ * Placement from the artifact's GGUF shape and the free memory (the
+ * caller's, else the probe's) is applied to -ngl / --n-cpu-moe / -ub, then
+ * the profile's ngl / n-cpu-moe / ub override it. Not for choosing
+ * (select.h, verdict.h). */
 #ifndef LVD_SEL_CHOICE_H
 #define LVD_SEL_CHOICE_H
 
@@ -22,6 +24,7 @@
 #include "common/util.h"
 #include "select/launch.h"
 #include "placement/placement.h"
+#include "select/profile.h"
 #include "select/verdict.h"
 #include "store/store.h"
 
@@ -31,41 +34,64 @@
  * (an artifact known by its sha256 only). */
 #define SEL_MODEL_PLACEHOLDER "MODEL.gguf"
 
+/* What a launch line is made from; sel_line_in_init gives the defaults. */
+typedef struct sel_line_in {
+    const lvd_engine *engine;      /* NULL: no longer registered (then no launch line) */
+    const lvd_probe *probe;        /* the engine's newest probe; NULL: none */
+    const char *reported;          /* the backends llama-bench reported; NULL: unknown */
+    const lvd_params *params;      /* the choice's parameters (a verdict's arm, a rule's device) */
+    const store_artifact *artifact; /* NULL: not in the store */
+    const char *model;             /* the path launched; NULL: the artifact's last known
+                                      path, else SEL_MODEL_PLACEHOLDER */
+    const char *model_hint;        /* what llama-bench called the model (model_note only) */
+    const sel_profile *profile;    /* its flags apply, its ngl / n-cpu-moe / ub override
+                                      placement; NULL: none */
+    int64_t ctx;                   /* -1: the profile's, else the default; 0: the trained context */
+    int64_t free_mib;              /* -1: the probe's figure */
+} sel_line_in;
+
+/* Defaults: everything NULL, ctx -1, free_mib -1. */
+void sel_line_in_init(sel_line_in *in);
+
 typedef struct sel_choice_lines {
     char *engine;           /* the engine's name (sel_choice_lines_load); NULL when not registered */
-    char backend[16];       /* "cpu", "cuda", ... (sel_backend_label) */
+    char backend[32];       /* "cpu", "cuda", ... (sel_backend_label) */
+    int gpu_capable;        /* the engine lists devices (no probe: reported a non-CPU backend) */
+    int cpu_run;            /* the model runs on the CPU (no device) */
     int placement_known;    /* 1: placement_line says where the model goes */
     int placed;             /* placement was computed (a GPU choice) */
+    int placement_failed;   /* placement could not use the shape (placement_line says why) */
+    int profile_overrides;  /* the profile's ngl / n-cpu-moe / ub replaced placement's */
     placement_result placement;
-    lvd_device device;      /* the device placed on; selector "" when none */
+    lvd_device device;      /* the device run on (placed or not); selector "" when none */
+    int64_t free_mib;       /* the free MiB placement used (-1 unknown) */
+    const char *free_from;  /* static: "--free-mib" or "the probe" */
     uint32_t ctx;           /* -c of the launch; 0 when the shape is not recorded (llama.cpp's default) */
+    const char *ctx_from;   /* static: "--ctx", "profile", "default", "no shape" */
+    lvd_params params;      /* what the launch passes */
     char *placement_line;   /* known: "fully resident on CUDA0 (142629 MiB free, context
                                4096): ..." or "CPU engine: the whole model in host memory";
                                unknown: why ("shape not recorded (...)") */
-    char *model;            /* the model path launched: the artifact's last known path,
-                               else SEL_MODEL_PLACEHOLDER */
+    char *model;            /* the model path launched */
     char *model_note;       /* with the placeholder: one line saying what it stands for;
                                else NULL */
     sel_launch launch;      /* argc 0 when there is no engine */
     char *launch_line;      /* the shell line; NULL when there is no engine */
 } sel_choice_lines;
 
-/* Fills out for engine e (NULL: no longer registered; then no launch line)
- * running with params, whose newest probe is probe (NULL: none), whose runs
- * reported backends reported (NULL: unknown), on artifact a (NULL: not in the
- * store). model_hint (may be NULL) is what llama-bench called the model
- * file, quoted in model_note. 0, or -1 with err when the launch line cannot
- * be built from params (out is then freed). Free with sel_choice_lines_free. */
-int sel_choice_lines_build(const lvd_engine *e, const lvd_probe *probe, const char *reported,
-                           const lvd_params *params, const store_artifact *a, const char *model_hint,
-                           sel_choice_lines *out, lvd_err *err);
+/* THE launch line (see the header comment) of in into out. 0, or -1 with err
+ * when the launch line cannot be built from the parameters (out is then
+ * freed). A placement that fails is not an error here (placement_failed;
+ * lvd select makes it one). Free with sel_choice_lines_free. */
+int sel_choice_lines_build(const sel_line_in *in, sel_choice_lines *out, lvd_err *err);
 void sel_choice_lines_free(sel_choice_lines *c);
 
 /* The lines of the choice (engine_id, arm_key, params) on artifact a and
  * host (NULL = this machine), from the store: the engine's record (none when
  * engine_id is 0 or no longer registered: no launch line), its newest probe,
  * and what llama-bench reported as backends for that arm in its newest
- * session (sel_armset_load; arm_key NULL: none), into sel_choice_lines_build.
+ * session (sel_armset_load; arm_key NULL: none), into sel_choice_lines_build
+ * with no profile, no --ctx and no --free-mib.
  * model_hint only words model_note; the launch line never depends on it.
  * 0; -1 when the store failed, -2 when params make no launch line (err
  * either way; out is then freed). */

@@ -25,8 +25,6 @@ static const struct row {
     const char *cc;
     int integrated;
 } rows[] = {
-    /* Not accelerators: Mesa's and Google's software renderers. */
-    {"llvmpipe|lavapipe|softpipe|SwiftShader|Microsoft Basic Render", SEL_VENDOR_NONE, "software", "", 0},
     /* Apple silicon, as Metal names it ("Apple M2 Max"), before any "M4" below. */
     {"^\\s*Apple\\b|^\\s*M[1-9](\\s+(Pro|Max|Ultra))?\\s*$", SEL_VENDOR_APPLE, "", "", 1},
 
@@ -75,23 +73,66 @@ static const struct row {
 
 static pcre2_code *compiled[LVD_ARRAY_LEN(rows)];
 
+/* Not accelerators: Mesa's software rasterizers (llvmpipe, lavapipe,
+ * softpipe), Google's SwiftShader, Windows' WARP. Matched caseless, before
+ * every row of the table (sel_device_is_software). */
+static const char SOFTWARE_PATTERN[] = "llvmpipe|lavapipe|softpipe|SwiftShader|Microsoft Basic Render";
+static pcre2_code *software_re;
+
 /* The table is fixed: a pattern that does not compile is a bug, caught by
  * every test run. */
+static pcre2_code *compile_one(const char *pattern, size_t row)
+{
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_CASELESS, &code,
+                                   &off, NULL);
+    if (!re) {
+        fprintf(stderr, "fatal: heuristic table row %zu does not compile at %zu\n", row, (size_t)off);
+        abort();
+    }
+    return re;
+}
+
 static void compile_rows(void)
 {
-    if (compiled[0])
+    if (software_re)
         return;
-    for (size_t i = 0; i < LVD_ARRAY_LEN(rows); i++) {
-        int code;
-        PCRE2_SIZE off;
-        compiled[i] = pcre2_compile((PCRE2_SPTR)rows[i].pattern, PCRE2_ZERO_TERMINATED,
-                                    PCRE2_CASELESS, &code, &off, NULL);
-        if (!compiled[i]) {
-            fprintf(stderr, "fatal: heuristic table row %zu does not compile at %zu\n", i,
-                    (size_t)off);
-            abort();
-        }
+    for (size_t i = 0; i < LVD_ARRAY_LEN(rows); i++)
+        compiled[i] = compile_one(rows[i].pattern, i + 1);
+    software_re = compile_one(SOFTWARE_PATTERN, 0);
+}
+
+/* 1 when re matches name. */
+static int matches(pcre2_code *re, const char *name)
+{
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md) {
+        fprintf(stderr, "fatal: out of memory for a regex match\n");
+        abort();
     }
+    int rc = pcre2_match(re, (PCRE2_SPTR)name, strlen(name), 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+int sel_device_is_software(const char *name)
+{
+    compile_rows();
+    return matches(software_re, name ? name : "");
+}
+
+void sel_device_label(const lvd_device *d, char *out, size_t n)
+{
+    if (!d) {
+        snprintf(out, n, "%s", LVD_BACKEND_CPU);
+        return;
+    }
+    char backend[sizeof d->selector];
+    sel_device_backend(d, backend, sizeof backend);
+    char name[sizeof d->name];
+    snprintf(name, sizeof name, "%s", d->name);
+    snprintf(out, n, "%s%s", backend, sel_device_is_software(name) ? " (software)" : "");
 }
 
 const char *sel_vendor_name(sel_vendor v)
@@ -149,13 +190,12 @@ void sel_classify(const char *name, const char *backend, const char *compute_cap
     compile_rows();
     if (!name)
         name = "";
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    if (!md) {
-        fprintf(stderr, "fatal: out of memory for a regex match\n");
-        abort();
+    if (sel_device_is_software(name)) {
+        out->vendor = SEL_VENDOR_NONE;
+        out->generation = "software";
     }
-    for (size_t i = 0; i < LVD_ARRAY_LEN(rows); i++) {
-        if (pcre2_match(compiled[i], (PCRE2_SPTR)name, strlen(name), 0, 0, md, NULL) < 0)
+    for (size_t i = 0; i < LVD_ARRAY_LEN(rows) && out->vendor != SEL_VENDOR_NONE; i++) {
+        if (!matches(compiled[i], name))
             continue;
         out->vendor = rows[i].vendor;
         out->generation = rows[i].generation;
@@ -164,7 +204,6 @@ void sel_classify(const char *name, const char *backend, const char *compute_cap
             out->cc_source = SEL_CC_TABLE;
         break;
     }
-    pcre2_match_data_free(md);
     sel_vendor by_backend = vendor_of_backend(backend);
     if (out->vendor == SEL_VENDOR_OTHER && by_backend != SEL_VENDOR_OTHER)
         out->vendor = by_backend;
@@ -359,8 +398,33 @@ static void say(sel_choice *out, const char *fmt, ...)
     va_end(ap);
 }
 
+/* " (a software rasterizer, not an accelerator: Vulkan0: llvmpipe (...) of
+ * ENGINE is vulkan (software); ...)" for every software device the
+ * candidates list, into buf ("" when none). */
+static void software_note(const sel_candidate *cands, size_t n, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < cands[i].n_devices && at < len; j++) {
+            const lvd_device *d = &cands[i].devices[j];
+            char label[32], eng[160];
+            if (!sel_device_is_software(d->name))
+                continue;
+            sel_device_label(d, label, sizeof label);
+            int w = snprintf(buf + at, len - at, "%s %s: %s of %s is %s", at ? ";" : " (a software rasterizer,"
+                             " not an accelerator:", d->selector, d->name, engine_label(&cands[i], eng, sizeof eng),
+                             label);
+            at = w < 0 ? len : at + (size_t)w;
+        }
+    if (at && at + 1 < len)
+        snprintf(buf + at, len - at, ")");
+}
+
 static int choose_cpu(const sel_candidate *cands, size_t n, sel_choice *out)
 {
+    char soft[320];
+    software_note(cands, n, soft, sizeof soft);
     for (size_t i = 0; i < n; i++) {
         if (!cands[i].backend || strcmp(cands[i].backend, LVD_BACKEND_CPU) != 0)
             continue;
@@ -369,11 +433,11 @@ static int choose_cpu(const sel_candidate *cands, size_t n, sel_choice *out)
         out->engine_id = cands[i].engine_id;
         out->device = -1;
         out->gpu.vendor = SEL_VENDOR_NONE;
-        say(out, "no engine lists an accelerator: %s, a CPU engine",
+        say(out, "no engine lists an accelerator%s: %s, a CPU engine", soft,
                  engine_label(&cands[i], eng, sizeof eng));
         return 1;
     }
-    say(out, "no engine lists an accelerator and none is a CPU engine");
+    say(out, "no engine lists an accelerator%s and none is a CPU engine", soft);
     return 0;
 }
 

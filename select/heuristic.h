@@ -51,6 +51,19 @@ void sel_classify(const char *name, const char *backend, const char *compute_cap
  * or from the selector's prefix ("Vulkan0" -> "vulkan") when empty. */
 void sel_classify_device(const lvd_device *d, sel_gpu *out);
 
+/* 1 when a device name is a software rasterizer (Mesa's llvmpipe, lavapipe
+ * or softpipe, SwiftShader, Microsoft Basic Render): listed by a Vulkan
+ * build as a device, it computes on the host's CPU cores and is no
+ * accelerator. The only place that knows these names: sel_classify calls it
+ * first (vendor NONE, generation "software"); rules 3 and 4 never offload
+ * to such a device; labels say so (sel_device_label). */
+int sel_device_is_software(const char *name);
+
+/* A device's label for people and --json: its backend ("cuda", "vulkan"),
+ * "vulkan (software)" for a software rasterizer, "cpu" for NULL (no
+ * device). Writes at most n bytes (32 hold every label). */
+void sel_device_label(const lvd_device *d, char *out, size_t n);
+
 /* The backend of a device, lower case: d->backend, else the selector without
  * its trailing index ("MTL" read as "metal"). Writes at most n bytes. */
 void sel_device_backend(const lvd_device *d, char *out, size_t n);
@@ -85,7 +98,9 @@ typedef struct sel_choice {
  *   AMD -> Vulkan, else ROCm/HIP;  Intel -> Vulkan, else SYCL;
  *   Apple -> Metal, else Vulkan;   OTHER -> no decision;
  * the first candidate whose device of that backend is the target wins. No
- * accelerator anywhere -> the first candidate labelled LVD_BACKEND_CPU.
+ * accelerator anywhere (a software rasterizer is none) -> the first
+ * candidate labelled LVD_BACKEND_CPU; its reason names the software devices
+ * passed over.
  * Returns 1 with *out filled when the rule decided, 0 when it has no answer
  * (out->reason says why; the caller goes on to rule 4). */
 int sel_heuristic(const sel_candidate *cands, size_t n, sel_choice *out);

@@ -1,11 +1,13 @@
 /* select.c: the selection order at service start (see select.h): profile,
- * verdict, heuristic, first engine; then placement and the launch line.
+ * verdict, heuristic, first engine; then the launch line (choice.c).
  * Reads the store and stats files; spawns nothing and prints nothing (the
  * explain lines go to the caller). Not for computing verdicts (verdict.c)
- * or for the result as JSON (select_json.c). */
+ * or for the result as JSON (select_json.c), nor for assembling the launch
+ * line (choice.c, sel_choice_lines_build). */
 #include "select/select.h"
 
 #include "common/cli.h"
+#include "select/choice.h"
 #include "select/engines.h"
 #include "select/heuristic.h"
 #include "select/verdict.h"
@@ -318,6 +320,51 @@ static int no_engine(ctx *c, lvd_err *err)
     return -1;
 }
 
+/* The first device of a candidate that is not a software rasterizer; NULL when none. */
+static const lvd_device *first_offload(const sel_candidate *cand)
+{
+    for (size_t j = 0; j < cand->n_devices; j++)
+        if (!sel_device_is_software(cand->devices[j].name))
+            return &cand->devices[j];
+    return NULL;
+}
+
+/* Rule 4: the first engine listing a device that is no software rasterizer;
+ * else the CPU engine; else the first engine listing only software devices,
+ * run on the CPU (-ngl 0, no --device). *by stays SEL_BY_NONE when no engine. */
+static void rule_first(ctx *c, const sel_candidate *cands, size_t n, pick *out, sel_by *by)
+{
+    for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++) {
+        const lvd_device *d = first_offload(&cands[i]);
+        if (!d)
+            continue;
+        *out = pick_of(c, &cands[i], d->selector);
+        *by = SEL_BY_FIRST;
+        say(c->out, "rule 4 (first engine): decided: %s, the first engine listing a device: %s (%s)",
+            cands[i].name, out->dev->selector, out->dev->name);
+    }
+    int software = 0; /* a candidate lists a device: then all of them are software */
+    for (size_t i = 0; i < n; i++)
+        software |= cands[i].n_devices > 0;
+    for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++)
+        if (strcmp(cands[i].backend, LVD_BACKEND_CPU) == 0) {
+            *out = pick_of(c, &cands[i], NULL);
+            *by = SEL_BY_CPU;
+            say(c->out, "rule 4 (first engine): decided: no engine lists a device%s; %s, a CPU engine",
+                software ? " that is no software rasterizer" : "", cands[i].name);
+        }
+    for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++)
+        if (cands[i].n_devices > 0) {
+            char label[32];
+            sel_device_label(&cands[i].devices[0], label, sizeof label);
+            *out = pick_of(c, &cands[i], NULL);
+            *by = SEL_BY_CPU;
+            say(c->out, "rule 4 (first engine): decided: %s on the CPU (-ngl 0, no --device): its only"
+                " devices are software rasterizers (%s: %s, %s), no accelerator, and no CPU engine is"
+                " registered", cands[i].name, cands[i].devices[0].selector, cands[i].devices[0].name, label);
+        }
+}
+
 /* Rules 3 and 4. 0 with *out and *by, or -1 (no engine at all, or the store failed). */
 static int rule_heuristic_first(ctx *c, pick *out, sel_by *by, int *exit_code, lvd_err *err)
 {
@@ -338,20 +385,7 @@ static int rule_heuristic_first(ctx *c, pick *out, sel_by *by, int *exit_code, l
         *by = SEL_BY_HEURISTIC;
     } else {
         say(c->out, "rule 3 (heuristic): no answer: %s", ch.reason);
-        for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++)
-            if (cands[i].n_devices > 0) {
-                *out = pick_of(c, &cands[i], cands[i].devices[0].selector);
-                *by = SEL_BY_FIRST;
-                say(c->out, "rule 4 (first engine): decided: %s, the first engine listing a"
-                    " device: %s (%s)", cands[i].name, out->dev->selector, out->dev->name);
-            }
-        for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++)
-            if (strcmp(cands[i].backend, LVD_BACKEND_CPU) == 0) {
-                *out = pick_of(c, &cands[i], NULL);
-                *by = SEL_BY_CPU;
-                say(c->out, "rule 4 (first engine): decided: no engine lists a device; %s, a CPU"
-                    " engine", cands[i].name);
-            }
+        rule_first(c, cands, n, out, by);
         if (*by == SEL_BY_NONE) {
             *exit_code = LVD_EXIT_FAIL;
             no_engine(c, err);
@@ -378,103 +412,82 @@ static void engine_copy(lvd_engine *dst, const lvd_engine *src)
     dst->origin = src->origin ? lvd_xstrdup(src->origin) : NULL;
 }
 
-/* The context to price and launch: caller, profile, else min(default, trained). */
-static uint32_t context_of(const ctx *c, const char **source)
+/* The explain line of the line's placement (choice.h made it). */
+static void say_placement(sel_result *r, const sel_choice_lines *l, const sel_profile *p)
 {
-    const sel_profile *p = c->rq->profile;
-    uint32_t train = c->a->shape.n_ctx_train;
-    int64_t v = -1;
-    *source = "default";
-    if (c->rq->ctx >= 0) {
-        v = c->rq->ctx;
-        *source = "--ctx";
-    } else if (p && p->ctx >= 0) {
-        v = p->ctx;
-        *source = "profile";
-    }
-    if (v < 0)
-        return train && train < SEL_CTX_DEFAULT ? train : SEL_CTX_DEFAULT;
-    if (v == 0)
-        return train ? train : SEL_CTX_DEFAULT;
-    return (uint32_t)v;
-}
-
-/* Places the model on the chosen device and writes ngl / n-cpu-moe / ub. */
-static int place(ctx *c, const lvd_device *dev, int *exit_code, lvd_err *err)
-{
-    sel_result *r = c->out;
-    int64_t free_mib = c->rq->free_mib >= 0 ? c->rq->free_mib : dev->free_mib;
-    const char *from = c->rq->free_mib >= 0 ? "--free-mib" : "the probe";
-    if (free_mib < 0) {
+    if (l->cpu_run)
+        say(r, "placement: none: the model runs on the CPU%s; ctx %u (%s)",
+            l->gpu_capable ? " (-ngl 0 on an engine that lists devices)" : "", l->ctx, l->ctx_from);
+    else if (l->placed)
+        say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u: %s",
+            placement_rung_name(l->placement.rung), l->device.selector, l->device.name,
+            (long long)l->free_mib, l->free_from, l->ctx, l->placement.reason);
+    else if (l->free_mib < 0)
         say(r, "placement: %s's free memory is unknown (the probe did not print it; pass"
-            " --free-mib): -ngl %s", dev->selector, r->params.ngl >= 0 ? "as measured" : "left to llama.cpp");
-        return 0;
-    }
-    placement_place_in in;
-    placement_place_in_init(&in);
-    in.shape = &c->a->shape;
-    in.ctx = r->ctx;
-    in.type_k = r->params.type_k;
-    in.type_v = r->params.type_v;
-    in.ubatch = r->params.ubatch;
-    in.free_mib = free_mib;
-    if (placement_compute(&in, &r->placement, err) != 0) {
-        *exit_code = LVD_EXIT_INPUT;
-        return -1;
-    }
-    r->placed = 1;
-    placement_placement_apply(&r->placement, &c->a->shape, &r->params);
-    say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u: %s",
-        placement_rung_name(r->placement.rung), dev->selector, dev->name, (long long)free_mib, from,
-        r->ctx, r->placement.reason);
-    const sel_profile *p = c->rq->profile;
-    if (p && (p->ngl >= 0 || p->n_cpu_moe >= 0 || p->ubatch > 0)) {
-        sel_profile_apply(p, &r->params);
+            " --free-mib): -ngl %s", l->device.selector,
+            l->params.ngl >= 0 ? "as measured" : "left to llama.cpp");
+    else
+        say(r, "placement: %s", l->placement_line);
+    if (l->profile_overrides)
         say(r, "placement: the profile %s overrides it: ngl %d, n-cpu-moe %d, ub %d", p->file,
-            r->params.ngl, r->params.n_cpu_moe, r->params.ubatch);
-    }
-    return 0;
+            l->params.ngl, l->params.n_cpu_moe, l->params.ubatch);
 }
 
-/* Fills the result for the pick of rule `by`: parameters, placement, launch. */
+/* Fills the result for the pick of rule `by`: the launch line of the pick's
+ * parameters (choice.h, the one function that makes it) with --ctx,
+ * --free-mib and the profile. */
 static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
 {
     sel_result *r = c->out;
     r->by = by;
     engine_copy(&r->engine, &pk->eng->e);
-    if (pk->dev) {
-        r->device = *pk->dev;
-        sel_device_backend(pk->dev, r->backend, sizeof r->backend);
-    } else {
-        snprintf(r->backend, sizeof r->backend, "%s", LVD_BACKEND_CPU);
-    }
-    lvd_params_init(&r->params);
+    lvd_params params;
+    lvd_params_init(&params);
     if (by == SEL_BY_VERDICT) {
-        r->params = c->verdict.params; /* its device as measured ("" = the default device) */
+        params = c->verdict.params; /* its device as measured ("" = the default device) */
         r->verdict_id = c->verdict.id;
     } else if (pk->dev) {
-        snprintf(r->params.device, sizeof r->params.device, "%s", pk->dev->selector);
+        snprintf(params.device, sizeof params.device, "%s", pk->dev->selector);
+    } else {
+        params.ngl = 0; /* the CPU */
     }
-    if (c->rq->profile)
-        sel_profile_apply(c->rq->profile, &r->params);
-    const char *ctx_from;
-    r->ctx = context_of(c, &ctx_from);
-    int gpu_capable = pk->eng->probe.n_devices > 0;
-    if (!pk->dev) {
-        r->params.device[0] = '\0';
-        r->params.n_cpu_moe = 0;
-        r->params.ngl = gpu_capable ? 0 : -1;
-        say(r, "placement: none: the model runs on the CPU%s; ctx %u (%s)",
-            gpu_capable ? " (-ngl 0 on an engine that lists devices)" : "", r->ctx, ctx_from);
-    } else if (place(c, pk->dev, exit_code, err) != 0) {
-        return -1;
-    }
-    if (sel_launch_build(pk->eng->e.dir, r->model, &r->params, r->ctx, gpu_capable, &r->launch,
-                         err) != 0) {
+    sel_line_in in;
+    sel_line_in_init(&in);
+    in.engine = &pk->eng->e;
+    in.probe = &pk->eng->probe;
+    in.params = &params;
+    in.artifact = c->a;
+    in.model = r->model;
+    in.profile = c->rq->profile;
+    in.ctx = c->rq->ctx;
+    in.free_mib = c->rq->free_mib;
+    sel_choice_lines l;
+    if (sel_choice_lines_build(&in, &l, err) != 0) {
         *exit_code = LVD_EXIT_INPUT;
         return -1;
     }
-    return 0;
+    int rc = 0;
+    if (l.placement_failed) {
+        *exit_code = LVD_EXIT_INPUT;
+        rc = lvd_errf(err, "%s", l.placement_line);
+    } else {
+        say_placement(r, &l, c->rq->profile);
+        sel_device_label(pk->dev, r->backend, sizeof r->backend);
+        if (pk->dev)
+            r->device = *pk->dev;
+        if (pk->dev && sel_device_is_software(pk->dev->name))
+            say(r, "device: %s (%s) is %s: a software rasterizer on the host's CPU cores, not an"
+                " accelerator; used because the %s", pk->dev->selector, pk->dev->name, r->backend,
+                by == SEL_BY_VERDICT ? "verdict measured it fastest" : "profile names it");
+        r->placed = l.placed;
+        r->placement = l.placement;
+        r->params = l.params;
+        r->ctx = l.ctx;
+        r->launch = l.launch;
+        memset(&l.launch, 0, sizeof l.launch); /* moved into r */
+    }
+    sel_choice_lines_free(&l);
+    return rc;
 }
 
 /* --- the order ---------------------------------------------------------- */

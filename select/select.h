@@ -12,9 +12,11 @@
  *                and sizes), its engine can serve and still lists its device,
  *                and that device's newest check passed;
  *   3. heuristic select/heuristic.h over the engines' cached probes;
- *   4. first     the first engine (store order) whose probe lists a device,
- *                its first device; else the first CPU engine (probe with no
- *                devices).
+ *   4. first     the first engine (store order) whose probe lists a device
+ *                that is no software rasterizer (sel_device_is_software), that
+ *                device; else the first CPU engine (probe with no devices);
+ *                else the first engine listing only software devices, on the
+ *                CPU (-ngl 0, no --device).
  * Engines are offered only when their newest probe is of the binary as it is
  * on disk now (mtime and size), is not "unknown", and DIR/llama-server is
  * executable. Rules 3 and 4 skip devices whose newest check for the model
@@ -22,12 +24,13 @@
  * An engine is always chosen by id from the store: the launch line's argv[0]
  * is ENGINE_DIR/llama-server of a registered engine, never a caller's path.
  *
- * Then placement (placement/placement.h) on the chosen device for the context
- * (--ctx, else the profile's, else min(4096, the model's training
- * context)), with the device's free MiB from the probe or the caller; the
- * profile's ngl / n-cpu-moe / ub override what placement says. A CPU choice
- * gets no placement; on an engine whose probe lists devices it runs with
- * -ngl 0. Then the launch line (select/launch.h). */
+ * Then the launch line of the choice, made by the one function that makes
+ * every launch line, sel_choice_lines_build (select/choice.h): placement
+ * (placement/placement.h) on the chosen device for the context (--ctx, else
+ * the profile's, else min(4096, the model's training context)), with the
+ * device's free MiB from the probe or the caller; the profile's ngl /
+ * n-cpu-moe / ub override what placement says. A CPU choice gets no
+ * placement; on an engine whose probe lists devices it runs with -ngl 0. */
 #ifndef LVD_SEL_SELECT_H
 #define LVD_SEL_SELECT_H
 
@@ -69,7 +72,8 @@ typedef struct sel_result {
     sel_by by;
     char *model;           /* absolute path, as launched */
     lvd_engine engine;     /* the chosen engine (a copy) */
-    char backend[16];      /* "cpu" or the device's backend */
+    char backend[32];      /* "cpu" or the device's label (sel_device_label: "cuda",
+                              "vulkan (software)") */
     lvd_device device;     /* the device placed on; selector "" for the CPU */
     int64_t verdict_id;    /* the verdict used (rule 2), else 0 */
     int placed;            /* 1 when placement ran */

@@ -5,7 +5,10 @@
 # --record, the evidence page shows exactly the line `lvd select --model M`
 # prints, and `lvd select --record --artifact SHA` prints it too (the page
 # and --artifact make it with one function, select/choice.h
-# sel_choice_lines_load). Then lvd evidence only reads: on a store file made
+# sel_choice_lines_load, over sel_choice_lines_build, which lvd select --model
+# calls too); on that store an operator profile naming the verdict's engine,
+# device and flags prints the same line, and a profile's flags and --ctx
+# change exactly their words of it. Then lvd evidence only reads: on a store file made
 # read-only (chmod 0444) whose WAL holds a committed write not yet
 # checkpointed, the page is rendered and the store's bytes stay as they were
 # (a writable connection checkpoints on close and changes them, root or not).
@@ -54,6 +57,28 @@ engine cpu "noise = 0.005" "cpu.tg = 50" "cpu.pp = 400"
 engine cuda "noise = 0.005" "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" \
   "dev.CUDA0.pp = 3000"
 same_line gpu "^$W/cuda/llama-server -m [^ ]* --device CUDA0 -ngl [0-9]+ -fa on -c [0-9]+$"
+
+# --- the same store through the profile, --ctx and the flags of a profile ---------
+# lvd select makes these lines with the function that made the page's: rule 1 with
+# the verdict's own engine, device and flags prints the page's line; a profile's flags
+# and --ctx change exactly their words of it
+gpu_line=$(head -1 "$tmp/gpu.select")
+# with_words WORDS: the page's line with WORDS before its -c (launch.h's order)
+with_words() { sed -E "s/ -c ([0-9]+)\$/ $1 -c \1/" <<<"$gpu_line"; }
+printf '%s\n' "engine = cuda" "device = CUDA0" "fa = on" >"$tmp/same.profile"
+"$LVD_BIN/lvd-select" --model "$MODEL" --profile "$tmp/same.profile" --explain >"$tmp/prof.out" ||
+  fail "select --profile (operator override)"
+grep -qx '# decided by rule: profile' "$tmp/prof.out" || fail "the profile did not decide"
+[ "$(head -1 "$tmp/prof.out")" = "$gpu_line" ] ||
+  fail "operator override: lvd select printed '$(head -1 "$tmp/prof.out")', the page '$gpu_line'"
+printf '%s\n' "ctk = q8_0" "ctv = q8_0" "threads = 2" >"$tmp/flags.profile"
+got=$("$LVD_BIN/lvd-select" --model "$MODEL" --profile "$tmp/flags.profile" | head -1)
+want=$(with_words "-ctk q8_0 -ctv q8_0 -t 2")
+[ "$got" = "$want" ] || fail "profile flags: lvd select printed '$got', want '$want'"
+got=$("$LVD_BIN/lvd-select" --model "$MODEL" --ctx 1024 | head -1)
+want=$(sed -E 's/ -c [0-9]+$/ -c 1024/' <<<"$gpu_line")
+[[ $gpu_line != "$want" && $got == "$want" ]] || fail "--ctx 1024: lvd select printed '$got', want '$want'"
+[ "$fails" -ne 0 ] || ok "profile, its flags and --ctx: the page's line, changed in exactly their words"
 
 # --- CPU and CUDA, the CPU wins (the page once dropped the CPU line's -c) ---------
 world cpuwins

@@ -442,6 +442,70 @@ static void test_device_backend(void **state)
     assert_string_equal(b, "metal");
 }
 
+/* Software rasterizers are no accelerators (issue 12): the one rule
+ * (sel_device_is_software) knows Mesa's and Google's names, and no real
+ * GPU's; the label says "vulkan (software)". */
+static void test_software_devices(void **state)
+{
+    (void)state;
+    static const char *const soft[] = {
+        "llvmpipe (LLVM 15.0.6, 256 bits)", "lavapipe", "Mesa lavapipe (LLVM 17.0.6)",
+        "SwiftShader Device (Subzero) (0x0000C0DE)", "Google SwiftShader", "softpipe",
+        "Microsoft Basic Render Driver",
+    };
+    static const char *const real[] = {
+        "NVIDIA GeForce RTX 4090", "AMD Radeon RX 7900 XTX (RADV NAVI31)",
+        "Intel(R) Arc(tm) A770 Graphics (DG2)", "NVIDIA H200", "Apple M2 Max", "Adreno (TM) 740",
+        "AMD Radeon Graphics (RADV RAPHAEL_MENDOCINO)", "",
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(soft); i++) {
+        sel_gpu g;
+        if (!sel_device_is_software(soft[i]))
+            fail_msg("'%s' is a software rasterizer", soft[i]);
+        sel_classify(soft[i], "vulkan", NULL, &g);
+        assert_int_equal(g.vendor, SEL_VENDOR_NONE);
+        assert_string_equal(g.generation, "software");
+    }
+    for (size_t i = 0; i < LVD_ARRAY_LEN(real); i++) {
+        sel_gpu g;
+        if (sel_device_is_software(real[i]))
+            fail_msg("'%s' is no software rasterizer", real[i]);
+        sel_classify(real[i], "vulkan", NULL, &g);
+        assert_int_not_equal(g.vendor, SEL_VENDOR_NONE);
+    }
+    assert_false(sel_device_is_software(NULL));
+    /* the real capture: the b9749 Vulkan build with GGML_VK_VISIBLE_DEVICES=0 */
+    lvd_device vk[2];
+    assert_int_equal(read_capture("llama.cpp/vulkan-lavapipe-b9749/list-devices.stdout", vk, 2), 1);
+    assert_string_equal(vk[0].name, "llvmpipe (LLVM 15.0.6, 256 bits)");
+    char label[32];
+    sel_device_label(&vk[0], label, sizeof label);
+    assert_string_equal(label, "vulkan (software)");
+    lvd_device rtx = dev("Vulkan0", "NVIDIA GeForce RTX 4090", 24000, NULL);
+    sel_device_label(&rtx, label, sizeof label);
+    assert_string_equal(label, "vulkan");
+    sel_device_label(NULL, label, sizeof label);
+    assert_string_equal(label, "cpu");
+    /* rule 3 on that box: the CPU engine, and the reason names what it passed over */
+    sel_candidate c[] = {{1, "b9749-vulkan", "vulkan", vk, 1}, {2, "b9749-cpu", LVD_BACKEND_CPU, NULL, 0}};
+    sel_choice ch;
+    assert_int_equal(sel_heuristic(c, 2, &ch), 1);
+    assert_int_equal(ch.engine_id, 2);
+    assert_int_equal(ch.device, -1);
+    assert_string_equal(ch.reason, "no engine lists an accelerator (a software rasterizer, not an accelerator:"
+                                   " Vulkan0: llvmpipe (LLVM 15.0.6, 256 bits) of b9749-vulkan (engine 1) is"
+                                   " vulkan (software)): b9749-cpu (engine 2), a CPU engine");
+    /* without the CPU engine rule 3 has no answer (rule 4 runs it on the CPU) */
+    assert_int_equal(sel_heuristic(c, 1, &ch), 0);
+    assert_non_null(strstr(ch.reason, "vulkan (software)) and none is a CPU engine"));
+    /* a real accelerator beside it is the target */
+    lvd_device two[] = {vk[0], dev("Vulkan1", "AMD Radeon RX 7900 XTX (RADV NAVI31)", 24000, NULL)};
+    c[0].devices = two;
+    c[0].n_devices = 2;
+    assert_int_equal(sel_heuristic(c, 2, &ch), 1);
+    assert_string_equal(ch.selector, "Vulkan1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_target_device),
         cmocka_unit_test(test_multi_backend_binary),
         cmocka_unit_test(test_device_backend),
+        cmocka_unit_test(test_software_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -789,6 +789,21 @@ static void test_verdict_imported_engine(void **state)
     lvd_verdict_free(&v);
 }
 
+/* sel_choice_lines_build of a choice from records: no profile, --ctx or --free-mib. */
+static int lines_build(const lvd_engine *e, const lvd_probe *probe, const char *reported, const lvd_params *p,
+                       const store_artifact *a, const char *hint, sel_choice_lines *out, lvd_err *err)
+{
+    sel_line_in in;
+    sel_line_in_init(&in);
+    in.engine = e;
+    in.probe = probe;
+    in.reported = reported;
+    in.params = p;
+    in.artifact = a;
+    in.model_hint = hint;
+    return sel_choice_lines_build(&in, out, err);
+}
+
 /* Placement and launch line of a choice already made, from records alone
  * (select/choice.h): what lvd select --record --artifact prints and the
  * evidence page shows. */
@@ -806,7 +821,7 @@ static void test_choice_lines(void **state)
     p.fa = 1;
     sel_choice_lines c;
     /* known shape and free memory: placed as lvd select places it */
-    assert_int_equal(sel_choice_lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
+    assert_int_equal(lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
     assert_true(c.placement_known && c.placed);
     assert_string_equal(c.backend, "cuda");
     assert_true(lvd_starts_with(c.placement_line, "fully resident on CUDA0 (142629 MiB free, context "));
@@ -821,7 +836,7 @@ static void test_choice_lines(void **state)
     sel_choice_lines_free(&c);
     /* a device whose free memory no probe printed */
     strcpy(p.device, "CUDA1");
-    assert_int_equal(sel_choice_lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
+    assert_int_equal(lines_build(&e, &probe, "CUDA", &p, &f->a, NULL, &c, &err), 0);
     assert_false(c.placement_known);
     assert_string_equal(c.placement_line, "the free memory of CUDA1 is not recorded (its probe did not print it)");
     /* not placed, but the context is lvd select's: min(4096, trained) */
@@ -835,7 +850,7 @@ static void test_choice_lines(void **state)
     store_artifact stub = {.size = -1};
     snprintf(stub.sha256, sizeof stub.sha256, "973978067daa0%051d", 0);
     p.device[0] = '\0';
-    assert_int_equal(sel_choice_lines_build(&e, NULL, "CUDA", &p, &stub, "models/dense-1b-f16.gguf", &c, &err), 0);
+    assert_int_equal(lines_build(&e, NULL, "CUDA", &p, &stub, "models/dense-1b-f16.gguf", &c, &err), 0);
     assert_false(c.placement_known);
     assert_true(lvd_starts_with(c.placement_line, "shape not recorded"));
     assert_string_equal(c.model, SEL_MODEL_PLACEHOLDER);
@@ -844,24 +859,24 @@ static void test_choice_lines(void **state)
     assert_string_equal(c.launch_line, "/opt/llama/cuda/llama-server -m MODEL.gguf -ngl 99 -fa on");
     sel_choice_lines_free(&c);
     /* a CPU engine: known, nothing to place, no GPU flags */
-    assert_int_equal(sel_choice_lines_build(&e, NULL, "CPU", &p, &stub, NULL, &c, &err), 0);
+    assert_int_equal(lines_build(&e, NULL, "CPU", &p, &stub, NULL, &c, &err), 0);
     assert_true(c.placement_known && !c.placed);
     assert_string_equal(c.placement_line, "CPU engine: the whole model in host memory");
     assert_string_equal(c.launch_line, "/opt/llama/cuda/llama-server -m MODEL.gguf -fa on");
     sel_choice_lines_free(&c);
     /* a CPU engine on a model whose shape is known: lvd select's -c too */
-    assert_int_equal(sel_choice_lines_build(&e, NULL, "CPU", &p, &f->a, NULL, &c, &err), 0);
+    assert_int_equal(lines_build(&e, NULL, "CPU", &p, &f->a, NULL, &c, &err), 0);
     assert_true(c.placement_known && !c.placed);
     assert_true(lvd_ends_with(c.launch_line, want_c));
     sel_choice_lines_free(&c);
     /* an engine no longer registered: no launch line */
-    assert_int_equal(sel_choice_lines_build(NULL, NULL, "CUDA", &p, &stub, NULL, &c, &err), 0);
+    assert_int_equal(lines_build(NULL, NULL, "CUDA", &p, &stub, NULL, &c, &err), 0);
     assert_null(c.launch_line);
     assert_int_equal(c.launch.argc, 0);
     sel_choice_lines_free(&c);
     /* parameters a launch line cannot carry */
     p.ubatch = -5;
-    assert_int_equal(sel_choice_lines_build(&e, NULL, "CUDA", &p, &stub, NULL, &c, &err), -1);
+    assert_int_equal(lines_build(&e, NULL, "CUDA", &p, &stub, NULL, &c, &err), -1);
     assert_non_null(strstr(err.msg, "out of range"));
 }
 
