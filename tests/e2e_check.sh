@@ -36,7 +36,9 @@ check "saying why" is "'GPU flags ignored' in [c['reason'] for c in d['checks'] 
 check "a crashing llama-perplexity is an error" is_status crashing CUDA0 error
 check "the shipped text was used" is "d['text'].endswith('/share/perplexity-input.txt')" True
 check "the CPU logits were written, then compared" grep -q -- "--kl-divergence-base .* --kl-divergence -ngl 99 -dev CUDA0" "$W/cuda/calls.log"
-check "the reference ran without GPU flags" bash -c "grep -- '--kl-divergence-base' '$W/cpu/calls.log' | grep -vq -- '-ngl'"
+# every reference run, not just one of them (grep -v passes when any line lacks -ngl)
+check "the reference ran" test "$(grep -c -- '--kl-divergence-base' "$W/cpu/calls.log")" -ge 1
+check "the reference ran without GPU flags" test "$(grep -- '--kl-divergence-base' "$W/cpu/calls.log" | grep -c -- '-ngl\|-dev ')" -eq 0
 "$LVD_BIN/lvd" store info > "$tmp/out"
 check "every check is in the store" has "^checks +5$"
 lvd check --model "$MODEL"

@@ -95,10 +95,12 @@ assert e["dir"] == sys.argv[2] + "/b100-bin-ubuntu-vulkan-x64/llama-b100", e
 assert e["build"] == "b100" and e["backend"] == "vulkan" and e["cached"], e
 assert e["devices"][0]["selector"] == "Vulkan0", e
 PY
-if command -v sqlite3 >/dev/null; then
-    [ "$(sqlite3 "$LVD_STORE" "SELECT origin || ' ' || flavour || ' ' || digest FROM engines WHERE name = 'b100-ubuntu-vulkan-x64'")" = \
-      "fetched bin-ubuntu-vulkan-x64 $D100" ] || fail "engine row lacks origin, flavour or digest"
-fi
+# (python3's sqlite3, always there, not the sqlite3 CLI: a check that is never skipped)
+row=$(python3 -c 'import sqlite3, sys
+c = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+print(*c.execute("SELECT origin, flavour, digest FROM engines WHERE name = ?", (sys.argv[2],)).fetchall())' \
+    "$LVD_STORE" b100-ubuntu-vulkan-x64)
+[ "$row" = "('fetched', 'bin-ubuntu-vulkan-x64', '$D100')" ] || fail "engine row lacks origin, flavour or digest: $row"
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["sha256"] == sys.argv[2]' \
     "$B/b100-bin-ubuntu-vulkan-x64/.lvd-fetch.json" "$D100" || fail "manifest does not record the digest"
 

@@ -13,7 +13,6 @@
 # checkpointed, the page is rendered and the store's bytes stay as they were
 # (a writable connection checkpoints on close and changes them, root or not).
 # Needs LVD_BIN, LVD_SOURCE, LVD_FAKE_ENGINE (set by ctest).
-set -euo pipefail
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE

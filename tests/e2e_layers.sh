@@ -30,11 +30,15 @@ has 'common/util.c: includes store/store.h \(store is not below common\)' && ok 
     || fail "check-layers output: $(cat "$tmp/out")"
 planted peer stats/rank.h '#include "placement/placement.h"'
 expect_rc "stats including placement (above it) is refused" 1
+has 'stats/rank.h: includes placement/placement.h \(placement is not below stats\)' && ok "the line names file and include" \
+    || fail "check-layers output: $(cat "$tmp/out")"
 planted select engine/probe.c '  #  include "select/select.h"'
 expect_rc "an indented include of select from engine is refused" 1
+has 'engine/probe.c: includes select/select.h \(select is not below engine\)' && ok "the line names file and include" \
+    || fail "check-layers output: $(cat "$tmp/out")"
 planted nolayer bench/plan.c '#include "tests/testutil.h"'
 expect_rc "a library file including tests/ is refused" 1
-has 'outside every layer' && ok "tests/ is named as outside every layer" || fail "output: $(cat "$tmp/out")"
+has 'bench/plan.c: includes tests/testutil.h, outside every layer' && ok "tests/ is named as outside every layer" || fail "output: $(cat "$tmp/out")"
 planted tool bench/lvd-bench.c '#include "evidence/render.h"'
 expect_rc "a tool may include any layer" 0
 e2e_finish

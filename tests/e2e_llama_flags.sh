@@ -82,6 +82,8 @@ lvd store --json model -m "$MODEL"
 expect_rc "store model -m M.gguf" 0
 q "d['sha256']" > "$tmp/sha.short"
 check "the same model" same "$tmp/sha.long" "$tmp/sha.short"
+# (two empty files are the same too: the value itself)
+check "its sha256, as sha256sum computes it" test "$(cat "$tmp/sha.short")" = "$(sha256sum "$MODEL" | cut -d' ' -f1)"
 
 # ------------------------------------------------------------ errors, help
 expect_exit 2 "lvd-probe: error: unknown option '-zq'" "$LVD_BIN/lvd" probe --all -zq

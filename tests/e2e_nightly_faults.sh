@@ -99,11 +99,24 @@ sys.exit(0 if any(r['engine'] == 'ignores' and r['status'] == 'gpu_ignored' for 
     && ok "ignored -ngl recorded as gpu_ignored" || fail "no gpu_ignored run for 'ignores'"
 grep -q "vanish.*unknown\|unknown.*vanish" "$LOG" && ok "the vanished engine is unknown, with its reason" \
     || fail "vanished engine not reported: $(grep -n vanish "$LOG" | head -3)"
-grep -qi "timed out" "$PAGE" && ok "page shows the hang (timed out)" || fail "page lacks the hang"
-grep -qi "signal" "$PAGE" && ok "page shows the crash" || fail "page lacks the crash"
-grep -qi "GPU flags ignored" "$PAGE" && ok "page shows ignored GPU flags" || fail "page lacks gpu_ignored"
-grep -q '^\*\*Verdict:\*\* cuda' "$PAGE" && grep -q "good" "$PAGE" && ok "the healthy GPU engine still has its verdict" \
-    || fail "verdict: $(grep -n 'Verdict' "$PAGE")"
+# the failed arms' own lines (the verdict's explanation also says "timed out",
+# "signal" and "GPU flags ignored": a bare word proves nothing)
+shows_hang() { grep -qE '^- cuda hang · CUDA0, ngl 99, fa [01] \(hang\): failed: timed out after [0-9]+ ms' "$1"; }
+shows_crash() { grep -qE '^- cuda crash · CUDA0, ngl 99, fa [01] \(crash\): failed: killed by signal 11' "$1"; }
+shows_ignored() { grep -qE '^- vulkan · Vulkan0, ngl 99, fa [01] \(ignores\): GPU flags ignored: .*asked -dev Vulkan0 -ngl 99, llama-bench reported backends "CPU"' "$1"; }
+shows_hang "$PAGE" && ok "page shows the hang (timed out)" || fail "page lacks the hang's line"
+shows_crash "$PAGE" && ok "page shows the crash" || fail "page lacks the crash's line"
+shows_ignored "$PAGE" && ok "page shows ignored GPU flags" || fail "page lacks the gpu_ignored line"
+grep -v '^- ' "$PAGE" >"$tmp/page-without-arms.md"
+for a in hang crash ignored; do
+    shows_$a "$tmp/page-without-arms.md" && fail "shows_$a passes on a page without the failed arms' lines" \
+        || ok "shows_$a fails on a page without the failed arms' lines"
+done
+# the verdict is the good engine's, and its row carries the verdict's star
+# (fa 0 and fa 1 tie: either may rank first, so not its rank)
+grep -qE '^\*\*Verdict:\*\* cuda good · CUDA0, ngl 99, fa [01] \(rule ' "$PAGE" &&
+    grep -qE '^\| ([0-9]+|–) ★ \| cuda good · CUDA0, ngl 99, fa [01] \| good \(b9749\) \|' "$PAGE" &&
+    ok "the healthy GPU engine still has its verdict" || fail "verdict: $(grep -n 'Verdict' "$PAGE")"
 pgrep -f "$tmp/engines" >/dev/null && fail "engine processes left running: $(pgrep -af "$tmp/engines")" \
     || ok "no engine process left behind"
 grep -q "^build = b300$" "$tmp/repo/pin.conf" && ok "pin unchanged" || fail "pin changed"

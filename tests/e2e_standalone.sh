@@ -16,7 +16,10 @@ pat='\.\./'"shared|LVD_"'SHARED|(^|[^a-z_])'"shared/(fixtures|models)"
 # scan DIR PATH...: the lines of text files under PATH (relative to DIR) that match
 scan() {
   local d=$1; shift
-  (cd "$d" && grep -rnIE --exclude-dir='build*' -- "$pat" "$@") || true
+  local r=0
+  (cd "$d" && grep -rnIE --exclude-dir='build*' -- "$pat" "$@") || r=$?
+  # 1 is "no line matched"; anything else is a scan that did not run
+  [ "$r" -le 1 ] || echo "scan: grep exit $r in $d"
 }
 
 # the scan finds what it looks for
@@ -30,10 +33,15 @@ if [ "$(printf '%s\n' "$hits" | grep -c .)" = 3 ] && ! grep -q 'd\.c' <<<"$hits"
   ok "the scan finds the three planted references and not a shared library"
 else fail "the scan finds the three planted references and nothing else: $hits"; fi
 
-# the repository itself
+# the repository itself: every layer folder (CMakeLists.txt LVD_LAYERS) and the rest
+layers=$(sed -n 's/^set(LVD_LAYERS \(.*\))$/\1/p' "$S/CMakeLists.txt")
+check "the layers come from CMakeLists.txt ($layers)" test "$(wc -w <<<"$layers")" -ge 12
 paths=()
-for p in CMakeLists.txt tests scripts .ci bench common store fetch select evidence nightly share; do
+for p in CMakeLists.txt tests scripts .ci share cmake completion man; do
   [ -e "$S/$p" ] && paths+=("$p")
+done
+for p in $layers; do
+  [ -d "$S/$p" ] && paths+=("$p") || fail "layer $p is not a folder"
 done
 hits=$(scan "$S" "${paths[@]}")
 if [ -z "$hits" ]; then ok "no reference to a folder beside the clone"; else fail "references to a folder beside the clone:

@@ -122,7 +122,7 @@ st artifacts | grep -Eq "^${sha:0:12} +[0-9.]+ MiB +llama +4 +0 +Q8_0\$" || fail
 
 # -ngl 99 on a CPU-only build: recorded, marked gpu_ignored with the reason.
 st import "$FIX/bench-ngl99-cpu-only.stdout" --engine b9749 --artifact "$sha" >"$tmp/r4"
-grep -q "gpu_ignored" "$tmp/r4" || fail "gpu_ignored warning"
+grep -qxF "warning: 1 runs asked for GPU layers but ran on the CPU (recorded as gpu_ignored)" "$tmp/r4" || fail "gpu_ignored warning: $(cat "$tmp/r4")"
 st runs --limit 1 --json | json 0 status | grep -qx gpu_ignored || fail "gpu_ignored status"
 st runs --limit 1 --json | json 0 reason | grep -q "backends CPU with n_gpu_layers 99" || fail "gpu_ignored reason"
 

@@ -241,7 +241,11 @@ static void test_placement(void **state)
     assert_int_equal(plan.arms[0].params.ubatch, want.ubatch);
     assert_int_equal(plan.arms[0].params.n_cpu_moe, want.n_cpu_moe);
     assert_true(want.ubatch > 0 && want.ubatch < 512);
+    /* the arm carries the placement's own reason, not just some text */
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_non_null(plan.arms[0].placement);
+    assert_string_equal(plan.arms[0].placement, pl.reason);
+    assert_non_null(strstr(plan.arms[0].placement, "MiB free"));
     bench_plan_free(&plan);
 
     /* an explicit -ngl wins over placement */

@@ -313,7 +313,7 @@ static void test_compare_fields(void **state)
     assert_true(c.no_regression);
     assert_int_equal(c.a.n, 5);
     assert_true(c.b.median == 694.42);
-    assert_non_null(c.why);
+    assert_string_equal(c.why, "A wins: p below alpha/m and CI low above the win threshold");
 
     /* Bonferroni: over m = 2 comparisons, 2/252 is not below 0.005 */
     rule.m = 2;
