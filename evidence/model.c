@@ -216,7 +216,9 @@ static void fill_arm(ev_arm *a, const ev_arm_in *x)
     a->check = check_line(x);
     snprintf(a->status, sizeof a->status, "%s", s->status);
     if (!strcmp(s->status, "gpu_ignored")) {
-        a->why = lvd_xasprintf("GPU flags ignored: %s", s->reason ? s->reason : "llama-bench ran on the CPU");
+        const char *r = s->reason ? s->reason : "llama-bench ran on the CPU";
+        static const char tag[] = "GPU flags ignored: "; /* the runner's reasons carry it already */
+        a->why = strncmp(r, tag, sizeof tag - 1) ? lvd_xasprintf("%s%s", tag, r) : lvd_xstrdup(r);
     } else if (strcmp(s->status, "ok")) {
         a->why = lvd_xasprintf("%s: %s", s->status, s->reason ? s->reason : "no run of its newest session succeeded");
     } else if (check_failed(x->check_status)) {
