@@ -10,8 +10,10 @@
 #include "fetch/fetch.h"
 #include "fetch/http.h"
 #include "builds/pinfile.h"
-#include "engine/register.h"
+#include "engine/probe.h"
+#include "engine/registration.h"
 #include "fetch/release.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -213,6 +215,45 @@ static void print_human(const fetch_result *r, int resolved_latest)
                r->build, r->flavour, r->flavour, r->sha256);
 }
 
+static void print_registered(const engine_registration *r)
+{
+    const lvd_engine *e = &r->engine;
+    printf("registered engine %s (id %lld)\n", e->name, (long long)e->id);
+    printf("  dir     %s\n  build   %s\n  commit  %s\n  sha256  %s\n", e->dir, e->build,
+           e->commit ? e->commit : "(unknown)", e->digest);
+    if (r->probed) {
+        putchar('\n');
+        engine_probe_table(stdout, e, &r->probe, &r->cached, 1);
+    }
+}
+
+/* --register DIR: registers and probes it (engine/registration.c), prints. */
+static int register_dir(const options *o)
+{
+    store *s;
+    int code = store_tool_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
+    if (code != LVD_EXIT_OK)
+        return code;
+    engine_register_opts ro = {.dir = o->register_dir, .build = o->register_build, .name = o->name,
+                              .timeout_ms = o->probe_timeout_ms};
+    engine_registration r;
+    code = engine_register_probe(s, &ro, o->no_probe, NULL, &r);
+    if (!r.registered) {
+        lvd_tool_fail(TOOL, &r.err, code);
+    } else {
+        if (code == LVD_EXIT_STORE)
+            lvd_error(TOOL, "%s: registered, but the probe could not be recorded: %s", r.engine.name,
+                      r.err.msg);
+        if (o->t.json)
+            lvd_json_emit(stdout, engine_registration_json(&r));
+        else
+            print_registered(&r);
+    }
+    engine_registration_free(&r);
+    store_close(s);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     /* a file-size limit is a write error we report, not a signal that kills us */
@@ -223,11 +264,8 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? LVD_EXIT_OK : rc;
-    if (o.register_dir) {
-        engine_register_opts ro = {.dir = o.register_dir, .build = o.register_build,
-                                  .name = o.name, .timeout_ms = o.probe_timeout_ms};
-        return engine_register_command(o.t.store, &ro, o.no_probe, o.t.json, stdout);
-    }
+    if (o.register_dir)
+        return register_dir(&o);
 
     lvd_err err = {""};
     builds_pin pin = {0};
