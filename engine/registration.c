@@ -55,7 +55,7 @@ cJSON *engine_registration_json(const engine_registration *r)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddItemToObject(root, "engine", engine_json(&r->engine));
-    cJSON_AddItemToObject(root, "probe",
-                          r->probed ? engine_probe_json(&r->engine, &r->probe, r->cached) : cJSON_CreateNull());
+    cJSON *probe = r->probed ? engine_probe_json(&r->engine, &r->probe, r->cached) : cJSON_CreateNull();
+    cJSON_AddItemToObject(root, "probe", probe);
     return root;
 }

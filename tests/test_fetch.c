@@ -441,7 +441,8 @@ static void test_resolve_build(void **state)
     char *empty = lvd_xasprintf("%s/share", dir);
     lvd_err err = {""};
     assert_int_equal(lvd_mkdir_p(empty, &err), 0);
-    tu_write_str(pin_path, "build = b10715\nflavour = bin-ubuntu-vulkan-x64\nsha256.bin-ubuntu-vulkan-x64 = " SHA_A "\n");
+    tu_write_str(pin_path, "build = b10715\nflavour = bin-ubuntu-vulkan-x64\n"
+                           "sha256.bin-ubuntu-vulkan-x64 = " SHA_A "\n");
     const int64_t t0 = 1767225600;
     fetch_target t;
     int code = -1;
