@@ -1,6 +1,6 @@
 /* register.c: `lvd fetch --register DIR --build ID` (see register.h): a local
- * build directory becomes an engine in the store, then is probed. Not for
- * downloads (fetch.c). */
+ * build directory becomes an engine in the store (probing it afterwards is
+ * engine/registration.c). Not for downloads (fetch.c). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "engine/register.h"
 
@@ -8,7 +8,6 @@
 #include "common/cli.h"
 #include "common/proc.h"
 #include "common/sha256.h"
-#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -259,52 +258,4 @@ cJSON *engine_json(const lvd_engine *e)
     }
     cJSON_AddNumberToObject(o, "created_at", (double)e->created_at);
     return o;
-}
-
-int engine_register_command(const char *store_path, const engine_register_opts *o, int no_probe,
-                           int json, FILE *out)
-{
-    static const char tool[] = "lvd-fetch";
-    store *s;
-    int code = store_tool_open(tool, store_path, STORE_OPEN_CREATE, &s);
-    if (code != LVD_EXIT_OK)
-        return code;
-    lvd_err err = {{0}};
-    lvd_engine e;
-    if (engine_register(s, o, &e, &code, &err) != 0) {
-        store_close(s);
-        return lvd_tool_fail(tool, &err, code);
-    }
-    lvd_probe p;
-    int probed = 0, cached = 0;
-    code = LVD_EXIT_OK;
-    if (!no_probe) {
-        if (engine_probe_engine_ex(s, &e, 0, o->timeout_ms, &p, &cached, &err) != 0) {
-            lvd_error(tool, "%s: registered, but the probe could not be recorded: %s", e.name, err.msg);
-            code = LVD_EXIT_STORE;
-        } else {
-            probed = 1;
-            if (!strcmp(p.backend, LVD_BACKEND_UNKNOWN))
-                code = LVD_EXIT_PARTIAL;
-        }
-    }
-    if (json) {
-        cJSON *root = cJSON_CreateObject();
-        cJSON_AddItemToObject(root, "engine", engine_json(&e));
-        cJSON_AddItemToObject(root, "probe", probed ? engine_probe_json(&e, &p, cached) : cJSON_CreateNull());
-        lvd_json_emit(out, root);
-    } else {
-        fprintf(out, "registered engine %s (id %lld)\n", e.name, (long long)e.id);
-        fprintf(out, "  dir     %s\n  build   %s\n  commit  %s\n  sha256  %s\n", e.dir, e.build,
-                e.commit ? e.commit : "(unknown)", e.digest);
-        if (probed) {
-            fputc('\n', out);
-            engine_probe_table(out, &e, &p, &cached, 1);
-        }
-    }
-    if (probed)
-        lvd_probe_free(&p);
-    lvd_engine_free(&e);
-    store_close(s);
-    return code;
 }

@@ -1,6 +1,7 @@
 /* register.h: registering a local llama.cpp build directory (one built by
  * hand, e.g. CUDA on Linux, which has no release archive) as an engine:
- * checked, digested, identified by its `--version`, recorded, then probed.
+ * checked, digested, identified by its `--version` and recorded (then probed:
+ * engine/registration.h).
  * Not for downloading builds (fetch/fetch.h). */
 #ifndef LVD_ENGINE_REGISTER_H
 #define LVD_ENGINE_REGISTER_H
@@ -8,8 +9,6 @@
 #include "common/types.h"
 #include "common/util.h"
 #include "store/store.h"
-
-#include <stdio.h>
 
 struct cJSON;
 
@@ -54,13 +53,5 @@ int engine_parse_version(const char *text, char *commit, size_t len, int64_t *nu
 /* The engine as JSON: id, name, dir, build, commit, flavour, digest, origin,
  * created_at. Caller owns it. */
 struct cJSON *engine_json(const lvd_engine *e);
-
-/* The whole `lvd fetch --register` command: opens the store at store_path
- * (NULL: store_default_path), registers, probes (unless no_probe) and prints
- * the engine and its probe to out (JSON when json). Errors go to stderr as
- * one line. Returns the exit code: OK, PARTIAL when the engine was
- * registered but could not be probed, or the failure's code. */
-int engine_register_command(const char *store_path, const engine_register_opts *o, int no_probe,
-                           int json, FILE *out);
 
 #endif

@@ -9,6 +9,7 @@
 #include "common/proc.h"
 #include "fetch/fetch.h"
 #include "engine/register.h"
+#include "engine/registration.h"
 #include "fetch/unpack.h"
 
 #include <cjson/cJSON.h>
@@ -375,22 +376,26 @@ static int fail(int *exit_code, int code)
     return -1;
 }
 
-/* Registers the new engine f (named, identified, probed) and records its probe. */
+/* Registers the new engine f (named, identified, probed) and records its
+ * probe (engine_register_probe, with the probe already run). */
 static int register_found(store *s, fetch_discover_found *f, int timeout_ms, int *exit_code, lvd_err *err)
 {
     engine_register_opts ro = {
         .dir = f->dir, .build = f->build, .name = f->name, .timeout_ms = timeout_ms, .commit = f->commit};
-    lvd_engine e;
-    if (engine_register(s, &ro, &e, exit_code, err) != 0)
-        return -1;
-    f->engine_id = e.id;
-    f->probe.engine_id = e.id;
-    f->probe.probed_at = lvd_now();
-    int rc = store_probe_put(s, &f->probe, err);
-    lvd_engine_free(&e);
-    if (rc != 0)
-        return fail(exit_code, LVD_EXIT_STORE);
-    return 0;
+    engine_registration r;
+    engine_register_probe(s, &ro, 0, &f->probe, &r);
+    f->probe = r.probe; /* back: f owns it whatever happened */
+    memset(&r.probe, 0, sizeof r.probe);
+    int rc = 0;
+    if (r.registered)
+        f->engine_id = r.engine.id;
+    if (!r.probed) { /* not registered, or its probe not recorded */
+        *exit_code = r.exit_code;
+        *err = r.err;
+        rc = -1;
+    }
+    engine_registration_free(&r);
+    return rc;
 }
 
 int fetch_discover_run(store *s, const fetch_discover_opts *o, fetch_discover_result *r, int *exit_code, lvd_err *err)

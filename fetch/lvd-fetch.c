@@ -1,17 +1,20 @@
 /* lvd-fetch: the `lvd fetch` tool, two modes over one options struct: fetch
  * and verify a llama.cpp release build into a bench dir and register it
- * (fetch/fetch.c), or register a locally built directory, e.g. CUDA on Linux,
- * which has no release archive (`--register DIR --build ID`,
- * engine/register.c). Both probe the engine. Option parsing and printing only. */
+ * (which build: fetch/resolve.c; the fetch: fetch/fetch.c), or register a
+ * locally built directory, e.g. CUDA on Linux, which has no release archive
+ * (`--register DIR --build ID`, engine/registration.c). Both probe the
+ * engine. Option parsing and printing only. */
 #include "common/cli.h"
 #include "common/util.h"
 #include "builds/asset.h"
 #include "fetch/download.h"
 #include "fetch/fetch.h"
 #include "fetch/http.h"
-#include "builds/pinfile.h"
-#include "engine/register.h"
+#include "engine/probe.h"
+#include "engine/registration.h"
 #include "fetch/release.h"
+#include "fetch/resolve.h"
+#include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -213,6 +216,45 @@ static void print_human(const fetch_result *r, int resolved_latest)
                r->build, r->flavour, r->flavour, r->sha256);
 }
 
+static void print_registered(const engine_registration *r)
+{
+    const lvd_engine *e = &r->engine;
+    printf("registered engine %s (id %lld)\n", e->name, (long long)e->id);
+    printf("  dir     %s\n  build   %s\n  commit  %s\n  sha256  %s\n", e->dir, e->build,
+           e->commit ? e->commit : "(unknown)", e->digest);
+    if (r->probed) {
+        putchar('\n');
+        engine_probe_table(stdout, e, &r->probe, &r->cached, 1);
+    }
+}
+
+/* --register DIR: registers and probes it (engine/registration.c), prints. */
+static int register_dir(const options *o)
+{
+    store *s;
+    int code = store_tool_open(TOOL, o->t.store, STORE_OPEN_CREATE, &s);
+    if (code != LVD_EXIT_OK)
+        return code;
+    engine_register_opts ro = {.dir = o->register_dir, .build = o->register_build, .name = o->name,
+                              .timeout_ms = o->probe_timeout_ms};
+    engine_registration r;
+    code = engine_register_probe(s, &ro, o->no_probe, NULL, &r);
+    if (!r.registered) {
+        lvd_tool_fail(TOOL, &r.err, code);
+    } else {
+        if (code == LVD_EXIT_STORE)
+            lvd_error(TOOL, "%s: registered, but the probe could not be recorded: %s", r.engine.name,
+                      r.err.msg);
+        if (o->t.json)
+            lvd_json_emit(stdout, engine_registration_json(&r));
+        else
+            print_registered(&r);
+    }
+    engine_registration_free(&r);
+    store_close(s);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     /* a file-size limit is a write error we report, not a signal that kills us */
@@ -223,53 +265,29 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? LVD_EXIT_OK : rc;
-    if (o.register_dir) {
-        engine_register_opts ro = {.dir = o.register_dir, .build = o.register_build,
-                                  .name = o.name, .timeout_ms = o.probe_timeout_ms};
-        return engine_register_command(o.t.store, &ro, o.no_probe, o.t.json, stdout);
-    }
+    if (o.register_dir)
+        return register_dir(&o);
 
     lvd_err err = {""};
-    builds_pin pin = {0};
-    int have_pin = 0;
-    char *pin_path = o.pin_file ? lvd_xstrdup(o.pin_file) : builds_pin_default_path();
-    if (pin_path) {
-        if (builds_pin_load(pin_path, &pin, &err) != 0) {
-            free(pin_path);
-            return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
-        }
-        have_pin = 1;
+    fetch_resolve_opts ro = {.build = o.build, .latest = o.latest, .min_age = o.min_age,
+                             .now = lvd_now(), .pin_file = o.pin_file};
+    fetch_target t;
+    if (fetch_resolve_build(&ro, &t, &rc, &err) != 0) {
+        if (rc == LVD_EXIT_USAGE)
+            lvd_usage_error(TOOL, "%s", err.msg);
+        else
+            lvd_error(TOOL, "%s", err.msg);
+        fetch_target_free(&t);
+        return rc;
     }
-    free(pin_path);
-
-    char *latest = NULL;
-    if (o.latest) {
-        char *base = fetch_api_base();
-        fetch_api_status st;
-        rc = fetch_release_latest(base, o.min_age, lvd_now(), &latest, &st, &err);
-        free(base);
-        if (rc != 0) {
-            lvd_error(TOOL, "--latest: %s", err.msg);
-            builds_pin_free(&pin);
-            return st == FETCH_API_OK ? LVD_EXIT_FAIL : LVD_EXIT_NETWORK;
-        }
-        o.build = latest;
-        if (!o.t.json)
-            fprintf(stderr, "lvd-fetch: --latest resolved to %s\n", latest);
-    }
-    if (!o.build) {
-        if (!have_pin) {
-            builds_pin_free(&pin);
-            return lvd_usage_error(TOOL, "no BUILD given and no pin file (--pin-file, $LVD_PIN_FILE)");
-        }
-        o.build = builds_pin_build(&pin);
-    }
+    if (t.from_latest && !o.t.json)
+        fprintf(stderr, "%s: --latest resolved to %s\n", TOOL, t.build);
 
     fetch_opts fo = {
-        .build = o.build,
+        .build = t.build,
         .flavour = o.flavour,
         .expect = o.expect,
-        .pin = have_pin ? &pin : NULL,
+        .pin = t.have_pin ? &t.pin : NULL,
         .builds_dir = o.builds_dir,
         .store_path = o.t.store,
         .no_probe = o.no_probe,
@@ -282,13 +300,12 @@ int main(int argc, char **argv)
         lvd_error(TOOL, "%s", err.msg);
     } else if (o.t.json) {
         cJSON *j = fetch_result_json(&res);
-        cJSON_AddBoolToObject(j, "resolved_latest", o.latest);
+        cJSON_AddBoolToObject(j, "resolved_latest", t.from_latest);
         lvd_json_emit(stdout, j);
     } else {
-        print_human(&res, o.latest);
+        print_human(&res, t.from_latest);
     }
     fetch_result_free(&res);
-    builds_pin_free(&pin);
-    free(latest);
+    fetch_target_free(&t);
     return exit_code;
 }

@@ -1,12 +1,14 @@
 /* test_fetch.c: unit tests of fetch/: release asset names, the pin file
  * (parse errors with line numbers, promotion, atomic rewrite), the
  * verification rules as a decision table, release JSON parsing and --latest,
+ * which build a fetch takes (fetch_resolve_build, against a loopback API),
  * the lexical path checks, and safe unpacking of archives this test writes
  * with libarchive (good tar.gz and zip, zip-slip, absolute paths, symlink and
  * hardlink escapes, device files, fifos, size and count limits). The network
  * paths run against a real loopback server in tests/e2e_fetch.sh. */
 #include "tests/testutil.h"
 
+#include "common/cli.h"
 #include "common/util.h"
 #include "builds/asset.h"
 #include "fetch/download.h"
@@ -14,14 +16,20 @@
 #include "fetch/http.h"
 #include "builds/pinfile.h"
 #include "fetch/release.h"
+#include "fetch/resolve.h"
 #include "fetch/unpack.h"
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SHA_A "1246c764f630f1cfc7c0921353a9719603c5d9ccfa7ced621bac216ffd9b2d87"
@@ -373,6 +381,169 @@ static void test_latest_pick(void **state)
     assert_non_null(strstr(err.msg, "no published build release at least 21600 s old"));
     assert_int_equal(fetch_latest_pick("{}", 2, 0, t0, &tag, &err), -1);
     assert_non_null(strstr(err.msg, "not a JSON array"));
+}
+
+/* --- which build (fetch_resolve_build) ------------------------------------ */
+
+/* A loopback stand-in for the release API: a child process that answers one
+ * request with status and body and writes the request line to req_log.
+ * Returns the API base ("http://127.0.0.1:PORT/api"); wait for *pid after. */
+static char *api_serve(int status, const char *body, const char *req_log, pid_t *pid)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 1), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *pid = fork();
+    assert_true(*pid >= 0);
+    if (*pid == 0) {
+        int c = accept(fd, NULL, NULL);
+        char req[4096];
+        size_t got = 0;
+        ssize_t r;
+        while (c >= 0 && got < sizeof req - 1 && (r = read(c, req + got, sizeof req - 1 - got)) > 0) {
+            req[got += (size_t)r] = '\0';
+            if (strstr(req, "\r\n\r\n"))
+                break;
+        }
+        req[got] = '\0';
+        req[strcspn(req, "\r\n")] = '\0';
+        FILE *log = fopen(req_log, "w");
+        if (log) {
+            fputs(req, log);
+            fclose(log);
+        }
+        dprintf(c, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                   "Connection: close\r\n\r\n%s", status, strlen(body), body);
+        close(c);
+        _exit(0);
+    }
+    close(fd);
+    return lvd_xasprintf("http://127.0.0.1:%d/api", ntohs(a.sin_port));
+}
+
+static void api_done(pid_t pid)
+{
+    int wst;
+    assert_int_equal(waitpid(pid, &wst, 0), pid);
+    assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+}
+
+static void test_resolve_build(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *pin_path = lvd_xasprintf("%s/pin", dir);
+    char *req = lvd_xasprintf("%s/request", dir);
+    char *empty = lvd_xasprintf("%s/share", dir);
+    lvd_err err = {""};
+    assert_int_equal(lvd_mkdir_p(empty, &err), 0);
+    tu_write_str(pin_path, "build = b10715\nflavour = bin-ubuntu-vulkan-x64\n"
+                           "sha256.bin-ubuntu-vulkan-x64 = " SHA_A "\n");
+    const int64_t t0 = 1767225600;
+    fetch_target t;
+    int code = -1;
+
+    /* BUILD as given, the pin loaded beside it */
+    fetch_resolve_opts o = {.build = "b100", .pin_file = pin_path, .now = t0};
+    assert_int_equal(fetch_resolve_build(&o, &t, &code, &err), 0);
+    assert_int_equal(code, LVD_EXIT_OK);
+    assert_string_equal(t.build, "b100");
+    assert_false(t.from_latest);
+    assert_true(t.have_pin);
+    assert_string_equal(builds_pin_sha256(&t.pin, "bin-ubuntu-vulkan-x64"), SHA_A);
+    fetch_target_free(&t);
+
+    /* no BUILD: the pin's */
+    o.build = NULL;
+    assert_int_equal(fetch_resolve_build(&o, &t, &code, &err), 0);
+    assert_string_equal(t.build, "b10715");
+    assert_false(t.from_latest);
+    fetch_target_free(&t);
+
+    /* --latest: the newest non-draft, non-prerelease build old enough */
+    const char *releases =
+        "[{\"tag_name\":\"b105\",\"draft\":true,\"published_at\":\"2026-01-01T05:00:00Z\"},"
+        "{\"tag_name\":\"b103\",\"published_at\":\"2026-01-01T03:00:00Z\"},"
+        "{\"tag_name\":\"b101\",\"published_at\":\"2026-01-01T01:00:00Z\"}]";
+    pid_t pid;
+    char *base = api_serve(200, releases, req, &pid);
+    fetch_resolve_opts lo = {.latest = 1, .min_age = 6 * 3600, .now = t0 + 7 * 3600,
+                             .pin_file = pin_path, .api_base = base};
+    assert_int_equal(fetch_resolve_build(&lo, &t, &code, &err), 0);
+    api_done(pid);
+    assert_int_equal(code, LVD_EXIT_OK);
+    assert_string_equal(t.build, "b101");
+    assert_true(t.from_latest);
+    assert_true(t.have_pin); /* verified against the pin all the same */
+    char *line = tu_read(req, NULL);
+    assert_true(lvd_starts_with(line, "GET /api/releases?per_page="));
+    free(line);
+    fetch_target_free(&t);
+    free(base);
+
+    /* --latest, the API answers but nothing is old enough: FAIL */
+    base = api_serve(200, releases, req, &pid);
+    lo.api_base = base;
+    lo.now = t0 + 3600;
+    assert_int_equal(fetch_resolve_build(&lo, &t, &code, &err), -1);
+    api_done(pid);
+    assert_int_equal(code, LVD_EXIT_FAIL);
+    assert_true(lvd_starts_with(err.msg, "--latest: "));
+    assert_non_null(strstr(err.msg, "no published build release at least 21600 s old"));
+    assert_null(t.build);
+    fetch_target_free(&t);
+    free(base);
+
+    /* --latest, the API answers an error, or cannot be reached: NETWORK */
+    base = api_serve(500, "{\"message\":\"boom\"}", req, &pid);
+    lo.api_base = base;
+    lo.now = t0 + 7 * 3600;
+    assert_int_equal(fetch_resolve_build(&lo, &t, &code, &err), -1);
+    api_done(pid);
+    assert_int_equal(code, LVD_EXIT_NETWORK);
+    fetch_target_free(&t);
+    free(base);
+    lo.api_base = "http://127.0.0.1:1/api";
+    assert_int_equal(fetch_resolve_build(&lo, &t, &code, &err), -1);
+    assert_int_equal(code, LVD_EXIT_NETWORK);
+    assert_non_null(strstr(err.msg, "--latest: release API: cannot reach 127.0.0.1:1"));
+    fetch_target_free(&t);
+
+    /* a bad pin file: INPUT, even with a BUILD or --latest (nothing asked) */
+    char *bad = lvd_xasprintf("%s/bad-pin", dir);
+    tu_write_str(bad, "[section]\n");
+    o.pin_file = bad;
+    o.build = "b100";
+    assert_int_equal(fetch_resolve_build(&o, &t, &code, &err), -1);
+    assert_int_equal(code, LVD_EXIT_INPUT);
+    assert_non_null(strstr(err.msg, "bad-pin:1:"));
+    fetch_target_free(&t);
+    lo.pin_file = bad;
+    lo.api_base = "http://127.0.0.1:1/api";
+    assert_int_equal(fetch_resolve_build(&lo, &t, &code, &err), -1);
+    assert_int_equal(code, LVD_EXIT_INPUT);
+    fetch_target_free(&t);
+
+    /* no BUILD and no pin file at all: USAGE */
+    unsetenv("LVD_PIN_FILE");
+    setenv("LVD_DATADIR", empty, 1); /* no pin.default there */
+    fetch_resolve_opts none = {.now = t0};
+    assert_int_equal(fetch_resolve_build(&none, &t, &code, &err), -1);
+    assert_int_equal(code, LVD_EXIT_USAGE);
+    assert_string_equal(err.msg, "no BUILD given and no pin file (--pin-file, $LVD_PIN_FILE)");
+    assert_false(t.have_pin);
+    fetch_target_free(&t);
+    unsetenv("LVD_DATADIR");
+
+    free(bad);
+    free(empty);
+    free(req);
+    free(pin_path);
+    tu_tmpdir_free(dir);
 }
 
 /* --- small helpers ------------------------------------------------------ */
@@ -777,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_decide_table),
         cmocka_unit_test(test_release_parse),
         cmocka_unit_test(test_latest_pick),
+        cmocka_unit_test(test_resolve_build),
         cmocka_unit_test(test_scrub_and_host),
         cmocka_unit_test(test_lexical_checks),
         cmocka_unit_test(test_unpack_good),

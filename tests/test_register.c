@@ -1,12 +1,14 @@
 /* test_register.c: registering local build directories (engine/register.c):
  * names, build ids, `--version` parsing on the real capture, digests checked
  * against an independent SHA-256, re-registration, clashes, bad directories,
- * a hanging `--version`, and the whole command with its probe and JSON.
+ * a hanging `--version`, and registering then probing (engine/registration.c)
+ * with its exit code and JSON.
  * Engine binaries are copies of tests/proc-helper replaying fixture files. */
 #include "tests/testutil.h"
 
 #include "common/cli.h"
 #include "engine/register.h"
+#include "engine/registration.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -282,20 +284,24 @@ static void test_bad_input(void **state)
     free(ok);
 }
 
-/* Runs the whole command with --json into a file; returns the parsed JSON. */
+/* Registers and probes dir (engine_register_probe, what `lvd fetch --register`
+ * runs) and checks its exit code; returns its JSON (engine_registration_json),
+ * printed and parsed back as a reader of --json gets it. */
 static cJSON *command_json(fx *f, const char *dir, int timeout_ms, int want_code)
 {
-    char *out = lvd_xasprintf("%s/out.json", f->dir);
-    FILE *fp = fopen(out, "w");
-    assert_non_null(fp);
     engine_register_opts o = {.dir = dir, .build = "b9749", .timeout_ms = timeout_ms};
-    assert_int_equal(engine_register_command(f->path, &o, 0, 1, fp), want_code);
-    fclose(fp);
-    char *text = tu_read(out, NULL);
+    engine_registration r;
+    assert_int_equal(engine_register_probe(f->s, &o, 0, NULL, &r), want_code);
+    assert_int_equal(r.exit_code, want_code);
+    assert_true(r.registered);
+    assert_true(r.probed);
+    cJSON *built = engine_registration_json(&r);
+    char *text = cJSON_PrintUnformatted(built);
+    cJSON_Delete(built);
     cJSON *j = cJSON_Parse(text);
     assert_non_null(j);
     free(text);
-    free(out);
+    engine_registration_free(&r);
     return j;
 }
 

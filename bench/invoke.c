@@ -1,0 +1,269 @@
+/* invoke.c: one llama-bench invocation of an arm (see invoke.h): the tests
+ * it asks for, its argv, the process (through proc_run) and the outcome's
+ * classification (ok / failed / gpu_ignored) from its parsed output
+ * (bench/benchout.h). Not for the session loop over a plan (runner.c). */
+#include "bench/invoke.h"
+
+#include "bench/benchout.h"
+#include "common/proc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* --- tests -------------------------------------------------------------- */
+
+int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err)
+{
+    *tests = NULL;
+    *n = 0;
+    size_t count;
+    char **items = lvd_split(s ? s : "", ',', &count);
+    if (count == 0) {
+        lvd_strv_free(items);
+        return lvd_errf(err, "tests: none given (e.g. pp512,tg128)");
+    }
+    if (count > BENCH_MAX_TESTS) {
+        lvd_strv_free(items);
+        return lvd_errf(err, "tests: %zu given, at most %d", count, BENCH_MAX_TESTS);
+    }
+    bench_test *v = lvd_xcalloc(count, sizeof *v);
+    for (size_t i = 0; i < count; i++) {
+        int64_t tokens;
+        int pp = lvd_starts_with(items[i], "pp"), tg = lvd_starts_with(items[i], "tg");
+        if ((!pp && !tg) || lvd_parse_i64(items[i] + 2, &tokens) || tokens <= 0 || tokens > 1000000) {
+            lvd_errf(err, "tests: '%s' is not ppN or tgN with N in 1..1000000", items[i]);
+            free(v);
+            lvd_strv_free(items);
+            return -1;
+        }
+        v[i].n_prompt = pp ? (int)tokens : 0;
+        v[i].n_gen = tg ? (int)tokens : 0;
+        bench_test_name(v[i].n_prompt, v[i].n_gen, 0, v[i].name, sizeof v[i].name);
+        for (size_t k = 0; k < i; k++) {
+            if (!strcmp(v[k].name, v[i].name)) {
+                lvd_errf(err, "tests: '%s' is given twice", items[i]);
+                free(v);
+                lvd_strv_free(items);
+                return -1;
+            }
+        }
+    }
+    lvd_strv_free(items);
+    *tests = v;
+    *n = count;
+    return 0;
+}
+
+int bench_tests_from_counts(const char *n_prompt, const char *n_gen, bench_test **tests, size_t *n,
+                            lvd_err *err)
+{
+    static const char *const kinds[][2] = {{"n-prompt", "pp"}, {"n-gen", "tg"}};
+    const char *lists[] = {n_prompt ? n_prompt : "512", n_gen ? n_gen : "128"};
+    char *spec = lvd_xstrdup("");
+    int rc = 0;
+    for (size_t k = 0; k < 2 && rc == 0; k++) {
+        size_t count;
+        char **items = lvd_split(lists[k], ',', &count);
+        for (size_t i = 0; i < count && rc == 0; i++) {
+            int64_t tokens;
+            if (lvd_parse_i64(items[i], &tokens) || tokens < 0) {
+                rc = lvd_errf(err, "%s: '%s' is not a number of tokens", kinds[k][0], items[i]);
+            } else if (tokens > 0) {
+                char *more = lvd_xasprintf("%s%s%s%s", spec, *spec ? "," : "", kinds[k][1], items[i]);
+                free(spec);
+                spec = more;
+            }
+        }
+        if (count == 0)
+            rc = lvd_errf(err, "%s: no number of tokens given", kinds[k][0]);
+        lvd_strv_free(items);
+    }
+    if (rc == 0)
+        rc = bench_tests_parse(spec, tests, n, err);
+    free(spec);
+    return rc;
+}
+
+/* --- one invocation ----------------------------------------------------- */
+
+typedef struct strv {
+    char **v;
+    size_t n;
+} strv;
+
+static void push_flag(strv *a, const char *flag, char *value)
+{
+    lvd_strv_push(&a->v, &a->n, lvd_xstrdup(flag));
+    lvd_strv_push(&a->v, &a->n, value);
+}
+
+/* The comma list of the tests' n_prompt (pp) or n_gen (tg); "0" when none. */
+static char *token_list(const bench_invoke *inv, int pp)
+{
+    lvd_sb sb = {0};
+    for (size_t i = 0; i < inv->n_tests; i++) {
+        int v = pp ? inv->tests[i].n_prompt : inv->tests[i].n_gen;
+        if (v > 0)
+            lvd_sb_addf(&sb, "%s%d", sb.len ? "," : "", v);
+    }
+    if (!sb.len)
+        lvd_sb_adds(&sb, "0");
+    return lvd_sb_detach(&sb);
+}
+
+char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv)
+{
+    const lvd_params *p = &arm->params;
+    strv a = {0};
+    lvd_strv_push(&a.v, &a.n, lvd_xstrdup(arm->binary));
+    push_flag(&a, "-m", lvd_xstrdup(inv->model));
+    push_flag(&a, "-p", token_list(inv, 1));
+    push_flag(&a, "-n", token_list(inv, 0));
+    push_flag(&a, "-r", lvd_xasprintf("%d", inv->reps));
+    push_flag(&a, "-o", lvd_xstrdup("jsonl"));
+    if (*p->device)
+        push_flag(&a, "-dev", lvd_xstrdup(p->device));
+    if (p->ngl >= 0)
+        push_flag(&a, "-ngl", lvd_xasprintf("%d", p->ngl));
+    if (p->fa >= 0)
+        push_flag(&a, "-fa", lvd_xasprintf("%d", p->fa ? 1 : 0));
+    if (p->ubatch > 0)
+        push_flag(&a, "-ub", lvd_xasprintf("%d", p->ubatch));
+    if (*p->type_k)
+        push_flag(&a, "-ctk", lvd_xstrdup(p->type_k));
+    if (*p->type_v)
+        push_flag(&a, "-ctv", lvd_xstrdup(p->type_v));
+    if (p->n_cpu_moe > 0)
+        push_flag(&a, "-ncmoe", lvd_xasprintf("%d", p->n_cpu_moe));
+    if (p->threads > 0)
+        push_flag(&a, "-t", lvd_xasprintf("%d", p->threads));
+    return a.v;
+}
+
+static void set_status(lvd_run *run, const char *status, char *reason)
+{
+    snprintf(run->status, sizeof run->status, "%s", status);
+    free(run->reason);
+    run->reason = reason;
+}
+
+const lvd_result *bench_run_result(const lvd_run *run, const char *test)
+{
+    for (size_t i = 0; i < run->n_results; i++)
+        if (!strcmp(run->results[i].test, test))
+            return &run->results[i];
+    return NULL;
+}
+
+/* The status of a run whose process exited 0 with parsed results. */
+static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_run *run)
+{
+    for (size_t i = 0; i < inv->n_tests; i++) {
+        const lvd_result *r = bench_run_result(run, inv->tests[i].name);
+        if (!r) {
+            set_status(run, "failed",
+                       lvd_xasprintf("llama-bench printed no %s result (%zu results for %zu tests)",
+                                     inv->tests[i].name, run->n_results, inv->n_tests));
+            return;
+        }
+        if (!bench_result_samples_valid(r)) {
+            set_status(run, "failed",
+                       lvd_xasprintf("%s: no valid samples (a throughput that is not finite and > 0)",
+                                     r->test));
+            return;
+        }
+    }
+    for (size_t i = 0; i < run->n_results && arm->gpu; i++) {
+        const lvd_result *r = &run->results[i];
+        if (bench_result_gpu_ignored(r) || !strcasecmp(r->backends, "CPU")) {
+            set_status(run, "gpu_ignored",
+                       lvd_xasprintf("GPU flags ignored: asked -dev %s -ngl %d, llama-bench reported"
+                                     " backends \"%s\" (the build ran on the CPU)",
+                                     *arm->params.device ? arm->params.device : "-",
+                                     arm->params.ngl, r->backends));
+            return;
+        }
+    }
+    set_status(run, "ok", NULL);
+}
+
+static void flag_warmup(lvd_run *run)
+{
+    for (size_t i = 0; i < run->n_results; i++)
+        bench_result_flag_warmup(&run->results[i]);
+}
+
+/* The last non-empty line of s (malloc'd; "" when none). */
+static char *last_line(const char *s)
+{
+    char *tail = proc_tail(s, 1);
+    size_t n = strlen(tail);
+    while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+        tail[--n] = '\0';
+    return tail;
+}
+
+static void classify(const bench_arm *arm, const bench_invoke *inv, const proc_result *res, lvd_run *run)
+{
+    char what[256];
+    proc_describe(res, what, sizeof what);
+    if (!res->spawned || res->signaled || res->timed_out) {
+        set_status(run, "failed", lvd_xasprintf("%s%s", what,
+                                                res->timed_out ? " (process group killed)" : ""));
+        return;
+    }
+    if (!res->exited || res->exit_code != 0) {
+        char *line = last_line(lvd_sb_str(&res->err));
+        set_status(run, "failed", lvd_xasprintf("%s%s%s", what, *line ? ": " : "", line));
+        free(line);
+        return;
+    }
+    if (res->out_truncated) {
+        set_status(run, "failed", lvd_xstrdup("output larger than the capture limit"));
+        return;
+    }
+    lvd_err perr = {0};
+    if (bench_parse_output(res->out.buf ? res->out.buf : "", res->out.len, arm->engine, run, &perr)) {
+        set_status(run, "failed", lvd_xasprintf("unparsable output: %s", perr.msg));
+        return;
+    }
+    flag_warmup(run);
+    classify_results(arm, inv, run);
+}
+
+int bench_run_arm(const bench_arm *arm, const bench_invoke *inv, lvd_run *run, lvd_err *err)
+{
+    memset(run, 0, sizeof *run);
+    run->engine_id = arm->engine_id;
+    run->binary = lvd_xstrdup(arm->binary);
+    run->build = lvd_xstrdup(arm->build);
+    run->params = arm->params;
+    run->arm_key = lvd_xstrdup(arm->arm_key);
+    run->exit_code = -1;
+    run->started_at = lvd_now();
+    snprintf(run->source, sizeof run->source, "bench");
+
+    char **argv = bench_arm_argv(arm, inv);
+    size_t n_env;
+    char **env = lvd_split(arm->params.env, ' ', &n_env);
+    proc_spec spec = {
+        .argv = (const char *const *)argv,
+        .env = n_env ? (const char *const *)env : NULL,
+        .timeout_ms = inv->timeout_ms,
+    };
+    proc_result res;
+    memset(&res, 0, sizeof res);
+    int rc = proc_run(&spec, &res, err);
+    if (rc == 0) {
+        run->wall_ms = res.wall_ms;
+        run->exit_code = res.exited ? res.exit_code : -1;
+        run->stderr_tail = proc_tail(lvd_sb_str(&res.err), BENCH_STDERR_TAIL_LINES);
+        classify(arm, inv, &res, run);
+    }
+    proc_result_free(&res);
+    lvd_strv_free(argv);
+    lvd_strv_free(env);
+    return rc;
+}
