@@ -7,6 +7,7 @@
  * Usage: perf_shards [SHARDS] [MIB] [DIR]   (default 4 x 64 MiB in $TMPDIR or /tmp) */
 #include "common/sha256.h"
 #include "common/util.h"
+#include "bench/perf/perf_files.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,47 +18,16 @@
 
 #define ROUNDS 5
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Writes mib MiB of pseudo-random bytes seeded by seed. */
-static int write_file(const char *path, long mib, uint64_t seed)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -1;
-    size_t n = (size_t)1 << 20;
-    uint64_t *buf = lvd_xmalloc(n);
-    uint64_t x = 0x9e3779b97f4a7c15ull ^ seed;
-    for (long m = 0; m < mib; m++) {
-        for (size_t i = 0; i < n / 8; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            buf[i] = x;
-        }
-        if (write(fd, buf, n) != (ssize_t)n) {
-            free(buf);
-            close(fd);
-            return -1;
-        }
-    }
-    free(buf);
-    return close(fd);
-}
-
 /* Seconds to hash every shard on at most threads threads, or -1. */
 static double hash_all(char **paths, size_t n, unsigned threads, char (*hex)[LVD_SHA256_HEX_LEN + 1])
 {
     lvd_err err;
-    double t0 = now_s();
+    double t0 = perf_now_s();
     if (lvd_sha256_files(paths, n, threads, hex, NULL, &err) != 0) {
         fprintf(stderr, "perf_shards: %s\n", err.msg);
         return -1;
     }
-    return now_s() - t0;
+    return perf_now_s() - t0;
 }
 
 int main(int argc, char **argv)
@@ -73,7 +43,7 @@ int main(int argc, char **argv)
     for (long i = 0; i < n && rc == 0; i++) {
         paths[i] = lvd_xasprintf("%s/perf-shards-%d-%05ld-of-%05ld.gguf", dir && *dir ? dir : "/tmp",
                                  (int)getpid(), i + 1, n);
-        if (write_file(paths[i], mib, (uint64_t)i) != 0) {
+        if (perf_write_random(paths[i], mib, (uint64_t)i) != 0) {
             fprintf(stderr, "perf_shards: cannot write %s\n", paths[i]);
             rc = 1;
         }
