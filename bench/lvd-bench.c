@@ -294,7 +294,7 @@ static int run(const options *o)
     session = o->session ? lvd_xstrdup(o->session)
                          : lvd_xasprintf("bench-%lld-%d", (long long)lvd_now(), (int)getpid());
     bench_session_opts so = {
-        .inv = {.model = o->model, .tests = tests, .n_tests = n_tests, .reps = o->reps,
+        .inv = {.model = b.model, .tests = tests, .n_tests = n_tests, .reps = o->reps,
                 .timeout_ms = (int)(o->timeout_s * 1000)},
         .artifact = b.art.sha256, .host = lvd_hostname(), .session = session,
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,

@@ -237,7 +237,7 @@ static int run(const options *o)
         goto out;
     check_opts co;
     fill_check_opts(o, &co);
-    co.model = o->model;
+    co.model = b.model;
     co.text = text;
     co.artifact = b.art.sha256;
     co.host = lvd_hostname();

@@ -2,8 +2,9 @@
  * a file (buffered pread over the header region only) and an in-memory prefix
  * (tests, fuzzing), so both walk the same parser. It reads the header, every
  * metadata value and every tensor info, keeps what the shape needs and skips
- * the rest. Not for reading tensor data, not for writing GGUF. */
-#include "common/gguf.h"
+ * the rest. Not for deriving the shape (gguf_shape.c), not for split models
+ * (gguf_split.c), not for reading tensor data, not for writing GGUF. */
+#include "common/gguf_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,19 +33,14 @@
 
 /* --- GGUF and ggml constants -------------------------------------------- */
 
-enum vtype {
-    VT_U8, VT_I8, VT_U16, VT_I16, VT_U32, VT_I32, VT_F32, VT_BOOL,
-    VT_STRING, VT_ARRAY, VT_U64, VT_I64, VT_F64, VT_COUNT
-};
-
 /* Encoded size of each scalar value type; 0 for string and array. */
-static const uint8_t vt_size[VT_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+static const uint8_t vt_size[GGUF_VT_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
 static int vt_is_int(uint64_t t)
 {
     switch (t) {
-    case VT_U8: case VT_I8: case VT_U16: case VT_I16:
-    case VT_U32: case VT_I32: case VT_U64: case VT_I64:
+    case GGUF_VT_U8: case GGUF_VT_I8: case GGUF_VT_U16: case GGUF_VT_I16:
+    case GGUF_VT_U32: case GGUF_VT_I32: case GGUF_VT_U64: case GGUF_VT_I64:
         return 1;
     default:
         return 0;
@@ -53,7 +49,7 @@ static int vt_is_int(uint64_t t)
 
 static int vt_is_signed(uint64_t t)
 {
-    return t == VT_I8 || t == VT_I16 || t == VT_I32 || t == VT_I64;
+    return t == GGUF_VT_I8 || t == GGUF_VT_I16 || t == GGUF_VT_I32 || t == GGUF_VT_I64;
 }
 
 /* ggml tensor types: elements per block and bytes per block, as ggml's
@@ -91,27 +87,6 @@ static const ggml_type_info *ggml_type_get(uint32_t t)
     if (t >= LVD_ARRAY_LEN(ggml_types) || ggml_types[t].blck == 0)
         return NULL;
     return &ggml_types[t];
-}
-
-/* llama.cpp's enum llama_ftype, named as llama-quantize names them. */
-static const char *const ftype_names[] = {
-    [0] = "F32",      [1] = "F16",      [2] = "Q4_0",     [3] = "Q4_1",
-    [7] = "Q8_0",     [8] = "Q5_0",     [9] = "Q5_1",     [10] = "Q2_K",
-    [11] = "Q3_K_S",  [12] = "Q3_K_M",  [13] = "Q3_K_L",  [14] = "Q4_K_S",
-    [15] = "Q4_K_M",  [16] = "Q5_K_S",  [17] = "Q5_K_M",  [18] = "Q6_K",
-    [19] = "IQ2_XXS", [20] = "IQ2_XS",  [21] = "Q2_K_S",  [22] = "IQ3_XS",
-    [23] = "IQ3_XXS", [24] = "IQ1_S",   [25] = "IQ4_NL",  [26] = "IQ3_S",
-    [27] = "IQ3_M",   [28] = "IQ2_S",   [29] = "IQ2_M",   [30] = "IQ4_XS",
-    [31] = "IQ1_M",   [32] = "BF16",    [36] = "TQ1_0",   [37] = "TQ2_0",
-    [38] = "MXFP4_MOE", [39] = "NVFP4", [40] = "Q1_0",
-};
-
-const char *gguf_file_type_name(int32_t file_type)
-{
-    if (file_type < 0 || (size_t)file_type >= LVD_ARRAY_LEN(ftype_names) ||
-        !ftype_names[file_type])
-        return "?";
-    return ftype_names[file_type];
 }
 
 /* --- the bounds-checked reader ------------------------------------------ */
@@ -278,21 +253,13 @@ static int rd_strdup(rd *r, uint64_t max, const char *what, char **out)
 
 /* --- metadata ------------------------------------------------------------ */
 
-typedef struct kv {
-    char *key;
-    uint32_t type;
-    int has_int;     /* a non-negative integer, or a short array of only such */
-    uint64_t u;      /* that integer; for arrays the largest element */
-    char *str;       /* string values up to MAX_KEPT_STR bytes, else NULL */
-} kv;
-
 /* Reads one value of type t. With k, integers (and the largest element of an
  * integer array) and short strings are kept in k; without, they are skipped. */
-static int read_value(rd *r, uint64_t t, int depth, kv *k)
+static int read_value(rd *r, uint64_t t, int depth, gguf_kv *k)
 {
-    if (t >= VT_COUNT)
+    if (t >= GGUF_VT_COUNT)
         return rd_fail(r, "unknown metadata value type %" PRIu64, t);
-    if (t == VT_STRING) {
+    if (t == GGUF_VT_STRING) {
         uint64_t len;
         if (rd_strlen(r, &len) != 0)
             return -1;
@@ -300,16 +267,16 @@ static int read_value(rd *r, uint64_t t, int depth, kv *k)
             return rd_str_body(r, len, &k->str);
         return rd_skip(r, len);
     }
-    if (t == VT_ARRAY) {
+    if (t == GGUF_VT_ARRAY) {
         if (depth >= MAX_ARRAY_DEPTH)
             return rd_fail(r, "arrays nested deeper than %d levels", MAX_ARRAY_DEPTH);
         uint64_t et, n;
         if (rd_uint(r, 4, &et) != 0 || rd_uint(r, 8, &n) != 0)
             return -1;
-        if (et >= VT_COUNT)
+        if (et >= GGUF_VT_COUNT)
             return rd_fail(r, "unknown array element type %" PRIu64, et);
         /* string: 8-byte length; array: 4-byte type and 8-byte count */
-        uint64_t min = vt_size[et] ? vt_size[et] : (et == VT_STRING ? 8 : 12);
+        uint64_t min = vt_size[et] ? vt_size[et] : (et == GGUF_VT_STRING ? 8 : 12);
         if (n > rd_left(r) / min)
             return rd_fail(r, "truncated or corrupt: an array of %" PRIu64 " elements of at least %"
                               PRIu64 " bytes does not fit in the %" PRIu64 " bytes left",
@@ -323,7 +290,7 @@ static int read_value(rd *r, uint64_t t, int depth, kv *k)
             k->u = 0;
         }
         for (uint64_t i = 0; i < n; i++) {
-            kv e = {0};
+            gguf_kv e = {0};
             if (read_value(r, et, depth + 1, keep ? &e : NULL) != 0)
                 return -1;
             if (keep) {
@@ -348,73 +315,23 @@ static int read_value(rd *r, uint64_t t, int depth, kv *k)
 
 static int kv_cmp(const void *a, const void *b)
 {
-    return strcmp(((const kv *)a)->key, ((const kv *)b)->key);
+    return strcmp(((const gguf_kv *)a)->key, ((const gguf_kv *)b)->key);
 }
 
-static const kv *kv_find(const kv *v, size_t n, const char *key)
+const gguf_kv *gguf_kv_find(const gguf_file *f, const char *key)
 {
-    kv probe = {.key = (char *)key};
-    return bsearch(&probe, v, n, sizeof *v, kv_cmp);
-}
-
-/* ARCH.suffix as a uint32; 0 when absent, not an integer, or out of range. */
-static uint32_t kv_u32(const kv *v, size_t n, const char *arch, const char *suffix, int *found)
-{
-    char key[256];
-    snprintf(key, sizeof key, "%s.%s", arch, suffix);
-    const kv *k = kv_find(v, n, key);
-    int ok = k && k->has_int && k->u <= UINT32_MAX;
-    if (found)
-        *found = ok;
-    return ok ? (uint32_t)k->u : 0;
+    gguf_kv probe = {.key = (char *)key};
+    return bsearch(&probe, f->kvs, f->n_kvs, sizeof *f->kvs, kv_cmp);
 }
 
 /* --- tensor infos ------------------------------------------------------- */
-
-typedef struct tinfo {
-    char *name;
-    int64_t blk;         /* block index of "blk.N.", -1 outside blocks */
-    uint64_t offset;     /* relative to the data section */
-    uint64_t bytes;
-    uint64_t exp_bytes;  /* bytes of routed-expert tensors ("*_exps*") */
-} tinfo;
-
-/* N of a "blk.N." name, or -1. */
-static int64_t block_index(const char *name)
-{
-    if (strncmp(name, "blk.", 4) != 0)
-        return -1;
-    const char *p = name + 4;
-    int64_t n = 0;
-    if (*p < '0' || *p > '9')
-        return -1;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        n = n * 10 + (*p - '0');
-        if (n > UINT32_MAX)
-            return -1;
-    }
-    return *p == '.' ? n : -1;
-}
-
-static int tinfo_by_blk(const void *a, const void *b)
-{
-    int64_t x = ((const tinfo *)a)->blk, y = ((const tinfo *)b)->blk;
-    return (x > y) - (x < y);
-}
 
 static int str_ptr_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-typedef struct parse_state {
-    kv *kvs;
-    size_t n_kvs;
-    tinfo *ts;
-    size_t n_ts;
-} parse_state;
-
-static void parse_state_free(parse_state *st)
+void gguf_file_free(gguf_file *st)
 {
     for (size_t i = 0; i < st->n_kvs; i++) {
         free(st->kvs[i].key);
@@ -424,6 +341,7 @@ static void parse_state_free(parse_state *st)
     for (size_t i = 0; i < st->n_ts; i++)
         free(st->ts[i].name);
     free(st->ts);
+    memset(st, 0, sizeof *st);
 }
 
 static int read_header(rd *r, gguf_shape *out)
@@ -463,12 +381,12 @@ static int read_header(rd *r, gguf_shape *out)
     return 0;
 }
 
-static int read_metadata(rd *r, const gguf_shape *out, parse_state *st)
+static int read_metadata(rd *r, const gguf_shape *out, gguf_file *st)
 {
     st->kvs = lvd_xcalloc(out->n_kv ? (size_t)out->n_kv : 1, sizeof *st->kvs);
     for (uint64_t i = 0; i < out->n_kv; i++) {
         rd_where(r, "metadata entry %" PRIu64, i);
-        kv *k = &st->kvs[st->n_kvs];
+        gguf_kv *k = &st->kvs[st->n_kvs];
         if (rd_strdup(r, MAX_KEY_LEN, "key", &k->key) != 0)
             return -1;
         st->n_kvs++;
@@ -489,13 +407,13 @@ static int read_metadata(rd *r, const gguf_shape *out, parse_state *st)
 }
 
 /* general.alignment: a non-zero power of two stored as uint32, default 32. */
-static int alignment_of(rd *r, const parse_state *st, uint64_t *align)
+static int alignment_of(rd *r, const gguf_file *st, uint64_t *align)
 {
     *align = GGUF_DEFAULT_ALIGNMENT;
-    const kv *k = kv_find(st->kvs, st->n_kvs, "general.alignment");
+    const gguf_kv *k = gguf_kv_find(st, "general.alignment");
     if (!k)
         return 0;
-    if (k->type != VT_U32 || k->u == 0 || (k->u & (k->u - 1)) != 0)
+    if (k->type != GGUF_VT_U32 || k->u == 0 || (k->u & (k->u - 1)) != 0)
         return rd_fail(r, "general.alignment must be a non-zero power of two stored as uint32");
     *align = k->u;
     return 0;
@@ -503,7 +421,7 @@ static int alignment_of(rd *r, const parse_state *st, uint64_t *align)
 
 /* Reads one tensor info into t; *end is where its data ends, relative to the
  * start of the data section. */
-static int read_tensor_info(rd *r, uint64_t i, uint64_t align, tinfo *t, uint64_t *end)
+static int read_tensor_info(rd *r, uint64_t i, uint64_t align, gguf_tinfo *t, uint64_t *end)
 {
     rd_where(r, "tensor info %" PRIu64, i);
     if (rd_strdup(r, MAX_KEY_LEN, "name", &t->name) != 0)
@@ -542,15 +460,13 @@ static int read_tensor_info(rd *r, uint64_t i, uint64_t align, tinfo *t, uint64_
     t->offset = offset;
     if (__builtin_add_overflow(offset, t->bytes, end))
         return rd_fail(r, "data offset %" PRIu64 " plus size overflows", offset);
-    t->blk = block_index(t->name);
-    t->exp_bytes = t->blk >= 0 && strstr(t->name, "_exps") ? t->bytes : 0;
     return 0;
 }
 
 /* Reads every tensor info, then checks what ggml's own reader checks: tensor
  * data lies inside the file (else "truncated"), tensors are stored in order,
  * each padded to the alignment, and names are unique. */
-static int read_tensor_infos(rd *r, uint64_t file_size, gguf_shape *out, parse_state *st)
+static int read_tensor_infos(rd *r, uint64_t file_size, gguf_shape *out, gguf_file *st)
 {
     uint64_t align, next = 0, max_end = 0, misplaced_want = 0;
     size_t max_i = 0, misplaced = SIZE_MAX;
@@ -559,7 +475,7 @@ static int read_tensor_infos(rd *r, uint64_t file_size, gguf_shape *out, parse_s
     st->ts = lvd_xcalloc(out->n_tensors ? (size_t)out->n_tensors : 1, sizeof *st->ts);
     for (uint64_t i = 0; i < out->n_tensors; i++) {
         uint64_t end = 0;
-        tinfo *t = &st->ts[st->n_ts];
+        gguf_tinfo *t = &st->ts[st->n_ts];
         int rc = read_tensor_info(r, i, align, t, &end);
         if (t->name)
             st->n_ts++;
@@ -602,98 +518,19 @@ static int read_tensor_infos(rd *r, uint64_t file_size, gguf_shape *out, parse_s
     return rc;
 }
 
-/* Sums tensors per block: the largest block, its largest expert share, and
- * everything outside blocks. */
-static void derive_bytes(parse_state *st, gguf_shape *out)
-{
-    qsort(st->ts, st->n_ts, sizeof *st->ts, tinfo_by_blk);
-    uint64_t in_blocks = 0;
-    int64_t n_seen_blocks = 0;
-    for (size_t i = 0; i < st->n_ts;) {
-        if (st->ts[i].blk < 0) {
-            i++;
-            continue;
-        }
-        uint64_t sum = 0, exp = 0;
-        size_t j = i;
-        for (; j < st->n_ts && st->ts[j].blk == st->ts[i].blk; j++) {
-            sum += st->ts[j].bytes;
-            exp += st->ts[j].exp_bytes;
-        }
-        if (sum > out->block_bytes)
-            out->block_bytes = sum;
-        if (exp > out->expert_bytes)
-            out->expert_bytes = exp;
-        in_blocks += sum;
-        n_seen_blocks = st->ts[i].blk + 1;
-        i = j;
-    }
-    out->non_block_bytes = out->tensor_bytes - in_blocks;
-    if (out->n_block == 0 && n_seen_blocks <= UINT32_MAX)
-        out->n_block = (uint32_t)n_seen_blocks;
-}
-
-static int derive_hparams(rd *r, const parse_state *st, gguf_shape *out)
-{
-    const kv *k = kv_find(st->kvs, st->n_kvs, "general.architecture");
-    if (k && k->type == VT_STRING) {
-        if (!k->str || strlen(k->str) >= sizeof out->arch)
-            return rd_fail(r, "general.architecture is longer than %zu bytes",
-                           sizeof out->arch - 1);
-        memcpy(out->arch, k->str, strlen(k->str) + 1);
-    }
-    k = kv_find(st->kvs, st->n_kvs, "general.name");
-    if (k && k->str)
-        snprintf(out->name, sizeof out->name, "%s", k->str);
-    k = kv_find(st->kvs, st->n_kvs, "general.file_type");
-    out->file_type = k && k->has_int && k->u <= INT32_MAX ? (int32_t)k->u : -1;
-
-    const kv *v = st->kvs;
-    size_t n = st->n_kvs;
-    const char *a = out->arch;
-    int has_kv_heads, has_k, has_v;
-    out->n_block = kv_u32(v, n, a, "block_count", NULL);
-    out->n_embd = kv_u32(v, n, a, "embedding_length", NULL);
-    out->n_head = kv_u32(v, n, a, "attention.head_count", NULL);
-    out->n_head_kv = kv_u32(v, n, a, "attention.head_count_kv", &has_kv_heads);
-    if (!has_kv_heads)
-        out->n_head_kv = out->n_head;
-    uint32_t fallback = out->n_head ? out->n_embd / out->n_head : 0;
-    out->head_dim_k = kv_u32(v, n, a, "attention.key_length", &has_k);
-    out->head_dim_v = kv_u32(v, n, a, "attention.value_length", &has_v);
-    if (!has_k)
-        out->head_dim_k = fallback;
-    if (!has_v)
-        out->head_dim_v = fallback;
-    out->n_ctx_train = kv_u32(v, n, a, "context_length", NULL);
-    out->n_expert = kv_u32(v, n, a, "expert_count", NULL);
-    out->n_expert_used = kv_u32(v, n, a, "expert_used_count", NULL);
-    return 0;
-}
-
 /* The one parser both entry points share. */
-static int parse(rd *r, uint64_t file_size, gguf_shape *out)
+static int parse(rd *r, uint64_t file_size, gguf_file *f)
 {
-    memset(out, 0, sizeof *out);
-    out->file_type = -1;
-    parse_state st = {0};
-    int rc = -1;
-    if (read_header(r, out) == 0 && read_metadata(r, out, &st) == 0 &&
-        read_tensor_infos(r, file_size, out, &st) == 0 && derive_hparams(r, &st, out) == 0) {
-        derive_bytes(&st, out);
-        out->known = 1;
-        rc = 0;
-    }
-    parse_state_free(&st);
-    if (rc != 0) {
-        memset(out, 0, sizeof *out);
-        out->file_type = -1;
-    }
-    return rc;
+    memset(f, 0, sizeof *f);
+    if (read_header(r, &f->hdr) == 0 && read_metadata(r, &f->hdr, f) == 0 &&
+        read_tensor_infos(r, file_size, &f->hdr, f) == 0)
+        return 0;
+    gguf_file_free(f);
+    return -1;
 }
 
-int gguf_parse_shape(const void *buf, size_t len, uint64_t file_size, const char *name,
-                     gguf_shape *out, lvd_err *err)
+int gguf_file_parse(const void *buf, size_t len, uint64_t file_size, const char *name,
+                    gguf_file *out, lvd_err *err)
 {
     rd r = {.name = name ? name : "(memory)", .fd = -1, .mem = buf, .err = err};
     r.limit = len < file_size ? len : file_size;
@@ -702,8 +539,9 @@ int gguf_parse_shape(const void *buf, size_t len, uint64_t file_size, const char
     return parse(&r, file_size, out);
 }
 
-int gguf_read_shape(const char *path, gguf_shape *out, lvd_err *err)
+int gguf_file_read(const char *path, gguf_file *out, lvd_err *err)
 {
+    memset(out, 0, sizeof *out);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return lvd_errf(err, "%s: cannot open: %s", path, strerror(errno));
@@ -723,4 +561,32 @@ int gguf_read_shape(const char *path, gguf_shape *out, lvd_err *err)
     free(r.buf);
     close(fd);
     return rc;
+}
+
+/* One file's shape: its own metadata and tensors. */
+static int shape_of(gguf_file *f, int rc, const char *name, gguf_shape *out, lvd_err *err)
+{
+    if (rc == 0)
+        rc = gguf_shape_derive(f, f->ts, f->n_ts, name, out, err);
+    gguf_file_free(f);
+    if (rc != 0) {
+        memset(out, 0, sizeof *out);
+        out->file_type = -1;
+    }
+    return rc;
+}
+
+int gguf_parse_shape(const void *buf, size_t len, uint64_t file_size, const char *name,
+                     gguf_shape *out, lvd_err *err)
+{
+    gguf_file f;
+    int rc = gguf_file_parse(buf, len, file_size, name, &f, err);
+    return shape_of(&f, rc, name ? name : "(memory)", out, err);
+}
+
+int gguf_read_shape(const char *path, gguf_shape *out, lvd_err *err)
+{
+    gguf_file f;
+    int rc = gguf_file_read(path, &f, err);
+    return shape_of(&f, rc, path, out, err);
 }

@@ -2,7 +2,9 @@
  * streamed by a reader thread into a ring of large buffers while the calling
  * thread hashes, so reading overlaps hashing and the file hash runs at the
  * CPU's SHA-256 speed (bench/perf/perf_sha256.c measures it against
- * `openssl speed`). Not for deciding what to hash (store/identify.c). */
+ * `openssl speed`); several files are hashed at once on a bounded pool of
+ * threads (bench/perf/perf_shards.c). Not for deciding what to hash
+ * (store/identify.c). */
 #include "common/sha256.h"
 
 #include <errno.h>
@@ -212,4 +214,68 @@ int lvd_sha256_file(const char *path, char hex[LVD_SHA256_HEX_LEN + 1], uint64_t
     if (bytes)
         *bytes = total;
     return 0;
+}
+
+/* --- several files at once ------------------------------------------------ */
+
+typedef struct pool {
+    char *const *files;
+    size_t n, next;
+    char (*hex)[LVD_SHA256_HEX_LEN + 1];
+    uint64_t *bytes;
+    lvd_err *errs;    /* one per file */
+    int *rc;          /* one per file */
+    pthread_mutex_t mu;
+} pool;
+
+/* Takes the next file until none is left. */
+static void *pool_main(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n)
+            return NULL;
+        p->rc[i] = lvd_sha256_file(p->files[i], p->hex[i], &p->bytes[i], &p->errs[i]);
+    }
+}
+
+static unsigned pool_size(size_t n, unsigned max_threads)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned t = max_threads ? max_threads : cores > 0 ? (unsigned)cores : 1;
+    if (t > 64)
+        t = 64;
+    return n < t ? (unsigned)n : t;
+}
+
+int lvd_sha256_files(char *const *files, size_t n, unsigned max_threads,
+                     char (*hex)[LVD_SHA256_HEX_LEN + 1], uint64_t *bytes, lvd_err *err)
+{
+    pool p = {.files = files, .n = n, .hex = hex};
+    p.bytes = lvd_xcalloc(n ? n : 1, sizeof *p.bytes);
+    p.errs = lvd_xcalloc(n ? n : 1, sizeof *p.errs);
+    p.rc = lvd_xcalloc(n ? n : 1, sizeof *p.rc);
+    pthread_mutex_init(&p.mu, NULL);
+    unsigned want = pool_size(n, max_threads), started = 0;
+    pthread_t tid[64];
+    /* this thread works too: a pool that cannot start still finishes */
+    while (started + 1 < want && pthread_create(&tid[started], NULL, pool_main, &p) == 0)
+        started++;
+    pool_main(&p);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&p.mu);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (p.rc[i] != 0)
+            rc = lvd_errf(err, "%s", p.errs[i].msg);
+    if (bytes && rc == 0)
+        memcpy(bytes, p.bytes, n * sizeof *bytes);
+    free(p.bytes);
+    free(p.errs);
+    free(p.rc);
+    return rc;
 }

@@ -3,6 +3,7 @@
 
 #include "engine/probe.h"
 #include "common/cli.h"
+#include "common/gguf_split.h"
 #include "store/identify.h"
 #include "store/store_tool.h"
 
@@ -85,6 +86,8 @@ int engine_setup_open(const char *tool, const char *store_opt, const char *model
     lvd_err err = {{0}};
     if (store_identify(out->s, model, 0, &out->art, NULL, &err) != 0)
         return lvd_tool_fail(tool, &err, LVD_EXIT_INPUT);
+    /* llama.cpp loads a split model from its first shard only */
+    out->model = gguf_split_first(model);
     int rc = engine_list_select(out->s, spec, &out->engines, &out->n, &err);
     if (rc == 0)
         rc = engine_list_probe(out->s, out->engines, out->n, &out->probes, &err);
@@ -98,6 +101,7 @@ void engine_setup_free(engine_setup *b)
     engine_probes_free(b->probes, b->n);
     store_engine_list_free(b->engines, b->n);
     store_artifact_free(&b->art);
+    free(b->model);
     store_close(b->s);
     memset(b, 0, sizeof *b);
 }

@@ -33,6 +33,7 @@ void engine_probes_free(lvd_probe *probes, size_t n);
 typedef struct engine_setup {
     store *s;
     store_artifact art;   /* the model, identified */
+    char *model;          /* the path engines load: a split model's first shard */
     lvd_engine *engines;  /* the engines named, each with its probe */
     lvd_probe *probes;
     size_t n;

@@ -5,7 +5,6 @@
  * Only reads the store. Not for computing figures (model.c) nor rendering. */
 #include "evidence/model.h"
 
-#include "common/sha256.h"
 #include "select/choice.h"
 #include "select/engines.h"
 #include "store/identify.h"
@@ -319,8 +318,9 @@ static int is_hex(const char *s)
     return 1;
 }
 
-/* The sha256 of the model file at path, without writing to the store: from
- * the path cache when it answers, else by hashing the file; it must be one
+/* The identity of the model at path (store/identify.h: a split model's
+ * covers every shard), without writing to the store: from the caches when
+ * they answer, else by hashing its files; it must be one
  * of the artifacts all[0..na). 0 or -1 (err names the path). */
 static int identify_path(store *s, const char *path, const store_artifact *all, size_t na,
                          char sha[LVD_SHA256_HEX_LEN + 1], lvd_err *err)
@@ -334,7 +334,7 @@ static int identify_path(store *s, const char *path, const store_artifact *all, 
         store_artifact_free(&a);
         return 0;
     }
-    if (lvd_sha256_file(path, sha, NULL, err) != 0)
+    if (store_identify_bytes(path, sha, err) != 0)
         return -1;
     for (size_t i = 0; i < na; i++)
         if (!strcmp(all[i].sha256, sha))

@@ -7,6 +7,7 @@
  * the work is select/select.c, select/verdict.c and select/choice.c (the
  * --artifact lines: sel_choice_record_artifact, the evidence page's too). */
 #include "common/cli.h"
+#include "common/gguf_split.h"
 #include "common/json.h"
 #include "common/sha256.h"
 #include "select/choice.h"
@@ -301,7 +302,7 @@ int main(int argc, char **argv)
             return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
         have_profile = 1;
     }
-    char *path = store_default_path(o.t.store);
+    char *path = store_default_path(o.t.store), *first = NULL;
     store *s = NULL;
     store_artifact a;
     lvd_verdict v = {0};
@@ -319,7 +320,9 @@ int main(int argc, char **argv)
     }
     sel_request rq;
     sel_request_init(&rq);
-    rq.model = o.model;
+    /* the launch line names a split model's first shard, whichever was given */
+    first = gguf_split_first(o.model);
+    rq.model = first;
     rq.profile = have_profile ? &profile : NULL;
     rq.ctx = o.ctx;
     rq.free_mib = o.free_mib;
@@ -339,6 +342,7 @@ out:
     store_close(s);
     if (have_profile)
         sel_profile_free(&profile);
+    free(first);
     free(path);
     return code;
 }

@@ -133,6 +133,17 @@ static const char *const migrations[] = {
     "  pinned_at INTEGER NOT NULL,"
     "  source TEXT"
     ");",
+    /* 2: the shard cache of split models (NAME-00001-of-00003.gguf ...): each
+     * shard file's own SHA-256 by (path, size, mtime, inode), and the artifact
+     * (the split model's identity, store/identify.c) it was last part of */
+    "CREATE TABLE shard_paths ("
+    "  path TEXT PRIMARY KEY,"
+    "  size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL,"
+    "  sha256 TEXT NOT NULL CHECK (length(sha256) = 64),"
+    "  artifact TEXT NOT NULL REFERENCES artifacts(sha256) ON DELETE CASCADE,"
+    "  shard_no INTEGER NOT NULL,"      /* from 1, as in the file name */
+    "  hashed_at INTEGER NOT NULL"
+    ");",
 };
 
 size_t store_schema_version(void)

@@ -70,6 +70,15 @@ int store_path_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns
 int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
                    int64_t inode, const char *sha256, lvd_err *err);
 
+/* The shard cache of split models: (path, size, mtime_ns, inode) -> that
+ * shard file's own sha256. 1 = miss (or stale). */
+int store_shard_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns,
+                       int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err);
+/* Records (replaces) path's entry as shard shard_no (from 1) of artifact,
+ * which must be recorded first. */
+int store_shard_put(store *s, const char *path, int64_t size, int64_t mtime_ns, int64_t inode,
+                    const char *sha256, const char *artifact, unsigned shard_no, lvd_err *err);
+
 /* --- engines and probes ------------------------------------------------- */
 
 /* Inserts or updates (by name) an engine; sets e->id. */

@@ -9,6 +9,7 @@
  * must not depend on the module it could be used to measure. */
 #include "common/sha256.h"
 #include "common/util.h"
+#include "bench/perf/perf_files.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -23,37 +24,6 @@ extern char **environ;
 
 #define ROUNDS 5
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Writes mib MiB of pseudo-random bytes (incompressible, not all zeros). */
-static int write_file(const char *path, long mib)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -1;
-    size_t n = (size_t)1 << 20;
-    uint64_t *buf = lvd_xmalloc(n);
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    for (long m = 0; m < mib; m++) {
-        for (size_t i = 0; i < n / 8; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            buf[i] = x;
-        }
-        if (write(fd, buf, n) != (ssize_t)n) {
-            free(buf);
-            close(fd);
-            return -1;
-        }
-    }
-    free(buf);
-    return close(fd);
-}
-
 /* Runs argv with stdout captured into out (at most cap bytes); exit status or -1. */
 static int run_capture(char *const argv[], char *out, size_t cap, double *secs)
 {
@@ -66,7 +36,7 @@ static int run_capture(char *const argv[], char *out, size_t cap, double *secs)
     posix_spawn_file_actions_addclose(&fa, p[0]);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    double t0 = now_s();
+    double t0 = perf_now_s();
     int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(p[1]);
@@ -85,7 +55,7 @@ static int run_capture(char *const argv[], char *out, size_t cap, double *secs)
     close(p[0]);
     int status;
     waitpid(pid, &status, 0);
-    *secs = now_s() - t0;
+    *secs = perf_now_s() - t0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -114,10 +84,10 @@ static double evp_memory_speed(void)
     size_t n = 16384, iters = 40000;
     unsigned char *buf = lvd_xcalloc(1, n);
     lvd_sha256 *h = lvd_sha256_new();
-    double t0 = now_s();
+    double t0 = perf_now_s();
     for (size_t i = 0; i < iters; i++)
         lvd_sha256_update(h, buf, n);
-    double dt = now_s() - t0;
+    double dt = perf_now_s() - t0;
     char hex[LVD_SHA256_HEX_LEN + 1];
     lvd_sha256_final(h, hex);
     free(buf);
@@ -127,12 +97,12 @@ static double evp_memory_speed(void)
 static double ours_speed(const char *path, double bytes, char hex[LVD_SHA256_HEX_LEN + 1])
 {
     lvd_err err;
-    double t0 = now_s();
+    double t0 = perf_now_s();
     if (lvd_sha256_file(path, hex, NULL, &err) != 0) {
         fprintf(stderr, "perf_sha256: %s\n", err.msg);
         return 0;
     }
-    return bytes / (now_s() - t0);
+    return bytes / (perf_now_s() - t0);
 }
 
 static double sha256sum_speed(const char *path, double bytes, char *out, size_t cap)
@@ -169,7 +139,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char *path = lvd_xasprintf("%s/perf-sha256-%d.bin", dir && *dir ? dir : "/tmp", (int)getpid());
-    if (write_file(path, mib) != 0) {
+    if (perf_write_random(path, mib, 0) != 0) {
         fprintf(stderr, "perf_sha256: cannot write %s\n", path);
         free(path);
         return 1;

@@ -1,0 +1,159 @@
+/* gguf_shape.c: the shape placement needs, derived from what the GGUF reader
+ * (gguf.c) kept: hyperparameters from the metadata, and the bytes of every
+ * block, of its routed experts and of everything outside blocks, summed over
+ * the tensor infos given (one file's, or every shard's of a split model).
+ * Also llama.cpp's file type names. Not for reading files. */
+#include "common/gguf_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* llama.cpp's enum llama_ftype, named as llama-quantize names them. */
+static const char *const ftype_names[] = {
+    [0] = "F32",      [1] = "F16",      [2] = "Q4_0",     [3] = "Q4_1",
+    [7] = "Q8_0",     [8] = "Q5_0",     [9] = "Q5_1",     [10] = "Q2_K",
+    [11] = "Q3_K_S",  [12] = "Q3_K_M",  [13] = "Q3_K_L",  [14] = "Q4_K_S",
+    [15] = "Q4_K_M",  [16] = "Q5_K_S",  [17] = "Q5_K_M",  [18] = "Q6_K",
+    [19] = "IQ2_XXS", [20] = "IQ2_XS",  [21] = "Q2_K_S",  [22] = "IQ3_XS",
+    [23] = "IQ3_XXS", [24] = "IQ1_S",   [25] = "IQ4_NL",  [26] = "IQ3_S",
+    [27] = "IQ3_M",   [28] = "IQ2_S",   [29] = "IQ2_M",   [30] = "IQ4_XS",
+    [31] = "IQ1_M",   [32] = "BF16",    [36] = "TQ1_0",   [37] = "TQ2_0",
+    [38] = "MXFP4_MOE", [39] = "NVFP4", [40] = "Q1_0",
+};
+
+const char *gguf_file_type_name(int32_t file_type)
+{
+    if (file_type < 0 || (size_t)file_type >= LVD_ARRAY_LEN(ftype_names) ||
+        !ftype_names[file_type])
+        return "?";
+    return ftype_names[file_type];
+}
+
+/* ARCH.suffix as a uint32; 0 when absent, not an integer, or out of range. */
+static uint32_t kv_u32(const gguf_file *f, const char *arch, const char *suffix, int *found)
+{
+    char key[256];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    const gguf_kv *k = gguf_kv_find(f, key);
+    int ok = k && k->has_int && k->u <= UINT32_MAX;
+    if (found)
+        *found = ok;
+    return ok ? (uint32_t)k->u : 0;
+}
+
+/* N of a "blk.N." name, or -1. */
+static int64_t block_index(const char *name)
+{
+    if (strncmp(name, "blk.", 4) != 0)
+        return -1;
+    const char *p = name + 4;
+    int64_t n = 0;
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        n = n * 10 + (*p - '0');
+        if (n > UINT32_MAX)
+            return -1;
+    }
+    return *p == '.' ? n : -1;
+}
+
+static int tinfo_by_blk(const void *a, const void *b)
+{
+    int64_t x = ((const gguf_tinfo *)a)->blk, y = ((const gguf_tinfo *)b)->blk;
+    return (x > y) - (x < y);
+}
+
+/* Sums tensors per block: the largest block, its largest expert share, and
+ * everything outside blocks. */
+static void derive_bytes(gguf_tinfo *ts, size_t n, gguf_shape *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        ts[i].blk = block_index(ts[i].name);
+        ts[i].exp_bytes = ts[i].blk >= 0 && strstr(ts[i].name, "_exps") ? ts[i].bytes : 0;
+    }
+    qsort(ts, n, sizeof *ts, tinfo_by_blk);
+    uint64_t in_blocks = 0;
+    int64_t n_seen_blocks = 0;
+    for (size_t i = 0; i < n;) {
+        if (ts[i].blk < 0) {
+            i++;
+            continue;
+        }
+        uint64_t sum = 0, exp = 0;
+        size_t j = i;
+        for (; j < n && ts[j].blk == ts[i].blk; j++) {
+            sum += ts[j].bytes;
+            exp += ts[j].exp_bytes;
+        }
+        if (sum > out->block_bytes)
+            out->block_bytes = sum;
+        if (exp > out->expert_bytes)
+            out->expert_bytes = exp;
+        in_blocks += sum;
+        n_seen_blocks = ts[i].blk + 1;
+        i = j;
+    }
+    out->non_block_bytes = out->tensor_bytes - in_blocks;
+    if (out->n_block == 0 && n_seen_blocks <= UINT32_MAX)
+        out->n_block = (uint32_t)n_seen_blocks;
+}
+
+static int derive_hparams(const gguf_file *f, const char *name, gguf_shape *out, lvd_err *err)
+{
+    const gguf_kv *k = gguf_kv_find(f, "general.architecture");
+    if (k && k->type == GGUF_VT_STRING) {
+        if (!k->str || strlen(k->str) >= sizeof out->arch)
+            return lvd_errf(err, "%s: metadata: general.architecture is longer than %zu bytes", name,
+                            sizeof out->arch - 1);
+        memcpy(out->arch, k->str, strlen(k->str) + 1);
+    }
+    k = gguf_kv_find(f, "general.name");
+    if (k && k->str)
+        snprintf(out->name, sizeof out->name, "%s", k->str);
+    k = gguf_kv_find(f, "general.file_type");
+    out->file_type = k && k->has_int && k->u <= INT32_MAX ? (int32_t)k->u : -1;
+
+    const char *a = out->arch;
+    int has_kv_heads, has_k, has_v;
+    out->n_block = kv_u32(f, a, "block_count", NULL);
+    out->n_embd = kv_u32(f, a, "embedding_length", NULL);
+    out->n_head = kv_u32(f, a, "attention.head_count", NULL);
+    out->n_head_kv = kv_u32(f, a, "attention.head_count_kv", &has_kv_heads);
+    if (!has_kv_heads)
+        out->n_head_kv = out->n_head;
+    uint32_t fallback = out->n_head ? out->n_embd / out->n_head : 0;
+    out->head_dim_k = kv_u32(f, a, "attention.key_length", &has_k);
+    out->head_dim_v = kv_u32(f, a, "attention.value_length", &has_v);
+    if (!has_k)
+        out->head_dim_k = fallback;
+    if (!has_v)
+        out->head_dim_v = fallback;
+    out->n_ctx_train = kv_u32(f, a, "context_length", NULL);
+    out->n_expert = kv_u32(f, a, "expert_count", NULL);
+    out->n_expert_used = kv_u32(f, a, "expert_used_count", NULL);
+    return 0;
+}
+
+int gguf_shape_derive(const gguf_file *meta, gguf_tinfo *ts, size_t n, const char *name,
+                      gguf_shape *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->file_type = -1;
+    out->version = meta->hdr.version;
+    out->n_kv = meta->hdr.n_kv;
+    out->data_offset = meta->hdr.data_offset;
+    out->n_tensors = n;
+    for (size_t i = 0; i < n; i++)
+        if (__builtin_add_overflow(out->tensor_bytes, ts[i].bytes, &out->tensor_bytes))
+            return lvd_errf(err, "%s: total tensor size overflows", name);
+    if (derive_hparams(meta, name, out, err) != 0) {
+        memset(out, 0, sizeof *out);
+        out->file_type = -1;
+        return -1;
+    }
+    derive_bytes(ts, n, out);
+    out->known = 1;
+    return 0;
+}
