@@ -133,6 +133,29 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
     return 0;
 }
 
+int sel_launch_carry_env(sel_launch *l, const char *assignments)
+{
+    strv add = {0};
+    lvd_err err;
+    if (parse_env(assignments ? assignments : "", &add, &err) != 0) {
+        lvd_strv_free(add.v);
+        return -1;
+    }
+    for (size_t i = 0; i < add.n; i++) {
+        size_t name = strcspn(add.v[i], "=") + 1; /* "NAME=" */
+        int have = 0;
+        for (size_t k = 0; k < l->n_env && !have; k++)
+            have = strncmp(l->env[k], add.v[i], name) == 0;
+        if (have) {
+            free(add.v[i]);
+        } else {
+            lvd_strv_push(&l->env, &l->n_env, add.v[i]);
+        }
+    }
+    free(add.v);
+    return 0;
+}
+
 void sel_launch_free(sel_launch *l)
 {
     if (!l)

@@ -133,6 +133,11 @@ static const char *const migrations[] = {
     "  pinned_at INTEGER NOT NULL,"
     "  source TEXT"
     ");",
+    /* 2: the device-visibility environment a probe was made under and a check
+     * carried (engine/visibility.h records; NULL: made before it was recorded) */
+    "ALTER TABLE probes ADD COLUMN env TEXT;"
+    "CREATE INDEX probes_engine_env ON probes(engine_id, env, probed_at);"
+    "ALTER TABLE checks ADD COLUMN env TEXT NOT NULL DEFAULT '';",
 };
 
 size_t store_schema_version(void)
