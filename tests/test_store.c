@@ -100,6 +100,37 @@ static void test_create(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* A store made before probes recorded their environment: its probes' env
+ * is "not recorded" and never served from the cache, whatever is set now;
+ * its checks carry none. */
+static void test_migrate_probe_env(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = lvd_xasprintf("%s/v1.db", dir);
+    char *sql = lvd_xasprintf("%s PRAGMA user_version = 1;"
+                              "INSERT INTO engines (id, name, dir, build, origin, created_at)"
+                              " VALUES (1, 'vk', '/e/vk', 'b9749', 'registered', 1);"
+                              "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend)"
+                              " VALUES (1, '/e/vk/llama-bench', 5, 6, 100, 'cpu');",
+                              store_schema_step(1));
+    raw_exec(path, sql);
+    free(sql);
+    store *s;
+    lvd_err err = {0};
+    if (store_open(path, 0, &s, &err))
+        fail_msg("%s", err.msg);
+    lvd_probe got;
+    assert_int_equal(store_probe_latest(s, 1, &got, &err), 0);
+    assert_null(got.env);
+    lvd_probe_free(&got);
+    assert_int_equal(store_probe_fresh(s, "/e/vk/llama-bench", "", 5, 6, 200, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_latest_env(s, 1, "", &got, &err), 1);
+    store_close(s);
+    free(path);
+    tu_tmpdir_free(dir);
+}
+
 static void test_migrate_from_zero(void **state)
 {
     (void)state;
@@ -1012,6 +1043,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create),
         cmocka_unit_test(test_migrate_from_zero),
+        cmocka_unit_test(test_migrate_probe_env),
         cmocka_unit_test_setup_teardown(test_refuse_newer, tu_store_setup, tu_store_teardown),
         cmocka_unit_test(test_refuse_not_a_database),
         cmocka_unit_test(test_default_path),
