@@ -51,7 +51,7 @@ char *engine_visibility_current(void)
         if (v)
             lvd_sb_addf(&sb, "%s%s=%s", sb.len ? " " : "", vars[i].name, v);
     }
-    return lvd_xstrdup(lvd_sb_str(&sb));
+    return lvd_sb_detach(&sb);
 }
 
 int engine_visibility_needs(const char *name, const char *backend)
@@ -93,7 +93,7 @@ char *engine_visibility_for_device(const char *env, const char *backend)
             lvd_sb_addf(&sb, "%s%s=%s", sb.len ? " " : "", vars[i].name, val);
         free(val);
     }
-    return lvd_xstrdup(lvd_sb_str(&sb));
+    return lvd_sb_detach(&sb);
 }
 
 char *engine_visibility_apply(const char *env, const char *assignments)
@@ -107,7 +107,7 @@ char *engine_visibility_apply(const char *env, const char *assignments)
             lvd_sb_addf(&sb, "%s%s=%s", sb.len ? " " : "", vars[i].name, val);
         free(val);
     }
-    return lvd_xstrdup(lvd_sb_str(&sb));
+    return lvd_sb_detach(&sb);
 }
 
 /* 1 when words (n of them) hold an assignment to the name of word w. */

@@ -299,6 +299,13 @@ void scn_load(const char *argv0)
     if (!streq(ign, "0") && !streq(ign, "1") && !streq(ign, "speed"))
         die_scn(scn_find("ignore_ngl")->line, "ignore_ngl: expected 0, 1 or speed");
     const char *need = scn_str("devices_need_env", NULL);
-    if (need && *need && !getenv(need))
-        G.ndev = 0; /* the devices stay declared (dev.NAME keys), none is seen */
+    if (need && *need && !getenv(need)) { /* declared (dev.NAME keys were checked), none seen */
+        for (size_t i = 0; i < G.ndev; i++) {
+            free(G.dev[i].name);
+            free(G.dev[i].desc);
+            free(G.dev[i].backend);
+            free(G.dev[i].extra);
+        }
+        G.ndev = 0;
+    }
 }
