@@ -217,3 +217,29 @@ size_t sel_engines_candidates(const sel_engines *es, int need_server, sel_device
     }
     return n;
 }
+
+char *sel_env_with(const char *base, const char *assignments, const char *override)
+{
+    char *here = base ? NULL : engine_visibility_current();
+    char *with = engine_visibility_apply(base ? base : here, assignments);
+    char *env = engine_visibility_apply(with, override);
+    free(here);
+    free(with);
+    return env;
+}
+
+int sel_visibility_holds(const sel_engines *es, const char *measured_env, const lvd_device *d, char *why,
+                         size_t len)
+{
+    if (!d)
+        return 1;
+    char *measured = engine_visibility_for_device(measured_env, d->backend);
+    char *here = engine_visibility_for_device(es->env, d->backend);
+    int same = strcmp(measured, here) == 0;
+    if (!same)
+        snprintf(why, len, "measured with %s, but a server started here sees %s",
+                 *measured ? measured : "no visibility variable set", *here ? here : "none set");
+    free(measured);
+    free(here);
+    return same;
+}

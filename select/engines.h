@@ -41,6 +41,16 @@ int sel_engines_load(store *s, sel_engines *out, lvd_err *err);
 int sel_engines_load_env(store *s, const char *env, sel_engines *out, lvd_err *err);
 void sel_engines_free(sel_engines *es);
 
+/* The device-visibility record a server sees when started from environment
+ * record base (NULL: this process's) with assignments ("K=V ...", NULL =
+ * none) applied, then override's (the profile's env.*, which win). Malloc'd. */
+char *sel_env_with(const char *base, const char *assignments, const char *override);
+/* 1 when device d (NULL: the CPU, always) sees under es->env the visibility
+ * variables its arm was measured with (those of measured_env, an arm's
+ * "K=V ..." environment, that d needs); else 0 with why. */
+int sel_visibility_holds(const sel_engines *es, const char *measured_env, const lvd_device *d, char *why,
+                         size_t len);
+
 /* The engine with this id, or NULL. */
 const sel_engine *sel_engines_find(const sel_engines *es, int64_t id);
 /* The engine with this name, or NULL. */

@@ -2,6 +2,7 @@
  * their POSIX shell quoting and their JSON. Not for running anything. */
 #include "select/launch.h"
 
+#include "engine/visibility.h"
 #include "placement/placement.h"
 
 #include <cjson/cJSON.h>
@@ -133,11 +134,14 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
     return 0;
 }
 
-int sel_launch_carry_env(sel_launch *l, const char *assignments)
+int sel_launch_carry_env(sel_launch *l, const char *probe_env, const char *backend)
 {
     strv add = {0};
     lvd_err err;
-    if (parse_env(assignments ? assignments : "", &add, &err) != 0) {
+    char *vis = engine_visibility_for_device(probe_env, backend);
+    int bad = parse_env(vis, &add, &err);
+    free(vis);
+    if (bad) {
         lvd_strv_free(add.v);
         return -1;
     }

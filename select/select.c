@@ -6,7 +6,6 @@
 #include "select/select.h"
 
 #include "common/cli.h"
-#include "engine/visibility.h"
 #include "select/engines.h"
 #include "select/heuristic.h"
 #include "select/verdict.h"
@@ -219,14 +218,11 @@ static int arm_check(const ctx *c, const sel_engine *e, const lvd_params *p, cha
 }
 
 /* The engines as a server launched with verdict v's environment (its arm's
- * NAME=VALUE words, carried by the launch line) sees them: c->es, or when
- * that environment differs, c->ves loaded under it. NULL on a store error. */
+ * NAME=VALUE words, carried by the line; the profile's win) sees them: c->es,
+ * or c->ves when that environment differs. NULL on a store error. */
 static const sel_engines *verdict_engines(ctx *c, const lvd_verdict *v, lvd_err *err)
 {
-    const sel_profile *p = c->rq->profile;
-    char *with_v = engine_visibility_apply(c->es.env, v->params.env);
-    char *env = engine_visibility_apply(with_v, p ? p->env : NULL); /* the profile's words win */
-    free(with_v);
+    char *env = sel_env_with(c->es.env, v->params.env, c->rq->profile ? c->rq->profile->env : NULL);
     const sel_engines *es = &c->es;
     if (strcmp(env, c->es.env) != 0) {
         es = sel_engines_load_env(c->s, env, &c->ves, err) == 0 ? &c->ves : NULL;
@@ -236,24 +232,6 @@ static const sel_engines *verdict_engines(ctx *c, const lvd_verdict *v, lvd_err 
     }
     free(env);
     return es;
-}
-
-/* 1 when a server started from es's environment sees device d (NULL: the
- * CPU) under the visibility the verdict's arm was measured with. */
-static int verdict_visibility_holds(const sel_engines *es, const lvd_verdict *v, const lvd_device *d,
-                                    char *why, size_t len)
-{
-    if (!d)
-        return 1;
-    char *measured = engine_visibility_for_device(v->params.env, d->backend);
-    char *here = engine_visibility_for_device(es->env, d->backend);
-    int same = strcmp(measured, here) == 0;
-    if (!same)
-        snprintf(why, len, "measured with %s, but a server started here sees %s", *measured ? measured : "none set",
-                 here);
-    free(measured);
-    free(here);
-    return same;
 }
 
 /* 1 with *out when the newest verdict holds, 0 when not (explained), -1 on a store error. */
@@ -291,7 +269,7 @@ static int rule_verdict(ctx *c, pick *out, lvd_err *err)
     } else if (sel_arm_device(e, &v->params, &d) != 0) {
         say(c->out, "rule 2 (verdict): %s chose device %s, which %s's probe no longer shows",
             label, v->params.device, e->e.name);
-    } else if (!verdict_visibility_holds(es, v, d, why, sizeof why)) {
+    } else if (!sel_visibility_holds(es, v->params.env, d, why, sizeof why)) {
         say(c->out, "rule 2 (verdict): %s chose %s %s, %s: not used", label, e->e.name, d->selector, why);
     } else if (arm_check(c, e, &v->params, dev, sizeof dev, status, &reason, err) != 0) {
         rc = -1;
@@ -522,11 +500,8 @@ static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *er
         *exit_code = LVD_EXIT_INPUT;
         return -1;
     }
-    if (pk->dev) { /* the device as probed: a service must see what was chosen */
-        char *vis = engine_visibility_for_device(pk->eng->probe.env, pk->dev->backend);
-        sel_launch_carry_env(&r->launch, vis);
-        free(vis);
-    }
+    if (pk->dev) /* the device as probed: a service must see what was chosen */
+        sel_launch_carry_env(&r->launch, pk->eng->probe.env, pk->dev->backend);
     return 0;
 }
 
@@ -592,10 +567,8 @@ int sel_select(store *s, const store_artifact *artifact, const sel_request *rq, 
     }
     ctx c = {.s = s, .a = artifact, .rq = rq, .out = out};
     c.host = rq->host ? rq->host : lvd_hostname();
-    char *here = engine_visibility_current();
-    char *env = engine_visibility_apply(here, rq->profile ? rq->profile->env : NULL);
+    char *env = sel_env_with(NULL, rq->profile ? rq->profile->env : NULL, NULL);
     int loaded = sel_engines_load_env(s, env, &c.es, err);
-    free(here);
     free(env);
     if (loaded != 0) {
         *exit_code = LVD_EXIT_STORE;

@@ -271,25 +271,28 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
     return probe_one(s, st, out, err);
 }
 
-int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err)
+/* The newest probe of an engine; any_env: whatever its environment, else
+ * only those made under env (NULL = ""). */
+static int probe_latest(store *s, int64_t engine_id, int any_env, const char *env, lvd_probe *out,
+                        lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
-    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? ORDER BY probed_at DESC, id DESC LIMIT 1",
-                      &st, err))
+    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? OR env = ?) ORDER BY probed_at DESC, id DESC"
+                      " LIMIT 1", &st, err))
         return -1;
     sqlite3_bind_int64(st, 1, engine_id);
+    sqlite3_bind_int(st, 2, any_env);
+    store_bind_text(st, 3, env ? env : "");
     return probe_one(s, st, out, err);
+}
+
+int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err)
+{
+    return probe_latest(s, engine_id, 1, NULL, out, err);
 }
 
 int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
-    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND env = ? ORDER BY probed_at DESC, id DESC LIMIT 1",
-                      &st, err))
-        return -1;
-    sqlite3_bind_int64(st, 1, engine_id);
-    store_bind_text(st, 2, env ? env : "");
-    return probe_one(s, st, out, err);
+    return probe_latest(s, engine_id, 0, env, out, err);
 }

@@ -157,7 +157,8 @@ static void test_carry_env(void **state)
     sel_launch l;
     lvd_err err = {{0}};
     assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
-    assert_int_equal(sel_launch_carry_env(&l, "GGML_VK_VISIBLE_DEVICES=0 VK_DRIVER_FILES=/a;b"), 0);
+    assert_int_equal(sel_launch_carry_env(&l, "CUDA_VISIBLE_DEVICES=1 GGML_VK_VISIBLE_DEVICES=0 VK_DRIVER_FILES=/a;b",
+                                          "vulkan"), 0);
     assert_int_equal(l.n_env, 3);
     assert_string_equal(l.env[1], "GGML_VK_VISIBLE_DEVICES=1");
     assert_string_equal(l.env[2], "VK_DRIVER_FILES=/a;b");
@@ -166,10 +167,10 @@ static void test_carry_env(void **state)
     assert_string_equal(line, "GGML_VK_PREFER_HOST_MEMORY=1 GGML_VK_VISIBLE_DEVICES=1 VK_DRIVER_FILES='/a;b' "
                               "/e/llama-server -m m --device Vulkan0 -ngl 99");
     free(line);
-    assert_int_equal(sel_launch_carry_env(&l, "not-an-assignment"), -1);
-    assert_int_equal(l.n_env, 3);
-    assert_int_equal(sel_launch_carry_env(&l, NULL), 0);
-    assert_int_equal(sel_launch_carry_env(&l, ""), 0);
+    /* the CPU and a backend the record says nothing for add nothing */
+    assert_int_equal(sel_launch_carry_env(&l, "CUDA_VISIBLE_DEVICES=1", "cpu"), 0);
+    assert_int_equal(sel_launch_carry_env(&l, "CUDA_VISIBLE_DEVICES=1", "sycl"), 0);
+    assert_int_equal(sel_launch_carry_env(&l, NULL, "vulkan"), 0);
     assert_int_equal(l.n_env, 3);
     sel_launch_free(&l);
 }
