@@ -3,6 +3,7 @@
 #include "bench/plan.h"
 
 #include "bench/arm.h"
+#include "engine/visibility.h"
 #include "placement/placement.h"
 #include "stats/rank.h"
 
@@ -157,9 +158,10 @@ static int place(const bench_plan_opts *o, const lvd_device *dev, placement_resu
     return placement_compute(&in, pl, &ignored) ? -1 : 0;
 }
 
-/* Every combination of the lists for one device. */
+/* Every combination of the lists for one device; vis: the visibility
+ * variables the device needs (engine_visibility_for_device), in every arm. */
 static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
-                        const lvd_device *dev, const bench_plan_opts *o)
+                        const lvd_device *dev, const char *vis, const bench_plan_opts *o)
 {
     placement_result pl;
     int placed = place(o, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
@@ -198,9 +200,12 @@ static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
                 snprintf(q.type_v, sizeof q.type_v, "%s", o->ctv[at[D_CTV]]);
             q.n_cpu_moe = o->n_ncmoe ? o->ncmoe[at[D_NCMOE]] : placed_params.n_cpu_moe;
             q.threads = o->threads;
-            if (at[D_ENV])
-                snprintf(q.env, sizeof q.env, "%s", o->env[at[D_ENV] - 1]);
-            add_arm(p, e, binary, dev->backend, dev, &q, placed ? pl.reason : NULL);
+            const char *variant = at[D_ENV] ? o->env[at[D_ENV] - 1] : "";
+            if (engine_env_merge(vis, variant, q.env, sizeof q.env))
+                add_skip(p, e, binary, dev->selector,
+                         lvd_xasprintf("environment too long: %s %s", vis, variant));
+            else
+                add_arm(p, e, binary, dev->backend, dev, &q, placed ? pl.reason : NULL);
         }
         int d = N_DIMS - 1;
         while (d >= 0 && ++at[d] == size[d])
@@ -231,8 +236,11 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
             q.threads = o->threads;
             add_arm(out, e, binary, LVD_BACKEND_CPU, NULL, &q, NULL);
         } else {
-            for (size_t d = 0; d < pr->n_devices; d++)
-                device_arms(out, e, binary, &pr->devices[d], o);
+            for (size_t d = 0; d < pr->n_devices; d++) {
+                char *vis = engine_visibility_for_device(pr->env, pr->devices[d].backend);
+                device_arms(out, e, binary, &pr->devices[d], vis, o);
+                free(vis);
+            }
         }
         free(binary);
     }

@@ -20,7 +20,12 @@
  *   - environment variants: the no-environment baseline always, plus one arm
  *     per variant ("K=V" or "K=V K2=V2"). A variable named GGML_VK_* applies
  *     only to Vulkan devices, GGML_CUDA_* only to CUDA, GGML_SYCL_* only to
- *     SYCL, anything else to every device; the CPU arm gets none.
+ *     SYCL, anything else to every device; the CPU arm gets none;
+ *   - device visibility: every arm of a device carries, before its variant,
+ *     the visibility variables its device needs from the environment its
+ *     probe was made under (engine/visibility.h: GGML_VK_VISIBLE_DEVICES=0
+ *     on a Vulkan device probed under it), so what ran, was recorded and is
+ *     launched sees the same device; a variant naming one of them wins.
  * Not for running anything (bench/runner.h) or choosing a winner (select/). */
 #ifndef LVD_BENCH_PLAN_H
 #define LVD_BENCH_PLAN_H

@@ -9,6 +9,7 @@
 
 #include "common/cli.h"
 #include "common/proc.h"
+#include "engine/visibility.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,12 +156,16 @@ static int run_ppl(const lvd_engine *e, const check_opts *o, const char *base_fi
     char *bin = ppl_binary(e);
     char **argv = check_argv(bin, o, base_file, compare, dev);
     free(bin);
-    proc_spec spec = {.argv = (const char *const *)argv, .timeout_ms = o->timeout_ms};
+    size_t n_env;
+    char **env = lvd_split(c->env, ' ', &n_env); /* the visibility the device needs */
+    proc_spec spec = {.argv = (const char *const *)argv, .env = n_env ? (const char *const *)env : NULL,
+                      .timeout_ms = o->timeout_ms};
     proc_result res;
     memset(&res, 0, sizeof res);
     if (proc_run(&spec, &res, err)) {
         proc_result_free(&res);
         lvd_strv_free(argv);
+        lvd_strv_free(env);
         return -1;
     }
     int ok = 0;
@@ -183,6 +188,7 @@ static int run_ppl(const lvd_engine *e, const check_opts *o, const char *base_fi
     }
     proc_result_free(&res);
     lvd_strv_free(argv);
+    lvd_strv_free(env);
     return ok;
 }
 
@@ -247,12 +253,18 @@ static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const check
     return store_check_put(s, &it->check, err) ? -1 : rc;
 }
 
-/* One comparison of engine e on dev (NULL: a CPU engine). */
-static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, const check_opts *o,
-                       const char *base_file, double base_ppl, const char *ref_failure,
-                       check_report *r, lvd_err *err)
+/* One comparison of engine e on dev (NULL: a CPU engine), carrying the
+ * visibility variables dev needs from probe_env, its probe's environment. */
+static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, const char *probe_env,
+                       const check_opts *o, const char *base_file, double base_ppl,
+                       const char *ref_failure, check_report *r, lvd_err *err)
 {
     check_item *it = check_add_item(r, e, dev ? dev->backend : LVD_BACKEND_CPU, dev, o);
+    if (dev) {
+        char *vis = engine_visibility_for_device(probe_env, dev->backend);
+        snprintf(it->check.env, sizeof it->check.env, "%s", vis);
+        free(vis);
+    }
     if (ref_failure) {
         set_status(&it->check, "error", lvd_xasprintf("not checked: the CPU reference failed (%s)", ref_failure));
         return check_record(s, r, it, err);
@@ -303,12 +315,13 @@ int check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size
             continue;
         if (probes[i].n_devices == 0) {
             if ((long)i != ref)
-                rc = run_compare(s, &engines[i], NULL, o, base_file, base_ppl, ref_failure, out, err) ? -1 : rc;
+                rc = run_compare(s, &engines[i], NULL, NULL, o, base_file, base_ppl, ref_failure, out, err)
+                         ? -1 : rc;
             continue;
         }
         for (size_t d = 0; d < probes[i].n_devices && rc >= 0; d++)
-            rc = run_compare(s, &engines[i], &probes[i].devices[d], o, base_file, base_ppl, ref_failure,
-                             out, err) ? -1 : rc;
+            rc = run_compare(s, &engines[i], &probes[i].devices[d], probes[i].env, o, base_file, base_ppl,
+                             ref_failure, out, err) ? -1 : rc;
     }
     lvd_progress_done();
     lvd_rm_rf(dir_tmpl);

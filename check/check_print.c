@@ -5,6 +5,7 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "engine/visibility.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -80,6 +81,7 @@ cJSON *check_json(const check_report *r, const check_opts *o)
         cJSON_AddItemToObject(x, "device", lvd_json_text(c->device));
         cJSON_AddStringToObject(x, "device_name", it->device_name);
         cJSON_AddStringToObject(x, "backend", it->backend);
+        cJSON_AddItemToObject(x, "env", engine_visibility_json(c->env));
         cJSON_AddBoolToObject(x, "reference", it->reference);
         cJSON_AddStringToObject(x, "status", c->status);
         cJSON_AddItemToObject(x, "mean_kld", lvd_json_num(c->mean_kld));

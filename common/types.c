@@ -10,6 +10,7 @@ void lvd_probe_free(lvd_probe *p)
         return;
     free(p->binary);
     free(p->reason);
+    free(p->env);
     free(p->devices);
     memset(p, 0, sizeof *p);
 }

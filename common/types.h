@@ -34,6 +34,8 @@ typedef struct lvd_probe {
     int64_t probed_at;     /* epoch seconds */
     char backend[16];      /* LVD_BACKEND_* or a device backend */
     char *reason;          /* why "unknown"; NULL otherwise */
+    char *env;             /* the device-visibility variables in force when it was made
+                              (engine/visibility.h record); NULL = not recorded */
     lvd_device *devices;
     size_t n_devices;
 } lvd_probe;
@@ -118,6 +120,7 @@ typedef struct lvd_check {
     double ppl_base;
     double ppl_ratio;
     char *reason;
+    char env[256];         /* the device-visibility variables the run carried, "K=V ..." */
 } lvd_check;
 
 /* The decision for one artifact on one host (select/). */

@@ -4,6 +4,7 @@
 #include "engine/probe.h"
 
 #include "engine/devices.h"
+#include "engine/visibility.h"
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/proc.h"
@@ -61,6 +62,8 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
     free(out->devices);
     out->devices = NULL;
     out->n_devices = 0;
+    free(out->env);
+    out->env = engine_visibility_current(); /* what the child inherits */
     const char *argv[] = {binary, "--list-devices", NULL};
     proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = PROBE_CAPTURE};
     proc_result res;
@@ -93,11 +96,12 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
     proc_result_free(&res);
 }
 
-/* 1 when the cached probe may be served: no newer probe of the engine failed. */
+/* 1 when the cached probe may be served: no newer probe of the engine under
+ * the same environment failed. */
 static int cache_usable(store *s, const lvd_engine *e, const lvd_probe *fresh, lvd_err *err)
 {
     lvd_probe latest;
-    int rc = store_probe_latest(s, e->id, &latest, err);
+    int rc = store_probe_latest_env(s, e->id, fresh->env, &latest, err);
     if (rc < 0)
         return -1;
     int usable = rc == 1 || latest.id == fresh->id || strcmp(latest.backend, LVD_BACKEND_UNKNOWN) != 0;
@@ -113,24 +117,22 @@ int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeo
     if (cached)
         *cached = 0;
     char *binary = engine_probe_binary(e);
+    char *env = engine_visibility_current(); /* part of the cache key */
     struct stat st;
     if (binary && stat(binary, &st) == 0) {
         int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
         if (!refresh) {
-            int rc = store_probe_fresh(s, binary, mtime_ns, (int64_t)st.st_size, lvd_now(),
+            int rc = store_probe_fresh(s, binary, env, mtime_ns, (int64_t)st.st_size, lvd_now(),
                                        ENGINE_PROBE_TTL_S, out, err);
             int usable = rc == 0 ? cache_usable(s, e, out, err) : 0;
-            if (rc < 0 || usable < 0) {
-                if (rc == 0)
+            if (rc < 0 || usable != 0) {
+                if (usable < 0)
                     lvd_probe_free(out);
-                free(binary);
-                return -1;
-            }
-            if (usable) {
-                if (cached)
+                else if (usable > 0 && cached)
                     *cached = 1;
                 free(binary);
-                return 0;
+                free(env);
+                return usable > 0 ? 0 : -1;
             }
             if (rc == 0)
                 lvd_probe_free(out);
@@ -144,6 +146,8 @@ int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeo
         out->binary = binary ? binary : lvd_xasprintf("%s/llama-bench", e->dir);
         set_unknown(out, lvd_xasprintf("no llama-bench or llama-server in %s", e->dir));
     }
+    free(out->env);
+    out->env = env;
     out->engine_id = e->id;
     out->probed_at = lvd_now();
     if (store_probe_put(s, out, err) != 0) {
@@ -179,6 +183,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
     cJSON_AddItemToObject(o, "reason", lvd_json_text(p->reason));
     cJSON_AddNumberToObject(o, "probed_at", (double)p->probed_at);
     cJSON_AddBoolToObject(o, "cached", cached != 0);
+    cJSON_AddItemToObject(o, "env", engine_visibility_json(p->env));
     char ns[32]; /* exact: nanoseconds exceed a double's 53 bits */
     snprintf(ns, sizeof ns, "%lld", (long long)p->bin_mtime_ns);
     cJSON_AddRawToObject(o, "bin_mtime_ns", ns);
@@ -237,5 +242,10 @@ void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const 
             fprintf(f, "%-*s  %-*s  %-6s  %s\n", wname, "", wback, "", "", lvd_sb_str(&line));
         }
         lvd_sb_free(&line);
+    }
+    if (n > 0) { /* every probe shown was made under the same environment */
+        char env[320];
+        engine_visibility_describe(p[0].env, env, sizeof env);
+        fprintf(f, "environment: %s\n", env);
     }
 }

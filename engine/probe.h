@@ -26,16 +26,19 @@ struct cJSON;
 char *engine_probe_binary(const lvd_engine *e);
 
 /* Runs `binary --list-devices` (argv, timeout_ms, process group killed on
- * timeout) and fills out->backend, devices and reason; nothing else of out is
- * touched. An engine that could not be asked (cannot execute, timed out,
- * killed by a signal, non-zero exit, no device list in its output) gets
+ * timeout) and fills out->backend, devices, reason and env (the visibility
+ * variables the child inherited); nothing else of out is touched. An engine
+ * that could not be asked (cannot execute, timed out, killed by a signal,
+ * non-zero exit, no device list in its output) gets
  * backend "unknown" and a one-line reason; that is an outcome, not an error. */
 void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out);
 
 /* Probes engine e (e->id must be set): serves the store's cached probe when
- * it is fresh (same binary, mtime and size, younger than ENGINE_PROBE_TTL_S,
- * not "unknown", and no newer failed probe of the engine) unless refresh is
- * set; otherwise runs the binary (timeout_ms <= 0 means
+ * it is fresh (same binary, mtime and size, made under the same
+ * device-visibility environment (engine/visibility.h: a probe under another
+ * environment is another probe), younger than ENGINE_PROBE_TTL_S, not
+ * "unknown", and no newer failed probe of the engine under that environment)
+ * unless refresh is set; otherwise runs the binary (timeout_ms <= 0 means
  * ENGINE_PROBE_TIMEOUT_MS) and records what it said, "unknown" outcomes
  * included (for display; they are never served as a cache hit). A missing
  * binary is an "unknown" probe too. Fills out (caller frees with
@@ -49,7 +52,8 @@ int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeo
                           int *cached, lvd_err *err);
 
 /* One probe as a JSON object: engine (name), engine_id, dir, build, binary,
- * backend, reason (null unless unknown), probed_at, cached, bin_mtime_ns,
+ * backend, reason (null unless unknown), probed_at, cached, env ({NAME: VALUE}
+ * of the visibility variables set; null when not recorded), bin_mtime_ns,
  * bin_size, devices [{selector, name, total_mib, free_mib, backend,
  * compute_cap}] (null where not printed). The caller owns it. */
 struct cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached);
@@ -58,7 +62,9 @@ struct cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cac
  *   ENGINE      BACKEND  PROBE   DEVICES
  *   cuda-local  cuda     cached  CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0
  * PROBE is "cached", "probed" or "failed"; an unknown engine shows its reason
- * under DEVICES. e[i], p[i] and cached[i] belong together. */
+ * under DEVICES. e[i], p[i] and cached[i] belong together. A last line says
+ * the environment they were made under (p[0]'s: one run, one environment):
+ *   environment: GGML_VK_VISIBLE_DEVICES=0 */
 void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const int *cached, size_t n);
 
 #endif

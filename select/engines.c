@@ -3,6 +3,8 @@
  * running any engine. */
 #include "select/engines.h"
 
+#include "engine/visibility.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@ static void judge_probe(sel_engine *e)
     const lvd_probe *p = &e->probe;
     int64_t mtime, size;
     if (p->id == 0) {
-        snprintf(e->why, sizeof e->why, "never probed (run lvd probe)");
+        snprintf(e->why, sizeof e->why, "never probed under this environment (run lvd probe)");
         return;
     }
     if (strcmp(p->backend, LVD_BACKEND_UNKNOWN) == 0) {
@@ -59,16 +61,25 @@ static char *server_of(const lvd_engine *e)
 
 int sel_engines_load(store *s, sel_engines *out, lvd_err *err)
 {
+    char *env = engine_visibility_current();
+    int rc = sel_engines_load_env(s, env, out, err);
+    free(env);
+    return rc;
+}
+
+int sel_engines_load_env(store *s, const char *env, sel_engines *out, lvd_err *err)
+{
     memset(out, 0, sizeof *out);
     lvd_engine *list;
     size_t n;
     if (store_engine_list(s, &list, &n, err) != 0)
         return -1;
+    out->env = lvd_xstrdup(env ? env : "");
     out->v = lvd_xcalloc(n ? n : 1, sizeof *out->v);
     for (size_t i = 0; i < n; i++) {
         sel_engine *e = &out->v[out->n++];
         e->e = list[i];
-        int rc = store_probe_latest(s, e->e.id, &e->probe, err);
+        int rc = store_probe_latest_env(s, e->e.id, out->env, &e->probe, err);
         if (rc < 0) {
             free(list);
             sel_engines_free(out);
@@ -93,6 +104,7 @@ void sel_engines_free(sel_engines *es)
         free(es->v[i].server);
     }
     free(es->v);
+    free(es->env);
     memset(es, 0, sizeof *es);
 }
 
@@ -204,4 +216,30 @@ size_t sel_engines_candidates(const sel_engines *es, int need_server, sel_device
                                      .n_devices = nd - first};
     }
     return n;
+}
+
+char *sel_env_with(const char *base, const char *assignments, const char *override)
+{
+    char *here = base ? NULL : engine_visibility_current();
+    char *with = engine_visibility_apply(base ? base : here, assignments);
+    char *env = engine_visibility_apply(with, override);
+    free(here);
+    free(with);
+    return env;
+}
+
+int sel_visibility_holds(const sel_engines *es, const char *measured_env, const lvd_device *d, char *why,
+                         size_t len)
+{
+    if (!d)
+        return 1;
+    char *measured = engine_visibility_for_device(measured_env, d->backend);
+    char *here = engine_visibility_for_device(es->env, d->backend);
+    int same = strcmp(measured, here) == 0;
+    if (!same)
+        snprintf(why, len, "measured with %s, but a server started here sees %s",
+                 *measured ? measured : "no visibility variable set", *here ? here : "none set");
+    free(measured);
+    free(here);
+    return same;
 }

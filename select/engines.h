@@ -1,5 +1,6 @@
 /* engines.h: the registered engines as lvd-select sees them at service
- * start: each engine with its newest cached probe, whether that probe still
+ * start: each engine with its newest cached probe under the environment
+ * a server would be started with, whether that probe still
  * describes the binary on disk (stat only: nothing is spawned), and whether
  * the engine can serve (has llama-server). Shared by the selection order
  * (select.c) and the verdict (verdict.c). Not for probing (engine/probe.h). */
@@ -17,7 +18,7 @@
 
 typedef struct sel_engine {
     lvd_engine e;
-    lvd_probe probe;       /* newest probe; zeroed (id 0) when there is none */
+    lvd_probe probe;       /* newest probe under sel_engines.env; zeroed (id 0) when none */
     int probe_ok;          /* a probe exists, is not "unknown", and its binary's
                               mtime and size are what they are now */
     char *server;          /* DIR/llama-server when it is an executable file, else NULL */
@@ -27,12 +28,28 @@ typedef struct sel_engine {
 typedef struct sel_engines {
     sel_engine *v;         /* in the store's order (engine id) */
     size_t n;
+    char *env;             /* the device-visibility environment the probes were made under */
 } sel_engines;
 
-/* Loads every registered engine with its newest probe, stats the probed
- * binary and DIR/llama-server. 0, or -1 with err when the store failed. */
+/* Loads every registered engine with its newest probe made under the
+ * device-visibility environment in force here (engine/visibility.h: what a
+ * server started from this environment sees; a probe made under another
+ * environment saw other devices and is not used), stats the probed binary
+ * and DIR/llama-server. 0, or -1 with err when the store failed. */
 int sel_engines_load(store *s, sel_engines *out, lvd_err *err);
+/* The same for environment record env (NULL = none set). */
+int sel_engines_load_env(store *s, const char *env, sel_engines *out, lvd_err *err);
 void sel_engines_free(sel_engines *es);
+
+/* The device-visibility record a server sees when started from environment
+ * record base (NULL: this process's) with assignments ("K=V ...", NULL =
+ * none) applied, then override's (the profile's env.*, which win). Malloc'd. */
+char *sel_env_with(const char *base, const char *assignments, const char *override);
+/* 1 when device d (NULL: the CPU, always) sees under es->env the visibility
+ * variables its arm was measured with (those of measured_env, an arm's
+ * "K=V ..." environment, that d needs); else 0 with why. */
+int sel_visibility_holds(const sel_engines *es, const char *measured_env, const lvd_device *d, char *why,
+                         size_t len);
 
 /* The engine with this id, or NULL. */
 const sel_engine *sel_engines_find(const sel_engines *es, int64_t id);

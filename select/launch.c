@@ -2,6 +2,7 @@
  * their POSIX shell quoting and their JSON. Not for running anything. */
 #include "select/launch.h"
 
+#include "engine/visibility.h"
 #include "placement/placement.h"
 
 #include <cjson/cJSON.h>
@@ -130,6 +131,32 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
     out->argc = a.n;
     out->env = strv_finish(&env);
     out->n_env = env.n;
+    return 0;
+}
+
+int sel_launch_carry_env(sel_launch *l, const char *probe_env, const char *backend)
+{
+    strv add = {0};
+    lvd_err err;
+    char *vis = engine_visibility_for_device(probe_env, backend);
+    int bad = parse_env(vis, &add, &err);
+    free(vis);
+    if (bad) {
+        lvd_strv_free(add.v);
+        return -1;
+    }
+    for (size_t i = 0; i < add.n; i++) {
+        size_t name = strcspn(add.v[i], "=") + 1; /* "NAME=" */
+        int have = 0;
+        for (size_t k = 0; k < l->n_env && !have; k++)
+            have = strncmp(l->env[k], add.v[i], name) == 0;
+        if (have) {
+            free(add.v[i]);
+        } else {
+            lvd_strv_push(&l->env, &l->n_env, add.v[i]);
+        }
+    }
+    free(add.v);
     return 0;
 }
 

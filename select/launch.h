@@ -33,6 +33,13 @@ typedef struct sel_launch {
 int sel_launch_build(const char *engine_dir, const char *model, const lvd_params *p,
                      uint32_t ctx, int gpu_capable, sel_launch *out, lvd_err *err);
 
+/* Adds to l's env the device-visibility variables a device of backend needs
+ * from probe_env, the environment record its probe was made under
+ * (engine/visibility.h), each unless l already assigns that name (the
+ * arm's or profile's own word wins): the service sees the device that was
+ * chosen. 0, or -1 (l unchanged) when a word is not NAME=VALUE. */
+int sel_launch_carry_env(sel_launch *l, const char *probe_env, const char *backend);
+
 void sel_launch_free(sel_launch *l);
 
 /* The launch as one shell line: the env assignments as NAME=VALUE prefix

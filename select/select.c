@@ -94,7 +94,9 @@ typedef struct ctx {
     const store_artifact *a;
     const sel_request *rq;
     const char *host;
-    sel_engines es;
+    sel_engines es;        /* probes under the environment a server started here sees */
+    sel_engines ves;       /* probes under the verdict's environment, when it differs */
+    int have_ves;
     sel_result *out;
     lvd_verdict verdict;   /* rule 2's verdict when it decided */
     int have_verdict;
@@ -217,6 +219,23 @@ static int arm_check(const ctx *c, const sel_engine *e, const lvd_params *p, cha
     return sel_check_status(c->s, c->a->sha256, c->host, e->e.id, dev, status, reason, err);
 }
 
+/* The engines as a server launched with verdict v's environment (its arm's
+ * NAME=VALUE words, carried by the line; the profile's win) sees them: c->es,
+ * or c->ves when that environment differs. NULL on a store error. */
+static const sel_engines *verdict_engines(ctx *c, const lvd_verdict *v, lvd_err *err)
+{
+    char *env = sel_env_with(c->es.env, v->params.env, c->rq->profile ? c->rq->profile->env : NULL);
+    const sel_engines *es = &c->es;
+    if (strcmp(env, c->es.env) != 0) {
+        es = sel_engines_load_env(c->s, env, &c->ves, err) == 0 ? &c->ves : NULL;
+        c->have_ves = es != NULL;
+        if (es)
+            say(c->out, "rule 2 (verdict): its arm runs with %s: the probes made under it are used", env);
+    }
+    free(env);
+    return es;
+}
+
 /* 1 with *out when the newest verdict holds, 0 when not (explained), -1 on a store error. */
 static int rule_verdict(ctx *c, pick *out, lvd_err *err)
 {
@@ -232,14 +251,19 @@ static int rule_verdict(ctx *c, pick *out, lvd_err *err)
         return 0;
     }
     verdict_label(v, label, sizeof label);
-    const sel_engine *e = sel_engines_find(&c->es, v->engine_id);
+    const sel_engines *es = verdict_engines(c, v, err);
+    if (!es) {
+        lvd_verdict_free(v);
+        return -1;
+    }
+    const sel_engine *e = sel_engines_find(es, v->engine_id);
     const lvd_device *d = NULL;
     char status[8] = "", dev[64] = "";
     char *reason = NULL;
     rc = 0;
     if (v->engine_id == 0) {
         say(c->out, "rule 2 (verdict): %s recommends no arm: %s", label, v->explain ? v->explain : "");
-    } else if (sel_fingerprint_valid(&c->es, v->fingerprint, why, sizeof why) != 1) {
+    } else if (sel_fingerprint_valid(es, v->fingerprint, why, sizeof why) != 1) {
         say(c->out, "rule 2 (verdict): %s is stale: %s", label, why);
     } else if (!e || !sel_engine_usable(e)) {
         say(c->out, "rule 2 (verdict): %s chose engine %lld, which cannot serve: %s", label,
@@ -247,6 +271,8 @@ static int rule_verdict(ctx *c, pick *out, lvd_err *err)
     } else if (sel_arm_device(e, &v->params, &d) != 0) {
         say(c->out, "rule 2 (verdict): %s chose device %s, which %s's probe no longer shows",
             label, v->params.device, e->e.name);
+    } else if (!sel_visibility_holds(es, v->params.env, d, why, sizeof why)) {
+        say(c->out, "rule 2 (verdict): %s chose %s %s, %s: not used", label, e->e.name, d->selector, why);
     } else if (arm_check(c, e, &v->params, dev, sizeof dev, status, &reason, err) != 0) {
         rc = -1;
     } else if (!sel_check_admits(status)) {
@@ -485,6 +511,8 @@ static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *er
         r->ctx = l.ctx;
         r->launch = l.launch;
         memset(&l.launch, 0, sizeof l.launch); /* moved into r */
+        if (pk->dev) /* the device as probed: a service must see what was chosen */
+            sel_launch_carry_env(&r->launch, pk->eng->probe.env, pk->dev->backend);
     }
     sel_choice_lines_free(&l);
     return rc;
@@ -552,7 +580,10 @@ int sel_select(store *s, const store_artifact *artifact, const sel_request *rq, 
     }
     ctx c = {.s = s, .a = artifact, .rq = rq, .out = out};
     c.host = rq->host ? rq->host : lvd_hostname();
-    if (sel_engines_load(s, &c.es, err) != 0) {
+    char *env = sel_env_with(NULL, rq->profile ? rq->profile->env : NULL, NULL);
+    int loaded = sel_engines_load_env(s, env, &c.es, err);
+    free(env);
+    if (loaded != 0) {
         *exit_code = LVD_EXIT_STORE;
         sel_result_free(out);
         return -1;
@@ -561,6 +592,8 @@ int sel_select(store *s, const store_artifact *artifact, const sel_request *rq, 
     if (c.have_verdict)
         lvd_verdict_free(&c.verdict);
     sel_engines_free(&c.es);
+    if (c.have_ves)
+        sel_engines_free(&c.ves);
     if (rc != 0)
         sel_result_free(out);
     return rc;

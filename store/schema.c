@@ -144,6 +144,11 @@ static const char *const migrations[] = {
     "  shard_no INTEGER NOT NULL,"      /* from 1, as in the file name */
     "  hashed_at INTEGER NOT NULL"
     ");",
+    /* 3: the device-visibility environment a probe was made under and a check
+     * carried (engine/visibility.h records; NULL: made before it was recorded) */
+    "ALTER TABLE probes ADD COLUMN env TEXT;"
+    "CREATE INDEX probes_engine_env ON probes(engine_id, env, probed_at);"
+    "ALTER TABLE checks ADD COLUMN env TEXT NOT NULL DEFAULT '';",
 };
 
 size_t store_schema_version(void)

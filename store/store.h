@@ -89,14 +89,20 @@ int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err);
 void store_engine_list_free(lvd_engine *v, size_t n);
 
 /* Records a probe and its devices; sets p->id. Probes whose backend is
- * "unknown" are recorded for display but never served as a cache hit. */
+ * "unknown" are recorded for display but never served as a cache hit.
+ * p->env is the device-visibility environment it was made under
+ * (engine/visibility.h); NULL is recorded as "" (none set). */
 int store_probe_put(store *s, lvd_probe *p, lvd_err *err);
-/* The newest cached probe of binary that is still valid: same mtime and size,
- * backend not unknown, probed_at >= now - ttl. 1 = none valid. */
-int store_probe_fresh(store *s, const char *binary, int64_t mtime_ns, int64_t size,
+/* The newest cached probe of binary made under environment env (NULL = "")
+ * that is still valid: same mtime and size, backend not unknown, probed_at
+ * >= now - ttl. A probe whose environment was not recorded never matches.
+ * 1 = none valid. */
+int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mtime_ns, int64_t size,
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err);
-/* The newest probe of any engine binary regardless of validity. 1 = none. */
+/* The newest probe of an engine regardless of validity or environment. 1 = none. */
 int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err);
+/* The same among its probes made under environment env (NULL = ""). 1 = none. */
+int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err);
 
 /* --- runs, results, samples --------------------------------------------- */
 

@@ -7,7 +7,7 @@
 
 #define SELECT_CHECK                                                                  \
     "SELECT id, artifact, engine_id, device, host, ran_at, status, mean_kld, same_top_p," \
-    " ppl, ppl_base, ppl_ratio, reason FROM checks"
+    " ppl, ppl_base, ppl_ratio, reason, env FROM checks"
 
 static void col_check(sqlite3_stmt *st, void *item)
 {
@@ -26,6 +26,7 @@ static void col_check(sqlite3_stmt *st, void *item)
     c->ppl_base = store_col_double(st, 10);
     c->ppl_ratio = store_col_double(st, 11);
     c->reason = store_col_strdup(st, 12);
+    store_col_copy(st, 13, c->env, sizeof c->env);
 }
 
 int store_check_put(store *s, lvd_check *c, lvd_err *err)
@@ -36,8 +37,8 @@ int store_check_put(store *s, lvd_check *c, lvd_err *err)
     /* NaN binds as SQL NULL ("not measured") and reads back as NaN. */
     if (store_prepare(s,
                       "INSERT INTO checks (artifact, engine_id, device, host, ran_at, status, mean_kld,"
-                      " same_top_p, ppl, ppl_base, ppl_ratio, reason)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      " same_top_p, ppl, ppl_base, ppl_ratio, reason, env)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
     sqlite3_bind_text(st, 1, c->artifact, -1, SQLITE_TRANSIENT);
@@ -52,6 +53,7 @@ int store_check_put(store *s, lvd_check *c, lvd_err *err)
     sqlite3_bind_double(st, 10, c->ppl_base);
     sqlite3_bind_double(st, 11, c->ppl_ratio);
     store_bind_text(st, 12, c->reason);
+    sqlite3_bind_text(st, 13, c->env, -1, SQLITE_TRANSIENT);
     if (store_step_done(s, st, "cannot record check", err))
         return -1;
     c->id = sqlite3_last_insert_rowid(s->db);

@@ -148,8 +148,8 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
         return -1;
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason,"
+                      " env) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     sqlite3_bind_int64(st, 1, p->engine_id);
@@ -159,6 +159,7 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     sqlite3_bind_int64(st, 5, p->probed_at);
     store_bind_text(st, 6, p->backend);
     store_bind_text(st, 7, p->reason);
+    store_bind_text(st, 8, p->env ? p->env : "");
     if (store_step_done(s, st, "cannot record probe", err))
         goto fail;
     int64_t id = sqlite3_last_insert_rowid(s->db);
@@ -239,6 +240,7 @@ static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
     out->probed_at = sqlite3_column_int64(st, 5);
     store_col_copy(st, 6, out->backend, sizeof out->backend);
     out->reason = store_col_strdup(st, 7);
+    out->env = store_col_strdup(st, 8);
     sqlite3_finalize(st);
     if (load_devices(s, out, err)) {
         lvd_probe_free(out);
@@ -248,33 +250,49 @@ static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
 }
 
 #define SELECT_PROBE \
-    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason FROM probes"
+    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason, env FROM probes"
 
-int store_probe_fresh(store *s, const char *binary, int64_t mtime_ns, int64_t size,
+int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mtime_ns, int64_t size,
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      SELECT_PROBE " WHERE binary = ? AND bin_mtime_ns = ? AND bin_size = ?"
+                      SELECT_PROBE " WHERE binary = ? AND env = ? AND bin_mtime_ns = ? AND bin_size = ?"
                       " AND backend <> 'unknown' AND probed_at >= ?"
                       " ORDER BY probed_at DESC, id DESC LIMIT 1",
                       &st, err))
         return -1;
     store_bind_text(st, 1, binary);
-    sqlite3_bind_int64(st, 2, mtime_ns);
-    sqlite3_bind_int64(st, 3, size);
-    sqlite3_bind_int64(st, 4, now - ttl);
+    store_bind_text(st, 2, env ? env : "");
+    sqlite3_bind_int64(st, 3, mtime_ns);
+    sqlite3_bind_int64(st, 4, size);
+    sqlite3_bind_int64(st, 5, now - ttl);
+    return probe_one(s, st, out, err);
+}
+
+/* The newest probe of an engine; any_env: whatever its environment, else
+ * only those made under env (NULL = ""). */
+static int probe_latest(store *s, int64_t engine_id, int any_env, const char *env, lvd_probe *out,
+                        lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? OR env = ?) ORDER BY probed_at DESC, id DESC"
+                      " LIMIT 1", &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, engine_id);
+    sqlite3_bind_int(st, 2, any_env);
+    store_bind_text(st, 3, env ? env : "");
     return probe_one(s, st, out, err);
 }
 
 int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
-    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? ORDER BY probed_at DESC, id DESC LIMIT 1",
-                      &st, err))
-        return -1;
-    sqlite3_bind_int64(st, 1, engine_id);
-    return probe_one(s, st, out, err);
+    return probe_latest(s, engine_id, 1, NULL, out, err);
+}
+
+int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err)
+{
+    return probe_latest(s, engine_id, 0, env, out, err);
 }

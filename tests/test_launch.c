@@ -144,6 +144,37 @@ static void test_errors(void **state)
     sel_launch_free(&l);
 }
 
+/* The visibility a device was probed under is carried into the line; the
+ * arm's own assignment of a name wins; a hostile value stays quoted. */
+static void test_carry_env(void **state)
+{
+    (void)state;
+    lvd_params p;
+    lvd_params_init(&p);
+    snprintf(p.device, sizeof p.device, "Vulkan0");
+    p.ngl = 99;
+    snprintf(p.env, sizeof p.env, "GGML_VK_PREFER_HOST_MEMORY=1 GGML_VK_VISIBLE_DEVICES=1");
+    sel_launch l;
+    lvd_err err = {{0}};
+    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_carry_env(&l, "CUDA_VISIBLE_DEVICES=1 GGML_VK_VISIBLE_DEVICES=0 VK_DRIVER_FILES=/a;b",
+                                          "vulkan"), 0);
+    assert_int_equal(l.n_env, 3);
+    assert_string_equal(l.env[1], "GGML_VK_VISIBLE_DEVICES=1");
+    assert_string_equal(l.env[2], "VK_DRIVER_FILES=/a;b");
+    assert_null(l.env[3]);
+    char *line = sel_launch_to_shell(&l);
+    assert_string_equal(line, "GGML_VK_PREFER_HOST_MEMORY=1 GGML_VK_VISIBLE_DEVICES=1 VK_DRIVER_FILES='/a;b' "
+                              "/e/llama-server -m m --device Vulkan0 -ngl 99");
+    free(line);
+    /* the CPU and a backend the record says nothing for add nothing */
+    assert_int_equal(sel_launch_carry_env(&l, "CUDA_VISIBLE_DEVICES=1", "cpu"), 0);
+    assert_int_equal(sel_launch_carry_env(&l, "CUDA_VISIBLE_DEVICES=1", "sycl"), 0);
+    assert_int_equal(sel_launch_carry_env(&l, NULL, "vulkan"), 0);
+    assert_int_equal(l.n_env, 3);
+    sel_launch_free(&l);
+}
+
 static void check_quote(const char *word, const char *want)
 {
     lvd_sb sb = {0};
@@ -347,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_gpu_line),
         cmocka_unit_test(test_cpu_line),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_carry_env),
         cmocka_unit_test(test_quote),
         cmocka_unit_test(test_command_word_with_equals),
         cmocka_unit_test(test_json),

@@ -174,6 +174,7 @@ static void test_ttl_expiry(void **state)
     old.probed_at = lvd_now() - ENGINE_PROBE_TTL_S - 3600;
     old.binary = lvd_xstrdup(p.binary);
     old.reason = NULL;
+    old.env = p.env ? lvd_xstrdup(p.env) : NULL;
     old.devices = NULL;
     lvd_probe_free(&p);
     /* ...once the binary's mtime matches that old record only. */

@@ -100,6 +100,37 @@ static void test_create(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* A store made before probes recorded their environment: its probes' env
+ * is "not recorded" and never served from the cache, whatever is set now;
+ * its checks carry none. */
+static void test_migrate_probe_env(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = lvd_xasprintf("%s/v1.db", dir);
+    char *sql = lvd_xasprintf("%s PRAGMA user_version = 1;"
+                              "INSERT INTO engines (id, name, dir, build, origin, created_at)"
+                              " VALUES (1, 'vk', '/e/vk', 'b9749', 'registered', 1);"
+                              "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend)"
+                              " VALUES (1, '/e/vk/llama-bench', 5, 6, 100, 'cpu');",
+                              store_schema_step(1));
+    raw_exec(path, sql);
+    free(sql);
+    store *s;
+    lvd_err err = {0};
+    if (store_open(path, 0, &s, &err))
+        fail_msg("%s", err.msg);
+    lvd_probe got;
+    assert_int_equal(store_probe_latest(s, 1, &got, &err), 0);
+    assert_null(got.env);
+    lvd_probe_free(&got);
+    assert_int_equal(store_probe_fresh(s, "/e/vk/llama-bench", "", 5, 6, 200, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_latest_env(s, 1, "", &got, &err), 1);
+    store_close(s);
+    free(path);
+    tu_tmpdir_free(dir);
+}
+
 static void test_migrate_from_zero(void **state)
 {
     (void)state;
@@ -415,7 +446,7 @@ static void test_probes(void **state)
     const char *bin = "/e/cuda/llama-bench";
     lvd_probe got;
     assert_int_equal(store_probe_latest(f->s, eid, &got, &err), 1);
-    assert_int_equal(store_probe_fresh(f->s, bin, 500, 600, 10000, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_fresh(f->s, bin, NULL, 500, 600, 10000, 86400, &got, &err), 1);
 
     lvd_device devs[2] = {
         {.selector = "CUDA0", .name = "NVIDIA H200", .total_mib = 143156, .free_mib = 142422,
@@ -428,7 +459,7 @@ static void test_probes(void **state)
     assert_int_equal(store_probe_put(f->s, &p, &err), 0);
     assert_true(p.id > 0);
 
-    assert_int_equal(store_probe_fresh(f->s, bin, 500, 600, 10000 + 3600, 86400, &got, &err), 0);
+    assert_int_equal(store_probe_fresh(f->s, bin, NULL, 500, 600, 10000 + 3600, 86400, &got, &err), 0);
     assert_int_equal(got.id, p.id);
     assert_int_equal(got.engine_id, eid);
     assert_string_equal(got.binary, bin);
@@ -440,20 +471,20 @@ static void test_probes(void **state)
     lvd_probe_free(&got);
 
     /* TTL: fresh at exactly ttl, stale one second later. */
-    assert_int_equal(store_probe_fresh(f->s, bin, 500, 600, 10000 + 86400, 86400, &got, &err), 0);
+    assert_int_equal(store_probe_fresh(f->s, bin, NULL, 500, 600, 10000 + 86400, 86400, &got, &err), 0);
     lvd_probe_free(&got);
-    assert_int_equal(store_probe_fresh(f->s, bin, 500, 600, 10000 + 86401, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_fresh(f->s, bin, NULL, 500, 600, 10000 + 86401, 86400, &got, &err), 1);
     /* A changed binary (mtime or size) invalidates at once. */
-    assert_int_equal(store_probe_fresh(f->s, bin, 501, 600, 10001, 86400, &got, &err), 1);
-    assert_int_equal(store_probe_fresh(f->s, bin, 500, 601, 10001, 86400, &got, &err), 1);
-    assert_int_equal(store_probe_fresh(f->s, "/e/other/llama-bench", 500, 600, 10001, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_fresh(f->s, bin, NULL, 501, 600, 10001, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_fresh(f->s, bin, NULL, 500, 601, 10001, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_fresh(f->s, "/e/other/llama-bench", NULL, 500, 600, 10001, 86400, &got, &err), 1);
 
     /* "cpu" (probed, no devices) is a cacheable fact... */
     const char *cpu_bin = "/e/cpu/llama-bench";
     lvd_probe cpu = {.engine_id = eid, .binary = (char *)cpu_bin, .bin_mtime_ns = 1, .bin_size = 2,
                      .probed_at = 20000, .backend = "cpu"};
     assert_int_equal(store_probe_put(f->s, &cpu, &err), 0);
-    assert_int_equal(store_probe_fresh(f->s, cpu_bin, 1, 2, 20000, 86400, &got, &err), 0);
+    assert_int_equal(store_probe_fresh(f->s, cpu_bin, NULL, 1, 2, 20000, 86400, &got, &err), 0);
     assert_string_equal(got.backend, "cpu");
     assert_int_equal(got.n_devices, 0);
     lvd_probe_free(&got);
@@ -463,7 +494,7 @@ static void test_probes(void **state)
     lvd_probe unk = {.engine_id = eid, .binary = (char *)hung, .bin_mtime_ns = 1, .bin_size = 2,
                      .probed_at = 30000, .backend = "unknown", .reason = "timed out after 5000 ms"};
     assert_int_equal(store_probe_put(f->s, &unk, &err), 0);
-    assert_int_equal(store_probe_fresh(f->s, hung, 1, 2, 30000, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_fresh(f->s, hung, NULL, 1, 2, 30000, 86400, &got, &err), 1);
     assert_int_equal(store_probe_latest(f->s, eid, &got, &err), 0);
     assert_int_equal(got.id, unk.id);
     assert_string_equal(got.backend, "unknown");
@@ -476,17 +507,43 @@ static void test_probes(void **state)
     p2.probed_at = 15000;
     p2.n_devices = 1;
     assert_int_equal(store_probe_put(f->s, &p2, &err), 0);
-    assert_int_equal(store_probe_fresh(f->s, bin, 500, 600, 16000, 86400, &got, &err), 0);
+    assert_int_equal(store_probe_fresh(f->s, bin, NULL, 500, 600, 16000, 86400, &got, &err), 0);
     assert_int_equal(got.id, p2.id);
     assert_int_equal(got.n_devices, 1);
     lvd_probe_free(&got);
+
+    /* The environment is part of the key: a probe made under
+     * GGML_VK_VISIBLE_DEVICES=0 is served only under it, and the probe made
+     * with nothing set only without it. */
+    lvd_probe vk = p;
+    vk.id = 0;
+    vk.probed_at = 15500;
+    vk.env = "GGML_VK_VISIBLE_DEVICES=0";
+    assert_int_equal(store_probe_put(f->s, &vk, &err), 0);
+    assert_int_equal(store_probe_fresh(f->s, bin, "GGML_VK_VISIBLE_DEVICES=0", 500, 600, 16000, 86400, &got, &err), 0);
+    assert_int_equal(got.id, vk.id);
+    assert_string_equal(got.env, "GGML_VK_VISIBLE_DEVICES=0");
+    lvd_probe_free(&got);
+    assert_int_equal(store_probe_fresh(f->s, bin, "", 500, 600, 16000, 86400, &got, &err), 0);
+    assert_int_equal(got.id, p2.id);
+    assert_string_equal(got.env, "");
+    lvd_probe_free(&got);
+    assert_int_equal(store_probe_fresh(f->s, bin, "GGML_VK_VISIBLE_DEVICES=1", 500, 600, 16000, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_fresh(f->s, bin, "GGML_VK_VISIBLE_DEVICES=", 500, 600, 16000, 86400, &got, &err), 1);
+    assert_int_equal(store_probe_latest_env(f->s, eid, "GGML_VK_VISIBLE_DEVICES=0", &got, &err), 0);
+    assert_int_equal(got.id, vk.id);
+    lvd_probe_free(&got);
+    assert_int_equal(store_probe_latest_env(f->s, eid, "", &got, &err), 0);
+    assert_int_equal(got.id, unk.id);
+    lvd_probe_free(&got);
+    assert_int_equal(store_probe_latest_env(f->s, eid, "CUDA_VISIBLE_DEVICES=0", &got, &err), 1);
 
     /* A probe of an engine that does not exist is refused. */
     lvd_probe orphan = {.engine_id = 999, .binary = "/x", .backend = "cpu"};
     assert_int_equal(store_probe_put(f->s, &orphan, &err), -1);
     store_counts c;
     assert_int_equal(store_counts_get(f->s, &c, &err), 0);
-    assert_int_equal(c.probes, 4);
+    assert_int_equal(c.probes, 5);
 }
 
 /* --- runs ----------------------------------------------------------------- */
@@ -986,6 +1043,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create),
         cmocka_unit_test(test_migrate_from_zero),
+        cmocka_unit_test(test_migrate_probe_env),
         cmocka_unit_test_setup_teardown(test_refuse_newer, tu_store_setup, tu_store_teardown),
         cmocka_unit_test(test_refuse_not_a_database),
         cmocka_unit_test(test_default_path),

@@ -32,6 +32,10 @@
  *       capability (default 9.0), ROCm gfx arch (default gfx1100), Vulkan driver
  *       shown in parentheses (default: first word of DESCRIPTION).
  *       `device = none` or no device line: a CPU-only build ("  (none)").
+ *   devices_need_env = VAR
+ *       the devices are seen only while VAR is set in the environment (any
+ *       value); unset, every persona sees none, as llama.cpp's Vulkan backend
+ *       hides lavapipe unless GGML_VK_VISIBLE_DEVICES lists it.
  *   ignore_ngl = 0|1|speed
  *       1: GPU flags have no effect, as a build whose GPU backend cannot load:
  *          devices still listed, but bench reports backends "CPU", gpu_info "",

@@ -137,7 +137,7 @@ static const char *const GLOBAL_KEYS[] = {
     "build_number", "build_commit", "cpu_info", "threads", "built_with", "seed", "noise",
     "run_noise", "drift", "warmup", "ignore_ngl", "fault", "fault_after", "list_devices_fault",
     "server_check", "sleep_ms", "time_scale", "hang_s", "log", "ppl", "test_time", "samples_ns",
-    "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p", NULL
+    "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p", "devices_need_env", NULL
 };
 static const char *const LAYERED[] = { "noise", "run_noise", "warmup", NULL };
 static const char *const TARGET_LEAVES[] = {
@@ -234,7 +234,8 @@ static void scn_validate_key(const lvd_kv *e)
 static void scn_validate_value(const lvd_kv *e)
 {
     static const char *const text_keys[] = { "build_commit", "cpu_info", "built_with", "seed", "ignore_ngl",
-                                             "log", "test_time", "samples_ns", "device", NULL };
+                                             "log", "test_time", "samples_ns", "device",
+                                             "devices_need_env", NULL };
     const char *k = e->key, *leaf = strrchr(k, '.');
     leaf = leaf && !strchr(leaf, '=') ? leaf + 1 : k;
     if (in_list(k, text_keys) || lvd_ends_with(k, ".type"))
@@ -297,4 +298,14 @@ void scn_load(const char *argv0)
     const char *ign = scn_str("ignore_ngl", "0");
     if (!streq(ign, "0") && !streq(ign, "1") && !streq(ign, "speed"))
         die_scn(scn_find("ignore_ngl")->line, "ignore_ngl: expected 0, 1 or speed");
+    const char *need = scn_str("devices_need_env", NULL);
+    if (need && *need && !getenv(need)) { /* declared (dev.NAME keys were checked), none seen */
+        for (size_t i = 0; i < G.ndev; i++) {
+            free(G.dev[i].name);
+            free(G.dev[i].desc);
+            free(G.dev[i].backend);
+            free(G.dev[i].extra);
+        }
+        G.ndev = 0;
+    }
 }
