@@ -11,6 +11,9 @@ void lvd_probe_free(lvd_probe *p)
     free(p->binary);
     free(p->reason);
     free(p->devices);
+    free(p->files);
+    free(p->no_device);
+    free(p->changed);
     memset(p, 0, sizeof *p);
 }
 

@@ -88,6 +88,8 @@ int store_probe_fresh(store *s, const char *binary, int64_t mtime_ns, int64_t si
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err);
 /* The newest probe of any engine binary regardless of validity. 1 = none. */
 int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err);
+/* Records the CUDA archs a log of the probed files printed (engine/cudaarch.h). */
+int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err);
 
 /* --- runs, results, samples --------------------------------------------- */
 

@@ -148,8 +148,8 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
         return -1;
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason,"
+                      " files, backends, no_device, cuda_archs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     sqlite3_bind_int64(st, 1, p->engine_id);
@@ -159,6 +159,10 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     sqlite3_bind_int64(st, 5, p->probed_at);
     store_bind_text(st, 6, p->backend);
     store_bind_text(st, 7, p->reason);
+    store_bind_text(st, 8, p->files);
+    store_bind_text(st, 9, p->backends[0] ? p->backends : NULL);
+    store_bind_text(st, 10, p->no_device);
+    store_bind_text(st, 11, p->cuda_archs[0] ? p->cuda_archs : NULL);
     if (store_step_done(s, st, "cannot record probe", err))
         goto fail;
     int64_t id = sqlite3_last_insert_rowid(s->db);
@@ -239,6 +243,10 @@ static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
     out->probed_at = sqlite3_column_int64(st, 5);
     store_col_copy(st, 6, out->backend, sizeof out->backend);
     out->reason = store_col_strdup(st, 7);
+    out->files = store_col_strdup(st, 8);
+    store_col_copy(st, 9, out->backends, sizeof out->backends);
+    out->no_device = store_col_strdup(st, 10);
+    store_col_copy(st, 11, out->cuda_archs, sizeof out->cuda_archs);
     sqlite3_finalize(st);
     if (load_devices(s, out, err)) {
         lvd_probe_free(out);
@@ -248,7 +256,8 @@ static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
 }
 
 #define SELECT_PROBE \
-    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason FROM probes"
+    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason," \
+    " files, backends, no_device, cuda_archs FROM probes"
 
 int store_probe_fresh(store *s, const char *binary, int64_t mtime_ns, int64_t size,
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err)
@@ -277,4 +286,14 @@ int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err
         return -1;
     sqlite3_bind_int64(st, 1, engine_id);
     return probe_one(s, st, out, err);
+}
+
+int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "UPDATE probes SET cuda_archs = ? WHERE id = ?", &st, err))
+        return -1;
+    store_bind_text(st, 1, archs && *archs ? archs : NULL);
+    sqlite3_bind_int64(st, 2, probe_id);
+    return store_step_done(s, st, "cannot record the CUDA archs", err);
 }

@@ -175,6 +175,8 @@ static void test_ttl_expiry(void **state)
     old.binary = lvd_xstrdup(p.binary);
     old.reason = NULL;
     old.devices = NULL;
+    old.files = lvd_xstrdup(p.files);
+    old.no_device = old.changed = NULL;
     lvd_probe_free(&p);
     /* ...once the binary's mtime matches that old record only. */
     struct stat st;
