@@ -5,6 +5,8 @@
  * or for the result as JSON (select_json.c). */
 #include "select/select.h"
 
+#include "engine/cudaarch.h"
+
 #include "common/cli.h"
 #include "select/engines.h"
 #include "select/heuristic.h"
@@ -445,6 +447,10 @@ static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *er
     if (pk->dev) {
         r->device = *pk->dev;
         sel_device_backend(pk->dev, r->backend, sizeof r->backend);
+        char flag[256];
+        engine_cuda_arch_flag(pk->eng->probe.cuda_archs, pk->dev, flag, sizeof flag);
+        if (*flag)
+            say(r, "warning: %s %s: %s", pk->eng->e.name, pk->dev->selector, flag);
     } else {
         snprintf(r->backend, sizeof r->backend, "%s", LVD_BACKEND_CPU);
     }

@@ -32,6 +32,12 @@
  *       capability (default 9.0), ROCm gfx arch (default gfx1100), Vulkan driver
  *       shown in parentheses (default: first word of DESCRIPTION).
  *       `device = none` or no device line: a CPU-only build ("  (none)").
+ *   backends = Vulkan,CUDA           backends the build carries besides those of
+ *       its devices: one with no device prints its init failure on stderr
+ *       ("ggml_vulkan: No devices found.", as vulkan-b9749/list-devices.stderr);
+ *       pair it with a (fake) libggml-vulkan.so in the engine dir.
+ *   cuda_archs = 800,860             the CUDA ARCHS of the system_info line
+ *       (default: the first CUDA device's compute capability, 9.0 -> 900).
  *   ignore_ngl = 0|1|speed
  *       1: GPU flags have no effect, as a build whose GPU backend cannot load:
  *          devices still listed, but bench reports backends "CPU", gpu_info "",
@@ -137,6 +143,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
