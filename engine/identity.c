@@ -64,3 +64,13 @@ int engine_identity_record(store *s, const lvd_engine *e, const engine_fileset *
     lvd_probe_free(&prev);
     return 0;
 }
+
+int engine_identity_complete(store *s, const lvd_engine *e, lvd_probe *out, lvd_err *err)
+{
+    engine_fileset fs;
+    if (engine_files_list(e->dir, &fs, NULL) != 0)
+        memset(&fs, 0, sizeof fs);
+    int rc = engine_identity_record(s, e, &fs, out, err);
+    engine_fileset_free(&fs);
+    return rc;
+}

@@ -28,4 +28,8 @@ int engine_identity_changed(store *s, const lvd_engine *e, const lvd_probe *cach
 int engine_identity_record(store *s, const lvd_engine *e, const engine_fileset *fs, lvd_probe *out,
                            lvd_err *err);
 
+/* engine_identity_record with e's file set listed now (for a probe run
+ * outside engine_probe_engine, e.g. by discovery, before store_probe_put). */
+int engine_identity_complete(store *s, const lvd_engine *e, lvd_probe *out, lvd_err *err);
+
 #endif

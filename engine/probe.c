@@ -1,6 +1,7 @@
 /* probe.c: runs an engine's `--list-devices` through proc_run, caches the
- * answer in the store, and presents probes as a table or JSON (see probe.h).
- * Not for parsing the output (engine/devices.c). */
+ * answer in the store (served while the engine's files are the ones it
+ * recorded: engine/identity.c), and presents probes as a table or JSON (see
+ * probe.h). Not for parsing the output (engine/devices.c). */
 #include "engine/probe.h"
 
 #include "engine/cudaarch.h"

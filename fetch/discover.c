@@ -3,6 +3,7 @@
  * through engine/register.c. */
 #include "fetch/discover.h"
 
+#include "engine/identity.h"
 #include "engine/probe.h"
 #include "common/cli.h"
 #include "common/json.h"
@@ -386,7 +387,9 @@ static int register_found(store *s, fetch_discover_found *f, int timeout_ms, int
     f->engine_id = e.id;
     f->probe.engine_id = e.id;
     f->probe.probed_at = lvd_now();
-    int rc = store_probe_put(s, &f->probe, err);
+    int rc = engine_identity_complete(s, &e, &f->probe, err);
+    if (rc == 0)
+        rc = store_probe_put(s, &f->probe, err);
     lvd_engine_free(&e);
     if (rc != 0)
         return fail(exit_code, LVD_EXIT_STORE);

@@ -175,27 +175,8 @@ void store_artifact_list_free(store_artifact *v, size_t n)
 int store_path_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns,
                       int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err)
 {
-    sha256[0] = '\0';
-    sqlite3_stmt *st;
-    if (store_prepare(s,
-                      "SELECT sha256 FROM artifact_paths"
-                      " WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?",
-                      &st, err))
-        return -1;
-    store_bind_text(st, 1, path);
-    sqlite3_bind_int64(st, 2, size);
-    sqlite3_bind_int64(st, 3, mtime_ns);
-    sqlite3_bind_int64(st, 4, inode);
-    int rc = sqlite3_step(st);
-    int ret = 1;
-    if (rc == SQLITE_ROW) {
-        store_col_copy(st, 0, sha256, LVD_SHA256_HEX_LEN + 1);
-        ret = 0;
-    } else if (rc != SQLITE_DONE) {
-        ret = store_fail(s, err, "cannot read the path cache");
-    }
-    sqlite3_finalize(st);
-    return ret;
+    return store_hash_cache_lookup(s, "artifact_paths", "the path cache", path, size, mtime_ns, inode, sha256,
+                                   err);
 }
 
 int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
@@ -211,12 +192,7 @@ int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
                       " sha256 = excluded.sha256, hashed_at = excluded.hashed_at",
                       &st, err))
         goto fail;
-    store_bind_text(st, 1, path);
-    sqlite3_bind_int64(st, 2, size);
-    sqlite3_bind_int64(st, 3, mtime_ns);
-    sqlite3_bind_int64(st, 4, inode);
-    store_bind_text(st, 5, sha256);
-    sqlite3_bind_int64(st, 6, lvd_now());
+    store_bind_hash_row(st, path, size, mtime_ns, inode, sha256);
     if (store_step_done(s, st, "cannot record path (record the artifact first)", err))
         goto fail;
     if (store_prepare(s, "UPDATE artifacts SET last_path = ? WHERE sha256 = ?", &st, err))
