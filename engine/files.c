@@ -185,7 +185,8 @@ int engine_files_list(const char *dir, engine_fileset *out, lvd_err *err)
         for (size_t i = 0; i < l.n_extra; i++)
             added += add_dir(&l, l.extra[i], 1);
     } while (added);
-    qsort(out->v, out->n, sizeof *out->v, by_rel);
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, by_rel);
     lvd_strv_free(l.extra);
     free(l.tree);
     free(l.dir);
