@@ -258,9 +258,9 @@ static void test_backends_and_note(void **state)
     free(note);
     assert_null(engine_backends_no_device("blas,cpu,rpc", NULL, 0)); /* they list no devices anyway */
     /* the real Vulkan build without a GPU, and with lavapipe made visible */
-    static const char *const caps[] = {"list-devices", "list-devices-visible0"};
+    static const char *const caps[] = {"list-devices-hidden", "list-devices"};
     for (size_t i = 0; i < 2; i++) {
-        char *rel = lvd_xasprintf("llama.cpp/vulkan-b9749/%s.stdout", caps[i]);
+        char *rel = lvd_xasprintf("llama.cpp/vulkan-lavapipe-b9749/%s.stdout", caps[i]);
         char *path = tu_fixture(rel), *out = tu_read(path, NULL);
         lvd_device *devs;
         size_t n;

@@ -53,7 +53,7 @@ static int carried(const char *b)
 /* What ggml's backends print on stderr when they load (before any logging is
  * configured), per backend, as in gpu-h200/{cuda,vulkan}-list-devices.stderr;
  * a backend the scenario carries (`backends`) with no device says so, as
- * vulkan-b9749/list-devices.stderr does. */
+ * vulkan-lavapipe-b9749/list-devices-hidden.stderr does. */
 void print_backend_init(void)
 {
     static const char *const bks[] = { "CUDA", "ROCm", "Vulkan", NULL };

@@ -34,7 +34,7 @@
  *       `device = none` or no device line: a CPU-only build ("  (none)").
  *   backends = Vulkan,CUDA           backends the build carries besides those of
  *       its devices: one with no device prints its init failure on stderr
- *       ("ggml_vulkan: No devices found.", as vulkan-b9749/list-devices.stderr);
+ *       ("ggml_vulkan: No devices found.", as vulkan-lavapipe-b9749/list-devices-hidden.stderr);
  *       pair it with a (fake) libggml-vulkan.so in the engine dir.
  *   cuda_archs = 800,860             the CUDA ARCHS of the system_info line
  *       (default: the first CUDA device's compute capability, 9.0 -> 900).
