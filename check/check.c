@@ -9,6 +9,7 @@
 
 #include "common/cli.h"
 #include "common/proc.h"
+#include "engine/cudaarch.h"
 #include "engine/visibility.h"
 
 #include <math.h>
@@ -150,7 +151,7 @@ static void add_skip(check_report *r, const lvd_engine *e, const char *fmt, cons
 /* Runs e's llama-perplexity (check_argv: against base_file when
  * compare, on device dev); on success parses into out and returns 1; else
  * sets c to error with the reason and returns 0 (-1: the runner failed). */
-static int run_ppl(const lvd_engine *e, const check_opts *o, const char *base_file, int compare,
+static int run_ppl(store *s, const lvd_engine *e, const check_opts *o, const char *base_file, int compare,
                    const char *dev, lvd_check *c, check_ppl *out, lvd_err *err)
 {
     char *bin = ppl_binary(e);
@@ -166,6 +167,12 @@ static int run_ppl(const lvd_engine *e, const check_opts *o, const char *base_fi
         proc_result_free(&res);
         lvd_strv_free(argv);
         lvd_strv_free(env);
+        return -1;
+    }
+    /* its log names the CUDA archs the build was compiled for: kept with the probe */
+    if (engine_cuda_archs_note(s, e, lvd_sb_str(&res.err), err) != 0) {
+        proc_result_free(&res);
+        lvd_strv_free(argv);
         return -1;
     }
     int ok = 0;
@@ -233,7 +240,7 @@ static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const check
     it->reference = 1;
     lvd_progress("check: CPU reference on %s", e->name);
     check_ppl out;
-    int rc = run_ppl(e, o, base_file, 0, gpu_ref ? "none" : NULL, &it->check, &out, err);
+    int rc = run_ppl(s, e, o, base_file, 0, gpu_ref ? "none" : NULL, &it->check, &out, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -275,7 +282,7 @@ static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, con
     }
     lvd_progress("check: %s %s", e->name, dev ? dev->selector : "cpu");
     check_ppl out;
-    int rc = run_ppl(e, o, base_file, 1, dev ? dev->selector : NULL, &it->check, &out, err);
+    int rc = run_ppl(s, e, o, base_file, 1, dev ? dev->selector : NULL, &it->check, &out, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {

@@ -12,6 +12,9 @@ void lvd_probe_free(lvd_probe *p)
     free(p->reason);
     free(p->env);
     free(p->devices);
+    free(p->files);
+    free(p->no_device);
+    free(p->changed);
     memset(p, 0, sizeof *p);
 }
 

@@ -38,6 +38,12 @@ typedef struct lvd_probe {
                               (engine/visibility.h record); NULL = not recorded */
     lvd_device *devices;
     size_t n_devices;
+    /* The engine's files when it was probed (engine/files.h) and what they carry. */
+    char *files;           /* engine_files_key; NULL when not recorded (an older probe) */
+    char backends[64];     /* backends the files carry, "cpu,vulkan" (engine/backends.h) */
+    char *no_device;       /* "Vulkan backend present, no Vulkan device (driver missing?)"; NULL */
+    char cuda_archs[64];   /* "890,900" when a log of the build printed them; "" unknown */
+    char *changed;         /* not stored: why the cached probe was not served; NULL */
 } lvd_probe;
 
 /* A llama.cpp engine: a directory with llama-server and/or llama-bench. */

@@ -1,9 +1,12 @@
 /* probe.c: runs an engine's `--list-devices` through proc_run, caches the
- * answer in the store, and presents probes as a table or JSON (see probe.h).
- * Not for parsing the output (engine/devices.c). */
+ * answer in the store (served while the engine's files are the ones it
+ * recorded: engine/identity.c), and presents probes as a table or JSON (see
+ * probe.h). Not for parsing the output (engine/devices.c). */
 #include "engine/probe.h"
 
+#include "engine/cudaarch.h"
 #include "engine/devices.h"
+#include "engine/identity.h"
 #include "engine/visibility.h"
 #include "common/cli.h"
 #include "common/json.h"
@@ -90,6 +93,7 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
         set_unknown(out, lvd_xasprintf("%s %s", name, err.msg));
     } else {
         engine_devices_label(out->devices, out->n_devices, out->backend, sizeof out->backend);
+        engine_cuda_archs_parse(lvd_sb_str(&res.err), out->cuda_archs, sizeof out->cuda_archs);
         free(out->reason);
         out->reason = NULL;
     }
@@ -110,35 +114,50 @@ static int cache_usable(store *s, const lvd_engine *e, const lvd_probe *fresh, l
     return usable;
 }
 
+/* Serves the cache into out when it may: 1 served, 0 not (out empty, *changed
+ * says why when the engine's files changed), -1 store error. */
+static int serve_cached(store *s, const lvd_engine *e, const char *binary, const char *env,
+                        const struct stat *st, const engine_fileset *fs, lvd_probe *out, char **changed,
+                        lvd_err *err)
+{
+    int64_t mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    int rc = store_probe_fresh(s, binary, env, mtime_ns, (int64_t)st->st_size, lvd_now(), ENGINE_PROBE_TTL_S,
+                               out, err);
+    int usable = rc == 0 ? cache_usable(s, e, out, err) : 0;
+    if (rc >= 0 && usable >= 0 && engine_identity_changed(s, e, rc == 0 ? out : NULL, fs, changed, err) != 0)
+        usable = -1;
+    if (usable > 0 && *changed)
+        usable = 0;
+    if (rc == 0 && usable <= 0)
+        lvd_probe_free(out);
+    return rc < 0 ? -1 : usable;
+}
+
 int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *out,
                           int *cached, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     if (cached)
         *cached = 0;
-    char *binary = engine_probe_binary(e);
+    engine_fileset fs;
+    if (engine_files_list(e->dir, &fs, NULL) != 0)
+        memset(&fs, 0, sizeof fs);
+    char *binary = engine_probe_binary(e), *changed = NULL;
     char *env = engine_visibility_current(); /* part of the cache key */
     struct stat st;
+    int rc = 0;
     if (binary && stat(binary, &st) == 0) {
-        int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-        if (!refresh) {
-            int rc = store_probe_fresh(s, binary, env, mtime_ns, (int64_t)st.st_size, lvd_now(),
-                                       ENGINE_PROBE_TTL_S, out, err);
-            int usable = rc == 0 ? cache_usable(s, e, out, err) : 0;
-            if (rc < 0 || usable != 0) {
-                if (usable < 0)
-                    lvd_probe_free(out);
-                else if (usable > 0 && cached)
-                    *cached = 1;
-                free(binary);
-                free(env);
-                return usable > 0 ? 0 : -1;
-            }
-            if (rc == 0)
-                lvd_probe_free(out);
+        rc = refresh ? 0 : serve_cached(s, e, binary, env, &st, &fs, out, &changed, err);
+        if (rc != 0) {
+            if (cached && rc == 1)
+                *cached = 1;
+            free(binary);
+            free(env);
+            engine_fileset_free(&fs);
+            return rc < 0 ? -1 : 0;
         }
         out->binary = binary;
-        out->bin_mtime_ns = mtime_ns;
+        out->bin_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
         out->bin_size = (int64_t)st.st_size;
         engine_probe_run(binary, timeout_ms, out);
     } else {
@@ -150,7 +169,10 @@ int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeo
     out->env = env;
     out->engine_id = e->id;
     out->probed_at = lvd_now();
-    if (store_probe_put(s, out, err) != 0) {
+    out->changed = changed;
+    rc = engine_identity_record(s, e, &fs, out, err);
+    engine_fileset_free(&fs);
+    if (rc != 0 || store_probe_put(s, out, err) != 0) {
         lvd_probe_free(out);
         return -1;
     }
@@ -163,12 +185,35 @@ int engine_probe_engine(store *s, const lvd_engine *e, int refresh, int timeout_
     return engine_probe_engine_ex(s, e, refresh, timeout_ms, out, NULL, err);
 }
 
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
 static void json_i64_or_null(cJSON *o, const char *key, int64_t v)
 {
     if (v < 0)
         cJSON_AddNullToObject(o, key);
     else
         cJSON_AddNumberToObject(o, key, (double)v);
+}
+
+/* What the probe recorded of the engine's files (identity.h). */
+static void identity_json(cJSON *o, const lvd_probe *p)
+{
+    size_t n;
+    char **v = lvd_split(p->backends, ',', &n);
+    cJSON *arr = cJSON_AddArrayToObject(o, "backends");
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(v[i]));
+    lvd_strv_free(v);
+    cJSON_AddItemToObject(o, "no_device", lvd_json_text(p->no_device));
+    cJSON_AddItemToObject(o, "cuda_archs", lvd_json_text(p->cuda_archs));
+    cJSON_AddItemToObject(o, "reprobed_because", lvd_json_text(p->changed));
+    cJSON_AddNumberToObject(o, "n_files", (double)count_lines(p->files));
 }
 
 cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
@@ -188,6 +233,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
     snprintf(ns, sizeof ns, "%lld", (long long)p->bin_mtime_ns);
     cJSON_AddRawToObject(o, "bin_mtime_ns", ns);
     cJSON_AddNumberToObject(o, "bin_size", (double)p->bin_size);
+    identity_json(o, p);
     cJSON *devs = cJSON_AddArrayToObject(o, "devices");
     for (size_t i = 0; i < p->n_devices; i++) {
         const lvd_device *d = &p->devices[i];
@@ -198,19 +244,38 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
         json_i64_or_null(dj, "free_mib", d->free_mib);
         cJSON_AddStringToObject(dj, "backend", d->backend);
         cJSON_AddItemToObject(dj, "compute_cap", lvd_json_text(d->compute_cap));
+        char flag[256];
+        engine_cuda_arch_flag(p->cuda_archs, d, flag, sizeof flag);
+        cJSON_AddItemToObject(dj, "cuda_arch_flag", lvd_json_text(flag));
         cJSON_AddItemToArray(devs, dj);
     }
     return o;
 }
 
-/* "CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0", as llama.cpp prints it. */
-static void device_line(lvd_sb *sb, const lvd_device *d)
+/* "CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0", as llama.cpp
+ * prints it, then the CUDA arch flag when the build has no code for it. */
+static void device_line(lvd_sb *sb, const lvd_device *d, const char *archs)
 {
     lvd_sb_addf(sb, "%s: %s", d->selector, d->name);
     if (d->total_mib >= 0 && d->free_mib >= 0)
         lvd_sb_addf(sb, " (%lld MiB, %lld MiB free)", (long long)d->total_mib, (long long)d->free_mib);
     if (d->compute_cap[0])
         lvd_sb_addf(sb, ", cc %s", d->compute_cap);
+    char flag[256];
+    engine_cuda_arch_flag(archs, d, flag, sizeof flag);
+    if (*flag)
+        lvd_sb_addf(sb, " -- WARNING: %s", flag);
+}
+
+/* The lines under an engine's devices: its backends, the no-device note and
+ * why it was probed again. */
+static void identity_lines(FILE *f, int wname, int wback, const lvd_probe *p)
+{
+    const char *lines[][2] = {{"backends: ", p->backends[0] ? p->backends : NULL},
+                              {"note: ", p->no_device}, {"re-probed: ", p->changed}};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(lines); i++)
+        if (lines[i][1])
+            fprintf(f, "%-*s  %-*s  %-6s  %s%s\n", wname, "", wback, "", "", lines[i][0], lines[i][1]);
 }
 
 void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const int *cached, size_t n)
@@ -233,14 +298,15 @@ void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const 
         else if (p[i].n_devices == 0)
             lvd_sb_adds(&line, "(none)");
         else
-            device_line(&line, &p[i].devices[0]);
+            device_line(&line, &p[i].devices[0], p[i].cuda_archs);
         fprintf(f, "%-*s  %s%-*s%s  %-6s  %s\n", wname, e[i].name, unknown ? red : "", wback,
                 p[i].backend, unknown ? reset : "", how, lvd_sb_str(&line));
         for (size_t d = 1; d < p[i].n_devices; d++) {
             lvd_sb_reset(&line);
-            device_line(&line, &p[i].devices[d]);
+            device_line(&line, &p[i].devices[d], p[i].cuda_archs);
             fprintf(f, "%-*s  %-*s  %-6s  %s\n", wname, "", wback, "", "", lvd_sb_str(&line));
         }
+        identity_lines(f, wname, wback, &p[i]);
         lvd_sb_free(&line);
     }
     if (n > 0) { /* every probe shown was made under the same environment */

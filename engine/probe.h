@@ -1,5 +1,5 @@
 /* probe.h: asking an engine which devices it sees (`--list-devices`), and
- * caching the answer in the store against the binary's mtime and size.
+ * caching the answer in the store against the engine's file set (engine/files.h).
  * Not for parsing the output (engine/devices.h) nor for choosing a device
  * (select/). */
 #ifndef LVD_ENGINE_PROBE_H
@@ -14,7 +14,9 @@
 struct cJSON;
 
 /* A cached probe is served for 24 h: devices do not come and go between
- * nightly runs, and a changed binary (mtime or size) invalidates it at once. */
+ * nightly runs, and a changed engine file (engine/files.h: size, mtime or
+ * inode of a launcher, library or module; one added or gone) invalidates it
+ * at once. */
 #define ENGINE_PROBE_TTL_S (24 * 3600)
 /* `--list-devices` initialises every backend; a healthy CUDA or Vulkan build
  * answers in a few seconds, so 30 s only ever catches a hung driver. */
@@ -37,10 +39,13 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out);
  * it is fresh (same binary, mtime and size, made under the same
  * device-visibility environment (engine/visibility.h: a probe under another
  * environment is another probe), younger than ENGINE_PROBE_TTL_S, not
- * "unknown", and no newer failed probe of the engine under that environment)
- * unless refresh is set; otherwise runs the binary (timeout_ms <= 0 means
+ * "unknown", no newer failed probe of the engine under that environment, and
+ * the engine's file set the one it recorded: engine/identity.h) unless
+ * refresh is set; otherwise runs the binary (timeout_ms <= 0 means
  * ENGINE_PROBE_TIMEOUT_MS) and records what it said, "unknown" outcomes
- * included (for display; they are never served as a cache hit). A missing
+ * included (for display; they are never served as a cache hit), with the
+ * file set, the backends carried and the no-device note (out->changed says
+ * why a cached probe was not served). A missing
  * binary is an "unknown" probe too. Fills out (caller frees with
  * lvd_probe_free). Returns 0 whatever the engine answered, -1 only when the
  * store failed (err names it). */
@@ -54,16 +59,20 @@ int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeo
 /* One probe as a JSON object: engine (name), engine_id, dir, build, binary,
  * backend, reason (null unless unknown), probed_at, cached, env ({NAME: VALUE}
  * of the visibility variables set; null when not recorded), bin_mtime_ns,
- * bin_size, devices [{selector, name, total_mib, free_mib, backend,
- * compute_cap}] (null where not printed). The caller owns it. */
+ * bin_size, backends [], no_device, cuda_archs, reprobed_because, n_files,
+ * devices [{selector, name, total_mib, free_mib, backend, compute_cap,
+ * cuda_arch_flag}] (null where not printed). The caller owns it. */
 struct cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached);
 
 /* Prints n probes as a table, one row per engine and one line per device:
  *   ENGINE      BACKEND  PROBE   DEVICES
  *   cuda-local  cuda     cached  CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0
  * PROBE is "cached", "probed" or "failed"; an unknown engine shows its reason
- * under DEVICES. e[i], p[i] and cached[i] belong together. A last line says
- * the environment they were made under (p[0]'s: one run, one environment):
+ * under DEVICES; under the devices come "backends: ...", "note: ..." (a
+ * backend with no device) and "re-probed: ..." lines when there is one, and a
+ * device's CUDA arch flag follows it. e[i], p[i] and cached[i] belong
+ * together. A last line says the environment they were made under (p[0]'s:
+ * one run, one environment):
  *   environment: GGML_VK_VISIBLE_DEVICES=0 */
 void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const int *cached, size_t n);
 

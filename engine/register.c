@@ -4,6 +4,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "engine/register.h"
 
+#include "engine/digest.h"
 #include "engine/probe.h"
 #include "common/cli.h"
 #include "common/proc.h"
@@ -210,8 +211,7 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
         goto out;
     }
     char hex[LVD_SHA256_HEX_LEN + 1];
-    uint64_t bytes;
-    if (lvd_sha256_file(server ? server : bench, hex, &bytes, err) != 0) {
+    if (engine_digest(s, dir, hex, NULL, err) != 0) {
         *exit_code = LVD_EXIT_INPUT;
         goto out;
     }

@@ -22,7 +22,8 @@ typedef struct engine_register_opts {
 
 /* Registers o->dir: it must be a directory holding an executable
  * llama-server and/or llama-bench; it is recorded by its canonical absolute
- * path, with digest = SHA-256 of llama-server (else llama-bench), commit =
+ * path, with digest = engine_digest (the SHA-256 over its whole file set,
+ * engine/digest.h; unchanged files are not re-read), commit =
  * what `llama-server --version` says ("version: 9749 (d32676d77)"; NULL when
  * it does not answer or says "unknown"), origin "registered", flavour
  * "local". Registering a directory again updates its engine under the name

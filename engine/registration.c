@@ -3,6 +3,7 @@
 #include "engine/registration.h"
 
 #include "common/cli.h"
+#include "engine/identity.h"
 #include "engine/probe.h"
 
 #include <cjson/cJSON.h>
@@ -13,6 +14,8 @@ static int record_ran(store *s, engine_registration *r)
 {
     r->probe.engine_id = r->engine.id;
     r->probe.probed_at = lvd_now();
+    if (engine_identity_complete(s, &r->engine, &r->probe, &r->err) != 0) /* its file set, as probes record it */
+        return -1;
     return store_probe_put(s, &r->probe, &r->err);
 }
 

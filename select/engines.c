@@ -3,6 +3,7 @@
  * running any engine. */
 #include "select/engines.h"
 
+#include "engine/files.h"
 #include "engine/visibility.h"
 
 #include <errno.h>
@@ -44,6 +45,19 @@ static void judge_probe(sel_engine *e)
     }
     if (mtime != p->bin_mtime_ns || size != p->bin_size) {
         snprintf(e->why, sizeof e->why, "%s changed since it was probed (run lvd probe)", p->binary);
+        return;
+    }
+    engine_fileset fs;
+    engine_files_change ch;
+    int same = 1;
+    if (p->files && engine_files_list(e->e.dir, &fs, NULL) == 0) { /* an older probe recorded none */
+        same = engine_files_compare(p->files, &fs, &ch);
+        engine_fileset_free(&fs);
+    }
+    if (!same) {
+        char text[280];
+        engine_files_change_text(&ch, "the last probe", text, sizeof text);
+        snprintf(e->why, sizeof e->why, "%s (run lvd probe)", text);
         return;
     }
     e->probe_ok = 1;

@@ -19,8 +19,9 @@
 typedef struct sel_engine {
     lvd_engine e;
     lvd_probe probe;       /* newest probe under sel_engines.env; zeroed (id 0) when none */
-    int probe_ok;          /* a probe exists, is not "unknown", and its binary's
-                              mtime and size are what they are now */
+    int probe_ok;          /* a probe exists, is not "unknown", its binary's
+                              mtime and size are what they are now, and so is
+                              the engine's file set it recorded (engine/files.h) */
     char *server;          /* DIR/llama-server when it is an executable file, else NULL */
     char why[320];         /* when !probe_ok or !server: why, one line */
 } sel_engine;

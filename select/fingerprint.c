@@ -1,9 +1,11 @@
 /* fingerprint.c: the fingerprint of the engines a verdict compared, made
  * when the verdict is computed and checked at service start (format and
- * rules in verdict.h). Stats files only. */
+ * rules in verdict.h). Lists and stats files only (engine/files.h): never
+ * hashes. */
 #include "select/verdict.h"
 
 #include "common/json.h"
+#include "engine/files.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -18,6 +20,21 @@ static void add_i64_str(cJSON *o, const char *key, int64_t v)
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)v);
     cJSON_AddStringToObject(o, key, buf);
+}
+
+/* "set": the engine's whole file set (engine/files.h), null when its
+ * directory cannot be read. */
+static void add_file_set(cJSON *o, const char *dir)
+{
+    engine_fileset fs;
+    if (!dir || engine_files_list(dir, &fs, NULL) != 0) {
+        cJSON_AddNullToObject(o, "set");
+        return;
+    }
+    char *key = engine_files_key(&fs);
+    cJSON_AddStringToObject(o, "set", key);
+    free(key);
+    engine_fileset_free(&fs);
 }
 
 char *sel_fingerprint_make(const lvd_run *runs, size_t n_runs, const sel_engines *es)
@@ -57,6 +74,7 @@ char *sel_fingerprint_make(const lvd_run *runs, size_t n_runs, const sel_engines
             add_i64_str(f, "size", size);
         }
         cJSON *o = cJSON_CreateObject();
+        add_file_set(o, e->e.dir);
         cJSON_AddNumberToObject(o, "id", (double)e->e.id);
         cJSON_AddStringToObject(o, "name", e->e.name ? e->e.name : "");
         cJSON_AddStringToObject(o, "build", e->e.build ? e->e.build : "");
@@ -80,6 +98,32 @@ static int changed(char *why, size_t len, const char *fmt, ...)
     return 0;
 }
 
+/* The engine's file set against the one recorded ("set"; a fingerprint
+ * made before file sets were recorded has none and is judged by its files
+ * alone): 1 unchanged, 0 changed (why names the file), -1 malformed. */
+static int set_unchanged(const cJSON *o, const char *name, const char *dir, char *why, size_t len)
+{
+    const cJSON *set = cJSON_GetObjectItem(o, "set");
+    if (!set || cJSON_IsNull(set))
+        return 1;
+    if (!cJSON_IsString(set))
+        return -1;
+    engine_fileset fs;
+    lvd_err err = {{0}};
+    if (engine_files_list(dir, &fs, &err) != 0)
+        return changed(why, len, "engine %s: %s", name, err.msg);
+    engine_files_change ch;
+    int same = engine_files_compare(cJSON_GetStringValue(set), &fs, &ch);
+    engine_fileset_free(&fs);
+    if (same)
+        return 1;
+    if (ch.kind == ENGINE_FILES_UNRECORDED)
+        return -1;
+    char text[512];
+    engine_files_change_text(&ch, "the verdict", text, sizeof text);
+    return changed(why, len, "engine %s: %s", name, text);
+}
+
 /* One engine object of a fingerprint: 1 unchanged, 0 changed (why), -1 malformed. */
 static int engine_unchanged(const sel_engines *es, const cJSON *o, char *why, size_t len)
 {
@@ -98,6 +142,9 @@ static int engine_unchanged(const sel_engines *es, const cJSON *o, char *why, si
                        build);
     if (strcmp(dir, lvd_json_string(o, "dir")) != 0)
         return changed(why, len, "engine %s moved from %s to %s", name, lvd_json_string(o, "dir"), dir);
+    int set = set_unchanged(o, name, dir, why, len);
+    if (set != 1)
+        return set;
     const cJSON *f;
     cJSON_ArrayForEach(f, files) {
         int64_t want_m, want_s, mtime = -1, size = -1;

@@ -6,6 +6,8 @@
  * line (choice.c, sel_choice_lines_build). */
 #include "select/select.h"
 
+#include "engine/cudaarch.h"
+
 #include "common/cli.h"
 #include "select/choice.h"
 #include "select/engines.h"
@@ -505,6 +507,11 @@ static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *er
             say(r, "device: %s (%s) is %s: a software rasterizer on the host's CPU cores, not an"
                 " accelerator; used because the %s", pk->dev->selector, pk->dev->name, r->backend,
                 by == SEL_BY_VERDICT ? "verdict measured it fastest" : "profile names it");
+        char flag[256] = "";
+        if (pk->dev)
+            engine_cuda_arch_flag(pk->eng->probe.cuda_archs, pk->dev, flag, sizeof flag);
+        if (*flag)
+            say(r, "warning: %s %s: %s", pk->eng->e.name, pk->dev->selector, flag);
         r->placed = l.placed;
         r->placement = l.placement;
         r->params = l.params;

@@ -48,9 +48,14 @@
  *
  * Fingerprint: a JSON array, one object per engine compared (every engine
  * with a run in the session):
- *   {"id", "name", "build", "dir", "files": [{"path", "mtime_ns", "size"}]}
- * files = the binaries its runs used (llama-bench) and DIR/llama-server;
- * mtime_ns and size are -1 for a file that could not be stat'ed. */
+ *   {"set", "id", "name", "build", "dir", "files": [{"path", "mtime_ns", "size"}]}
+ * set = the engine's whole file set (engine/files.h: launchers, shared
+ * libraries, backend modules) as engine_files_key records it, null when
+ * DIR could not be read; files = the binaries its runs used (llama-bench)
+ * and DIR/llama-server; mtime_ns and size are -1 for a file that could not
+ * be stat'ed. A file of the set that changed (size, mtime, inode), appeared
+ * or is gone makes the verdict stale, named relative to DIR: "engine
+ * b9749-cpu: libggml-cpu.so.0 changed since the verdict (mtime)". */
 #ifndef LVD_SEL_VERDICT_H
 #define LVD_SEL_VERDICT_H
 
@@ -88,8 +93,9 @@ int sel_verdict_record(store *s, const char *artifact, const sel_verdict_opts *o
 char *sel_fingerprint_make(const lvd_run *runs, size_t n_runs, const sel_engines *es);
 
 /* Whether a recorded fingerprint still describes the engines: each engine is
- * still registered under the same id with the same build and directory, and
- * each file has the recorded mtime and size (stat only). Returns 1 when it
+ * still registered under the same id with the same build and directory, its
+ * file set is the recorded one, and each file has the recorded mtime and
+ * size (directory listing and stat only). Returns 1 when it
  * does, 0 when not (why says which engine and file changed), -1 when the
  * fingerprint is not a fingerprint (why says so). */
 int sel_fingerprint_valid(const sel_engines *es, const char *fingerprint, char *why, size_t len);

@@ -149,6 +149,21 @@ static const char *const migrations[] = {
     "ALTER TABLE probes ADD COLUMN env TEXT;"
     "CREATE INDEX probes_engine_env ON probes(engine_id, env, probed_at);"
     "ALTER TABLE checks ADD COLUMN env TEXT NOT NULL DEFAULT '';",
+    /* 4: an engine's identity is every file it loads (engine/files.h): the
+     * probe records that file set, the backends the files carry, the note
+     * for a backend that lists no device and the CUDA archs the build was
+     * compiled for; the SHA-256 of each engine file is cached by (path,
+     * size, mtime, inode) so a second registration re-hashes nothing. */
+    "ALTER TABLE probes ADD COLUMN files TEXT;"         /* engine_files_key; NULL: not recorded */
+    "ALTER TABLE probes ADD COLUMN backends TEXT;"      /* "cpu,vulkan" */
+    "ALTER TABLE probes ADD COLUMN no_device TEXT;"     /* "Vulkan backend present, no Vulkan device ..." */
+    "ALTER TABLE probes ADD COLUMN cuda_archs TEXT;"    /* "890,900" */
+    "CREATE TABLE file_hashes ("
+    "  path TEXT PRIMARY KEY,"
+    "  size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL,"
+    "  sha256 TEXT NOT NULL CHECK (length(sha256) = 64),"
+    "  hashed_at INTEGER NOT NULL"
+    ");",
 };
 
 size_t store_schema_version(void)

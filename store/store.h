@@ -103,6 +103,8 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
 int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err);
 /* The same among its probes made under environment env (NULL = ""). 1 = none. */
 int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err);
+/* Records the CUDA archs a log of the probed files printed (engine/cudaarch.h). */
+int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err);
 
 /* --- runs, results, samples --------------------------------------------- */
 

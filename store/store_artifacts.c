@@ -173,52 +173,18 @@ void store_artifact_list_free(store_artifact *v, size_t n)
     free(v);
 }
 
-/* The two file caches, artifact_paths and shard_paths, key a file alike. */
-static void bind_file_key(sqlite3_stmt *st, const char *path, int64_t size, int64_t mtime_ns,
-                          int64_t inode)
-{
-    store_bind_text(st, 1, path);
-    sqlite3_bind_int64(st, 2, size);
-    sqlite3_bind_int64(st, 3, mtime_ns);
-    sqlite3_bind_int64(st, 4, inode);
-}
-
-/* sha256 of path's unchanged entry in the path cache, or with shards the
- * shard cache; 1 = none. */
-static int file_cache_lookup(store *s, int shards, const char *path, int64_t size, int64_t mtime_ns,
-                             int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err)
-{
-    const char *sql = shards ? "SELECT sha256 FROM shard_paths"
-                               " WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?"
-                             : "SELECT sha256 FROM artifact_paths"
-                               " WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?";
-    sha256[0] = '\0';
-    sqlite3_stmt *st;
-    if (store_prepare(s, sql, &st, err))
-        return -1;
-    bind_file_key(st, path, size, mtime_ns, inode);
-    int rc = sqlite3_step(st);
-    int ret = 1;
-    if (rc == SQLITE_ROW) {
-        store_col_copy(st, 0, sha256, LVD_SHA256_HEX_LEN + 1);
-        ret = 0;
-    } else if (rc != SQLITE_DONE) {
-        ret = store_fail(s, err, shards ? "cannot read the shard cache" : "cannot read the path cache");
-    }
-    sqlite3_finalize(st);
-    return ret;
-}
-
 int store_path_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns,
                       int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err)
 {
-    return file_cache_lookup(s, 0, path, size, mtime_ns, inode, sha256, err);
+    return store_hash_cache_lookup(s, "artifact_paths", "the path cache", path, size, mtime_ns, inode, sha256,
+                                   err);
 }
 
 int store_shard_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns,
                        int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err)
 {
-    return file_cache_lookup(s, 1, path, size, mtime_ns, inode, sha256, err);
+    return store_hash_cache_lookup(s, "shard_paths", "the shard cache", path, size, mtime_ns, inode, sha256,
+                                   err);
 }
 
 int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
@@ -234,9 +200,7 @@ int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
                       " sha256 = excluded.sha256, hashed_at = excluded.hashed_at",
                       &st, err))
         goto fail;
-    bind_file_key(st, path, size, mtime_ns, inode);
-    store_bind_text(st, 5, sha256);
-    sqlite3_bind_int64(st, 6, lvd_now());
+    store_bind_hash_row(st, path, size, mtime_ns, inode, sha256);
     if (store_step_done(s, st, "cannot record path (record the artifact first)", err))
         goto fail;
     if (store_prepare(s, "UPDATE artifacts SET last_path = ? WHERE sha256 = ?", &st, err))
@@ -256,17 +220,15 @@ int store_shard_put(store *s, const char *path, int64_t size, int64_t mtime_ns, 
 {
     sqlite3_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO shard_paths (path, size, mtime_ns, inode, sha256, artifact, shard_no,"
-                      " hashed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
+                      "INSERT INTO shard_paths (path, size, mtime_ns, inode, sha256, hashed_at, artifact,"
+                      " shard_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
                       " size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,"
                       " sha256 = excluded.sha256, artifact = excluded.artifact,"
                       " shard_no = excluded.shard_no, hashed_at = excluded.hashed_at",
                       &st, err))
         return -1;
-    bind_file_key(st, path, size, mtime_ns, inode);
-    store_bind_text(st, 5, sha256);
-    store_bind_text(st, 6, artifact);
-    sqlite3_bind_int64(st, 7, shard_no);
-    sqlite3_bind_int64(st, 8, lvd_now());
+    store_bind_hash_row(st, path, size, mtime_ns, inode, sha256);
+    store_bind_text(st, 7, artifact);
+    sqlite3_bind_int64(st, 8, shard_no);
     return store_step_done(s, st, "cannot record a shard (record the artifact first)", err);
 }

@@ -149,7 +149,7 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason,"
-                      " env) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      " env, files, backends, no_device, cuda_archs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     sqlite3_bind_int64(st, 1, p->engine_id);
@@ -160,6 +160,10 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     store_bind_text(st, 6, p->backend);
     store_bind_text(st, 7, p->reason);
     store_bind_text(st, 8, p->env ? p->env : "");
+    store_bind_text(st, 9, p->files);
+    store_bind_text(st, 10, p->backends[0] ? p->backends : NULL);
+    store_bind_text(st, 11, p->no_device);
+    store_bind_text(st, 12, p->cuda_archs[0] ? p->cuda_archs : NULL);
     if (store_step_done(s, st, "cannot record probe", err))
         goto fail;
     int64_t id = sqlite3_last_insert_rowid(s->db);
@@ -241,6 +245,10 @@ static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
     store_col_copy(st, 6, out->backend, sizeof out->backend);
     out->reason = store_col_strdup(st, 7);
     out->env = store_col_strdup(st, 8);
+    out->files = store_col_strdup(st, 9);
+    store_col_copy(st, 10, out->backends, sizeof out->backends);
+    out->no_device = store_col_strdup(st, 11);
+    store_col_copy(st, 12, out->cuda_archs, sizeof out->cuda_archs);
     sqlite3_finalize(st);
     if (load_devices(s, out, err)) {
         lvd_probe_free(out);
@@ -250,7 +258,8 @@ static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
 }
 
 #define SELECT_PROBE \
-    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason, env FROM probes"
+    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason, env," \
+    " files, backends, no_device, cuda_archs FROM probes"
 
 int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mtime_ns, int64_t size,
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err)
@@ -295,4 +304,14 @@ int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err
 int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err)
 {
     return probe_latest(s, engine_id, 0, env, out, err);
+}
+
+int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "UPDATE probes SET cuda_archs = ? WHERE id = ?", &st, err))
+        return -1;
+    store_bind_text(st, 1, archs && *archs ? archs : NULL);
+    sqlite3_bind_int64(st, 2, probe_id);
+    return store_step_done(s, st, "cannot record the CUDA archs", err);
 }

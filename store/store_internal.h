@@ -42,6 +42,17 @@ void *store_grow(void *v, size_t elem, size_t n, size_t *cap);
 void store_bind_i64_or_null(sqlite3_stmt *st, int idx, int64_t v, int64_t null_value);
 int64_t store_col_i64_or(sqlite3_stmt *st, int col, int64_t null_value);
 
+/* The caches of SHA-256 by (path, size, mtime_ns, inode), artifact_paths
+ * (models) and file_hashes (engine files), share their shape: looks path up
+ * in table (a constant); 0 with sha256 on a hit, 1 on a miss, -1 with err
+ * ("cannot read " what). */
+int store_hash_cache_lookup(store *s, const char *table, const char *what, const char *path, int64_t size,
+                            int64_t mtime_ns, int64_t inode, char sha256[LVD_SHA256_HEX_LEN + 1], lvd_err *err);
+/* Binds path, size, mtime_ns, inode, sha256 and now to parameters 1-6 of st:
+ * an INSERT into one of those caches. */
+void store_bind_hash_row(sqlite3_stmt *st, const char *path, int64_t size, int64_t mtime_ns, int64_t inode,
+                         const char *sha256);
+
 /* Reads st's current row into item, one element of the list being read. */
 typedef void (*store_row_fn)(sqlite3_stmt *st, void *item);
 /* Steps st (its parameters bound) to the end, reading each row with read

@@ -32,7 +32,7 @@ fake_engine "$M"
 lvd fetch --register "$C" --build b9749 --json
 expect_rc "register the CPU-only engine" 0
 check "its commit comes from llama-server --version" has '"commit":[[:space:]]*"d32676d77"'
-check "its digest is the sha256 of llama-server" has "\"digest\":[[:space:]]*\"$(sha256sum "$C/llama-server" | cut -d' ' -f1)\""
+check "its digest is over its file set (the sha256sum lines of its launchers)" has "\"digest\":[[:space:]]*\"$(cd "$C" && sha256sum llama-bench llama-perplexity llama-server | sha256sum | cut -d' ' -f1)\""
 check "it is probed at once: cpu" has '"backend":[[:space:]]*"cpu"'
 check "with no devices" has '"devices":[[:space:]]*\[\]'
 

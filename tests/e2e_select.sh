@@ -137,7 +137,9 @@ touch -d '2001-01-01 00:00:00' "$W/vk/llama-server"
 lvd select --model "$PLAIN" --json
 expect_rc "a changed binary" 0
 check "makes the verdict stale: the heuristic decides" is "d['rule']" "heuristic"
-check "and the explanation names the engine and file" is "any('is stale: engine vk: $W/vk/llama-server changed' in e for e in d['explain'])" True
+check "and the explanation names the engine and file" is "any('is stale: engine vk: llama-server changed since the verdict (mtime)' in e for e in d['explain'])" True
+check "the engine's probe no longer describes its files either" is "any('llama-server changed since the last probe (mtime) (run lvd probe)' in e for e in d['explain'])" True
+lvd probe --engine vk
 lvd select --model "$PLAIN" --record --json
 check "a new verdict fingerprints the binary as it is" is "d['rule']" "verdict"
 

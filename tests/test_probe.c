@@ -176,6 +176,8 @@ static void test_ttl_expiry(void **state)
     old.reason = NULL;
     old.env = p.env ? lvd_xstrdup(p.env) : NULL;
     old.devices = NULL;
+    old.files = lvd_xstrdup(p.files);
+    old.no_device = old.changed = NULL;
     lvd_probe_free(&p);
     /* ...once the binary's mtime matches that old record only. */
     struct stat st;

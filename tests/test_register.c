@@ -72,6 +72,26 @@ static void sha256_of(const char *path, char hex[65])
     free(data);
 }
 
+/* The registered digest by its definition (engine/digest.h), computed here:
+ * SHA-256 of "HEX  NAME\n" per file, names given in byte order. */
+static void set_digest(const char *dir, const char *const *names, size_t n, char hex[65])
+{
+    lvd_sb text = {0};
+    for (size_t i = 0; i < n; i++) {
+        char *path = lvd_xasprintf("%s/%s", dir, names[i]);
+        char one[65];
+        sha256_of(path, one);
+        lvd_sb_addf(&text, "%s  %s\n", one, names[i]);
+        free(path);
+    }
+    unsigned char md[32];
+    unsigned int len = 0;
+    assert_int_equal(EVP_Digest(text.buf, text.len, md, &len, EVP_sha256(), NULL), 1);
+    for (int i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", md[i]);
+    lvd_sb_free(&text);
+}
+
 static int do_register(fx *f, const char *dir, const char *build, const char *name, lvd_engine *e,
                        lvd_err *err)
 {
@@ -158,7 +178,8 @@ static void test_register_full_dir(void **state)
     assert_string_equal(e.origin, "registered");
     char *server = lvd_xasprintf("%s/llama-server", dir);
     char hex[65];
-    sha256_of(server, hex);
+    static const char *const both[] = {"llama-bench", "llama-server"};
+    set_digest(dir, both, 2, hex);
     assert_string_equal(e.digest, hex);
     assert_true(e.id > 0);
 
@@ -212,7 +233,8 @@ static void test_register_bench_only(void **state)
     assert_null(e.commit); /* llama-bench has no --version */
     char *bench = lvd_xasprintf("%s/llama-bench", dir);
     char hex[65];
-    sha256_of(bench, hex);
+    static const char *const one[] = {"llama-bench"};
+    set_digest(dir, one, 1, hex);
     assert_string_equal(e.digest, hex);
     char *log = lvd_xasprintf("%s/calls.log", dir);
     assert_int_equal(access(log, F_OK), -1); /* nothing was run */

@@ -216,7 +216,10 @@ void system_info(int threads)
                 for (const char *p = G.dev[i].extra; *p && k < 8; p++)
                     if (isdigit((unsigned char)*p))
                         arch[k++] = *p;
-                lvd_sb_addf(&sb, "CUDA : ARCHS = %s0 | USE_GRAPHS = 1 | ", arch);
+                if (scn_find("cuda_archs"))
+                    lvd_sb_addf(&sb, "CUDA : ARCHS = %s | USE_GRAPHS = 1 | ", scn_str("cuda_archs", ""));
+                else
+                    lvd_sb_addf(&sb, "CUDA : ARCHS = %s0 | USE_GRAPHS = 1 | ", arch);
                 break;
             }
     log_line('I', "\n");

@@ -38,8 +38,22 @@ static void print_devices(void)
                G.dev[i].total_mib, G.dev[i].free_mib);
 }
 
+/* 1 when the scenario's `backends` list names backend b (case-insensitive). */
+static int carried(const char *b)
+{
+    size_t n;
+    char **v = lvd_split(scn_str("backends", ""), ',', &n);
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++)
+        found = strcasecmp(trim(v[i]), b) == 0;
+    lvd_strv_free(v);
+    return found;
+}
+
 /* What ggml's backends print on stderr when they load (before any logging is
- * configured), per backend, as in gpu-h200/{cuda,vulkan}-list-devices.stderr. */
+ * configured), per backend, as in gpu-h200/{cuda,vulkan}-list-devices.stderr;
+ * a backend the scenario carries (`backends`) with no device says so, as
+ * vulkan-lavapipe-b9749/list-devices-hidden.stderr does. */
 void print_backend_init(void)
 {
     static const char *const bks[] = { "CUDA", "ROCm", "Vulkan", NULL };
@@ -51,6 +65,10 @@ void print_backend_init(void)
                 n++;
                 total += G.dev[i].total_mib;
             }
+        if (!n && carried(bks[b]))
+            fputs(b == 2 ? "ggml_vulkan: No devices found.\n"
+                         : "ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected\n",
+                  stderr);
         if (!n)
             continue;
         if (b == 2)

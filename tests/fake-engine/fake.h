@@ -36,6 +36,12 @@
  *       the devices are seen only while VAR is set in the environment (any
  *       value); unset, every persona sees none, as llama.cpp's Vulkan backend
  *       hides lavapipe unless GGML_VK_VISIBLE_DEVICES lists it.
+ *   backends = Vulkan,CUDA           backends the build carries besides those of
+ *       its devices: one with no device prints its init failure on stderr
+ *       ("ggml_vulkan: No devices found.", as vulkan-lavapipe-b9749/list-devices-hidden.stderr);
+ *       pair it with a (fake) libggml-vulkan.so in the engine dir.
+ *   cuda_archs = 800,860             the CUDA ARCHS of the system_info line
+ *       (default: the first CUDA device's compute capability, 9.0 -> 900).
  *   ignore_ngl = 0|1|speed
  *       1: GPU flags have no effect, as a build whose GPU backend cannot load:
  *          devices still listed, but bench reports backends "CPU", gpu_info "",
@@ -141,6 +147,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>

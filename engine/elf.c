@@ -1,0 +1,176 @@
+/* elf.c: DT_NEEDED and DT_RPATH/DT_RUNPATH from an ELF file (see elf.h).
+ * Every offset and size read from the file is checked against the file's
+ * size and a bound before it is used; only the ELF header, the section
+ * headers, the dynamic section and its string table are read (pread), never
+ * the whole file. Not for ELF files that lack section headers (stripped with
+ * sstrip): those report no dynamic section. */
+#include "engine/elf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SECTIONS 65535
+#define MAX_DYNAMIC ((uint64_t)1 << 20) /* a real dynamic section is a few hundred bytes */
+#define MAX_DYNSTR ((uint64_t)16 << 20)
+#define MAX_ENTRIES 4096
+enum { SHT_DYNAMIC_ = 6, DT_NEEDED_ = 1, DT_RPATH_ = 15, DT_RUNPATH_ = 29 };
+
+typedef struct elf_file {
+    int fd;
+    uint64_t size;
+    int is64, be;
+} elf_file;
+
+static uint64_t get(const unsigned char *p, size_t n, int be)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[be ? i : n - 1 - i] << (8 * (n - 1 - i));
+    return v;
+}
+
+/* Reads n bytes at off into buf: 0, or -1 when they are not all in the file. */
+static int read_at(const elf_file *f, uint64_t off, void *buf, size_t n)
+{
+    if (off > f->size || n > f->size - off)
+        return -1;
+    return pread(f->fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/* Section header idx: its type, offset, size and link. */
+static int section(const elf_file *f, uint64_t shoff, uint64_t shentsize, uint64_t idx, uint64_t *type,
+                   uint64_t *off, uint64_t *size, uint64_t *link)
+{
+    unsigned char sh[64];
+    size_t need = f->is64 ? 64 : 40;
+    if (shentsize < need || idx > (UINT64_MAX - shoff) / shentsize ||
+        read_at(f, shoff + idx * shentsize, sh, need))
+        return -1;
+    *type = get(sh + 4, 4, f->be);
+    *link = get(sh + (f->is64 ? 40 : 24), 4, f->be);
+    *off = f->is64 ? get(sh + 24, 8, f->be) : get(sh + 16, 4, f->be);
+    *size = f->is64 ? get(sh + 32, 8, f->be) : get(sh + 20, 4, f->be);
+    return 0;
+}
+
+/* Reads a whole section of at most max bytes into a malloc'd buffer. */
+static unsigned char *load(const elf_file *f, uint64_t off, uint64_t size, uint64_t max)
+{
+    if (size > max)
+        return NULL;
+    unsigned char *buf = lvd_xmalloc(size + 1);
+    if (read_at(f, off, buf, (size_t)size)) {
+        free(buf);
+        return NULL;
+    }
+    buf[size] = '\0';
+    return buf;
+}
+
+/* The string at off in strtab, or NULL when it is not NUL-terminated inside it. */
+static const char *str_at(const unsigned char *strtab, uint64_t strsz, uint64_t off)
+{
+    if (off >= strsz || !memchr(strtab + off, '\0', (size_t)(strsz - off)))
+        return NULL;
+    return (const char *)strtab + off;
+}
+
+static void add_runpath(engine_elf_dyn *out, const char *s)
+{
+    size_t n;
+    char **parts = lvd_split(s, ':', &n);
+    for (size_t i = 0; i < n && out->n_runpath < MAX_ENTRIES; i++)
+        if (*parts[i])
+            lvd_strv_push(&out->runpath, &out->n_runpath, lvd_xstrdup(parts[i]));
+    lvd_strv_free(parts);
+}
+
+static int entries(const unsigned char *dyn, uint64_t dynsz, const unsigned char *strtab, uint64_t strsz,
+                   const elf_file *f, engine_elf_dyn *out)
+{
+    size_t w = f->is64 ? 8 : 4;
+    for (uint64_t at = 0; at + 2 * w <= dynsz; at += 2 * w) {
+        uint64_t tag = get(dyn + at, w, f->be), val = get(dyn + at + w, w, f->be);
+        if (tag == 0)
+            break;
+        if (tag != DT_NEEDED_ && tag != DT_RPATH_ && tag != DT_RUNPATH_)
+            continue;
+        const char *s = str_at(strtab, strsz, val);
+        if (!s)
+            return -1;
+        if (tag == DT_NEEDED_ && out->n_needed < MAX_ENTRIES)
+            lvd_strv_push(&out->needed, &out->n_needed, lvd_xstrdup(s));
+        else if (tag != DT_NEEDED_)
+            add_runpath(out, s);
+    }
+    return 0;
+}
+
+/* The dynamic section of f: 0 read, 1 none, -1 malformed. */
+static int dynamic(const elf_file *f, const unsigned char *eh, engine_elf_dyn *out)
+{
+    uint64_t shoff = f->is64 ? get(eh + 40, 8, f->be) : get(eh + 32, 4, f->be);
+    uint64_t shentsize = get(eh + (f->is64 ? 58 : 46), 2, f->be);
+    uint64_t shnum = get(eh + (f->is64 ? 60 : 48), 2, f->be);
+    if (shoff == 0 || shnum == 0)
+        return 1;
+    for (uint64_t i = 0; i < shnum && i < MAX_SECTIONS; i++) {
+        uint64_t type, off, size, link, stype, soff, ssize, slink;
+        if (section(f, shoff, shentsize, i, &type, &off, &size, &link))
+            return -1;
+        if (type != SHT_DYNAMIC_)
+            continue;
+        if (link >= shnum || section(f, shoff, shentsize, link, &stype, &soff, &ssize, &slink))
+            return -1;
+        unsigned char *dyn = load(f, off, size, MAX_DYNAMIC);
+        unsigned char *str = dyn ? load(f, soff, ssize, MAX_DYNSTR) : NULL;
+        int rc = dyn && str ? entries(dyn, size, str, ssize, f, out) : -1;
+        free(dyn);
+        free(str);
+        return rc;
+    }
+    return 1;
+}
+
+int engine_elf_read(const char *path, engine_elf_dyn *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    elf_file f = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+    if (f.fd < 0)
+        return lvd_errf(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    unsigned char eh[64];
+    int rc = 1;
+    if (fstat(f.fd, &st) != 0) {
+        rc = lvd_errf(err, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    f.size = (uint64_t)st.st_size;
+    if (!S_ISREG(st.st_mode) || read_at(&f, 0, eh, 52) || memcmp(eh, "\177ELF", 4) ||
+        (eh[4] != 1 && eh[4] != 2) || (eh[5] != 1 && eh[5] != 2))
+        goto out; /* not ELF */
+    f.is64 = eh[4] == 2;
+    f.be = eh[5] == 2;
+    if (f.is64 && read_at(&f, 0, eh, 64))
+        goto out;
+    rc = dynamic(&f, eh, out);
+    if (rc < 0) {
+        engine_elf_free(out);
+        lvd_errf(err, "%s: malformed ELF dynamic section", path);
+    }
+out:
+    close(f.fd);
+    return rc;
+}
+
+void engine_elf_free(engine_elf_dyn *d)
+{
+    lvd_strv_free(d->needed);
+    lvd_strv_free(d->runpath);
+    memset(d, 0, sizeof *d);
+}
