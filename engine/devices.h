@@ -52,4 +52,12 @@ void engine_devices_label(const lvd_device *devs, size_t n, char *buf, size_t le
 #define ENGINE_DEVICE_DEFAULT "auto"
 void engine_check_device(const lvd_probe *probe, const lvd_params *p, char *out, size_t len);
 
+/* 1 when a device name is a software rasterizer (Mesa's llvmpipe, lavapipe
+ * or softpipe, Google's SwiftShader, Windows' Microsoft Basic Render Driver):
+ * listed by a Vulkan build as a device, it computes on the host's CPU cores
+ * and is no accelerator. The only place that knows these names (matched
+ * caseless): the probe's table and JSON say so, and the selection rules
+ * (select/heuristic.h) never offload to one unless a verdict measured it. */
+int engine_device_is_software(const char *name);
+
 #endif

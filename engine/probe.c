@@ -244,6 +244,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
         json_i64_or_null(dj, "free_mib", d->free_mib);
         cJSON_AddStringToObject(dj, "backend", d->backend);
         cJSON_AddItemToObject(dj, "compute_cap", lvd_json_text(d->compute_cap));
+        cJSON_AddBoolToObject(dj, "software", engine_device_is_software(d->name));
         char flag[256];
         engine_cuda_arch_flag(p->cuda_archs, d, flag, sizeof flag);
         cJSON_AddItemToObject(dj, "cuda_arch_flag", lvd_json_text(flag));
@@ -261,6 +262,8 @@ static void device_line(lvd_sb *sb, const lvd_device *d, const char *archs)
         lvd_sb_addf(sb, " (%lld MiB, %lld MiB free)", (long long)d->total_mib, (long long)d->free_mib);
     if (d->compute_cap[0])
         lvd_sb_addf(sb, ", cc %s", d->compute_cap);
+    if (engine_device_is_software(d->name))
+        lvd_sb_adds(sb, " -- software rasterizer on the CPU, no accelerator");
     char flag[256];
     engine_cuda_arch_flag(archs, d, flag, sizeof flag);
     if (*flag)

@@ -73,12 +73,6 @@ static const struct row {
 
 static pcre2_code *compiled[LVD_ARRAY_LEN(rows)];
 
-/* Not accelerators: Mesa's software rasterizers (llvmpipe, lavapipe,
- * softpipe), Google's SwiftShader, Windows' WARP. Matched caseless, before
- * every row of the table (sel_device_is_software). */
-static const char SOFTWARE_PATTERN[] = "llvmpipe|lavapipe|softpipe|SwiftShader|Microsoft Basic Render";
-static pcre2_code *software_re;
-
 /* The table is fixed: a pattern that does not compile is a bug, caught by
  * every test run. */
 static pcre2_code *compile_one(const char *pattern, size_t row)
@@ -96,11 +90,10 @@ static pcre2_code *compile_one(const char *pattern, size_t row)
 
 static void compile_rows(void)
 {
-    if (software_re)
+    if (compiled[0])
         return;
     for (size_t i = 0; i < LVD_ARRAY_LEN(rows); i++)
         compiled[i] = compile_one(rows[i].pattern, i + 1);
-    software_re = compile_one(SOFTWARE_PATTERN, 0);
 }
 
 /* 1 when re matches name. */
@@ -116,12 +109,6 @@ static int matches(pcre2_code *re, const char *name)
     return rc >= 0;
 }
 
-int sel_device_is_software(const char *name)
-{
-    compile_rows();
-    return matches(software_re, name ? name : "");
-}
-
 void sel_device_label(const lvd_device *d, char *out, size_t n)
 {
     if (!d) {
@@ -132,7 +119,7 @@ void sel_device_label(const lvd_device *d, char *out, size_t n)
     sel_device_backend(d, backend, sizeof backend);
     char name[sizeof d->name];
     snprintf(name, sizeof name, "%s", d->name);
-    snprintf(out, n, "%s%s", backend, sel_device_is_software(name) ? " (software)" : "");
+    snprintf(out, n, "%s%s", backend, engine_device_is_software(name) ? " (software)" : "");
 }
 
 const char *sel_vendor_name(sel_vendor v)
@@ -190,7 +177,7 @@ void sel_classify(const char *name, const char *backend, const char *compute_cap
     compile_rows();
     if (!name)
         name = "";
-    if (sel_device_is_software(name)) {
+    if (engine_device_is_software(name)) {
         out->vendor = SEL_VENDOR_NONE;
         out->generation = "software";
     }
@@ -409,7 +396,7 @@ static void software_note(const sel_candidate *cands, size_t n, char *buf, size_
         for (size_t j = 0; j < cands[i].n_devices && at < len; j++) {
             const lvd_device *d = &cands[i].devices[j];
             char label[32], eng[160];
-            if (!sel_device_is_software(d->name))
+            if (!engine_device_is_software(d->name))
                 continue;
             sel_device_label(d, label, sizeof label);
             int w = snprintf(buf + at, len - at, "%s %s: %s of %s is %s", at ? ";" : " (a software rasterizer,"

@@ -9,6 +9,7 @@
 #define LVD_SEL_HEURISTIC_H
 
 #include "common/types.h"
+#include "engine/devices.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -51,13 +52,10 @@ void sel_classify(const char *name, const char *backend, const char *compute_cap
  * or from the selector's prefix ("Vulkan0" -> "vulkan") when empty. */
 void sel_classify_device(const lvd_device *d, sel_gpu *out);
 
-/* 1 when a device name is a software rasterizer (Mesa's llvmpipe, lavapipe
- * or softpipe, SwiftShader, Microsoft Basic Render): listed by a Vulkan
- * build as a device, it computes on the host's CPU cores and is no
- * accelerator. The only place that knows these names: sel_classify calls it
- * first (vendor NONE, generation "software"); rules 3 and 4 never offload
- * to such a device; labels say so (sel_device_label). */
-int sel_device_is_software(const char *name);
+/* Software rasterizers (llvmpipe, lavapipe, SwiftShader ...) are named by
+ * engine_device_is_software (engine/devices.h): sel_classify calls it first
+ * (vendor NONE, generation "software"); rules 3 and 4 never offload to such a
+ * device; labels say so (sel_device_label). */
 
 /* A device's label for people and --json: its backend ("cuda", "vulkan"),
  * "vulkan (software)" for a software rasterizer, "cpu" for NULL (no

@@ -352,7 +352,7 @@ static int no_engine(ctx *c, lvd_err *err)
 static const lvd_device *first_offload(const sel_candidate *cand)
 {
     for (size_t j = 0; j < cand->n_devices; j++)
-        if (!sel_device_is_software(cand->devices[j].name))
+        if (!engine_device_is_software(cand->devices[j].name))
             return &cand->devices[j];
     return NULL;
 }
@@ -503,7 +503,7 @@ static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *er
         sel_device_label(pk->dev, r->backend, sizeof r->backend);
         if (pk->dev)
             r->device = *pk->dev;
-        if (pk->dev && sel_device_is_software(pk->dev->name))
+        if (pk->dev && engine_device_is_software(pk->dev->name))
             say(r, "device: %s (%s) is %s: a software rasterizer on the host's CPU cores, not an"
                 " accelerator; used because the %s", pk->dev->selector, pk->dev->name, r->backend,
                 by == SEL_BY_VERDICT ? "verdict measured it fastest" : "profile names it");

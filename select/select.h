@@ -13,7 +13,7 @@
  *                and that device's newest check passed;
  *   3. heuristic select/heuristic.h over the engines' cached probes;
  *   4. first     the first engine (store order) whose probe lists a device
- *                that is no software rasterizer (sel_device_is_software), that
+ *                that is no software rasterizer (engine_device_is_software), that
  *                device; else the first CPU engine (probe with no devices);
  *                else the first engine listing only software devices, on the
  *                CPU (-ngl 0, no --device).

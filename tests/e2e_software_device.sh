@@ -30,7 +30,12 @@ world withcpu
 engine cpu "noise = 0.005"
 vk
 check "the fake replays the real capture" cmp -s <("$W/vk/llama-bench" --list-devices 2>/dev/null) "$CAPTURE"
-lvd probe >/dev/null
+lvd probe
+check "lvd probe marks llvmpipe as no accelerator" \
+  has "Vulkan0: llvmpipe \(LLVM 15\.0\.6, 256 bits\) \(2048 MiB, 2048 MiB free\) -- software rasterizer on the CPU, no accelerator$"
+lvd probe --json
+check "lvd probe --json: software true for llvmpipe only" \
+  is "sorted((e['engine'], [x['software'] for x in e['devices']]) for e in d['probes'])" "[('cpu', []), ('vk', [True])]"
 lvd select --model "$MODEL" --explain
 expect_rc "select, llvmpipe and a CPU engine" 0
 check "a CPU line from the CPU engine" has "^$W/cpu/llama-server -m $MODEL -c [0-9]+$"

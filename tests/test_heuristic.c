@@ -443,7 +443,7 @@ static void test_device_backend(void **state)
 }
 
 /* Software rasterizers are no accelerators (issue 12): the one rule
- * (sel_device_is_software) knows Mesa's and Google's names, and no real
+ * (engine_device_is_software) knows Mesa's and Google's names, and no real
  * GPU's; the label says "vulkan (software)". */
 static void test_software_devices(void **state)
 {
@@ -460,7 +460,7 @@ static void test_software_devices(void **state)
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(soft); i++) {
         sel_gpu g;
-        if (!sel_device_is_software(soft[i]))
+        if (!engine_device_is_software(soft[i]))
             fail_msg("'%s' is a software rasterizer", soft[i]);
         sel_classify(soft[i], "vulkan", NULL, &g);
         assert_int_equal(g.vendor, SEL_VENDOR_NONE);
@@ -468,12 +468,12 @@ static void test_software_devices(void **state)
     }
     for (size_t i = 0; i < LVD_ARRAY_LEN(real); i++) {
         sel_gpu g;
-        if (sel_device_is_software(real[i]))
+        if (engine_device_is_software(real[i]))
             fail_msg("'%s' is no software rasterizer", real[i]);
         sel_classify(real[i], "vulkan", NULL, &g);
         assert_int_not_equal(g.vendor, SEL_VENDOR_NONE);
     }
-    assert_false(sel_device_is_software(NULL));
+    assert_false(engine_device_is_software(NULL));
     /* the real capture: the b9749 Vulkan build with GGML_VK_VISIBLE_DEVICES=0 */
     lvd_device vk[2];
     assert_int_equal(read_capture("llama.cpp/vulkan-lavapipe-b9749/list-devices.stdout", vk, 2), 1);
