@@ -5,6 +5,7 @@
 #include "bench/invoke.h"
 
 #include "bench/benchout.h"
+#include "bench/group.h"
 #include "common/proc.h"
 
 #include <stdio.h>
@@ -113,8 +114,17 @@ static char *token_list(const bench_invoke *inv, int pp)
     return lvd_sb_detach(&sb);
 }
 
-char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv)
+/* Flag d of the group: its comma list when the arms pass it, else nothing. */
+static void push_ctx(strv *a, const bench_plan *plan, const bench_group *g, int d, const char *flag)
 {
+    char *list = bench_group_list(plan, g, d);
+    if (list)
+        push_flag(a, flag, list);
+}
+
+char **bench_group_argv(const bench_plan *plan, const bench_group *g, const bench_invoke *inv)
+{
+    const bench_arm *arm = &plan->arms[g->arms[0]];
     const lvd_params *p = &arm->params;
     strv a = {0};
     lvd_strv_push(&a.v, &a.n, lvd_xstrdup(arm->binary));
@@ -127,19 +137,24 @@ char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv)
         push_flag(&a, "-dev", lvd_xstrdup(p->device));
     if (p->ngl >= 0)
         push_flag(&a, "-ngl", lvd_xasprintf("%d", p->ngl));
-    if (p->fa >= 0)
-        push_flag(&a, "-fa", lvd_xasprintf("%d", p->fa ? 1 : 0));
-    if (p->ubatch > 0)
-        push_flag(&a, "-ub", lvd_xasprintf("%d", p->ubatch));
-    if (*p->type_k)
-        push_flag(&a, "-ctk", lvd_xstrdup(p->type_k));
-    if (*p->type_v)
-        push_flag(&a, "-ctv", lvd_xstrdup(p->type_v));
+    push_ctx(&a, plan, g, BENCH_CTX_FA, "-fa");
+    push_ctx(&a, plan, g, BENCH_CTX_UB, "-ub");
+    push_ctx(&a, plan, g, BENCH_CTX_CTK, "-ctk");
+    push_ctx(&a, plan, g, BENCH_CTX_CTV, "-ctv");
     if (p->n_cpu_moe > 0)
         push_flag(&a, "-ncmoe", lvd_xasprintf("%d", p->n_cpu_moe));
-    if (p->threads > 0)
-        push_flag(&a, "-t", lvd_xasprintf("%d", p->threads));
+    push_ctx(&a, plan, g, BENCH_CTX_T, "-t");
+    if (inv->no_warmup)
+        lvd_strv_push(&a.v, &a.n, lvd_xstrdup("--no-warmup"));
     return a.v;
+}
+
+char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv)
+{
+    size_t zero = 0;
+    bench_plan one = {.arms = (bench_arm *)arm, .n_arms = 1};
+    bench_group g = {.arms = &zero, .n = 1, .abba = -1};
+    return bench_group_argv(&one, &g, inv);
 }
 
 static void set_status(lvd_run *run, const char *status, char *reason)
@@ -205,35 +220,27 @@ static char *last_line(const char *s)
     return tail;
 }
 
-static void classify(const bench_arm *arm, const bench_invoke *inv, const proc_result *res, lvd_run *run)
+/* Why the process produced no usable output, or NULL when it did (exit 0,
+ * output within the capture limit). malloc'd. */
+static char *process_failure(const proc_result *res)
 {
     char what[256];
     proc_describe(res, what, sizeof what);
-    if (!res->spawned || res->signaled || res->timed_out) {
-        set_status(run, "failed", lvd_xasprintf("%s%s", what,
-                                                res->timed_out ? " (process group killed)" : ""));
-        return;
-    }
+    if (!res->spawned || res->signaled || res->timed_out)
+        return lvd_xasprintf("%s%s", what, res->timed_out ? " (process group killed)" : "");
     if (!res->exited || res->exit_code != 0) {
         char *line = last_line(lvd_sb_str(&res->err));
-        set_status(run, "failed", lvd_xasprintf("%s%s%s", what, *line ? ": " : "", line));
+        char *r = lvd_xasprintf("%s%s%s", what, *line ? ": " : "", line);
         free(line);
-        return;
+        return r;
     }
-    if (res->out_truncated) {
-        set_status(run, "failed", lvd_xstrdup("output larger than the capture limit"));
-        return;
-    }
-    lvd_err perr = {0};
-    if (bench_parse_output(res->out.buf ? res->out.buf : "", res->out.len, arm->engine, run, &perr)) {
-        set_status(run, "failed", lvd_xasprintf("unparsable output: %s", perr.msg));
-        return;
-    }
-    flag_warmup(run);
-    classify_results(arm, inv, run);
+    if (res->out_truncated)
+        return lvd_xstrdup("output larger than the capture limit");
+    return NULL;
 }
 
-int bench_run_arm(const bench_arm *arm, const bench_invoke *inv, lvd_run *run, lvd_err *err)
+/* A run of member m of g with the invocation's identity fields. */
+static void run_init(lvd_run *run, const bench_arm *arm, const proc_result *res, int64_t started)
 {
     memset(run, 0, sizeof *run);
     run->engine_id = arm->engine_id;
@@ -241,13 +248,69 @@ int bench_run_arm(const bench_arm *arm, const bench_invoke *inv, lvd_run *run, l
     run->build = lvd_xstrdup(arm->build);
     run->params = arm->params;
     run->arm_key = lvd_xstrdup(arm->arm_key);
-    run->exit_code = -1;
-    run->started_at = lvd_now();
+    run->exit_code = res && res->exited ? res->exit_code : -1;
+    run->started_at = started;
+    run->wall_ms = res ? res->wall_ms : 0;
+    run->stderr_tail = res ? proc_tail(lvd_sb_str(&res->err), BENCH_STDERR_TAIL_LINES) : NULL;
     snprintf(run->source, sizeof run->source, "bench");
+}
 
-    char **argv = bench_arm_argv(arm, inv);
+static void result_push(lvd_run *run, lvd_result *r)
+{
+    run->results = lvd_xrealloc(run->results, (run->n_results + 1) * sizeof *run->results);
+    run->results[run->n_results++] = *r;
+    memset(r, 0, sizeof *r);
+}
+
+static double samples_ms(const lvd_run *run)
+{
+    double ns = 0;
+    for (size_t i = 0; i < run->n_results; i++)
+        for (size_t k = 0; k < run->results[i].n; k++)
+            ns += (double)run->results[i].ns[k];
+    return ns / 1e6;
+}
+
+/* Splits the parsed rows of all over the members' slots (slot = the how-many-th
+ * row of that member and test) into out (g->n x slots runs, member-major),
+ * then flags warm-up and classifies each. Rows matching no member are dropped. */
+static void split_rows(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, lvd_run *all,
+                       lvd_run *out, size_t slots)
+{
+    double fixed = (double)all->wall_ms - samples_ms(all);
+    for (size_t i = 0; i < all->n_results; i++) {
+        lvd_result *r = &all->results[i];
+        size_t m = bench_group_match(plan, g, r);
+        for (size_t k = 0; m != (size_t)-1 && k < slots; k++) {
+            lvd_run *run = &out[m * slots + k];
+            if (!bench_run_result(run, r->test)) {
+                result_push(run, r);
+                break;
+            }
+        }
+        lvd_result_free(r);
+    }
+    all->n_results = 0;
+    for (size_t i = 0; i < g->n * slots; i++) {
+        lvd_run *run = &out[i];
+        run->build_commit = all->build_commit ? lvd_xstrdup(all->build_commit) : NULL;
+        run->build_number = all->build_number;
+        if (slots > 1)
+            run->wall_ms = (int64_t)(samples_ms(run) + (fixed > 0 ? fixed : 0) / (double)(g->n * slots));
+        flag_warmup(run);
+        classify_results(&plan->arms[g->arms[i / slots]], inv, run);
+    }
+}
+
+int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, bench_group_runs *out,
+                    lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int64_t started = lvd_now();
+    const bench_arm *first = &plan->arms[g->arms[0]];
+    char **argv = bench_group_argv(plan, g, inv);
     size_t n_env;
-    char **env = lvd_split(arm->params.env, ' ', &n_env);
+    char **env = lvd_split(first->params.env, ' ', &n_env);
     proc_spec spec = {
         .argv = (const char *const *)argv,
         .env = n_env ? (const char *const *)env : NULL,
@@ -256,14 +319,61 @@ int bench_run_arm(const bench_arm *arm, const bench_invoke *inv, lvd_run *run, l
     proc_result res;
     memset(&res, 0, sizeof res);
     int rc = proc_run(&spec, &res, err);
-    if (rc == 0) {
-        run->wall_ms = res.wall_ms;
-        run->exit_code = res.exited ? res.exit_code : -1;
-        run->stderr_tail = proc_tail(lvd_sb_str(&res.err), BENCH_STDERR_TAIL_LINES);
-        classify(arm, inv, &res, run);
-    }
-    proc_result_free(&res);
     lvd_strv_free(argv);
     lvd_strv_free(env);
-    return rc;
+    if (rc) {
+        proc_result_free(&res);
+        return -1;
+    }
+    out->wall_ms = res.wall_ms;
+    out->timed_out = res.timed_out;
+    char *why = process_failure(&res);
+    lvd_run all;
+    run_init(&all, first, &res, started);
+    lvd_err perr = {0};
+    if (!why && bench_parse_output(res.out.buf ? res.out.buf : "", res.out.len, first->engine, &all, &perr))
+        why = lvd_xasprintf("unparsable output: %s", perr.msg);
+    size_t slots = why ? 1 : bench_group_slots(g);
+    out->n = g->n * slots;
+    out->runs = lvd_xcalloc(out->n, sizeof *out->runs);
+    out->member = lvd_xcalloc(out->n, sizeof *out->member);
+    for (size_t i = 0; i < out->n; i++) {
+        run_init(&out->runs[i], &plan->arms[g->arms[i / slots]], &res, started);
+        out->member[i] = i / slots;
+        if (why)
+            set_status(&out->runs[i], "failed", lvd_xstrdup(why));
+    }
+    if (!why)
+        split_rows(plan, g, inv, &all, out->runs, slots);
+    free(why);
+    lvd_run_free(&all);
+    proc_result_free(&res);
+    return 0;
+}
+
+void bench_group_runs_free(bench_group_runs *r)
+{
+    for (size_t i = 0; r && i < r->n; i++)
+        lvd_run_free(&r->runs[i]);
+    if (r) {
+        free(r->runs);
+        free(r->member);
+        memset(r, 0, sizeof *r);
+    }
+}
+
+int bench_run_arm(const bench_arm *arm, const bench_invoke *inv, lvd_run *run, lvd_err *err)
+{
+    size_t zero = 0;
+    bench_plan one = {.arms = (bench_arm *)arm, .n_arms = 1};
+    bench_group g = {.arms = &zero, .n = 1, .abba = -1};
+    bench_group_runs out;
+    if (bench_run_group(&one, &g, inv, &out, err)) {
+        memset(run, 0, sizeof *run);
+        return -1;
+    }
+    *run = out.runs[0];
+    out.n = 0;
+    bench_group_runs_free(&out);
+    return 0;
 }

@@ -17,11 +17,20 @@
  *   Each result's leading warm-up samples (stats_warmup, per invocation) are
  *   flagged in lvd_result.warmup, kept in the store, never scored.
  *
+ * Arms sharing a process (bench/group.h): one invocation with the group's
+ *   comma lists (`-fa 1,0,0,1`), its rows split back per arm and slot into one
+ *   run per arm and slot (each with its own warm-up flags and status), each
+ *   run's wall_ms its own samples' time plus an equal share of the rest; a
+ *   process that failed gives every arm one failed run with its reason.
+ *   --no-warmup is passed when bench_invoke.no_warmup is set (bench/runner.h
+ *   says when).
+ *
  * Not for the session loop over a plan (bench/runner.h) nor for parsing
  * llama-bench's output (bench/benchout.h). */
 #ifndef LVD_BENCH_INVOKE_H
 #define LVD_BENCH_INVOKE_H
 
+#include "bench/group.h"
 #include "bench/plan.h"
 #include "common/types.h"
 #include "common/util.h"
@@ -52,12 +61,26 @@ typedef struct bench_invoke {
     const char *model;             /* passed to -m as given */
     const bench_test *tests;
     size_t n_tests;
-    int reps;                      /* -r */
+    int reps;                      /* -r (bench/runner.h: 0 = chosen from the measured costs) */
     int timeout_ms;                /* per invocation */
+    int no_warmup;                 /* pass --no-warmup */
 } bench_invoke;
+
+/* The runs of one invocation of a group: runs[i] belongs to member member[i]
+ * (an index into the group's arms). */
+typedef struct bench_group_runs {
+    lvd_run *runs;
+    size_t *member;
+    size_t n;
+    int64_t wall_ms;               /* the process's */
+    int timed_out;                 /* it was killed at inv.timeout_ms */
+} bench_group_runs;
 
 /* The argv of one invocation of arm (NULL-terminated; free with lvd_strv_free). */
 char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv);
+/* The argv of one invocation of group g of plan: the first arm's, with the
+ * group's comma lists for the context flags. */
+char **bench_group_argv(const bench_plan *plan, const bench_group *g, const bench_invoke *inv);
 
 /* The result of run for test ("tg128"), or NULL when it has none. */
 const lvd_result *bench_run_result(const lvd_run *run, const char *test);
@@ -69,5 +92,10 @@ const lvd_result *bench_run_result(const lvd_run *run, const char *test);
  * (artifact, host, session) are left empty. Returns 0 whatever the engine
  * did (status says), -1 only when the process runner itself failed. */
 int bench_run_arm(const bench_arm *arm, const bench_invoke *inv, lvd_run *run, lvd_err *err);
+/* Runs group g of plan once into out (free with bench_group_runs_free); the
+ * runs as bench_run_arm fills them. Returns as bench_run_arm. */
+int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, bench_group_runs *out,
+                    lvd_err *err);
+void bench_group_runs_free(bench_group_runs *r);
 
 #endif

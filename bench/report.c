@@ -2,6 +2,8 @@
  * (see report.h). Reads the session; computes nothing new. */
 #include "bench/report.h"
 
+#include "bench/costreport.h"
+
 #include "common/cli.h"
 #include "common/json.h"
 
@@ -229,6 +231,7 @@ void bench_report_print(FILE *f, const bench_session *s)
         }
     }
     print_problems(f, s);
+    bench_costs_print(f, s);
     fprintf(f, "Stopped: %s after %zu round%s (%zu runs ok, %zu failed, %zu GPU flags ignored) in %.1f s;"
                " session %s\n",
             bench_stop_name(s->stop), s->rounds, s->rounds == 1 ? "" : "s", s->runs_ok, s->runs_failed,
@@ -343,6 +346,7 @@ cJSON *bench_report_json(const bench_session *s)
     cJSON_AddStringToObject(o, "stop", bench_stop_name(s->stop));
     cJSON_AddNumberToObject(o, "rounds", (double)s->rounds);
     cJSON_AddNumberToObject(o, "wall_ms", (double)s->wall_ms);
+    cJSON_AddItemToObject(o, "costs", bench_costs_json(s));
     cJSON *runs = cJSON_AddObjectToObject(o, "runs");
     cJSON_AddNumberToObject(runs, "ok", (double)s->runs_ok);
     cJSON_AddNumberToObject(runs, "failed", (double)s->runs_failed);

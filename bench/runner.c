@@ -6,6 +6,8 @@
 #include "bench/runner.h"
 
 #include "bench/arm.h"
+#include "bench/group.h"
+#include "bench/race.h"
 #include "common/cli.h"
 #include "stats/stats.h"
 
@@ -54,8 +56,8 @@ int bench_session_check(const bench_session_opts *o, lvd_err *err)
         return lvd_errf(err, "objective %s needs a tg test in the tests (e.g. tg128)", name);
     if (need_pp && first_test(&o->inv, stats_test_is_pp) == STATS_NO_ARM)
         return lvd_errf(err, "objective %s needs a pp test in the tests (e.g. pp512)", name);
-    if (o->inv.reps < 1 || o->inv.timeout_ms <= 0 || o->max_samples < 1)
-        return lvd_errf(err, "bench: reps, timeout and max samples must be positive");
+    if (o->inv.reps < 0 || o->inv.timeout_ms <= 0 || o->max_samples < 1)
+        return lvd_errf(err, "bench: timeout and max samples must be positive, reps not negative");
     if (!o->inv.model || !o->artifact || !o->host || !o->session)
         return lvd_errf(err, "bench: model, artifact, host and session are required");
     return 0;
@@ -120,7 +122,8 @@ static size_t kept_min(const bench_session *s, size_t arm)
     return min == (size_t)-1 ? 0 : min;
 }
 
-/* Marks in need[] the arms an open ranking still needs (runner.h, step 3). */
+/* Marks in need[] the arms an open ranking still needs (runner.h, step 3;
+ * racing is applied by the caller). */
 static void mark_needed(const stats_ranking *r, unsigned char *need)
 {
     if (r->state != STATS_RANK_OPEN)
@@ -152,7 +155,7 @@ static size_t arms_needed(const bench_session *s, unsigned char *need, size_t *o
     }
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        if (need[i] && (s->st[i].status != BENCH_ARM_ACTIVE || kept_min(s, i) >= s->o.max_samples))
+        if (need[i] && (bench_race_out(s, i) || kept_min(s, i) >= s->o.max_samples))
             need[i] = 0;
         count += need[i];
     }
@@ -168,26 +171,48 @@ static void series_add(bench_series *se, double v)
     se->kept[se->n_kept++] = v;
 }
 
-/* Folds a recorded run into the arm's state. */
-static void absorb(bench_session *s, size_t arm, const lvd_run *run)
+/* Folds an ok run's samples into the arm's series and its cost. */
+static void absorb_samples(bench_session *s, bench_arm_state *st, const lvd_run *run)
+{
+    int reps = 0;
+    double ms = 0, longest = 0;
+    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+        const lvd_result *r = bench_run_result(run, s->o.inv.tests[t].name);
+        for (size_t k = 0; r && k < r->n; k++) {
+            if (r->warmup && r->warmup[k]) {
+                st->series[t].n_dropped++;
+                st->dropped++;
+            } else if (stats_sample_kept(r, k)) {
+                series_add(&st->series[t], r->ts[k]);
+            }
+            double one = (double)r->ns[k] / 1e6;
+            ms += one;
+            longest = one > longest ? one : longest;
+        }
+        if (r && (int)r->n > reps)
+            reps = (int)r->n;
+    }
+    bench_arm_cost_observe(&st->cost, reps, ms, longest);
+}
+
+/* Folds a recorded run into the arm's state; a run killed at the budget's
+ * end (cut) is not held against the arm. */
+static void absorb(bench_session *s, size_t arm, const lvd_run *run, int cut)
 {
     bench_arm_state *st = &s->st[arm];
     st->runs++;
     if (!strcmp(run->status, "ok")) {
         s->runs_ok++;
-        for (size_t t = 0; t < s->o.inv.n_tests; t++) {
-            const lvd_result *r = bench_run_result(run, s->o.inv.tests[t].name);
-            for (size_t k = 0; r && k < r->n; k++) {
-                if (r->warmup && r->warmup[k])
-                    st->series[t].n_dropped++;
-                else if (stats_sample_kept(r, k))
-                    series_add(&st->series[t], r->ts[k]);
-            }
-        }
+        st->runs_ok++;
+        absorb_samples(s, st, run);
         return;
     }
     free(st->reason);
     st->reason = lvd_xstrdup(run->reason ? run->reason : run->status);
+    if (cut) {
+        st->budget_cut = 1;
+        return;
+    }
     if (!strcmp(run->status, "gpu_ignored")) {
         s->runs_gpu_ignored++;
         st->status = BENCH_ARM_GPU_IGNORED;
@@ -237,34 +262,209 @@ static int record_skips(store *st, bench_session *s, lvd_err *err)
     return 0;
 }
 
-/* Runs arm once, records it, folds it in. */
-static int run_once(store *st, bench_session *s, size_t arm, lvd_err *err)
+static int64_t now_ms(const bench_session *s)
 {
-    bench_invoke inv = s->o.inv;
-    if (kept_min(s, arm) == 0) {
-        int min_first = (int)s->o.rule.min_samples + 1;
-        inv.reps = s->o.first_reps > 0 ? s->o.first_reps : (inv.reps > min_first ? inv.reps : min_first);
+    return s->o.clock_ms ? s->o.clock_ms(s->o.clock_ctx) : lvd_mono_ms();
+}
+
+/* The cost record of arm's process key, created on first use. */
+static bench_cost *cost_of(bench_session *s, const bench_arm *arm)
+{
+    char *key = bench_process_key(arm);
+    for (size_t i = 0; i < s->n_costs; i++) {
+        if (!strcmp(s->costs[i].key, key)) {
+            free(key);
+            return &s->costs[i];
+        }
     }
-    lvd_run run;
-    if (bench_run_arm(&s->plan->arms[arm], &inv, &run, err)) {
-        lvd_run_free(&run);
-        return -1;
+    s->costs = lvd_xrealloc(s->costs, (s->n_costs + 1) * sizeof *s->costs);
+    bench_cost *c = &s->costs[s->n_costs++];
+    memset(c, 0, sizeof *c);
+    c->key = key;
+    return c;
+}
+
+/* The first look's samples per arm: enough for the rule to decide a clear gap
+ * at once: min_samples, and n with the smallest two-sided exact Mann-Whitney p
+ * of n against n samples, 2 / C(2n, n), below alpha / m for the plan's m
+ * (arms - 1) comparisons; plus one for a sample dropped as warm-up. The
+ * stats layer's small-n rule replaces this when it lands. */
+static int first_look(const bench_session *s)
+{
+    double m = s->plan->n_arms > 2 ? (double)(s->plan->n_arms - 1) : 1;
+    size_t n = 1;
+    double c = 2; /* C(2n, n) */
+    while (n < 20 && 2 / c >= s->o.rule.alpha / m) {
+        c = c * (double)(2 * n + 1) * (double)(2 * n + 2) / (double)((n + 1) * (n + 1));
+        n++;
     }
-    stamp(s, &run);
-    if (store_run_put(st, &run, err)) {
-        lvd_run_free(&run);
-        return -1;
+    if (n < s->o.rule.min_samples)
+        n = s->o.rule.min_samples;
+    return (int)n + 1;
+}
+
+static int first_reps(const bench_session *s)
+{
+    int min_first = first_look(s);
+    if (s->o.first_reps > 0)
+        return s->o.first_reps;
+    return s->o.inv.reps > min_first ? s->o.inv.reps : min_first;
+}
+
+/* Samples arm still needs at this look (runner.h, "Repetitions"). */
+static int arm_need(const bench_session *s, size_t arm)
+{
+    const bench_arm_state *st = &s->st[arm];
+    size_t kept = kept_min(s, arm);
+    size_t need = kept ? kept : (size_t)first_reps(s);
+    if (st->runs_ok)
+        need += (st->dropped + st->runs_ok - 1) / st->runs_ok;
+    size_t room = s->o.max_samples > kept ? s->o.max_samples - kept : 1;
+    return (int)(need < room ? need : room);
+}
+
+/* -r of one invocation of g (runner.h, "Repetitions"), before the budget. */
+static int group_reps(const bench_session *s, const bench_group *g, const bench_cost *c, double *rep_max)
+{
+    size_t slots = bench_group_slots(g);
+    int need = 1, hi = 1, priced = 1, fresh = 0;
+    double rep_sum = 0;
+    *rep_max = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const bench_arm_state *st = &s->st[g->arms[i]];
+        int n = (arm_need(s, g->arms[i]) + (int)slots - 1) / (int)slots;
+        size_t kept = kept_min(s, g->arms[i]);
+        int room = (int)((s->o.max_samples > kept ? s->o.max_samples - kept : 1) + slots - 1) / (int)slots;
+        need = n > need ? n : need;
+        hi = room > hi ? room : hi;
+        fresh |= kept == 0;
+        double rep = bench_arm_cost_rep_ms(&st->cost);
+        priced &= rep > 0;
+        rep_sum += rep;
+        if (st->cost.rep_max_ms > *rep_max)
+            *rep_max = st->cost.rep_max_ms;
     }
-    absorb(s, arm, &run);
-    if (s->o.on_run)
-        s->o.on_run(s, arm, &run, s->o.ctx);
-    lvd_run_free(&run);
+    if (!priced)
+        *rep_max = -1;
+    if (s->o.inv.reps > 0)
+        return fresh ? (first_reps(s) + (int)slots - 1) / (int)slots : s->o.inv.reps;
+    return bench_cost_reps(c, priced ? rep_sum / (double)g->n : -1, slots, need, 1, hi);
+}
+
+/* --no-warmup (runner.h): every arm has run and none ever dropped a sample. */
+static int group_no_warmup(const bench_session *s, const bench_group *g)
+{
+    if (s->o.inv.reps > 0)
+        return 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (!s->st[g->arms[i]].runs_ok || s->st[g->arms[i]].dropped)
+            return 0;
+    return 1;
+}
+
+/* The longest single sample the session has seen, in ms (0 when none). */
+static int64_t longest_sample(const bench_session *s)
+{
+    double m = 0;
+    for (size_t i = 0; i < s->plan->n_arms; i++)
+        m = s->st[i].cost.sample_max_ms > m ? s->st[i].cost.sample_max_ms : m;
+    return (int64_t)m + 1;
+}
+
+/* The plan for an unpriced invocation: the largest fixed cost of any process
+ * key into *prior (kept unpriced when none), and the largest repetition cost
+ * of any arm (returned; -1 when none). */
+static double session_prior(const bench_session *s, bench_cost *prior)
+{
+    double rep = -1;
+    for (size_t i = 0; i < s->n_costs; i++) {
+        if (s->costs[i].invocations && s->costs[i].fixed_max_ms >= prior->fixed_max_ms) {
+            prior->fixed_max_ms = s->costs[i].fixed_max_ms;
+            prior->invocations = 1;
+        }
+    }
+    for (size_t i = 0; i < s->plan->n_arms; i++)
+        rep = s->st[i].cost.rep_max_ms > rep ? s->st[i].cost.rep_max_ms : rep;
+    return rep > 0 ? rep : -1;
+}
+
+/* Records the runs of one invocation, folds them in, prices the invocation. */
+static int record_group(store *st, bench_session *s, const bench_group *g, bench_group_runs *out, bench_cost *c,
+                        int64_t wall, int cut, lvd_err *err)
+{
+    double kept_ms = 0;
+    int any_ok = 0, any_failed = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        lvd_run *run = &out->runs[i];
+        size_t arm = g->arms[out->member[i]];
+        stamp(s, run);
+        if (store_run_put(st, run, err))
+            return -1;
+        absorb(s, arm, run, cut);
+        if (!strcmp(run->status, "ok")) {
+            any_ok = 1;
+            for (size_t r = 0; r < run->n_results; r++)
+                for (size_t k = 0; k < run->results[r].n; k++)
+                    if (stats_sample_kept(&run->results[r], k))
+                        kept_ms += (double)run->results[r].ns[k] / 1e6;
+        } else {
+            any_failed = 1;
+        }
+        if (s->o.on_run)
+            s->o.on_run(s, arm, run, s->o.ctx);
+    }
+    if (any_ok)
+        bench_cost_observe(c, (double)wall, kept_ms);
+    for (size_t i = 0; any_failed && !cut && g->n > 1 && i < g->n; i++)
+        s->st[g->arms[i]].solo = 1;
     return 0;
 }
 
-static int budget_spent(const bench_session *s, int64_t start)
+/* Runs group g once (or not, when the budget cannot hold it: *cut set). */
+static int run_group(store *st, bench_session *s, const bench_group *g, int64_t start, int *cut, lvd_err *err)
 {
-    return s->o.budget_ms > 0 && lvd_mono_ms() - start >= s->o.budget_ms;
+    const bench_arm *first = &s->plan->arms[g->arms[0]];
+    bench_cost *c = cost_of(s, first);
+    double rep_max;
+    bench_invoke inv = s->o.inv;
+    inv.reps = group_reps(s, g, c, &rep_max);
+    inv.no_warmup = group_no_warmup(s, g);
+    int budget_timeout = 0;
+    if (s->o.budget_ms > 0) {
+        int64_t left = s->o.budget_ms - (now_ms(s) - start);
+        bench_cost prior = *c;
+        if (!c->invocations || rep_max <= 0)
+            rep_max = session_prior(s, &prior); /* unpriced: the dearest seen so far */
+        inv.reps = bench_cost_fit(&prior, rep_max, bench_group_slots(g), inv.reps, left);
+        if (inv.reps < 1) {
+            for (size_t i = 0; i < g->n; i++)
+                s->st[g->arms[i]].budget_cut = 1;
+            *cut = 1;
+            return 0;
+        }
+        int64_t bound = left + longest_sample(s);
+        if (bound < inv.timeout_ms) {
+            inv.timeout_ms = (int)(bound > 1 ? bound : 1);
+            budget_timeout = 1;
+        }
+    }
+    c->last_reps = inv.reps;
+    c->last_slots = bench_group_slots(g);
+    bench_group_runs out;
+    int64_t t0 = now_ms(s);
+    if (bench_run_group(s->plan, g, &inv, &out, err))
+        return -1;
+    int64_t wall = now_ms(s) - t0;
+    s->engine_ms += wall;
+    int killed = budget_timeout && out.timed_out;
+    for (size_t i = 0; killed && i < out.n; i++) {
+        free(out.runs[i].reason);
+        out.runs[i].reason = lvd_xstrdup("not finished within the budget (killed at its end)");
+    }
+    *cut |= killed;
+    int rc = record_group(st, s, g, &out, c, wall, killed, err);
+    bench_group_runs_free(&out);
+    return rc;
 }
 
 static void session_init(bench_session *s, const bench_plan *plan, const bench_session_opts *o)
@@ -292,10 +492,10 @@ int bench_session_run(store *st, const bench_plan *plan, const bench_session_opt
     session_init(s, plan, o);
     if (bench_session_check(o, err) || record_skips(st, s, err))
         return -1;
-    int64_t start = lvd_mono_ms();
+    int64_t start = now_ms(s);
     size_t n = plan->n_arms;
     unsigned char *need = lvd_xcalloc(n ? n : 1, 1);
-    size_t *order = lvd_xcalloc(n ? n : 1, sizeof *order);
+    unsigned char *solo = lvd_xcalloc(n ? n : 1, 1);
     int rc = -1;
     for (;;) {
         if (bench_session_rank(s, err))
@@ -309,38 +509,36 @@ int bench_session_run(store *st, const bench_plan *plan, const bench_session_opt
             s->stop = BENCH_STOP_MAX_SAMPLES;
             break;
         }
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t a = s->rounds % 2 ? n - 1 - i : i;
-            if (need[a])
-                order[k++] = a;
+        bench_group *groups;
+        size_t ng = bench_groups_make(plan, need, solo, !s->o.no_share, &groups);
+        int spent = 0, failed = 0;
+        for (size_t i = 0; i < ng && !failed; i++) {
+            const bench_group *g = &groups[s->rounds % 2 ? ng - 1 - i : i];
+            lvd_progress("bench: round %zu, %s%s (%zu/%zu)", s->rounds + 1, plan->arms[g->arms[0]].label,
+                         g->n > 1 ? " and others" : "", i + 1, ng);
+            failed = run_group(st, s, g, start, &spent, err) != 0;
         }
-        int spent = 0;
-        for (size_t i = 0; i < k; i++) {
-            if ((spent = budget_spent(s, start)))
-                break;
-            lvd_progress("bench: round %zu, %s (%zu/%zu)", s->rounds + 1, plan->arms[order[i]].label,
-                         i + 1, k);
-            if (run_once(st, s, order[i], err))
-                goto out;
-            if (i == 0)
-                s->rounds++;
-        }
-        if (spent) {
+        bench_groups_free(groups, ng);
+        if (failed)
+            goto out;
+        s->rounds++;
+        for (size_t i = 0; i < n; i++)
+            solo[i] = s->st[i].solo;
+        if (spent || (s->o.budget_ms > 0 && now_ms(s) - start >= s->o.budget_ms)) {
             s->stop = BENCH_STOP_BUDGET;
             if (bench_session_rank(s, err))
                 goto out;
             break;
         }
     }
-    if (s->runs_ok == 0)
+    if (s->runs_ok == 0 && s->stop != BENCH_STOP_BUDGET)
         s->stop = BENCH_STOP_NOTHING;
     rc = 0;
 out:
     lvd_progress_done();
-    s->wall_ms = lvd_mono_ms() - start;
+    s->wall_ms = now_ms(s) - start;
     free(need);
-    free(order);
+    free(solo);
     return rc;
 }
 
@@ -359,5 +557,8 @@ void bench_session_free(bench_session *s)
         stats_ranking_free(&s->by_test[t]);
     free(s->by_test);
     stats_ranking_free(&s->weighted_rank);
+    for (size_t i = 0; i < s->n_costs; i++)
+        free(s->costs[i].key);
+    free(s->costs);
     memset(s, 0, sizeof *s);
 }

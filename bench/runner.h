@@ -13,11 +13,34 @@
  *      decided, or settled on a threshold's edge where more rounds teach
  *      nothing), when every arm still needed holds max_samples kept samples,
  *      or when the budget is spent (checked before each invocation);
- *   3. else run once each arm still needed (with first_reps repetitions
- *      while it has no kept sample, else inv.reps): the leader of an open ranking,
+ *   3. else run once each arm still needed: the leader of an open ranking,
  *      every arm whose comparison with it is open, every eligible arm with no
- *      samples yet (arms already decided sit out), in plan order on even
- *      rounds and reversed on odd ones.
+ *      samples yet; arms out of contention sit out (bench/race.h). Arms that
+ *      can share a llama-bench process do (bench/group.h: `-fa 1,0,0,1`, one
+ *      model load); the invocations go in plan order on even rounds and
+ *      reversed on odd ones (A B C, C B A), so arms in separate processes
+ *      (other engines, devices, environments) keep the ABBA order.
+ * Repetitions (-r) per invocation, per test instance:
+ *   inv.reps > 0 (given): first_reps while an arm has no kept sample, else
+ *      inv.reps (the protocol before the cost model);
+ *   inv.reps 0 (default): the cost model (bench/cost.h) with need = the
+ *      first look's samples (first_reps) while an arm has none, else as many
+ *      again as it holds (looks at 5, 10, 20 ... samples: geometric, so the
+ *      number of looks stays logarithmic), plus the samples its invocations
+ *      drop as warm-up on average; divided over the instances (two per arm
+ *      when shared); at most what max_samples leaves.
+ * llama-bench's warm-up run: kept (no --no-warmup) on an arm's first
+ *   invocation, which is also where warm-up ramps are detected (stats_warmup,
+ *   per row); later invocations pass --no-warmup only while none of the
+ *   arms has ever had a sample dropped as warm-up (the engine is steady right
+ *   after the load, so the warm-up run is pure cost: one pp run per test
+ *   instance); the first drop brings it back for good.
+ * Budget: before each invocation the time left is known; a priced process
+ *   key (bench/cost.h) gets -r shrunk to what fits, or is not started (its
+ *   arms are budget_cut, "not sampled within the budget"); an unpriced one
+ *   runs with its timeout cut to the time left plus the longest sample seen,
+ *   and a run killed there is recorded but not held against the arm. So a
+ *   session ends within the budget plus about one sample.
  * Faults: a failed run is recorded with its reason and the arm is retried in
  * the next round; its second failure excludes it (BENCH_MAX_FAILURES). A
  * gpu_ignored arm is excluded at once (it is deterministic). Excluded arms are
@@ -28,6 +51,7 @@
 #ifndef LVD_BENCH_RUNNER_H
 #define LVD_BENCH_RUNNER_H
 
+#include "bench/cost.h"
 #include "bench/invoke.h"
 #include "bench/plan.h"
 #include "common/types.h"
@@ -38,7 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BENCH_REPS_DEFAULT 3
+#define BENCH_REPS_DEFAULT 0       /* -r chosen per invocation from the measured costs */
 #define BENCH_TIMEOUT_S_DEFAULT 300
 #define BENCH_MAX_SAMPLES_DEFAULT 30
 #define BENCH_MAX_FAILURES 2       /* a failed arm is retried once, then excluded */
@@ -61,6 +85,10 @@ typedef struct bench_series {
 typedef struct bench_arm_state {
     bench_arm_status status;
     size_t runs, failures;
+    size_t runs_ok, dropped;       /* ok runs; samples dropped as warm-up in them */
+    int solo;                      /* never shares a process again (its group failed) */
+    int budget_cut;                /* needed, but no invocation fit the budget left */
+    bench_arm_cost cost;           /* what one repetition costs (bench/cost.h) */
     char *reason;                  /* the last failure's reason; NULL when none */
     bench_series *series;          /* one per test of the session */
 } bench_arm_state;
@@ -93,6 +121,10 @@ typedef struct bench_session_opts {
     stats_rule rule;                 /* stats_rule_default unless a test needs otherwise */
     bench_run_cb on_run;
     void *ctx;
+    int no_share;                  /* every arm in its own process (the pre-issue-13 protocol) */
+    int64_t (*clock_ms)(void *ctx);/* the session's clock; NULL: lvd_mono_ms (benchmarks
+                                      on simulated time pass their own) */
+    void *clock_ctx;
 } bench_session_opts;
 
 typedef struct bench_session {
@@ -103,6 +135,9 @@ typedef struct bench_session {
     size_t rounds;
     size_t runs_ok, runs_failed, runs_gpu_ignored, skips_recorded;
     int64_t wall_ms;
+    int64_t engine_ms;             /* wall of the llama-bench processes, on the session clock */
+    bench_cost *costs;             /* one per process key run (bench/cost.h) */
+    size_t n_costs;
     bench_stop stop;
     stats_ranking *by_test;          /* one per test (display), reference included */
     int weighted;                  /* the objective is w=W */

@@ -1,22 +1,33 @@
-/* perf_protocol.c: time to decision and decision accuracy of lvd-bench's
- * adaptive protocol against fixed `-r 10` runs, through the real runner
- * (bench/runner.h) spawning the fake engine (tests/fake-engine) as two
- * arms' llama-bench, on the same scenarios: true tg ratios 1.00, 1.02, 1.05,
- * 1.20 between the arms, per-repetition noise 1 % and 3 %, and a warm-up
- * first repetition at 0.6x in every invocation.
- *   adaptive: rounds of -r 3 per arm, the session's stopping rule, at most
- *             30 kept samples per arm;
- *   fixed:    one -r 10 invocation per arm, one decision (same rule).
- * Per cell and protocol: % correct (a tie when the truth is inside the tie
- * band [0.97, 1.03], the faster arm's win outside it), % wrong (a win inside
- * the band, a tie or the slower arm's win outside it), % undecided, mean
- * invocations and kept samples per arm, and time to decision as the engine
- * would spend it: the samples' own ns (llama-bench's measured time) plus a
- * per-invocation load cost L (model load and llama-bench's warm-up run;
- * -l, default 2 s). Not a test: it prints numbers and fails nothing.
- *   perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-f FAKE_ENGINE]
- * FAKE_ENGINE defaults to $LVD_FAKE_ENGINE, else ../tests/fake-engine next
- * to this binary. */
+/* perf_protocol.c: seconds per correct decision and wrong-decision rate of
+ * lvd-bench's protocols, through the real runner (bench/runner.h) spawning
+ * the fake engine (tests/fake-engine) as llama-bench, on simulated time: the
+ * fake engine sleeps for nothing and appends each invocation's simulated
+ * duration (load_ms per model load + its warm-up runs + every sample's ns) to
+ * a sim_clock file; the session's clock is the real clock plus that sum.
+ * Protocols:
+ *   fixed   one -r 10 invocation per arm, then the decision rule;
+ *   before  the protocol before issue 13: every arm its own process, rounds
+ *           of -r 3 (first invocation min_samples + 1), at most 30 samples;
+ *   new     the cost model (bench/cost.h), shared processes (bench/group.h),
+ *           racing (bench/race.h), --no-warmup when steady, 30 samples.
+ * Scenarios:
+ *   grid    two engines, one arm each, true tg ratios 1.00 1.02 1.05 1.20 at
+ *           1 % and 3 % noise, a x0.6 first repetition in every invocation;
+ *   night   one model, three engines at the H200 captures' speeds (CPU-only
+ *           tg 54 / pp 434, CUDA 995 / 85700, Vulkan 704 / 17400), fa on and
+ *           off on each GPU engine (CUDA tg +1 %: a tie; Vulkan fa on -4 %),
+ *           GGML_VK_PREFER_HOST_MEMORY=1 as the environment variant (tg x0.044
+ *           as measured), noise 1-3 %, the captures' warm-up ramps (CUDA one
+ *           cold pp sample x0.57, Vulkan pp 0.24, 0.31, 0.35), pp512 + tg128,
+ *           objective tg.
+ * Per cell and protocol: % correct, % wrong (a win inside the tie band, the
+ * slower arm's win, a tie outside the band), engine seconds (the session's
+ * llama-bench time on the simulated clock) per correct decision, and the
+ * tool's own overhead (real session wall - real process wall) as a share of
+ * the session's wall. Not a test: it prints numbers and fails nothing.
+ *   perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE]
+ * Without -l: L = 2 s and L = 20 s. FAKE_ENGINE defaults to $LVD_FAKE_ENGINE,
+ * else ../tests/fake-engine next to this binary. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,25 +36,38 @@
 #include <unistd.h>
 
 #include "bench/plan.h"
-#include "engine/probe.h"
 #include "bench/runner.h"
 #include "common/paths.h"
+#include "engine/probe.h"
 #include "store/identify.h"
 
-#define WARMUP "0.6"
+#define MAX_ENGINES 3
+#define MAX_ARMS 8
+
+enum { P_FIXED, P_BEFORE, P_NEW, P_COUNT };
+static const char *const PROTO[P_COUNT] = {"fixed -r 10", "before", "new"};
 
 typedef struct tally {
-    int correct, wrong, undecided, trials;
-    double invocations, samples, engine_s, wall_ms;
+    int correct, wrong, trials;
+    double engine_s, samples, overhead_ms, wall_ms;
 } tally;
+
+typedef struct sim_clock {
+    char *path;
+    long off;
+    double ns;
+} sim_clock;
 
 typedef struct world {
     char *tmp, *model;
     store *s;
     store_artifact art;
-    lvd_engine e[2];
-    lvd_probe p[2];
+    lvd_engine e[MAX_ENGINES];
+    lvd_probe p[MAX_ENGINES];
+    size_t n;
     bench_plan plan;
+    sim_clock clock;
+    double truth[MAX_ARMS];        /* true tg speed per plan arm */
 } world;
 
 static void die(const char *what, const lvd_err *err)
@@ -65,11 +89,26 @@ static char *default_fake(void)
     return fake;
 }
 
-static void write_scenario(const world *w, int i, double tg, double noise)
+/* The session clock: real ms + the simulated ns the fake engines reported. */
+static int64_t clock_ms(void *ctx)
+{
+    sim_clock *c = ctx;
+    FILE *f = fopen(c->path, "r");
+    if (f) {
+        fseek(f, c->off, SEEK_SET);
+        double v;
+        while (fscanf(f, "%lf", &v) == 1)
+            c->ns += v;
+        c->off = ftell(f);
+        fclose(f);
+    }
+    return lvd_mono_ms() + (int64_t)(c->ns / 1e6);
+}
+
+static void write_scenario(const world *w, size_t i, const char *body, double load_s)
 {
     char *path = lvd_xasprintf("%s/fake-scenario", w->e[i].dir);
-    char *text = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629|9.0\n"
-                               "dev.CUDA0.tg = %.6f\nnoise = %.4f\nwarmup = " WARMUP "\n", tg, noise);
+    char *text = lvd_xasprintf("%s\nsim_clock = %s\nload_ms = %.0f\n", body, w->clock.path, load_s * 1000);
     lvd_err err = {0};
     if (lvd_write_file_atomic(path, text, strlen(text), &err))
         die("scenario", &err);
@@ -77,7 +116,7 @@ static void write_scenario(const world *w, int i, double tg, double noise)
     free(path);
 }
 
-static void world_init(world *w, const char *fake)
+static void world_init(world *w, const char *fake, size_t n)
 {
     memset(w, 0, sizeof *w);
     char tmpl[] = "/tmp/perf-protocol-XXXXXX";
@@ -85,6 +124,8 @@ static void world_init(world *w, const char *fake)
         die("mkdtemp", NULL);
     w->tmp = lvd_xstrdup(tmpl);
     w->model = lvd_xasprintf("%s/model.gguf", w->tmp);
+    w->clock.path = lvd_xasprintf("%s/sim-clock", w->tmp);
+    w->n = n;
     char gguf[64] = "GGUF";
     lvd_err err = {0};
     char *db = lvd_xasprintf("%s/store.db", w->tmp);
@@ -93,8 +134,8 @@ static void world_init(world *w, const char *fake)
         store_identify(w->s, w->model, 1, &w->art, NULL, &err))
         die("setup", &err);
     free(db);
-    const char *names[2] = {"a", "b"};
-    for (int i = 0; i < 2; i++) {
+    static const char *const names[MAX_ENGINES] = {"a", "b", "c"};
+    for (size_t i = 0; i < n; i++) {
         lvd_engine *e = &w->e[i];
         e->name = lvd_xstrdup(names[i]);
         e->dir = lvd_xasprintf("%s/%s", w->tmp, names[i]);
@@ -106,20 +147,23 @@ static void world_init(world *w, const char *fake)
         if (symlink(fake, bin))
             die("symlink to the fake engine", NULL);
         free(bin);
-        write_scenario(w, i, 100, 0.01);
-        if (store_engine_put(w->s, e, &err) || engine_probe_engine(w->s, e, 1, 0, &w->p[i], &err))
-            die("engine", &err);
     }
-    static const int fa_on[] = {1};
-    bench_plan_opts po = {.fa = fa_on, .n_fa = 1};
-    if (bench_plan_build(w->e, w->p, 2, &po, &w->plan, &err) || w->plan.n_arms != 2)
+}
+
+static void world_probe(world *w, const bench_plan_opts *po)
+{
+    lvd_err err = {0};
+    for (size_t i = 0; i < w->n; i++)
+        if (store_engine_put(w->s, &w->e[i], &err) || engine_probe_engine(w->s, &w->e[i], 1, 0, &w->p[i], &err))
+            die("engine", &err);
+    if (bench_plan_build(w->e, w->p, w->n, po, &w->plan, &err) || w->plan.n_arms > MAX_ARMS)
         die("plan", &err);
 }
 
 static void world_free(world *w)
 {
     bench_plan_free(&w->plan);
-    for (int i = 0; i < 2; i++) {
+    for (size_t i = 0; i < w->n; i++) {
         lvd_engine_free(&w->e[i]);
         lvd_probe_free(&w->p[i]);
     }
@@ -128,135 +172,242 @@ static void world_free(world *w)
     lvd_rm_rf(w->tmp);
     free(w->tmp);
     free(w->model);
+    free(w->clock.path);
 }
 
-/* The engine time of a session's runs: the sum of every sample's ns. */
-static double engine_seconds(world *w, const char *session)
+/* 1 correct, -1 wrong, 0 undecided: r against the true speeds (the band: arms
+ * within tie_hi of the fastest; a win needs the band to be the leader alone,
+ * a tie needs the leader in it and the tied arms to be the rest of it). */
+static int judge(const world *w, const stats_ranking *r, const stats_rule *rule)
 {
-    store_run_filter f = {.session = session, .with_samples = 1};
-    lvd_run *runs;
-    size_t n;
-    lvd_err err = {0};
-    if (store_run_list(w->s, &f, &runs, &n, &err))
-        die("runs", &err);
-    double ns = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t r = 0; r < runs[i].n_results; r++)
-            for (size_t k = 0; k < runs[i].results[r].n; k++)
-                ns += (double)runs[i].results[r].ns[k];
-    store_run_list_free(runs, n);
-    return ns / 1e9;
+    if (r->state != STATS_RANK_WIN && r->state != STATS_RANK_TIE)
+        return 0;
+    double best = 0;
+    for (size_t i = 0; i < w->plan.n_arms; i++)
+        best = w->truth[i] > best ? w->truth[i] : best;
+    if (best / w->truth[r->leader] > rule->tie_hi)
+        return -1;
+    for (size_t i = 0; i < r->n; i++) {
+        const stats_rank_entry *e = &r->v[i];
+        if (!e->rank || e->arm == r->leader)
+            continue;
+        int in_band = best / w->truth[e->arm] <= rule->tie_hi;
+        if (in_band != (e->tied_with_leader != 0))
+            return -1;
+    }
+    return 1;
 }
 
-/* One session of one protocol; tallies against the truth (arm 0 is A). */
-static void trial(world *w, double ratio, int reps, size_t max_samples, double load_s, int id, tally *t)
+/* One session of protocol p; tallied. */
+static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int id, tally *t)
 {
-    static bench_test tg[] = {{"tg128", 0, 128}};
-    char session[64];
+    char session[64], seed[32];
     snprintf(session, sizeof session, "perf-%d", id);
-    char seed[32];
     snprintf(seed, sizeof seed, "%d", id);
     setenv("FAKE_SEED", seed, 1);
     bench_session_opts o = {
-        .inv = {.model = w->model, .tests = tg, .n_tests = 1, .reps = reps, .timeout_ms = 30000},
-        .artifact = w->art.sha256, .host = "perf", .session = session, .max_samples = max_samples,
+        .inv = {.model = w->model, .tests = tests, .n_tests = n_tests, .reps = p == P_FIXED ? 10 : p == P_BEFORE ? 3 : 0,
+                .timeout_ms = 30000},
+        .artifact = w->art.sha256, .host = "perf", .session = session,
+        .max_samples = p == P_FIXED ? 1 : 30, .first_reps = p == P_FIXED ? 10 : 0,
+        .no_share = p != P_NEW, .clock_ms = clock_ms, .clock_ctx = &w->clock,
     };
     stats_objective_default(&o.objective);
     stats_rule_default(&o.rule);
     bench_session s;
     lvd_err err = {0};
+    double sim0 = (clock_ms(&w->clock), w->clock.ns);
+    int64_t real0 = lvd_mono_ms();
     if (bench_session_run(w->s, &w->plan, &o, &s, &err))
         die("session", &err);
-    const stats_ranking *r = bench_session_decider(&s, 0);
-    int in_band = ratio >= o.rule.tie_lo && ratio <= o.rule.tie_hi;
-    int right = r->state == STATS_RANK_TIE ? in_band : !in_band && r->leader == 0;
-    if (r->state == STATS_RANK_TIE || r->state == STATS_RANK_WIN)
-        *(right ? &t->correct : &t->wrong) += 1;
-    else
-        t->undecided++;
+    double real = (double)(lvd_mono_ms() - real0), sim = (clock_ms(&w->clock), w->clock.ns - sim0) / 1e6;
+    size_t t_tg = n_tests - 1;
+    int v = judge(w, bench_session_decider(&s, t_tg), &o.rule);
+    t->correct += v > 0;
+    t->wrong += v < 0;
     t->trials++;
-    size_t runs = s.st[0].runs + s.st[1].runs;
-    t->invocations += runs / 2.0;
-    t->samples += (s.st[0].series[0].n_kept + s.st[1].series[0].n_kept) / 2.0;
-    t->engine_s += engine_seconds(w, session) + load_s * (double)runs;
-    t->wall_ms += (double)s.wall_ms;
+    t->engine_s += (double)s.engine_ms / 1000.0;
+    for (size_t i = 0; i < w->plan.n_arms; i++)
+        t->samples += (double)s.st[i].series[t_tg].n_kept / (double)w->plan.n_arms;
+    double proc_real = (double)s.engine_ms - sim;
+    t->overhead_ms += real - proc_real;
+    t->wall_ms += sim + real;
     bench_session_free(&s);
 }
 
 static void print_cell(const tally *t)
 {
     double n = t->trials;
-    printf(" | %5.0f %5.0f %5.0f %5.1f %5.1f %7.2f %6.1f", 100.0 * t->correct / n, 100.0 * t->wrong / n,
-           100.0 * t->undecided / n, t->invocations / n, t->samples / n, t->engine_s / n, t->wall_ms / n);
+    if (t->correct)
+        printf(" | %4.0f %5.1f %7.1f", 100.0 * t->correct / n, 100.0 * t->wrong / n, t->engine_s / t->correct);
+    else
+        printf(" | %4.0f %5.1f %7s", 0.0, 100.0 * t->wrong / n, "inf");
+}
+
+static void add(tally *a, const tally *b)
+{
+    a->correct += b->correct, a->wrong += b->wrong, a->trials += b->trials;
+    a->engine_s += b->engine_s, a->samples += b->samples;
+    a->overhead_ms += b->overhead_ms, a->wall_ms += b->wall_ms;
+}
+
+static void print_totals(const char *what, const tally *all)
+{
+    printf("%s:", what);
+    for (int p = 0; p < P_COUNT; p++)
+        printf(" %s %.0f %% correct, %.1f %% wrong, %.1f s per correct decision, overhead %.2f %%;", PROTO[p],
+               100.0 * all[p].correct / all[p].trials, 100.0 * all[p].wrong / all[p].trials,
+               all[p].correct ? all[p].engine_s / all[p].correct : INFINITY,
+               100.0 * all[p].overhead_ms / all[p].wall_ms);
+    printf("\n  new / fixed seconds per correct decision: %.2f\n\n",
+           (all[P_NEW].engine_s / all[P_NEW].correct) / (all[P_FIXED].engine_s / all[P_FIXED].correct));
+}
+
+static void header(void)
+{
+    printf("            ");
+    for (int p = 0; p < P_COUNT; p++)
+        printf(" | %-18s", PROTO[p]);
+    printf("\n            ");
+    for (int p = 0; p < P_COUNT; p++)
+        printf(" | corr wrong  s/corr");
+    printf("\n");
+}
+
+static void grid(const char *fake, int trials, double load_s)
+{
+    world w;
+    world_init(&w, fake, 2);
+    static const int fa_on[] = {1};
+    bench_plan_opts po = {.fa = fa_on, .n_fa = 1};
+    for (size_t i = 0; i < 2; i++)
+        write_scenario(&w, i, "device = CUDA0|NVIDIA H200|143155|142629|9.0", load_s);
+    world_probe(&w, &po);
+    static const double ratios[] = {1.00, 1.02, 1.05, 1.20};
+    static const double noises[] = {0.01, 0.03};
+    static const bench_test tg[] = {{"tg128", 0, 128}};
+    printf("grid: two engines, tg128, L = %.0f s, %d trials per cell\nratio noise", load_s, trials);
+    header();
+    tally all[P_COUNT] = {{0}};
+    int id = 0;
+    for (size_t r = 0; r < LVD_ARRAY_LEN(ratios); r++) {
+        for (size_t k = 0; k < LVD_ARRAY_LEN(noises); k++) {
+            for (size_t i = 0; i < 2; i++) {
+                double tgs = i == 0 ? 100.0 * ratios[r] : 100.0;
+                char *body = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629|9.0\ndev.CUDA0.tg = %.6f\n"
+                                           "noise = %.4f\nwarmup = 0.6", tgs, noises[k]);
+                write_scenario(&w, i, body, load_s);
+                free(body);
+                w.truth[i] = tgs;
+            }
+            tally t[P_COUNT] = {{0}};
+            for (int i = 0; i < trials; i++)
+                for (int p = 0; p < P_COUNT; p++)
+                    trial(&w, p, tg, 1, ++id, &t[p]);
+            printf("%5.2f %4.0f%% ", ratios[r], 100 * noises[k]);
+            for (int p = 0; p < P_COUNT; p++) {
+                print_cell(&t[p]);
+                add(&all[p], &t[p]);
+            }
+            printf("\n");
+            fflush(stdout);
+        }
+    }
+    char what[64];
+    snprintf(what, sizeof what, "grid, L = %.0f s, all cells", load_s);
+    print_totals(what, all);
+    world_free(&w);
+}
+
+/* The night's true tg speed of plan arm a. */
+static double night_truth(const bench_arm *a)
+{
+    if (!strcmp(a->backend, "cpu"))
+        return 54;
+    int vk = !strcmp(a->backend, "vulkan");
+    double tg = vk ? 704 : 995;
+    if (a->params.fa == 1)
+        tg *= vk ? 0.96 : 1.01;
+    if (*a->params.env)
+        tg *= 0.044;
+    return tg;
+}
+
+static void night(const char *fake, int trials, double load_s)
+{
+    world w;
+    world_init(&w, fake, 3);
+    static const char *const body[3] = {
+        "cpu.pp = 434\ncpu.tg = 54\nnoise = 0.03\nwarmup = 1",
+        "device = CUDA0|NVIDIA H200|143155|142629|9.0\ndev.CUDA0.pp = 85700\ndev.CUDA0.tg = 995\n"
+        "dev.CUDA0.tg.fa=1 = 1.01\ndev.CUDA0.pp.fa=1 = 1.10\nnoise = 0.01\ndev.CUDA0.pp.warmup = 0.57\n"
+        "dev.CUDA0.tg.warmup = 1\ncold = 0.8",
+        "device = Vulkan0|NVIDIA H200 (NVIDIA)|143155|142629\ndev.Vulkan0.pp = 17400\ndev.Vulkan0.tg = 704\n"
+        "dev.Vulkan0.tg.fa=1 = 0.96\ntg.env.GGML_VK_PREFER_HOST_MEMORY=1 = 0.044\nnoise = 0.02\n"
+        "dev.Vulkan0.pp.warmup = 0.24,0.31,0.35\ndev.Vulkan0.tg.warmup = 1\ncold = 0.8",
+    };
+    for (size_t i = 0; i < 3; i++)
+        write_scenario(&w, i, body[i], load_s);
+    static const char *const env[] = {"GGML_VK_PREFER_HOST_MEMORY=1"};
+    bench_plan_opts po = {.env = env, .n_env = 1};
+    world_probe(&w, &po);
+    for (size_t i = 0; i < w.plan.n_arms; i++)
+        w.truth[i] = night_truth(&w.plan.arms[i]);
+    static const bench_test tests[] = {{"pp512", 512, 0}, {"tg128", 0, 128}};
+    printf("night: %zu arms (CPU; CUDA fa on/off; Vulkan fa on/off, each also with "
+           "GGML_VK_PREFER_HOST_MEMORY=1), pp512 + tg128, objective tg, L = %.0f s, %d trials\n     ",
+           w.plan.n_arms, load_s, trials);
+    header();
+    tally t[P_COUNT] = {{0}};
+    for (int i = 0; i < trials; i++)
+        for (int p = 0; p < P_COUNT; p++)
+            trial(&w, p, tests, 2, 1000 + i, &t[p]);
+    printf("night");
+    for (int p = 0; p < P_COUNT; p++)
+        print_cell(&t[p]);
+    printf("\n");
+    char what[64];
+    snprintf(what, sizeof what, "night, L = %.0f s", load_s);
+    print_totals(what, t);
+    world_free(&w);
 }
 
 int main(int argc, char **argv)
 {
     int trials = 20, opt;
-    double load_s = 2.0;
+    double load_s = -1;
+    const char *which = "all";
     char *fake = NULL;
-    while ((opt = getopt(argc, argv, "t:l:f:")) != -1) {
+    while ((opt = getopt(argc, argv, "t:l:s:f:")) != -1) {
         switch (opt) {
         case 't': trials = atoi(optarg); break;
         case 'l': load_s = atof(optarg); break;
+        case 's': which = optarg; break;
         case 'f': fake = strdup(optarg); break;
         default:
-            fprintf(stderr, "usage: perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-f FAKE_ENGINE]\n");
+            fprintf(stderr, "usage: perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE]\n");
             return 2;
         }
     }
     if (!fake)
         fake = default_fake();
-    if (!fake || access(fake, X_OK) || trials < 1 || load_s < 0) {
+    if (!fake || access(fake, X_OK) || trials < 1) {
         fprintf(stderr, "perf_protocol: no fake engine (set LVD_FAKE_ENGINE or -f) or bad option\n");
         return 2;
     }
     setenv("LVD_NO_PROGRESS", "1", 1);
-    world w;
-    world_init(&w, fake);
-
-    static const double ratios[] = {1.00, 1.02, 1.05, 1.20};
-    static const double noises[] = {0.01, 0.03};
-    printf("perf_protocol: two arms through bench/runner.c and the fake engine (%s), tg128 only,\n"
-           "first repetition of every invocation x" WARMUP " (warm-up); %d trials per cell\n"
-           "adaptive: rounds of -r 3, stop when every comparison is decided or settled, or at 30 kept\n"
-           "samples per arm; fixed: one -r 10 invocation per arm, then the same decision rule\n"
-           "columns: %% correct, %% wrong, %% undecided; invocations and kept samples per arm;\n"
-           "engine s = the samples' own ns + %.1f s load per invocation (time to decision on the\n"
-           "engine); wall ms = this process (spawns + statistics)\n\n",
-           fake, trials, load_s);
-    printf("ratio noise | adaptive: corr  wrng undec  inv/a smp/a engine-s wallms"
-           " | fixed:    corr  wrng undec  inv/a smp/a engine-s wallms | time a/f\n");
-    tally all_a = {0}, all_f = {0};
-    int id = 0;
-    for (size_t r = 0; r < LVD_ARRAY_LEN(ratios); r++) {
-        for (size_t k = 0; k < LVD_ARRAY_LEN(noises); k++) {
-            write_scenario(&w, 0, 100.0 * ratios[r], noises[k]);
-            write_scenario(&w, 1, 100.0, noises[k]);
-            tally a = {0}, f = {0};
-            for (int i = 0; i < trials; i++) {
-                trial(&w, ratios[r], 3, 30, load_s, ++id, &a);
-                trial(&w, ratios[r], 10, 1, load_s, ++id, &f);
-            }
-            printf("%5.2f %4.0f%% |         ", ratios[r], 100 * noises[k]);
-            print_cell(&a);
-            printf(" |       ");
-            print_cell(&f);
-            printf(" | %5.2f\n", a.engine_s / f.engine_s);
-            fflush(stdout);
-            all_a.correct += a.correct, all_a.wrong += a.wrong, all_a.undecided += a.undecided;
-            all_a.trials += a.trials, all_a.engine_s += a.engine_s;
-            all_f.correct += f.correct, all_f.wrong += f.wrong, all_f.undecided += f.undecided;
-            all_f.trials += f.trials, all_f.engine_s += f.engine_s;
-        }
+    printf("perf_protocol: bench/runner.c and the fake engine (%s) on simulated time;\n"
+           "corr = %% correct, wrong = %% wrong decisions, s/corr = engine seconds per correct decision\n\n", fake);
+    const double loads[] = {2, 20};
+    for (size_t k = 0; k < 2; k++) {
+        double l = load_s >= 0 ? load_s : loads[k];
+        if (strcmp(which, "night"))
+            grid(fake, trials, l);
+        if (strcmp(which, "grid"))
+            night(fake, trials, l);
+        if (load_s >= 0)
+            break;
     }
-    printf("\nall cells: adaptive %.0f %% correct, %.0f %% wrong, %.0f %% undecided, %.1f engine-s per decision;\n"
-           "           fixed    %.0f %% correct, %.0f %% wrong, %.0f %% undecided, %.1f engine-s per decision\n",
-           100.0 * all_a.correct / all_a.trials, 100.0 * all_a.wrong / all_a.trials,
-           100.0 * all_a.undecided / all_a.trials, all_a.engine_s / all_a.trials,
-           100.0 * all_f.correct / all_f.trials, 100.0 * all_f.wrong / all_f.trials,
-           100.0 * all_f.undecided / all_f.trials, all_f.engine_s / all_f.trials);
-    world_free(&w);
     free(fake);
     return 0;
 }

@@ -216,7 +216,6 @@ void inv_start(int argc, char **argv, const char *persona_name)
     const lvd_kv *le = scn_find("log");
     if (!le || !*le->value)
         return;
-    char *lpath = le->value[0] == '/' ? lvd_xstrdup(le->value) : lvd_xasprintf("%s/%s", G.state_dir, le->value);
     lvd_sb line = { 0 };
     lvd_sb_addf(&line, "#%ld", G.idx);
     for (char **e = environ; e && *e; e++) {
@@ -237,13 +236,22 @@ void inv_start(int argc, char **argv, const char *persona_name)
         log_quote(&line, argv[i]);
     }
     lvd_sb_addc(&line, '\n');
-    int fd = open(lpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    scn_append("log", line.buf, line.len);
+    lvd_sb_free(&line);
+}
+
+void scn_append(const char *key, const char *text, size_t n)
+{
+    const lvd_kv *e = scn_find(key);
+    if (!e || !*e->value)
+        return;
+    char *path = e->value[0] == '/' ? lvd_xstrdup(e->value) : lvd_xasprintf("%s/%s", G.state_dir, e->value);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0) {
-        write_all(fd, line.buf, line.len);
+        write_all(fd, text, n);
         close(fd);
     }
-    lvd_sb_free(&line);
-    free(lpath);
+    free(path);
 }
 
 /* common/log.cpp's prefix: minutes.seconds.millis.micros LEVEL. The clock is

@@ -70,6 +70,8 @@
  *   run_noise = 0      relative sd of a level drawn once per test per invocation
  *   warmup = 0.4       factor on the first repetition; a list (0.24,0.3,0.35)
  *                      for the first N (a ramp, as the Vulkan capture shows)
+ *   cold = 1           factor on the first repetition of every test when
+ *                      --no-warmup is passed (what llama-bench's warm-up run absorbs)
  *   drift = 0          speed x (1 + drift * invocation index)
  *   seed = 0           mixed with $FAKE_SEED (wins), the invocation index and argv
  *   Determinism: same scenario + argv + FAKE_SEED + invocation index -> same bytes.
@@ -117,6 +119,16 @@
  *                      dir): "#INDEX [VAR=VALUE ...] PERSONA ARGS...", words
  *                      shell-quoted; VARs are GGML_*, LLAMA_*, VK_*,
  *                      *_VISIBLE_DEVICES and every env.VAR a key names.
+ *   load_log = PATH    llama-bench: one line per model load, "#INDEX load m=BASENAME
+ *                      fitt= fitc= ngl= ncmoe= sm= lm= mg= dev= ts= ot= noh=". As the
+ *                      real tool, the model is loaded before the first test and again
+ *                      only when a model parameter (those) differs from the previous
+ *                      test's: `-fa 0,1,1,0` is one load, `-ngl 0,99` two.
+ *   load_ms = 0        simulated time of one model load (no sleeping; see sim_clock)
+ *   sim_clock = PATH   llama-bench appends one line per invocation: its simulated ns
+ *                      (load_ms per load + warm-up runs unless --no-warmup (a pp test's:
+ *                      one prompt run; a tg test's: one token) + every sample's ns),
+ *                      for benchmarks that run on simulated time.
  * ==============================================================================
  *
  * Output: llama-bench prints the ggml_cuda_init / ggml_vulkan device lines on
@@ -216,6 +228,7 @@ void sleep_ms(double ms);
 double rng_normal(void);
 void inv_start(int argc, char **argv, const char *persona_name);
 void log_line(char level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void scn_append(const char *key, const char *text, size_t n);
 fault_t parse_fault(const lvd_kv *e);
 fault_t fault_for(const char *P, const char *T);
 void __attribute__((noreturn)) hang_now(void);

@@ -175,10 +175,14 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
     size_t nwarm = e ? dbl_list(e, warm, LVD_ARRAY_LEN(warm)) : 0;
     double level = (1 + run_noise * rng_normal()) * (1 + scn_dbl("drift", 0) * (double)G.idx);
     int tokens = in->n_prompt + in->n_gen;
+    e = scn_layered(T, K, "cold");
+    double cold = e && o->no_warmup ? ent_dbl(e) : 1;
     for (int i = 0; i < o->reps; i++) {
         double f = level * (1 + noise * rng_normal());
         if ((size_t)i < nwarm)
             f *= warm[i];
+        if (i == 0)
+            f *= cold;
         double ts = mean * (f > 0.01 ? f : 0.01);
         double ns = llround(tokens * 1e9 / ts);
         r->ns = lvd_xrealloc(r->ns, (r->n + 1) * sizeof *r->ns);
@@ -186,6 +190,45 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
         total += ns;
     }
     return total;
+}
+
+/* The dimensions llama-bench's equal_mparams compares: a change of any of
+ * them between two consecutive instances reloads the model. */
+static const int MPARAM_DIMS[] = { D_MODEL, D_FITT, D_FITC, D_NGL, D_NCMOE, D_SM, D_LM, D_MG, D_DEV, D_TS, D_OT, D_NOH };
+
+static int same_mparams(const binst *a, const binst *b)
+{
+    for (size_t i = 0; i < LVD_ARRAY_LEN(MPARAM_DIMS); i++)
+        if (a->ix[MPARAM_DIMS[i]] != b->ix[MPARAM_DIMS[i]])
+            return 0;
+    return 1;
+}
+
+/* One model load (llama-bench loads before an instance whose model parameters
+ * differ from the previous one's): a line in the load_log, and the simulated
+ * load time (load_ms) in ns. */
+static double model_loaded(const bench_opts *o, const binst *in)
+{
+    lvd_sb line = { 0 };
+    lvd_sb_addf(&line, "#%ld load", G.idx);
+    static const char *const names[] = { "m", "fitt", "fitc", "ngl", "ncmoe", "sm", "lm", "mg", "dev", "ts", "ot", "noh" };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(MPARAM_DIMS); i++) {
+        const char *v = o->dim[MPARAM_DIMS[i]].v[in->ix[MPARAM_DIMS[i]]];
+        lvd_sb_addf(&line, " %s=%s", names[i], MPARAM_DIMS[i] == D_MODEL ? lvd_base_name(v) : v);
+    }
+    lvd_sb_addc(&line, '\n');
+    scn_append("load_log", line.buf, line.len);
+    lvd_sb_free(&line);
+    return scn_dbl("load_ms", 0) * 1e6;
+}
+
+/* Appends the invocation's simulated time (loads, warm-up runs, samples) in ns
+ * to the sim_clock file. */
+static void sim_clock_add(double ns)
+{
+    char buf[48];
+    int n = snprintf(buf, sizeof buf, "%.0f\n", ns);
+    scn_append("sim_clock", buf, (size_t)n);
 }
 
 static void json_escape(lvd_sb *sb, const char *s)
@@ -527,8 +570,11 @@ int bench_main(int argc, char **argv)
     binst_list il = { 0 };
     bench_instances(&o, &il);
     size_t last_bad = (size_t)-1;
+    double sim_total = 0;
     for (size_t j = 0; j < il.n; j++) {
         const binst *in = &il.v[j];
+        if (j == 0 || !same_mparams(in, &il.v[j - 1]))
+            sim_total += model_loaded(&o, in);
         size_t mi = in->ix[D_MODEL];
         const char *model = o.dim[D_MODEL].v[mi];
         if (o.progress)
@@ -550,6 +596,7 @@ int bench_main(int argc, char **argv)
                 fprintf(stderr, "llama-bench: benchmark %zu/%zu: warmup generation run\n", j + 1, il.n);
         }
         double sim = bench_samples(&o, in, j, T, &r);
+        sim_total += sim + (o.no_warmup || !r.n ? 0 : in->n_gen && !in->n_prompt ? r.ns[0] / in->n_gen : r.ns[0]);
         if (o.progress)
             for (int k = 0; k < o.reps; k++) {
                 if (in->n_prompt)
@@ -572,6 +619,7 @@ int bench_main(int argc, char **argv)
         bres_free(&r);
         free(T);
     }
+    sim_clock_add(sim_total);
     print_footer(&p, &sb);
     emit(stdout, &sb);
     print_footer(&pe, &sb);

@@ -136,12 +136,13 @@ static void scn_parse_devices(void)
 static const char *const GLOBAL_KEYS[] = {
     "build_number", "build_commit", "cpu_info", "threads", "built_with", "seed", "noise",
     "run_noise", "drift", "warmup", "ignore_ngl", "fault", "fault_after", "list_devices_fault",
-    "server_check", "sleep_ms", "time_scale", "hang_s", "log", "ppl", "test_time", "samples_ns",
-    "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p", "devices_need_env", "backends", "cuda_archs", NULL
+    "server_check", "sleep_ms", "time_scale", "hang_s", "log", "load_log", "sim_clock", "load_ms", "cold",
+    "ppl", "test_time", "samples_ns", "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p",
+    "devices_need_env", "backends", "cuda_archs", NULL
 };
-static const char *const LAYERED[] = { "noise", "run_noise", "warmup", NULL };
+static const char *const LAYERED[] = { "noise", "run_noise", "warmup", "cold", NULL };
 static const char *const TARGET_LEAVES[] = {
-    "pp", "tg", "fault", "ppl_ratio", "kld", "same_top_p", "noise", "run_noise", "warmup", NULL
+    "pp", "tg", "fault", "ppl_ratio", "kld", "same_top_p", "noise", "run_noise", "warmup", "cold", NULL
 };
 static const char *const COND_NAMES[] = {
     "fa", "ngl", "ncmoe", "ub", "b", "ctk", "ctv", "t", "d", "sm", "nkvo", "fitt", "mg", "dev",
@@ -234,8 +235,8 @@ static void scn_validate_key(const lvd_kv *e)
 static void scn_validate_value(const lvd_kv *e)
 {
     static const char *const text_keys[] = { "build_commit", "cpu_info", "built_with", "seed", "ignore_ngl",
-                                             "log", "test_time", "samples_ns", "device",
-                                             "devices_need_env", "backends",
+                                             "log", "load_log", "sim_clock", "test_time", "samples_ns",
+                                             "device", "devices_need_env", "backends",
                                              "cuda_archs", NULL };
     const char *k = e->key, *leaf = strrchr(k, '.');
     leaf = leaf && !strchr(leaf, '=') ? leaf + 1 : k;

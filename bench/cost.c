@@ -1,0 +1,69 @@
+/* cost.c: invocation prices and the repetitions chosen from them (rules in
+ * cost.h). Pure arithmetic: no clock, no processes. */
+#include "bench/cost.h"
+
+#include <math.h>
+
+void bench_cost_observe(bench_cost *c, double wall_ms, double kept_ms)
+{
+    double fixed = wall_ms - kept_ms;
+    if (!(fixed > 0))
+        fixed = 0;
+    c->invocations++;
+    c->fixed_sum_ms += fixed;
+    if (fixed > c->fixed_max_ms)
+        c->fixed_max_ms = fixed;
+}
+
+void bench_arm_cost_observe(bench_arm_cost *a, int reps, double samples_ms, double longest_ms)
+{
+    if (reps <= 0 || !(samples_ms > 0))
+        return;
+    a->reps += (size_t)reps;
+    a->rep_sum_ms += samples_ms;
+    double per = samples_ms / reps;
+    if (per > a->rep_max_ms)
+        a->rep_max_ms = per;
+    if (longest_ms > a->sample_max_ms)
+        a->sample_max_ms = longest_ms;
+}
+
+double bench_cost_fixed_ms(const bench_cost *c)
+{
+    return c && c->invocations ? c->fixed_sum_ms / (double)c->invocations : -1;
+}
+
+double bench_arm_cost_rep_ms(const bench_arm_cost *a)
+{
+    return a->reps ? a->rep_sum_ms / (double)a->reps : -1;
+}
+
+static int clamp(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+int bench_cost_reps(const bench_cost *c, double rep_ms, size_t slots, int need, int lo, int hi)
+{
+    if (hi < lo)
+        hi = lo;
+    double fixed = bench_cost_fixed_ms(c);
+    int r = need;
+    if (fixed >= 0 && rep_ms > 0 && slots > 0) {
+        double balance = ceil(fixed / ((double)slots * rep_ms));
+        if (balance > r)
+            r = balance > hi ? hi : (int)balance;
+    }
+    return clamp(r, lo, hi);
+}
+
+int bench_cost_fit(const bench_cost *c, double rep_max_ms, size_t slots, int reps, int64_t left_ms)
+{
+    if (!c || !c->invocations || !(rep_max_ms > 0) || slots == 0)
+        return left_ms > 0 ? reps : 0;
+    double room = (double)left_ms - c->fixed_max_ms;
+    double fit = floor(room / ((double)slots * rep_max_ms));
+    if (fit < 1)
+        return 0;
+    return fit < reps ? (int)fit : reps;
+}

@@ -1,0 +1,48 @@
+/* costreport.c: prices and chosen -r in the report (see costreport.h). */
+#include "bench/costreport.h"
+
+#include <cjson/cJSON.h>
+
+void bench_costs_print(FILE *f, const bench_session *s)
+{
+    for (size_t i = 0; i < s->n_costs; i++) {
+        const bench_cost *c = &s->costs[i];
+        fprintf(f, "Invocations: %s: %.1f s fixed (load + warm-up) each, -r %d x %zu instance%s per arm, %zu run\n",
+                c->key, bench_cost_fixed_ms(c) / 1000.0, c->last_reps, c->last_slots, c->last_slots == 1 ? "" : "s",
+                c->invocations);
+    }
+    for (size_t i = 0; i < s->plan->n_arms; i++) {
+        double rep = bench_arm_cost_rep_ms(&s->st[i].cost);
+        if (rep > 0)
+            fprintf(f, "Per repetition: %s: %.2f s\n", s->plan->arms[i].label, rep / 1000.0);
+        if (s->st[i].budget_cut)
+            fprintf(f, "Not sampled within the budget: %s\n", s->plan->arms[i].label);
+    }
+}
+
+cJSON *bench_costs_json(const bench_session *s)
+{
+    cJSON *root = cJSON_CreateObject(), *inv = cJSON_AddArrayToObject(root, "invocations");
+    cJSON *arms = cJSON_AddArrayToObject(root, "arms"), *cut = cJSON_AddArrayToObject(root, "not_sampled");
+    for (size_t i = 0; i < s->n_costs; i++) {
+        const bench_cost *c = &s->costs[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "process", c->key);
+        cJSON_AddNumberToObject(o, "fixed_ms", bench_cost_fixed_ms(c));
+        cJSON_AddNumberToObject(o, "fixed_max_ms", c->fixed_max_ms);
+        cJSON_AddNumberToObject(o, "reps", c->last_reps);
+        cJSON_AddNumberToObject(o, "instances_per_arm", (double)c->last_slots);
+        cJSON_AddNumberToObject(o, "invocations", (double)c->invocations);
+        cJSON_AddItemToArray(inv, o);
+    }
+    for (size_t i = 0; i < s->plan->n_arms; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "arm", s->plan->arms[i].label);
+        cJSON_AddNumberToObject(o, "rep_ms", bench_arm_cost_rep_ms(&s->st[i].cost));
+        cJSON_AddNumberToObject(o, "sample_max_ms", s->st[i].cost.sample_max_ms);
+        cJSON_AddItemToArray(arms, o);
+        if (s->st[i].budget_cut)
+            cJSON_AddItemToArray(cut, cJSON_CreateString(s->plan->arms[i].label));
+    }
+    return root;
+}

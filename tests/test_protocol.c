@@ -1,0 +1,242 @@
+/* test_protocol.c: the protocol of issue 13 through real fake-engine
+ * processes: the cost model's chosen -r from given timings, arms sharing one
+ * llama-bench process (`-fa 1,0,0,1`, one model load in the fake engine's
+ * load log, rows split back per arm), racing (an arm 10x slower stops after
+ * its first invocation) and the budget as a bound (slow samples on the
+ * simulated clock: the session ends within the budget plus one sample). */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/cost.h"
+#include "bench/group.h"
+#include "bench/plan.h"
+#include "bench/runner.h"
+
+typedef tu_session fx;
+
+static bench_test tg1[] = {{"tg128", 0, 128}};
+
+static void opts_of(fx *f, bench_session_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->inv = (bench_invoke){.model = f->model, .tests = tg1, .n_tests = 1, .reps = 0, .timeout_ms = 20000};
+    o->artifact = f->art.sha256;
+    o->host = "testhost";
+    o->session = "proto-test";
+    o->max_samples = 30;
+    stats_objective_default(&o->objective);
+    stats_rule_default(&o->rule);
+}
+
+static void plan_of(fx *f, const int *fa, size_t n_fa, bench_plan *plan)
+{
+    bench_plan_opts o = {.fa = fa, .n_fa = n_fa};
+    lvd_err err = {0};
+    if (bench_plan_build(f->e, f->p, f->n, &o, plan, &err))
+        fail_msg("%s", err.msg);
+}
+
+static size_t lines_of(const char *path, const char *needle)
+{
+    lvd_sb sb = {0};
+    size_t n = 0;
+    if (lvd_read_file(path, 1 << 20, &sb, NULL) == 0)
+        for (const char *p = lvd_sb_str(&sb); (p = strstr(p, needle)); p++)
+            n++;
+    lvd_sb_free(&sb);
+    return n;
+}
+
+/* Given fixed and sample costs, -r follows: few when loads are cheap, many
+ * when a load costs a minute, shrunk to the budget left. */
+static void test_cost_model(void **state)
+{
+    (void)state;
+    bench_cost c = {0};
+    assert_int_equal(bench_cost_reps(&c, -1, 1, 6, 1, 30), 6); /* unpriced: the need */
+    bench_cost_observe(&c, 2500, 2000);                        /* 0.5 s load, 1 s a sample */
+    assert_true(fabs(bench_cost_fixed_ms(&c) - 500) < 1e-9);
+    assert_int_equal(bench_cost_reps(&c, 1000, 1, 3, 1, 30), 3);
+    c = (bench_cost){0};
+    bench_cost_observe(&c, 62000, 2000);                       /* a minute's load */
+    assert_int_equal(bench_cost_reps(&c, 1000, 1, 3, 1, 30), 30);
+    assert_int_equal(bench_cost_reps(&c, 1000, 2, 3, 1, 30), 30);
+    assert_int_equal(bench_cost_reps(&c, 5000, 2, 3, 1, 30), 6); /* ceil(60 / (2 x 5)) */
+    /* the budget: 60 s fixed + 2 x r x 5 s within 100 s left: r 4; under 70 s: none */
+    assert_int_equal(bench_cost_fit(&c, 5000, 2, 6, 100000), 4);
+    assert_int_equal(bench_cost_fit(&c, 5000, 2, 6, 69000), 0);
+    assert_int_equal(bench_cost_fit(NULL, -1, 1, 6, 1000), 6);
+    bench_arm_cost a = {0};
+    bench_arm_cost_observe(&a, 3, 3000, 1200);
+    assert_true(fabs(bench_arm_cost_rep_ms(&a) - 1000) < 1e-9);
+    assert_true(fabs(a.sample_max_ms - 1200) < 1e-9);
+}
+
+/* fa on and off of one engine: one invocation `-fa 1,0,0,1`, one model load,
+ * the rows split back per arm by their flash_attn field. */
+static void test_shared_process(void **state)
+{
+    fx *f = *state;
+    size_t e = tu_session_engine(f, "cuda", 0,
+            "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = 1.5\nnoise = 0.01\n"
+            "warmup = 1\nload_log = loads.log");
+    bench_plan plan;
+    static const int fa[] = {1, 0};
+    plan_of(f, fa, 2, &plan);
+    assert_int_equal(plan.n_arms, 2);
+    unsigned char need[2] = {1, 1};
+    bench_group *g;
+    size_t ng = bench_groups_make(&plan, need, NULL, 1, &g);
+    assert_int_equal(ng, 1);
+    assert_int_equal(g[0].n, 2);
+    bench_invoke inv = {.model = f->model, .tests = tg1, .n_tests = 1, .reps = 3, .timeout_ms = 20000};
+    char **argv = bench_group_argv(&plan, &g[0], &inv);
+    lvd_sb line = {0};
+    for (char **a = argv; *a; a++)
+        lvd_sb_addf(&line, " %s", *a);
+    assert_non_null(strstr(lvd_sb_str(&line), " -fa 1,0,0,1"));
+    assert_null(strstr(lvd_sb_str(&line), "--no-warmup"));
+    lvd_sb_free(&line);
+    lvd_strv_free(argv);
+    bench_group_runs out;
+    lvd_err err = {0};
+    assert_int_equal(bench_run_group(&plan, &g[0], &inv, &out, &err), 0);
+    char *loads = lvd_xasprintf("%s/loads.log", f->e[e].dir);
+    assert_int_equal(lines_of(loads, " load "), 1);
+    assert_int_equal(out.n, 4); /* two arms x two slots */
+    for (size_t i = 0; i < out.n; i++) {
+        const lvd_run *r = &out.runs[i];
+        assert_string_equal(r->status, "ok");
+        const lvd_result *res = bench_run_result(r, "tg128");
+        assert_non_null(res);
+        assert_int_equal(res->n, 3);
+        int fa_on = plan.arms[g[0].arms[out.member[i]]].params.fa;
+        assert_int_equal(res->rep_fa, fa_on);
+        double want = fa_on ? 1500 : 1000;
+        assert_true(fabs(res->ts[1] / want - 1) < 0.06);
+    }
+    bench_group_runs_free(&out);
+    bench_groups_free(g, ng);
+    /* a whole session: the two arms share every invocation */
+    bench_session_opts o;
+    opts_of(f, &o);
+    bench_session s;
+    unlink(loads);
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(bench_session_decider(&s, 0)->state, STATS_RANK_WIN);
+    assert_int_equal(s.n_costs, 1);
+    assert_int_equal(lines_of(loads, " load "), s.costs[0].invocations);
+    assert_int_equal(s.st[0].runs, 2 * s.costs[0].invocations);
+    bench_session_free(&s);
+    free(loads);
+    bench_plan_free(&plan);
+}
+
+/* An arm 10x slower than the leader is out after its first invocation. */
+static void test_racing(void **state)
+{
+    fx *f = *state;
+    const char *dev = "device = CUDA0|NVIDIA H200|143155|142629\nnoise = 0.03\nwarmup = 1\n";
+    char *fast = lvd_xasprintf("%sdev.CUDA0.tg = 1000\n", dev), *tie = lvd_xasprintf("%sdev.CUDA0.tg = 990\n", dev),
+         *slow = lvd_xasprintf("%sdev.CUDA0.tg = 100\n", dev);
+    tu_session_engine(f, "fast", 0, fast);
+    tu_session_engine(f, "twin", 0, tie);
+    size_t slow_e = tu_session_engine(f, "slow", 0, slow);
+    free(fast);
+    free(tie);
+    free(slow);
+    bench_plan plan;
+    static const int fa[] = {1};
+    plan_of(f, fa, 1, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    size_t slow_arm = 2;
+    assert_int_equal(plan.arms[slow_arm].engine_id, f->e[slow_e].id);
+    assert_true(s.rounds > 1); /* fast and twin needed more looks */
+    assert_int_equal(s.st[slow_arm].runs, 1);
+    assert_true(s.st[0].runs > 1);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
+typedef struct simclock {
+    char *path;
+    double ns;
+    long off;
+} simclock;
+
+static int64_t sim_ms(void *ctx)
+{
+    simclock *c = ctx;
+    FILE *fp = fopen(c->path, "r");
+    if (fp) {
+        fseek(fp, c->off, SEEK_SET);
+        double v;
+        while (fscanf(fp, "%lf", &v) == 1)
+            c->ns += v;
+        c->off = ftell(fp);
+        fclose(fp);
+    }
+    return lvd_mono_ms() + (int64_t)(c->ns / 1e6);
+}
+
+/* Slow samples (tg128 at 20 t/s: 6.4 s each on the simulated clock) and a
+ * 2 s load under a 60 s budget: the session ends within 60 s + one sample
+ * and says which arms it could not sample. */
+static void test_budget_bound(void **state)
+{
+    fx *f = *state;
+    simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
+    char *a = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20\nnoise = 0.03\n"
+                            "sim_clock = %s\nload_ms = 2000\n", c.path);
+    char *b = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20.2\nnoise = 0.03\n"
+                            "sim_clock = %s\nload_ms = 2000\n", c.path);
+    tu_session_engine(f, "a", 0, a);
+    tu_session_engine(f, "b", 0, b);
+    free(a);
+    free(b);
+    bench_plan plan;
+    static const int fa[] = {1};
+    plan_of(f, fa, 1, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.budget_ms = 60000;
+    o.clock_ms = sim_ms;
+    o.clock_ctx = &c;
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.stop, BENCH_STOP_BUDGET);
+    double sample_ms = 128 / 20.0 * 1000 * 1.2;
+    assert_true((double)s.wall_ms <= 60000 + sample_ms);
+    assert_true(s.st[0].budget_cut || s.st[1].budget_cut);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+    free(c.path);
+}
+
+int main(void)
+{
+    if (!getenv("LVD_FAKE_ENGINE")) {
+        fprintf(stderr, "test_protocol: LVD_FAKE_ENGINE is not set\n");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cost_model),
+        cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
