@@ -286,7 +286,7 @@ static int run_check(const options *o, const engine_setup *b, cJSON **json)
     }
     check_opts co;
     check_opts_init(&co);
-    co.model = o->model;
+    co.model = b->model; /* the first shard of a split model, as lvd check passes it */
     co.text = text;
     co.artifact = b->art.sha256;
     co.host = lvd_hostname();
