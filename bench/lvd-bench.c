@@ -1,12 +1,15 @@
 /* lvd-bench.c: the `lvd bench` tool. Measures every arm (engine x device x
  * parameters) of a model with llama-bench, adaptively, until the statistics
- * decide, and records every run in the store. Option parsing only; the work
- * is bench/plan.c, bench/runner.c and bench/report.c. */
+ * decide, and records every run in the store; with --check, checks every
+ * device against the CPU first (check/check.h). Option parsing only; the
+ * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
 #include "engine/engines.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
+#include "check/check.h"
 #include "common/cli.h"
+#include "common/paths.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -41,6 +44,7 @@ typedef struct options {
     int64_t timeout_s;
     const char *session;
     stats_objective objective;
+    int check;          /* --check: lvd check's run first */
 } options;
 
 static void usage(FILE *f)
@@ -50,13 +54,15 @@ static void usage(FILE *f)
             "                 [-ngl N,...] [-fa on,off] [-ub N,...] [-ctk T,...] [-ctv T,...]\n"
             "                 [-ncmoe N,...] [-t N] [--env K=V]... [-r N]\n"
             "                 [--budget 15m] [--max-samples 30] [--timeout 300] [--session ID]\n"
-            "                 [--objective tg|pp|W] [--json] [--store PATH]\n\n"
+            "                 [--objective tg|pp|W] [--check] [--json] [--store PATH]\n\n"
             "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
             "interleaved rounds (A B C, C B A, ...) until the statistics decide which arm is\n"
             "fastest, and records every repetition in the store. Only engines whose probe shows\n"
             "devices get GPU arms (device selectors from that engine's own probe); a CPU-only\n"
             "engine gets one CPU arm; engines that cannot be probed are skipped and recorded.\n"
-            "An arm that asks for a GPU and runs on the CPU is flagged GPU FLAGS IGNORED.\n\n"
+            "An arm that asks for a GPU and runs on the CPU is flagged GPU FLAGS IGNORED.\n"
+            "A device measured without a correctness check (lvd check) cannot win a verdict:\n"
+            "the bench warns at the end, naming the lvd check command; --check runs it first.\n\n"
             "options:\n"
             "  -m, --model PATH   the GGUF model (identified by its sha256)\n"
             "  --engines LIST     registered engines by name or id (default all)\n"
@@ -83,6 +89,8 @@ static void usage(FILE *f)
             "  --timeout DUR      kill an invocation after DUR (default 300s)\n"
             "  --session ID       session id recorded on every run (default bench-EPOCH-PID)\n"
             "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W)\n"
+            "  --check            first check every device against the CPU, as lvd check does\n"
+            "                     (default off: the bench's cost stays what --budget says)\n"
             "  --json             print JSON instead of tables\n"
             "  --store PATH       the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
             "  -h, --help         this text\n\n"
@@ -131,7 +139,7 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 }
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
-       O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN };
+       O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK };
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -196,6 +204,7 @@ static int option(void *opts, int c, const char *arg)
             return LVD_EXIT_USAGE;
         break;
     case O_SESSION: o->session = arg; break;
+    case O_CHECK: o->check = 1; break;
     case O_OBJECTIVE:
         if (stats_objective_parse(arg, &o->objective, &err))
             return lvd_usage_error(TOOL, "--objective: %s", err.msg);
@@ -216,7 +225,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"budget", required_argument, NULL, O_BUDGET}, {"max-samples", required_argument, NULL, O_MAX},
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
         {"objective", required_argument, NULL, O_OBJECTIVE}, {"n-prompt", required_argument, NULL, O_NPROMPT},
-        {"n-gen", required_argument, NULL, O_NGEN},   LVD_TOOL_LONGOPTS,
+        {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
+        LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":hm:", longopts, usage, &o->t, option, o);
@@ -264,6 +274,70 @@ static uint32_t kv_ctx(const bench_test *t, size_t n)
     return (uint32_t)ctx;
 }
 
+/* --check: lvd check's run (check_run) before the bench; its table on
+ * stdout, or its JSON into *json. A failed reference or no engine with
+ * llama-perplexity is warned about and the bench goes on (LVD_EXIT_PARTIAL);
+ * a store error stops it (LVD_EXIT_STORE). */
+static int run_check(const options *o, const engine_setup *b, cJSON **json)
+{
+    char *text = lvd_data_file(CHECK_TEXT);
+    if (!text) {
+        lvd_error(TOOL, "--check: %s is not installed (run lvd check --text FILE instead)", CHECK_TEXT);
+        return LVD_EXIT_INPUT;
+    }
+    check_opts co;
+    check_opts_init(&co);
+    co.model = b->model; /* the first shard of a split model, as lvd check passes it */
+    co.text = text;
+    co.artifact = b->art.sha256;
+    co.host = lvd_hostname();
+    check_report r;
+    lvd_err err = {0};
+    int code = LVD_EXIT_PARTIAL;
+    if (check_run(b->s, b->engines, b->probes, b->n, &co, &r, &err)) {
+        if (r.n)
+            code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        else
+            lvd_warn(TOOL, "--check: %s; benching unchecked", err.msg);
+    } else {
+        if (o->t.json)
+            *json = check_json(&r, &co);
+        else
+            check_print(stdout, &r, &co);
+        code = check_exit(&r);
+        if (code == LVD_EXIT_FAIL) {
+            lvd_warn(TOOL, "--check: the CPU reference failed; benching unchecked");
+            code = LVD_EXIT_PARTIAL;
+        }
+    }
+    check_report_free(&r);
+    free(text);
+    return code;
+}
+
+/* Prints the session (with --check's JSON under "check"), warns about the
+ * devices measured unchecked, and returns the exit code. */
+static int report(const options *o, const bench_plan *plan, store *s, const bench_session *bs,
+                  cJSON *check)
+{
+    if (o->t.json) {
+        cJSON *root = bench_report_json(bs);
+        if (check)
+            cJSON_AddItemToObject(root, "check", check);
+        lvd_json_emit(stdout, root);
+    } else {
+        bench_report_print(stdout, bs);
+    }
+    int code = bench_report_exit(bs);
+    if (code == LVD_EXIT_FAIL)
+        lvd_error(TOOL, "%s: nothing could be measured (%zu arms, %zu engines skipped)", o->model,
+                  plan->n_arms, plan->n_skips);
+    lvd_err err = {0};
+    if (bench_report_unchecked(TOOL, s, bs, &err) < 0)
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+    return code;
+}
+
 static int run(const options *o)
 {
     lvd_err err = {0};
@@ -306,20 +380,20 @@ static int run(const options *o)
         code = lvd_usage_error(TOOL, "%s", err.msg);
         goto out;
     }
+    cJSON *check = NULL;
+    int checked = o->check ? run_check(o, &b, &check) : LVD_EXIT_OK;
+    if (checked == LVD_EXIT_INPUT || checked == LVD_EXIT_STORE) {
+        code = checked;
+        goto out;
+    }
     bench_session bs;
     if (bench_session_run(b.s, &plan, &so, &bs, &err)) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        cJSON_Delete(check);
     } else {
-        if (o->t.json) {
-            cJSON *root = bench_report_json(&bs);
-            lvd_json_emit(stdout, root);
-        } else {
-            bench_report_print(stdout, &bs);
-        }
-        code = bench_report_exit(&bs);
-        if (code == LVD_EXIT_FAIL)
-            lvd_error(TOOL, "%s: nothing could be measured (%zu arms, %zu engines skipped)", o->model,
-                      plan.n_arms, plan.n_skips);
+        code = report(o, &plan, b.s, &bs, check);
+        if (code == LVD_EXIT_OK)
+            code = checked; /* a device that failed its check: partial */
     }
     bench_session_free(&bs);
 out:

@@ -6,6 +6,8 @@
 
 #include "common/cli.h"
 #include "common/json.h"
+#include "engine/devices.h"
+#include "store/store.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -387,6 +389,59 @@ cJSON *bench_report_json(const bench_session *s)
     }
     cJSON_AddItemToObject(o, "undecided", undecided);
     return o;
+}
+
+/* --- the end-of-session warning ---------------------------------------- */
+
+/* 1 when arm i is a GPU arm the session measured (active, an ok run); device
+ * gets the device its check is looked up under. */
+static int measured_device(const bench_session *bs, size_t i, char *device, size_t len)
+{
+    const bench_arm_state *st = &bs->st[i];
+    engine_check_device(NULL, &bs->plan->arms[i].params, device, len);
+    return *device && st->status == BENCH_ARM_ACTIVE && st->runs > st->failures;
+}
+
+/* 1 when a measured arm before i has i's engine and device. */
+static int device_seen(const bench_session *bs, size_t i, const char *device)
+{
+    for (size_t j = 0; j < i; j++) {
+        char other[64];
+        if (measured_device(bs, j, other, sizeof other) && !strcmp(other, device) &&
+            bs->plan->arms[j].engine_id == bs->plan->arms[i].engine_id)
+            return 1;
+    }
+    return 0;
+}
+
+int bench_report_unchecked(const char *tool, store *s, const bench_session *bs, lvd_err *err)
+{
+    lvd_sb cmd = {0};
+    lvd_sb_adds(&cmd, "lvd check --model ");
+    lvd_shell_quote(&cmd, bs->o.inv.model);
+    int named = 0;
+    for (size_t i = 0; i < bs->plan->n_arms; i++) {
+        const bench_arm *a = &bs->plan->arms[i];
+        char device[64];
+        if (!measured_device(bs, i, device, sizeof device) || device_seen(bs, i, device))
+            continue;
+        lvd_check c;
+        int rc = store_check_latest(s, bs->o.artifact, bs->o.host, a->engine_id, device, &c, err);
+        if (rc < 0) {
+            named = -1;
+            break;
+        }
+        if (rc == 0) {
+            lvd_check_free(&c);
+            continue;
+        }
+        named++;
+        lvd_warn(tool, "%s %s%s%s%s was measured but has no correctness check for this model: no"
+                 " verdict rests on it until it has one (run: %s)", a->engine, device, *a->device_name ? " (" : "",
+                 a->device_name, *a->device_name ? ")" : "", lvd_sb_str(&cmd));
+    }
+    lvd_sb_free(&cmd);
+    return named;
 }
 
 int bench_report_exit(const bench_session *s)

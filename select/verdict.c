@@ -39,6 +39,7 @@ typedef struct varm {
     char check[8];
     char *check_reason;
     int eligible;
+    int unchecked;             /* excluded only because its device has no check */
     char excluded[400];
     char label[400];
     dvec x, y;                 /* kept samples of the chosen tests */
@@ -164,7 +165,8 @@ static int judge_arms(store *s, const char *artifact, const char *host, vsession
             snprintf(a->excluded, sizeof a->excluded, "%s run%s%s", a->bad->status,
                      a->bad->reason ? ": " : "", a->bad->reason ? a->bad->reason : "");
         } else if (!sel_check_admits(a->check)) {
-            if (strcmp(a->check, "none") == 0)
+            a->unchecked = strcmp(a->check, "none") == 0;
+            if (a->unchecked)
                 snprintf(a->excluded, sizeof a->excluded,
                          "unchecked: no correctness check of %s (run lvd check)", a->device);
             else
@@ -309,7 +311,7 @@ static size_t heuristic_pick(const sel_engines *es, const contenders *c, char *w
 
 typedef struct decision {
     size_t winner;             /* arm index or STATS_NO_ARM */
-    char rule[48];
+    char rule[64];
     char why[600];
 } decision;
 
@@ -355,6 +357,38 @@ static void decide(const vsession *vs, const stats_ranking *rk, const lvd_verdic
             d->winner = rk->leader;
     }
     free(idx);
+}
+
+/* Unchecked is not failed: when an arm excluded only for want of a check
+ * scored above the decided winner (or nothing checked could win), the
+ * verdict records no winner (rule SEL_VERDICT_UNCHECKED) instead of a win
+ * for a slower arm; selection then falls through to its heuristic. */
+static void faster_unchecked(const vsession *vs, const stats_ranking *rk, decision *d)
+{
+    const stats_rank_entry *w = d->winner != STATS_NO_ARM ? stats_ranking_entry(rk, d->winner) : NULL;
+    const stats_rank_entry *best = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < rk->n; i++) {
+        const stats_rank_entry *e = &rk->v[i];
+        if (!vs->arms[e->arm].unchecked || !isfinite(e->score) || (w && !(e->score > w->score)))
+            continue;
+        n++;
+        if (!best || e->score > best->score)
+            best = e;
+    }
+    if (!best)
+        return;
+    const char *test = vs->test_tg ? vs->test_tg : vs->test_pp;
+    int len = snprintf(d->why, sizeof d->why, "%s has no correctness check and measured %.2f t/s on %s",
+                       vs->arms[best->arm].label, best->sx.median, test);
+    if (n > 1 && len > 0 && (size_t)len < sizeof d->why)
+        len += snprintf(d->why + len, sizeof d->why - (size_t)len, " (%zu faster arms unchecked)", n);
+    if (len > 0 && (size_t)len < sizeof d->why)
+        snprintf(d->why + len, sizeof d->why - (size_t)len, w ? ", faster than the best checked arm,"
+                 " %s (%.2f t/s): no win is recorded for a slower arm" : "; no checked arm was measured",
+                 w ? vs->arms[d->winner].label : "", w ? w->sx.median : 0.0);
+    snprintf(d->rule, sizeof d->rule, "%s", SEL_VERDICT_UNCHECKED);
+    d->winner = STATS_NO_ARM;
 }
 
 /* --- output ------------------------------------------------------------- */
@@ -409,7 +443,9 @@ static char *explain(const vsession *vs, const stats_ranking *rk, const char *ob
     lvd_sb sb = {0};
     const char *tests = vs->test_tg && vs->test_pp ? "tg and pp" : vs->test_tg ? vs->test_tg
                                                                    : vs->test_pp;
-    if (d->winner == STATS_NO_ARM) {
+    if (d->winner == STATS_NO_ARM && d->why[0]) {
+        lvd_sb_addf(&sb, "%s: %s", d->rule, d->why);
+    } else if (d->winner == STATS_NO_ARM) {
         lvd_sb_addf(&sb, "no arm can win on %s (objective %s)", tests ? tests : "any test",
                     objective);
     } else {
@@ -488,6 +524,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
 
     decision d;
     decide(&vs, &rk, have_prev ? &prev : NULL, &es, &d);
+    faster_unchecked(&vs, &rk, &d);
     memcpy(out->artifact, artifact, sizeof out->artifact);
     out->host = lvd_xstrdup(host);
     out->decided_at = lvd_now();

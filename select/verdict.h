@@ -13,9 +13,11 @@
  *     CPU speed delivered) excludes the arm;
  *   - an arm whose device passed its correctness check: the newest check of
  *     (artifact, host, engine, device) has status "pass". A device with no
- *     check is excluded like a failed one ("unchecked"): design.md admits a
- *     device only after it reproduced the CPU's result, and a verdict must
- *     not promote what nobody verified. The CPU arm (no device) is the
+ *     check ("unchecked") may not win either: design.md admits a device
+ *     only after it reproduced the CPU's result, and a verdict must not
+ *     promote what nobody verified. But unchecked is not failed: a verdict
+ *     never rests on what was not measured (rule "undecided: faster arms
+ *     unchecked" below). The CPU arm (no device) is the
  *     reference and needs no check. The device a check is looked up under
  *     is engine_check_device's (select/engines.h): an arm without -dev ran on
  *     the engine's default device, the probe's first, or "auto" when no
@@ -42,6 +44,14 @@
  *                the statistics did not decide (more rounds were needed, or
  *                the ratio sits on a threshold): the same hysteresis among
  *                the leader and every arm the leader did not beat;
+ *   "undecided: faster arms unchecked (run lvd check)"  (SEL_VERDICT_UNCHECKED)
+ *                applied after every rule above: an arm excluded only
+ *                because its device has no check scores above the winner
+ *                (or no eligible arm has samples and an unchecked one has):
+ *                no win is recorded for the slower arm (engine_id 0, the
+ *                explanation names the fastest unchecked arm), so selection
+ *                falls through to its heuristic. An arm whose check failed
+ *                or errored stays excluded and the slower arm may win;
  *   "no-arm"     nothing may win (no eligible arm has samples of the
  *                objective's tests); engine_id 0, recorded so that the
  *                history says so; selection ignores it.
@@ -66,6 +76,9 @@
 #include "store/store.h"
 
 #include <stddef.h>
+
+/* The rule of a verdict that recorded no winner because faster arms are unchecked. */
+#define SEL_VERDICT_UNCHECKED "undecided: faster arms unchecked (run lvd check)"
 
 typedef struct sel_verdict_opts {
     stats_objective objective;   /* default tg */

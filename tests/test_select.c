@@ -678,7 +678,8 @@ static void test_rule2_failed_check(void **state)
 /* --- the verdict's own rules ------------------------------------------ */
 
 /* Failed runs, gpu_ignored runs, failed and missing checks never win;
- * only the newest session counts. */
+ * only the newest session counts; a slower arm does not win over a faster
+ * unchecked one. */
 static void test_verdict_exclusions(void **state)
 {
     fx *f = *state;
@@ -697,8 +698,9 @@ static void test_verdict_exclusions(void **state)
     check(f, cuda, "CUDA3", "pass");
     lvd_verdict v;
     assert_int_equal(record(f, NULL, &v), 0);
-    assert_int_equal(v.engine_id, cpu);
-    assert_string_equal(v.rule, "only-arm");
+    assert_int_equal(v.engine_id, 0); /* CUDA2 is faster than the CPU and unchecked */
+    assert_string_equal(v.rule, SEL_VERDICT_UNCHECKED);
+    assert_non_null(strstr(v.explain, "cuda CUDA2 [dev=CUDA2"));
     assert_non_null(strstr(v.explain, "check fail on CUDA0: mean KLD 0.41"));
     assert_non_null(strstr(v.explain, "gpu_ignored run"));
     assert_non_null(strstr(v.explain, "unchecked: no correctness check of CUDA2"));
@@ -726,6 +728,61 @@ static void test_verdict_exclusions(void **state)
     lvd_err err = {{0}};
     assert_int_equal(sel_verdict_compute(f->s, f->a.sha256, &o, &v, &err), 1);
     assert_non_null(strstr(err.msg, "no bench run"));
+}
+
+/* Unchecked is not failed: a slower arm wins over a faster arm whose check
+ * failed, never over one that has no check; then the verdict records no
+ * winner and selection falls through to the heuristic. */
+static void test_verdict_unchecked(void **state)
+{
+    fx *f = *state;
+    lvd_device d[] = {dev("CUDA0", H200, 140000, "9.0"), dev("CUDA1", H200, 140000, "9.0")};
+    int64_t cpu = engine(f, "cpu", NULL, 0), cuda = engine(f, "cuda", d, 2);
+    run(f, cpu, "", "s", 50, 400);
+    run(f, cuda, "CUDA0", "s", 1000, 9000);
+    run(f, cuda, "CUDA1", "s", 600, 8000);
+    lvd_verdict v;
+    assert_int_equal(record(f, NULL, &v), 0); /* nothing checked: no win for the CPU */
+    assert_int_equal(v.engine_id, 0);
+    assert_string_equal(v.rule, SEL_VERDICT_UNCHECKED);
+    assert_non_null(strstr(v.explain, SEL_VERDICT_UNCHECKED ": cuda CUDA0 [dev=CUDA0 ngl=99 fa=1"));
+    assert_non_null(strstr(v.explain, "has no correctness check and measured 999.50 t/s on tg128 (2"
+                                      " faster arms unchecked), faster than the best checked arm, cpu cpu"));
+    lvd_verdict_free(&v);
+    sel_request rq = request(f);
+    sel_result r = choose(f, &rq);
+    assert_int_equal(r.by, SEL_BY_HEURISTIC); /* H200: CUDA, as without any measurement */
+    assert_int_equal(r.engine.id, cuda);
+    assert_explains(&r, "(" SEL_VERDICT_UNCHECKED ") recommends no arm");
+    sel_result_free(&r);
+
+    check(f, cuda, "CUDA0", "pass"); /* a slower unchecked arm does not stop a win */
+    assert_int_equal(record(f, NULL, &v), 0);
+    assert_int_equal(v.engine_id, cuda);
+    assert_string_equal(v.params.device, "CUDA0");
+    assert_string_equal(v.rule, "win");
+    lvd_verdict_free(&v);
+
+    check(f, cuda, "CUDA0", "fail"); /* failed is excluded; CUDA1, faster than the CPU, unchecked */
+    assert_int_equal(record(f, NULL, &v), 0);
+    assert_int_equal(v.engine_id, 0);
+    assert_non_null(strstr(v.explain, SEL_VERDICT_UNCHECKED ": cuda CUDA1 [dev=CUDA1 ngl=99 fa=1"));
+    assert_null(strstr(v.explain, "faster arms unchecked),"));
+    lvd_verdict_free(&v);
+
+    check(f, cuda, "CUDA1", "fail"); /* faster arms all failed: the slower one wins */
+    assert_int_equal(record(f, NULL, &v), 0);
+    assert_int_equal(v.engine_id, cpu);
+    assert_string_equal(v.rule, "only-arm");
+    lvd_verdict_free(&v);
+
+    check(f, cuda, "CUDA0", "pass"); /* every arm checked: the normal ranking */
+    check(f, cuda, "CUDA1", "pass");
+    assert_int_equal(record(f, NULL, &v), 0);
+    assert_int_equal(v.engine_id, cuda);
+    assert_string_equal(v.params.device, "CUDA0");
+    assert_string_equal(v.rule, "win");
+    lvd_verdict_free(&v);
 }
 
 /* The device a check is under: the selector asked, the probe's first for
@@ -759,8 +816,9 @@ static void test_check_device(void **state)
 
 /* An engine known only from imported results (no probe: its binaries are on
  * another machine) that asked for GPU layers ran on its default device: it
- * is not the CPU reference, and stays unchecked until a check under "auto"
- * passes (what lvd check --import records). */
+ * is not the CPU reference, and stays unchecked (the CPU does not win over
+ * it either) until a check under "auto" passes (what lvd check --import
+ * records). */
 static void test_verdict_imported_engine(void **state)
 {
     fx *f = *state;
@@ -776,7 +834,8 @@ static void test_verdict_imported_engine(void **state)
     run(f, cpu, "", "night", 54, 430);
     lvd_verdict v;
     assert_int_equal(record(f, NULL, &v), 0);
-    assert_int_equal(v.engine_id, cpu);
+    assert_int_equal(v.engine_id, 0); /* faster than the CPU, unchecked: no win for the CPU */
+    assert_string_equal(v.rule, SEL_VERDICT_UNCHECKED);
     assert_non_null(strstr(v.explain, "unchecked: no correctness check of auto"));
     lvd_verdict_free(&v);
     check(f, e.id, "auto", "pass");
@@ -1181,6 +1240,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rule2_stale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rule2_failed_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_exclusions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verdict_unchecked, setup, teardown),
         cmocka_unit_test(test_check_device),
         cmocka_unit_test_setup_teardown(test_choice_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_imported_engine, setup, teardown),
