@@ -138,7 +138,7 @@ for i in "${!E[@]}"; do
     check "engine $i (no GPU backend) lists no device itself" test -z "${DEV_VIS[i]}"
   fi
   case " ${LIBS[i]} " in *" vulkan "*)
-    check "engine $i (Vulkan) lists a Vulkan device with GGML_VK_VISIBLE_DEVICES=$GGML_VK_VISIBLE_DEVICES" \
+    check "engine $i (Vulkan) lists a Vulkan device with GGML_VK_VISIBLE_DEVICES=$GGML_VK_VISIBLE_DEVICES (lavapipe: mesa-vulkan-drivers)" \
       grep -qE '^Vulkan[0-9]+\|' <<<"${DEV_VIS[i]}" ;;
   esac
 done
@@ -184,9 +184,9 @@ for i in "${!E[@]}"; do
   check "engine $i: found once from its operand, new, ${BUILD[i]} (${COMMIT[i]})" \
     is "[(f['source'], f['status'], f['build'], f['commit']) for f in $f]" \
     "[('operand', 'new', '${BUILD[i]}', '${COMMIT[i]}')]"
-  NAME[i]=$(q "$f[0]['name']")
+  NAME[i]=$(q "${f}[0]['name']")
   want_backend=cpu
-  [ -z "${DEV_VIS[i]}" ] || want_backend=$(cut -d'|' -f1 <<<"${DEV_VIS[i]}" | sed -E 's/[0-9]+$//' | tr 'A-Z' 'a-z' | sort -u | paste -sd+)
+  [ -z "${DEV_VIS[i]}" ] || want_backend=$(cut -d'|' -f1 <<<"${DEV_VIS[i]}" | sed -E 's/[0-9]+$//' | tr '[:upper:]' '[:lower:]' | sort -u | paste -sd+)
   check "engine $i: named ${NAME[i]}, backend $want_backend from its devices ($(sel_list "${DEV_VIS[i]}"))" \
     is "[(f['backend'], f['devices']) for f in $f]" \
     "[('$want_backend', $(python3 -c 'import sys; print(sys.argv[1].split())' "$(sel_list "${DEV_VIS[i]}")"))]"
@@ -213,11 +213,11 @@ for mode in cached refresh; do
   for i in "${!E[@]}"; do
     p="[p for p in d['probes'] if p['engine'] == '${NAME[i]}'][0]"
     check "probe $mode: ${NAME[i]} is $( [ $mode = cached ] && echo served from the cache || echo asked again)" \
-      is "$p['cached']" "$( [ $mode = cached ] && echo True || echo False)"
+      is "${p}['cached']" "$( [ $mode = cached ] && echo True || echo False)"
     check "probe $mode: ${NAME[i]}'s devices are its own list ($(sel_list "${DEV_VIS[i]}"))" \
-      is "[[x['selector'], x['name'], x['total_mib'], x['free_mib']] for x in $p['devices']]" "$(py_devs "${DEV_VIS[i]}")"
+      is "[[x['selector'], x['name'], x['total_mib'], x['free_mib']] for x in ${p}['devices']]" "$(py_devs "${DEV_VIS[i]}")"
     if [ -z "${DEV_VIS[i]}" ]; then
-      check "probe $mode: ${NAME[i]} lists none: backend cpu, not unknown" is "($p['backend'], $p['reason'])" "('cpu', None)"
+      check "probe $mode: ${NAME[i]} lists none: backend cpu, not unknown" is "(${p}['backend'], ${p}['reason'])" "('cpu', None)"
     fi
   done
 done
@@ -276,7 +276,7 @@ check "every arm active, none excluded" is "sorted(set(a['status'] for a in d['a
 for test in pp16 tg4; do
   tq="[t for t in d['tests'] if t['test'] == '$test'][0]"
   check "$test: every arm ranked with at least 2 kept samples" \
-    is "len($tq['ranking']) == len(d['arms']) and min(r['kept'] for r in $tq['ranking']) >= 2" True
+    is "len(${tq}['ranking']) == len(d['arms']) and min(r['kept'] for r in ${tq}['ranking']) >= 2" True
   python3 - "$tmp/bench.json" "$test" <<'PY' | while IFS= read -r l; do figure "$l"; done
 import json, sys
 d = json.load(open(sys.argv[1])); test = sys.argv[2]
@@ -289,9 +289,9 @@ print("bench %s: state %s" % (test, t["state"]))
 PY
 done
 TG="[t for t in d['tests'] if t['test'] == 'tg4'][0]"
-TG_STATE=$(q "$TG['state']")
-LEADER=$(q "d['arms'][$TG['leader']]['engine']")
-LEADER_DEV=$(q "d['arms'][$TG['leader']]['device']")
+TG_STATE=$(q "${TG}['state']")
+LEADER=$(q "d['arms'][${TG}['leader']]['engine']")
+LEADER_DEV=$(q "d['arms'][${TG}['leader']]['device']")
 
 # ------------------------------------------------------------ select --record, and the launch line runs
 step "select"
@@ -409,7 +409,7 @@ note "the verdict's launch line carries env $(jf "$tmp/select.json" "d['env']") 
 # the printed line alone, in an environment without the variable, serves on
 # the device. Today it is run once and what happened is shown.
 for i in "${!E[@]}"; do
-  [ -s "$tmp/profile.$i.line" ] && [ "${DEV_VIS[i]}" != "${DEV_NOVIS[i]}" ] || continue
+  if [ ! -s "$tmp/profile.$i.line" ] || [ "${DEV_VIS[i]}" = "${DEV_NOVIS[i]}" ]; then continue; fi
   capture env -u GGML_VK_VISIBLE_DEVICES timeout -k 10 120 python3 "$here/serve.py" "$tmp/profile.$i.line" \
     "$tmp/profile.$i.json" "$tmp/noenv.$i.server.log" --timeout 60 --predict 0
   note "the ${NAME[i]} profile line run without GGML_VK_VISIBLE_DEVICES: exit $rc, $(q "'/health %s, offloaded %s, using %s, error %s' % (d['health'], d['offloaded'], d['using_devices'], d['error'])")" \

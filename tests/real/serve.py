@@ -133,19 +133,35 @@ def main():
         k, v = w.split("=", 1)
         env[k] = v
 
-    port = free_port()
-    res["port"] = port
-    argv = words + ["--host", "127.0.0.1", "--port", str(port), "-lv", "4"]
-    log = open(log_file, "wb")
-    t0 = time.monotonic()
-    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    # a SIGTERM (ctest's timeout) still ends the server's group: finally runs
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    def launch():
+        port = free_port()
+        argv = words + ["--host", "127.0.0.1", "--port", str(port), "-lv", "4"]
+        log = open(log_file, "wb")
+        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        return port, log, proc, time.monotonic()
+
+    def says_bind():
+        with open(log_file, errors="replace") as f:
+            return re.search(r"couldn't bind|address already in use", f.read(), re.I) is not None
+
+    port, log, proc, t0 = launch()
+    tries = 1
     try:
-        base = "http://127.0.0.1:%d" % port
         while time.monotonic() - t0 < timeout:
             if proc.poll() is not None:
+                # the port was free when asked; another process took it before
+                # the server bound it: another port (three tries)
+                if tries < 3 and (log.close() or says_bind()):
+                    port, log, proc, t0 = launch()
+                    tries += 1
+                    continue
                 res["error"] = "llama-server exited with %s before /health answered 200" % proc.returncode
                 break
+            base = "http://127.0.0.1:%d" % port
             code, _ = http("GET", base + "/health", timeout=2.0)
             res["health"] = code
             if code == 200:
@@ -154,6 +170,7 @@ def main():
             time.sleep(0.1)
         else:
             res["error"] = "/health did not answer 200 within %.0f s (last: %s)" % (timeout, res["health"])
+        res["port"] = port
         if res["health"] == 200 and predict > 0:
             code, body = http("POST", base + "/completion",
                               {"prompt": "Once upon a time", "n_predict": predict, "temperature": 0,
