@@ -29,6 +29,8 @@
 #             verdict, offers no GPU flags when every device is a software one
 #   evidence  lvd evidence: the page names every engine, shows the launch
 #             line, the correctness of every device, and its SVGs parse
+#   nightly   lvd nightly on a second store (fetch off, no candidate, its own
+#             discover step): exit 0, the page names the engines
 # Ground truth comes from the engines themselves, never from this script's
 # expectations: `--version` (build, commit) and `llama-bench --list-devices`
 # with and without the visibility variable. Figures are printed as
@@ -36,7 +38,8 @@
 #
 # Environment: LVD_REAL_ENGINES (required), LVD_REAL_MODEL (default
 # tests/fixtures/models/small-llama-q8_0.gguf), LVD_REAL_BUDGET (lvd bench
-# --budget, default 120s), GGML_VK_VISIBLE_DEVICES (default 0: Mesa's lavapipe
+# --budget, default 120s), LVD_REAL_NIGHTLY_BUDGET (the night's, default 60s),
+# GGML_VK_VISIBLE_DEVICES (default 0: Mesa's lavapipe
 # is a CPU-type Vulkan device that llama.cpp hides unless named), LVD_BIN,
 # LVD_SOURCE, LVD_FIXTURES (ctest sets them; else this tree's build/bin).
 #
@@ -391,6 +394,53 @@ for s in $svgs; do
   check "chart $s is there and is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/evidence/$s"
 done
 note "the page's correctness column: $(grep -oE 'pass \([^)]*\)' "$P" | sort -u | tr '\n' ';')"
+
+# ------------------------------------------------------------ nightly
+step "nightly"
+# One night on a second private store, as a box without network runs it: fetch
+# off, no candidate, the engines found by its own discover step through
+# LVD_ENGINE_REAL<i>; then check, bench (a smaller budget), select, pin,
+# evidence, each as its own process. The night ends 0, every step but pin 0
+# (pin: no candidate), and the page names the engines and shows the line the
+# night's verdict gives.
+N=$tmp/night
+mkdir -p "$N"
+cp "$LVD_SOURCE/share/pin.default" "$N/pin.conf"
+cat > "$N/nightly.conf" <<EOF2
+model = $M
+pin_file = pin.conf
+candidate = none
+fetch = off
+promote = off
+tests = pp16,tg4
+reps = 5
+budget = ${LVD_REAL_NIGHTLY_BUDGET:-60s}
+builds_dir = builds
+evidence = evidence/page.md
+log = nightly.log
+EOF2
+t=$SECONDS
+capture env "${envs[@]}" LVD_STORE="$N/store.db" timeout -k 10 900 "$LVD_BIN/lvd" nightly --config "$N/nightly.conf" --json
+expect_rc "lvd nightly (fetch off, no candidate, discover through LVD_ENGINE_*)" 0
+[ "$rc" -eq 0 ] || { cat "$tmp/out"; tail -40 "$N/nightly.log"; }
+figure "lvd nightly: $((SECONDS - t)) s; step exit (time): $(q "', '.join('%s %s (%.1f s)' % (s['step'], s['exit'], s['ms'] / 1000) for s in d['steps'])")"
+check "nightly: exit 0, every step but pin exited 0" \
+  is "(d['exit'], sorted(set(s['exit'] for s in d['steps'] if s['step'] != 'pin')))" "(0, [0])"
+# pin has no candidate to weigh (candidate = none): it says so, and the night is not failed for it
+check "nightly: pin keeps the pin: no candidate measured" \
+  is "[s['outcome'].startswith('no candidate measured') for s in d['steps'] if s['step'] == 'pin']" "[True]"
+for want in discover probe check bench select evidence; do
+  check "nightly: a $want step ran" is "any(s['step'].split()[0] == '$want' for s in d['steps'])" True
+done
+check "nightly: its discover step registered the ${#E[@]} engines" \
+  is "[s['outcome'] for s in d['steps'] if s['step'] == 'discover']" \
+  "['registered ${#E[@]} new engines (${#E[@]} found, 0 already registered)']"
+for i in "${!E[@]}"; do
+  check "nightly page names ${NAME[i]} (${BUILD[i]})" grep -qF "${NAME[i]} (${BUILD[i]})" "$N/evidence/page.md"
+done
+capture env LVD_STORE="$N/store.db" "$LVD_BIN/lvd" select --model "$M"
+check "nightly page shows the line lvd select gives on the night's store" \
+  grep -qxF "  $(head -1 "$tmp/out")" "$N/evidence/page.md"
 
 # ------------------------------------------------------------ what the branches under way change
 step "later"
