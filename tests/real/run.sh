@@ -467,5 +467,28 @@ for i in "${!E[@]}"; do
     "(later: assert /health 200 and the layers on the device)"
 done
 
+# later (engine identity over all files): the launchers (llama-bench,
+# llama-server: 18 KB each) hold no engine code; the libraries do. A copy of
+# one build is registered on a third store, one of its libggml libraries
+# replaced (a byte appended: new size, new mtime, still loadable), and what
+# the probe cache says is shown.
+src=${E[0]}
+for i in "${!E[@]}"; do if [ -z "${LIBS[i]}" ]; then src=${E[i]}; break; fi; done
+C="$tmp/engine copy"
+cp -r "$src" "$C" && chmod -R u+w "$C"
+capture env LVD_STORE="$tmp/ident.db" "$LVD_BIN/lvd" fetch --register "$C" --build "${BUILD[0]}" --name copy --json
+if [ "$rc" -eq 0 ]; then
+  digest=$(q "d['engine']['digest']")
+  lib=$(find "$C" -maxdepth 1 -name 'libggml-cpu.so*' -type f | head -1)
+  [ -n "$lib" ] || lib=$(find "$C" -maxdepth 1 -name 'libggml*.so*' -type f | head -1)
+  printf '\0' >> "$lib"
+  capture env LVD_STORE="$tmp/ident.db" "$LVD_BIN/lvd" probe --json
+  note "after $(basename "$lib") of a registered build changed, lvd probe says" \
+    "$(q "[('cached' if p['cached'] else 'probed again', p['backend']) for p in d['probes']]")" \
+    "(digest ${digest:0:12}… is llama-server's alone; later: assert the change is seen: a new probe, a stale verdict)"
+else
+  note "registering a copy of $src failed (exit $rc): $(head -1 "$tmp/err")"
+fi
+
 figure "tests/real: ${#E[@]} engines, model $(basename "$M"), $((SECONDS - T0)) s"
 e2e_finish
