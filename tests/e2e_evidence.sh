@@ -232,7 +232,9 @@ world engines
 REGISTER_OK=0
 engine cpu "noise = 0.005" "cpu.tg = 50" "cpu.pp = 400"
 engine cuda "noise = 0.005" "device = CUDA0|NVIDIA GeForce GTX 1060 6GB|6144|5800|6.1" "dev.CUDA0.tg = 500" "dev.CUDA0.pp = 3000"
-engine vk "noise = 0.005" "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
+# (its KLD as small as a correct real device's: the real Vulkan build on lavapipe measures 0.000005)
+engine vk "noise = 0.005" "device = Vulkan0|NVIDIA GeForce GTX 1060 6GB|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500" \
+  "dev.Vulkan0.kld = 0.000005"
 MODEL="$tmp/tiny-llama-q4_0.gguf"
 cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 "$LVD_BIN/lvd-probe" >/dev/null || fail "probe"
@@ -243,8 +245,10 @@ line=$("$LVD_BIN/lvd-select" --model "$MODEL" --record) || fail "select --record
 N="$tmp/night/page.md"
 r=$(row "$N" "| 1 ★ | vulkan · Vulkan0, ngl 99, fa 1 | vk (b9749) |")
 holds "$r" "| pass (PPL ratio "
+holds "$r" ", KLD 0.000005, " # six decimals, as lvd check prints it: four would read 0.0000, "no difference"
 holds "$r" " vs #2 |"
-row "$N" "| 2 | cuda · CUDA0, ngl 99, fa 1 | cuda (b9749) |" >/dev/null
+r=$(row "$N" "| 2 | cuda · CUDA0, ngl 99, fa 1 | cuda (b9749) |")
+holds "$r" ", KLD 0.0001, " # the fake's default: four decimals as before
 r=$(row "$N" "| 3 | cpu | cpu (b9749) |")
 holds "$r" "| reference | reference |"
 holds "$r" "| base (CPU reference) |"

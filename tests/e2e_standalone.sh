@@ -4,7 +4,9 @@
 # old sibling folder "shared", its environment variable, its fixtures and
 # models folders): the fixtures are in tests/fixtures ($LVD_FIXTURES) and the
 # bundled model in share/models. The scan is first shown to find planted
-# references (and not a "shared library").
+# references (and not a "shared library"). One exception: .ci/run may point
+# the optional tests/real suite at real engines beside the clone, on one
+# fixed line, when they exist (shown to drop that line and nothing else).
 # Needs LVD_SOURCE and LVD_FIXTURES (set by ctest).
 . "$(dirname "$0")/e2e_lib.sh"
 
@@ -12,6 +14,11 @@ e2e_needs LVD_SOURCE LVD_FIXTURES
 S=$LVD_SOURCE
 # split so that this file does not match itself
 pat='\.\./'"shared|LVD_"'SHARED|(^|[^a-z_])'"shared/(fixtures|models)"
+# The one exception: .ci/run may name the real engines beside the clone (the
+# optional tests/real suite), on exactly this line of that file, behind an
+# existence test. allowed_dropped: the scan's hits (stdin) without that line.
+ci_engines_line='real_engines_dir=../'"shared/engines"
+allowed_dropped() { grep -vxE -- '\.ci/run:[0-9]+:'"$(sed 's/[.]/[.]/g' <<<"$ci_engines_line")" || true; }
 
 # scan DIR PATH...: the lines of text files under PATH (relative to DIR) that match
 scan() {
@@ -44,8 +51,21 @@ for p in $layers; do
   [ -d "$S/$p" ] && paths+=("$p") || fail "layer $p is not a folder"
 done
 hits=$(scan "$S" "${paths[@]}")
+hits=$(allowed_dropped <<<"$hits")
 if [ -z "$hits" ]; then ok "no reference to a folder beside the clone"; else fail "references to a folder beside the clone:
 $hits"; fi
+
+# the exception is that line in .ci/run only, and .ci/run tests that it exists
+mkdir -p "$tmp/plant2/.ci" "$tmp/plant2/tests"
+printf '%s\nx=../%s/fixtures\n' "$ci_engines_line" shared > "$tmp/plant2/.ci/run"
+printf '%s\n' "$ci_engines_line" > "$tmp/plant2/tests/e.sh"
+printf '%s\n' "  $ci_engines_line" > "$tmp/plant2/tests/f.sh"
+hits=$(scan "$tmp/plant2" .ci tests | allowed_dropped)
+if [ "$(printf '%s\n' "$hits" | grep -c .)" = 3 ] && ! grep -q '^\.ci/run:1:' <<<"$hits"; then
+  ok "the exception drops only .ci/run's engines line, not another reference there nor the line elsewhere"
+else fail "the exception drops only .ci/run's engines line: $hits"; fi
+check ".ci/run names the engines on that line once" test "$(grep -cxF -- "$ci_engines_line" "$S/.ci/run")" = 1
+check ".ci/run uses them only when they exist" grep -qF '[ -d "$real_engines_dir" ]' "$S/.ci/run"
 
 # and what the tests read is there
 for f in llama.cpp/README.md llama.cpp/cpu-build-b9749/bench-jsonl.stdout llama.cpp/gpu-h200/README.md \
