@@ -150,9 +150,9 @@ static void print_undecided(FILE *f, const bench_session *s, const stats_ranking
             continue;
         char ci[64];
         ci_text(&e->vs_leader, 1, ci, sizeof ci);
-        fprintf(f, "    %s vs %s: ratio %s, p %.4g (needs < %.4g): %s\n", arm_name(s, e->arm),
-                arm_name(s, r->leader), ci, e->vs_leader.p, e->vs_leader.p_threshold,
-                e->vs_leader.why ? e->vs_leader.why : "");
+        fprintf(f, "    %s vs %s: ratio %s, sequential [%.4g, %.4g] at look %zu: %s\n",
+                arm_name(s, e->arm), arm_name(s, r->leader), ci, e->vs_leader.seq.lo,
+                e->vs_leader.seq.hi, e->vs_leader.seq.look, e->vs_leader.why ? e->vs_leader.why : "");
     }
     for (size_t i = 0; i < r->n; i++)
         if (!r->v[i].rank && r->v[i].eligible)
@@ -170,9 +170,10 @@ static void print_decision(FILE *f, const bench_session *s, const char *what, co
         fprintf(f, "%s is the only arm measured\n", arm_name(s, r->leader));
         return;
     case STATS_RANK_WIN:
-        fprintf(f, "%s%s%s wins against all %zu other arm%s (p < %.4g, CI low > %.2f)\n",
+        fprintf(f, "%s%s%s wins against all %zu other arm%s (sequential interval past %.2f, "
+                   "error <= %.4g over all looks)\n",
                 lvd_ansi(f, GREEN), arm_name(s, r->leader), lvd_ansi(f, RESET), r->m,
-                r->m == 1 ? "" : "s", s->o.rule.alpha / (double)r->m, s->o.rule.win);
+                r->m == 1 ? "" : "s", s->o.rule.win, s->o.rule.alpha);
         return;
     case STATS_RANK_TIE:
         fprintf(f, "tie between %s", arm_name(s, r->leader));

@@ -85,6 +85,7 @@ int bench_session_rank(bench_session *s, lvd_err *err)
     stats_rank_opts ro;
     stats_rank_opts_init(&ro);
     ro.rule = s->o.rule;
+    ro.rule.look = s->rounds ? s->rounds : 1; /* each round is one look (stats.h, "Sequential wins") */
     ro.ref = s->ref;
     int rc = 0;
     for (size_t t = 0; t < s->o.inv.n_tests && rc == 0; t++) {

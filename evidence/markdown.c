@@ -287,7 +287,7 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
     lvd_sb_adds(sb, "\n\n");
     if (pin->n_rows) {
         lvd_sb_adds(sb, "Candidate against pinned, per model, backend, arm and test (newest session, kept "
-                        "samples; no regression needs CI low >= -2 %, a win p < 0.01 and CI low > +2 %):\n\n");
+                        "samples; no regression needs CI low >= -2 %, a win the sequential interval's low > +2 %):\n\n");
         lvd_sb_adds(sb, "| model | backend | arm | test | pinned t/s | candidate t/s | Δ [95 % CI] | p | |\n");
         lvd_sb_adds(sb, "|---|---|---|---|---:|---:|---:|---:|---|\n");
         for (size_t i = 0; i < pin->n_rows; i++) {

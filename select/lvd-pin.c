@@ -35,7 +35,7 @@ static void usage(FILE *f)
             "Compares the candidate build against the pinned one for every model, backend, arm\n"
             "and test this host measured (newest session, kept samples) and decides:\n"
             "promote only when no comparison regresses (95 %% CI low >= 0.98), at least one is\n"
-            "a significant win (p < 0.01 and CI low > 1.02), every correctness check of the\n"
+            "a win (sequential interval low > 1.02, stats.h), every correctness check of the\n"
             "candidate passed, and the previous decision for the same two builds, made on\n"
             "other measurements, would also have promoted. Otherwise the pin is kept and the\n"
             "rule that held it is printed. Each run records its decision in the store.\n\n"

@@ -11,8 +11,8 @@
  * registration). Their arms (armset.h: newest session, kept samples) pair
  * when artifact, backend label, arm key (device and parameters) and test
  * agree. Each pair compares candidate (A) against pinned (B) under
- * stats_rule_pin (win: p < 0.01 and CI low > 1.02; no regression: CI low >=
- * 0.98), m = 1.
+ * stats_rule_pin (win: sequential interval low > 1.02; no regression: CI low
+ * >= 0.98), m = 1.
  *
  * Rule table, in this order; the first rule that holds keeps the pin and
  * names the decision (every comparison is recorded regardless):

@@ -182,19 +182,31 @@ static double percentile(double *v, size_t n, double q)
     return v[lo] * (1.0 - f) + v[hi] * f;
 }
 
+/* The sequential interval of log S = W (mean log tg_A - mean log tg_B) +
+ * (1 - W) (mean log pp_A - mean log pp_B): a contrast of four series. */
+static void weighted_sequential(const double *ax, size_t nax, const double *ay, size_t nay,
+                                const double *bx, size_t nbx, const double *by, size_t nby,
+                                double w, const stats_rule *rule, stats_sequential *out)
+{
+    stats_summary s[4];
+    stats_summarize(ax, nax, &s[0]);
+    stats_summarize(bx, nbx, &s[1]);
+    stats_summarize(ay, nay, &s[2]);
+    stats_summarize(by, nby, &s[3]);
+    const stats_summary *sp[4] = {&s[0], &s[1], &s[2], &s[3]};
+    const double coef[4] = {w, -w, 1.0 - w, -(1.0 - w)};
+    stats_sequential_contrast(sp, coef, 4, rule, out);
+}
+
 int stats_compare_weighted(const double *ax, size_t nax, const double *ay, size_t nay,
                          const double *bx, size_t nbx, const double *by, size_t nby, double w,
                          const stats_rule *rule, stats_comparison *out)
 {
-    memset(out, 0, sizeof *out);
-    out->outcome = STATS_UNKNOWN;
-    out->ratio = out->ci_lo = out->ci_hi = out->half_width = NAN;
-    out->p = out->u = out->p_threshold = NAN;
+    stats_comparison_clear(out);
     stats_summarize(ax, nax, &out->a);
     stats_summarize(bx, nbx, &out->b);
-    if (rule->m == 0 || rule->boot_b == 0 || !(rule->level > 0 && rule->level < 1) ||
-        !(w > 0.0 && w < 1.0)) {
-        out->why = "invalid rule or weight (m, boot_b, level, w out of range)";
+    if (!stats_rule_valid(rule) || !(w > 0.0 && w < 1.0)) {
+        out->why = "invalid rule or weight (m, look, win_min_samples, boot_b, level, w out of range)";
         return -1;
     }
     if (!samples_ok(ax, nax) || !samples_ok(ay, nay) || !samples_ok(bx, nbx) ||
@@ -203,6 +215,7 @@ int stats_compare_weighted(const double *ax, size_t nax, const double *ay, size_
         return -1;
     }
     out->p_threshold = rule->alpha / (double)rule->m;
+    weighted_sequential(ax, nax, ay, nay, bx, nbx, by, nby, w, rule, &out->seq);
     if (!nax || !nay || !nbx || !nby) {
         out->why = "no samples in an arm";
         return 0;
@@ -234,12 +247,7 @@ int stats_compare_weighted(const double *ax, size_t nax, const double *ay, size_
     free(scratch);
 
     out->no_regression = out->ci_lo >= rule->floor;
-    if (nay < rule->min_samples || nby < rule->min_samples) {
-        out->outcome = STATS_UNKNOWN;
-        out->why = "too few samples in an arm for a decision";
-    } else {
-        stats_decide(rule, out);
-    }
+    stats_decide(rule, out);
     return 0;
 }
 
@@ -375,6 +383,7 @@ int stats_rank(const stats_rank_arm *arms, size_t n, const stats_rank_opts *o, s
             e->has_vs_leader = 1;
             if (e->rank) {
                 e->settle = stats_settled(&e->vs_leader, &rule);
+                e->out_of_contention = stats_out_of_contention(&e->vs_leader.seq);
                 stats_outcome oc = e->vs_leader.outcome;
                 if (oc == STATS_TIE) {
                     e->tied_with_leader = 1;
@@ -432,6 +441,10 @@ cJSON *stats_comparison_json(const stats_comparison *c)
     cJSON_AddItemToObject(o, "p", lvd_json_num(c->p));
     cJSON_AddItemToObject(o, "p_threshold", lvd_json_num(c->p_threshold));
     cJSON_AddBoolToObject(o, "exact", c->exact);
+    cJSON *seq = cJSON_AddArrayToObject(o, "seq");
+    cJSON_AddItemToArray(seq, lvd_json_num(c->seq.lo));
+    cJSON_AddItemToArray(seq, lvd_json_num(c->seq.hi));
+    cJSON_AddNumberToObject(o, "look", (double)c->seq.look);
     cJSON_AddNumberToObject(o, "n_a", (double)c->a.n);
     cJSON_AddNumberToObject(o, "n_b", (double)c->b.n);
     cJSON_AddStringToObject(o, "why", c->why ? c->why : "");

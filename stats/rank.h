@@ -47,8 +47,14 @@
  * p = (1 + relabellings with |T| >= observed) / (1 + relabellings). A
  * difference of means, not of medians: a median's permutation distribution
  * jumps between clusters when the pooled samples form two of them (two
- * arms 10 % apart), and loses all power there. Then the same thresholds
- * (stats_decide). Both series must hold rule min_samples. */
+ * arms 10 % apart), and loses all power there; shown, not part of the rule.
+ * Sequential interval (stats.h, "Sequential wins"): of the contrast
+ * W (mean log tg_A - mean log tg_B) + (1 - W) (mean log pp_A - mean log pp_B),
+ * Welch's se and df over the four series (stats_sequential_contrast). Then
+ * the same thresholds (stats_decide): a win needs every series at rule
+ * win_min_samples, a tie at rule min_samples.
+ * Racing: each ranked arm's out_of_contention flag is stats_out_of_contention
+ * of its interval against the leader (the protocol may stop measuring it). */
 #ifndef LVD_STATS_RANK_H
 #define LVD_STATS_RANK_H
 
@@ -146,6 +152,8 @@ typedef struct stats_rank_entry {
     stats_comparison vs_leader; /* A = this arm, B = the leader */
     stats_settle settle;     /* stats_settled(vs_leader); meaningful for ranked arms with has_vs_leader */
     int tied_with_leader;  /* vs_leader is TIE (ranked arms) */
+    int out_of_contention; /* stats_out_of_contention(vs_leader.seq): slower than the
+                              leader at the sequential level (ranked arms); for racing */
     int has_vs_ref;        /* every arm with samples but the reference */
     stats_comparison vs_ref; /* A = this arm, B = the reference */
 } stats_rank_entry;
@@ -187,7 +195,8 @@ int stats_compare_weighted(const double *ax, size_t nax, const double *ay, size_
                          const stats_rule *rule, stats_comparison *out);
 
 /* A comparison as JSON: outcome, ratio, ci [lo, hi], half_width, p,
- * p_threshold, exact, n_a, n_b, why (NAN values as null). Caller owns it. */
+ * p_threshold, exact, seq [lo, hi] (the sequential interval), look, n_a, n_b,
+ * why (NAN values as null). Caller owns it. */
 struct cJSON *stats_comparison_json(const stats_comparison *c);
 
 #endif

@@ -1,6 +1,7 @@
 /* stats.c: summaries, bootstrap CI of a ratio of medians, Mann-Whitney U,
  * the decision and stopping rules and warm-up detection. See stats.h for the
- * rules and contracts; nothing here does I/O. */
+ * rules and contracts; the sequential interval the win rule reads is in
+ * sequential.c. Nothing here does I/O. */
 #include "stats/stats.h"
 
 #include <math.h>
@@ -166,12 +167,34 @@ double stats_median(const double *x, size_t n)
     return m;
 }
 
+/* Mean and (n >= 2) sample standard deviation of log x[0..n), n >= 1;
+ * both NAN when a value is not > 0. */
+static void log_moments(const double *x, size_t n, double *mean, double *sd)
+{
+    *mean = *sd = NAN;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0))
+            return;
+        sum += log(x[i]);
+    }
+    *mean = sum / (double)n;
+    if (n < 2)
+        return;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (log(x[i]) - *mean) * (log(x[i]) - *mean);
+    *sd = sqrt(ss / (double)(n - 1));
+}
+
 void stats_summarize(const double *x, size_t n, stats_summary *out)
 {
     out->n = n;
     out->median = out->mean = out->stddev = out->min = out->max = NAN;
+    out->log_mean = out->log_sd = NAN;
     if (n == 0)
         return;
+    log_moments(x, n, &out->log_mean, &out->log_sd);
     double sum = 0, lo = x[0], hi = x[0];
     for (size_t i = 0; i < n; i++) {
         sum += x[i];
@@ -392,7 +415,9 @@ static void rule_base(stats_rule *r)
 {
     r->alpha = 0.01;
     r->m = 1;
+    r->look = 1;
     r->min_samples = 5;
+    r->win_min_samples = 3;
     r->boot_b = 2000;
     r->level = 0.95;
     r->seed = 0x6c76642d73656cULL; /* "lvd-sel" */
@@ -437,46 +462,60 @@ static int samples_valid(const double *x, size_t n)
     return 1;
 }
 
-static void comparison_clear(stats_comparison *out)
+int stats_rule_valid(const stats_rule *rule)
+{
+    return rule->m > 0 && rule->look > 0 && rule->win_min_samples >= 2 && rule->boot_b > 0 &&
+           rule->level > 0 && rule->level < 1 && rule->alpha > 0 && rule->alpha < 1 &&
+           rule->win >= 1.0 && rule->tie_lo <= 1.0 && rule->tie_hi >= 1.0;
+}
+
+void stats_comparison_clear(stats_comparison *out)
 {
     memset(out, 0, sizeof *out);
     out->outcome = STATS_UNKNOWN;
     out->ratio = out->ci_lo = out->ci_hi = out->half_width = NAN;
     out->p = out->u = out->p_threshold = NAN;
+    out->seq.alpha_look = out->seq.log_ratio = out->seq.se = out->seq.df = NAN;
+    out->seq.lo = out->seq.hi = NAN;
     stats_summarize(NULL, 0, &out->a);
     stats_summarize(NULL, 0, &out->b);
 }
 
 void stats_decide(const stats_rule *rule, stats_comparison *c)
 {
-    int significant = c->p < c->p_threshold;
-    if (c->a.n < rule->min_samples || c->b.n < rule->min_samples) {
-        c->outcome = STATS_UNKNOWN;
+    const stats_sequential *q = &c->seq;
+    int seq_ok = q->look > 0 && isfinite(q->lo) && isfinite(q->hi);
+    int ci_past = c->ci_lo > rule->win || c->ci_hi < 1.0 / rule->win;
+    c->outcome = STATS_UNKNOWN;
+    if (!seq_ok) {
         c->why = "too few samples in an arm for a decision";
-    } else if (significant && c->ci_lo > rule->win) {
+    } else if (q->lo > rule->win) {
         c->outcome = STATS_WIN_A;
-        c->why = "A wins: p below alpha/m and CI low above the win threshold";
-    } else if (significant && c->ci_hi < 1.0 / rule->win) {
+        c->why = "A wins: the sequential interval's low end is above the win threshold";
+    } else if (q->hi < 1.0 / rule->win) {
         c->outcome = STATS_WIN_B;
-        c->why = "B wins: p below alpha/m and CI high below 1/win";
+        c->why = "B wins: the sequential interval's high end is below 1/win";
+    } else if (q->n_min < rule->min_samples) {
+        c->why = "too few samples in an arm for a tie, and the sequential interval reaches "
+                 "inside the win threshold";
     } else if (c->ci_lo >= rule->tie_lo && c->ci_hi <= rule->tie_hi) {
         c->outcome = STATS_TIE;
         c->why = "tie: the whole CI lies inside the tie band";
     } else {
-        c->outcome = STATS_UNKNOWN;
-        c->why = significant ? "undecided: significant, but the CI reaches inside the win threshold"
-                             : "undecided: p not below alpha/m and the CI leaves the tie band";
+        c->why = ci_past ? "undecided: the CI is past the win threshold, the sequential interval "
+                           "at this look not yet"
+                         : "undecided: the sequential interval reaches inside the win threshold "
+                           "and the CI leaves the tie band";
     }
 }
 
 int stats_compare(const double *a, size_t na, const double *b, size_t nb,
                 const stats_rule *rule, stats_comparison *out)
 {
-    comparison_clear(out);
-    if (rule->m == 0 || rule->boot_b == 0 || !(rule->level > 0 && rule->level < 1) ||
-        !(rule->alpha > 0 && rule->alpha < 1) || !(rule->win >= 1.0) ||
-        !(rule->tie_lo <= 1.0 && rule->tie_hi >= 1.0)) {
-        out->why = "invalid rule (m, boot_b, level, alpha, win or tie band out of range)";
+    stats_comparison_clear(out);
+    if (!stats_rule_valid(rule)) {
+        out->why = "invalid rule (m, look, win_min_samples, boot_b, level, alpha, win or tie band "
+                   "out of range)";
         return -1;
     }
     if (!samples_valid(a, na) || !samples_valid(b, nb)) {
@@ -486,6 +525,7 @@ int stats_compare(const double *a, size_t na, const double *b, size_t nb,
     stats_summarize(a, na, &out->a);
     stats_summarize(b, nb, &out->b);
     out->p_threshold = rule->alpha / (double)rule->m;
+    stats_sequential_interval(&out->a, &out->b, rule, &out->seq);
     if (na == 0 || nb == 0) {
         out->why = "no samples in an arm";
         return 0;

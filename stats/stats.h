@@ -1,36 +1,75 @@
 /* stats.h: the statistics behind every speed verdict: summaries of a sample
- * set, the bootstrap CI of a ratio of medians, the Mann-Whitney U test, the
- * win/tie/unknown decision rule, the stopping rule of the adaptive protocol,
- * and warm-up detection in one llama-bench invocation's samples.
+ * set, the bootstrap CI of a ratio of medians, the Mann-Whitney U test,
+ * Student's t, the alpha-spending schedule and the sequential interval that
+ * keep wins valid over repeated looks, the win/tie/unknown decision rule, the
+ * racing and stopping rules of the adaptive protocol, and warm-up detection
+ * in one llama-bench invocation's samples. Implemented in stats.c,
+ * sequential.c (spending, interval, racing) and tdist.c (Student's t).
  * Pure computation: no I/O, no store, no knowledge of engines or arms. Samples
  * are throughputs (llama-bench's samples_ts, tokens/s): higher is faster, and
  * every value must be finite and > 0.
  *
- * Decision rule (design.md, "Statistics and verdicts"), for arms A and B:
+ * Decision rule, for arms A and B:
  *   ratio  = median(A) / median(B)
  *   CI     = percentile bootstrap CI (level 95 %) of that ratio: each of
  *            boot_b replicates resamples A and B with replacement,
  *            independently, with a seeded xoshiro256** (same input, same CI)
  *   p      = Mann-Whitney U, two-sided: exact distribution when both arms have
  *            <= STATS_MWU_EXACT_MAX samples and no value is tied; otherwise the
- *            normal approximation with tie and continuity correction
- *   WIN_A  when p < alpha / m (Bonferroni over the m comparisons the caller
- *            makes; counting repeated looks in m too bounds the error of
- *            deciding after every round, at the cost of samples) and
- *            CI low > win
- *   WIN_B  when p < alpha / m and CI high < 1 / win
- *   TIE    when tie_lo <= CI low and CI high <= tie_hi
- *   UNKNOWN otherwise, and always while an arm has fewer than min_samples
- *            (a bootstrap of 1-4 values gives a CI that is narrow by accident).
- * Defaults (stats_rule_default): alpha 0.01, m 1, win 1.03, tie band
- * [0.97, 1.03], min_samples 5, boot_b 2000, level 0.95, stop when the CI
- * half-width is <= 1 % of the ratio, at most 30 samples per arm.
- * The design's 2 % half-width stop was measured (bench/perf/perf_decision)
- * to end rounds too early: a CI of +-2 % around 1.05 still reaches below the
- * 1.03 win threshold, so 17 % of true 5 % wins (1 % noise) stopped undecided
- * at 9 samples; at 1 % they are decided (99 %) at 10 samples per arm.
- * Pin promotion (stats_rule_pin): win needs p < 0.01 and CI low > 1.02; no
- * regression means CI low >= 0.98 (stats_comparison.no_regression).
+ *            normal approximation with tie and continuity correction. Shown,
+ *            no longer part of the rule (see "Sequential wins")
+ *   SEQ    = the sequential interval of the ratio of geometric means at this
+ *            look (rule->look), below
+ *   WIN_A  when SEQ low > win
+ *   WIN_B  when SEQ high < 1 / win
+ *   TIE    when tie_lo <= CI low and CI high <= tie_hi (unchanged)
+ *   UNKNOWN otherwise; always while an arm has fewer than win_min_samples,
+ *            and never a TIE while an arm has fewer than min_samples (a
+ *            bootstrap of 1-4 values gives a CI that is narrow by accident).
+ *
+ * Sequential wins. The adaptive protocol decides after every round, so the
+ * win test is looked at again and again; a fixed-level test (the former rule:
+ * Mann-Whitney p < alpha/m and CI low > win, re-tested every round) then
+ * errs more often the more it is looked at (bench/perf/perf_decision measures
+ * it), and the exact Mann-Whitney p has a floor at small n (2/210 with 4
+ * samples against 6), so a 357x gap could not be decided. The rule now is an
+ * alpha-spending schedule with a union (Bonferroni-over-looks) bound:
+ *   look k (1, 2, 3, ...; the caller's count of decisions taken on these arms)
+ *   spends alpha_k = alpha * 6 / (pi^2 k^2) (stats_alpha_spend; the sum over
+ *   every k >= 1 is alpha, so no number of looks has to be planned), split
+ *   over the m comparisons; at look k the two-sided interval of
+ *       D = mean log A - mean log B        (the log ratio of geometric means)
+ *   is D -+ t(df, 1 - alpha_k / (2m)) * se, with Welch's se = sqrt(sA^2/nA +
+ *   sB^2/nB) of the log samples and the Welch-Satterthwaite df; SEQ is its
+ *   exp. By the union bound, P(SEQ misses the true ratio at ANY look) <=
+ *   sum_k alpha_k / m = alpha / m, whatever the number of looks and however
+ *   the protocol decides when to stop, so a win at a true ratio <= win (or,
+ *   for WIN_B, >= 1 / win) is called with probability <= alpha / m per
+ *   comparison and <= alpha over the m comparisons, over all looks. Welch's t
+ *   holds for roughly normal log throughputs (lognormal noise) at any n >= 2:
+ *   its power has no floor at small n, so an obvious case (a 357x gap with 4
+ *   samples against 6) is decided at the first look. References: Lan &
+ *   DeMets (1983), "Discrete sequential boundaries for clinical trials",
+ *   Biometrika 70(3) (alpha spending); Welch (1947), Biometrika 34 (the
+ *   unequal-variance t). A protocol that decides once (lvd select on the
+ *   stored arms) at look 1 on samples that a sequential run gathered should
+ *   pass that run's last look instead, or the bound covers the run only.
+ * Racing (stats_out_of_contention): an arm whose SEQ against the leader lies
+ * wholly below 1 is slower than the leader at the same level, so it cannot
+ * be the fastest arm: P(an arm truly at least as fast as the leader is ever
+ * put out of contention) <= alpha / (2m) per comparison, over all looks. It
+ * may still lie inside the tie band (a tie the protocol gives up measuring).
+ *
+ * Defaults (stats_rule_default): alpha 0.01, m 1, look 1, win 1.03, tie band
+ * [0.97, 1.03], min_samples 5, win_min_samples 3, boot_b 2000, level 0.95,
+ * stop when the CI half-width is <= 1 % of the ratio, at most 30 samples per
+ * arm. The design's 2 % half-width stop was measured (bench/perf/perf_decision,
+ * under the former rule) to end rounds too early: a CI of +-2 % around 1.05
+ * still reaches below the 1.03 win threshold, so 17 % of true 5 % wins (1 %
+ * noise) stopped undecided at 9 samples; at 1 % they were decided (99 %) at
+ * 10 samples per arm.
+ * Pin promotion (stats_rule_pin): win needs SEQ low > 1.02; no regression
+ * means CI low >= 0.98 (stats_comparison.no_regression).
  *
  * Warm-up rule (stats_warmup), for the samples of ONE invocation, in order:
  *   n < 3: nothing is dropped (no tail to judge against).
@@ -82,6 +121,8 @@ typedef struct stats_summary {
     double median, mean;
     double stddev;         /* sample (n - 1) standard deviation; NAN when n < 2 */
     double min, max;
+    double log_mean;       /* mean of log x; NAN when n = 0 or a value is not > 0 */
+    double log_sd;         /* sample standard deviation of log x; NAN when n < 2 or as above */
 } stats_summary;
 
 /* Summarises x[0..n). n = 0 gives n 0 and every other field NAN. */
@@ -120,6 +161,15 @@ int stats_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t
                            size_t boot_b, double level, uint64_t seed,
                            double *lo, double *hi);
 
+/* --- Student's t -------------------------------------------------------- */
+
+/* P(T > t) for Student's t with df > 0 degrees of freedom (fractional allowed;
+ * INFINITY gives the standard normal). NAN for a NAN t or df <= 0. */
+double stats_t_sf(double t, double df);
+/* The t with P(T > t) = q, for q in (0, 1) and df >= 1 (q down to 1e-150);
+ * NAN outside. */
+double stats_t_isf(double q, double df);
+
 /* --- decisions ---------------------------------------------------------- */
 
 typedef enum stats_outcome {
@@ -134,10 +184,15 @@ typedef enum stats_outcome {
 typedef struct stats_rule {
     double alpha;          /* family-wise significance level (0.01) */
     size_t m;              /* comparisons made, for Bonferroni (>= 1; 1) */
+    size_t look;           /* which look this is (>= 1; 1): the caller's count of
+                              decisions taken on these arms so far, this one
+                              included (the bench's round); it sets the level
+                              spent (stats_alpha_spend) */
     double win;            /* A wins when CI low > win; B when CI high < 1/win (1.03) */
     double tie_lo, tie_hi; /* tie when the whole CI is inside [0.97, 1.03] */
     double floor;          /* no_regression when CI low >= floor (0.97; pin 0.98) */
-    size_t min_samples;    /* per arm, below which the outcome is UNKNOWN (5) */
+    size_t min_samples;    /* per arm, below which no TIE is called (5) */
+    size_t win_min_samples;/* per arm, below which the outcome is UNKNOWN (3; >= 2) */
     size_t boot_b;         /* bootstrap replicates (2000) */
     double level;          /* CI level (0.95) */
     uint64_t seed;         /* bootstrap seed (fixed: same data, same CI) */
@@ -145,11 +200,46 @@ typedef struct stats_rule {
     size_t max_samples;    /* per-arm cap the caller's loop enforces (30) */
 } stats_rule;
 
+/* 1 when rule's values are in range (stats_compare's -1 otherwise). */
+int stats_rule_valid(const stats_rule *rule);
 /* Default rule for engine/device/parameter verdicts (values above). */
 void stats_rule_default(stats_rule *r);
 /* Pin promotion, candidate (A) against pinned (B): win 1.02, tie band
  * [0.98, 1.02], floor 0.98; other fields as the default. */
 void stats_rule_pin(stats_rule *r);
+
+/* The sequential interval of one comparison at one look (see "Sequential
+ * wins"): for two arms, of exp(mean log A - mean log B); for a contrast, of
+ * exp(sum coef_i mean log x_i). */
+typedef struct stats_sequential {
+    size_t look;           /* rule->look; 0: never computed (no win can be called) */
+    double alpha_look;     /* two-sided level spent at this look: stats_alpha_spend(alpha, look) / m */
+    double log_ratio;      /* the contrast's estimate (log of the ratio of geometric means) */
+    double se, df;         /* Welch's standard error and Welch-Satterthwaite df */
+    double lo, hi;         /* exp(log_ratio -+ t(df, 1 - alpha_look / 2) se); NAN
+                              while n_min < rule->win_min_samples */
+    size_t n_min;          /* fewest samples in any series of the contrast */
+} stats_sequential;
+
+/* Level spent at look k >= 1: alpha * 6 / (pi^2 k^2); 0 for k = 0. The sum
+ * over k = 1, 2, ... is alpha. */
+double stats_alpha_spend(double alpha, size_t look);
+/* The interval of a against b (summaries of positive samples, with log_mean
+ * and log_sd) under rule's alpha, m, look and win_min_samples. */
+void stats_sequential_interval(const stats_summary *a, const stats_summary *b,
+                               const stats_rule *rule, stats_sequential *out);
+/* The interval of the contrast sum_i coef[i] * mean log s[i] over k series
+ * (each series' own n and variance enter Welch's se and df); the weighted
+ * objective's statistic (stats/rank.h) is one. */
+void stats_sequential_contrast(const stats_summary *const *s, const double *coef, size_t k,
+                               const stats_rule *rule, stats_sequential *out);
+/* Racing: 1 when the arm whose interval against the leader this is (A = the
+ * arm, B = the leader, as stats_rank_entry.vs_leader.seq) is out of
+ * contention: its high end is below 1, so at the interval's level the arm is
+ * slower than the leader and cannot be the fastest arm. The error bound
+ * (header comment, "Racing"): an arm truly at least as fast as the leader is
+ * put out of contention at any look with probability <= alpha / (2m). */
+int stats_out_of_contention(const stats_sequential *arm_vs_leader);
 
 /* One comparison of arm A against arm B. */
 typedef struct stats_comparison {
@@ -158,25 +248,31 @@ typedef struct stats_comparison {
     double ratio;          /* median(a) / median(b); NAN when an arm is empty */
     double ci_lo, ci_hi;   /* bootstrap CI of ratio at rule->level */
     double half_width;     /* (ci_hi - ci_lo) / (2 * ratio) */
-    double p;              /* Mann-Whitney two-sided p */
+    double p;              /* Mann-Whitney two-sided p (shown; not part of the rule) */
     double u;              /* Mann-Whitney U of a */
     int exact;             /* 1 when p is exact */
-    double p_threshold;    /* alpha / m that p was held against */
+    double p_threshold;    /* alpha / m, the family-wise level over all looks */
     int no_regression;     /* CI low >= rule->floor */
     const char *why;       /* static one-line reason for the outcome */
+    stats_sequential seq;    /* the sequential interval that decides wins */
 } stats_comparison;
 
+/* An empty comparison: UNKNOWN, empty summaries, every statistic NAN, seq
+ * never computed. */
+void stats_comparison_clear(stats_comparison *out);
 /* Compares a[0..na) against b[0..nb) under rule (see the header comment).
  * Returns 0 with out filled (an empty arm gives UNKNOWN, "no samples"), or -1
- * when a sample is not finite and > 0 or the rule is invalid (m = 0, boot_b =
- * 0, level outside (0, 1)); then out->why says which. */
+ * when a sample is not finite and > 0 or the rule is invalid (m = 0, look =
+ * 0, win_min_samples < 2, boot_b = 0, level outside (0, 1)); then out->why
+ * says which. */
 int stats_compare(const double *a, size_t na, const double *b, size_t nb,
                 const stats_rule *rule, stats_comparison *out);
 
-/* Applies rule's thresholds to a comparison whose statistics (a, b, ratio,
- * ci_lo, ci_hi, p, p_threshold) are filled: sets outcome and why exactly as
- * stats_compare does. For callers that compute their own statistic of the same
- * ratio form (stats/rank.h's weighted objective). */
+/* Applies rule's thresholds to a comparison whose statistics (ratio, ci_lo,
+ * ci_hi and seq, whose n_min gates ties) are filled: sets outcome and why
+ * exactly as stats_compare does; seq.look 0 (never computed) calls no win.
+ * For callers that compute their own statistic of the same ratio form
+ * (stats/rank.h's weighted objective). */
 void stats_decide(const stats_rule *rule, stats_comparison *c);
 
 /* Name of an outcome: "win_a", "win_b", "tie", "unknown". */
@@ -189,7 +285,8 @@ typedef enum stats_settle {
     STATS_DECIDED,           /* WIN_A, WIN_B or TIE */
     STATS_PRECISE            /* UNKNOWN, but the CI half-width is <= stop_half_width
                               with both arms at min_samples, and the CI is not
-                              wholly past a win threshold (then only p is missing
+                              wholly past a win threshold (then only the wider
+                              sequential interval lags, more samples narrow it,
                               and it stays OPEN): the ratio sits on a threshold's
                               edge, more rounds will not move it; report it as
                               undecided */

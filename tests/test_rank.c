@@ -120,11 +120,13 @@ static void test_tie_named(void **state)
     stats_ranking_free(&r);
 }
 
-/* Three samples per arm: nothing can be decided yet (min_samples 5). */
+/* Two samples per arm: nothing can be decided yet (win_min_samples 3). Issue
+ * 13 changed this from three (min_samples 5 gated every outcome): three
+ * samples per arm of a 2x gap are now a win at once (below). */
 static void test_too_few_is_open(void **state)
 {
     (void)state;
-    synth_arm s[2] = {{.x = {100, 101, 99}, .nx = 3}, {.x = {50, 51, 49}, .nx = 3}};
+    synth_arm s[2] = {{.x = {100, 101, 99}, .nx = 2}, {.x = {50, 51, 49}, .nx = 2}};
     stats_rank_arm a[2];
     arm_in(&a[0], &s[0], "a", 1);
     arm_in(&a[1], &s[1], "b", 1);
@@ -137,6 +139,17 @@ static void test_too_few_is_open(void **state)
     assert_int_equal(r.n_open, 1);
     assert_int_equal(r.leader, 0);
     assert_int_equal(r.v[1].settle, STATS_OPEN);
+    assert_false(r.v[1].out_of_contention);
+    stats_ranking_free(&r);
+
+    /* the third sample: a 2x gap is obvious, decided at the first look */
+    s[0].nx = s[1].nx = 3;
+    arm_in(&a[0], &s[0], "a", 1);
+    arm_in(&a[1], &s[1], "b", 1);
+    rank_ok(a, 2, &o, &r);
+    assert_int_equal(r.state, STATS_RANK_WIN);
+    assert_int_equal(r.v[1].vs_leader.outcome, STATS_WIN_B);
+    assert_true(r.v[1].out_of_contention);
     stats_ranking_free(&r);
 }
 
@@ -306,8 +319,9 @@ static void test_weighted(void **state)
     assert_true(fabs(ae->vs_leader.ratio - pow(1.1, 0.2) * pow(0.95, 0.8)) < 0.01);
     stats_ranking_free(&r);
 
-    /* a pp series too short keeps the comparison open */
-    s[0].ny = 3;
+    /* a pp series too short keeps the comparison open (issue 13: 2, below
+     * win_min_samples; 3 were too few while min_samples 5 gated wins) */
+    s[0].ny = 2;
     arm_in(&a[0], &s[0], "A", 1);
     o.w = 0.7;
     rank_ok(a, 2, &o, &r);
@@ -425,6 +439,8 @@ static void test_errors_and_json(void **state)
     assert_string_equal(cJSON_GetObjectItem(j, "outcome")->valuestring, stats_outcome_name(c.outcome));
     assert_true(fabs(cJSON_GetObjectItem(j, "ratio")->valuedouble - 12.0 / 22.0) < 1e-12);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "ci")), 2);
+    assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "seq"), 0)->valuedouble == c.seq.lo);
+    assert_true(cJSON_GetObjectItem(j, "look")->valuedouble == 1);
     cJSON_Delete(j);
     stats_compare(x, 0, y, 5, &rule, &c);
     j = stats_comparison_json(&c);
@@ -432,9 +448,23 @@ static void test_errors_and_json(void **state)
     cJSON_Delete(j);
 }
 
+/* The CPU reference: the first usable cpu arm in the caller's order. */
+static void test_cpu_reference(void **state)
+{
+    (void)state;
+    const char *backend[] = {"cuda", "cpu", "vulkan", "cpu", NULL};
+    int usable[] = {1, 0, 1, 1, 1};
+    assert_int_equal(stats_cpu_reference(backend, NULL, 5), 1);
+    assert_int_equal(stats_cpu_reference(backend, usable, 5), 3);
+    usable[3] = 0;
+    assert_int_equal(stats_cpu_reference(backend, usable, 5), STATS_NO_ARM);
+    assert_int_equal(stats_cpu_reference(backend, NULL, 1), STATS_NO_ARM);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_reference),
         cmocka_unit_test(test_three_arms_win),
         cmocka_unit_test(test_tie_named),
         cmocka_unit_test(test_too_few_is_open),
