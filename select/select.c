@@ -1,12 +1,11 @@
 /* select.c: the selection order at service start (see select.h): profile,
- * verdict, heuristic, first engine; then the launch line (choice.c).
+ * verdict, heuristic, first engine; then the result of the pick (select_finish.c).
  * Reads the store and stats files; spawns nothing and prints nothing (the
  * explain lines go to the caller). Not for computing verdicts (verdict.c)
  * or for the result as JSON (select_json.c), nor for assembling the launch
  * line (choice.c, sel_choice_lines_build). */
 #include "select/select.h"
-
-#include "engine/cudaarch.h"
+#include "select/select_internal.h"
 
 #include "common/cli.h"
 #include "select/choice.h"
@@ -16,7 +15,6 @@
 #include "store/identify.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,37 +70,6 @@ int sel_open_identify(const char *store_path, const char *model, int writable, s
     }
     return 0;
 }
-
-/* --- explain lines ------------------------------------------------------ */
-
-static void say(sel_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(sel_result *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lvd_strv_vpushf(&r->explain, &r->n_explain, fmt, ap);
-    va_end(ap);
-}
-
-/* What a rule chose: an engine and a device of its probe (NULL = the CPU). */
-typedef struct pick {
-    const sel_engine *eng;
-    const lvd_device *dev;
-} pick;
-
-/* The selection's state while the rules run. */
-typedef struct ctx {
-    store *s;
-    const store_artifact *a;
-    const sel_request *rq;
-    const char *host;
-    sel_engines es;        /* probes under the environment a server started here sees */
-    sel_engines ves;       /* probes under the verdict's environment, when it differs */
-    int have_ves;
-    sel_result *out;
-    lvd_verdict verdict;   /* rule 2's verdict when it decided */
-    int have_verdict;
-} ctx;
 
 /* --- rule 1: the profile ------------------------------------------------ */
 
@@ -198,7 +165,7 @@ static int profile_check_warning(ctx *c, const pick *pk, lvd_err *err)
                          &reason, err) != 0)
         return -1;
     if (strcmp(status, "fail") == 0 || strcmp(status, "error") == 0)
-        say(c->out, "rule 1 (profile): warning: %s %s's correctness check for this model says"
+        sel_say(c->out, "rule 1 (profile): warning: %s %s's correctness check for this model says"
             " %s%s%s; used because the profile says so", pk->eng->e.name, pk->dev->selector,
             status, reason ? ": " : "", reason ? reason : "");
     free(reason);
@@ -232,7 +199,7 @@ static const sel_engines *verdict_engines(ctx *c, const lvd_verdict *v, lvd_err 
         es = sel_engines_load_env(c->s, env, &c->ves, err) == 0 ? &c->ves : NULL;
         c->have_ves = es != NULL;
         if (es)
-            say(c->out, "rule 2 (verdict): its arm runs with %s: the probes made under it are used", env);
+            sel_say(c->out, "rule 2 (verdict): its arm runs with %s: the probes made under it are used", env);
     }
     free(env);
     return es;
@@ -248,7 +215,7 @@ static int rule_verdict(ctx *c, pick *out, lvd_err *err)
     if (rc < 0)
         return -1;
     if (rc == 1) {
-        say(c->out, "rule 2 (verdict): no verdict for this model on %s, objective %s (run lvd"
+        sel_say(c->out, "rule 2 (verdict): no verdict for this model on %s, objective %s (run lvd"
             " bench, then lvd select --record)", c->host, obj);
         return 0;
     }
@@ -264,29 +231,29 @@ static int rule_verdict(ctx *c, pick *out, lvd_err *err)
     char *reason = NULL;
     rc = 0;
     if (v->engine_id == 0) {
-        say(c->out, "rule 2 (verdict): %s recommends no arm: %s", label, v->explain ? v->explain : "");
+        sel_say(c->out, "rule 2 (verdict): %s recommends no arm: %s", label, v->explain ? v->explain : "");
     } else if (sel_fingerprint_valid(es, v->fingerprint, why, sizeof why) != 1) {
-        say(c->out, "rule 2 (verdict): %s is stale: %s", label, why);
+        sel_say(c->out, "rule 2 (verdict): %s is stale: %s", label, why);
     } else if (!e || !sel_engine_usable(e)) {
-        say(c->out, "rule 2 (verdict): %s chose engine %lld, which cannot serve: %s", label,
+        sel_say(c->out, "rule 2 (verdict): %s chose engine %lld, which cannot serve: %s", label,
             (long long)v->engine_id, e ? e->why : "not registered");
     } else if (sel_arm_device(e, &v->params, &d) != 0) {
-        say(c->out, "rule 2 (verdict): %s chose device %s, which %s's probe no longer shows",
+        sel_say(c->out, "rule 2 (verdict): %s chose device %s, which %s's probe no longer shows",
             label, v->params.device, e->e.name);
     } else if (!sel_visibility_holds(es, v->params.env, d, why, sizeof why)) {
-        say(c->out, "rule 2 (verdict): %s chose %s %s, %s: not used", label, e->e.name, d->selector, why);
+        sel_say(c->out, "rule 2 (verdict): %s chose %s %s, %s: not used", label, e->e.name, d->selector, why);
     } else if (arm_check(c, e, &v->params, dev, sizeof dev, status, &reason, err) != 0) {
         rc = -1;
     } else if (!sel_check_admits(status)) {
         if (strcmp(status, "none") == 0)
-            say(c->out, "rule 2 (verdict): %s chose %s %s, which has no correctness check for"
+            sel_say(c->out, "rule 2 (verdict): %s chose %s %s, which has no correctness check for"
                 " this model: not used", label, e->e.name, dev);
         else
-            say(c->out, "rule 2 (verdict): %s chose %s %s, whose newest correctness check says"
+            sel_say(c->out, "rule 2 (verdict): %s chose %s %s, whose newest correctness check says"
                 " %s%s%s: not used", label, e->e.name, dev, status, reason ? ": " : "",
                 reason ? reason : "");
     } else {
-        say(c->out, "rule 2 (verdict): decided: %s, engines unchanged, check %s: %s", label,
+        sel_say(c->out, "rule 2 (verdict): decided: %s, engines unchanged, check %s: %s", label,
             status, v->explain ? v->explain : "");
         *out = (pick){e, d};
         c->have_verdict = 1;
@@ -321,7 +288,7 @@ static int keep_checked(void *vp, const sel_engine *e, const lvd_device *d)
     }
     int keep = strcmp(status, "fail") != 0 && strcmp(status, "error") != 0;
     if (!keep)
-        say(k->c->out, "rules 3-4: %s %s left out: its correctness check says %s%s%s", e->e.name,
+        sel_say(k->c->out, "rules 3-4: %s %s left out: its correctness check says %s%s%s", e->e.name,
             d->selector, status, reason ? ": " : "", reason ? reason : "");
     free(reason);
     return keep;
@@ -368,7 +335,7 @@ static void rule_first(ctx *c, const sel_candidate *cands, size_t n, pick *out, 
             continue;
         *out = pick_of(c, &cands[i], d->selector);
         *by = SEL_BY_FIRST;
-        say(c->out, "rule 4 (first engine): decided: %s, the first engine listing a device: %s (%s)",
+        sel_say(c->out, "rule 4 (first engine): decided: %s, the first engine listing a device: %s (%s)",
             cands[i].name, out->dev->selector, out->dev->name);
     }
     int software = 0; /* a candidate lists a device: then all of them are software */
@@ -378,7 +345,7 @@ static void rule_first(ctx *c, const sel_candidate *cands, size_t n, pick *out, 
         if (strcmp(cands[i].backend, LVD_BACKEND_CPU) == 0) {
             *out = pick_of(c, &cands[i], NULL);
             *by = SEL_BY_CPU;
-            say(c->out, "rule 4 (first engine): decided: no engine lists a device%s; %s, a CPU engine",
+            sel_say(c->out, "rule 4 (first engine): decided: no engine lists a device%s; %s, a CPU engine",
                 software ? " that is no software rasterizer" : "", cands[i].name);
         }
     for (size_t i = 0; i < n && *by == SEL_BY_NONE; i++)
@@ -387,7 +354,7 @@ static void rule_first(ctx *c, const sel_candidate *cands, size_t n, pick *out, 
             sel_device_label(&cands[i].devices[0], label, sizeof label);
             *out = pick_of(c, &cands[i], NULL);
             *by = SEL_BY_CPU;
-            say(c->out, "rule 4 (first engine): decided: %s on the CPU (-ngl 0, no --device): its only"
+            sel_say(c->out, "rule 4 (first engine): decided: %s on the CPU (-ngl 0, no --device): its only"
                 " devices are software rasterizers (%s: %s, %s), no accelerator, and no CPU engine is"
                 " registered", cands[i].name, cands[i].devices[0].selector, cands[i].devices[0].name, label);
         }
@@ -408,11 +375,11 @@ static int rule_heuristic_first(ctx *c, pick *out, sel_by *by, int *exit_code, l
         *err = k.err;
         *exit_code = LVD_EXIT_STORE;
     } else if (sel_heuristic(cands, n, &ch)) {
-        say(c->out, "rule 3 (heuristic): decided: %s", ch.reason);
+        sel_say(c->out, "rule 3 (heuristic): decided: %s", ch.reason);
         *out = pick_of(c, &cands[ch.candidate], ch.selector);
         *by = SEL_BY_HEURISTIC;
     } else {
-        say(c->out, "rule 3 (heuristic): no answer: %s", ch.reason);
+        sel_say(c->out, "rule 3 (heuristic): no answer: %s", ch.reason);
         rule_first(c, cands, n, out, by);
         if (*by == SEL_BY_NONE) {
             *exit_code = LVD_EXIT_FAIL;
@@ -426,112 +393,13 @@ static int rule_heuristic_first(ctx *c, pick *out, sel_by *by, int *exit_code, l
     return rc;
 }
 
-/* --- placement and launch ----------------------------------------------- */
-
-static void engine_copy(lvd_engine *dst, const lvd_engine *src)
-{
-    *dst = *src;
-    dst->name = src->name ? lvd_xstrdup(src->name) : NULL;
-    dst->dir = src->dir ? lvd_xstrdup(src->dir) : NULL;
-    dst->build = src->build ? lvd_xstrdup(src->build) : NULL;
-    dst->commit = src->commit ? lvd_xstrdup(src->commit) : NULL;
-    dst->flavour = src->flavour ? lvd_xstrdup(src->flavour) : NULL;
-    dst->digest = src->digest ? lvd_xstrdup(src->digest) : NULL;
-    dst->origin = src->origin ? lvd_xstrdup(src->origin) : NULL;
-}
-
-/* The explain line of the line's placement (choice.h made it). */
-static void say_placement(sel_result *r, const sel_choice_lines *l, const sel_profile *p)
-{
-    if (l->cpu_run)
-        say(r, "placement: none: the model runs on the CPU%s; ctx %u (%s)",
-            l->gpu_capable ? " (-ngl 0 on an engine that lists devices)" : "", l->ctx, l->ctx_from);
-    else if (l->placed)
-        say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u: %s",
-            placement_rung_name(l->placement.rung), l->device.selector, l->device.name,
-            (long long)l->free_mib, l->free_from, l->ctx, l->placement.reason);
-    else if (l->free_mib < 0)
-        say(r, "placement: %s's free memory is unknown (the probe did not print it; pass"
-            " --free-mib): -ngl %s", l->device.selector,
-            l->params.ngl >= 0 ? "as measured" : "left to llama.cpp");
-    else
-        say(r, "placement: %s", l->placement_line);
-    if (l->profile_overrides)
-        say(r, "placement: the profile %s overrides it: ngl %d, n-cpu-moe %d, ub %d", p->file,
-            l->params.ngl, l->params.n_cpu_moe, l->params.ubatch);
-}
-
-/* Fills the result for the pick of rule `by`: the launch line of the pick's
- * parameters (choice.h, the one function that makes it) with --ctx,
- * --free-mib and the profile. */
-static int finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
-{
-    sel_result *r = c->out;
-    r->by = by;
-    engine_copy(&r->engine, &pk->eng->e);
-    lvd_params params;
-    lvd_params_init(&params);
-    if (by == SEL_BY_VERDICT) {
-        params = c->verdict.params; /* its device as measured ("" = the default device) */
-        r->verdict_id = c->verdict.id;
-    } else if (pk->dev) {
-        snprintf(params.device, sizeof params.device, "%s", pk->dev->selector);
-    } else {
-        params.ngl = 0; /* the CPU */
-    }
-    sel_line_in in;
-    sel_line_in_init(&in);
-    in.engine = &pk->eng->e;
-    in.probe = &pk->eng->probe;
-    in.params = &params;
-    in.artifact = c->a;
-    in.model = r->model;
-    in.profile = c->rq->profile;
-    in.ctx = c->rq->ctx;
-    in.free_mib = c->rq->free_mib;
-    sel_choice_lines l;
-    if (sel_choice_lines_build(&in, &l, err) != 0) {
-        *exit_code = LVD_EXIT_INPUT;
-        return -1;
-    }
-    int rc = 0;
-    if (l.placement_failed) {
-        *exit_code = LVD_EXIT_INPUT;
-        rc = lvd_errf(err, "%s", l.placement_line);
-    } else {
-        say_placement(r, &l, c->rq->profile);
-        sel_device_label(pk->dev, r->backend, sizeof r->backend);
-        if (pk->dev)
-            r->device = *pk->dev;
-        if (pk->dev && engine_device_is_software(pk->dev->name))
-            say(r, "device: %s (%s) is %s: a software rasterizer on the host's CPU cores, not an"
-                " accelerator; used because the %s", pk->dev->selector, pk->dev->name, r->backend,
-                by == SEL_BY_VERDICT ? "verdict measured it fastest" : "profile names it");
-        char flag[256] = "";
-        if (pk->dev)
-            engine_cuda_arch_flag(pk->eng->probe.cuda_archs, pk->dev, flag, sizeof flag);
-        if (*flag)
-            say(r, "warning: %s %s: %s", pk->eng->e.name, pk->dev->selector, flag);
-        r->placed = l.placed;
-        r->placement = l.placement;
-        r->params = l.params;
-        r->ctx = l.ctx;
-        r->launch = l.launch;
-        memset(&l.launch, 0, sizeof l.launch); /* moved into r */
-        if (pk->dev) /* the device as probed: a service must see what was chosen */
-            sel_launch_carry_env(&r->launch, pk->eng->probe.env, pk->dev->backend);
-    }
-    sel_choice_lines_free(&l);
-    return rc;
-}
-
 /* --- the order ---------------------------------------------------------- */
 
 static void skipped_engines(ctx *c)
 {
     for (size_t i = 0; i < c->es.n; i++)
         if (!sel_engine_usable(&c->es.v[i]))
-            say(c->out, "engine %s is not offered: %s", c->es.v[i].e.name, c->es.v[i].why);
+            sel_say(c->out, "engine %s is not offered: %s", c->es.v[i].e.name, c->es.v[i].why);
 }
 
 static int run_order(ctx *c, int *exit_code, lvd_err *err)
@@ -546,11 +414,11 @@ static int run_order(ctx *c, int *exit_code, lvd_err *err)
             return -1;
         }
         by = SEL_BY_PROFILE;
-        say(c->out, "rule 1 (profile): decided: %s names %s%s%s%s", p->file,
+        sel_say(c->out, "rule 1 (profile): decided: %s names %s%s%s%s", p->file,
             p->engine ? "engine " : "", p->engine ? p->engine : "",
             p->backend[0] ? (p->engine ? ", backend " : "backend ") : "", p->backend);
         if (p->device[0])
-            say(c->out, "rule 1 (profile): device %s, shown by %s's cached probe", p->device,
+            sel_say(c->out, "rule 1 (profile): device %s, shown by %s's cached probe", p->device,
                 pk.eng->e.name);
         if (profile_check_warning(c, &pk, err) != 0) {
             *exit_code = LVD_EXIT_STORE;
@@ -558,10 +426,10 @@ static int run_order(ctx *c, int *exit_code, lvd_err *err)
         }
     } else {
         if (p)
-            say(c->out, "rule 1 (profile): %s names no engine, backend or device: its flags apply"
+            sel_say(c->out, "rule 1 (profile): %s names no engine, backend or device: its flags apply"
                 " to the choice below", p->file);
         else
-            say(c->out, "rule 1 (profile): no profile");
+            sel_say(c->out, "rule 1 (profile): no profile");
         int rc = rule_verdict(c, &pk, err);
         if (rc < 0) {
             *exit_code = LVD_EXIT_STORE;
@@ -572,7 +440,7 @@ static int run_order(ctx *c, int *exit_code, lvd_err *err)
         else if (rule_heuristic_first(c, &pk, &by, exit_code, err) != 0)
             return -1;
     }
-    return finish(c, &pk, by, exit_code, err);
+    return sel_finish(c, &pk, by, exit_code, err);
 }
 
 int sel_select(store *s, const store_artifact *artifact, const sel_request *rq, sel_result *out,
