@@ -231,6 +231,78 @@ void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out)
     lvd_sb_adds(out, "</svg>\n");
 }
 
+/* The history chart's frame: where the plot lies and its y scale. */
+typedef struct hist_frame {
+    double x0, x1, top, y_bottom, plot_h, axis_max, legend_row;
+    size_t nd;
+} hist_frame;
+
+/* x of date index d on the frame. */
+static double hist_x(const hist_frame *f, size_t d)
+{
+    return f->nd == 1 ? (f->x0 + f->x1) / 2 : f->x0 + (f->x1 - f->x0) * (double)d / (double)(f->nd - 1);
+}
+
+/* One arm's line (or lone point), its dots and its legend row. */
+static void hist_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, const hist_frame *f, size_t legend)
+{
+    const char *colour = line_colour(legend);
+    if (a->n_hist > 1)
+        lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
+    for (int pass = a->n_hist > 1 ? 0 : 1; pass < 2; pass++) {
+        for (size_t k = 0, d = 0; k < a->n_hist; k++) {
+            while (d < f->nd && strcmp(m->dates[d], a->hist[k].date))
+                d++;
+            double x = hist_x(f, d);
+            double y = f->y_bottom - a->hist[k].median / f->axis_max * f->plot_h;
+            if (pass == 0) {
+                lvd_sb_adds(out, k ? " " : "");
+                num(out, x);
+                lvd_sb_adds(out, ",");
+                num(out, y);
+            } else {
+                lvd_sb_adds(out, "<circle cx=\"");
+                num(out, x);
+                lvd_sb_adds(out, "\" cy=\"");
+                num(out, y);
+                lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
+            }
+        }
+        if (pass == 0)
+            lvd_sb_adds(out, "\"/>\n");
+    }
+    double ly = f->y_bottom + 40 + f->legend_row * (double)legend;
+    lvd_sb_adds(out, "<rect x=\"");
+    num(out, f->x0);
+    lvd_sb_adds(out, "\" y=\"");
+    num(out, ly - 9);
+    lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
+    lvd_sb lbl = {0};
+    lvd_sb_adds(&lbl, ": ");
+    ev_fmt_ts(&lbl, a->hist[a->n_hist - 1].median);
+    lvd_sb_addf(&lbl, " on %s", a->hist[a->n_hist - 1].date);
+    text_parts(out, f->x0 + 20, ly, "start", NULL, a->label, lvd_sb_str(&lbl));
+    lvd_sb_free(&lbl);
+}
+
+/* The horizontal grid with the y labels, and at most about eight date
+ * labels (always the last). */
+static void hist_axes(lvd_sb *out, const ev_model *m, const hist_frame *f, double step)
+{
+    for (double v = 0; v <= f->axis_max + step * 1e-9; v += step) {
+        double y = f->y_bottom - v / f->axis_max * f->plot_h;
+        line(out, f->x0, y, f->x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
+        lvd_sb lbl = {0};
+        tick_label(&lbl, v, step);
+        text(out, f->x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
+        lvd_sb_free(&lbl);
+    }
+    size_t every = f->nd > 8 ? (f->nd + 7) / 8 : 1;
+    for (size_t k = 0; k < f->nd; k++)
+        if (k % every == 0 || k + 1 == f->nd)
+            text(out, hist_x(f, k), f->y_bottom + 16, "middle", "fill=\"#555555\"", m->dates[k]);
+}
+
 void ev_svg_history(const ev_model *m, lvd_sb *out)
 {
     const char *test = m->tg_test[0] ? m->tg_test : "tg";
@@ -243,80 +315,25 @@ void ev_svg_history(const ev_model *m, lvd_sb *out)
                 max = m->arms[i].hist[k].median;
     }
     double step = nice_step(max);
-    double axis_max = max > 0 ? ceil(max / step) * step : 1;
-    const double w = 760, top = 44, plot_h = 220, x0 = 70, legend_row = 18;
+    const double w = 760;
+    hist_frame f = {.x0 = 70, .top = 44, .plot_h = 220, .legend_row = 18, .nd = nd};
+    f.axis_max = max > 0 ? ceil(max / step) * step : 1;
     /* the last date label is centred on the plot's right end: leave it room */
     double half_date = nd ? ceil((double)label_chars(m->dates[nd - 1]) * CHAR_W / 2) : 0;
-    const double x1 = w - fmax(30, half_date + 6);
-    double y_bottom = top + plot_h;
-    double h = y_bottom + 40 + legend_row * (double)(shown ? shown : 1) + 10;
+    f.x1 = w - fmax(30, half_date + 6);
+    f.y_bottom = f.top + f.plot_h;
+    double h = f.y_bottom + 40 + f.legend_row * (double)(shown ? shown : 1) + 10;
     lvd_sb title = {0};
     lvd_sb_addf(&title, "%s t/s per arm across nights (median per session date): %s", test, m->name);
     open_svg(out, w, h, lvd_sb_str(&title));
     title_text(out, lvd_sb_str(&title));
     lvd_sb_free(&title);
-    /* horizontal grid and the y axis labels */
-    for (double v = 0; v <= axis_max + step * 1e-9; v += step) {
-        double y = y_bottom - v / axis_max * plot_h;
-        line(out, x0, y, x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
-        lvd_sb lbl = {0};
-        tick_label(&lbl, v, step);
-        text(out, x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
-        lvd_sb_free(&lbl);
-    }
-    /* dates: at most about eight labels, always the last */
-    size_t every = nd > 8 ? (nd + 7) / 8 : 1;
-    for (size_t k = 0; k < nd; k++) {
-        double x = nd == 1 ? (x0 + x1) / 2 : x0 + (x1 - x0) * (double)k / (double)(nd - 1);
-        if (k % every == 0 || k + 1 == nd)
-            text(out, x, y_bottom + 16, "middle", "fill=\"#555555\"", m->dates[k]);
-    }
+    hist_axes(out, m, &f, step);
     size_t legend = 0;
-    for (size_t i = 0; i < m->n_arms; i++) {
-        const ev_arm *a = &m->arms[i];
-        if (!a->n_hist)
-            continue;
-        const char *colour = line_colour(legend);
-        if (a->n_hist > 1) {
-            lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
-        }
-        for (int pass = a->n_hist > 1 ? 0 : 1; pass < 2; pass++) {
-            for (size_t k = 0, d = 0; k < a->n_hist; k++) {
-                while (d < nd && strcmp(m->dates[d], a->hist[k].date))
-                    d++;
-                double x = nd == 1 ? (x0 + x1) / 2 : x0 + (x1 - x0) * (double)d / (double)(nd - 1);
-                double y = y_bottom - a->hist[k].median / axis_max * plot_h;
-                if (pass == 0) {
-                    lvd_sb_adds(out, k ? " " : "");
-                    num(out, x);
-                    lvd_sb_adds(out, ",");
-                    num(out, y);
-                } else {
-                    lvd_sb_adds(out, "<circle cx=\"");
-                    num(out, x);
-                    lvd_sb_adds(out, "\" cy=\"");
-                    num(out, y);
-                    lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
-                }
-            }
-            if (pass == 0)
-                lvd_sb_adds(out, "\"/>\n");
-        }
-        double ly = y_bottom + 40 + legend_row * (double)legend;
-        lvd_sb_adds(out, "<rect x=\"");
-        num(out, x0);
-        lvd_sb_adds(out, "\" y=\"");
-        num(out, ly - 9);
-        lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
-        lvd_sb lbl = {0};
-        lvd_sb_adds(&lbl, ": ");
-        ev_fmt_ts(&lbl, a->hist[a->n_hist - 1].median);
-        lvd_sb_addf(&lbl, " on %s", a->hist[a->n_hist - 1].date);
-        text_parts(out, x0 + 20, ly, "start", NULL, a->label, lvd_sb_str(&lbl));
-        lvd_sb_free(&lbl);
-        legend++;
-    }
+    for (size_t i = 0; i < m->n_arms; i++)
+        if (m->arms[i].n_hist)
+            hist_arm(out, m, &m->arms[i], &f, legend++);
     if (!shown)
-        text(out, x0 + 8, top + 16, "start", "fill=\"#555555\"", "no dated measurements");
+        text(out, f.x0 + 8, f.top + 16, "start", "fill=\"#555555\"", "no dated measurements");
     lvd_sb_adds(out, "</svg>\n");
 }
