@@ -193,6 +193,65 @@ static void row(const char *what, size_t n, timing t)
     printf("%-18s %6zu %10.3f %10.3f %10.3f\n", what, n, t.median, t.p95, t.mean);
 }
 
+/* Times select and probe, as processes and in the library, and prints the
+ * table and the ratios. */
+static void measure(world *w, size_t n_sel, size_t n_probe)
+{
+    const char *sel_args[] = {"select", "--model", w->model, NULL};
+    const char *probe_args[] = {"probe", "--refresh", NULL};
+    const char *true_args[] = {"/bin/true", NULL};
+    double *v = lvd_xcalloc(n_sel > n_probe ? n_sel : n_probe, sizeof *v);
+    char *line = NULL;
+    if (select_once(w, &line) != 0)
+        die("%s", "the warm store did not answer from its verdict");
+    printf("launch line: %s\n\n", line);
+    free(line);
+
+    tool(w, sel_args, 1); /* warm the page cache */
+    for (size_t i = 0; i < n_sel; i++)
+        v[i] = tool(w, sel_args, 1);
+    timing sel_exec = summarize(v, n_sel);
+    for (size_t i = 0; i < n_sel; i++)
+        v[i] = tool(w, true_args, 1);
+    timing spawn = summarize(v, n_sel);
+    for (size_t i = 0; i < n_sel; i++) {
+        double t0 = now_ms();
+        select_once(w, &line);
+        v[i] = now_ms() - t0;
+        free(line);
+    }
+    timing sel_lib = summarize(v, n_sel);
+    for (size_t i = 0; i < n_probe; i++)
+        v[i] = tool(w, probe_args, 1);
+    timing probe_exec = summarize(v, n_probe);
+    for (size_t i = 0; i < n_probe; i++) {
+        double t0 = now_ms();
+        probe_all(w);
+        v[i] = now_ms() - t0;
+    }
+    timing probe_lib = summarize(v, n_probe);
+
+    printf("%-18s %6s %10s %10s %10s\n", "wall ms", "n", "median", "p95", "mean");
+    row("/bin/true, exec", n_sel, spawn);
+    row("select, exec", n_sel, sel_exec);
+    row("select, library", n_sel, sel_lib);
+    row("probe, exec", n_probe, probe_exec);
+    row("probe, library", n_probe, probe_lib);
+    printf("\nratios (median probe / median select):\n");
+    printf("  exec vs exec:       %7.1fx  (lvd-probe --refresh / lvd-select)\n",
+           probe_exec.median / sel_exec.median);
+    printf("  library vs library: %7.1fx  (engine_probe_engine x3 / sel_select)\n",
+           probe_lib.median / sel_lib.median);
+    printf("  exec vs library:    %7.1fx  (lvd-probe --refresh / sel_select in process)\n",
+           probe_exec.median / sel_lib.median);
+    printf("targets: select < 5 ms (exec median %.2f ms: %s), >= 200x faster than probing\n"
+           "(the fake engine's --list-devices costs a process start only; a real CUDA or\n"
+           "Vulkan build spends seconds in backend init, so these ratios are floors)\n",
+           sel_exec.median, sel_exec.median < 5.0 ? "met" : "NOT met");
+
+    free(v);
+}
+
 int main(int argc, char **argv)
 {
     size_t n_sel = 300, n_probe = 30;
@@ -231,59 +290,7 @@ int main(int argc, char **argv)
            "a verdict recorded) in %s\n", w.tmp);
     build_world(&w);
 
-    const char *sel_args[] = {"select", "--model", w.model, NULL};
-    const char *probe_args[] = {"probe", "--refresh", NULL};
-    const char *true_args[] = {"/bin/true", NULL};
-    double *v = lvd_xcalloc(n_sel > n_probe ? n_sel : n_probe, sizeof *v);
-    char *line = NULL;
-    if (select_once(&w, &line) != 0)
-        die("%s", "the warm store did not answer from its verdict");
-    printf("launch line: %s\n\n", line);
-    free(line);
-
-    tool(&w, sel_args, 1); /* warm the page cache */
-    for (size_t i = 0; i < n_sel; i++)
-        v[i] = tool(&w, sel_args, 1);
-    timing sel_exec = summarize(v, n_sel);
-    for (size_t i = 0; i < n_sel; i++)
-        v[i] = tool(&w, true_args, 1);
-    timing spawn = summarize(v, n_sel);
-    for (size_t i = 0; i < n_sel; i++) {
-        double t0 = now_ms();
-        select_once(&w, &line);
-        v[i] = now_ms() - t0;
-        free(line);
-    }
-    timing sel_lib = summarize(v, n_sel);
-    for (size_t i = 0; i < n_probe; i++)
-        v[i] = tool(&w, probe_args, 1);
-    timing probe_exec = summarize(v, n_probe);
-    for (size_t i = 0; i < n_probe; i++) {
-        double t0 = now_ms();
-        probe_all(&w);
-        v[i] = now_ms() - t0;
-    }
-    timing probe_lib = summarize(v, n_probe);
-
-    printf("%-18s %6s %10s %10s %10s\n", "wall ms", "n", "median", "p95", "mean");
-    row("/bin/true, exec", n_sel, spawn);
-    row("select, exec", n_sel, sel_exec);
-    row("select, library", n_sel, sel_lib);
-    row("probe, exec", n_probe, probe_exec);
-    row("probe, library", n_probe, probe_lib);
-    printf("\nratios (median probe / median select):\n");
-    printf("  exec vs exec:       %7.1fx  (lvd-probe --refresh / lvd-select)\n",
-           probe_exec.median / sel_exec.median);
-    printf("  library vs library: %7.1fx  (engine_probe_engine x3 / sel_select)\n",
-           probe_lib.median / sel_lib.median);
-    printf("  exec vs library:    %7.1fx  (lvd-probe --refresh / sel_select in process)\n",
-           probe_exec.median / sel_lib.median);
-    printf("targets: select < 5 ms (exec median %.2f ms: %s), >= 200x faster than probing\n"
-           "(the fake engine's --list-devices costs a process start only; a real CUDA or\n"
-           "Vulkan build spends seconds in backend init, so these ratios are floors)\n",
-           sel_exec.median, sel_exec.median < 5.0 ? "met" : "NOT met");
-
-    free(v);
+    measure(&w, n_sel, n_probe);
     lvd_rm_rf(w.tmp);
     free(w.tmp);
     free(w.db);
