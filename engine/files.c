@@ -242,8 +242,8 @@ int engine_files_compare(const char *key, const engine_fileset *fs, engine_files
     size_t i = 0, j = 0;
     int rc = -1;
     while (lines && rc < 0) {
-        engine_file was;
-        char rel[PATH_MAX];
+        engine_file was = {0}; /* read only when i < n (gcc -O3 cannot see it) */
+        char rel[PATH_MAX] = "";
         if (i < n && parse_line(lines[i], &was, rel, sizeof rel) != 0)
             break;
         const engine_file *now = j < fs->n ? &fs->v[j] : NULL;

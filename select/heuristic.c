@@ -115,11 +115,14 @@ void sel_device_label(const lvd_device *d, char *out, size_t n)
         snprintf(out, n, "%s", LVD_BACKEND_CPU);
         return;
     }
+    lvd_sb sb = {0};
     char backend[sizeof d->selector];
     sel_device_backend(d, backend, sizeof backend);
-    char name[sizeof d->name];
-    snprintf(name, sizeof name, "%s", d->name);
-    snprintf(out, n, "%s%s", backend, engine_device_is_software(name) ? " (software)" : "");
+    lvd_sb_adds(&sb, backend);
+    if (engine_device_is_software(d->name))
+        lvd_sb_adds(&sb, " (software)");
+    snprintf(out, n, "%s", lvd_sb_str(&sb)); /* cut at n: 32 hold every label */
+    lvd_sb_free(&sb);
 }
 
 const char *sel_vendor_name(sel_vendor v)
