@@ -79,6 +79,28 @@ void engine_backends_of(const engine_fileset *fs, char *buf, size_t len)
     lvd_strv_free(v);
 }
 
+static int is_accelerator(const char *name)
+{
+    for (size_t a = 0; a < LVD_ARRAY_LEN(accelerators); a++)
+        if (!strcmp(name, accelerators[a][0]))
+            return 1;
+    return 0;
+}
+
+void engine_backends_accelerators(const char *backends, char *buf, size_t len)
+{
+    size_t nb;
+    char **names = lvd_split(backends ? backends : "", ',', &nb);
+    if (len)
+        buf[0] = '\0';
+    for (size_t b = 0; b < nb; b++) {
+        size_t used = strlen(buf), need = strlen(names[b]) + (used ? 1 : 0);
+        if (is_accelerator(names[b]) && used + need < len)
+            snprintf(buf + used, len - used, "%s%s", used ? "+" : "", names[b]);
+    }
+    lvd_strv_free(names);
+}
+
 char *engine_backends_no_device(const char *backends, const lvd_device *devs, size_t n)
 {
     size_t nb;

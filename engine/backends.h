@@ -29,4 +29,9 @@ void engine_backends_of(const engine_fileset *fs, char *buf, size_t len);
  * joined by "; ". NULL (nothing to say) when each lists a device. malloc'd. */
 char *engine_backends_no_device(const char *backends, const lvd_device *devs, size_t n);
 
+/* The accelerator backends (those of engine_backends_no_device) in backends,
+ * in its order, joined by '+' into buf ("cpu,cuda,vulkan" -> "cuda+vulkan";
+ * "" when it carries none). A component that does not fit is left out. */
+void engine_backends_accelerators(const char *backends, char *buf, size_t len);
+
 #endif

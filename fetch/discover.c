@@ -3,6 +3,8 @@
  * through engine/register.c. */
 #include "fetch/discover.h"
 
+#include "engine/backends.h"
+#include "engine/files.h"
 #include "engine/probe.h"
 #include "common/cli.h"
 #include "common/json.h"
@@ -323,11 +325,17 @@ static int taken_by(const char *name, char *const *taken, size_t n)
     return 0;
 }
 
-char *fetch_discover_name(const char *build, const char *backend, const char *dir, char *const *taken,
-                size_t n)
+char *fetch_discover_name(const char *build, const char *backend, const char *backends, const char *dir,
+                          char *const *taken, size_t n)
 {
-    char *base = backend && *backend && strcmp(backend, LVD_BACKEND_UNKNOWN)
-                     ? lvd_xasprintf("%s-%s", build, backend)
+    /* a build that listed no device but carries an accelerator backend is a
+     * build of that backend (a Vulkan build with no reachable GPU) */
+    char accel[64] = "";
+    if (backend && !strcmp(backend, LVD_BACKEND_CPU))
+        engine_backends_accelerators(backends, accel, sizeof accel);
+    const char *label = *accel ? accel : backend;
+    char *base = label && *label && strcmp(label, LVD_BACKEND_UNKNOWN)
+                     ? lvd_xasprintf("%s-%s", build, label)
                      : engine_register_default_name(build, dir);
     if (!engine_register_name_valid(base)) {
         free(base);
@@ -345,7 +353,9 @@ char *fetch_discover_name(const char *build, const char *backend, const char *di
 /* --- the whole discovery ------------------------------------------------------ */
 
 /* Runs dir's probe binary for f->probe (binary, mtime and size filled, as
- * engine_probe_engine_ex records them). */
+ * engine_probe_engine_ex records them), with the backends dir's files carry
+ * and the no-device note (engine/backends.h; registration records them again
+ * with the file set). */
 static void probe_dir(fetch_discover_found *f, int timeout_ms)
 {
     lvd_engine tmp = {.dir = f->dir};
@@ -359,6 +369,13 @@ static void probe_dir(fetch_discover_found *f, int timeout_ms)
     }
     if (binary)
         engine_probe_run(binary, timeout_ms, &f->probe);
+    engine_fileset fs;
+    if (engine_files_list(f->dir, &fs, NULL) == 0) {
+        engine_backends_of(&fs, f->probe.backends, sizeof f->probe.backends);
+        engine_fileset_free(&fs);
+    }
+    if (strcmp(f->probe.backend, LVD_BACKEND_UNKNOWN))
+        f->probe.no_device = engine_backends_no_device(f->probe.backends, f->probe.devices, f->probe.n_devices);
     f->probed = 1;
 }
 
@@ -462,7 +479,7 @@ int fetch_discover_run(store *s, const fetch_discover_opts *o, fetch_discover_re
             continue;
         }
         probe_dir(f, timeout_ms);
-        f->name = fetch_discover_name(f->build, f->probe.backend, f->dir, taken, n_taken);
+        f->name = fetch_discover_name(f->build, f->probe.backend, f->probe.backends, f->dir, taken, n_taken);
         lvd_strv_push(&taken, &n_taken, lvd_xstrdup(f->name));
         f->status = "new";
         r->n_new++;
@@ -546,6 +563,13 @@ cJSON *fetch_discover_json(const fetch_discover_result *r)
         cJSON *devs = cJSON_AddArrayToObject(o, "devices");
         for (size_t k = 0; f->probed && k < f->probe.n_devices; k++)
             cJSON_AddItemToArray(devs, cJSON_CreateString(f->probe.devices[k].selector));
+        cJSON *backends = cJSON_AddArrayToObject(o, "backends");
+        size_t nb;
+        char **bv = lvd_split(f->probed ? f->probe.backends : "", ',', &nb);
+        for (size_t k = 0; k < nb; k++)
+            cJSON_AddItemToArray(backends, cJSON_CreateString(bv[k]));
+        lvd_strv_free(bv);
+        cJSON_AddItemToObject(o, "no_device", lvd_json_str(f->probed ? f->probe.no_device : NULL));
         cJSON_AddItemToArray(arr, o);
     }
     return root;
@@ -589,6 +613,8 @@ void fetch_discover_table(FILE *f, const fetch_discover_result *r)
                 fprintf(f, "  %s\n", e->reason);
             else if (e->probed && e->probe.reason && *e->probe.reason)
                 fprintf(f, "  probe: %s\n", e->probe.reason);
+            if (e->probed && e->probe.no_device)
+                fprintf(f, "  note: %s\n", e->probe.no_device);
         }
     }
     char *s = fetch_discover_summary(r);

@@ -85,11 +85,14 @@ void fetch_discover_cands_free(fetch_discover_cand *v, size_t n);
  * "unknown"). 0, or -1 with a reason in err. */
 int fetch_discover_version(const char *dir, int timeout_ms, char **build, char **commit, lvd_err *err);
 
-/* The name for a new engine: "<build>-<backend>" ("b9749-cuda"), or for an
- * unknown backend lvd fetch --register's default ("<build>-<dir name>");
- * when taken[0..n) holds it, "-2", "-3", ... is appended. malloc'd. */
-char *fetch_discover_name(const char *build, const char *backend, const char *dir, char *const *taken,
-                size_t n);
+/* The name for a new engine: "<build>-<backend>" ("b9749-cuda"), backend the
+ * probe's label; a probe that listed no device ("cpu") of a build whose
+ * backends (the probe's backends, "cpu,vulkan") carry an accelerator is named
+ * by the accelerators instead ("b9749-vulkan", "b9749-cuda+vulkan"); for an
+ * unknown backend lvd fetch --register's default ("<build>-<dir name>"); when
+ * taken[0..n) holds it, "-2", "-3", ... is appended. malloc'd. */
+char *fetch_discover_name(const char *build, const char *backend, const char *backends, const char *dir,
+                          char *const *taken, size_t n);
 
 /* Discovers: finds the candidates, then for each one: known (the store has an
  * engine with that directory) or identified by its version, probed, named and,

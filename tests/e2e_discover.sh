@@ -90,6 +90,31 @@ check "says it wrote nothing" has "dry run: would register 1 new engine .*nothin
 check "the store is untouched (engines, probes)" same "$tmp/info.before" "$tmp/info.after"
 rm -rf "$HOME/llama.cpp/build-cpu2"
 
+# ------------------------------------------------------------ a Vulkan build with no device
+# As the real b9749 Vulkan build without a reachable GPU: it carries
+# libggml-vulkan.so, prints "ggml_vulkan: No devices found." and lists none.
+# Named by the backend it carries, not as a CPU build; its label stays cpu.
+NODEV=$tmp/engines/vk-nodev
+fake_engine "$NODEV" "backends = Vulkan"
+for l in libggml-base.so.0 libggml-cpu.so.0 libggml-vulkan.so; do echo "fake $l" > "$NODEV/$l"; done
+dlvd probe --discover --dry-run --json "$NODEV"
+expect_rc "a dry run with a Vulkan build that lists no device" 0
+check "would register it as b9749-vulkan-2 (b9749-vulkan is taken), backend cpu, no device" \
+  is "[(f['name'], f['backend'], f['devices']) for f in d['found'] if f['path'] == '$NODEV']" "[('b9749-vulkan-2', 'cpu', [])]"
+check "its backends and the no-device note" \
+  is "[(f['backends'], f['no_device']) for f in d['found'] if f['path'] == '$NODEV']" \
+  "[(['cpu', 'vulkan'], 'Vulkan backend present, no Vulkan device (driver missing?)')]"
+capture env PATH=/nonexistent HOME="$tmp/nohome" LVD_ENGINE_X= AIDE_LLAMA_SERVER_VULKAN= LVD_STORE="$tmp/nodev.db" \
+  "$LVD_BIN/lvd" probe --discover "$NODEV"
+expect_rc "registered alone on a store of its own" 0
+check "named b9749-vulkan, backend cpu" has "^new +b9749-vulkan +b9749 .* cpu +operand "
+check "the table says why" has "^  note: Vulkan backend present, no Vulkan device \(driver missing\?\)"
+capture env LVD_STORE="$tmp/nodev.db" "$LVD_BIN/lvd" probe --json
+check "its probe is served from the cache discovery recorded, with the note" \
+  is "[(p['engine'], p['cached'], p['backend'], p['no_device']) for p in d['probes']]" \
+  "[('b9749-vulkan', True, 'cpu', 'Vulkan backend present, no Vulkan device (driver missing?)')]"
+rm -rf "$NODEV"
+
 # ------------------------------------------------------------ the nightly discovers
 export LVD_STORE=$tmp/night.db
 cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$tmp/model.gguf"

@@ -86,23 +86,32 @@ static char *real(const char *p)
 static void names_and_collisions(void **state)
 {
     (void)state;
-    char *n = fetch_discover_name("b9749", "cpu", "/x/bin", NULL, 0);
-    assert_string_equal(n, "b9749-cpu");
-    free(n);
     char *taken[] = {"b9749-cpu", "b9749-cpu-2", "b9749-vulkan"};
-    n = fetch_discover_name("b9749", "cpu", "/x/bin", taken, 3);
-    assert_string_equal(n, "b9749-cpu-3");
-    free(n);
-    n = fetch_discover_name("b9749", "vulkan", "/x/bin", taken, 1);
-    assert_string_equal(n, "b9749-vulkan");
-    free(n);
-    n = fetch_discover_name("b9749", "cuda+vulkan", "/x", NULL, 0);
-    assert_string_equal(n, "b9749-cuda+vulkan");
-    free(n);
-    /* an unknown backend is no name: the directory says what it is */
-    n = fetch_discover_name("b9749", LVD_BACKEND_UNKNOWN, "/opt/llama-rocm/build/bin", NULL, 0);
-    assert_string_equal(n, "b9749-llama-rocm");
-    free(n);
+    static const struct {
+        const char *backend, *backends, *dir;
+        size_t n_taken;
+        const char *want;
+    } cases[] = {
+        {"cpu", "cpu", "/x/bin", 0, "b9749-cpu"},
+        {"cpu", "cpu", "/x/bin", 3, "b9749-cpu-3"},
+        {"vulkan", "cpu,vulkan", "/x/bin", 1, "b9749-vulkan"},
+        {"cuda+vulkan", "cpu,cuda,vulkan", "/x", 0, "b9749-cuda+vulkan"},
+        /* an unknown backend is no name: the directory says what it is */
+        {LVD_BACKEND_UNKNOWN, "cpu,rocm", "/opt/llama-rocm/build/bin", 0, "b9749-llama-rocm"},
+        /* a build that listed no device is named by the accelerator backend
+         * it carries (the real Vulkan build with no reachable GPU), not "cpu" */
+        {"cpu", "cpu,vulkan", "/x/bin", 3, "b9749-vulkan-2"},
+        {"cpu", "cpu,cuda,vulkan", "/x/bin", 0, "b9749-cuda+vulkan"},
+        {"cpu", NULL, "/x/bin", 0, "b9749-cpu"},
+        /* the devices' label wins over what else the files carry */
+        {"cuda", "cpu,cuda,vulkan", "/x/bin", 0, "b9749-cuda"},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
+        char *n = fetch_discover_name("b9749", cases[i].backend, cases[i].backends, cases[i].dir,
+                                      cases[i].n_taken ? taken : NULL, cases[i].n_taken);
+        assert_string_equal(n, cases[i].want);
+        free(n);
+    }
 }
 
 static void places_default_and_override(void **state)

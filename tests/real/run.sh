@@ -12,10 +12,12 @@
 # The loop, on a private store, with the engines only ever run by the tools
 # (except the ground truth below and the llama-server the launch line starts):
 #   discover  lvd probe --discover --dry-run through LVD_ENGINE_* (without the
-#             device-visibility variable), then lvd probe --discover DIR...
-#             (registers), then again (nothing new)
+#             device-visibility variable: a Vulkan build listing no device is
+#             named <build>-vulkan, backend cpu, its no_device note), then lvd
+#             probe --discover DIR... (registers), then again (nothing new)
 #   probe     lvd probe (cached) and --refresh: the devices each engine's own
-#             `llama-bench --list-devices` prints, a CPU-only build none
+#             `llama-bench --list-devices` prints, a CPU-only build none;
+#             software rasterizers (lavapipe) marked software
 #   check     lvd check: the real llama-perplexity, KL divergence of every
 #             device against the CPU reference
 #   bench     lvd bench -p 16 -n 4 -r 5 with a budget: no failed run, no
@@ -31,6 +33,19 @@
 #             line, the correctness of every device, and its SVGs parse
 #   nightly   lvd nightly on a second store (fetch off, no candidate, its own
 #             discover step): exit 0, the page names the engines
+#   visibility lvd probe without GGML_VK_VISIBLE_DEVICES: another probe, not
+#             the cache made with it (each engine's own list without it; a GPU
+#             build listing no device says "<B> backend present, no <B>
+#             device"), then its own cache; back with it, the first cache;
+#             the Vulkan profile line carries the variable and serves on the
+#             device from an environment without it (in select, above)
+#   identity  a copy of the CPU build on a third store, with a verdict: one
+#             byte appended to its libggml-cpu.so.0 re-probes naming the
+#             file, changes the registered digest (sha256sum over the file
+#             set), and makes the verdict stale in lvd select --explain
+#   split     small-llama in 3 shards (LVD_SPLIT_KEEP, tests/test_split.c):
+#             lvd store model (identity, size, shape), a tiny bench on the
+#             CPU build, select --record names the first shard, and serves
 # Ground truth comes from the engines themselves, never from this script's
 # expectations: `--version` (build, commit) and `llama-bench --list-devices`
 # with and without the visibility variable. Figures are printed as
@@ -41,10 +56,9 @@
 # --budget, default 120s), LVD_REAL_NIGHTLY_BUDGET (the night's, default 60s),
 # GGML_VK_VISIBLE_DEVICES (default 0: Mesa's lavapipe
 # is a CPU-type Vulkan device that llama.cpp hides unless named), LVD_BIN,
-# LVD_SOURCE, LVD_FIXTURES (ctest sets them; else this tree's build/bin).
-#
-# Checks marked "later:" are what the branches under way will make true; they
-# are printed as notes, not asserted (README, "Real engines").
+# LVD_SOURCE, LVD_FIXTURES, LVD_TEST_BIN (ctest sets them; else this tree's
+# build/bin and build/tests: test_split makes the shards).
+# (test_split, for the shards; default $LVD_BIN/../tests).
 if [ -z "${LVD_REAL_ENGINES:-}" ]; then
   echo "tests/real: skipped (LVD_REAL_ENGINES not set)"
   exit "${LVD_REAL_SKIP_RC:-0}"
@@ -149,6 +163,22 @@ done
 sel_list() { cut -d'|' -f1 <<<"$1" | tr '\n' ' ' | sed 's/ *$//'; }
 # py_devs DEVLINES: the device lines as a python list of [sel, name, total, free]
 py_devs() { python3 -c 'import sys; print([l.split("|")[:2] + [int(x) for x in l.split("|")[2:]] for l in sys.argv[1].splitlines() if l])' "$1"; }
+# lvd_backend LIB: the backend name lvd gives a libggml-LIB (hip is rocm)
+lvd_backend() { case $1 in hip) echo rocm ;; *) echo "$1" ;; esac; }
+# want_backends "LIBS": the accelerator backends as a sorted python list
+want_backends() { python3 -c 'import sys; print(sorted(set(sys.argv[1:])))' $(for b in $1; do lvd_backend "$b"; done); }
+# accel_name "LIBS": the name part discovery gives a build of these backends with no device ("vulkan", "cuda+vulkan")
+accel_name() { for b in $1; do lvd_backend "$b"; done | sort -u | paste -sd+; }
+# no_device_text "LIBS": the probe's note for these backends with no device listed
+no_device_text() {
+  local b out=
+  for b in $(for x in $1; do lvd_backend "$x"; done | sort -u); do
+    case $b in cuda) b=CUDA ;; vulkan) b=Vulkan ;; rocm) b=ROCm ;; metal) b=Metal ;; sycl) b=SYCL ;;
+      opencl) b=OpenCL ;; musa) b=MUSA ;; cann) b=CANN ;; esac
+    out="${out:+$out; }$b backend present, no $b device (driver missing?)"
+  done
+  echo "$out"
+}
 
 # ------------------------------------------------------------ discover
 step "discover"
@@ -169,10 +199,15 @@ for i in "${!E[@]}"; do
     is "[(f['build'], f['commit']) for f in $f]" "[('${BUILD[i]}', '${COMMIT[i]}')]"
   check "dry run: engine $i's devices are those it lists itself without the variable ($(sel_list "${DEV_NOVIS[i]}"))" \
     is "[f['devices'] for f in $f]" "[$(python3 -c 'import sys; print([s for s in sys.argv[1].split()])' "$(sel_list "${DEV_NOVIS[i]}")")]"
+  check "dry run: engine $i carries the backends its files name (cpu${LIBS[i]:+ ${LIBS[i]}})" \
+    is "[sorted(set(f['backends']) - {'cpu'}) for f in $f]" "[$(want_backends "${LIBS[i]}")]"
   if [ -n "${LIBS[i]}" ] && [ -z "${DEV_NOVIS[i]}" ]; then
-    # later (engine identity): the name/backend says "Vulkan backend present, no device"
-    note "a ${LIBS[i]} build with no visible device is listed as $(q "[(f['name'], f['backend']) for f in $f]")" \
-      "(later: assert it is labelled as a ${LIBS[i]} build with no device, not a CPU build)"
+    # a GPU build that lists no device without the variable is still that
+    # backend's build: named so, its label cpu, the note saying why
+    check "dry run: engine $i (${LIBS[i]}, no device listed) is named ${BUILD[i]}-$(accel_name "${LIBS[i]}"), backend cpu" \
+      is "[(f['name'], f['backend']) for f in $f]" "[('${BUILD[i]}-$(accel_name "${LIBS[i]}")', 'cpu')]"
+    check "dry run: engine $i says $(no_device_text "${LIBS[i]}")" \
+      is "[f['no_device'] for f in $f]" "['$(no_device_text "${LIBS[i]}")']"
   fi
 done
 
@@ -225,8 +260,22 @@ for mode in cached refresh; do
   done
 done
 cp "$tmp/out" "$tmp/probe.json"
+# software devices (Mesa's llvmpipe/lavapipe, SwiftShader, softpipe: named so
+# by the engine itself) are marked as such, every other device is not
+SOFT_PY="any(w in x['name'].lower() for w in ('llvmpipe', 'lavapipe', 'swiftshader', 'softpipe'))"
+for i in "${!E[@]}"; do
+  p="[p for p in d['probes'] if p['engine'] == '${NAME[i]}'][0]"
+  [ -n "${DEV_VIS[i]}" ] || continue
+  check "probe: ${NAME[i]}'s devices are marked software exactly when the engine names a software rasterizer" \
+    is "[(x['selector'], x['software']) for x in ${p}['devices']]" "$(q "[(x['selector'], $SOFT_PY) for x in ${p}['devices']]")"
+done
+N_SOFT=$(q "sum($SOFT_PY for p in d['probes'] for x in p['devices'])")
 capture "$LVD_BIN/lvd" probe
 sed 's/^/  /' "$tmp/out"
+if [ "$N_SOFT" -gt 0 ]; then
+  check "lvd probe's table says each software device ($N_SOFT) runs on the CPU" \
+    test "$(grep -c -- ' -- software rasterizer on the CPU, no accelerator$' "$tmp/out")" -eq "$N_SOFT"
+fi
 
 # ------------------------------------------------------------ check
 step "check"
@@ -319,11 +368,13 @@ check "argv[0] is a registered engine's llama-server" \
   grep -qxF "$(q "d['argv'][0]")" < <(for i in "${!E[@]}"; do echo "${E[i]}/llama-server"; done)
 check "argv names the model (its folder has a space)" is "d['argv'][1:3]" "['-m', '$M']"
 
-# serve LABEL LINE_FILE JSON_FILE: the launch line runs: /health 200, a completion,
-# the group ended; layers on the device when it names one, else none offloaded
+# serve LABEL LINE_FILE JSON_FILE [PREFIX...]: the launch line runs (serve.py
+# started through PREFIX, e.g. env -u VAR): /health 200, a completion, the
+# group ended; layers on the device when it names one, else none offloaded
 serve() {
   local label=$1 line=$2 js=$3 dev
-  capture timeout -k 10 300 python3 "$here/serve.py" "$line" "$js" "$tmp/$label.server.log" --timeout 120 --predict 4
+  shift 3
+  capture "$@" timeout -k 10 300 python3 "$here/serve.py" "$line" "$js" "$tmp/$label.server.log" --timeout 120 --predict 4
   cp "$tmp/out" "$tmp/$label.serve.json"
   expect_rc "$label: the printed line starts the real llama-server, /health 200, ended" 0
   [ "$rc" -eq 0 ] || { cat "$tmp/out"; tail -20 "$tmp/$label.server.log"; }
@@ -340,6 +391,17 @@ serve() {
   fi
   figure "$label: /health 200 after $(q "d['health_s']") s on port $(q "d['port']")"
 }
+# the variables the line carries are those its device needs: a Vulkan device
+# the visibility variable in force, a CPU-only build's line none
+VIS=GGML_VK_VISIBLE_DEVICES=$GGML_VK_VISIBLE_DEVICES
+case $(jf "$tmp/select.json" "d['device'] or ''") in
+  Vulkan*) check "the verdict's Vulkan line carries $VIS" is "'$VIS' in d['env']" True ;;
+  '') for i in "${!E[@]}"; do
+        [ "${NAME[i]}" = "$(jf "$tmp/select.json" "d['engine']")" ] && [ -z "${LIBS[i]}" ] &&
+          check "the verdict's line (a CPU-only build) carries no visibility variable" \
+            is "[w for w in d['env'] if w.split('=')[0].endswith('VISIBLE_DEVICES')]" "[]"
+      done ;;
+esac
 serve verdict "$tmp/select.line" "$tmp/select.json"
 
 # each engine's first device, forced by a profile: that line runs too
@@ -355,7 +417,17 @@ for i in "${!E[@]}"; do
   cp "$tmp/out" "$tmp/profile.$i.json"
   check "profile ${NAME[i]} $sel: rule profile, --device $sel on ${E[i]}/llama-server" \
     is "(d['rule'], d['device'], d['argv'][0], '--device' in d['argv'])" "('profile', '$sel', '${E[i]}/llama-server', True)"
+  # a device the engine lists only under the visibility variable: the line
+  # carries it, and so runs on the device from an environment without it
+  # (as a service started from the printed line alone would)
+  case $sel in Vulkan*)
+    check "profile ${NAME[i]} $sel: the line starts with $VIS, --json's env carries it" \
+      is "(open('$tmp/profile.$i.line').read().startswith('$VIS '), '$VIS' in d['env'])" "(True, True)" ;;
+  esac
   serve "profile-${NAME[i]}-$sel" "$tmp/profile.$i.line" "$tmp/profile.$i.json"
+  if [ "${DEV_VIS[i]}" != "${DEV_NOVIS[i]}" ]; then
+    serve "profile-${NAME[i]}-$sel-noenv" "$tmp/profile.$i.line" "$tmp/profile.$i.json" env -u GGML_VK_VISIBLE_DEVICES
+  fi
 done
 
 # the heuristic (a model without a verdict): when every device any engine
@@ -442,52 +514,131 @@ capture env LVD_STORE="$N/store.db" "$LVD_BIN/lvd" select --model "$M"
 check "nightly page shows the line lvd select gives on the night's store" \
   grep -qxF "  $(head -1 "$tmp/out")" "$N/evidence/page.md"
 
-# ------------------------------------------------------------ what the branches under way change
-step "later"
-# later (probe keyed by device-visibility variables): without the variable the
-# Vulkan build lists no device, and the probe made with it must not be served
-# for a call without it. Today the cache answers regardless: shown, not asserted.
+# ------------------------------------------------------------ the probe and the visibility variable
+step "visibility"
+# The probe cache is keyed by the visibility variables: a probe without
+# GGML_VK_VISIBLE_DEVICES is another probe (never served from the cache made
+# with it) and sees what the engine lists itself without it; a second one is
+# served from its own cache; back with the variable, the first cache answers.
+# A GPU build that lists no device without it says so (no_device).
 capture env -u GGML_VK_VISIBLE_DEVICES "$LVD_BIN/lvd" probe --json
+expect_rc "lvd probe without GGML_VK_VISIBLE_DEVICES" 0
 for i in "${!E[@]}"; do
-  [ "${DEV_VIS[i]}" != "${DEV_NOVIS[i]}" ] || continue
-  note "without GGML_VK_VISIBLE_DEVICES ${NAME[i]} lists ${DEV_NOVIS[i]:-no device} itself; lvd probe says" \
-    "$(q "[([x['selector'] for x in p['devices']], 'cached' if p['cached'] else 'probed') for p in d['probes'] if p['engine'] == '${NAME[i]}']")" \
-    "(later: assert the probe is keyed by the variable and the launch line carries it)"
+  p="[p for p in d['probes'] if p['engine'] == '${NAME[i]}'][0]"
+  check "without the variable: ${NAME[i]} is probed again (not the cache made with it), env {}, its own list ($(sel_list "${DEV_NOVIS[i]}"))" \
+    is "(${p}['cached'], ${p}['env'], [[x['selector'], x['name']] for x in ${p}['devices']])" \
+    "(False, {}, $(python3 -c 'import sys; print([l.split("|")[:2] for l in sys.argv[1].splitlines() if l])' "${DEV_NOVIS[i]}"))"
+  check "without the variable: ${NAME[i]} carries its backends (cpu${LIBS[i]:+ ${LIBS[i]}})" \
+    is "sorted(set(${p}['backends']) - {'cpu'})" "$(want_backends "${LIBS[i]}")"
+  if [ -n "${LIBS[i]}" ] && [ -z "${DEV_NOVIS[i]}" ]; then
+    check "without the variable: ${NAME[i]} says $(no_device_text "${LIBS[i]}"), backend cpu" \
+      is "(${p}['no_device'], ${p}['backend'])" "('$(no_device_text "${LIBS[i]}")', 'cpu')"
+  fi
 done
-note "the verdict's launch line carries env $(jf "$tmp/select.json" "d['env']") (later: a Vulkan line carries GGML_VK_VISIBLE_DEVICES)"
-# later (launch line carries the visibility variables): a service started from
-# the printed line alone, in an environment without the variable, serves on
-# the device. Today it is run once and what happened is shown.
+capture env -u GGML_VK_VISIBLE_DEVICES "$LVD_BIN/lvd" probe
+if grep -q "backend present, no" "$tmp/out"; then
+  check "the table without the variable shows the note" grep -qE '^ +note: [A-Za-z]+ backend present, no [A-Za-z]+ device \(driver missing\?\)$' "$tmp/out"
+fi
+capture env -u GGML_VK_VISIBLE_DEVICES "$LVD_BIN/lvd" probe --json
+check "without the variable again: every engine served from its own cache" is "[p['cached'] for p in d['probes']]" \
+  "$(python3 -c "print([True] * ${#E[@]})")"
+run_lvd probe --json
 for i in "${!E[@]}"; do
-  if [ ! -s "$tmp/profile.$i.line" ] || [ "${DEV_VIS[i]}" = "${DEV_NOVIS[i]}" ]; then continue; fi
-  capture env -u GGML_VK_VISIBLE_DEVICES timeout -k 10 120 python3 "$here/serve.py" "$tmp/profile.$i.line" \
-    "$tmp/profile.$i.json" "$tmp/noenv.$i.server.log" --timeout 60 --predict 0
-  note "the ${NAME[i]} profile line run without GGML_VK_VISIBLE_DEVICES: exit $rc, $(q "'/health %s, offloaded %s, using %s, error %s' % (d['health'], d['offloaded'], d['using_devices'], d['error'])")" \
-    "$(grep -m1 -iE 'error|invalid|failed' "$tmp/noenv.$i.server.log" | cut -c1-160)" \
-    "(later: assert /health 200 and the layers on the device)"
+  p="[p for p in d['probes'] if p['engine'] == '${NAME[i]}'][0]"
+  check "back with $VIS: ${NAME[i]} served from the cache made with it ($(sel_list "${DEV_VIS[i]}"))" \
+    is "(${p}['cached'], ${p}['env'], [x['selector'] for x in ${p}['devices']])" \
+    "(True, {'GGML_VK_VISIBLE_DEVICES': '$GGML_VK_VISIBLE_DEVICES'}, $(python3 -c 'import sys; print(sys.argv[1].split())' "$(sel_list "${DEV_VIS[i]}")"))"
 done
 
-# later (engine identity over all files): the launchers (llama-bench,
-# llama-server: 18 KB each) hold no engine code; the libraries do. A copy of
-# one build is registered on a third store, one of its libggml libraries
-# replaced (a byte appended: new size, new mtime, still loadable), and what
-# the probe cache says is shown.
-src=${E[0]}
-for i in "${!E[@]}"; do if [ -z "${LIBS[i]}" ]; then src=${E[i]}; break; fi; done
+# ------------------------------------------------------------ an engine is every file it loads
+step "identity"
+# The launchers (llama-bench, llama-server: 18 KB each) hold no engine code;
+# the libraries do. A copy of the CPU-only build (else the first) is
+# registered on a store of its own and gets a verdict; then one byte is
+# appended to its libggml-cpu.so.0 (new size and mtime, still loadable).
+src=${E[0]} srci=0
+for i in "${!E[@]}"; do if [ -z "${LIBS[i]}" ]; then src=${E[i]} srci=$i; break; fi; done
 C="$tmp/engine copy"
 cp -r "$src" "$C" && chmod -R u+w "$C"
-capture env LVD_STORE="$tmp/ident.db" "$LVD_BIN/lvd" fetch --register "$C" --build "${BUILD[0]}" --name copy --json
-if [ "$rc" -eq 0 ]; then
-  digest=$(q "d['engine']['digest']")
-  lib=$(find "$C" -maxdepth 1 -name 'libggml-cpu.so*' -type f | head -1)
-  [ -n "$lib" ] || lib=$(find "$C" -maxdepth 1 -name 'libggml*.so*' -type f | head -1)
-  printf '\0' >> "$lib"
-  capture env LVD_STORE="$tmp/ident.db" "$LVD_BIN/lvd" probe --json
-  note "after $(basename "$lib") of a registered build changed, lvd probe says" \
-    "$(q "[('cached' if p['cached'] else 'probed again', p['backend']) for p in d['probes']]")" \
-    "(digest ${digest:0:12}… is llama-server's alone; later: assert the change is seen: a new probe, a stale verdict)"
-else
-  note "registering a copy of $src failed (exit $rc): $(head -1 "$tmp/err")"
+C=$(realpath "$C")
+# set_digest: the registered digest by its definition (README): sha256sum over
+# the file set (the launchers, every *.so and *.so.* of the folder), bytewise order
+set_digest() {
+  (cd "$C" && find . -maxdepth 1 -type f \( -name 'llama-bench' -o -name 'llama-server' -o -name 'llama-perplexity' \
+    -o -name 'llama-cli' -o -name '*.so' -o -name '*.so.*' \) -printf '%f\n' | LC_ALL=C sort |
+    xargs -d '\n' sha256sum | sha256sum | cut -d' ' -f1)
+}
+IDS=(env LVD_STORE="$tmp/ident.db")
+capture "${IDS[@]}" "$LVD_BIN/lvd" fetch --register "$C" --build "${BUILD[srci]}" --name copy --json
+expect_rc "register a copy of ${E[srci]}" 0
+digest=$(q "d['engine']['digest']")
+check "its digest is over the whole file set ($(q "d['probe']['n_files']") files), as sha256sum gives it" test "$digest" = "$(set_digest)"
+lib=$(find "$C" -maxdepth 1 -name 'libggml-cpu.so*' -type f | head -1)
+[ -n "$lib" ] || lib=$(find "$C" -maxdepth 1 -name 'libggml*.so*' -type f | head -1)
+L=$(basename "$lib")
+capture "${IDS[@]}" "$LVD_BIN/lvd" probe --json
+check "the copy: probe served from the cache registration made" is "d['probes'][0]['cached']" True
+capture "${IDS[@]}" timeout -k 10 300 "$LVD_BIN/lvd" check --model "$M" --json
+expect_rc "the copy: lvd check" 0
+capture "${IDS[@]}" timeout -k 10 300 "$LVD_BIN/lvd" bench --model "$M" -p 16 -n 4 -r 3 --budget 30s --json
+expect_rc "the copy: lvd bench" 0
+capture "${IDS[@]}" "$LVD_BIN/lvd" select --model "$M" --record --json
+expect_rc "the copy: a verdict" 0
+check "the copy: decided by its verdict" is "(d['rule'], d['engine'])" "('verdict', 'copy')"
+printf '\0' >> "$lib"
+# before the probe asks again, select serves nothing from the changed files
+capture "${IDS[@]}" "$LVD_BIN/lvd" select --model "$M" --explain
+check "after $L changed: select refuses the engine until it is probed again, naming the file (exit $rc)" \
+  grep -qF "copy: $L changed since the last probe (size)" "$tmp/err"
+capture "${IDS[@]}" "$LVD_BIN/lvd" probe --json
+check "after $L changed: lvd probe asks again and names the file" \
+  is "(d['probes'][0]['cached'], d['probes'][0]['reprobed_because'])" "(False, '$L changed since the last probe (size)')"
+capture "${IDS[@]}" "$LVD_BIN/lvd" fetch --register "$C" --build "${BUILD[srci]}" --json
+expect_rc "register the copy again" 0
+check "the registered digest changed (${digest:0:12}… -> $(q "d['engine']['digest'][:12]")…), and is the file set's" \
+  is "(d['engine']['digest'] != '$digest', d['engine']['digest'])" "(True, '$(set_digest)')"
+capture "${IDS[@]}" "$LVD_BIN/lvd" select --model "$M" --explain --json
+expect_rc "the copy: select after the change" 0
+check "the verdict is stale in --explain, naming $L; the next rule decides" \
+  is "(any(\"is stale: engine copy: $L changed since the verdict (size)\" in e for e in d['explain']), d['rule'] != 'verdict')" "(True, True)"
+
+# ------------------------------------------------------------ a split model
+step "split"
+# small-llama-q8_0 in 3 shards (tests/test_split.c's splitter, laid out as
+# gguf-split lays them out; LVD_SPLIT_KEEP leaves them in a folder): one
+# artifact whose identity is the SHA-256 of its shards' digests, the single
+# file's shape; benched and served by the real CPU build from its first shard.
+SP="$tmp/split dir"
+mkdir -p "$SP"
+: "${LVD_TEST_BIN:=$LVD_BIN/../tests}"
+capture env LVD_SPLIT_KEEP="$SP" LVD_SOURCE="$LVD_SOURCE" LVD_FIXTURES="$LVD_FIXTURES" "$LVD_TEST_BIN/test_split"
+S1="$SP/small-00001-of-00003.gguf"
+check "the shards are made (LVD_SPLIT_KEEP=DIR $LVD_TEST_BIN/test_split, exit $rc)" test -s "$S1" -a -s "$SP/small-00003-of-00003.gguf"
+if [ -s "$S1" ]; then
+  run_lvd store model "$M" --json
+  single=$(q "(d['shape']['n_tensors'], d['shape']['n_block'], d['shape']['tensor_bytes'])")
+  run_lvd store model "$SP/small-00002-of-00003.gguf" --json
+  expect_rc "lvd store model (its second shard)" 0
+  check "the split model is one artifact: identity the SHA-256 of its shards' digests, path the first shard" \
+    is "(d['sha256'], d['path'])" "('$(for f in "$SP"/small-0000?-of-00003.gguf; do sha256sum "$f" | cut -d' ' -f1; done | sha256sum | cut -d' ' -f1)', '$S1')"
+  check "its size is the shards' and its shape the single file's $single" \
+    is "(d['size'], (d['shape']['n_tensors'], d['shape']['n_block'], d['shape']['tensor_bytes']))" \
+    "($(cat "$SP"/small-0000?-of-00003.gguf | wc -c), $single)"
+  cpu=${NAME[srci]}
+  t=$SECONDS
+  run_lvd bench --model "$S1" --engines "$cpu" -p 16 -n 4 -r 3 --budget 30s --json
+  expect_rc "lvd bench of the split model on $cpu" 0
+  figure "split: lvd bench on $cpu: $((SECONDS - t)) s, $(q "['%s %.2f t/s' % (t['test'], t['ranking'][0]['median']) for t in d['tests'] if t['ranking']]")"
+  check "split: no run failed, every test ranked" \
+    is "(d['runs']['failed'], all(len(t['ranking']) == 1 for t in d['tests']))" "(0, True)"
+  run_lvd select --model "$SP/small-00003-of-00003.gguf" --record --json
+  expect_rc "select --record for the split model (named by its last shard)" 0
+  cp "$tmp/out" "$tmp/split.json"
+  check "split: the verdict's line loads the first shard on $cpu" \
+    is "(d['rule'], d['engine'], d['argv'][1:3])" "('verdict', '$cpu', ['-m', '$S1'])"
+  run_lvd select --model "$S1"
+  cp "$tmp/out" "$tmp/split.line"
+  serve split "$tmp/split.line" "$tmp/split.json"
 fi
 
 figure "tests/real: ${#E[@]} engines, model $(basename "$M"), $((SECONDS - T0)) s"
