@@ -354,8 +354,10 @@ static void per_model(job *j, const char *what, const char *model)
         arg(&a, "%s", c->budget);
         arg(&a, "--max-samples");
         arg(&a, "%d", c->max_samples);
-        arg(&a, "--reps");
-        arg(&a, "%d", c->reps);
+        if (c->reps > 0) { /* unset (0): the bench's cost model chooses -r */
+            arg(&a, "--reps");
+            arg(&a, "%d", c->reps);
+        }
         arg(&a, "--objective");
         arg(&a, "%s", c->objective);
     }
