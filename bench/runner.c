@@ -286,19 +286,15 @@ static bench_cost *cost_of(bench_session *s, const bench_arm *arm)
     return c;
 }
 
-/* The first look's samples per arm: what the sequential rule needs to call
- * a clear gap a win at once (rule win_min_samples; Welch's interval has no
- * power floor at small n: stats.h, "Sequential wins"), raised to rule
- * min_samples, below which no tie is called and which lvd pin's
- * no-regression rule needs on every test of both builds (an arm raced out
- * after win_min_samples would leave the pin without evidence: e2e_nightly),
- * plus one for a sample dropped as warm-up. */
+/* The first look's samples per arm (o.first_reps 0): what the sequential
+ * rule needs to call a clear gap a win at once (rule win_min_samples;
+ * Welch's interval has no power floor at small n: stats.h, "Sequential
+ * wins"), plus one for a sample dropped as warm-up. A tie needs min_samples
+ * (a later look), and so does lvd pin's no-regression rule on every test:
+ * the nightly raises the first look with lvd bench --min-samples. */
 static int first_look(const bench_session *s)
 {
-    size_t n = s->o.rule.win_min_samples;
-    if (n < s->o.rule.min_samples)
-        n = s->o.rule.min_samples;
-    return (int)n + 1;
+    return (int)s->o.rule.win_min_samples + 1;
 }
 
 static int first_reps(const bench_session *s)

@@ -242,7 +242,7 @@ static void test_session_ranking(void **state)
     assert_int_equal(s.by_test[0].leader, cuda);
     /* warm-up was dropped and recorded; kept samples reached a decision */
     assert_true(s.st[cuda].series[1].n_dropped > 0);
-    assert_true(s.st[cuda].series[1].n_kept >= o.rule.min_samples);
+    assert_true(s.st[cuda].series[1].n_kept >= o.rule.win_min_samples);
     assert_true(s.st[cuda].series[1].n_kept < o.max_samples);
     size_t runs = s.runs_ok;
     assert_int_equal(count_runs(f, "ok", 0), runs);
@@ -253,11 +253,10 @@ static void test_session_ranking(void **state)
     size_t nrl;
     lvd_err err = {0};
     assert_int_equal(store_run_list(f->s, &flt, &rl, &nrl, &err), 0);
-    /* the first look: min_samples 5 (a tie and the pin's no-regression rule
-     * need them; a win needs win_min_samples 3) + 1 for warm-up */
+    /* the first look: win_min_samples 3 (what a win needs) + 1 for warm-up */
     size_t first = 0, three = 0;
     for (size_t i = 0; i < nrl; i++) {
-        first += rl[i].results[1].n == o.rule.min_samples + 1;
+        first += rl[i].results[1].n == o.rule.win_min_samples + 1;
         three += rl[i].results[1].n == 3;
     }
     assert_int_equal(first, 1);
