@@ -34,10 +34,9 @@
  *   state     WIN when the leader wins against every other ranked arm;
  *             TIE when it wins against some and ties with the rest (the tied
  *             arms are flagged); OPEN while some comparison needs another
- *             round (stats_settled OPEN, the arm not out of contention) or
- *             an eligible arm has no samples yet; UNDECIDED when none is OPEN
- *             but some stay UNKNOWN (a precise CI on a threshold's edge: more
- *             rounds will not move it; or out of contention); ONLY for
+ *             round (stats_settled OPEN) or an eligible arm has no samples yet;
+ *             UNDECIDED when none is OPEN but some stay UNKNOWN (a precise CI
+ *             on a threshold's edge: more rounds will not move it); ONLY for
  *             one ranked arm; NONE for none.
  * Weighted statistic: ratio = S(A, B) at the medians; CI = percentile
  * bootstrap (rule boot_b replicates, each resampling the four sample sets
@@ -55,10 +54,7 @@
  * the same thresholds (stats_decide): a win needs every series at rule
  * win_min_samples, a tie at rule min_samples.
  * Racing: each ranked arm's out_of_contention flag is stats_out_of_contention
- * of its interval against the leader (the protocol stops measuring it). Such
- * an arm no longer keeps the ranking OPEN: unless its comparison is a win
- * (WIN_B) or a tie it counts as undecided (more rounds would not be spent on
- * it). */
+ * of its interval against the leader (the protocol may stop measuring it). */
 #ifndef LVD_STATS_RANK_H
 #define LVD_STATS_RANK_H
 
