@@ -41,6 +41,7 @@ typedef struct options {
     int reps;
     int64_t budget_s;
     int64_t max_samples;
+    int64_t min_samples;  /* --min-samples: the first look's kept samples; 0 = the rule's */
     int64_t timeout_s;
     const char *session;
     stats_objective objective;
@@ -53,7 +54,9 @@ static void usage(FILE *f)
             "usage: lvd bench -m M.gguf [--engines all|NAME,...] [--tests pp512,tg128 | -p N,... -n N,...]\n"
             "                 [-ngl N,...] [-fa on,off] [-ub N,...] [-ctk T,...] [-ctv T,...]\n"
             "                 [-ncmoe N,...] [-t N] [--env K=V]... [-r N]\n"
-            "                 [--budget 15m] [--max-samples 30] [--timeout 300] [--session ID]\n"
+            "                 [--budget 15m] [--max-samples 30] [--min-samples 3] [--timeout 300]\n"
+            "                 [--session ID]"
+            "\n"
             "                 [--objective tg|pp|W] [--check] [--json] [--store PATH]\n\n"
             "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
             "interleaved rounds (A B C, C B A, ...) until the statistics decide which arm is\n"
@@ -86,6 +89,9 @@ static void usage(FILE *f)
             "                     and sample costs, said in the report)\n"
             "  --budget DUR       stop starting runs after DUR (default 15m; 0 = none)\n"
             "  --max-samples N    kept samples per arm and test before giving up (default 30)\n"
+            "  --min-samples N    kept samples per arm at its first look (default 3, the fewest a\n"
+            "                     win needs; 5 gives a tie, and lvd pin's no-regression rule,\n"
+            "                     samples enough: the nightly passes 5)\n"
             "  --timeout DUR      kill an invocation after DUR (default 300s)\n"
             "  --session ID       session id recorded on every run (default bench-EPOCH-PID)\n"
             "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W)\n"
@@ -139,7 +145,7 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 }
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
-       O_MAX, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK };
+       O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK };
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -199,6 +205,10 @@ static int option(void *opts, int c, const char *arg)
         if (lvd_parse_i64(arg, &o->max_samples) || o->max_samples < 1 || o->max_samples > 100000)
             return lvd_usage_error(TOOL, "--max-samples wants 1 to 100000, not '%s'", arg);
         break;
+    case O_MIN:
+        if (lvd_parse_i64(arg, &o->min_samples) || o->min_samples < 2 || o->min_samples > 1000)
+            return lvd_usage_error(TOOL, "--min-samples wants 2 to 1000, not '%s'", arg);
+        break;
     case O_TIMEOUT:
         if (parse_duration_opt("--timeout", arg, 1, &o->timeout_s) || o->timeout_s > 86400)
             return LVD_EXIT_USAGE;
@@ -223,6 +233,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"ncmoe", required_argument, NULL, O_NCMOE},  {"threads", required_argument, NULL, O_THREADS},
         {"env", required_argument, NULL, O_ENV},      {"reps", required_argument, NULL, O_REPS},
         {"budget", required_argument, NULL, O_BUDGET}, {"max-samples", required_argument, NULL, O_MAX},
+        {"min-samples", required_argument, NULL, O_MIN},
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
         {"objective", required_argument, NULL, O_OBJECTIVE}, {"n-prompt", required_argument, NULL, O_NPROMPT},
         {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
@@ -374,6 +385,7 @@ static int run(const options *o)
         .artifact = b.art.sha256, .host = lvd_hostname(), .session = session,
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
         .objective = o->objective, .on_run = on_run,
+        .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
     };
     stats_rule_default(&so.rule);
     if (bench_session_check(&so, &err)) {

@@ -154,9 +154,10 @@ static size_t arms_needed(const bench_session *s, unsigned char *need, size_t *o
             (*open)++;
         mark_needed(r, need);
     }
+    bench_race_filter(s, need);
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        if (need[i] && (bench_race_out(s, i) || kept_min(s, i) >= s->o.max_samples))
+        if (need[i] && kept_min(s, i) >= s->o.max_samples)
             need[i] = 0;
         count += need[i];
     }
@@ -285,23 +286,15 @@ static bench_cost *cost_of(bench_session *s, const bench_arm *arm)
     return c;
 }
 
-/* The first look's samples per arm: enough for the rule to decide a clear gap
- * at once: min_samples, and n with the smallest two-sided exact Mann-Whitney p
- * of n against n samples, 2 / C(2n, n), below alpha / m for the plan's m
- * (arms - 1) comparisons; plus one for a sample dropped as warm-up. The
- * stats layer's small-n rule replaces this when it lands. */
+/* The first look's samples per arm (o.first_reps 0): what the sequential
+ * rule needs to call a clear gap a win at once (rule win_min_samples;
+ * Welch's interval has no power floor at small n: stats.h, "Sequential
+ * wins"), plus one for a sample dropped as warm-up. A tie needs min_samples
+ * (a later look), and so does lvd pin's no-regression rule on every test:
+ * the nightly raises the first look with lvd bench --min-samples. */
 static int first_look(const bench_session *s)
 {
-    double m = s->plan->n_arms > 2 ? (double)(s->plan->n_arms - 1) : 1;
-    size_t n = 1;
-    double c = 2; /* C(2n, n) */
-    while (n < 20 && 2 / c >= s->o.rule.alpha / m) {
-        c = c * (double)(2 * n + 1) * (double)(2 * n + 2) / (double)((n + 1) * (n + 1));
-        n++;
-    }
-    if (n < s->o.rule.min_samples)
-        n = s->o.rule.min_samples;
-    return (int)n + 1;
+    return (int)s->o.rule.win_min_samples + 1;
 }
 
 static int first_reps(const bench_session *s)

@@ -114,9 +114,9 @@ typedef struct bench_session_opts {
     int64_t budget_ms;             /* 0 = no budget */
     size_t max_samples;            /* kept samples per arm per objective test */
     int first_reps;                /* -r of an arm's invocations while it has no kept
-                                      sample; 0 = max(inv.reps, rule.min_samples + 1),
-                                      enough for a decision after one round even when
-                                      the first repetition is dropped as warm-up */
+                                      sample; 0 = max(inv.reps, rule.win_min_samples + 1),
+                                      enough for a win after one round even when the
+                                      first repetition is dropped as warm-up */
     stats_objective objective;
     stats_rule rule;                 /* stats_rule_default unless a test needs otherwise */
     bench_run_cb on_run;

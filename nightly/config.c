@@ -28,7 +28,7 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->tests = lvd_xstrdup("pp512,tg128");
     c->budget = lvd_xstrdup("15m");
     c->max_samples = 30;
-    c->reps = 3;
+    c->reps = 0; /* unset: lvd bench's cost model */
     c->objective = lvd_xstrdup("tg");
     c->fetch = 1;
     c->discover = 1;

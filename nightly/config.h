@@ -22,7 +22,7 @@ typedef struct night_config {
     char *tests;         /* llama-bench tests, "pp512,tg128" */
     char *budget;        /* per model, "15m" */
     int max_samples;     /* per arm */
-    int reps;            /* repetitions per llama-bench invocation */
+    int reps;            /* --reps for lvd bench; 0 (default): unset, the cost model chooses -r */
     char *objective;     /* tg | pp | W */
     char *evidence;      /* the evidence page path (absolute) */
     char *log;           /* the log file (absolute) */

@@ -6,6 +6,7 @@
 #include "common/cli.h"
 #include "common/proc.h"
 #include "select/launch.h"
+#include "stats/stats.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -354,8 +355,14 @@ static void per_model(job *j, const char *what, const char *model)
         arg(&a, "%s", c->budget);
         arg(&a, "--max-samples");
         arg(&a, "%d", c->max_samples);
-        arg(&a, "--reps");
-        arg(&a, "%d", c->reps);
+        stats_rule pin; /* the first look gives lvd pin what its rule needs per build and test */
+        stats_rule_pin(&pin);
+        arg(&a, "--min-samples");
+        arg(&a, "%zu", pin.min_samples);
+        if (c->reps > 0) { /* unset (0): the bench's cost model chooses -r */
+            arg(&a, "--reps");
+            arg(&a, "%d", c->reps);
+        }
         arg(&a, "--objective");
         arg(&a, "%s", c->objective);
     }

@@ -393,6 +393,19 @@ static void faster_unchecked(const vsession *vs, const stats_ranking *rk, decisi
 
 /* --- output ------------------------------------------------------------- */
 
+/* The looks the bench session took at these arms: its rounds, each arm run
+ * at most once a round, so the most runs of any arm (the leader runs every
+ * round while a ranking is open); at least 1. The verdict ranks at this look,
+ * so its error bound is the one the session's repeated looks spent
+ * (stats.h, "Sequential wins"). */
+static size_t session_looks(const vsession *vs)
+{
+    size_t looks = 1;
+    for (size_t i = 0; i < vs->n_arms; i++)
+        looks = vs->arms[i].runs > looks ? vs->arms[i].runs : looks;
+    return looks;
+}
+
 static char *stats_json(const vsession *vs, const stats_ranking *rk, const char *objective,
                         const decision *d)
 {
@@ -404,6 +417,7 @@ static char *stats_json(const vsession *vs, const stats_ranking *rk, const char 
     cJSON_AddItemToObject(tests, "pp", lvd_json_text(vs->test_pp));
     cJSON_AddStringToObject(o, "state", stats_rank_state_name(rk->state));
     cJSON_AddNumberToObject(o, "m", (double)rk->m);
+    cJSON_AddNumberToObject(o, "look", (double)session_looks(vs));
     cJSON_AddStringToObject(o, "rule", d->rule);
     cJSON_AddItemToObject(o, "why", lvd_json_text(d->why));
     cJSON *arms = cJSON_AddArrayToObject(o, "arms");
@@ -506,6 +520,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     stats_rank_opts ro;
     stats_rank_opts_init(&ro);
     ro.w = wtd ? o->objective.w : -1.0;
+    ro.rule.look = session_looks(&vs);
     stats_ranking rk;
     lvd_verdict prev;
     int have_prev = 0;

@@ -24,6 +24,10 @@
  *     probe lists one (an imported engine; lvd check --import records
  *     under the same name).
  *
+ * Look: the ranking is taken at the session's last look (stats_rule.look =
+ * the most runs of any arm in the session: its rounds), not at look 1, so the
+ * sequential error bound covers the session that gathered the samples (JSON
+ * "look").
  * Ranking (stats/rank.h) on the kept (non-warm-up) samples of one test per
  * objective: tg, pp, or both weighted (w=W). When the session measured
  * several tests of a kind (tg128, tg256), the one most arms have samples

@@ -109,6 +109,10 @@ cat "$tmp/night.out"
 [ $rc -eq 0 ] || fail "night 1 exit $rc (want 0)"
 grep -q "^build = b200$" "$PIN" && ok "night 1 keeps the pin" || fail "night 1 moved the pin: $(cat "$PIN")"
 LOG="$tmp/repo/nightly.log"
+# reps unset in the config: lvd bench chooses -r from its cost model
+BENCH_LINE=$(grep "step 'bench.*--budget" "$LOG" | head -1)
+[ -n "$BENCH_LINE" ] && ! printf '%s' "$BENCH_LINE" | grep -q -- '--reps' && ok "bench runs without --reps (cost model)" \
+    || fail "bench step line: $BENCH_LINE"
 grep -q "first night: needs a second consecutive night" "$LOG" && ok "night 1 rule: needs two nights" \
     || fail "night 1 pin rule: $(grep -A3 "step 'pin'" "$LOG")"
 [ -s "$PAGE" ] || fail "night 1 wrote no evidence page"

@@ -54,6 +54,11 @@ static void file_config_resolves_paths_and_checks_values(void **state)
     assert_int_equal(c.fetch, 0);
     assert_int_equal(c.promote, 1);
     assert_int_equal(c.discover, 0);
+    assert_int_equal(c.reps, 0); /* unset: the bench's cost model chooses -r */
+    night_config_free(&c);
+    tu_write_str(path, "model = a\nreps = 5\n");
+    assert_int_equal(night_config_load(path, &c, &err), 0);
+    assert_int_equal(c.reps, 5);
     night_config_free(&c);
 
     /* fetch and promote take every spelling of lvd_parse_onoff (common/util.h) */

@@ -15,6 +15,7 @@
 #include "bench/cost.h"
 #include "bench/group.h"
 #include "bench/plan.h"
+#include "bench/race.h"
 #include "bench/runner.h"
 
 typedef tu_session fx;
@@ -169,6 +170,56 @@ static void test_racing(void **state)
     bench_plan_free(&plan);
 }
 
+/* One ranked arm below the leader, with its sequential interval's high end. */
+static void below_leader(stats_rank_entry *e, size_t arm, size_t rank, double hi)
+{
+    e->arm = arm;
+    e->rank = rank;
+    e->eligible = 1;
+    e->has_vs_leader = 1;
+    stats_comparison_clear(&e->vs_leader);
+    e->vs_leader.seq.look = 2;
+    e->vs_leader.seq.lo = hi * 0.9;
+    e->vs_leader.seq.hi = hi; /* UNKNOWN: not past 1 / 1.03 */
+}
+
+/* The racing rule on a ranking: an arm out of contention by
+ * stats_out_of_contention (high end below 1) but not a win sits out while
+ * another contender is open, and is measured again once only out arms are
+ * left (bench/race.h). */
+static void test_race_rule(void **state)
+{
+    (void)state;
+    bench_plan plan = {.n_arms = 3};
+    bench_arm_state st[3] = {{0}};
+    stats_rank_entry v[3] = {{0}};
+    v[0] = (stats_rank_entry){.arm = 0, .rank = 1, .eligible = 1};
+    below_leader(&v[1], 1, 2, 0.99);
+    below_leader(&v[2], 2, 3, 1.01);
+    stats_ranking r = {.v = v, .n = 3, .n_ranked = 3, .leader = 0, .ref = STATS_NO_ARM, .m = 2,
+                       .state = STATS_RANK_OPEN};
+    bench_session s = {.plan = &plan, .st = st, .by_test = &r};
+    s.o.inv.tests = tg1;
+    s.o.inv.n_tests = 1;
+    stats_objective_default(&s.o.objective);
+    assert_int_equal(bench_race_out(&s, 0), 0);
+    assert_int_equal(bench_race_out(&s, 1), 1); /* 0.99: slower than the leader */
+    assert_int_equal(bench_race_out(&s, 2), 0);
+    unsigned char need[3] = {1, 1, 1};
+    bench_race_filter(&s, need);
+    assert_int_equal(need[0], 1);
+    assert_int_equal(need[1], 0); /* sits out while arm 2 is open */
+    assert_int_equal(need[2], 1);
+    v[2].vs_leader.seq.hi = 0.995; /* now both below the leader are out */
+    memset(need, 1, sizeof need);
+    bench_race_filter(&s, need);
+    assert_int_equal(need[1] + need[2], 2); /* measured again: win or tie is still open */
+    st[2].status = BENCH_ARM_EXCLUDED;
+    memset(need, 1, sizeof need);
+    bench_race_filter(&s, need);
+    assert_int_equal(need[2], 0); /* inactive arms never run again */
+}
+
 typedef struct simclock {
     char *path;
     double ns;
@@ -234,6 +285,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cost_model),
+        cmocka_unit_test(test_race_rule),
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),

@@ -242,7 +242,7 @@ static void test_session_ranking(void **state)
     assert_int_equal(s.by_test[0].leader, cuda);
     /* warm-up was dropped and recorded; kept samples reached a decision */
     assert_true(s.st[cuda].series[1].n_dropped > 0);
-    assert_true(s.st[cuda].series[1].n_kept >= o.rule.min_samples);
+    assert_true(s.st[cuda].series[1].n_kept >= o.rule.win_min_samples);
     assert_true(s.st[cuda].series[1].n_kept < o.max_samples);
     size_t runs = s.runs_ok;
     assert_int_equal(count_runs(f, "ok", 0), runs);
@@ -253,13 +253,13 @@ static void test_session_ranking(void **state)
     size_t nrl;
     lvd_err err = {0};
     assert_int_equal(store_run_list(f->s, &flt, &rl, &nrl, &err), 0);
-    /* the first look: 6 samples (6 against 6 can reach p < 0.01 / 2 for 3 arms) + 1 for warm-up */
-    size_t seven = 0, three = 0;
+    /* the first look: win_min_samples 3 (what a win needs) + 1 for warm-up */
+    size_t first = 0, three = 0;
     for (size_t i = 0; i < nrl; i++) {
-        seven += rl[i].results[1].n == 7;
+        first += rl[i].results[1].n == o.rule.win_min_samples + 1;
         three += rl[i].results[1].n == 3;
     }
-    assert_int_equal(seven, 1);
+    assert_int_equal(first, 1);
     assert_int_equal(three, nrl - 1);
     store_run_list_free(rl, nrl);
     /* the CPU arm, decided early, sat out later rounds */

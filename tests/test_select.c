@@ -973,6 +973,58 @@ static void test_verdict_objectives(void **state)
     sel_result_free(&r);
 }
 
+/* The verdict ranks at the session's last look: one run per arm is look 1;
+ * six rounds are look 6, whose spent level (alpha 6 / (pi^2 36) / m) widens
+ * the sequential interval over the same samples. */
+static void test_verdict_session_look(void **state)
+{
+    fx *f = *state;
+    box b = pascal_box(f);
+    run(f, b.cuda, "CUDA0", "n1", 600, 9000);
+    run(f, b.vk, "Vulkan0", "n1", 660, 5000);
+    check(f, b.cuda, "CUDA0", "pass");
+    check(f, b.vk, "Vulkan0", "pass");
+    lvd_verdict v;
+    assert_int_equal(record(f, NULL, &v), 0);
+    cJSON *j = cJSON_Parse(v.stats_json);
+    assert_int_equal((int)cJSON_GetObjectItem(j, "look")->valuedouble, 1);
+    cJSON *cmp = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "arms"), 1), "vs_leader");
+    assert_int_equal((int)cJSON_GetObjectItem(cmp, "look")->valuedouble, 1);
+    double lo1 = cJSON_GetArrayItem(cJSON_GetObjectItem(cmp, "seq"), 0)->valuedouble;
+    cJSON_Delete(j);
+    lvd_verdict_free(&v);
+    /* session n6: the same samples over six rounds (6 runs per arm) */
+    for (int i = 0; i < 6; i++) {
+        run(f, b.cuda, "CUDA0", "n6", 600, 9000);
+        run(f, b.vk, "Vulkan0", "n6", 660, 5000);
+    }
+    assert_int_equal(record(f, NULL, &v), 0);
+    j = cJSON_Parse(v.stats_json);
+    assert_int_equal((int)cJSON_GetObjectItem(j, "look")->valuedouble, 6);
+    cmp = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "arms"), 1), "vs_leader");
+    assert_int_equal((int)cJSON_GetObjectItem(cmp, "look")->valuedouble, 6);
+    /* 60 samples per arm at look 6 against the same 10 at look 1: the
+     * interval is narrower from n, but its level is alpha_6 = alpha_1 / 36 */
+    stats_rule rule;
+    stats_rule_default(&rule);
+    rule.look = 6;
+    double t[60], c[60];
+    for (int i = 0; i < 6; i++) {
+        samples(600, c + 10 * i);
+        samples(660, t + 10 * i);
+    }
+    stats_comparison want;
+    assert_int_equal(stats_compare(c, 60, t, 60, &rule, &want), 0);
+    double lo6 = cJSON_GetArrayItem(cJSON_GetObjectItem(cmp, "seq"), 0)->valuedouble;
+    assert_true(fabs(lo6 - want.seq.lo) < 1e-9);
+    rule.look = 1;
+    assert_int_equal(stats_compare(c, 60, t, 60, &rule, &want), 0);
+    assert_true(lo6 < want.seq.lo - 1e-6); /* look 1 would have spent more */
+    assert_true(lo1 < lo6);
+    cJSON_Delete(j);
+    lvd_verdict_free(&v);
+}
+
 /* Ties keep the heuristic's choice, or the previous winner when it is among
  * the tied arms (no flapping). */
 static void test_verdict_tie_hysteresis(void **state)
@@ -1245,6 +1297,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_choice_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_imported_engine, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_objectives, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verdict_session_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_tie_hysteresis, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rule3_rule4, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_engine, setup, teardown),

@@ -209,7 +209,7 @@ static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int 
         .inv = {.model = w->model, .tests = tests, .n_tests = n_tests, .reps = p == P_FIXED ? 10 : p == P_BEFORE ? 3 : 0,
                 .timeout_ms = 30000},
         .artifact = w->art.sha256, .host = "perf", .session = session,
-        .max_samples = p == P_FIXED ? 1 : 30, .first_reps = p == P_FIXED ? 10 : 0,
+        .max_samples = p == P_FIXED ? 1 : 30, .first_reps = p == P_FIXED ? 10 : p == P_BEFORE ? 6 : 0,
         .no_share = p != P_NEW, .clock_ms = clock_ms, .clock_ctx = &w->clock,
     };
     stats_objective_default(&o.objective);
