@@ -282,12 +282,14 @@ static int read_value(rd *r, uint64_t t, int depth, gguf_kv *k)
                               PRIu64 " bytes does not fit in the %" PRIu64 " bytes left",
                            n, min, rd_left(r));
         /* per-layer integer arrays are short; vocabulary arrays are skipped */
-        int keep = k && vt_is_int(et) && n <= MAX_KEPT_ARRAY;
+        int keep = k && (vt_is_int(et) || et == GGUF_VT_BOOL) && n <= MAX_KEPT_ARRAY;
         if (vt_size[et] && !keep)
             return rd_skip(r, n * min);
         if (keep) {
             k->has_int = n > 0;
             k->u = 0;
+            k->arr = lvd_xcalloc(n ? (size_t)n : 1, sizeof *k->arr);
+            k->n_arr = (size_t)n;
         }
         for (uint64_t i = 0; i < n; i++) {
             gguf_kv e = {0};
@@ -297,6 +299,7 @@ static int read_value(rd *r, uint64_t t, int depth, gguf_kv *k)
                 k->has_int &= e.has_int;
                 if (e.u > k->u)
                     k->u = e.u;
+                k->arr[i] = e.u > UINT32_MAX ? UINT32_MAX : (uint32_t)e.u;
             }
         }
         return 0;
@@ -304,7 +307,7 @@ static int read_value(rd *r, uint64_t t, int depth, gguf_kv *k)
     uint64_t v;
     if (rd_uint(r, vt_size[t], &v) != 0)
         return -1;
-    if (k && vt_is_int(t)) {
+    if (k && (vt_is_int(t) || (t == GGUF_VT_BOOL && depth > 0))) { /* bools: array elements */
         unsigned bits = 8u * vt_size[t];
         int negative = vt_is_signed(t) && (v >> (bits - 1)) & 1;
         k->has_int = !negative;
@@ -336,6 +339,7 @@ void gguf_file_free(gguf_file *st)
     for (size_t i = 0; i < st->n_kvs; i++) {
         free(st->kvs[i].key);
         free(st->kvs[i].str);
+        free(st->kvs[i].arr);
     }
     free(st->kvs);
     for (size_t i = 0; i < st->n_ts; i++)

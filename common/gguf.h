@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Blocks whose KV layout is kept one by one (layer_head_kv, layer_swa); a
+ * model with more blocks is priced as if every block were alike. */
+#define GGUF_SHAPE_MAX_LAYERS 1024
+
 typedef struct gguf_shape {
     int known;               /* 1 when the fields below were derived */
     uint32_t version;        /* 2 or 3 */
@@ -27,6 +31,14 @@ typedef struct gguf_shape {
     uint32_t n_ctx_train;    /* ARCH.context_length */
     uint32_t n_expert;       /* ARCH.expert_count, 0 for dense */
     uint32_t n_expert_used;  /* ARCH.expert_used_count */
+    /* The KV cache's layout, as llama.cpp b9749 builds it (placement_kv_bytes). */
+    uint32_t n_swa;          /* the sliding window in tokens where some block uses one, else 0 */
+    int kv_mla;              /* MLA (ARCH.attention.key_length_mla): K holds the compressed
+                                KV (kv_lora_rank + rope dims) and there is no V cache */
+    int per_layer;           /* 1: layer_head_kv and layer_swa hold n_block entries */
+    uint16_t layer_head_kv[GGUF_SHAPE_MAX_LAYERS]; /* KV heads of block i; 0: a recurrent
+                                                      block (hybrids), no KV */
+    uint8_t layer_swa[GGUF_SHAPE_MAX_LAYERS];      /* 1: block i keeps only the window */
     uint64_t block_bytes;    /* bytes of the largest block ("blk.N."), experts included */
     uint64_t expert_bytes;   /* bytes of one block's routed-expert tensors (the largest) */
     uint64_t non_block_bytes;/* every tensor outside blk.N. (embeddings, output head) */

@@ -20,6 +20,9 @@ typedef struct gguf_kv {
     int has_int;     /* a non-negative integer, or a short array of only such */
     uint64_t u;      /* that integer; for arrays the largest element */
     char *str;       /* string values up to 4096 bytes, else NULL */
+    uint32_t *arr;   /* the elements of a short integer or bool array (each clamped to
+                        UINT32_MAX, a negative one 0), else NULL */
+    size_t n_arr;    /* how many */
 } gguf_kv;
 
 typedef struct gguf_tinfo {

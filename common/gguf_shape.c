@@ -100,6 +100,73 @@ static void derive_bytes(gguf_tinfo *ts, size_t n, gguf_shape *out)
         out->n_block = (uint32_t)n_seen_blocks;
 }
 
+/* Sliding-window attention as llama.cpp b9749 sets it per architecture
+ * (src/models/ARCH.cpp): the window when the GGUF has none (0: no SWA without
+ * the key), the default period of set_swa_pattern (block i slides unless
+ * i % period == period - 1, or with dense_first unless i % period == 0), or
+ * every attention block sliding (period 0). Architectures not listed are
+ * priced without a window (an over-estimate, never an under-estimate). */
+static const struct swa_arch {
+    const char *arch;
+    uint32_t default_window;
+    uint32_t default_period;
+    int dense_first;
+} swa_archs[] = {
+    {"gemma2", 4096, 2, 0}, {"gemma3", 0, 6, 0}, {"cohere2", 0, 4, 0},
+    {"gpt-oss", 0, 2, 0},   {"lfm2", 0, 0, 0},   {"lfm2moe", 0, 0, 0},
+};
+
+/* The per-block KV layout: KV heads per block (ARCH.attention.head_count_kv
+ * may be an array; 0 marks a recurrent block), which blocks slide, and MLA. */
+static void derive_kv_layout(const gguf_file *f, gguf_shape *out)
+{
+    const char *a = out->arch;
+    char key[256];
+    int found;
+    if (out->n_block == 0 || out->n_block > GGUF_SHAPE_MAX_LAYERS)
+        return;
+    out->per_layer = 1;
+    snprintf(key, sizeof key, "%s.attention.head_count_kv", a);
+    const gguf_kv *hk = gguf_kv_find(f, key);
+    for (uint32_t i = 0; i < out->n_block; i++) {
+        uint32_t h = out->n_head_kv;
+        if (hk && hk->arr && hk->n_arr == out->n_block)
+            h = hk->arr[i];
+        out->layer_head_kv[i] = h > UINT16_MAX ? UINT16_MAX : (uint16_t)h;
+    }
+    kv_u32(f, a, "attention.key_length_mla", &found);
+    int has_v_mla;
+    kv_u32(f, a, "attention.value_length_mla", &has_v_mla);
+    out->kv_mla = found && has_v_mla;
+
+    const struct swa_arch *sa = NULL;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(swa_archs); i++)
+        if (strcmp(a, swa_archs[i].arch) == 0)
+            sa = &swa_archs[i];
+    if (!sa)
+        return;
+    uint32_t window = kv_u32(f, a, "attention.sliding_window", &found);
+    if (!found)
+        window = sa->default_window;
+    if (window == 0)
+        return;
+    out->n_swa = window;
+    snprintf(key, sizeof key, "%s.attention.sliding_window_pattern", a);
+    const gguf_kv *pk = gguf_kv_find(f, key);
+    uint32_t period = sa->default_period;
+    if (pk && pk->arr && pk->n_arr == out->n_block) {
+        for (uint32_t i = 0; i < out->n_block; i++)
+            out->layer_swa[i] = out->layer_head_kv[i] && pk->arr[i];
+        return;
+    }
+    if (pk && pk->has_int && !pk->arr && pk->u <= UINT32_MAX)
+        period = (uint32_t)pk->u;
+    for (uint32_t i = 0; i < out->n_block; i++) {
+        int slides = period == 0 || (sa->dense_first ? i % period != 0 : i % period < period - 1);
+        out->layer_swa[i] = out->layer_head_kv[i] && slides;
+    }
+}
+
 static int derive_hparams(const gguf_file *f, const char *name, gguf_shape *out, lvd_err *err)
 {
     const gguf_kv *k = gguf_kv_find(f, "general.architecture");
@@ -154,6 +221,7 @@ int gguf_shape_derive(const gguf_file *meta, gguf_tinfo *ts, size_t n, const cha
         return -1;
     }
     derive_bytes(ts, n, out);
+    derive_kv_layout(meta, out);
     out->known = 1;
     return 0;
 }

@@ -73,20 +73,49 @@ static int row_bytes(const char *type, uint64_t n, uint64_t *out, lvd_err *err)
     return 0;
 }
 
+/* The cells of one block's cache: the context padded to 256 (llama_context),
+ * a sliding block's min(that, window + ubatch) padded to 256
+ * (llama_kv_cache_iswa, one sequence). */
+static uint64_t layer_cells(const gguf_shape *s, uint32_t il, uint32_t ctx, uint32_t ubatch)
+{
+    uint64_t full = ((uint64_t)ctx + 255) / 256 * 256;
+    if (!s->per_layer || il >= s->n_block || !s->layer_swa[il] || s->n_swa == 0)
+        return full;
+    uint64_t swa = (uint64_t)s->n_swa + (ubatch ? ubatch : PLACEMENT_UBATCH_DEFAULT);
+    return ((swa < full ? swa : full) + 255) / 256 * 256;
+}
+
+int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx,
+                          uint32_t ubatch, const char *type_k, const char *type_v, uint64_t *out,
+                          lvd_err *err)
+{
+    uint64_t total = 0, unused;
+    if (row_bytes(type_k, 1, &unused, err) != 0 || row_bytes(type_v, 1, &unused, err) != 0)
+        return -1;
+    /* -ngl N offloads the last N blocks: with n_layers <= n_block those are priced */
+    uint32_t first = n_layers <= shape->n_block ? shape->n_block - n_layers : 0;
+    for (uint32_t i = 0; i < n_layers; i++) {
+        uint32_t il = first + i;
+        uint64_t heads = shape->per_layer && il < shape->n_block ? shape->layer_head_kv[il]
+                                                                 : shape->n_head_kv;
+        uint64_t rk, rv = 0, per_token, bytes;
+        if (row_bytes(type_k, heads * shape->head_dim_k, &rk, err) != 0 ||
+            (!shape->kv_mla && row_bytes(type_v, heads * shape->head_dim_v, &rv, err) != 0))
+            return -1;
+        if (__builtin_add_overflow(rk, rv, &per_token) ||
+            __builtin_mul_overflow(per_token, layer_cells(shape, il, ctx, ubatch), &bytes) ||
+            __builtin_add_overflow(total, bytes, &total))
+            return lvd_errf(err, "%s: KV cache size overflows (%u layers, ctx %u)",
+                            shape->name[0] ? shape->name : shape->arch, n_layers, ctx);
+    }
+    *out = total;
+    return 0;
+}
+
 int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
                  const char *type_v, uint64_t *out, lvd_err *err)
 {
-    uint64_t rk, rv, per_token, total;
-    if (row_bytes(type_k, (uint64_t)shape->n_head_kv * shape->head_dim_k, &rk, err) != 0 ||
-        row_bytes(type_v, (uint64_t)shape->n_head_kv * shape->head_dim_v, &rv, err) != 0)
-        return -1;
-    if (__builtin_add_overflow(rk, rv, &per_token) ||
-        __builtin_mul_overflow(per_token, (uint64_t)ctx, &total) ||
-        __builtin_mul_overflow(total, (uint64_t)n_layers, &total))
-        return lvd_errf(err, "%s: KV cache size overflows (%u layers, ctx %u)",
-                        shape->name[0] ? shape->name : shape->arch, n_layers, ctx);
-    *out = total;
-    return 0;
+    return placement_kv_bytes_at(shape, n_layers, ctx, 0, type_k, type_v, out, err);
 }
 
 uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref)
@@ -109,7 +138,7 @@ typedef struct ctx_t {
     const gguf_shape *s;
     uint32_t ctx;
     uint64_t free_bytes;
-    uint64_t kv_per_layer;
+    uint64_t kv_all;            /* KV of every block (at the configured ubatch) */
     int configured_ubatch;
 } ctx_t;
 
@@ -132,10 +161,13 @@ static cost device_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatc
         uint64_t experts = s->expert_bytes * (uint64_t)n_cpu_moe;
         uint64_t all = s->non_block_bytes + s->block_bytes * s->n_block;
         k.weights = all > experts ? all - experts : 0;
-        k.kv = c->kv_per_layer * s->n_block;
+        k.kv = c->kv_all;
     } else {
         k.weights = s->block_bytes * (uint64_t)gpu_layers;
-        k.kv = c->kv_per_layer * (uint64_t)gpu_layers;
+        /* checked for every block in placement_compute: a part cannot fail */
+        if (placement_kv_bytes_at(s, (uint32_t)gpu_layers, c->ctx, (uint32_t)c->configured_ubatch,
+                                  c->in->type_k, c->in->type_v, &k.kv, NULL) != 0)
+            k.kv = c->kv_all;
     }
     k.headroom = headroom(c, ubatch);
     k.total = k.weights + k.kv + k.headroom;
@@ -298,10 +330,9 @@ static const char *model_name(const gguf_shape *s)
 static int check_sizes(const ctx_t *c, lvd_err *err)
 {
     const gguf_shape *s = c->s;
-    uint64_t blocks, kv, total;
+    uint64_t blocks, total;
     if (__builtin_mul_overflow(s->block_bytes, (uint64_t)s->n_block, &blocks) ||
-        __builtin_mul_overflow(c->kv_per_layer, (uint64_t)s->n_block, &kv) ||
-        __builtin_add_overflow(blocks, kv, &total) ||
+        __builtin_add_overflow(blocks, c->kv_all, &total) ||
         __builtin_add_overflow(total, s->non_block_bytes, &total) ||
         __builtin_add_overflow(total, headroom(c, c->configured_ubatch), &total) ||
         total > (uint64_t)INT64_MAX || c->free_bytes > (uint64_t)INT64_MAX)
@@ -334,7 +365,8 @@ int placement_compute(const placement_place_in *in, placement_result *out, lvd_e
                         model_name(s));
     c.free_bytes = (uint64_t)in->free_mib * MIB;
     c.configured_ubatch = in->ubatch > 0 ? in->ubatch : PLACEMENT_UBATCH_DEFAULT;
-    if (placement_kv_bytes(s, 1, c.ctx, in->type_k, in->type_v, &c.kv_per_layer, err) != 0)
+    if (placement_kv_bytes_at(s, s->n_block, c.ctx, (uint32_t)c.configured_ubatch, in->type_k,
+                              in->type_v, &c.kv_all, err) != 0)
         return -1;
     if (check_sizes(&c, err) != 0)
         return -1;

@@ -93,9 +93,18 @@ const char *placement_rung_name(placement_rung rung);
 int placement_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block_bytes,
                         lvd_err *err);
 
-/* KV bytes for n_layers layers at ctx tokens:
- * n_layers x ctx x (row(type_k, n_head_kv x head_dim_k) + row(type_v, n_head_kv x head_dim_v)).
- * 0 or -1 with err (unknown type, overflow). */
+/* KV bytes of the last n_layers blocks (those -ngl n_layers offloads; all
+ * of them at n_block) at ctx tokens, as llama.cpp b9749 allocates it for one
+ * sequence: per block, cells x (row(type_k, n_head_kv(i) x head_dim_k) +
+ * row(type_v, n_head_kv(i) x head_dim_v)), where cells is ctx padded to 256,
+ * for a sliding-window block min(ctx, window + ubatch) padded to 256; a
+ * recurrent block (n_head_kv(i) 0) holds none, and MLA has no V cache (K is
+ * kv_lora_rank + rope dims wide). Blocks past the shape's own are priced
+ * like the uniform n_head_kv. ubatch 0: PLACEMENT_UBATCH_DEFAULT. */
+int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx,
+                          uint32_t ubatch, const char *type_k, const char *type_v, uint64_t *out,
+                          lvd_err *err);
+/* placement_kv_bytes_at at the default ubatch. */
 int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
                  const char *type_v, uint64_t *out, lvd_err *err);
 

@@ -397,9 +397,10 @@ static void test_real_tiny_llama(void **state)
 }
 
 /* tiny-moe: experts are 27648 bytes a block, so the experts rung lives in a
- * sliver below full residency. At ctx 1440 (512 B of KV a token) full at
- * 128 needs 3185920 + 512 MiB = 515 MiB + 40192 bytes: in 515 MiB one
- * block's experts (27648) are not enough, two (55296) are. */
+ * sliver below full residency. ctx 1440 is 1536 cells (llama.cpp pads the
+ * context to 256; 512 B of KV a token): full at 128 needs 3235072 + 512 MiB
+ * = 515 MiB + 89344 bytes: in 515 MiB three blocks' experts (82944) are not
+ * enough, four (110592) are. */
 static void test_real_tiny_moe(void **state)
 {
     (void)state;
@@ -409,10 +410,10 @@ static void test_real_tiny_moe(void **state)
     assert_int_equal(s.tensor_bytes, 2448640);
     placement_result pl = place(&s, 1440, 515);
     assert_int_equal(pl.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
-    assert_int_equal(pl.n_cpu_moe, 2);
+    assert_int_equal(pl.n_cpu_moe, 4);
     assert_int_equal(pl.ubatch, 128);
     assert_int_equal(pl.ngl, -1);
-    assert_int_equal(pl.margin_bytes, 55296 - 40192);
+    assert_int_equal(pl.margin_bytes, 110592 - 89344);
     assert_int_equal(place(&s, 1440, 516).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     /* All four blocks' experts on the host do not make 514 fit. */
     pl = place(&s, 1440, 514);
@@ -474,12 +475,13 @@ static void test_kv_bytes(void **state)
     assert_int_equal(kv, 32ull * 8192 * 2 * (1024 / 32 * 34));
     assert_int_equal(placement_kv_bytes(&s, 32, 8192, "q4_0", "f16", &kv, &err), 0);
     assert_int_equal(kv, 32ull * 8192 * (1024 / 32 * 18 + 2048));
+    /* ctx 1 is 256 cells: llama_context pads n_ctx to 256 */
     assert_int_equal(placement_kv_bytes(&s, 1, 1, "f32", "bf16", &kv, &err), 0);
-    assert_int_equal(kv, 4096 + 2048);
-    assert_int_equal(placement_kv_bytes(&s, 1, 1, "q4_1", "q5_0", &kv, &err), 0);
-    assert_int_equal(kv, 32 * 20 + 32 * 22);
-    assert_int_equal(placement_kv_bytes(&s, 1, 1, "Q5_1", "iq4_nl", &kv, &err), 0);
-    assert_int_equal(kv, 32 * 24 + 32 * 18);
+    assert_int_equal(kv, 256 * (4096 + 2048));
+    assert_int_equal(placement_kv_bytes(&s, 1, 256, "q4_1", "q5_0", &kv, &err), 0);
+    assert_int_equal(kv, 256 * (32 * 20 + 32 * 22));
+    assert_int_equal(placement_kv_bytes(&s, 1, 200, "Q5_1", "iq4_nl", &kv, &err), 0);
+    assert_int_equal(kv, 256 * (32 * 24 + 32 * 18));
     assert_int_equal(placement_kv_bytes(&s, 0, 8192, "f16", "f16", &kv, &err), 0);
     assert_int_equal(kv, 0);
     assert_int_equal(placement_kv_bytes(&s, 1, 1, "q2_k", "f16", &kv, &err), -1);
@@ -487,12 +489,92 @@ static void test_kv_bytes(void **state)
     /* Different K and V head sizes are priced apart. */
     s.head_dim_k = 192;
     s.head_dim_v = 128;
-    assert_int_equal(placement_kv_bytes(&s, 1, 1, "f16", "f32", &kv, &err), 0);
-    assert_int_equal(kv, 8 * 192 * 2 + 8 * 128 * 4);
+    assert_int_equal(placement_kv_bytes(&s, 1, 256, "f16", "f32", &kv, &err), 0);
+    assert_int_equal(kv, 256 * (8 * 192 * 2 + 8 * 128 * 4));
     /* Hostile dims overflow into an error, not a wrap. */
     s.n_head_kv = UINT32_MAX;
     s.head_dim_k = UINT32_MAX;
     assert_int_equal(placement_kv_bytes(&s, UINT32_MAX, UINT32_MAX, "f32", "f16", &kv, &err), -1);
+}
+
+/* The estimate against the KV cache the real CPU build allocated for the
+ * tiny models of tests/fixtures/models/kv-*.gguf (made by
+ * make-kvarch-models.py). Captured facts, like fixtures: each row's numbers
+ * are the "llama_kv_cache: size = X MiB" lines (summed: a sliding-window
+ * model has a full and a SWA cache) printed by
+ *   ./llama-perplexity -m tests/fixtures/models/kv-ARCH.gguf -c CTX -b CTX \
+ *       -f /dev/null -t 2 --no-warmup -fit off -lv 4
+ * with /work/shared/engines/llama.cpp-b9749-cpu (version 9749 (d32676d77)),
+ * f16 K and V, one sequence, ubatch 512; the lines are kept in
+ * tests/fixtures/llama.cpp/kv-b9749/ARCH-CTX.txt. llama.cpp prints MiB with
+ * two decimals, so each cache's value is within 0.005 MiB of the bytes. */
+static const struct kv_capture {
+    const char *file;
+    uint32_t ctx;
+    uint32_t centi_mib[2];   /* each cache's printed size x 100 */
+    const char *cells;       /* what the capture says, for the reader */
+} kv_captures[] = {
+    {"kv-llama.gguf", 512, {25}, "512 cells x 4 layers"},
+    {"kv-llama.gguf", 4096, {200}, "4096 x 4"},
+    {"kv-llama.gguf", 32768, {1600}, "32768 x 4"},
+    {"kv-qwen2moe.gguf", 512, {12}, "512 x 2"},
+    {"kv-qwen2moe.gguf", 4096, {100}, "4096 x 2"},
+    {"kv-qwen2moe.gguf", 32768, {800}, "32768 x 2"},
+    /* window 128, default period 2: blocks 0, 2 slide (128 + 512 -> 768 cells) */
+    {"kv-gemma2.gguf", 512, {12, 12}, "512 x 2 + SWA 512 x 2"},
+    {"kv-gemma2.gguf", 4096, {100, 19}, "4096 x 2 + SWA 768 x 2"},
+    {"kv-gemma2.gguf", 32768, {800, 19}, "32768 x 2 + SWA 768 x 2"},
+    /* window 256, default period 6: blocks 0-4 slide (256 + 512 = 768 cells) */
+    {"kv-gemma3.gguf", 512, {6, 31}, "512 x 1 + SWA 512 x 5"},
+    {"kv-gemma3.gguf", 4096, {50, 47}, "4096 x 1 + SWA 768 x 5"},
+    {"kv-gemma3.gguf", 32768, {400, 47}, "32768 x 1 + SWA 768 x 5"},
+    /* MLA: K is kv_lora_rank 32 + rope 16 wide, V 0.00 MiB */
+    {"kv-deepseek2.gguf", 512, {9}, "512 x 2, K only"},
+    {"kv-deepseek2.gguf", 4096, {75}, "4096 x 2, K only"},
+    {"kv-deepseek2.gguf", 32768, {600}, "32768 x 2, K only"},
+    /* head_count_kv [0, 2, 0, 2]: two short-convolution blocks hold no KV */
+    {"kv-lfm2.gguf", 512, {12}, "512 x 2 (of 4 layers)"},
+    {"kv-lfm2.gguf", 4096, {100}, "4096 x 2"},
+    {"kv-lfm2.gguf", 32768, {800}, "32768 x 2"},
+};
+
+static void test_kv_bytes_real_archs(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(kv_captures); i++) {
+        const struct kv_capture *c = &kv_captures[i];
+        gguf_shape s = real_shape(c->file);
+        uint64_t kv;
+        lvd_err err;
+        assert_int_equal(placement_kv_bytes(&s, s.n_block, c->ctx, "f16", "f16", &kv, &err), 0);
+        /* bytes x 100 / MiB against the printed sum, within 0.5 per cache */
+        double est = (double)kv * 100.0 / (double)MIB;
+        double real = c->centi_mib[0] + c->centi_mib[1];
+        double tol = c->centi_mib[1] ? 1.0 : 0.5;
+        if (est < real - tol || est > real + tol)
+            fail_msg("%s at ctx %u (%s): estimate %.3f MiB, real %.2f MiB", c->file, c->ctx,
+                     c->cells, est / 100, real / 100);
+    }
+    /* The layout read from the GGUFs. */
+    gguf_shape g3 = real_shape("kv-gemma3.gguf");
+    assert_int_equal(g3.n_swa, 256);
+    for (uint32_t i = 0; i < 6; i++)
+        assert_int_equal(g3.layer_swa[i], i != 5);
+    gguf_shape lf = real_shape("kv-lfm2.gguf");
+    assert_int_equal(lf.n_head_kv, 2);
+    assert_int_equal(lf.layer_head_kv[0], 0);
+    assert_int_equal(lf.layer_head_kv[1], 2);
+    gguf_shape ds = real_shape("kv-deepseek2.gguf");
+    assert_int_equal(ds.kv_mla, 1);
+    assert_int_equal(ds.head_dim_k, 48);
+    /* -ngl 1 offloads the last block: gemma3's only full-context one */
+    uint64_t last, first;
+    lvd_err err;
+    assert_int_equal(placement_kv_bytes(&g3, 1, 32768, "f16", "f16", &last, &err), 0);
+    assert_int_equal(last, 32768ull * 2 * 32 * 2);
+    /* a smaller ubatch shrinks the SWA cache: 256 + 128 -> 512 cells */
+    assert_int_equal(placement_kv_bytes_at(&g3, 6, 32768, 128, "f16", "f16", &first, &err), 0);
+    assert_int_equal(first, last + 5ull * 512 * 2 * 32 * 2);
 }
 
 /* Cache types change the rung: q8_0 KV halves it and buys back blocks. */
@@ -629,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_real_tiny_moe),
         cmocka_unit_test(test_monotonic),
         cmocka_unit_test(test_kv_bytes),
+        cmocka_unit_test(test_kv_bytes_real_archs),
         cmocka_unit_test(test_cache_types_shift_rung),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_configured_ubatch),

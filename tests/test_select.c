@@ -1180,7 +1180,8 @@ static void test_placement_rungs(void **state)
     sel_profile_free(&p);
 }
 
-/* tiny-moe at ctx 1440 with 515 MiB: experts of two blocks on the host. */
+/* tiny-moe at ctx 1440 (1536 cells: llama.cpp pads to 256) with 515 MiB: experts of all
+ * four blocks on the host (test_placement.c, test_real_tiny_moe). */
 static void test_placement_experts(void **state)
 {
     fx *f = *state;
@@ -1198,14 +1199,14 @@ static void test_placement_experts(void **state)
     int code;
     assert_int_equal(sel_select(f->s, &a, &rq, &r, &code, &err), 0);
     assert_int_equal(r.placement.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
-    assert_string_equal(flag(&r, "--n-cpu-moe"), "2");
+    assert_string_equal(flag(&r, "--n-cpu-moe"), "4");
     assert_string_equal(flag(&r, "-ub"), "128");
     assert_string_equal(flag(&r, "-c"), "1440");
     cJSON *j = sel_result_json(&r);
     cJSON *pl = cJSON_GetObjectItem(j, "placement");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(pl, "rung")), "experts on host");
-    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(pl, "n_cpu_moe")), 2);
-    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(pl, "margin")), 55296 - 40192);
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(pl, "n_cpu_moe")), 4);
+    assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(pl, "margin")), 110592 - 89344);
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "rule")), "heuristic");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "backend")), "cuda");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "device")), "CUDA0");
