@@ -1091,7 +1091,7 @@ static void test_placement_rungs(void **state)
         {1250, PLACEMENT_RUNG_FULL, "5", NULL},
         {700, PLACEMENT_RUNG_REDUCED_UBATCH, "5", "256"},
         {600, PLACEMENT_RUNG_REDUCED_UBATCH, "5", "128"},
-        {535, PLACEMENT_RUNG_PARTIAL, "4", "128"},
+        {531, PLACEMENT_RUNG_PARTIAL, "4", "128"},
         {512, PLACEMENT_RUNG_CPU_ONLY, "0", "128"},
         {511, PLACEMENT_RUNG_NOTHING_FITS, "0", "128"},
     };
@@ -1128,7 +1128,7 @@ static void test_placement_rungs(void **state)
     sel_profile_free(&p);
 }
 
-/* tiny-moe at ctx 1440 with 515 MiB: experts of two blocks on the host. */
+/* tiny-moe at ctx 3690 with 515 MiB: experts of two blocks on the host. */
 static void test_placement_experts(void **state)
 {
     fx *f = *state;
@@ -1140,7 +1140,7 @@ static void test_placement_experts(void **state)
     engine(f, "cuda", &d, 1);
     sel_request rq = request(f);
     rq.model = moe;
-    rq.ctx = 1440;
+    rq.ctx = 3690;
     rq.free_mib = 515;
     sel_result r;
     int code;
@@ -1148,7 +1148,7 @@ static void test_placement_experts(void **state)
     assert_int_equal(r.placement.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
     assert_string_equal(flag(&r, "--n-cpu-moe"), "2");
     assert_string_equal(flag(&r, "-ub"), "128");
-    assert_string_equal(flag(&r, "-c"), "1440");
+    assert_string_equal(flag(&r, "-c"), "3690");
     cJSON *j = sel_result_json(&r);
     cJSON *pl = cJSON_GetObjectItem(j, "placement");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(pl, "rung")), "experts on host");
