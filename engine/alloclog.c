@@ -1,11 +1,11 @@
 /* alloclog.c: the allocation-line parser of alloclog.h. Line by line with
  * PCRE2 (as engine/devices.c), against the real formats captured in
  * tests/fixtures/llama.cpp/alloc-b9749/. Not for running anything. */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "engine/alloclog.h"
 
+#include "engine/rx.h"
+
 #include <math.h>
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,47 +26,7 @@ static const char *const RX_KIND[N_KINDS] = {
 static const char RX_OOM[] =
     "failed to allocate|out of memory|ErrorOutOfDeviceMemory|cudaMalloc failed";
 
-typedef struct rx {
-    pcre2_code *code;
-    pcre2_match_data *md;
-} rx;
-
-static int rx_compile(rx *r, const char *pattern, uint32_t opts, lvd_err *err)
-{
-    int code;
-    PCRE2_SIZE off;
-    r->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &code, &off, NULL);
-    if (!r->code) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(code, msg, sizeof msg);
-        return lvd_errf(err, "alloclog: bad pattern at %zu: %s", (size_t)off, (char *)msg);
-    }
-    r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
-    return 0;
-}
-
-static void rx_free(rx *r)
-{
-    pcre2_match_data_free(r->md);
-    pcre2_code_free(r->code);
-}
-
-static int rx_match(rx *r, const char *s, size_t len)
-{
-    return pcre2_match(r->code, (PCRE2_SPTR)s, len, 0, 0, r->md, NULL) > 0;
-}
-
-/* Group g of the last match into buf; 0, or -1 when it does not fit. */
-static int rx_group(rx *r, const char *s, int g, char *buf, size_t len)
-{
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
-    size_t n = ov[2 * g + 1] - ov[2 * g];
-    if (n >= len)
-        return -1;
-    memcpy(buf, s + ov[2 * g], n);
-    buf[n] = '\0';
-    return 0;
-}
+typedef engine_rx rx;
 
 const char *engine_alloc_device(const char *buffer)
 {
@@ -109,7 +69,7 @@ static void close_group(acc *v, size_t n, int k)
 static void add_line(rx *r, const char *line, int k, acc *v, size_t *n, int *last)
 {
     char buf[64], num[32];
-    if (rx_group(r, line, 1, buf, sizeof buf) || rx_group(r, line, 2, num, sizeof num))
+    if (engine_rx_group(r, line, 1, buf, sizeof buf) || engine_rx_group(r, line, 2, num, sizeof num))
         return;
     double mib = strtod(num, NULL);
     if (!isfinite(mib) || mib < 0)
@@ -130,9 +90,9 @@ int engine_alloc_parse(const char *text, size_t len, lvd_alloc **out, size_t *n,
     *n = 0;
     rx r[N_KINDS] = {{0}};
     for (int k = 0; k < N_KINDS; k++) {
-        if (rx_compile(&r[k], RX_KIND[k], 0, err)) {
+        if (engine_rx_compile(&r[k], RX_KIND[k], 0, "alloclog", err)) {
             for (int j = 0; j < k; j++)
-                rx_free(&r[j]);
+                engine_rx_free(&r[j]);
             return -1;
         }
     }
@@ -149,7 +109,7 @@ int engine_alloc_parse(const char *text, size_t len, lvd_alloc **out, size_t *n,
             memcpy(line, text + at, ll);
             line[ll] = '\0';
             for (int k = 0; k < N_KINDS; k++) {
-                if (rx_match(&r[k], line, ll)) {
+                if (engine_rx_match(&r[k], line, ll)) {
                     add_line(&r[k], line, k, v, &nv, &last);
                     break;
                 }
@@ -159,7 +119,7 @@ int engine_alloc_parse(const char *text, size_t len, lvd_alloc **out, size_t *n,
     }
     for (int k = 0; k < N_KINDS; k++) {
         close_group(v, nv, k);
-        rx_free(&r[k]);
+        engine_rx_free(&r[k]);
     }
     if (nv) {
         *out = lvd_xcalloc(nv, sizeof **out);
@@ -181,10 +141,10 @@ char *engine_alloc_oom_line(const char *text, size_t len)
 {
     rx r;
     lvd_err ignored = {0};
-    if (!text || rx_compile(&r, RX_OOM, PCRE2_CASELESS, &ignored))
+    if (!text || engine_rx_compile(&r, RX_OOM, PCRE2_CASELESS, "alloclog", &ignored))
         return NULL;
     char *found = NULL;
-    if (rx_match(&r, text, len)) {
+    if (engine_rx_match(&r, text, len)) {
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r.md);
         size_t s = ov[0], e = ov[1];
         while (s > 0 && text[s - 1] != '\n')
@@ -195,6 +155,6 @@ char *engine_alloc_oom_line(const char *text, size_t len)
             e = s + 512;
         found = lvd_xasprintf("%.*s", (int)(e - s), text + s);
     }
-    rx_free(&r);
+    engine_rx_free(&r);
     return found;
 }

@@ -314,14 +314,21 @@ static int check_sizes(const ctx_t *c, lvd_err *err)
 
 static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err);
 
-int placement_compute(const placement_place_in *in, placement_result *out, lvd_err *err)
+static int check_shape(const gguf_shape *s, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    const gguf_shape *s = in->shape;
     if (!s || !s->known)
         return lvd_errf(err, "placement: the model's GGUF shape is unknown");
     if (s->n_block == 0)
         return lvd_errf(err, "%s: the model has no blocks to place", model_name(s));
+    return 0;
+}
+
+int placement_compute(const placement_place_in *in, placement_result *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const gguf_shape *s = in->shape;
+    if (check_shape(s, err) != 0)
+        return -1;
     if (in->free_mib < 0)
         return lvd_errf(err, "%s: the device's free memory is unknown (give --free-mib)",
                         model_name(s));
@@ -365,10 +372,8 @@ int placement_price(const placement_place_in *in, int ngl, int n_cpu_moe, placem
 {
     memset(out, 0, sizeof *out);
     const gguf_shape *s = in->shape;
-    if (!s || !s->known)
-        return lvd_errf(err, "placement: the model's GGUF shape is unknown");
-    if (s->n_block == 0)
-        return lvd_errf(err, "%s: the model has no blocks to place", model_name(s));
+    if (check_shape(s, err) != 0)
+        return -1;
     ctx_t c;
     if (setup(in, &c, err) != 0)
         return -1;
