@@ -99,7 +99,8 @@ static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *d
     placement_place_in in;
     placement_place_in_init(&in);
     in.shape = o->shape;
-    in.ctx = o->ctx;
+    /* llama.cpp pads a context to 256 cells (alloc-b9749/vk-bench-v: pp16 + tg4 -> 256) */
+    in.ctx = o->ctx ? (o->ctx + 255) / 256 * 256 : 0;
     in.ubatch = a->params.ubatch > 0 ? a->params.ubatch : 0;
     in.type_k = a->params.type_k;
     in.type_v = a->params.type_v;
