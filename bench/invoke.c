@@ -4,6 +4,7 @@
  * (bench/benchout.h). Not for the session loop over a plan (runner.c). */
 #include "bench/invoke.h"
 
+#include "bench/alloc.h"
 #include "bench/benchout.h"
 #include "bench/group.h"
 #include "common/proc.h"
@@ -133,6 +134,9 @@ char **bench_group_argv(const bench_plan *plan, const bench_group *g, const benc
     push_flag(&a, "-n", token_list(inv, 0));
     push_flag(&a, "-r", lvd_xasprintf("%d", inv->reps));
     push_flag(&a, "-o", lvd_xstrdup("jsonl"));
+    /* -v: the only way llama-bench prints what it allocated per device
+     * (bench/alloc.h; tests/fixtures/llama.cpp/alloc-b9749/) */
+    lvd_strv_push(&a.v, &a.n, lvd_xstrdup("-v"));
     if (*p->device)
         push_flag(&a, "-dev", lvd_xstrdup(p->device));
     if (p->ngl >= 0)
@@ -345,6 +349,8 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
     }
     if (!why)
         split_rows(plan, g, inv, &all, out->runs, slots);
+    for (size_t i = 0; i < out->n; i++)
+        bench_alloc_attach(&plan->arms[g->arms[out->member[i]]], res.err.buf, res.err.len, &out->runs[i]);
     free(why);
     lvd_run_free(&all);
     proc_result_free(&res);

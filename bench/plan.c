@@ -87,6 +87,52 @@ static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, cons
     a->placement = placement ? lvd_xstrdup(placement) : NULL;
 }
 
+/* What placement predicts for the arm just added (placement_price at the
+ * plan's ctx and the arm's ngl, n_cpu_moe, ubatch, cache types): device
+ * weights, KV and headroom on the device; the rest of the weights and KV on
+ * the host. Nothing when the shape is unknown. */
+static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev)
+{
+    bench_arm *a = &p->arms[p->n_arms - 1];
+    if (!o->shape || !o->shape->known)
+        return;
+    placement_place_in in;
+    placement_place_in_init(&in);
+    in.shape = o->shape;
+    /* llama.cpp pads a context to 256 cells (alloc-b9749/vk-bench-v: pp16 + tg4 -> 256) */
+    in.ctx = o->ctx ? (o->ctx + 255) / 256 * 256 : 0;
+    in.ubatch = a->params.ubatch > 0 ? a->params.ubatch : 0;
+    in.type_k = a->params.type_k;
+    in.type_v = a->params.type_v;
+    placement_result all, pl;
+    lvd_err ignored = {{0}};
+    if (placement_price(&in, -1, 0, &all, &ignored))
+        return;
+    int ngl = !dev ? 0 : a->params.ngl < 0 ? -1 : a->params.ngl; /* llama-bench's default: 99 */
+    if (placement_price(&in, ngl, a->params.n_cpu_moe, &pl, &ignored))
+        return;
+    for (size_t i = 0; i < 2; i++) {
+        lvd_alloc *x = &a->pred[i];
+        x->model = x->kv = x->compute = -1;
+        x->pred_model = x->pred_kv = x->pred_compute = -1;
+    }
+    size_t n = 0;
+    if (dev) {
+        lvd_alloc *d = &a->pred[n++];
+        snprintf(d->device, sizeof d->device, "%s", dev->selector);
+        d->pred_model = (int64_t)pl.weight_bytes;
+        d->pred_kv = (int64_t)pl.kv_bytes;
+        d->pred_compute = (int64_t)pl.headroom_bytes;
+    }
+    lvd_alloc *h = &a->pred[n++];
+    snprintf(h->device, sizeof h->device, "CPU");
+    h->pred_model = (int64_t)(o->shape->tensor_bytes - (dev ? pl.weight_bytes : 0));
+    h->pred_kv = (int64_t)(all.kv_bytes - (dev ? pl.kv_bytes : 0));
+    if (!dev)
+        h->pred_compute = (int64_t)all.headroom_bytes;
+    a->n_pred = n;
+}
+
 /* 1 when env variant v applies to a device of backend (see plan.h). */
 static int env_applies(const char *v, const char *backend)
 {
@@ -205,7 +251,10 @@ static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
                 add_skip(p, e, binary, dev->selector,
                          lvd_xasprintf("environment too long: %s %s", vis, variant));
             else
+            {
                 add_arm(p, e, binary, dev->backend, dev, &q, placed ? pl.reason : NULL);
+                predict(p, o, dev);
+            }
         }
         int d = N_DIMS - 1;
         while (d >= 0 && ++at[d] == size[d])
@@ -235,6 +284,7 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
             lvd_params_init(&q);
             q.threads = o->threads;
             add_arm(out, e, binary, LVD_BACKEND_CPU, NULL, &q, NULL);
+            predict(out, o, NULL);
         } else {
             for (size_t d = 0; d < pr->n_devices; d++) {
                 char *vis = engine_visibility_for_device(pr->env, pr->devices[d].backend);

@@ -52,6 +52,10 @@ typedef struct bench_arm {
     char arm_key[320];     /* bench_arm_key(params) */
     char *label;           /* "ENGINE DEVICE ngl=99 fa=on ..." for tables */
     char *placement;       /* the placement reason when it set the parameters; else NULL */
+    lvd_alloc pred[2];     /* placement_price's prediction for the arm's own flags: the
+                            * device (GPU arms) and "CPU" (the host); pred_* -1 = none,
+                            * model/kv/compute -1 (filled from the run's stderr) */
+    size_t n_pred;         /* 0 when the model's shape is unknown */
 } bench_arm;
 
 /* An engine (or one device of it) that gets no arm, and why. */

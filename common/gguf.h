@@ -43,6 +43,8 @@ typedef struct gguf_shape {
     uint64_t expert_bytes;   /* bytes of one block's routed-expert tensors (the largest) */
     uint64_t non_block_bytes;/* every tensor outside blk.N. (embeddings, output head) */
     uint64_t tensor_bytes;   /* all tensor data */
+    uint64_t embd_bytes;     /* token_embd.weight: never offloaded by llama.cpp (part of
+                              * non_block_bytes); 0 when absent or not recorded */
     uint64_t data_offset;    /* where tensor data starts in the file */
 } gguf_shape;
 

@@ -70,6 +70,9 @@ static int tinfo_by_blk(const void *a, const void *b)
 static void derive_bytes(gguf_tinfo *ts, size_t n, gguf_shape *out)
 {
     for (size_t i = 0; i < n; i++) {
+        /* the input embeddings: llama.cpp keeps them on the host at every -ngl */
+        if (!strcmp(ts[i].name, "token_embd.weight"))
+            out->embd_bytes = ts[i].bytes;
         ts[i].blk = block_index(ts[i].name);
         ts[i].exp_bytes = ts[i].blk >= 0 && strstr(ts[i].name, "_exps") ? ts[i].bytes : 0;
     }

@@ -58,6 +58,7 @@ void lvd_run_free(lvd_run *r)
     for (size_t i = 0; i < r->n_results; i++)
         lvd_result_free(&r->results[i]);
     free(r->results);
+    free(r->alloc);
     memset(r, 0, sizeof *r);
 }
 

@@ -88,6 +88,15 @@ typedef struct lvd_result {
 } lvd_result;
 
 /* One llama-bench invocation (bench/runner.c or store import). */
+/* What llama.cpp said it allocated on one device in one run, next to what
+ * placement predicted for the arm (engine/alloclog.h parses the first from
+ * llama-bench -v's stderr). Bytes; -1 = not reported / not predicted. */
+typedef struct lvd_alloc {
+    char device[64];       /* "Vulkan0", "CUDA0", ...; "CPU" for every host buffer */
+    int64_t model, kv, compute;
+    int64_t pred_model, pred_kv, pred_compute;
+} lvd_alloc;
+
 typedef struct lvd_run {
     int64_t id;
     char artifact[LVD_SHA256_HEX_LEN + 1];
@@ -109,6 +118,8 @@ typedef struct lvd_run {
     char source[16];       /* "bench" | "import" */
     lvd_result *results;
     size_t n_results;
+    lvd_alloc *alloc;      /* per device, from the run's stderr (store: run_alloc) */
+    size_t n_alloc;
 } lvd_run;
 
 /* Correctness of one engine/device against the CPU for one artifact (check/check.c). */

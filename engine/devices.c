@@ -2,11 +2,11 @@
  * PCRE2, against the real formats captured in tests/fixtures/llama.cpp/
  * (cpu-build-b9749/list-devices, gpu-h200/{cuda,vulkan}-list-devices). Not for
  * running anything. */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "engine/devices.h"
 
+#include "engine/rx.h"
+
 #include <ctype.h>
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,53 +27,13 @@ static const char RX_DEVICE_BARE[] = "^\\s+" SELECTOR ":\\s+(\\S.*?)\\s*$";
 /* CUDA's init log: "  Device 0: NVIDIA H200, compute capability 9.0, VMM: yes" */
 static const char RX_CC[] = "^\\s*Device (\\d{1,4}): .*?, compute capability (\\d{1,3}\\.\\d{1,3})\\b";
 
-typedef struct rx {
-    pcre2_code *code;
-    pcre2_match_data *md;
-} rx;
-
-static int rx_compile(rx *r, const char *pattern, lvd_err *err)
-{
-    int code;
-    PCRE2_SIZE off;
-    r->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
-    if (!r->code) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(code, msg, sizeof msg);
-        return lvd_errf(err, "devices: bad pattern at %zu: %s", (size_t)off, (char *)msg);
-    }
-    r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
-    return 0;
-}
-
-static void rx_free(rx *r)
-{
-    pcre2_match_data_free(r->md);
-    pcre2_code_free(r->code);
-}
-
-static int rx_match(rx *r, const char *s, size_t len)
-{
-    return pcre2_match(r->code, (PCRE2_SPTR)s, len, 0, 0, r->md, NULL) > 0;
-}
-
-/* Copies group g of the last match into buf; 0, or -1 when it does not fit. */
-static int rx_group(rx *r, const char *s, int g, char *buf, size_t len)
-{
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
-    size_t n = ov[2 * g + 1] - ov[2 * g];
-    if (n >= len)
-        return -1;
-    memcpy(buf, s + ov[2 * g], n);
-    buf[n] = '\0';
-    return 0;
-}
+typedef engine_rx rx;
 
 static int64_t rx_int(rx *r, const char *s, int g)
 {
     char buf[32];
     int64_t v = -1;
-    if (rx_group(r, s, g, buf, sizeof buf) == 0 && lvd_parse_i64(buf, &v) != 0)
+    if (engine_rx_group(r, s, g, buf, sizeof buf) == 0 && lvd_parse_i64(buf, &v) != 0)
         v = -1;
     return v;
 }
@@ -163,14 +123,14 @@ static int add_device(parse_ctx *c, rx *r, const char *line, int with_mem)
 {
     lvd_device d;
     memset(&d, 0, sizeof d);
-    if (rx_group(r, line, 1, d.selector, sizeof d.selector))
+    if (engine_rx_group(r, line, 1, d.selector, sizeof d.selector))
         return lvd_errf(c->err, "--list-devices: device selector longer than %zu bytes",
                         sizeof d.selector - 1);
     if (find(c, d.selector))
         return 0; /* printed twice: keep the first */
     if (c->n >= MAX_DEVICES)
         return lvd_errf(c->err, "--list-devices: more than %d devices", MAX_DEVICES);
-    if (rx_group(r, line, 2, d.name, sizeof d.name)) {
+    if (engine_rx_group(r, line, 2, d.name, sizeof d.name)) {
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
         snprintf(d.name, sizeof d.name, "%.*s", (int)(sizeof d.name - 1), line + ov[4]);
     }
@@ -188,17 +148,17 @@ static int add_device(parse_ctx *c, rx *r, const char *line, int with_mem)
 static int out_line(void *ctx, const char *line, size_t len)
 {
     parse_ctx *c = ctx;
-    if (rx_match(&c->header, line, len)) {
+    if (engine_rx_match(&c->header, line, len)) {
         c->saw_header = c->in_list = 1;
         return 0;
     }
-    if (rx_match(&c->none, line, len)) {
+    if (engine_rx_match(&c->none, line, len)) {
         c->saw_none = 1;
         return 0;
     }
-    if (rx_match(&c->dev_mem, line, len))
+    if (engine_rx_match(&c->dev_mem, line, len))
         return add_device(c, &c->dev_mem, line, 1);
-    if (c->in_list && rx_match(&c->dev_bare, line, len))
+    if (c->in_list && engine_rx_match(&c->dev_bare, line, len))
         return add_device(c, &c->dev_bare, line, 0);
     return 0; /* noise */
 }
@@ -206,13 +166,13 @@ static int out_line(void *ctx, const char *line, size_t len)
 static int err_line(void *ctx, const char *line, size_t len)
 {
     parse_ctx *c = ctx;
-    if (!rx_match(&c->cc, line, len))
+    if (!engine_rx_match(&c->cc, line, len))
         return 0;
     char sel[64], cc[16];
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->cc.md);
     snprintf(sel, sizeof sel, "CUDA%.*s", (int)(ov[3] - ov[2]), line + ov[2]);
     lvd_device *d = find(c, sel);
-    if (d && !strcmp(d->backend, "cuda") && rx_group(&c->cc, line, 2, cc, sizeof cc) == 0)
+    if (d && !strcmp(d->backend, "cuda") && engine_rx_group(&c->cc, line, 2, cc, sizeof cc) == 0)
         snprintf(d->compute_cap, sizeof d->compute_cap, "%s", cc);
     return 0;
 }
@@ -226,9 +186,11 @@ int engine_devices_parse(const char *out_text, const char *err_text, lvd_device 
     memset(&c, 0, sizeof c);
     c.err = err;
     int rc = -1;
-    if (rx_compile(&c.header, RX_HEADER, err) || rx_compile(&c.none, RX_NONE, err) ||
-        rx_compile(&c.dev_mem, RX_DEVICE_MEM, err) || rx_compile(&c.dev_bare, RX_DEVICE_BARE, err) ||
-        rx_compile(&c.cc, RX_CC, err))
+    if (engine_rx_compile(&c.header, RX_HEADER, 0, "devices", err) ||
+        engine_rx_compile(&c.none, RX_NONE, 0, "devices", err) ||
+        engine_rx_compile(&c.dev_mem, RX_DEVICE_MEM, 0, "devices", err) ||
+        engine_rx_compile(&c.dev_bare, RX_DEVICE_BARE, 0, "devices", err) ||
+        engine_rx_compile(&c.cc, RX_CC, 0, "devices", err))
         goto out;
     if (each_line(out_text, out_line, &c))
         goto out;
@@ -249,7 +211,7 @@ out:
     free(c.devs);
     rx *all[] = {&c.header, &c.none, &c.dev_mem, &c.dev_bare, &c.cc};
     for (size_t i = 0; i < LVD_ARRAY_LEN(all); i++)
-        rx_free(all[i]);
+        engine_rx_free(all[i]);
     return rc;
 }
 

@@ -294,6 +294,7 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     rc = ev_model_compute(m, in, set.n, has_v ? v.objective : NULL, err);
     if (rc == 0) {
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
+        ev_alloc_build(m, runs, nr);
         rc = describe_choice(m, s, host, has_v ? &v : NULL, ap, runs, nr, es, err);
     }
 out:

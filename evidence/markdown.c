@@ -243,6 +243,7 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
     lvd_sb_adds(sb, "\n★ the recorded verdict. \"vs other backend\": against the best-ranked arm of another "
                     "backend (#N), so the leader's row shows its margin over the runner-up backend.\n");
     excluded_list(sb, m);
+    ev_alloc_render_model(sb, m);
     ev_charts c;
     ev_model_charts(m, &c);
     if (c.pp || c.tg || c.history)
@@ -380,5 +381,6 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out)
         summary_table(out, p);
     for (size_t i = 0; i < p->n_models; i++)
         model_section(out, p, &p->models[i], page_path);
+    ev_alloc_render_summary(out, p);
     pin_section(out, p);
 }

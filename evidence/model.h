@@ -93,6 +93,16 @@ typedef struct ev_arm {
     size_t n_hist;
 } ev_arm;
 
+/* One run's allocation on one device: placement's prediction next to what
+ * llama.cpp reported (lvd_alloc, bytes, -1 = none), for the predicted-vs-
+ * actual table (newest run of each arm) and the estimator's error (every run). */
+typedef struct ev_alloc_row {
+    char *arm;              /* the run's arm_key */
+    char backend[16];       /* "vulkan", "cuda", "cpu" (from the device name) */
+    lvd_alloc a;
+    int newest;             /* the newest run of this arm and device */
+} ev_alloc_row;
+
 typedef struct ev_model {
     char sha256[LVD_SHA256_HEX_LEN + 1];
     char *name;             /* file name, else sha256's first 12 */
@@ -117,7 +127,13 @@ typedef struct ev_model {
     size_t n_arms;
     char **dates;           /* history dates, sorted */
     size_t n_dates;
+    ev_alloc_row *alloc;    /* evidence/alloc.c */
+    size_t n_alloc;
 } ev_model;
+
+/* Fills m->alloc from the runs' allocations (evidence/alloc.c). */
+void ev_alloc_build(ev_model *m, const lvd_run *runs, size_t n);
+void ev_alloc_free(ev_model *m);
 
 typedef struct ev_pin_entry {
     char date[24];

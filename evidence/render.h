@@ -42,6 +42,12 @@ void ev_model_charts(const ev_model *m, ev_charts *out);
  * chart names, see format.h ev_chart_name). */
 void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out);
 
+/* Placement, predicted next to actual (evidence/alloc.c): the model's
+ * table (newest run of each arm, per device) and the page's estimator error
+ * per backend (median ratio actual/predicted and its spread, every run). */
+void ev_alloc_render_model(lvd_sb *sb, const ev_model *m);
+void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p);
+
 /* Horizontal bar chart of one test kind (tg 1: the tg column, 0: pp). */
 void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out);
 /* The tg history: one line per arm with points, dates on the x axis. */

@@ -160,6 +160,9 @@ static cost device_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatc
     if (gpu_layers < 0) {
         uint64_t experts = s->expert_bytes * (uint64_t)n_cpu_moe;
         uint64_t all = s->non_block_bytes + s->block_bytes * s->n_block;
+        /* token embeddings: on the host at every -ngl (llama.cpp never
+         * offloads the input embeddings; they load as CPU_Mapped) */
+        all = all > s->embd_bytes ? all - s->embd_bytes : 0;
         k.weights = all > experts ? all - experts : 0;
         k.kv = c->kv_all;
     } else {
@@ -340,17 +343,39 @@ static int check_sizes(const ctx_t *c, lvd_err *err)
     return 0;
 }
 
-int placement_compute(const placement_place_in *in, placement_result *out, lvd_err *err)
+static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err);
+
+static int check_shape(const gguf_shape *s, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    const gguf_shape *s = in->shape;
     if (!s || !s->known)
         return lvd_errf(err, "placement: the model's GGUF shape is unknown");
     if (s->n_block == 0)
         return lvd_errf(err, "%s: the model has no blocks to place", model_name(s));
+    return 0;
+}
+
+int placement_compute(const placement_place_in *in, placement_result *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const gguf_shape *s = in->shape;
+    if (check_shape(s, err) != 0)
+        return -1;
     if (in->free_mib < 0)
         return lvd_errf(err, "%s: the device's free memory is unknown (give --free-mib)",
                         model_name(s));
+    ctx_t c;
+    if (setup(in, &c, err) != 0)
+        return -1;
+    if (!try_full(&c, out) && !try_reduced_ubatch(&c, out) && !try_experts_on_host(&c, out) &&
+        !try_partial(&c, out))
+        nothing_fits(&c, out);
+    return 0;
+}
+
+/* The checks and derived sizes every entry point shares (free_mib -1 = 0 here). */
+static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err)
+{
+    const gguf_shape *s = in->shape;
     if (in->ubatch < 0 || in->reserve_mib < 0 || in->compute_mib_at_ref < 0 ||
         in->free_mib > INT64_MAX / (int64_t)MIB || in->reserve_mib > INT64_MAX / (int64_t)MIB / 4 ||
         in->compute_mib_at_ref > INT64_MAX / (int64_t)MIB / 4 / (1 << 20) ||
@@ -360,19 +385,37 @@ int placement_compute(const placement_place_in *in, placement_result *out, lvd_e
                         (long long)in->reserve_mib, (long long)in->compute_mib_at_ref);
     ctx_t c = {.in = in, .s = s};
     c.ctx = in->ctx ? in->ctx : s->n_ctx_train;
+    c.free_bytes = in->free_mib > 0 ? (uint64_t)in->free_mib * MIB : 0;
     if (c.ctx == 0)
         return lvd_errf(err, "%s: no context size given and the model records none",
                         model_name(s));
-    c.free_bytes = (uint64_t)in->free_mib * MIB;
     c.configured_ubatch = in->ubatch > 0 ? in->ubatch : PLACEMENT_UBATCH_DEFAULT;
     if (placement_kv_bytes_at(s, s->n_block, c.ctx, (uint32_t)c.configured_ubatch, in->type_k,
                               in->type_v, &c.kv_all, err) != 0)
         return -1;
     if (check_sizes(&c, err) != 0)
         return -1;
-    if (!try_full(&c, out) && !try_reduced_ubatch(&c, out) && !try_experts_on_host(&c, out) &&
-        !try_partial(&c, out))
-        nothing_fits(&c, out);
+    *cp = c;
+    return 0;
+}
+
+int placement_price(const placement_place_in *in, int ngl, int n_cpu_moe, placement_result *out,
+                    lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const gguf_shape *s = in->shape;
+    if (check_shape(s, err) != 0)
+        return -1;
+    ctx_t c;
+    if (setup(in, &c, err) != 0)
+        return -1;
+    if (n_cpu_moe < 0 || (uint32_t)n_cpu_moe > s->n_block)
+        n_cpu_moe = (int)s->n_block;
+    int all = ngl < 0 || (uint32_t)ngl > s->n_block;
+    cost k = device_need(&c, all ? -1 : ngl, all ? n_cpu_moe : 0, c.configured_ubatch);
+    fill(&c, out, all ? PLACEMENT_RUNG_FULL : ngl ? PLACEMENT_RUNG_PARTIAL : PLACEMENT_RUNG_CPU_ONLY,
+         all ? -1 : ngl, all ? n_cpu_moe : 0, c.configured_ubatch, &k);
+    reason(out, &c, "priced as asked");
     return 0;
 }
 

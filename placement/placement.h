@@ -83,6 +83,15 @@ void placement_place_in_init(placement_place_in *in);
  * device too small for anything is not an error: PLACEMENT_RUNG_NOTHING_FITS. */
 int placement_compute(const placement_place_in *in, placement_result *out, lvd_err *err);
 
+/* Prices the placement an arm asked for, as placement_compute prices its
+ * candidates (the prediction lvd bench records beside what llama.cpp
+ * allocated): ngl -1 or > n_block = every block and the output head (with
+ * n_cpu_moe blocks' experts on the host), else ngl blocks; at in's ubatch and
+ * ctx. free_mib may be unknown (-1): margin_bytes is then against 0. Errors as
+ * placement_compute's, but for free_mib. */
+int placement_price(const placement_place_in *in, int ngl, int n_cpu_moe, placement_result *out,
+                    lvd_err *err);
+
 /* "fully resident", "reduced ubatch", "experts on host", "partial offload",
  * "cpu only", "nothing fits". */
 const char *placement_rung_name(placement_rung rung);

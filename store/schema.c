@@ -164,6 +164,18 @@ static const char *const migrations[] = {
     "  sha256 TEXT NOT NULL CHECK (length(sha256) = 64),"
     "  hashed_at INTEGER NOT NULL"
     ");",
+    /* 5: placement, predicted next to actual (issue 14): the token embeddings'
+     * bytes (never offloaded), and per run and device what llama.cpp said it
+     * allocated (engine/alloclog.h) beside what placement predicted for the
+     * arm; bytes, NULL = not reported / not predicted. */
+    "ALTER TABLE artifacts ADD COLUMN embd_bytes INTEGER;"
+    "CREATE TABLE run_alloc ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  device TEXT NOT NULL,"           /* "Vulkan0", "CUDA0"; "CPU" = every host buffer */
+    "  model INTEGER, kv INTEGER, compute INTEGER,"
+    "  pred_model INTEGER, pred_kv INTEGER, pred_compute INTEGER,"
+    "  PRIMARY KEY (run_id, device)"
+    ");",
 };
 
 size_t store_schema_version(void)

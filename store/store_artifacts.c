@@ -13,7 +13,7 @@
 #define SHAPE_COLUMNS(X)                                                                   \
     X(name) X(gguf_version) X(arch) X(file_type) X(n_block) X(n_embd) X(n_head) X(n_head_kv) \
     X(head_dim_k) X(head_dim_v) X(n_ctx_train) X(n_expert) X(n_expert_used) X(block_bytes) \
-    X(expert_bytes) X(non_block_bytes) X(tensor_bytes) X(n_tensors) X(n_kv) X(data_offset)
+    X(expert_bytes) X(non_block_bytes) X(tensor_bytes) X(n_tensors) X(n_kv) X(data_offset) X(embd_bytes)
 #define SHAPE_NAME(c) ", " #c
 #define SHAPE_PARAM(c) ", ?"
 #define SHAPE_ONE(c) +1
@@ -53,6 +53,7 @@ static void bind_shape(sqlite3_stmt *st, int first, const gguf_shape *g)
     sqlite3_bind_int64(st, i++, (int64_t)g->n_tensors);
     sqlite3_bind_int64(st, i++, (int64_t)g->n_kv);
     sqlite3_bind_int64(st, i++, (int64_t)g->data_offset);
+    sqlite3_bind_int64(st, i++, (int64_t)g->embd_bytes);
 }
 
 static void col_shape(sqlite3_stmt *st, int first, int known, gguf_shape *g)
@@ -82,6 +83,7 @@ static void col_shape(sqlite3_stmt *st, int first, int known, gguf_shape *g)
     g->n_tensors = (uint64_t)sqlite3_column_int64(st, i++);
     g->n_kv = (uint64_t)sqlite3_column_int64(st, i++);
     g->data_offset = (uint64_t)sqlite3_column_int64(st, i++);
+    g->embd_bytes = (uint64_t)sqlite3_column_int64(st, i++); /* NULL (older rows): 0 */
 }
 
 static void col_artifact(sqlite3_stmt *st, void *item)

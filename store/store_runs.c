@@ -89,6 +89,56 @@ static int put_results(store *s, lvd_run *r, lvd_err *err)
                                   put_results_with, r, err);
 }
 
+/* run_alloc: per device, what llama.cpp allocated and placement predicted. */
+static int put_alloc(store *s, const lvd_run *r, lvd_err *err)
+{
+    if (!r->n_alloc)
+        return 0;
+    sqlite3_stmt *st;
+    if (store_prepare(s, "INSERT OR REPLACE INTO run_alloc (run_id, device, model, kv, compute,"
+                         " pred_model, pred_kv, pred_compute) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      &st, err))
+        return -1;
+    for (size_t i = 0; i < r->n_alloc; i++) {
+        const lvd_alloc *a = &r->alloc[i];
+        sqlite3_bind_int64(st, 1, r->id);
+        store_bind_text(st, 2, a->device);
+        const int64_t v[] = {a->model, a->kv, a->compute, a->pred_model, a->pred_kv, a->pred_compute};
+        for (int k = 0; k < 6; k++)
+            store_bind_i64_or_null(st, 3 + k, v[k], -1);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return store_fail(s, err, "cannot record allocations");
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int load_alloc(store *s, lvd_run *runs, size_t n, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT device, model, kv, compute, pred_model, pred_kv, pred_compute"
+                         " FROM run_alloc WHERE run_id = ? ORDER BY device", &st, err))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        lvd_run *r = &runs[i];
+        sqlite3_bind_int64(st, 1, r->id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            r->alloc = lvd_xrealloc(r->alloc, (r->n_alloc + 1) * sizeof *r->alloc);
+            lvd_alloc *a = &r->alloc[r->n_alloc++];
+            store_col_copy(st, 0, a->device, sizeof a->device);
+            int64_t *f[] = {&a->model, &a->kv, &a->compute, &a->pred_model, &a->pred_kv, &a->pred_compute};
+            for (int k = 0; k < 6; k++)
+                *f[k] = store_col_i64_or(st, 1 + k, -1);
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 static void clear_ids(lvd_run *r)
 {
     r->id = 0;
@@ -133,7 +183,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = sqlite3_last_insert_rowid(s->db);
-    if (put_results(s, r, err) || store_commit(s, err))
+    if (put_results(s, r, err) || put_alloc(s, r, err) || store_commit(s, err))
         goto fail;
     return 0;
 fail:
@@ -287,7 +337,7 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     void *v;
     if (store_rows(s, st, sizeof **out, col_run, free_run, "cannot list runs", &v, n, err))
         return -1;
-    if (f->with_samples && load_results(s, v, *n, err)) {
+    if ((f->with_samples && load_results(s, v, *n, err)) || load_alloc(s, v, *n, err)) {
         store_run_list_free(v, *n);
         *n = 0;
         return -1;

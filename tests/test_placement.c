@@ -358,23 +358,29 @@ static void test_real_small_llama(void **state)
     assert_int_equal(s.n_head_kv, 4);
     assert_int_equal(s.head_dim_k, 32);
     assert_int_equal(s.tensor_bytes, 20550656);
+    /* token_embd: 32000 x 256 Q8_0 = 32000 x 272 bytes, on the host at every
+     * -ngl (llama.cpp's CPU_Mapped buffer: 8.30 MiB in alloc-b9749/vk-server). */
+    assert_int_equal(s.embd_bytes, 8704000);
     /* ctx 0 = n_ctx_train 4096: KV 4 x 4 x (32 x 2 + 32 x 2) x 4096 = 8 MiB;
-     * full at 512: 19.6 + 8 + 1222 = 1249.6 MiB. */
+     * full at 512: 11.3 (19.6 less the embeddings) + 8 + 1222 = 1241.3 MiB. */
     placement_result pl = place(&s, 0, 1250);
     assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
     assert_int_equal(pl.ctx, 4096);
     assert_int_equal(pl.kv_bytes, 8 * MIB);
-    assert_int_equal(pl.weight_bytes, 20550656);
-    assert_int_equal(pl.margin_bytes, (int64_t)(1250 * MIB) - 20550656 - 8 * (int64_t)MIB -
-                                          1222 * (int64_t)MIB);
-    assert_int_equal(place(&s, 0, 1249).ubatch, 256);
+    /* the device weights llama.cpp reported for -ngl 5: "Vulkan0 model buffer size = 11.30 MiB" */
+    assert_int_equal(pl.weight_bytes, 20550656 - 8704000);
+    assert_int_equal((pl.weight_bytes * 100 + MIB / 2) / MIB, 1130);
+    assert_int_equal(pl.margin_bytes, (int64_t)(1250 * MIB) - (20550656 - 8704000) -
+                                          8 * (int64_t)MIB - 1222 * (int64_t)MIB);
+    assert_int_equal(place(&s, 0, 1242).ubatch, 512);
+    assert_int_equal(place(&s, 0, 1241).ubatch, 256);
     assert_int_equal(place(&s, 0, 700).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
-    pl = place(&s, 0, 600); /* 19.6 + 8 + 512 */
+    pl = place(&s, 0, 600); /* 11.3 + 8 + 512 */
     assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 128);
-    /* 535: every block (4 x (0.75 + 2) MiB) at 128, embeddings and output
-     * head (16.6 MiB) on the host. */
-    pl = place(&s, 0, 535);
+    /* 531: every block (4 x (0.75 + 2) MiB) at 128, embeddings and output
+     * head on the host. */
+    pl = place(&s, 0, 531);
     assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 4);
     assert_int_equal(pl.weight_bytes, 4 * s.block_bytes);
@@ -385,22 +391,52 @@ static void test_real_small_llama(void **state)
     assert_int_equal(place(&s, 0, 511).rung, PLACEMENT_RUNG_NOTHING_FITS);
 }
 
+/* placement_price: what an arm that asked for its own -ngl is predicted to
+ * put on the device (recorded next to what llama.cpp allocated). */
+static void test_price(void **state)
+{
+    (void)state;
+    gguf_shape s = real_shape("small-llama-q8_0.gguf");
+    placement_place_in in;
+    placement_place_in_init(&in);
+    in.shape = &s;
+    in.ctx = 4096;
+    placement_result pl;
+    lvd_err err = {{0}};
+    assert_int_equal(placement_price(&in, 5, 0, &pl, &err), 0); /* 5 > 4 blocks: all */
+    assert_int_equal(pl.ngl, -1);
+    assert_int_equal(pl.weight_bytes, 20550656 - 8704000);
+    assert_int_equal(pl.kv_bytes, 8 * MIB);
+    assert_int_equal(placement_price(&in, 2, 0, &pl, &err), 0);
+    assert_int_equal(pl.weight_bytes, 2 * s.block_bytes);
+    assert_int_equal(pl.kv_bytes, 4 * MIB);
+    in.shape = NULL;
+    assert_int_equal(placement_price(&in, 2, 0, &pl, &err), -1);
+}
+
 static void test_real_tiny_llama(void **state)
 {
     (void)state;
     gguf_shape s = real_shape("tiny-llama-q4_0.gguf");
-    /* 2346752 bytes + KV 2 x 2 x (16 x 2 x 2) x 4096 = 1 MiB + 1222. */
+    /* 2346752 bytes less the embeddings (32000 x 64 Q4_0 = 1152000, on the
+     * host) + KV 2 x 2 x (16 x 2 x 2) x 4096 = 1 MiB + 1222. */
+    assert_int_equal(s.embd_bytes, 1152000);
     placement_result pl = place(&s, 4096, 1226);
     assert_int_equal(pl.rung, PLACEMENT_RUNG_FULL);
-    assert_int_equal(pl.bytes, 2346752 + 1223 * MIB);
-    assert_int_equal(place(&s, 4096, 1225).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
+    assert_int_equal(pl.bytes, 2346752 - 1152000 + 1223 * MIB);
+    assert_int_equal(place(&s, 4096, 1225).rung, PLACEMENT_RUNG_FULL);
+    assert_int_equal(place(&s, 4096, 1224).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
 }
 
-/* tiny-moe: experts are 27648 bytes a block, so the experts rung lives in a
- * sliver below full residency. ctx 1440 is 1536 cells (llama.cpp pads the
- * context to 256; 512 B of KV a token): full at 128 needs 3235072 + 512 MiB
- * = 515 MiB + 89344 bytes: in 515 MiB three blocks' experts (82944) are not
- * enough, four (110592) are. */
+/* tiny-moe: its experts are 27648 bytes a block, 110592 for all four, but
+ * llama.cpp sizes the KV cache in steps of 256 cells (131072 bytes here, 512
+ * B a token), and free memory comes in MiB (8 such steps): what full
+ * residency at ubatch 128 misses by is the same modulo 131072 at every
+ * context (116992 bytes over a step boundary), more than every expert on the
+ * host saves. So on this model the ladder goes from "reduced ubatch" straight
+ * to "partial offload"; the experts rung is exercised on the synthetic MoE
+ * shapes above. Full at 128 and ctx 3584: 2448640 - 1152000 (the embeddings
+ * stay on the host) + 3584 x 512 + 512 MiB = 515 MiB - 14080 bytes. */
 static void test_real_tiny_moe(void **state)
 {
     (void)state;
@@ -408,17 +444,20 @@ static void test_real_tiny_moe(void **state)
     assert_int_equal(s.n_expert, 4);
     assert_int_equal(s.expert_bytes, 27648);
     assert_int_equal(s.tensor_bytes, 2448640);
-    placement_result pl = place(&s, 1440, 515);
-    assert_int_equal(pl.rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
-    assert_int_equal(pl.n_cpu_moe, 4);
+    placement_result pl = place(&s, 3584, 515);
+    assert_int_equal(pl.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
     assert_int_equal(pl.ubatch, 128);
     assert_int_equal(pl.ngl, -1);
-    assert_int_equal(pl.margin_bytes, 110592 - 89344);
-    assert_int_equal(place(&s, 1440, 516).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
-    /* All four blocks' experts on the host do not make 514 fit. */
-    pl = place(&s, 1440, 514);
+    assert_int_equal(pl.margin_bytes, 14080);
+    /* one 256-cell step more: 116992 bytes short, more than all experts */
+    pl = place(&s, 3585, 515);
     assert_int_equal(pl.rung, PLACEMENT_RUNG_PARTIAL);
     assert_int_equal(pl.ngl, 4);
+    for (int64_t mib = 513; mib <= 520; mib++)
+        for (uint32_t ctx = 256; ctx <= 8192; ctx += 256)
+            assert_int_not_equal(place(&s, ctx, mib).rung, PLACEMENT_RUNG_EXPERTS_ON_HOST);
+    assert_int_equal(place(&s, 3584, 516).rung, PLACEMENT_RUNG_REDUCED_UBATCH);
+    assert_int_equal(place(&s, 3584, 514).rung, PLACEMENT_RUNG_PARTIAL);
 }
 
 /* Rank of a placement, lower is better: rung, then what the rung moved. */
@@ -707,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_moe_30b_rungs),
         cmocka_unit_test(test_moe_26b_reduced_ubatch),
         cmocka_unit_test(test_real_small_llama),
+        cmocka_unit_test(test_price),
         cmocka_unit_test(test_real_tiny_llama),
         cmocka_unit_test(test_real_tiny_moe),
         cmocka_unit_test(test_monotonic),

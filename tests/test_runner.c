@@ -101,7 +101,7 @@ static void test_argv(void **state)
     for (size_t i = 0; argv[i]; i++)
         lvd_sb_addf(&sb, "%s%s", i ? " " : "", argv[i]);
     assert_string_equal(lvd_sb_str(&sb),
-                        "/e/llama-bench -m m.gguf -p 512,1024 -n 128 -r 5 -o jsonl -dev Vulkan1 -ngl 99"
+                        "/e/llama-bench -m m.gguf -p 512,1024 -n 128 -r 5 -o jsonl -v -dev Vulkan1 -ngl 99"
                         " -fa 0 -ub 256 -ctk q8_0 -ctv q8_0 -ncmoe 4 -t 8");
     lvd_sb_free(&sb);
     lvd_strv_free(argv);
@@ -111,7 +111,7 @@ static void test_argv(void **state)
     argv = bench_arm_argv(&a, &inv);
     for (size_t i = 0; argv[i]; i++)
         lvd_sb_addf(&sb, "%s%s", i ? " " : "", argv[i]);
-    assert_string_equal(lvd_sb_str(&sb), "/e/llama-bench -m m.gguf -p 0 -n 128 -r 5 -o jsonl");
+    assert_string_equal(lvd_sb_str(&sb), "/e/llama-bench -m m.gguf -p 0 -n 128 -r 5 -o jsonl -v");
     lvd_sb_free(&sb);
     lvd_strv_free(argv);
 }

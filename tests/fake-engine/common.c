@@ -271,11 +271,11 @@ void log_line(char level, const char *fmt, ...)
 
 fault_t parse_fault(const lvd_kv *e)
 {
-    static const char *const names[] = { "none", "crash", "hang", "garbage", "exit1", "truncated", NULL };
+    static const char *const names[] = { "none", "crash", "hang", "garbage", "exit1", "truncated", "oom", NULL };
     for (int i = 0; names[i]; i++)
         if (strcmp(e->value, names[i]) == 0)
             return (fault_t)i;
-    die_scn(e->line, "%s: expected none, crash, hang, garbage, exit1 or truncated", e->key);
+    die_scn(e->line, "%s: expected none, crash, hang, garbage, exit1, truncated or oom", e->key);
 }
 
 /* The fault for persona key P ("bench", "server", "ppl", "list_devices") on

@@ -98,7 +98,7 @@
  *   The --kl-divergence-base file starts with llama.cpp's "_logits_" header and
  *   holds the base run's chunk PPLs as text.
  *
- * Faults: crash | hang | garbage | exit1 | truncated | none
+ * Faults: crash | hang | garbage | exit1 | truncated | oom | none
  *   fault = F                 every work run (bench, server launch, perplexity)
  *   bench.fault, server.fault, ppl.fault            one persona
  *   TARGET.fault, bench.TARGET.fault ...            runs on one device / the CPU
@@ -109,6 +109,8 @@
  *   hang: sleeps (hang_s, default 600 s) until killed; it has no children.
  *   garbage: non-JSON noise, exit 0. exit1: an engine error line, exit 1.
  *   truncated: the first half of the first result line, no newline, exit 0.
+ *   oom: llama-bench only: Vulkan's out-of-device-memory lines
+ *     (ErrorOutOfDeviceMemory, "failed to load model"), exit 1.
  *
  * Misc
  *   server_check = 1   llama-server exits 0 right after "model loaded" (also
@@ -200,7 +202,7 @@ typedef struct fake_state {
 } fake_state;
 extern fake_state G; /* common.c */
 
-typedef enum { F_NONE, F_CRASH, F_HANG, F_GARBAGE, F_EXIT1, F_TRUNCATED } fault_t;
+typedef enum { F_NONE, F_CRASH, F_HANG, F_GARBAGE, F_EXIT1, F_TRUNCATED, F_OOM } fault_t;
 
 typedef struct model_meta {
     char *type;

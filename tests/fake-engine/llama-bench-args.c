@@ -352,7 +352,9 @@ int bench_parse(int argc, char **argv, bench_opts *o)
             bench_list_devices();
             free(arg);
             return 1;
-        } else if (is_arg(a, "--offline", NULL) || is_arg(a, "-v", "--verbose")) {
+        } else if (is_arg(a, "-v", "--verbose")) {
+            o->verbose = 1;
+        } else if (is_arg(a, "--offline", NULL)) {
         } else if (is_arg(a, "--progress", NULL)) {
             o->progress = 1;
         } else if (is_arg(a, "--no-warmup", NULL)) {

@@ -17,7 +17,7 @@ enum { FMT_NONE, FMT_CSV, FMT_JSON, FMT_JSONL, FMT_MD, FMT_SQL };
 typedef struct bench_opts {
     strv dim[D_COUNT];
     strv n_prompt, n_gen, pg;
-    int reps, fmt, fmt_err, progress, no_warmup, delay, hf;
+    int reps, fmt, fmt_err, progress, no_warmup, delay, hf, verbose;
 } bench_opts;
 
 /* One test instance: an index into every dimension plus the test shape. */

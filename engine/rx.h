@@ -1,0 +1,29 @@
+/* rx.h: the PCRE2 helpers the engine's line parsers share (engine/devices.c,
+ * engine/alloclog.c): one compiled pattern with its match data, a match over
+ * one line, a captured group copied with a bound. Not for anything but
+ * matching. */
+#ifndef LVD_ENGINE_RX_H
+#define LVD_ENGINE_RX_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "common/util.h"
+
+#include <pcre2.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct engine_rx {
+    pcre2_code *code;
+    pcre2_match_data *md;
+} engine_rx;
+
+/* Compiles pattern with PCRE2 options opts; what names the parser in the
+ * error. 0, or -1 with err. */
+int engine_rx_compile(engine_rx *r, const char *pattern, uint32_t opts, const char *what, lvd_err *err);
+void engine_rx_free(engine_rx *r);
+/* 1 when s[0..len) matches. */
+int engine_rx_match(engine_rx *r, const char *s, size_t len);
+/* Group g of the last match into buf; 0, or -1 when it does not fit. */
+int engine_rx_group(engine_rx *r, const char *s, int g, char *buf, size_t len);
+
+#endif
