@@ -24,9 +24,13 @@
  *   inv.reps > 0 (given): first_reps while an arm has no kept sample, else
  *      inv.reps (the protocol before the cost model);
  *   inv.reps 0 (default): the cost model (bench/cost.h) with need = the
- *      first look's samples (first_reps) while an arm has none, else as many
- *      again as it holds (looks at 5, 10, 20 ... samples: geometric, so the
- *      number of looks stays logarithmic), plus the samples its invocations
+ *      first look's samples (first_reps: win_min_samples + 1 with more than
+ *      two active arms, 2 x min_samples with two) while an arm has none, else
+ *      what its open comparisons' sequential intervals say they need (n_min x
+ *      (t se / margin)^2 at the next look's level, margin to the win
+ *      threshold or the tie band's edge, at least min_samples) less what it
+ *      holds, at least 1; as many again as it holds when no interval says
+ *      (looks at 5, 10, 20 ...), plus the samples its invocations
  *      drop as warm-up on average; divided over the instances (two per arm
  *      when shared); at most what max_samples leaves.
  * llama-bench's warm-up run: kept (no --no-warmup) on an arm's first
