@@ -307,12 +307,17 @@ static int first_look(const bench_session *s)
     return (int)s->o.rule.win_min_samples + 1;
 }
 
+/* The first invocation's -r: an -r the user gave (llama-bench's own
+ * meaning), raised to the fewest samples a win needs plus one for warm-up
+ * when it is below; else the first look's size. */
 static int first_reps(const bench_session *s)
 {
-    int min_first = first_look(s);
     if (s->o.first_reps > 0)
         return s->o.first_reps;
-    return s->o.inv.reps > min_first ? s->o.inv.reps : min_first;
+    int least = (int)s->o.rule.win_min_samples + 1;
+    if (s->o.inv.reps > 0)
+        return s->o.inv.reps > least ? s->o.inv.reps : least;
+    return first_look(s);
 }
 
 /* Samples per arm that comparison c needs to be decided, from its sequential

@@ -21,8 +21,9 @@
  *      reversed on odd ones (A B C, C B A), so arms in separate processes
  *      (other engines, devices, environments) keep the ABBA order.
  * Repetitions (-r) per invocation, per test instance:
- *   inv.reps > 0 (given): first_reps while an arm has no kept sample, else
- *      inv.reps (the protocol before the cost model);
+ *   inv.reps > 0 (given): inv.reps, raised to win_min_samples + 1 on an
+ *      arm's first invocation when it is below (a first look that could
+ *      decide nothing), else inv.reps (the protocol before the cost model);
  *   inv.reps 0 (default): the cost model (bench/cost.h) with need = the
  *      first look's samples (first_reps: win_min_samples + 1 with more than
  *      two active arms, 2 x min_samples with two) while an arm has none, else
