@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                (c.candidate[0] == 'b' && c.candidate[1] &&
                 strspn(c.candidate + 1, "0123456789") == strlen(c.candidate + 1)));
     FUZZ_CHECK(c.min_age[0] && c.tests[0] && c.budget[0] && c.objective[0]);
-    FUZZ_CHECK(c.max_samples >= 1 && c.max_samples <= 1000 && c.reps >= 1 && c.reps <= 100);
+    FUZZ_CHECK(c.max_samples >= 1 && c.max_samples <= 1000 && c.reps >= 0 && c.reps <= 100); /* 0: unset, the cost model chooses */
     FUZZ_CHECK((c.fetch == 0 || c.fetch == 1) && (c.promote == 0 || c.promote == 1));
     FUZZ_CHECK(c.step_timeout_s > 0 && c.step_timeout_s < 86400);
     night_config_free(&c);
