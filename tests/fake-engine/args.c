@@ -1,7 +1,7 @@
 /* args.c: common/arg.cpp's command line as llama-server and llama-perplexity
  * parse it: the options the fake knows, value checks, --version and
  * --list-devices, the run's target and the system_info line. Not for
- * llama-bench's own parser (llama-bench-args.c). */
+ * llama-bench's own parser (fake_bench_args.c). */
 #include "fake.h"
 
 /* ------------------------------------- llama-server and llama-perplexity */

@@ -1,7 +1,7 @@
 /* fake.h: what the files of the fake engine (tests/fake-engine/) share: the
  * scenario contract below, the invocation state G, the common types, and the
  * functions each file offers the others. Not for llama-bench's internals
- * (llama-bench.h).
+ * (fake_bench.h).
  *
  * The fake llama.cpp engine every end-to-end test drives. One
  * binary answers as llama-bench, llama-server or llama-perplexity (chosen by
@@ -265,11 +265,11 @@ void version_lines(void);
 void no_gpu_warning(void);
 void bench_list_devices(void);
 
-/* llama-bench-args.c */
+/* fake_bench_args.c */
 const char *fa_value(const char *v);
 int is_int(const char *s, int allow_neg);
 
-/* llama-bench.c */
+/* fake_bench.c */
 int bench_main(int argc, char **argv);
 
 /* args.c */
@@ -279,10 +279,10 @@ int common_parse(int argc, char **argv, int where, cargs *c);
 char *common_target(const cargs *c);
 void system_info(int threads);
 
-/* llama-server.c */
+/* fake_server.c */
 int server_main(int argc, char **argv);
 
-/* llama-perplexity.c */
+/* fake_perplexity.c */
 int ppl_main(int argc, char **argv);
 
 #endif

@@ -1,9 +1,9 @@
-/* llama-bench-args.c: llama-bench's command line as the fake parses it
- * (types in llama-bench.h): defaults, usage, value lists and ranges, -dev,
+/* fake_bench_args.c: llama-bench's command line as the fake parses it
+ * (types in fake_bench.h): defaults, usage, value lists and ranges, -dev,
  * -ts and -ot values, and the cross product of test instances. Not for
- * running or printing the tests (llama-bench.c). */
+ * running or printing the tests (fake_bench.c). */
 #include "fake.h"
-#include "llama-bench.h"
+#include "fake_bench.h"
 
 /* ----------------------------------------------------------- llama-bench */
 

@@ -1,4 +1,4 @@
-/* llama-perplexity.c: the llama-perplexity persona: the per-chunk PPL
+/* fake_perplexity.c: the llama-perplexity persona: the per-chunk PPL
  * series, the --kl-divergence-base file (written and read back), the KL
  * divergence statistics block, and ppl_main. Not for argument parsing
  * (args.c). */

@@ -1,5 +1,5 @@
-/* llama-bench.h: the fake llama-bench's own types, shared by its argument
- * parser (llama-bench-args.c) and its runner and printers (llama-bench.c):
+/* fake_bench.h: the fake llama-bench's own types, shared by its argument
+ * parser (fake_bench_args.c) and its runner and printers (fake_bench.c):
  * the dimensions, the output formats, the parsed options and the test
  * instances. Not for the other personas (fake.h). */
 #ifndef LVD_FAKE_ENGINE_LLAMA_BENCH_H
@@ -31,7 +31,7 @@ typedef struct binst_list {
     size_t n;
 } binst_list;
 
-/* llama-bench-args.c */
+/* fake_bench_args.c */
 const char *bench_default(int d);
 int bench_parse(int argc, char **argv, bench_opts *o);
 void bench_opts_free(bench_opts *o);

@@ -1,9 +1,9 @@
-/* llama-bench.c: the llama-bench persona: per test instance the simulated
+/* fake_bench.c: the llama-bench persona: per test instance the simulated
  * samples (speeds, noise, warm-up, replay), every field as llama-bench's
  * get_values() renders it, the json / jsonl / csv / md / sql printers, the
- * faults, and bench_main. Not for argument parsing (llama-bench-args.c). */
+ * faults, and bench_main. Not for argument parsing (fake_bench_args.c). */
 #include "fake.h"
-#include "llama-bench.h"
+#include "fake_bench.h"
 
 enum bfield {
     F_BUILD_COMMIT, F_BUILD_NUMBER, F_CPU_INFO, F_GPU_INFO, F_BACKENDS, F_MODEL_FILENAME, F_MODEL_TYPE,

@@ -1,4 +1,4 @@
-/* llama-server.c: the llama-server persona: validates its argv, loads the
+/* fake_server.c: the llama-server persona: validates its argv, loads the
  * model, logs as the real server does and exits (it never opens a socket;
  * with server_check it stops right after "model loaded"). Not for argument
  * parsing (args.c). */
