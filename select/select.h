@@ -48,7 +48,7 @@
 struct cJSON;
 
 /* Default context when neither the caller nor the profile gives one. */
-#define SEL_CTX_DEFAULT 4096
+#define SEL_CTX_DEFAULT PLACEMENT_CTX_DEFAULT
 
 typedef enum sel_by {
     SEL_BY_NONE = 0,
