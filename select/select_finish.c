@@ -87,6 +87,8 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
     in.profile = c->rq->profile;
     in.ctx = c->rq->ctx;
     in.free_mib = c->rq->free_mib;
+    if (sel_ceiling_apply(c, pk, &in, exit_code, err) != 0)
+        return -1;
     sel_choice_lines l;
     if (sel_choice_lines_build(&in, &l, err) != 0) {
         *exit_code = LVD_EXIT_INPUT;
