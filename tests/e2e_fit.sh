@@ -58,6 +58,30 @@ lvd fit -m "$MODEL" --engines cuda --max-ctx 100000 --json --no-record
 check "fit: a top that loads is capped (the prediction is above it: one load)" \
   is "(d[0]['ceiling'], d[0]['capped'], d[0]['probes'])" "(100000, True, 1)"
 
+# the fake's failure is the real build's: the capture's last line and exit status
+CAP=$LVD_FIXTURES/llama.cpp/ceiling-b9749
+(cd "$LVD_SOURCE/share" && "$W/cpu/llama-bench" -m models/tiny-llama-q4_0.gguf -d 2000000 -p 1 -n 1 -r 1 -o jsonl \
+  > "$tmp/fake.out" 2> "$tmp/fake.err"; echo $? > "$tmp/fake.exit")
+fake_as_capture() {
+  same "$CAP/bench-d2000000.stderr" "$tmp/fake.err" && same "$CAP/bench-d2000000.stdout" "$tmp/fake.out" &&
+    same "$CAP/bench-d2000000.exit" "$tmp/fake.exit"
+}
+check "fake engine: above ctx_limit it fails as b9749 does (stderr, stdout, exit)" fake_as_capture
+(cd "$LVD_SOURCE/share" && "$W/cpu/llama-bench" -m models/tiny-llama-q4_0.gguf -d 2000000 -p 1 -n 1 -r 1 -o jsonl -v \
+  2> "$tmp/fake.err" > /dev/null)
+tail -6 "$CAP/bench-d2000000-v.stderr" > "$tmp/cap.tail"
+grep -E "insufficient memory|failed to allocate|failed to initialize|failed to create" "$tmp/fake.err" > "$tmp/fake.tail"
+check "fake engine: with -v the capture's allocator lines (the same sizes at the same context)" same "$tmp/cap.tail" "$tmp/fake.tail"
+
+# a device whose every load dies for device memory (Vulkan's OOM lines): ceiling 0, said why
+world oom
+engine vkoom "device = Vulkan0|AMD Radeon|16384|16000" "dev.Vulkan0.fault = oom"
+lvd fit -m "$MODEL" --max-ctx 65536 --json --no-record
+expect_rc "fit: nothing loads is still a ceiling" 0
+check "fit: nothing loads: ceiling 0 after two loads, the memory line kept" \
+  is "(d[0]['ceiling'], d[0]['probes'], 'ErrorOutOfDeviceMemory' in d[0]['last_fail'])" "(0, 2, True)"
+world fit
+
 # --- used by lvd select
 lvd select -m "$MODEL" --ctx max --explain
 expect_rc "select --ctx max" 0

@@ -42,9 +42,11 @@ void ctx_limit_check(const char *T, const char *ctk, const char *ctv, long n_ctx
     if (limit <= 0 || n_ctx <= limit)
         return;
     if (verbose) {
-        /* the capture's lines, the buffer scaled to the context asked */
-        double mib = 1954.26 * (double)n_ctx / 2000128.0;
-        long bytes = (long)(mib * 1048576.0);
+        /* the capture's lines, its compute buffer (2049193984 bytes at 2000128
+           cells) scaled to the cells asked, padded to 256 as llama.cpp pads n_ctx */
+        long cells = (n_ctx + 255) / 256 * 256;
+        long bytes = (long)(2049193984.0 * (double)cells / 2000128.0);
+        double mib = (double)bytes / 1048576.0;
         fprintf(stderr,
                 "ggml_aligned_malloc: insufficient memory (attempted to allocate %.2f MB)\n"
                 "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size %ld\n"
