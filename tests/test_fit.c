@@ -5,6 +5,8 @@
  * ceilings (latest, list, newest per key). */
 #include "testutil.h"
 
+#include "builds/older.h"
+#include "evidence/model.h"
 #include "fit/ceiling.h"
 #include "fit/fit.h"
 #include "fit/load.h"
@@ -221,13 +223,54 @@ static void test_store_ceilings(void **state)
     tu_tmpdir_free(dir);
 }
 
+static void test_cost_in_window(void **state)
+{
+    (void)state;
+    ev_ceiling c[4] = {
+        {.engine = "cuda", .device = "CUDA0", .kv = "f16/f16", .ceiling = 176128},
+        {.engine = "vulkan", .device = "Vulkan0", .kv = "f16/f16", .ceiling = 204800},
+        {.engine = "cuda", .device = "CUDA0", .kv = "q8_0/q8_0", .ceiling = 300000}, /* alone in its pair */
+        {.engine = "old", .device = "CUDA1", .kv = "f16/f16", .ceiling = 999999, .stale = "changed"},
+    };
+    ev_model m = {.ceilings = c, .n_ceilings = 4};
+    ev_ceilings_cost(&m);
+    assert_true(fabs(c[0].cost_pct - 14.0) < 0.01);
+    assert_string_equal(c[0].best, "vulkan Vulkan0");
+    assert_true(c[1].cost_pct == 0);
+    assert_true(isnan(c[2].cost_pct));
+    assert_true(isnan(c[3].cost_pct));
+    for (int i = 0; i < 4; i++)
+        free(c[i].best);
+}
+
+static void test_older_than_pin(void **state)
+{
+    (void)state;
+    char msg[512];
+    lvd_engine e = {.name = "b10500-cuda", .dir = "/src/llama.cpp/build/bin", .build = "b10500",
+                    .origin = "registered"};
+    assert_int_equal(builds_local_older(&e, "b10715", msg, sizeof msg), 1);
+    assert_string_equal(msg, "b10500-cuda is older than the pin b10715: rebuild at b10715 (git checkout b10715,"
+                             " build, then lvd fetch --register /src/llama.cpp/build/bin --build b10715)");
+    assert_int_equal(builds_local_older(&e, "b10500", msg, sizeof msg), 0);
+    assert_string_equal(msg, "");
+    assert_int_equal(builds_local_older(&e, "b9999", msg, sizeof msg), 0);
+    assert_int_equal(builds_local_older(&e, "latest", msg, sizeof msg), 0);
+    e.origin = "fetched"; /* a release build older than the pin is a candidate or the old pin, not a local build */
+    assert_int_equal(builds_local_older(&e, "b10715", msg, sizeof msg), 0);
+    e.origin = "registered";
+    e.build = "local";
+    assert_int_equal(builds_local_older(&e, "b10715", msg, sizeof msg), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_search_counts_loads), cmocka_unit_test(test_search_load_error),
         cmocka_unit_test(test_pairs),               cmocka_unit_test(test_serve_margin),
         cmocka_unit_test(test_fresh),               cmocka_unit_test(test_load_argv),
-        cmocka_unit_test(test_store_ceilings),
+        cmocka_unit_test(test_store_ceilings),      cmocka_unit_test(test_cost_in_window),
+        cmocka_unit_test(test_older_than_pin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
