@@ -47,6 +47,8 @@ typedef struct sel_line_in {
     const sel_profile *profile;    /* its flags apply, its ngl / n-cpu-moe / ub override
                                       placement; NULL: none */
     int64_t ctx;                   /* -1: the profile's, else the default; 0: the trained context */
+    uint32_t place_ctx;            /* the context placement prices; 0: ctx (--ctx max places at the
+                                      default context, where lvd fit measured the ceiling) */
     int64_t free_mib;              /* -1: the probe's figure */
 } sel_line_in;
 

@@ -48,7 +48,10 @@
 struct cJSON;
 
 /* Default context when neither the caller nor the profile gives one. */
-#define SEL_CTX_DEFAULT 4096
+#define SEL_CTX_DEFAULT PLACEMENT_CTX_DEFAULT
+/* sel_request.ctx for --ctx max: the measured ceiling less its margin
+ * (fit/ceiling.h, fit_serve_ctx). */
+#define SEL_CTX_MAX (-2)
 
 typedef enum sel_by {
     SEL_BY_NONE = 0,
@@ -62,7 +65,7 @@ typedef enum sel_by {
 typedef struct sel_request {
     const char *model;     /* the model's path as the caller gave it */
     const sel_profile *profile; /* NULL = none */
-    int64_t ctx;           /* -1 = default; 0 = the model's training context */
+    int64_t ctx;           /* -1 = default; 0 = the model's training context; SEL_CTX_MAX */
     int64_t free_mib;      /* -1 = the probe's figure */
     stats_objective objective; /* which verdict rule 2 reads (default tg) */
     const char *host;      /* NULL = lvd_hostname() */
