@@ -176,7 +176,7 @@ static const char *const migrations[] = {
     "  pred_model INTEGER, pred_kv INTEGER, pred_compute INTEGER,"
     "  PRIMARY KEY (run_id, device)"
     ");",
-    /* 10 (issue 17; the lead renumbers on merge): context ceilings found by
+    /* 6 (issue 17): context ceilings found by
      * loading (fit/): per artifact, host, engine, device and KV cache types
      * the largest context that loaded and ran one token, at a placement
      * (its flags), with the engine's identity and free memory at the time.
