@@ -153,8 +153,9 @@ void store_verdict_list_free(lvd_verdict *v, size_t n);
 /* --- pins --------------------------------------------------------------- */
 
 int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err);
-/* Newest first (limit 0 = all). */
-int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t *n, lvd_err *err);
+/* The decisions of the newest `nights` nights that have one (UTC dates:
+ * six decisions on one day are one night), newest first; 0 = all. */
+int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t *n, lvd_err *err);
 void store_pin_decision_list_free(lvd_pin_decision *v, size_t n);
 int store_pin_record(store *s, const char *build, const char *flavour, const char *sha256,
                      const char *source, lvd_err *err);
