@@ -176,6 +176,13 @@ static const char *const migrations[] = {
     "  pred_model INTEGER, pred_kv INTEGER, pred_compute INTEGER,"
     "  PRIMARY KEY (run_id, device)"
     ");",
+    /* 7 (issue 14, several GPUs; the lead renumbers on merge): the split of
+     * a run or verdict over several devices, -sm and -ts as llama-bench
+     * spells them ("row", "0.60/0.40"); '' = not passed. */
+    "ALTER TABLE runs ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE verdicts ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE verdicts ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';",
 };
 
 size_t store_schema_version(void)
