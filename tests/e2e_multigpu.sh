@@ -58,4 +58,9 @@ engine one "device = CUDA0|NVIDIA H200|143155|142629" "device = Vulkan0|NVIDIA H
 lvd bench --model "$MODEL" --tests tg128 -fa on --reps 3 --max-samples 3 --json
 check "one card seen by CUDA and Vulkan: no split arm" is "[a['arm_key'] for a in d['arms'] if '/' in a['arm_key'].split()[0]]" "[]"
 check "but an arm on each backend" is "sorted(a['arm_key'].split()[0] for a in d['arms'])" "['dev=CUDA0', 'dev=Vulkan0']"
+lvd probe --all --json
+check "lvd probe says Vulkan0 is the same card as CUDA0" is \
+  "[x['same_card_as'] for e in d['probes'] for x in e['devices']]" "[None, 'CUDA0']"
+lvd probe --all
+check "and its table says so" has "Vulkan0: NVIDIA H200 .* -- the same card as CUDA0 \(one device, two backends\)"
 e2e_finish
