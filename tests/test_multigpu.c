@@ -120,19 +120,9 @@ static void test_split_modes_from_help(void **state)
  * token embeddings), 8 KV heads of 128. */
 static gguf_shape big_shape(void)
 {
-    gguf_shape s;
-    memset(&s, 0, sizeof s);
-    s.known = 1;
-    snprintf(s.arch, sizeof s.arch, "llama");
-    s.n_block = 80;
-    s.n_embd = 8192;
-    s.n_head = 64;
-    s.n_head_kv = 8;
-    s.head_dim_k = s.head_dim_v = 128;
-    s.n_ctx_train = 8192;
-    s.block_bytes = 500 * MIB;
-    s.non_block_bytes = 2048 * MIB;
-    s.embd_bytes = 1024 * MIB;
+    gguf_shape s = {.known = 1, .arch = "llama", .n_block = 80, .n_embd = 8192, .n_head = 64,
+                    .n_head_kv = 8, .head_dim_k = 128, .head_dim_v = 128, .n_ctx_train = 8192,
+                    .block_bytes = 500 * MIB, .non_block_bytes = 2048 * MIB, .embd_bytes = 1024 * MIB};
     s.tensor_bytes = s.block_bytes * s.n_block + s.non_block_bytes;
     return s;
 }
@@ -143,10 +133,9 @@ static void test_spread(void **state)
 {
     (void)state;
     gguf_shape s = big_shape();
-    placement_place_in in;
-    placement_place_in_init(&in);
-    in.shape = &s;
-    in.ctx = 4096;
+    placement_place_in in = {.shape = &s, .ctx = 4096, .free_mib = -1,
+                             .reserve_mib = PLACEMENT_RESERVE_MIB_DEFAULT,
+                             .compute_mib_at_ref = PLACEMENT_COMPUTE_MIB_AT_REF};
     placement_spread_result r;
     lvd_err err = {{0}};
     const int64_t even[] = {24000, 24000};

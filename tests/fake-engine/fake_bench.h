@@ -37,4 +37,8 @@ int bench_parse(int argc, char **argv, bench_opts *o);
 void bench_opts_free(bench_opts *o);
 void bench_instances(const bench_opts *o, binst_list *out);
 
+/* fake_bench_alloc.c: llama-bench -v's buffer lines for one test instance
+ * (load: the model buffers too) */
+void print_alloc(const char *target, const bench_opts *o, const binst *in, const model_meta *m, int load);
+
 #endif
