@@ -219,26 +219,6 @@ static int describe_choice(ev_model *m, store *s, const char *host, const lvd_ve
     return choice_lines(m, s, host, a, engine_id, arm_key, params, runs, nr, err);
 }
 
-/* store_check_latest of dev; a split "A/B" (bench/plan.h) shows the check of
- * its first device that has none or did not pass, else its last device's
- * (select/engines.h sel_check_status's rule). */
-static int split_check(store *s, const char *sha, const char *host, int64_t engine_id,
-                       const char *dev, lvd_check *check, lvd_err *err)
-{
-    size_t n;
-    char **one = lvd_split(dev, '/', &n);
-    int c = n ? 1 : store_check_latest(s, sha, host, engine_id, dev, check, err);
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && c == 0)
-            lvd_check_free(check);
-        c = store_check_latest(s, sha, host, engine_id, one[i], check, err);
-        if (c != 0 || strcmp(check->status, "pass") != 0)
-            break;
-    }
-    lvd_strv_free(one);
-    return c;
-}
-
 /* One arm as ev_model_compute takes it: label, engine, its device's latest
  * check (*check zeroed when none; *text its figures). 0 or -1 (store). */
 static int arm_input(store *s, const char *sha, const char *host, const engines *es, const sel_arm *arm,
@@ -253,7 +233,7 @@ static int arm_input(store *s, const char *sha, const char *host, const engines 
     in->is_verdict = v && v->engine_id == arm->engine_id && v->arm_key && !strcmp(v->arm_key, arm->arm_key);
     char dev[64];
     engine_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);
-    int c = split_check(s, sha, host, arm->engine_id, dev, check, err);
+    int c = store_check_latest(s, sha, host, arm->engine_id, dev, check, err);
     if (c < 0)
         return -1;
     if (c == 1)

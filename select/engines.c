@@ -178,25 +178,6 @@ void sel_engine_selectors(const sel_engine *e, char *buf, size_t len)
     lvd_sb_free(&sb);
 }
 
-/* A split's devices one by one (sel_check_status's rule). */
-static int split_check_status(store *s, const char *artifact, const char *host, int64_t engine_id,
-                              const char *devices, char status[8], char **reason, lvd_err *err)
-{
-    size_t n;
-    char **dev = lvd_split(devices, '/', &n);
-    int rc = 0;
-    snprintf(status, 8, "pass");
-    for (size_t i = 0; i < n && rc == 0 && !strcmp(status, "pass"); i++) {
-        if (reason) { /* a passed device's reason gives way to the next device's */
-            free(*reason);
-            *reason = NULL;
-        }
-        rc = sel_check_status(s, artifact, host, engine_id, dev[i], status, reason, err);
-    }
-    lvd_strv_free(dev);
-    return rc;
-}
-
 int sel_check_status(store *s, const char *artifact, const char *host, int64_t engine_id,
                      const char *device, char status[8], char **reason, lvd_err *err)
 {
@@ -206,8 +187,6 @@ int sel_check_status(store *s, const char *artifact, const char *host, int64_t e
         snprintf(status, 8, "base");
         return 0;
     }
-    if (strchr(device, '/'))
-        return split_check_status(s, artifact, host, engine_id, device, status, reason, err);
     lvd_check c;
     int rc = store_check_latest(s, artifact, host, engine_id, device, &c, err);
     if (rc < 0)

@@ -78,9 +78,8 @@ int sel_stat_file(const char *path, int64_t *mtime_ns, int64_t *size);
  * check: "pass", "fail", "error", "base" (the CPU reference), or "none"
  * when no check was recorded; *reason (may be NULL) gets the check's reason
  * (malloc'd, NULL when none). A CPU arm (device "") is the reference and
- * counts as passed without a check. A split over several devices ("CUDA0/
- * CUDA1", bench/plan.h) is checked device by device: the first that did not
- * pass decides (its status and reason), else "pass". 0, or -1 with err. */
+ * counts as passed without a check; a split over several devices is
+ * checked device by device (store_check_latest). 0, or -1 with err. */
 int sel_check_status(store *s, const char *artifact, const char *host, int64_t engine_id,
                      const char *device, char status[8], char **reason, lvd_err *err);
 /* 1 when a status from sel_check_status admits the device for the artifact. */
