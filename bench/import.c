@@ -231,31 +231,6 @@ static int check_model_size(store *s, const bench_import_opts *o, const bench_ro
     return bad ? fail(rep, BENCH_IMPORT_INPUT) : 0;
 }
 
-/* 1 when the store already holds this imported run: same engine, artifact,
- * arm, start and tests (*session: its session, malloc'd, when found). */
-static int already_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
-{
-    store_run_filter f = {.artifact = r->artifact, .engine_id = r->engine_id, .arm_key = r->arm_key,
-                          .since = r->started_at, .with_samples = 1};
-    lvd_run *v;
-    size_t n;
-    if (store_run_list(s, &f, &v, &n, err))
-        return -1;
-    int found = 0;
-    for (size_t i = 0; i < n && !found; i++) {
-        if (v[i].started_at != r->started_at || strcmp(v[i].source, "import") || v[i].n_results != r->n_results)
-            continue;
-        found = 1;
-        for (size_t j = 0; j < r->n_results; j++)
-            if (strcmp(v[i].results[j].test, r->results[j].test))
-                found = 0;
-        if (found)
-            *session = lvd_xstrdup(v[i].session ? v[i].session : "");
-    }
-    store_run_list_free(v, n);
-    return found;
-}
-
 /* A run for the rows [from, to) of one parameter set; moves their results. */
 static void build_run(bench_rows *rows, size_t from, size_t to, const lvd_params *p, const char *key,
                       const lvd_engine *e, const char *artifact, const bench_import_opts *o, lvd_run *r)
@@ -328,7 +303,7 @@ static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const be
         lvd_run r;
         build_run(rows, from, to, &p, key, e, rep->artifact, o, &r);
         char *had = NULL;
-        int dup = already_imported(s, &r, &had, err);
+        int dup = store_run_imported(s, &r, &had, err);
         if (dup < 0) {
             lvd_run_free(&r);
             return fail(rep, BENCH_IMPORT_STORE);

@@ -125,6 +125,10 @@ typedef struct store_run_filter {
 
 int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err);
 void store_run_list_free(lvd_run *v, size_t n);
+/* 1 when the store already holds imported run r: same start, artifact,
+ * engine, arm and tests in order (*session: its session, malloc'd); 0 when
+ * not; -1 with err. One indexed query (started_at), nothing loaded. */
+int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err);
 
 /* --- checks ------------------------------------------------------------- */
 
