@@ -3,7 +3,9 @@
  * decide, and records every run in the store; with --check, checks every
  * device against the CPU first (check/check.h). Option parsing only; the
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
+#include "engine/cards.h"
 #include "engine/engines.h"
+#include "engine/splitmodes.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -33,8 +35,9 @@ typedef struct options {
     const char *tests;
     const char *n_prompt, *n_gen; /* -p, -n */
     int_list ngl, fa, ub, ncmoe;
-    char **ctk, **ctv;
-    size_t n_ctk, n_ctv;
+    char **ctk, **ctv, **sm;
+    size_t n_ctk, n_ctv, n_sm;
+    char *ts;           /* -ts in llama-bench's spelling "3/1" */
     const char **env;
     size_t n_env;
     int threads;
@@ -53,7 +56,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: lvd bench -m M.gguf [--engines all|NAME,...] [--tests pp512,tg128 | -p N,... -n N,...]\n"
             "                 [-ngl N,...] [-fa on,off] [-ub N,...] [-ctk T,...] [-ctv T,...]\n"
-            "                 [-ncmoe N,...] [-t N] [--env K=V]... [-r N]\n"
+            "                 [-ncmoe N,...] [-sm layer,row,tensor] [-ts N/N] [-t N] [--env K=V]...\n"
+            "                 [-r N]\n"
             "                 [--budget 15m] [--max-samples 30] [--min-samples 3] [--timeout 300]\n"
             "                 [--session ID]"
             "\n"
@@ -81,6 +85,11 @@ static void usage(FILE *f)
             "  -ub, --ubatch-size, --ub LIST; -ctk, --cache-type-k, --ctk LIST;\n"
             "  -ctv, --cache-type-v, --ctv LIST; -ncmoe, --n-cpu-moe, --ncmoe LIST\n"
             "                     more GPU parameter lists (default: not passed)\n"
+            "  -sm, --split-mode, --sm LIST\n"
+            "                     split modes of the arms over several GPUs (default layer,row and\n"
+            "                     tensor where the engine's llama-bench --help lists it)\n"
+            "  -ts, --tensor-split, --ts N/N[/N]\n"
+            "                     -ts of those arms (default: each device's free memory)\n"
             "  -t, --threads N    -t for every arm\n"
             "  --env K=V[ K2=V2]  an environment variant measured beside the baseline (repeatable;\n"
             "                     GGML_VK_* reaches Vulkan arms only, GGML_CUDA_* CUDA only)\n"
@@ -145,7 +154,8 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 }
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
-       O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK };
+       O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK,
+       O_SM, O_TS };
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -213,6 +223,17 @@ static int option(void *opts, int c, const char *arg)
         if (parse_duration_opt("--timeout", arg, 1, &o->timeout_s) || o->timeout_s > 86400)
             return LVD_EXIT_USAGE;
         break;
+    case O_SM:
+        if (parse_strs(arg, &o->sm, &o->n_sm))
+            return lvd_usage_error(TOOL, "--sm wants split modes like layer,row");
+        break;
+    case O_TS: /* llama-server's "3,1" or llama-bench's "3/1": kept as llama-bench's */
+        free(o->ts);
+        o->ts = lvd_xstrdup(arg);
+        for (char *c = o->ts; *c; c++)
+            if (*c == ',')
+                *c = '/';
+        break;
     case O_SESSION: o->session = arg; break;
     case O_CHECK: o->check = 1; break;
     case O_OBJECTIVE:
@@ -237,6 +258,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
         {"objective", required_argument, NULL, O_OBJECTIVE}, {"n-prompt", required_argument, NULL, O_NPROMPT},
         {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
+        {"sm", required_argument, NULL, O_SM},        {"ts", required_argument, NULL, O_TS},
         LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -260,6 +282,8 @@ static void options_free(options *o)
     free(o->ncmoe.v);
     lvd_strv_free(o->ctk);
     lvd_strv_free(o->ctv);
+    lvd_strv_free(o->sm);
+    free(o->ts);
     free(o->env);
 }
 
@@ -349,6 +373,23 @@ static int report(const options *o, const bench_plan *plan, store *s, const benc
     return code;
 }
 
+/* The split modes each engine's llama-bench accepts (its --help), asked only
+ * of engines whose probe lists two or more distinct cards. Malloc'd, one per
+ * engine. */
+static int *probe_split_modes(const engine_setup *b)
+{
+    int *modes = lvd_xcalloc(b->n ? b->n : 1, sizeof *modes);
+    for (size_t i = 0; i < b->n; i++) {
+        modes[i] = ENGINE_SM_ASSUMED;
+        if (engine_cards_count(b->probes[i].devices, b->probes[i].n_devices) < 2)
+            continue;
+        char *binary = lvd_xasprintf("%s/llama-bench", b->engines[i].dir ? b->engines[i].dir : ".");
+        modes[i] = engine_split_modes_probe(binary, 10000);
+        free(binary);
+    }
+    return modes;
+}
+
 static int run(const options *o)
 {
     lvd_err err = {0};
@@ -361,6 +402,7 @@ static int run(const options *o)
     bench_plan plan;
     memset(&plan, 0, sizeof plan);
     char *session = NULL;
+    int *split_modes = NULL;
     engine_setup b;
     int code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
     if (code != LVD_EXIT_OK)
@@ -371,7 +413,10 @@ static int run(const options *o)
         .ctv = (const char *const *)o->ctv, .n_ctv = o->n_ctv, .ncmoe = o->ncmoe.v,
         .n_ncmoe = o->ncmoe.n, .threads = o->threads, .env = o->env, .n_env = o->n_env,
         .shape = &b.art.shape, .ctx = kv_ctx(tests, n_tests),
+        .sm = (const char *const *)o->sm, .n_sm = o->n_sm, .ts = o->ts,
     };
+    split_modes = probe_split_modes(&b);
+    po.split_modes = split_modes;
     if (bench_plan_build(b.engines, b.probes, b.n, &po, &plan, &err)) {
         lvd_usage_error(TOOL, "%s", err.msg);
         code = LVD_EXIT_USAGE;
@@ -410,6 +455,7 @@ static int run(const options *o)
     bench_session_free(&bs);
 out:
     free(session);
+    free(split_modes);
     bench_plan_free(&plan);
     engine_setup_free(&b);
     free(tests);

@@ -49,6 +49,8 @@ static void say_placement(sel_result *r, const sel_choice_lines *l, const sel_pr
         sel_say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u: %s",
             placement_rung_name(l->placement.rung), l->device.selector, l->device.name,
             (long long)l->free_mib, l->free_from, l->ctx, l->placement.reason);
+    else if (l->params.split_mode[0] && l->placement_line)
+        sel_say(r, "placement: %s", l->placement_line);
     else if (l->free_mib < 0)
         sel_say(r, "placement: %s's free memory is unknown (the probe did not print it; pass"
             " --free-mib): -ngl %s", l->device.selector,

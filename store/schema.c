@@ -197,6 +197,13 @@ static const char *const migrations[] = {
     "  measured_at INTEGER NOT NULL"
     ");"
     "CREATE INDEX ceilings_key ON ceilings(artifact, host, engine_id, device, type_k, type_v, id);",
+    /* 7 (issue 14, several GPUs): the split of
+     * a run or verdict over several devices, -sm and -ts as llama-bench
+     * spells them ("row", "0.60/0.40"); '' = not passed. */
+    "ALTER TABLE runs ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE verdicts ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE verdicts ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';",
 };
 
 size_t store_schema_version(void)

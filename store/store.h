@@ -133,7 +133,10 @@ int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
 /* --- checks ------------------------------------------------------------- */
 
 int store_check_put(store *s, lvd_check *c, lvd_err *err);
-/* Newest check for (artifact, host, engine, device). 1 = none. */
+/* Newest check for (artifact, host, engine, device). 1 = none. A split over
+ * several devices ("CUDA0/CUDA1", bench/plan.h) is checked device by device:
+ * the first that has none (1) or did not pass gives its check, else the last
+ * device's passed check is returned. */
 int store_check_latest(store *s, const char *artifact, const char *host, int64_t engine_id,
                        const char *device, lvd_check *out, lvd_err *err);
 int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n, lvd_err *err);
