@@ -377,6 +377,11 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out)
                      "one, with their 95 % CI. An arm is one engine with one device and parameter set; arms "
                      "that failed, ignored the GPU flags or failed their correctness check are shown but never "
                      "ranked.\n");
+    for (size_t i = 0; i < p->n_notes; i++) {
+        lvd_sb_adds(out, "\n> **Note:** ");
+        ev_md_cell(out, p->notes[i]);
+        lvd_sb_adds(out, "\n");
+    }
     if (p->n_models)
         summary_table(out, p);
     for (size_t i = 0; i < p->n_models; i++)

@@ -157,6 +157,8 @@ typedef struct ev_page {
     ev_model *models;
     size_t n_models;
     ev_pin pin;
+    const char *const *notes;  /* lvd evidence --note lines (borrowed), shown first */
+    size_t n_notes;
 } ev_page;
 
 /* --- the pure part ---------------------------------------------------------- */
