@@ -2,6 +2,7 @@
 #include "tests/testutil.h"
 
 #include "nightly/config.h"
+#include "nightly/lock.h"
 #include "nightly/nightly.h"
 
 #include <stdlib.h>
