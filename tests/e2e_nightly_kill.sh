@@ -32,7 +32,7 @@ candidate = none
 fetch = off
 discover = off
 tests = tg32
-budget = 25s
+budget = 90s
 max_samples = 30
 run_timeout = 60s
 evidence = evidence.md
@@ -109,6 +109,8 @@ MAXID1=$(sql "SELECT max(id) FROM runs")
 [ -e "$LVD_STORE.nightly.state" ] && ok "the killed night left its record" || fail "no $LVD_STORE.nightly.state"
 
 # --- night 2, at once: resumes night 1's session --------------------------------
+# (night 1's budget was long: a bench of it left running would overlap night 2's)
+sed -i 's/^budget = 90s$/budget = 25s/' "$tmp/repo/nightly.conf"
 capture timeout 600 "$LVD_BIN/lvd" nightly --config "$tmp/repo/nightly.conf"
 cat "$tmp/out" "$tmp/err"
 expect_rc "night 2 finishes" 0 5
