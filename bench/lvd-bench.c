@@ -4,6 +4,7 @@
  * device against the CPU first (check/check.h). Option parsing only; the
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
 #include "engine/cards.h"
+#include "engine/devlock.h"
 #include "engine/engines.h"
 #include "engine/splitmodes.h"
 #include "bench/plan.h"
@@ -47,6 +48,8 @@ typedef struct options {
     int64_t min_samples;  /* --min-samples: the first look's kept samples; 0 = the rule's */
     int64_t timeout_s;
     const char *session;
+    int resume;         /* --resume: the session's runs already recorded count */
+    int64_t wait_s;     /* --wait: how long to wait for the device lock */
     stats_objective objective;
     int check;          /* --check: lvd check's run first */
 } options;
@@ -59,7 +62,7 @@ static void usage(FILE *f)
             "                 [-ncmoe N,...] [-sm layer,row,tensor] [-ts N/N] [-t N] [--env K=V]...\n"
             "                 [-r N]\n"
             "                 [--budget 15m] [--max-samples 30] [--min-samples 3] [--timeout 300]\n"
-            "                 [--session ID]"
+            "                 [--session ID [--resume]] [--wait DUR]"
             "\n"
             "                 [--objective tg|pp|W] [--check] [--json] [--store PATH]\n\n"
             "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
@@ -103,6 +106,10 @@ static void usage(FILE *f)
             "                     samples enough: the nightly passes 5)\n"
             "  --timeout DUR      kill an invocation after DUR (default 300s)\n"
             "  --session ID       session id recorded on every run (default bench-EPOCH-PID)\n"
+            "  --resume           continue session ID: its runs already in the store (this model,\n"
+            "                     this host) count as measured; nothing is measured again\n"
+            "  --wait DUR         wait up to DUR for the device lock another bench, check, probe\n"
+            "                     or nightly holds (default: refuse at once, exit 8)\n"
             "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W)\n"
             "  --check            first check every device against the CPU, as lvd check does\n"
             "                     (default off: the bench's cost stays what --budget says)\n"
@@ -111,7 +118,7 @@ static void usage(FILE *f)
             "  -h, --help         this text\n\n"
             "exit: 0 decided or settled, 5 some arm failed, was excluded or ignored its GPU\n"
             "flags, or an engine was skipped (all recorded), 1 nothing could be measured or no\n"
-            "engines, 2 usage, 3 model unreadable, 4 store error.\n\n"
+            "engines, 2 usage, 3 model unreadable, 4 store error, 8 the devices are in use.\n\n"
             "example:\n"
             "  lvd bench --model ~/models/qwen3-8b-q4_k_m.gguf --engines b10715-vulkan,cuda-local \\\n"
             "            --fa on --env GGML_VK_PREFER_HOST_MEMORY=1 --budget 20m\n"
@@ -155,7 +162,7 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
        O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK,
-       O_SM, O_TS };
+       O_SM, O_TS, O_RESUME, O_WAIT };
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -236,6 +243,11 @@ static int option(void *opts, int c, const char *arg)
         break;
     case O_SESSION: o->session = arg; break;
     case O_CHECK: o->check = 1; break;
+    case O_RESUME: o->resume = 1; break;
+    case O_WAIT:
+        if (parse_duration_opt("--wait", arg, 0, &o->wait_s))
+            return LVD_EXIT_USAGE;
+        break;
     case O_OBJECTIVE:
         if (stats_objective_parse(arg, &o->objective, &err))
             return lvd_usage_error(TOOL, "--objective: %s", err.msg);
@@ -259,6 +271,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"objective", required_argument, NULL, O_OBJECTIVE}, {"n-prompt", required_argument, NULL, O_NPROMPT},
         {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
         {"sm", required_argument, NULL, O_SM},        {"ts", required_argument, NULL, O_TS},
+        {"resume", no_argument, NULL, O_RESUME},      {"wait", required_argument, NULL, O_WAIT},
         LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -271,6 +284,8 @@ static int parse_options(int argc, char **argv, options *o)
         return lvd_usage_error(TOOL, "--model is required");
     if (o->tests && (o->n_prompt || o->n_gen))
         return lvd_usage_error(TOOL, "--tests and -p/-n exclude each other");
+    if (o->resume && !o->session)
+        return lvd_usage_error(TOOL, "--resume continues a session: give its --session ID");
     return 0;
 }
 
@@ -390,6 +405,20 @@ static int *probe_split_modes(const engine_setup *b)
     return modes;
 }
 
+/* --resume: the runs recorded under the session for this model and host
+ * (with their samples) into *runs. 0, or -1 with err (a store error). */
+static int load_seed(store *s, const char *artifact, const char *session, lvd_run **runs, size_t *n,
+                     lvd_err *err)
+{
+    store_run_filter f = {.artifact = artifact, .host = lvd_hostname(), .session = session,
+                          .with_samples = 1};
+    if (store_run_list(s, &f, runs, n, err))
+        return -1;
+    fprintf(stderr, "%s: resuming session %s: %zu run(s) recorded earlier count as measured\n", TOOL,
+            session, *n);
+    return 0;
+}
+
 static int run(const options *o)
 {
     lvd_err err = {0};
@@ -403,8 +432,15 @@ static int run(const options *o)
     memset(&plan, 0, sizeof plan);
     char *session = NULL;
     int *split_modes = NULL;
+    lvd_run *seed = NULL;
+    size_t n_seed = 0;
     engine_setup b;
-    int code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
+    memset(&b, 0, sizeof b);
+    engine_devlock lock;
+    int code = engine_devlock_tool(TOOL, o->t.store, o->wait_s * 1000, &lock);
+    if (code != LVD_EXIT_OK)
+        goto out;
+    code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
     if (code != LVD_EXIT_OK)
         goto out;
     bench_plan_opts po = {
@@ -432,6 +468,12 @@ static int run(const options *o)
         .objective = o->objective, .on_run = on_run,
         .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
     };
+    if (o->resume && load_seed(b.s, b.art.sha256, session, &seed, &n_seed, &err)) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        goto out;
+    }
+    so.seed = seed;
+    so.n_seed = n_seed;
     stats_rule_default(&so.rule);
     if (bench_session_check(&so, &err)) {
         code = lvd_usage_error(TOOL, "%s", err.msg);
@@ -454,10 +496,12 @@ static int run(const options *o)
     }
     bench_session_free(&bs);
 out:
+    store_run_list_free(seed, n_seed);
     free(session);
     free(split_modes);
     bench_plan_free(&plan);
     engine_setup_free(&b);
+    engine_devlock_release(&lock);
     free(tests);
     return code;
 }

@@ -379,6 +379,11 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out)
                      "that failed, ignored the GPU flags or failed their correctness check are shown but never "
                      "ranked.\n");
     ev_older_render(out, p);
+    for (size_t i = 0; i < p->n_notes; i++) {
+        lvd_sb_adds(out, "\n> **Note:** ");
+        ev_md_cell(out, p->notes[i]);
+        lvd_sb_adds(out, "\n");
+    }
     if (p->n_models)
         summary_table(out, p);
     for (size_t i = 0; i < p->n_models; i++)

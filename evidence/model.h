@@ -193,6 +193,8 @@ typedef struct ev_page {
     ev_pin pin;
     char **older;           /* "b10500-cuda is older than the pin b10715: rebuild at b10715 ..." */
     size_t n_older;
+    const char *const *notes;  /* lvd evidence --note lines (borrowed), shown first */
+    size_t n_notes;
 } ev_page;
 
 /* --- the pure part ---------------------------------------------------------- */

@@ -11,7 +11,7 @@
 static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
-    "run_timeout", "discover",
+    "run_timeout", "discover", "device_wait", "resume_within",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -34,6 +34,8 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->discover = 1;
     c->promote = 1;
     c->step_timeout_s = 1800;
+    c->device_wait_s = 1800;
+    c->resume_within_s = 86400;
     c->evidence = lvd_state_path("evidence/backend-selection.md");
     c->log = lvd_state_path("nightly.log");
     char *pin = lvd_data_file("pin.default");
@@ -115,6 +117,12 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             if (check_duration(kv, e, err))
                 return -1;
             replace(&c->run_timeout, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "device_wait") || !strcmp(key, "resume_within")) {
+            int64_t s;
+            if (check_duration(kv, e, err))
+                return -1;
+            lvd_parse_duration(e->value, &s);
+            *(!strcmp(key, "device_wait") ? &c->device_wait_s : &c->resume_within_s) = s;
         } else if (!strcmp(key, "step_timeout")) {
             int64_t s;
             if (check_duration(kv, e, err))
