@@ -19,6 +19,7 @@ static const char *const tools[][2] = {
     {"bench", "run llama-bench per engine and device until the statistics decide"},
     {"select", "print the winning llama-server launch line for a model"},
     {"pin", "decide whether a candidate build replaces the pinned one"},
+    {"bisect", "find the first release build that made a test slower"},
     {"evidence", "write the evidence page with delta tables and charts"},
     {"store", "inspect the store; import llama-bench output; record a model"},
     {"nightly", "the main job: fetch, probe, check, bench, verdicts, pin, evidence"},

@@ -382,7 +382,8 @@ int fetch_release_list_page(const char *base, int page, int per_page, fetch_rele
         rc = fetch_errf(err, "release API %s: the release list is not a JSON array", fetch_http_host(url));
     }
     const cJSON *item;
-    cJSON_ArrayForEach(item, rc == 0 ? root : NULL)
+    const cJSON *list = rc == 0 ? root : NULL;
+    cJSON_ArrayForEach(item, list)
     {
         fetch_release r;
         if (release_from_json(item, &r, err) != 0) {
