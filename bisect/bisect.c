@@ -31,6 +31,7 @@ typedef struct hunt {
     char **fetched_dirs;      /* bench dirs this run downloaded (removed unless keep) */
     size_t n_dirs;
     int64_t good_id, bad_id;
+    char *commits[3];         /* good, the step's, bad: as llama-bench reported them */
 } hunt;
 
 /* "DEVICE[,fa=on|off][,ngl=N]" into the environment's arm. */
@@ -99,8 +100,14 @@ static int resume(hunt *h, lvd_err *err)
         return -1;
     for (size_t i = 0; i < n; i++) {
         size_t k = tag_index(h, v[i].build);
-        if (k == BISECT_NONE || k == 0 || k + 1 == h->n)
-            continue; /* the endpoints' own row (their ratio) */
+        if (k == BISECT_NONE)
+            continue;
+        if (k == 0 || k + 1 == h->n) { /* the endpoints' own rows: commits, their ratio */
+            char **c = &h->commits[k ? 2 : 0];
+            if (!*c && v[i].commit)
+                *c = lvd_xstrdup(v[i].commit);
+            continue;
+        }
         h->mark[k] = bisect_mark_parse(v[i].verdict);
         add_step(h, &v[i]);
         h->res->resumed++;
@@ -163,21 +170,31 @@ static int step(hunt *h, size_t k, int *code, lvd_err *err)
         reason = NULL;
     } else {
         x.session = session;
-        if (bisect_measure(&h->e, h->good_id, f.engine_id, h->bad_id, session, &x, ends, err)) {
+        free(h->commits[1]);
+        h->commits[1] = f.commit ? lvd_xstrdup(f.commit) : NULL;
+        if (bisect_measure(&h->e, h->good_id, f.engine_id, h->bad_id, session, &x, ends, h->commits, err)) {
             *code = LVD_EXIT_STORE;
             rc = -1;
         }
     }
+    if (rc == 0 && !x.commit)
+        x.commit = h->commits[1];
     if (rc >= 0 && x.verdict) {
         h->mark[k] = bisect_mark_parse(x.verdict);
         note(h, "%s: %s (%s)", h->tags[k], x.verdict, x.reason);
         rc = store_bisect_step_put(h->e.s, h->rec.id, &x, err) ? -1 : 0;
         if (rc == 0 && isfinite(ends[0])) { /* the endpoints' ratio, newest session */
             store_bisect_step e = {.build = h->tags[h->n - 1], .verdict = "bad", .session = session,
-                                   .reason = "the bad build against the good one",
+                                   .reason = "the bad build against the good one", .commit = h->commits[2],
                                    .vs_good = ends[0], .vs_good_lo = ends[1], .vs_good_hi = ends[2],
                                    .vs_bad = NAN, .vs_bad_lo = NAN, .vs_bad_hi = NAN};
-            rc = store_bisect_step_put(h->e.s, h->rec.id, &e, err) ? -1 : 0;
+            store_bisect_step g = {.build = h->tags[0], .verdict = "good", .session = session,
+                                   .reason = "the good build", .commit = h->commits[0], .vs_good = NAN,
+                                   .vs_good_lo = NAN, .vs_good_hi = NAN, .vs_bad = NAN, .vs_bad_lo = NAN,
+                                   .vs_bad_hi = NAN};
+            rc = store_bisect_step_put(h->e.s, h->rec.id, &e, err) || store_bisect_step_put(h->e.s, h->rec.id, &g, err)
+                     ? -1
+                     : 0;
             if (rc == 0 && !(ends[2] < 1.0)) {
                 lvd_errf(err, "%s is not slower than %s on %s here (ratio %.3f [%.3f, %.3f]): nothing to hunt",
                          h->tags[h->n - 1], h->tags[0], h->e.test.name, ends[0], ends[1], ends[2]);
@@ -375,7 +392,7 @@ int bisect_run(const bisect_opts *o, bisect_result *res, lvd_err *err)
         goto out;
     code = search(&h, err);
     if (code == LVD_EXIT_OK)
-        code = finish(&h, gc, bc, err);
+        code = finish(&h, gc ? gc : h.commits[0], bc ? bc : h.commits[2], err);
 out:
     clean_up(&h);
     free(device);
@@ -388,6 +405,8 @@ out:
     lvd_strv_free(h.tags);
     lvd_strv_free(h.fetched_dirs);
     free(h.rec.key);
+    for (int k = 0; k < 3; k++)
+        free(h.commits[k]);
     free((char *)h.e.store_path);
     store_artifact_free(&art);
     store_close(h.e.s);

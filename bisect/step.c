@@ -6,8 +6,10 @@
 #include "bench/runner.h"
 #include "bisect/search.h"
 #include "common/cli.h"
+#include "common/json.h"
 #include "engine/engines.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,14 +114,29 @@ static int judge(const bench_session *bs, store_bisect_step *out, double endpoin
     return 0;
 }
 
+/* The build_commit llama-bench reported in a run of each arm. */
+static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void *ctx)
+{
+    (void)s;
+    char **commits = ctx;
+    for (size_t i = 0; arm < 3 && !commits[arm] && i < run->n_results; i++) {
+        cJSON *j = run->results[i].reported_json ? cJSON_Parse(run->results[i].reported_json) : NULL;
+        const char *c = lvd_json_string(j, "build_commit");
+        if (*c)
+            commits[arm] = lvd_xstrdup(c);
+        cJSON_Delete(j);
+    }
+}
+
 static int run_session(const bisect_env *e, const bench_plan *sub, const char *session, store_bisect_step *out,
-                       double endpoints[3], lvd_err *err)
+                       double endpoints[3], char *commits[3], lvd_err *err)
 {
     bench_session_opts so = {
         .inv = {.model = e->model, .tests = &e->test, .n_tests = 1,
                 .timeout_ms = BENCH_TIMEOUT_S_DEFAULT * 1000},
         .artifact = e->artifact, .host = e->host, .session = session,
         .budget_ms = e->step_budget_ms, .max_samples = BENCH_MAX_SAMPLES_DEFAULT,
+        .on_run = on_run, .ctx = commits,
     };
     so.objective.kind = e->test.n_gen > 0 ? STATS_OBJ_TG : STATS_OBJ_PP;
     so.objective.w = e->test.n_gen > 0 ? 1.0 : 0.0;
@@ -139,7 +156,7 @@ static int run_session(const bisect_env *e, const bench_plan *sub, const char *s
 }
 
 int bisect_measure(const bisect_env *e, int64_t good, int64_t mid, int64_t bad, const char *session,
-                   store_bisect_step *out, double endpoints[3], lvd_err *err)
+                   store_bisect_step *out, double endpoints[3], char *commits[3], lvd_err *err)
 {
     const int64_t ids[3] = {good, mid, bad};
     lvd_engine eng[3];
@@ -159,7 +176,7 @@ int bisect_measure(const bisect_env *e, int64_t good, int64_t mid, int64_t bad, 
     bench_arm arms[3];
     if (rc == 0 && pick_arms(e, &plan, ids, arms, err) == 0) {
         bench_plan sub = {.arms = arms, .n_arms = 3};
-        rc = run_session(e, &sub, session, out, endpoints, err);
+        rc = run_session(e, &sub, session, out, endpoints, commits, err);
     } else if (rc == 0) {
         out->verdict = lvd_xstrdup("skip");
         out->reason = lvd_xasprintf("not measured: %s", err->msg);

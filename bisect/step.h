@@ -50,9 +50,11 @@ void bisect_fetched_free(bisect_fetched *f);
 
 /* Benches mid against good and bad (engine ids) in one session and fills
  * out's verdict, reason and figures (out->build is the caller's); also the
- * bad/good ratio of that session into *endpoints (NAN when not measured).
- * 0, or -1 with err when the store or the runner failed. */
+ * bad/good ratio of that session into endpoints (ratio, CI; NAN when not
+ * measured) and, where a commits[k] is NULL, the build_commit llama-bench
+ * reported for good, mid and bad (malloc'd). 0, or -1 with err when the
+ * store or the runner failed. */
 int bisect_measure(const bisect_env *e, int64_t good, int64_t mid, int64_t bad, const char *session,
-                   store_bisect_step *out, double endpoints[3], lvd_err *err);
+                   store_bisect_step *out, double endpoints[3], char *commits[3], lvd_err *err);
 
 #endif
