@@ -4,6 +4,8 @@
  * device against the CPU first (check/check.h). Option parsing only; the
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
 #include "engine/engines.h"
+#include "engine/hostfacts.h"
+#include "store/factsdb.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -266,7 +268,7 @@ static void options_free(options *o)
 /* Says at once, on stderr, what went wrong with a run. */
 static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void *ctx)
 {
-    (void)ctx;
+    engine_facts_from_log(ctx, run->stderr_tail); /* the Vulkan driver the engine names */
     const bench_arm_state *st = &s->st[arm];
     const char *label = s->plan->arms[arm].label;
     if (!strcmp(run->status, "gpu_ignored"))
@@ -360,6 +362,7 @@ static int run(const options *o)
 
     bench_plan plan;
     memset(&plan, 0, sizeof plan);
+    engine_facts facts = {0};
     char *session = NULL;
     engine_setup b;
     int code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
@@ -384,7 +387,7 @@ static int run(const options *o)
                 .timeout_ms = (int)(o->timeout_s * 1000)},
         .artifact = b.art.sha256, .host = lvd_hostname(), .session = session,
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
-        .objective = o->objective, .on_run = on_run,
+        .objective = o->objective, .on_run = on_run, .ctx = &facts,
         .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
     };
     stats_rule_default(&so.rule);
@@ -403,12 +406,16 @@ static int run(const options *o)
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         cJSON_Delete(check);
     } else {
+        engine_host_facts(&facts); /* what may change under an unchanged build */
+        if (store_facts_put(b.s, session, so.host, facts.names, facts.values, facts.n, &err))
+            lvd_warn(TOOL, "%s", err.msg);
         code = report(o, &plan, b.s, &bs, check);
         if (code == LVD_EXIT_OK)
             code = checked; /* a device that failed its check: partial */
     }
     bench_session_free(&bs);
 out:
+    engine_facts_free(&facts);
     free(session);
     bench_plan_free(&plan);
     engine_setup_free(&b);
