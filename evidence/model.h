@@ -41,6 +41,7 @@
 
 #include "common/types.h"
 #include "common/util.h"
+#include "evidence/hunt.h"
 #include "select/armset.h"
 #include "select/pin.h"
 
@@ -157,6 +158,7 @@ typedef struct ev_page {
     ev_model *models;
     size_t n_models;
     ev_pin pin;
+    ev_hunt hunt;           /* the newest bisect's culprit, drift flags (evidence/hunt.h) */
 } ev_page;
 
 /* --- the pure part ---------------------------------------------------------- */
