@@ -32,6 +32,8 @@ typedef struct night_config {
     int promote;         /* 1: rewrite the pin file when the rule promotes */
     int step_timeout_s;  /* limit for each step but bench (whose is its budget + margin) */
     char *run_timeout;   /* limit for one llama-bench / llama-perplexity run; NULL = the tools' */
+    int bisect;          /* 1: a pin decision naming a regression runs lvd bisect (default on) */
+    char *bisect_budget; /* its --budget, "1h" */
 } night_config;
 
 /* Loads path (NULL = the built-in default: the bundled tiny model, the shipped
