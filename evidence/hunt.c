@@ -279,7 +279,7 @@ void ev_hunt_render_drift(lvd_sb *sb, const ev_hunt *h)
                     "host facts that changed that night.\n\n");
     for (size_t i = 0; i < h->n_flags; i++) {
         lvd_sb_adds(sb, h->flags[i].by_build ? "- " : "- **drift**: ");
-        ev_md_cell(sb, h->flags[i].line);
+        lvd_sb_adds(sb, h->flags[i].line); /* one line of our own words and host facts, "->" kept */
         lvd_sb_adds(sb, "\n");
     }
 }
