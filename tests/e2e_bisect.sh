@@ -21,41 +21,11 @@ cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 
 # build TAG TG: a release archive whose engine is the fake with that decode speed
 build() {
-    local tag=$1 tg=$2 dir="$tmp/pkg/llama-$1"
-    rm -rf "$dir"
-    mkdir -p "$dir" "$SRV/files/$tag"
-    cp "$LVD_FAKE_ENGINE" "$dir/llama-bench"
-    ln -sf llama-bench "$dir/llama-server"
-    cat >"$dir/fake-scenario" <<SCN
-build_number = ${tag#b}
-build_commit = c0ffee${tag#b}
-device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000
-cpu.pp = 400
-cpu.tg = 50
-dev.Vulkan0.pp = 5000
-dev.Vulkan0.tg = $tg
-noise = 0.002
-SCN
-    tar -C "$tmp/pkg" -czf "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" "llama-$tag"
+    fake_release "$SRV" "$1" $FLAVOUR "device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000" \
+        "cpu.pp = 400" "cpu.tg = 50" "dev.Vulkan0.pp = 5000" "dev.Vulkan0.tg = $2" "noise = 0.002"
 }
-# releases [LIAR]: releases.json, newest first; LIAR's digest is wrong
-releases() {
-    {
-        echo "["
-        for n in $(seq 131 -1 100); do
-            local tag=b$n d
-            d=$(sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1)
-            [ "$tag" = "${1:-}" ] && d=$(printf 'lie%s' "$d" | sha256sum | cut -d' ' -f1)
-            [ $n -eq 131 ] || echo ","
-            printf '{"tag_name": "%s", "draft": false, "prerelease": false, ' "$tag"
-            printf '"published_at": "2026-11-01T00:00:00Z", "assets": [{"name": "llama-%s-%s.tar.gz", ' "$tag" "$FLAVOUR"
-            printf '"digest": "sha256:%s", "browser_download_url": "{base}/download/%s/llama-%s-%s.tar.gz"}]}\n' \
-                "$d" "$tag" "$tag" "$FLAVOUR"
-        done
-        # a draft and a build without the flavour's asset, inside the range: never candidates
-        echo "]"
-    } >"$SRV/releases.json"
-}
+# releases [LIAR]: b131 .. b100 (newest first); LIAR's digest is wrong
+releases() { fake_releases_json "$SRV" $FLAVOUR "${1:-}" $(seq -f 'b%g' 131 -1 100); }
 for n in $(seq 100 131); do
     if [ $n -lt 117 ]; then build b$n 500; else build b$n 450; fi
 done
@@ -110,8 +80,19 @@ check "faults: within 6 downloads with the skips" is "d['downloads'] <= 6" True
 [ ! -e "$LVD_BUILDS_DIR/b115-bin-ubuntu-vulkan-x64" ] && ok "faults: the unverified build left nothing" || fail "faults: b115 landed"
 
 # --- resume: interrupted by a download failure, rerun --------------------------
+# b110 a prerelease, b111 without the flavour's asset: neither is a candidate
+python3 - "$SRV/releases.json" <<'PY'
+import json, sys
+rels = json.load(open(sys.argv[1]))
+for r in rels:
+    if r["tag_name"] == "b110":
+        r["prerelease"] = True
+    if r["tag_name"] == "b111":
+        r["assets"][0]["name"] = "llama-b111-bin-win-cpu-x64.zip"
+json.dump(rels, open(sys.argv[1], "w"))
+PY
 hunt_world resume
-echo '{"b116/llama-b116-'$FLAVOUR'.tar.gz": "500"}' >"$SRV/faults.json"
+echo '{"b117/llama-b117-'$FLAVOUR'.tar.gz": "500"}' >"$SRV/faults.json"
 bisect
 expect_rc "resume: a failed download interrupts the hunt (exit 7)" 7
 has_err "interrupted|HTTP 500|500" && ok "resume: says why" || { cat "$tmp/err"; fail "resume: no reason"; }
@@ -123,6 +104,7 @@ cat "$tmp/err"
 expect_rc "resume: the rerun finishes" 0
 check "resume: steps from the store not redone" is "d['resumed'] == $done1 and d['downloads'] == len(d['steps']) - $done1" True
 check "resume: first bad b117" is "d['first_bad']" b117
+check "resume: a prerelease and a build without the asset are no candidates" is "d['candidates']" 28
 
 # --- usage ---------------------------------------------------------------------
 lvd bisect --good b131 --bad b100 -m "$MODEL"
