@@ -30,6 +30,8 @@ typedef struct hunt {
     bisect_mark *mark;
     char **fetched_dirs;      /* bench dirs this run downloaded (removed unless keep) */
     size_t n_dirs;
+    int64_t *fetched_ids;     /* their engines (retired at the end) */
+    size_t n_ids;
     int64_t good_id, bad_id;
     char *commits[3];         /* good, the step's, bad: as llama-bench reported them */
 } hunt;
@@ -124,6 +126,10 @@ static void keep_dir(hunt *h, const bisect_fetched *f)
         h->res->downloads++;
     if (f->downloaded && f->bench_dir)
         lvd_strv_push(&h->fetched_dirs, &h->n_dirs, lvd_xstrdup(f->bench_dir));
+    if (f->downloaded && f->engine_id) {
+        h->fetched_ids = lvd_xrealloc(h->fetched_ids, (h->n_ids + 1) * sizeof *h->fetched_ids);
+        h->fetched_ids[h->n_ids++] = f->engine_id;
+    }
 }
 
 /* Fetches good or bad; a hunt cannot go on without them. */
@@ -163,7 +169,7 @@ static int step(hunt *h, size_t k, int *code, lvd_err *err)
     x.downloaded = f.downloaded;
     x.commit = f.commit;
     double ends[3] = {NAN, NAN, NAN};
-    char *session = lvd_xasprintf("bisect-%lld-%s", (long long)h->rec.id, h->tags[k]);
+    char *session = lvd_xasprintf(STORE_HUNT_SESSION_PREFIX "%lld-%s", (long long)h->rec.id, h->tags[k]);
     if (rc == 1) {
         x.verdict = lvd_xstrdup("skip");
         x.reason = reason;
@@ -256,11 +262,18 @@ static void conclude(hunt *h, const char *good_commit, const char *bad_commit, l
     }
 }
 
+/* The midpoints this run downloaded: their bench dirs removed (unless keep)
+ * and their engines retired either way, so that nothing else measures them
+ * (lvd fetch BUILD registers one again). */
 static void clean_up(hunt *h)
 {
     for (size_t i = 0; i < h->n_dirs && !h->o->keep; i++)
         if (lvd_rm_rf(h->fetched_dirs[i]) == 0)
             note(h, "removed %s", h->fetched_dirs[i]);
+    lvd_err err = {0};
+    for (size_t i = 0; i < h->n_ids && h->e.s; i++)
+        if (store_engine_retire(h->e.s, h->fetched_ids[i], &err))
+            note(h, "%s", err.msg);
 }
 
 /* Validates the options and fills the hunt's environment. */
@@ -404,6 +417,7 @@ out:
     free(h.mark);
     lvd_strv_free(h.tags);
     lvd_strv_free(h.fetched_dirs);
+    free(h.fetched_ids);
     free(h.rec.key);
     for (int k = 0; k < 3; k++)
         free(h.commits[k]);

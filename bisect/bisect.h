@@ -14,7 +14,11 @@
  *      the compare link and the first bad build's ratio to the good one.
  * A rerun of a hunt (same host, model, flavour, test, arm, good and bad)
  * resumes from the store: steps already decided are not redone. Bench dirs
- * the hunt downloaded are removed at the end unless keep (good and bad stay).
+ * the hunt downloaded are removed at the end unless keep (good and bad stay),
+ * and their engines retired (store_engine_retire) either way: no nightly
+ * probes, checks or benches them. The sessions are named
+ * STORE_HUNT_SESSION_PREFIX..., so their runs stay out of verdicts, pin
+ * decisions and the evidence tables (store_run_list leaves them out).
  * Not for option parsing (bisect/lvd-bisect.c) or printing (bisect/report.c). */
 #ifndef LVD_BISECT_BISECT_H
 #define LVD_BISECT_BISECT_H

@@ -41,6 +41,7 @@ int bisect_fetch(const bisect_env *e, const char *build, bisect_fetched *f, char
         return 0;
     }
     f->downloaded = rc == 0 && !r.reused;
+    f->engine_id = rc == 0 ? r.engine_id : 0;
     f->bench_dir = rc == 0 && r.bench_dir ? lvd_xstrdup(r.bench_dir) : NULL;
     fetch_result_free(&r);
     if (code == LVD_EXIT_NETWORK || code == LVD_EXIT_STORE)

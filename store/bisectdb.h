@@ -9,6 +9,12 @@
 
 #include <stdint.h>
 
+/* The session id prefix of a hunt's bench sessions ("bisect-12-b117"). Their
+ * runs measure one test of three builds for the search only: store_run_list
+ * leaves them out unless asked for the session by name, so no verdict, pin
+ * decision or evidence table reads them. */
+#define STORE_HUNT_SESSION_PREFIX "bisect-"
+
 typedef struct store_bisect_step {
     char *build;
     char *verdict;        /* "good", "bad", "skip" */
@@ -42,6 +48,10 @@ int store_bisect_finish(store *s, int64_t id, const char *last_good, const char 
                         const char *result_json, lvd_err *err);
 /* The newest finished hunt. 0, 1 when none, -1 on error. */
 int store_bisect_latest(store *s, store_bisect *out, lvd_err *err);
+
+/* Retires engine id: store_engine_list leaves it out (nothing measures it)
+ * until store_engine_put registers it again; its runs stay. */
+int store_engine_retire(store *s, int64_t id, lvd_err *err);
 
 void store_bisect_free(store_bisect *b);
 void store_bisect_step_free(store_bisect_step *st);

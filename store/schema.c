@@ -180,7 +180,10 @@ static const char *const migrations[] = {
      * is keyed by what it hunts (host, model, flavour, test, arm, good, bad);
      * each midpoint measured or skipped is one step, recorded as it is
      * decided, so a rerun resumes; the facts that change under an unchanged
-     * build (driver, kernel, governor ...) recorded per bench session. */
+     * build (driver, kernel, governor ...) recorded per bench session. An
+     * engine a hunt registered for a midpoint and whose bench dir it removed
+     * is retired (not listed, not measured) until it is registered again. */
+    "ALTER TABLE engines ADD COLUMN retired_at INTEGER;"
     "CREATE TABLE bisects ("
     "  id INTEGER PRIMARY KEY,"
     "  key TEXT NOT NULL UNIQUE,"

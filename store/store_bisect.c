@@ -158,6 +158,16 @@ int store_bisect_latest(store *s, store_bisect *b, lvd_err *err)
     return rc == SQLITE_DONE ? 1 : store_fail(s, err, "cannot read bisects");
 }
 
+int store_engine_retire(store *s, int64_t id, lvd_err *err)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "UPDATE engines SET retired_at = ? WHERE id = ?", &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, lvd_now());
+    sqlite3_bind_int64(st, 2, id);
+    return store_step_done(s, st, "cannot retire the engine", err);
+}
+
 void store_bisect_free(store_bisect *b)
 {
     if (!b)

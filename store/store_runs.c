@@ -1,6 +1,7 @@
 /* store_runs.c: llama-bench runs with their results (one per test) and every
  * repetition's sample, written in one transaction and read back with filters.
  * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
+#include "store/bisectdb.h"
 #include "store/store_internal.h"
 
 #include <math.h>
@@ -320,7 +321,8 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
                       " started_at, wall_ms, source FROM runs"
                       " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"
                       " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"
-                      " AND (?5 IS NULL OR session = ?5) AND (?6 IS NULL OR status = ?6)"
+                      " AND ((?5 IS NULL AND (session IS NULL OR session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%'))"
+                      "  OR session = ?5) AND (?6 IS NULL OR status = ?6)"
                       " AND started_at >= ?7"
                       " ORDER BY started_at * ?8, id * ?8 LIMIT ?9",
                       &st, err))

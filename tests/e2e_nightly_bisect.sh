@@ -73,6 +73,9 @@ downloads=$(sqlite3 "$LVD_STORE" "SELECT count(*) FROM bisect_steps WHERE downlo
 # bisect = off: the same regression, no hunt
 conf off
 LVD_FAKE_NOW=$(date -u -d "2026-11-03 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$tmp/night.out" 2>&1
+rc=$?
 grep -q "^bisect " "$tmp/night.out" && fail "bisect = off still hunted" || ok "bisect = off: no hunt"
-grep -A3 "^Newest decision" "$PAGE"
+[ $rc -eq 0 ] && ok "the next night measures no retired midpoint (exit 0)" || { cat "$tmp/night.out"; fail "night 2 exit $rc"; }
+grep -qE "b20[1-7]-ubuntu" "$PAGE" && fail "the hunt's midpoints are on the page: $(grep -E "b20[1-7]-ubuntu" "$PAGE" | head -2)" \
+    || ok "the hunt's midpoints are on no table of the page"
 e2e_finish

@@ -3,7 +3,8 @@
  * under the same build while the driver changes (the Drift section names
  * the step, its CI and the driver change), the newest pin decision made on
  * sessions after it (said so), and a finished bisect (the culprit with its
- * compare link under the pin decision). */
+ * compare link under the pin decision); a hunt's session is in no run list
+ * but its own. */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -23,7 +24,14 @@
 #define DAY 86400
 #define T0 1793491200 /* 2026-11-01 00:00 UTC */
 
+static void night_as(store *s, const char *sha, int64_t engine, size_t i, stats_rng *rng, const char *name);
+
 static void night(store *s, const char *sha, int64_t engine, size_t i, stats_rng *rng)
+{
+    night_as(s, sha, engine, i, rng, NULL);
+}
+
+static void night_as(store *s, const char *sha, int64_t engine, size_t i, stats_rng *rng, const char *name)
 {
     lvd_run r = {0};
     snprintf(r.artifact, sizeof r.artifact, "%s", sha);
@@ -32,7 +40,9 @@ static void night(store *s, const char *sha, int64_t engine, size_t i, stats_rng
     r.build = "b200";
     r.host = "box";
     char session[32];
-    snprintf(session, sizeof session, "night-%02zu", i);
+    snprintf(session, sizeof session, "%s", name ? name : "");
+    if (!name)
+        snprintf(session, sizeof session, "night-%02zu", i);
     r.session = session;
     snprintf(r.params.device, sizeof r.params.device, "Vulkan0");
     r.params.ngl = 99, r.params.fa = 1;
@@ -90,6 +100,17 @@ static void test_page(void **state)
                                          " \"steps\": [{}, {}, {}], \"skipped\": []}",
                                          &err),
                      0);
+    /* a hunt's session: left out of every list but its own */
+    night_as(s, art.sha256, e.id, 19, &rng, STORE_HUNT_SESSION_PREFIX "1-b204");
+    lvd_run *runs;
+    size_t nr;
+    store_run_filter all = {.host = "box"}, hunt_only = {.host = "box", .session = STORE_HUNT_SESSION_PREFIX "1-b204"};
+    assert_int_equal(store_run_list(s, &all, &runs, &nr, &err), 0);
+    assert_int_equal(nr, NIGHTS);
+    store_run_list_free(runs, nr);
+    assert_int_equal(store_run_list(s, &hunt_only, &runs, &nr, &err), 0);
+    assert_int_equal(nr, 1);
+    store_run_list_free(runs, nr);
     ev_opts o = {.host = "box"};
     ev_page p;
     assert_int_equal(ev_page_load(s, &o, &p, &err), 0);
