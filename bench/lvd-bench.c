@@ -7,6 +7,8 @@
 #include "engine/devlock.h"
 #include "engine/engines.h"
 #include "engine/splitmodes.h"
+#include "engine/hostfacts.h"
+#include "store/factsdb.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -305,7 +307,7 @@ static void options_free(options *o)
 /* Says at once, on stderr, what went wrong with a run. */
 static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void *ctx)
 {
-    (void)ctx;
+    engine_facts_from_log(ctx, run->stderr_tail); /* the Vulkan driver the engine names */
     const bench_arm_state *st = &s->st[arm];
     const char *label = s->plan->arms[arm].label;
     if (!strcmp(run->status, "gpu_ignored"))
@@ -430,6 +432,7 @@ static int run(const options *o)
 
     bench_plan plan;
     memset(&plan, 0, sizeof plan);
+    engine_facts facts = {0};
     char *session = NULL;
     int *split_modes = NULL;
     lvd_run *seed = NULL;
@@ -465,7 +468,7 @@ static int run(const options *o)
                 .timeout_ms = (int)(o->timeout_s * 1000)},
         .artifact = b.art.sha256, .host = lvd_hostname(), .session = session,
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
-        .objective = o->objective, .on_run = on_run,
+        .objective = o->objective, .on_run = on_run, .ctx = &facts,
         .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
     };
     if (o->resume && load_seed(b.s, b.art.sha256, session, &seed, &n_seed, &err)) {
@@ -490,6 +493,9 @@ static int run(const options *o)
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         cJSON_Delete(check);
     } else {
+        engine_host_facts(&facts); /* what may change under an unchanged build */
+        if (store_facts_put(b.s, session, so.host, facts.names, facts.values, facts.n, &err))
+            lvd_warn(TOOL, "%s", err.msg);
         code = report(o, &plan, b.s, &bs, check);
         if (code == LVD_EXIT_OK)
             code = checked; /* a device that failed its check: partial */
@@ -497,6 +503,7 @@ static int run(const options *o)
     bench_session_free(&bs);
 out:
     store_run_list_free(seed, n_seed);
+    engine_facts_free(&facts);
     free(session);
     free(split_modes);
     bench_plan_free(&plan);

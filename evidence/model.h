@@ -41,6 +41,7 @@
 
 #include "common/types.h"
 #include "common/util.h"
+#include "evidence/hunt.h"
 #include "select/armset.h"
 #include "store/store.h"
 #include "select/pin.h"
@@ -195,6 +196,7 @@ typedef struct ev_page {
     size_t n_older;
     const char *const *notes;  /* lvd evidence --note lines (borrowed), shown first */
     size_t n_notes;
+    ev_hunt hunt;           /* the newest bisect's culprit, drift flags (evidence/hunt.h) */
 } ev_page;
 
 /* --- the pure part ---------------------------------------------------------- */

@@ -11,7 +11,7 @@
 static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
-    "run_timeout", "discover", "device_wait", "resume_within",
+    "run_timeout", "discover", "device_wait", "resume_within", "bisect", "bisect_budget",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -33,6 +33,8 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->fetch = 1;
     c->discover = 1;
     c->promote = 1;
+    c->bisect = 1;
+    c->bisect_budget = lvd_xstrdup("1h");
     c->step_timeout_s = 1800;
     c->device_wait_s = 1800;
     c->resume_within_s = 86400;
@@ -113,6 +115,13 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             if (check_duration(kv, e, err))
                 return -1;
             replace(!strcmp(key, "budget") ? &c->budget : &c->min_age, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "bisect_budget")) {
+            if (check_duration(kv, e, err))
+                return -1;
+            replace(&c->bisect_budget, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "bisect")) {
+            if (on_off(kv, e, &c->bisect, err))
+                return -1;
         } else if (!strcmp(key, "run_timeout")) {
             if (check_duration(kv, e, err))
                 return -1;
@@ -207,5 +216,6 @@ void night_config_free(night_config *c)
     free(c->log);
     free(c->builds_dir);
     free(c->run_timeout);
+    free(c->bisect_budget);
     memset(c, 0, sizeof *c);
 }

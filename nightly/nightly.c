@@ -9,6 +9,7 @@
 #include "nightly/resume.h"
 #include "select/launch.h"
 #include "stats/stats.h"
+#include "nightly/hunt.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -379,6 +380,24 @@ static void pin_step(job *j)
     report_step(j, 0);
 }
 
+/* lvd bisect when the newest pin decision names a regression (nightly/hunt.h). */
+static void bisect_step(job *j)
+{
+    const night_config *c = j->o->cfg;
+    int timeout = 0;
+    argv_b a = {0};
+    a.v = night_bisect_argv(c, j->o->tools_dir, j->o->store, &a.n, &timeout);
+    if (!a.v)
+        return;
+    char *env = c->builds_dir ? lvd_xasprintf("LVD_BUILDS_DIR=%s", c->builds_dir) : NULL;
+    j->step_env = env;
+    run_step(j, "bisect", &a, timeout, NULL);
+    j->step_env = NULL;
+    free(env);
+    argv_free(&a);
+    report_step(j, 0);
+}
+
 /* Finds the engines on the box and registers the new ones (lvd probe
  * --discover); what it found is in the log, its summary on the console. */
 static void discover_step(job *j)
@@ -527,6 +546,7 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         free(after);
     }
     pin_step(&j);
+    bisect_step(&j);
     int ev = evidence_step(&j);
     if (ev != LVD_EXIT_OK && ev != LVD_EXIT_PARTIAL)
         r->exit_code = LVD_EXIT_FAIL; /* no page: the night produced nothing to review */

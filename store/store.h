@@ -85,6 +85,7 @@ int store_shard_put(store *s, const char *path, int64_t size, int64_t mtime_ns, 
 int store_engine_put(store *s, lvd_engine *e, lvd_err *err);
 int store_engine_get(store *s, int64_t id, lvd_engine *out, lvd_err *err);          /* 1 = none */
 int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *err); /* 1 = none */
+/* Every engine but the retired ones (store/bisectdb.h store_engine_retire), by id. */
 int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err);
 void store_engine_list_free(lvd_engine *v, size_t n);
 
@@ -116,7 +117,7 @@ typedef struct store_run_filter {
     const char *host;      /* NULL = any */
     int64_t engine_id;     /* 0 = any */
     const char *arm_key;   /* NULL = any */
-    const char *session;   /* NULL = any */
+    const char *session;   /* NULL = any but a hunt's (STORE_HUNT_SESSION_PREFIX, store/bisectdb.h) */
     const char *status;    /* NULL = any */
     int64_t since;         /* started_at >= since; 0 = any */
     int with_samples;      /* load results and samples too */

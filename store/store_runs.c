@@ -1,6 +1,7 @@
 /* store_runs.c: llama-bench runs with their results (one per test) and every
  * repetition's sample, written in one transaction and read back with filters.
  * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
+#include "store/bisectdb.h"
 #include "store/store_internal.h"
 
 #include <math.h>
@@ -325,7 +326,8 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     " started_at, wall_ms, source, p_split_mode, p_tensor_split FROM runs"                         \
     " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"                           \
     " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"                             \
-    " AND (?5 IS NULL OR session = ?5) AND (?6 IS NULL OR status = ?6)"                            \
+    " AND ((?5 IS NULL AND (session IS NULL OR session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%'))" \
+    "  OR session = ?5) AND (?6 IS NULL OR status = ?6)"                                            \
     " AND started_at >= ?7 ORDER BY " order " LIMIT ?9"
     if (store_prepare(s, f->limit > 0 ? RUN_LIST_SQL("started_at DESC, id DESC") : RUN_LIST_SQL("started_at, id"),
                       &st, err))
