@@ -4,6 +4,7 @@
 #include "bisect/bisect.h"
 #include "common/cli.h"
 #include "common/util.h"
+#include "engine/devlock.h"
 #include "fetch/fetch.h"
 
 #include <cjson/cJSON.h>
@@ -18,6 +19,7 @@ typedef struct options {
     lvd_tool_opts t;
     bisect_opts b;
     int test_set, arm_set;
+    int64_t wait_s;          /* --wait: how long to wait for the device lock */
 } options;
 
 static void usage(FILE *f)
@@ -25,7 +27,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: lvd bisect --good BUILD --bad BUILD --model M.gguf [--flavour F]\n"
             "                  [--arm DEVICE[,fa=on|off][,ngl=N] | --test tg128] [--budget 1h]\n"
-            "                  [--keep] [--builds-dir DIR] [--json] [--store PATH]\n\n"
+            "                  [--keep] [--builds-dir DIR] [--wait DUR] [--json] [--store PATH]\n\n"
             "Finds the first release build between a good and a bad one that is slower on the\n"
             "test: lists the releases between them that publish the flavour's asset (the release\n"
             "API, paginated), then binary-searches. Each step fetches the middle build, verified\n"
@@ -49,6 +51,8 @@ static void usage(FILE *f)
             "  --budget DUR       the whole hunt's bench time (90s, 15m, 1h; default 1h),\n"
             "                     spread over log2(N) + 1 steps\n"
             "  --keep             keep the bench dirs the hunt downloaded\n"
+            "  --wait DUR         wait up to DUR for the device lock a bench, check or nightly\n"
+            "                     holds (default: refuse at once, naming the holder)\n"
             "  --builds-dir DIR   where bench dirs live (default: $LVD_BUILDS_DIR, else\n"
             "                     $XDG_DATA_HOME/llama-verdict/builds)\n"
             "  --store PATH       the store (default: $LVD_STORE, else the XDG default)\n"
@@ -59,14 +63,15 @@ static void usage(FILE *f)
             "between, or the bad build is not slower than the good one here); 2 usage (bad\n"
             "option, a build that is not a published release of the flavour); 3 bad model;\n"
             "4 store; 6 the good or the bad build could not be verified; 7 network or HTTP\n"
-            "failure (the hunt is interrupted: run it again to resume).\n\n"
+            "failure (the hunt is interrupted: run it again to resume); 8 the devices are in\n"
+            "use (another process holds the device lock).\n\n"
             "Example:\n"
             "  lvd bisect --good b7100 --bad b7131 -m ~/models/qwen3-8b-q4_k_m.gguf \\\n"
             "      --flavour bin-ubuntu-vulkan-x64 --test tg128 --budget 1h\n",
             FETCH_DEFAULT_FLAVOUR);
 }
 
-enum { O_GOOD = 256, O_BAD, O_FLAVOUR, O_TEST, O_ARM, O_BUDGET, O_KEEP, O_BUILDS };
+enum { O_GOOD = 256, O_BAD, O_FLAVOUR, O_TEST, O_ARM, O_BUDGET, O_KEEP, O_BUILDS, O_WAIT };
 
 static int option(void *opts, int c, const char *arg)
 {
@@ -79,6 +84,10 @@ static int option(void *opts, int c, const char *arg)
     case O_TEST: o->b.test = arg, o->test_set = 1; break;
     case O_ARM: o->b.arm = arg, o->arm_set = 1; break;
     case O_KEEP: o->b.keep = 1; break;
+    case O_WAIT:
+        if (lvd_parse_duration(arg, &o->wait_s) || o->wait_s < 0 || o->wait_s > 7 * 86400)
+            return lvd_usage_error(TOOL, "--wait wants a duration like 90s or 10m, not '%s'", arg);
+        break;
     case O_BUILDS: o->b.builds_dir = arg; break;
     case O_BUDGET:
         if (lvd_parse_duration(arg, &o->b.budget_s) != 0 || o->b.budget_s <= 0)
@@ -96,6 +105,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"flavor", required_argument, NULL, O_FLAVOUR},  {"test", required_argument, NULL, O_TEST},
         {"arm", required_argument, NULL, O_ARM},         {"budget", required_argument, NULL, O_BUDGET},
         {"keep", no_argument, NULL, O_KEEP},             {"builds-dir", required_argument, NULL, O_BUILDS},
+        {"wait", required_argument, NULL, O_WAIT},
         LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -120,9 +130,14 @@ int main(int argc, char **argv)
     o.b.store_path = o.t.store;
     const char *pp = getenv("LVD_RELEASES_PER_PAGE"); /* the tests' pagination */
     o.b.per_page = pp ? atoi(pp) : 0;
+    engine_devlock lock;
+    code = engine_devlock_tool(TOOL, o.t.store, o.wait_s * 1000, &lock);
+    if (code != LVD_EXIT_OK)
+        return code;
     bisect_result r;
     lvd_err err = {0};
     code = bisect_run(&o.b, &r, &err);
+    engine_devlock_release(&lock);
     if (code == LVD_EXIT_USAGE)
         code = lvd_usage_error(TOOL, "%s", err.msg);
     else if (code != LVD_EXIT_OK && (r.n_steps || r.first_bad || r.n_between))

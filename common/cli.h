@@ -18,7 +18,7 @@ enum lvd_exit {
     LVD_EXIT_PARTIAL = 5,  /* finished, but some engines/arms/models failed (recorded) */
     LVD_EXIT_VERIFY = 6,   /* a digest did not verify, or a build could not be verified */
     LVD_EXIT_NETWORK = 7,  /* network or HTTP failure */
-    LVD_EXIT_LOCKED = 8,   /* another nightly holds the lock */
+    LVD_EXIT_LOCKED = 8,   /* another nightly holds the job lock, or another process the device lock */
 };
 
 /* "lvd-TOOL: error: MESSAGE" on stderr (red on a colour terminal). */

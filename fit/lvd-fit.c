@@ -2,6 +2,7 @@
  * device and KV cache type pair for a model, found by loading. Option
  * parsing and printing only; the work is fit/fit.c. */
 #include "common/cli.h"
+#include "engine/devlock.h"
 #include "engine/engines.h"
 #include "fit/ceiling.h"
 #include "fit/fit.h"
@@ -16,7 +17,7 @@
 
 #define TOOL "lvd-fit"
 
-enum { O_ENGINES = 256, O_CTK, O_CTV, O_MAX_CTX, O_TIMEOUT, O_NO_RECORD };
+enum { O_ENGINES = 256, O_CTK, O_CTV, O_MAX_CTX, O_TIMEOUT, O_NO_RECORD, O_WAIT };
 
 typedef struct options {
     lvd_tool_opts t;
@@ -26,13 +27,14 @@ typedef struct options {
     int64_t max_ctx;
     int timeout_ms;
     int no_record;
+    int64_t wait_s;          /* --wait: how long to wait for the device lock */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd fit -m M.gguf [--engines all|NAME,...] [-ctk T,...] [-ctv T,...] [--max-ctx N]\n"
-            "               [--timeout SECS] [--no-record] [--json] [--store PATH]\n\n"
+            "               [--timeout SECS] [--no-record] [--wait DUR] [--json] [--store PATH]\n\n"
             "Finds the context ceiling of each engine x device x KV cache type pair (matched pairs:\n"
             "-ctk f16,q8_0 -ctv f16,q8_0 is two pairs; one type pairs with every other): the largest\n"
             "context that loads and runs one token, at the placement lvd select would use (its\n"
@@ -53,11 +55,14 @@ static void usage(FILE *f)
             "  --max-ctx N        the top of the search (default the model's training context)\n"
             "  --timeout SECS     kill a load after SECS (default %d; 90s, 5m work too)\n"
             "  --no-record        search, print, write nothing\n"
+            "  --wait DUR         wait up to DUR for the device lock a bench, check or nightly\n"
+            "                     holds (default: refuse at once, naming the holder)\n"
             "  --json             print JSON: [{engine, device, ctk, ctv, ceiling, free_mib, probes, ...}]\n"
             "  --store PATH       the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
             "  -h, --help         this text\n\n"
             "exit: 0 every ceiling found, 5 some pair could not be searched (the others are\n"
-            "recorded), 1 none could or no such engine, 2 usage, 3 model unreadable, 4 store error.\n\n"
+            "recorded), 1 none could or no such engine, 2 usage, 3 model unreadable, 4 store error,\n"
+            "8 the devices are in use (another process holds the device lock).\n\n"
             "example:\n"
             "  lvd fit -m ~/models/qwen3-8b-q4_k_m.gguf -ctk f16,q8_0 -ctv f16,q8_0 --max-ctx 262144\n",
             FIT_PRECISION_PCT, FIT_MARGIN_PCT, FIT_SERVE_ROUND, FIT_TIMEOUT_MS_DEFAULT / 1000);
@@ -84,6 +89,11 @@ static int option(void *opts, int c, const char *arg)
         o->timeout_ms = (int)(v * 1000);
         break;
     case O_NO_RECORD: o->no_record = 1; break;
+    case O_WAIT:
+        if (lvd_parse_duration(arg, &v) != 0 || v < 0 || v > 7 * 86400)
+            return lvd_usage_error(TOOL, "--wait wants a duration like 90s or 10m, not '%s'", arg);
+        o->wait_s = v;
+        break;
     }
     return 0;
 }
@@ -94,7 +104,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"model", required_argument, NULL, 'm'},      {"engines", required_argument, NULL, O_ENGINES},
         {"ctk", required_argument, NULL, O_CTK},      {"ctv", required_argument, NULL, O_CTV},
         {"max-ctx", required_argument, NULL, O_MAX_CTX}, {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"no-record", no_argument, NULL, O_NO_RECORD}, LVD_TOOL_LONGOPTS, {NULL, 0, NULL, 0},
+        {"no-record", no_argument, NULL, O_NO_RECORD}, {"wait", required_argument, NULL, O_WAIT},
+        LVD_TOOL_LONGOPTS, {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":hm:", longopts, usage, &o->t, option, o);
     if (rc == 0)
@@ -153,7 +164,14 @@ int main(int argc, char **argv)
     if (fit_pairs_parse(o.ctk, o.ctv, &pairs, &n_pairs, &err) != 0)
         return lvd_usage_error(TOOL, "%s", err.msg);
     engine_setup b;
-    int code = engine_setup_open(TOOL, o.t.store, o.model, o.engines, &b);
+    memset(&b, 0, sizeof b);
+    engine_devlock lock;
+    int code = engine_devlock_tool(TOOL, o.t.store, o.wait_s * 1000, &lock);
+    if (code != LVD_EXIT_OK) {
+        free(pairs);
+        return code;
+    }
+    code = engine_setup_open(TOOL, o.t.store, o.model, o.engines, &b);
     if (code == LVD_EXIT_OK) {
         fit_opts fo = {.pairs = pairs, .n_pairs = n_pairs, .max_ctx = o.max_ctx, .timeout_ms = o.timeout_ms,
                        .record = !o.no_record, .progress = on_progress};
@@ -171,6 +189,7 @@ int main(int argc, char **argv)
         }
     }
     engine_setup_free(&b);
+    engine_devlock_release(&lock);
     free(pairs);
     return code;
 }

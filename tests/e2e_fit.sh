@@ -82,6 +82,15 @@ check "fit: nothing loads: ceiling 0 after two loads, the memory line kept" \
   is "(d[0]['ceiling'], d[0]['probes'], 'ErrorOutOfDeviceMemory' in d[0]['last_fail'])" "(0, 2, True)"
 world fit
 
+# --- the device lock: a fit never loads while another process holds the devices
+# one process holds it (the exec'd sleep), so killing it frees the devices
+( exec 9>>"$LVD_STORE.devices.lock"; flock 9; exec sleep 30 ) & HOLDER=$!
+sleep 0.5
+before=$(loads cuda)
+expect_exit 8 "the devices are in use" "$LVD_BIN/lvd" fit -m "$MODEL" --engines cuda --max-ctx 262144 --no-record
+check "fit: refused under the device lock, nothing loaded" test "$(loads cuda)" -eq "$before"
+kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null
+
 # --- used by lvd select
 lvd select -m "$MODEL" --ctx max --explain
 expect_rc "select --ctx max" 0
