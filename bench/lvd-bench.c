@@ -4,6 +4,7 @@
  * device against the CPU first (check/check.h). Option parsing only; the
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
 #include "engine/engines.h"
+#include "bench/alloc.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -273,7 +274,9 @@ static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void 
         lvd_warn(TOOL, "GPU FLAGS IGNORED: %s: %s", label, run->reason);
     else if (!strcmp(run->status, "failed"))
         lvd_warn(TOOL, "%s: run failed (%s); %s", label, run->reason,
-                 st->status == BENCH_ARM_EXCLUDED ? "arm excluded" : "will retry once");
+                 st->status == BENCH_ARM_EXCLUDED        ? "arm excluded"
+                 : bench_alloc_is_placement_failure(run) ? "the next placement rung follows"
+                                                         : "will retry once");
 }
 
 static uint32_t kv_ctx(const bench_test *t, size_t n)
@@ -362,6 +365,7 @@ static int run(const options *o)
     memset(&plan, 0, sizeof plan);
     char *session = NULL;
     engine_setup b;
+    lvd_alloc *alloc_rows = NULL;
     int code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
     if (code != LVD_EXIT_OK)
         goto out;
@@ -372,6 +376,11 @@ static int run(const options *o)
         .n_ncmoe = o->ncmoe.n, .threads = o->threads, .env = o->env, .n_env = o->n_env,
         .shape = &b.art.shape, .ctx = kv_ctx(tests, n_tests),
     };
+    if (store_alloc_rows(b.s, &alloc_rows, &po.n_alloc_rows, &err)) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        goto out;
+    }
+    po.alloc_rows = alloc_rows;
     if (bench_plan_build(b.engines, b.probes, b.n, &po, &plan, &err)) {
         lvd_usage_error(TOOL, "%s", err.msg);
         code = LVD_EXIT_USAGE;
@@ -386,6 +395,7 @@ static int run(const options *o)
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
         .objective = o->objective, .on_run = on_run,
         .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
+        .plan_opts = &po,
     };
     stats_rule_default(&so.rule);
     if (bench_session_check(&so, &err)) {
@@ -409,6 +419,7 @@ static int run(const options *o)
     }
     bench_session_free(&bs);
 out:
+    free(alloc_rows);
     free(session);
     bench_plan_free(&plan);
     engine_setup_free(&b);

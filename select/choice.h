@@ -48,6 +48,10 @@ typedef struct sel_line_in {
                                       placement; NULL: none */
     int64_t ctx;                   /* -1: the profile's, else the default; 0: the trained context */
     int64_t free_mib;              /* -1: the probe's figure */
+    const lvd_alloc *alloc_rows;   /* the store's allocation rows (store_alloc_rows): the
+                                      margin correction of the device's backend
+                                      (placement/correction.h); NULL: none */
+    size_t n_alloc_rows;
 } sel_line_in;
 
 /* Defaults: everything NULL, ctx -1, free_mib -1. */
@@ -63,6 +67,7 @@ typedef struct sel_choice_lines {
     int placement_failed;   /* placement could not use the shape (placement_line says why) */
     int profile_overrides;  /* the profile's ngl / n-cpu-moe / ub replaced placement's */
     placement_result placement;
+    char margin_why[200];   /* the margin correction used (placement/correction.h); "" when not placed */
     lvd_device device;      /* the device run on (placed or not); selector "" when none */
     int64_t free_mib;       /* the free MiB placement used (-1 unknown) */
     const char *free_from;  /* static: "--free-mib" or "the probe" */

@@ -126,6 +126,11 @@ typedef struct store_run_filter {
 int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err);
 void store_run_list_free(lvd_run *v, size_t n);
 
+/* Every device row of run_alloc (host rows "CPU" left out) with both the
+ * actual model bytes and the predicted ones, oldest run first, into *out
+ * (malloc'd, free with free()): the margin correction's input. 0, or -1. */
+int store_alloc_rows(store *s, lvd_alloc **out, size_t *n, lvd_err *err);
+
 /* --- checks ------------------------------------------------------------- */
 
 int store_check_put(store *s, lvd_check *c, lvd_err *err);

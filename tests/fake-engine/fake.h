@@ -111,6 +111,10 @@
  *   truncated: the first half of the first result line, no newline, exit 0.
  *   oom: llama-bench only: Vulkan's out-of-device-memory lines
  *     (ErrorOutOfDeviceMemory, "failed to load model"), exit 1.
+ *   dev.NAME.real_mib = N     the memory the device really has (its device line
+ *     may claim more): a llama-bench load whose need (weights and KV on the
+ *     device for its -ngl / -ncmoe / -ub / cache types, from the GGUF's shape,
+ *     plus the compute buffer; fake_memory.c) exceeds N fails as `oom` does.
  *
  * Misc
  *   server_check = 1   llama-server exits 0 right after "model loaded" (also

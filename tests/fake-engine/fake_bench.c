@@ -639,6 +639,8 @@ int bench_main(int argc, char **argv)
             }
         bres_stats(&r);
         fault_t f = fault_for("bench", T);
+        if (f == F_NONE && fake_memory_short(&o, in, T, model))
+            f = F_OOM; /* the device has less than its probe line claims */
         if (f != F_NONE)
             bench_fault(f, &r, model);
         if (o.delay > 0)

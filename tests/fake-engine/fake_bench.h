@@ -37,4 +37,8 @@ int bench_parse(int argc, char **argv, bench_opts *o);
 void bench_opts_free(bench_opts *o);
 void bench_instances(const bench_opts *o, binst_list *out);
 
+/* fake_memory.c: 1 when the instance's load needs more than the device
+ * target T really has (dev.NAME.real_mib). */
+int fake_memory_short(const bench_opts *o, const binst *in, const char *T, const char *model);
+
 #endif

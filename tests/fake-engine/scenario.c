@@ -142,7 +142,8 @@ static const char *const GLOBAL_KEYS[] = {
 };
 static const char *const LAYERED[] = { "noise", "run_noise", "warmup", "cold", NULL };
 static const char *const TARGET_LEAVES[] = {
-    "pp", "tg", "fault", "ppl_ratio", "kld", "same_top_p", "noise", "run_noise", "warmup", "cold", NULL
+    "pp", "tg", "fault", "ppl_ratio", "kld", "same_top_p", "noise", "run_noise", "warmup", "cold",
+    "real_mib", NULL
 };
 static const char *const COND_NAMES[] = {
     "fa", "ngl", "ncmoe", "ub", "b", "ctk", "ctv", "t", "d", "sm", "nkvo", "fitt", "mg", "dev",
