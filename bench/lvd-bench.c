@@ -5,6 +5,7 @@
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
 #include "engine/engines.h"
 #include "bench/alloc.h"
+#include "bench/fitarm.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -388,6 +389,12 @@ static int run(const options *o)
     }
     session = o->session ? lvd_xstrdup(o->session)
                          : lvd_xasprintf("bench-%lld-%d", (long long)lvd_now(), (int)getpid());
+    bench_fit_in fi = {.s = b.s, .model = b.model, .artifact = b.art.sha256, .host = lvd_hostname(),
+                       .session = session};
+    if (bench_fit_arms_add(&plan, &po, &fi, &err)) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        goto out;
+    }
     bench_session_opts so = {
         .inv = {.model = b.model, .tests = tests, .n_tests = n_tests, .reps = o->reps,
                 .timeout_ms = (int)(o->timeout_s * 1000)},

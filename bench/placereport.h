@@ -10,9 +10,14 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
-/* "placement: LINE" for every note; nothing when there are none. */
+/* "placement: LINE" for every note, then for every "llama.cpp fit" arm one
+ * line comparing it with our placement's arm on each test the objective
+ * decides on: which is faster, by how much (ratio of medians), the CI and
+ * the outcome (stats_compare under the session's rule); nothing when there
+ * are none. */
 void bench_placement_print(FILE *f, const bench_session *s);
-/* The notes as a JSON array of strings. */
+/* {"notes": [...], "fit_vs_ours": [{test, ours, fit, ratio, ci_lo, ci_hi,
+ * outcome, faster}]} */
 cJSON *bench_placement_json(const bench_session *s);
 
 #endif

@@ -53,6 +53,8 @@ char *bench_params_text(const lvd_params *p)
         lvd_sb_addf(&sb, " ncmoe=%d", p->n_cpu_moe);
     if (p->threads > 0)
         lvd_sb_addf(&sb, " t=%d", p->threads);
+    if (p->fit_target > 0)
+        lvd_sb_addf(&sb, " llama.cpp-fit=%d", p->fit_target);
     if (*p->env)
         lvd_sb_addf(&sb, " %s", p->env);
     char *s = lvd_xstrdup(sb.len ? sb.buf + 1 : "");
@@ -87,7 +89,8 @@ static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, cons
     bench_arm_key(params, a->arm_key, sizeof a->arm_key);
     a->label = bench_arm_label(a->engine, dev ? dev->selector : NULL, params);
     a->placement = placement ? lvd_xstrdup(placement) : NULL;
-    a->rung_of = (size_t)-1;
+    a->free_mib = dev ? dev->free_mib : -1;
+    a->rung_of = a->fit_of = (size_t)-1;
 }
 
 /* What placement predicts for the arm just added (placement_price at the
@@ -349,6 +352,7 @@ size_t bench_plan_add_variant(bench_plan *p, size_t base, const lvd_params *para
     memset(&d, 0, sizeof d);
     snprintf(d.selector, sizeof d.selector, "%s", b->params.device);
     snprintf(d.name, sizeof d.name, "%s", b->device_name);
+    d.free_mib = b->free_mib;
     char *binary = lvd_xstrdup(b->binary), backend[16];
     snprintf(backend, sizeof backend, "%s", b->backend);
     int gpu = b->gpu; /* b dies with the realloc below */

@@ -52,6 +52,9 @@ typedef struct bench_arm {
     char arm_key[320];     /* bench_arm_key(params) */
     char *label;           /* "ENGINE DEVICE ngl=99 fa=on ..." for tables */
     char *placement;       /* the placement reason when it set the parameters; else NULL */
+    int64_t free_mib;      /* the device's free MiB as probed; -1 unknown (CPU arm) */
+    size_t fit_of;         /* a "llama.cpp fit" arm: our placement's arm it rivals
+                            * (bench/fitarm.h); (size_t)-1 otherwise */
     size_t rung_of;        /* the arm whose load ran out of memory and this arm is the next
                             * rung of (bench/rung.h); (size_t)-1 for a planned arm */
     lvd_alloc pred[2];     /* placement_price's prediction for the arm's own flags: the

@@ -284,6 +284,8 @@ static cJSON *arm_json(const bench_session *s, size_t i)
     cJSON_AddItemToObject(o, "placement", lvd_json_str(a->placement));
     cJSON_AddItemToObject(o, "rung_of", a->rung_of == (size_t)-1 ? cJSON_CreateNull()
                                                                   : cJSON_CreateNumber((double)a->rung_of));
+    cJSON_AddItemToObject(o, "fit_of", a->fit_of == (size_t)-1 ? cJSON_CreateNull()
+                                                                : cJSON_CreateNumber((double)a->fit_of));
     return o;
 }
 
@@ -354,7 +356,7 @@ cJSON *bench_report_json(const bench_session *s)
     cJSON_AddNumberToObject(o, "rounds", (double)s->rounds);
     cJSON_AddNumberToObject(o, "wall_ms", (double)s->wall_ms);
     cJSON_AddItemToObject(o, "costs", bench_costs_json(s));
-    cJSON_AddItemToObject(o, "placement_notes", bench_placement_json(s));
+    cJSON_AddItemToObject(o, "placement", bench_placement_json(s));
     cJSON *runs = cJSON_AddObjectToObject(o, "runs");
     cJSON_AddNumberToObject(runs, "ok", (double)s->runs_ok);
     cJSON_AddNumberToObject(runs, "failed", (double)s->runs_failed);

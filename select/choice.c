@@ -112,6 +112,19 @@ static void cpu_run(sel_choice_lines *c)
                                                    : "CPU engine: the whole model in host memory");
 }
 
+/* llama.cpp's own fit (the arm measured it, issue 14): no placement of ours;
+ * llama-server gets --fit on -fitt N and places the model itself. */
+static void fit_run(sel_choice_lines *c)
+{
+    char fitc[32] = "";
+    if (c->params.fit_ctx > 0)
+        snprintf(fitc, sizeof fitc, " -fitc %d", c->params.fit_ctx);
+    c->placement_known = 1;
+    c->placement_line = lvd_xasprintf("llama.cpp's own fit (--fit on -fitt %d%s): the placement the "
+                                      "measured arm used, chosen by llama.cpp at load", c->params.fit_target,
+                                      fitc);
+}
+
 /* The model word: the caller's path, the artifact's last known one, else the placeholder (noted). */
 static void model_of(sel_choice_lines *c, const sel_line_in *in)
 {
@@ -150,6 +163,8 @@ int sel_choice_lines_build(const sel_line_in *in, sel_choice_lines *out, lvd_err
         out->device = *dev;
     if (out->cpu_run)
         cpu_run(out);
+    else if (out->params.fit_target > 0)
+        fit_run(out);
     else
         place(out, in, dev, selector);
     const sel_profile *pr = in->profile;

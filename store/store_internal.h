@@ -31,6 +31,10 @@ double store_col_double(sqlite3_stmt *st, int col); /* NAN for NULL */
 /* Params columns (p_device .. p_env) shared by runs and verdicts. */
 void store_bind_params(sqlite3_stmt *st, int first, const lvd_params *p);
 void store_col_params(sqlite3_stmt *st, int first, lvd_params *p);
+/* The fit columns (p_fit_target, p_fit_ctx; schema 8), bound and read apart
+ * from store_bind_params' nine so statements add them at their end. */
+void store_bind_fit(sqlite3_stmt *st, int first, const lvd_params *p);
+void store_col_fit(sqlite3_stmt *st, int first, lvd_params *p);
 
 /* Steps st once expecting no row (SQLITE_DONE) and finalizes it; on failure
  * the message names the store file and what was being done. 0 or -1. */

@@ -19,15 +19,15 @@ engine vk "device = Vulkan0|NVIDIA GeForce RTX 3060|2048|1300" "dev.Vulkan0.tg =
 lvd bench --model "$MODEL" --tests tg128 --reps 3 --json
 check "plain: fully resident, no -ub" is "[a['params']['ubatch'] for a in d['arms']]" "[None, None]"
 check "plain: too few rows for a correction, said" \
-  is "[n for n in d['placement_notes'] if 'margin' in n]" "['margin correction for Vulkan0: vulkan: no margin correction (0 allocation rows in the store, 3 needed)']"
+  is "[n for n in d['placement']['notes'] if 'margin' in n]" "['margin correction for Vulkan0: vulkan: no margin correction (0 allocation rows in the store, 3 needed)']"
 lvd bench --model "$MODEL" --tests tg128 --reps 3 --json
 check "at least three Vulkan0 rows in the store" is "$(sql "SELECT count(*) >= 3 FROM run_alloc WHERE device = 'Vulkan0' AND model IS NOT NULL")" "[(1,)]"
 sql "UPDATE run_alloc SET model = CAST(1.2 * (pred_model + pred_kv + pred_compute) AS INTEGER) - kv - compute WHERE device = 'Vulkan0' AND model IS NOT NULL" > /dev/null
 
 lvd bench --model "$MODEL" --tests tg128 --reps 3 --json
-check "corrected: the arms step to ubatch 256" is "[a['params']['ubatch'] for a in d['arms']]" "[256, 256]"
+check "corrected: our arms step to ubatch 256 (llama.cpp's fit beside them)" is "[(a['params']['ubatch'], a['fit_of']) for a in d['arms']]" "[(256, None), (256, None), (None, 0), (None, 1)]"
 check "the report says the correction used" \
-  is "any('median 1.200' in n and 'x1.200' in n for n in d['placement_notes'])" "True"
+  is "any('median 1.200' in n and 'x1.200' in n for n in d['placement']['notes'])" "True"
 check "and the placement reason carries it" is "'x1.200 margin correction' in d['arms'][0]['placement']" "True"
 
 lvd select --model "$MODEL" --explain

@@ -27,13 +27,13 @@ check "the rungs: ubatch 256, ubatch 128, then 4 blocks at ubatch 128" \
 check "the three out-of-memory arms are excluded, the last is measured" \
   is "[a['status'] for a in d['arms']]" "['excluded', 'excluded', 'excluded', 'active']"
 check "the report says why each rung was tried" \
-  is "sum('ran out of memory' in n and 'measuring' in n for n in d['placement_notes'])" "3"
+  is "sum('ran out of memory' in n and 'measuring' in n for n in d['placement']['notes'])" "3"
 check "a placement failure per out-of-memory load, with its predicted bytes" \
   is "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND reason LIKE 'placement failure: out of memory on Vulkan0, predicted %'")" "[(3,)]"
 check "the last rung loads: ok runs on Vulkan0 at -ngl 4" \
   is "$(sql "SELECT count(*) > 0 FROM runs WHERE status = 'ok' AND p_ngl = 4 AND p_ubatch = 128")" "[(1,)]"
 check "the margin correction kept is said" \
-  is "any(n.startswith('margin correction for Vulkan0: vulkan: no margin correction') for n in d['placement_notes'])" "True"
+  is "any(n.startswith('margin correction for Vulkan0: vulkan: no margin correction') for n in d['placement']['notes'])" "True"
 
 # the table report says the same
 lvd bench --model "$MODEL" --tests tg128 --fa on --reps 3
