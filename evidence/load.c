@@ -295,6 +295,9 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     if (rc == 0) {
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
         ev_alloc_build(m, runs, nr);
+        rc = store_fit_plan_list(s, sha, &m->fit_plans, &m->n_fit_plans, err);
+    }
+    if (rc == 0) {
         rc = describe_choice(m, s, host, has_v ? &v : NULL, ap, runs, nr, es, err);
     }
 out:

@@ -43,6 +43,7 @@
 #include "common/util.h"
 #include "select/armset.h"
 #include "select/pin.h"
+#include "store/store.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -129,6 +130,8 @@ typedef struct ev_model {
     size_t n_dates;
     ev_alloc_row *alloc;    /* evidence/alloc.c */
     size_t n_alloc;
+    store_fit_plan *fit_plans; /* llama.cpp's own fit beside ours (evidence/fitplan.c) */
+    size_t n_fit_plans;
 } ev_model;
 
 /* Fills m->alloc from the runs' allocations (evidence/alloc.c). */

@@ -47,6 +47,10 @@ lvd bench --model "$MODEL" --tests tg128 --fa on
 check "the text report says which placement is faster" \
   grep -qE "^placement vs llama.cpp fit, tg128: ours .* = 1\.[0-9]+ \(CI 1\.[0-9]+-1\.[0-9]+\): faster: ours$" "$tmp/out"
 
+lvd evidence --out "$tmp/page.md"
+check "the evidence page shows llama.cpp's plan beside ours" \
+  grep -qF "| 1 | CUDA0 | 1500 | 1024 | 128 | 5 | 1 | ngl=5 fa=on ub=256 |" "$tmp/page.md"
+
 # llama.cpp's fit faster: the verdict's launch line is the fit arm's
 world fitwins
 engine cuda "$DEV" "noise = 0.01" "dev.CUDA0.tg = 100" "dev.CUDA0.tg.fitt=1024 = 3"
