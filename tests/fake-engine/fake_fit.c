@@ -58,7 +58,7 @@ int fit_main(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL, *tk = "f16", *tv = "f16";
     long ctx = 0, target = 1024, ub = 512;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* every flag here takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long *num = !strcmp(a, "-c") || !strcmp(a, "--ctx-size")     ? &ctx
                     : !strcmp(a, "-fitt") || !strcmp(a, "--fit-target") ? &target
@@ -82,7 +82,6 @@ int fit_main(int argc, char **argv)
             fprintf(stderr, "error: invalid argument: %s\n", a);
             return 1;
         }
-        i++;
     }
     gguf_shape s;
     lvd_err err = {{0}};
