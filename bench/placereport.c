@@ -27,47 +27,55 @@ static const char *faster(const stats_comparison *c)
     return "undecided";
 }
 
-void bench_placement_print(FILE *f, const bench_session *s)
+typedef void (*pair_fn)(const bench_session *s, size_t fit, size_t t, const stats_comparison *c, void *ctx);
+
+/* Calls fn for every "llama.cpp fit" arm and objective test where both it and
+ * our arm have samples. */
+static void each_pair(const bench_session *s, pair_fn fn, void *ctx)
 {
-    for (size_t i = 0; i < s->plan->n_notes; i++)
-        fprintf(f, "placement: %s\n", s->plan->notes[i]);
     for (size_t i = 0; i < s->plan->n_arms; i++) {
         if (s->plan->arms[i].fit_of == (size_t)-1)
             continue;
         for (size_t t = 0; t < s->o.inv.n_tests; t++) {
             stats_comparison c;
-            if (!bench_session_uses_test(s, t) || versus(s, i, t, &c) != 0)
-                continue;
-            fprintf(f, "placement vs llama.cpp fit, %s: ours (%s) / llama.cpp fit (%s) = %.3f (CI %.3f-%.3f): "
-                       "faster: %s\n", s->o.inv.tests[t].name, s->plan->arms[s->plan->arms[i].fit_of].label,
-                    s->plan->arms[i].label, c.ratio, c.ci_lo, c.ci_hi, faster(&c));
+            if (bench_session_uses_test(s, t) && versus(s, i, t, &c) == 0)
+                fn(s, i, t, &c, ctx);
         }
     }
 }
 
+static void print_pair(const bench_session *s, size_t fit, size_t t, const stats_comparison *c, void *ctx)
+{
+    fprintf((FILE *)ctx, "placement vs llama.cpp fit, %s: ours (%s) / llama.cpp fit (%s) = %.3f (CI %.3f-%.3f): "
+                         "faster: %s\n", s->o.inv.tests[t].name, s->plan->arms[s->plan->arms[fit].fit_of].label,
+            s->plan->arms[fit].label, c->ratio, c->ci_lo, c->ci_hi, faster(c));
+}
+
+static void json_pair(const bench_session *s, size_t fit, size_t t, const stats_comparison *c, void *ctx)
+{
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "test", s->o.inv.tests[t].name);
+    cJSON_AddNumberToObject(x, "ours", (double)s->plan->arms[fit].fit_of);
+    cJSON_AddNumberToObject(x, "fit", (double)fit);
+    cJSON_AddItemToObject(x, "ratio", lvd_json_num(c->ratio));
+    cJSON_AddItemToObject(x, "ci_lo", lvd_json_num(c->ci_lo));
+    cJSON_AddItemToObject(x, "ci_hi", lvd_json_num(c->ci_hi));
+    cJSON_AddStringToObject(x, "faster", faster(c));
+    cJSON_AddItemToArray((cJSON *)ctx, x);
+}
+
+void bench_placement_print(FILE *f, const bench_session *s)
+{
+    for (size_t i = 0; i < s->plan->n_notes; i++)
+        fprintf(f, "placement: %s\n", s->plan->notes[i]);
+    each_pair(s, print_pair, f);
+}
+
 cJSON *bench_placement_json(const bench_session *s)
 {
-    cJSON *o = cJSON_CreateObject(), *notes = cJSON_AddArrayToObject(o, "notes"),
-          *vs = cJSON_AddArrayToObject(o, "fit_vs_ours");
+    cJSON *o = cJSON_CreateObject(), *notes = cJSON_AddArrayToObject(o, "notes");
     for (size_t i = 0; i < s->plan->n_notes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(s->plan->notes[i]));
-    for (size_t i = 0; i < s->plan->n_arms; i++) {
-        if (s->plan->arms[i].fit_of == (size_t)-1)
-            continue;
-        for (size_t t = 0; t < s->o.inv.n_tests; t++) {
-            stats_comparison c;
-            if (!bench_session_uses_test(s, t) || versus(s, i, t, &c) != 0)
-                continue;
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "test", s->o.inv.tests[t].name);
-            cJSON_AddNumberToObject(x, "ours", (double)s->plan->arms[i].fit_of);
-            cJSON_AddNumberToObject(x, "fit", (double)i);
-            cJSON_AddItemToObject(x, "ratio", lvd_json_num(c.ratio));
-            cJSON_AddItemToObject(x, "ci_lo", lvd_json_num(c.ci_lo));
-            cJSON_AddItemToObject(x, "ci_hi", lvd_json_num(c.ci_hi));
-            cJSON_AddStringToObject(x, "faster", faster(&c));
-            cJSON_AddItemToArray(vs, x);
-        }
-    }
+    each_pair(s, json_pair, cJSON_AddArrayToObject(o, "fit_vs_ours"));
     return o;
 }
