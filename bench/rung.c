@@ -66,11 +66,11 @@ static int next_rung(bench_session *s, size_t i)
     return 1;
 }
 
-size_t bench_session_next_rungs(bench_session *s)
+size_t bench_session_next_rungs(bench_session *s, unsigned char **need, unsigned char **solo)
 {
     const bench_plan_opts *o = s->o.plan_opts;
     if (!o || !o->shape || !o->shape->known)
-        return 0;
+        return s->plan->n_arms;
     size_t n = s->plan->n_arms, added = 0;
     for (size_t i = 0; i < n; i++) {
         bench_arm_state *st = &s->st[i];
@@ -80,7 +80,13 @@ size_t bench_session_next_rungs(bench_session *s)
         st->status = BENCH_ARM_EXCLUDED; /* the same load fails the same way */
         added += (size_t)next_rung(s, i);
     }
-    if (added)
+    if (added) {
         grow_states(s, n);
-    return added;
+        size_t m = s->plan->n_arms;
+        *need = lvd_xrealloc(*need, m);
+        *solo = lvd_xrealloc(*solo, m);
+        memset(*need + n, 0, m - n);
+        memset(*solo + n, 0, m - n);
+    }
+    return s->plan->n_arms;
 }

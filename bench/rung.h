@@ -13,9 +13,10 @@
 #include "bench/runner.h"
 
 /* Adds the next rung of every arm whose last failure was for memory and
- * that has not been replaced yet (rules above), growing s->plan and the arm
- * states. Returns the number of arms added; 0 when s->o.plan_opts is NULL
- * or the model's shape is unknown. */
-size_t bench_session_next_rungs(bench_session *s);
+ * that has not been replaced yet (rules above), growing s->plan, the arm
+ * states and the loop's per-arm buffers *need and *solo (one byte per arm;
+ * the new arms' bytes are 0). Nothing is added when s->o.plan_opts is NULL
+ * or the model's shape is unknown. Returns the plan's arm count. */
+size_t bench_session_next_rungs(bench_session *s, unsigned char **need, unsigned char **solo);
 
 #endif

@@ -597,11 +597,7 @@ int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
         if (failed)
             goto out;
         s->rounds++;
-        if (bench_session_next_rungs(s)) { /* arms joined: the per-arm buffers grow */
-            n = plan->n_arms;
-            need = lvd_xrealloc(need, n);
-            solo = lvd_xrealloc(solo, n);
-        }
+        n = bench_session_next_rungs(s, &need, &solo); /* arms may join (bench/rung.h) */
         for (size_t i = 0; i < n; i++)
             solo[i] = s->st[i].solo;
         if (spent || (s->o.budget_ms > 0 && now_ms(s) - start >= s->o.budget_ms)) {
