@@ -99,7 +99,7 @@ static int add_fit_arm(bench_plan *p, size_t i, const bench_plan_opts *o)
                                   "of our placement (%s)", ENGINE_FIT_TARGET_DEFAULT, ours);
         size_t k = bench_plan_add_variant(p, i, &q, why, o);
         p->arms[k].n_pred = 0; /* llama.cpp chose it: nothing of ours to judge */
-        p->arms[k].fit_of = i;
+        p->arms[k].fit_of = i + 1;
         free(why);
         added = 1;
     }
@@ -116,7 +116,7 @@ int bench_fit_arms_add(bench_plan *p, const bench_plan_opts *o, const bench_fit_
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const bench_arm *a = &p->arms[i];
-        if (!a->gpu || !a->placement || a->rung_of != (size_t)-1 || a->params.fit_target)
+        if (!a->gpu || !a->placement || a->rung_of || a->params.fit_target)
             continue;
         const engine_fit_caps *c = caps_of(&v, &nv, a);
         if (!c->bench_fitt)

@@ -9,7 +9,7 @@
 /* Our arm against the fit arm on test t; 0 when both have samples. */
 static int versus(const bench_session *s, size_t fit, size_t t, stats_comparison *c)
 {
-    size_t ours = s->plan->arms[fit].fit_of;
+    size_t ours = s->plan->arms[fit].fit_of - 1;
     const bench_series *a = &s->st[ours].series[t], *b = &s->st[fit].series[t];
     if (!a->n_kept || !b->n_kept)
         return -1;
@@ -34,7 +34,7 @@ typedef void (*pair_fn)(const bench_session *s, size_t fit, size_t t, const stat
 static void each_pair(const bench_session *s, pair_fn fn, void *ctx)
 {
     for (size_t i = 0; i < s->plan->n_arms; i++) {
-        if (s->plan->arms[i].fit_of == (size_t)-1)
+        if (!s->plan->arms[i].fit_of)
             continue;
         for (size_t t = 0; t < s->o.inv.n_tests; t++) {
             stats_comparison c;
@@ -47,7 +47,7 @@ static void each_pair(const bench_session *s, pair_fn fn, void *ctx)
 static void print_pair(const bench_session *s, size_t fit, size_t t, const stats_comparison *c, void *ctx)
 {
     fprintf((FILE *)ctx, "placement vs llama.cpp fit, %s: ours (%s) / llama.cpp fit (%s) = %.3f (CI %.3f-%.3f): "
-                         "faster: %s\n", s->o.inv.tests[t].name, s->plan->arms[s->plan->arms[fit].fit_of].label,
+                         "faster: %s\n", s->o.inv.tests[t].name, s->plan->arms[s->plan->arms[fit].fit_of - 1].label,
             s->plan->arms[fit].label, c->ratio, c->ci_lo, c->ci_hi, faster(c));
 }
 
@@ -55,7 +55,7 @@ static void json_pair(const bench_session *s, size_t fit, size_t t, const stats_
 {
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "test", s->o.inv.tests[t].name);
-    cJSON_AddNumberToObject(x, "ours", (double)s->plan->arms[fit].fit_of);
+    cJSON_AddNumberToObject(x, "ours", (double)(s->plan->arms[fit].fit_of - 1));
     cJSON_AddNumberToObject(x, "fit", (double)fit);
     cJSON_AddItemToObject(x, "ratio", lvd_json_num(c->ratio));
     cJSON_AddItemToObject(x, "ci_lo", lvd_json_num(c->ci_lo));

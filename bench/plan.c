@@ -90,7 +90,6 @@ static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, cons
     a->label = bench_arm_label(a->engine, dev ? dev->selector : NULL, params);
     a->placement = placement ? lvd_xstrdup(placement) : NULL;
     a->free_mib = dev ? dev->free_mib : -1;
-    a->rung_of = a->fit_of = (size_t)-1;
 }
 
 /* What placement predicts for the arm just added (placement_price at the

@@ -53,10 +53,11 @@ typedef struct bench_arm {
     char *label;           /* "ENGINE DEVICE ngl=99 fa=on ..." for tables */
     char *placement;       /* the placement reason when it set the parameters; else NULL */
     int64_t free_mib;      /* the device's free MiB as probed; -1 unknown (CPU arm) */
-    size_t fit_of;         /* a "llama.cpp fit" arm: our placement's arm it rivals
-                            * (bench/fitarm.h); (size_t)-1 otherwise */
-    size_t rung_of;        /* the arm whose load ran out of memory and this arm is the next
-                            * rung of (bench/rung.h); (size_t)-1 for a planned arm */
+    size_t fit_of;         /* a "llama.cpp fit" arm: 1 + the index of our placement's arm
+                            * it rivals (bench/fitarm.h); 0 otherwise (so a zeroed arm is
+                            * neither) */
+    size_t rung_of;        /* 1 + the index of the arm whose load ran out of memory and this
+                            * arm is the next rung of (bench/rung.h); 0 for a planned arm */
     lvd_alloc pred[2];     /* placement_price's prediction for the arm's own flags: the
                             * device (GPU arms) and "CPU" (the host); pred_* -1 = none,
                             * model/kv/compute -1 (filled from the run's stderr) */

@@ -282,10 +282,10 @@ static cJSON *arm_json(const bench_session *s, size_t i)
     cJSON_AddNumberToObject(o, "runs", (double)st->runs);
     cJSON_AddNumberToObject(o, "failures", (double)st->failures);
     cJSON_AddItemToObject(o, "placement", lvd_json_str(a->placement));
-    cJSON_AddItemToObject(o, "rung_of", a->rung_of == (size_t)-1 ? cJSON_CreateNull()
-                                                                  : cJSON_CreateNumber((double)a->rung_of));
-    cJSON_AddItemToObject(o, "fit_of", a->fit_of == (size_t)-1 ? cJSON_CreateNull()
-                                                                : cJSON_CreateNumber((double)a->fit_of));
+    cJSON_AddItemToObject(o, "rung_of",
+                          a->rung_of ? cJSON_CreateNumber((double)(a->rung_of - 1)) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "fit_of",
+                          a->fit_of ? cJSON_CreateNumber((double)(a->fit_of - 1)) : cJSON_CreateNull());
     return o;
 }
 

@@ -60,7 +60,7 @@ static int next_rung(bench_session *s, size_t i)
     size_t k = bench_plan_add_variant(s->plan, i, &p, why, o);
     free(why);
     a = &s->plan->arms[i]; /* moved by the realloc */
-    s->plan->arms[k].rung_of = i;
+    s->plan->arms[k].rung_of = i + 1;
     bench_plan_note(s->plan, "next rung: %s ran out of memory (predicted %.0f MiB): measuring %s instead (%s)",
                     a->label, (double)failed / 1048576.0, s->plan->arms[k].label, placement_rung_name(pl.rung));
     return 1;
