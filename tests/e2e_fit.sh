@@ -14,7 +14,8 @@
 # ours is faster by about 1.5x, and the report says so with its CI. Then a
 # world where the scenario makes the fit arm faster: the verdict's launch line
 # is the fit arm's (--fit on -fitt 1024, no -ngl). And an engine without
-# llama-fit-params: the arm runs, its plan is said not to be printed.
+# llama-fit-params: the arm runs, its plan is said not to be printed; one
+# whose llama-bench predates -fitt gets no rival arm.
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
@@ -50,6 +51,13 @@ check "the text report says which placement is faster" \
 lvd evidence --out "$tmp/page.md"
 check "the evidence page shows llama.cpp's plan beside ours" \
   grep -qF "| 1 | CUDA0 | 1500 | 1024 | 128 | 5 | 1 | ngl=5 fa=on ub=256 |" "$tmp/page.md"
+
+# a build before llama.cpp's fit (no -fitt in llama-bench --help): our arm alone
+world old
+engine cuda "$DEV" "noise = 0.01" "dev.CUDA0.tg = 100" "fit = 0"
+lvd bench --model "$MODEL" --tests tg128 --fa on --json
+check "no -fitt: no rival arm" is "[a['fit_of'] for a in d['arms']]" "[None]"
+check "and no llama-bench call with -fitt" bash -c "! grep -q -- -fitt '$W/cuda/calls.log'"
 
 # llama.cpp's fit faster: the verdict's launch line is the fit arm's
 world fitwins

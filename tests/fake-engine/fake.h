@@ -121,6 +121,8 @@
  *     on the host, the fewest; else the most blocks. The llama-fit-params
  *     persona (-m, -dev, -c, -fitt, -ub, -ctk, -ctv) prints that plan in the
  *     tool's format (`-c N -ngl N -ot "blk\.N\.ffn_..._exps=CPU,..."`).
+ *   fit = 0: a build before llama.cpp's fit: llama-bench's --help lists no
+ *     -fitt / -fitc and rejects them as invalid parameters.
  *   dev.NAME.real_mib = N     the memory the device really has (its device line
  *     may claim more): a llama-bench load whose need (weights and KV on the
  *     device for its -ngl / -ncmoe / -ub / cache types, from the GGUF's shape,

@@ -61,6 +61,8 @@ double fake_offload_mult(const bench_opts *o, const binst *in, const char *T, co
  * MiB); llama.cpp's fit for target_mib into *w (ctx, ubatch, types set);
  * the llama-fit-params persona. */
 double fake_device_mib(const char *name);
+/* 0 when the scenario says fit = 0: a build before llama.cpp's fit (no -fitt). */
+int fake_has_fit(void);
 int fake_fit_plan(const gguf_shape *s, double target_mib, fake_where *w);
 int fit_main(int argc, char **argv);
 

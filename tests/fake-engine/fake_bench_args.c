@@ -46,11 +46,13 @@ static void bench_usage(void)
            "  --list-devices                              list available devices and exit\n"
            "  -v, --verbose                               verbose output\n"
            "  --progress                                  print test progress indicators\n"
-           "  --no-warmup                                 skip warmup runs before benchmarking\n"
-           "  -fitt, --fit-target <MiB>                   fit model to device memory with this margin per "
-           "device in MiB (default: off)\n"
-           "  -fitc, --fit-ctx <n>                        minimum ctx size for --fit-target (default: 4096)\n"
-           "\n"
+           "  --no-warmup                                 skip warmup runs before benchmarking\n",
+           G.prog);
+    if (fake_has_fit()) /* a build before llama.cpp's fit lists neither */
+        printf("  -fitt, --fit-target <MiB>                   fit model to device memory with this margin per "
+               "device in MiB (default: off)\n"
+               "  -fitc, --fit-ctx <n>                        minimum ctx size for --fit-target (default: 4096)\n");
+    printf("\n"
            "test parameters:\n"
            "  -m, --model <filename>                            (default: models/7B/ggml-model-q4_0.gguf)\n"
            "  -hf, -hfr, --hf-repo <user>/<model>[:quant]       Hugging Face model repository; quant is "
@@ -100,7 +102,7 @@ static void bench_usage(void)
            "Multiple values can be given for each parameter by separating them with ','\n"
            "or by specifying the parameter multiple times. Ranges can be given as\n"
            "'first-last' or 'first-last+step' or 'first-last*mult'.\n",
-           G.prog, bench_default(D_NT));
+           bench_default(D_NT));
 }
 
 /* llama-bench's parse_int_range: first[-last[(+|*)step]] items separated by ','.
@@ -465,7 +467,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
                 o->fmt = f;
             else
                 o->fmt_err = f;
-        } else if (is_arg(a, "-fitt", "--fit-target") || is_arg(a, "-fitc", "--fit-ctx")) {
+        } else if (fake_has_fit() && (is_arg(a, "-fitt", "--fit-target") || is_arg(a, "-fitc", "--fit-ctx"))) {
             int fitt = is_arg(a, "-fitt", "--fit-target");
             char **p = lvd_split(v, ',', NULL);
             for (size_t j = 0; p[j] && !err; j++) {

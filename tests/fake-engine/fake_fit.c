@@ -11,6 +11,11 @@
  * the memory a load needs (fake_memory.c). */
 #include "fake_bench.h"
 
+int fake_has_fit(void)
+{
+    return scn_long("fit", 1) != 0;
+}
+
 double fake_device_mib(const char *name)
 {
     const fake_dev *d = dev_by_name(name);
