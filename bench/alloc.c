@@ -68,5 +68,10 @@ void bench_alloc_attach(const bench_arm *arm, const char *err, size_t len, lvd_r
 
 int bench_alloc_is_placement_failure(const lvd_run *run)
 {
-    return run->reason && !strncmp(run->reason, PLACEMENT_FAILURE, strlen(PLACEMENT_FAILURE));
+    return bench_alloc_reason_is_placement_failure(run->reason);
+}
+
+int bench_alloc_reason_is_placement_failure(const char *reason)
+{
+    return reason && !strncmp(reason, PLACEMENT_FAILURE, strlen(PLACEMENT_FAILURE));
 }

@@ -18,5 +18,7 @@ void bench_alloc_attach(const bench_arm *arm, const char *err, size_t len, lvd_r
 
 /* 1 when run->reason marks a placement failure (out of device memory). */
 int bench_alloc_is_placement_failure(const lvd_run *run);
+/* The same for a failure reason (NULL: 0). */
+int bench_alloc_reason_is_placement_failure(const char *reason);
 
 #endif

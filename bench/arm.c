@@ -42,6 +42,8 @@ int bench_arm_key(const lvd_params *p, char *buf, size_t len)
     add_str(&sb, "ctv", p->type_v);
     add_int(&sb, "ncmoe", p->n_cpu_moe, 0);
     add_int(&sb, "t", p->threads, 0);
+    if (p->fit_target > 0) /* only then: keys of every other arm stay as they were */
+        lvd_sb_addf(&sb, "fitt=%d fitc=%d ", p->fit_target, p->fit_ctx);
     lvd_sb_adds(&sb, "env=");
     size_t n;
     char **env = lvd_split(p->env, ' ', &n);

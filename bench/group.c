@@ -11,9 +11,12 @@
 char *bench_process_key(const bench_arm *arm)
 {
     const lvd_params *p = &arm->params;
-    return lvd_xasprintf("%lld %s dev=%s sm=%s ts=%s ngl=%d ncmoe=%d gpu=%d env=%s",
-                         (long long)arm->engine_id, arm->binary, p->device, p->split_mode,
-                         p->tensor_split, p->ngl, p->n_cpu_moe, arm->gpu, p->env);
+    char fit[48] = ""; /* llama.cpp's own fit loads apart (only then: other keys stay as they were) */
+    if (p->fit_target > 0)
+        snprintf(fit, sizeof fit, " fitt=%d fitc=%d", p->fit_target, p->fit_ctx);
+    return lvd_xasprintf("%lld %s dev=%s sm=%s ts=%s ngl=%d ncmoe=%d%s gpu=%d env=%s", (long long)arm->engine_id,
+                         arm->binary, p->device, p->split_mode, p->tensor_split, p->ngl, p->n_cpu_moe, fit, arm->gpu,
+                         p->env);
 }
 
 /* Context flag d of p as llama-bench prints it in a list; "" when not passed. */

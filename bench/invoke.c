@@ -151,6 +151,10 @@ char **bench_group_argv(const bench_plan *plan, const bench_group *g, const benc
     push_ctx(&a, plan, g, BENCH_CTX_CTV, "-ctv");
     if (p->n_cpu_moe > 0)
         push_flag(&a, "-ncmoe", lvd_xasprintf("%d", p->n_cpu_moe));
+    if (p->fit_target > 0) /* llama.cpp's own fit places the model (bench/fitarm.h) */
+        push_flag(&a, "-fitt", lvd_xasprintf("%d", p->fit_target));
+    if (p->fit_target > 0 && p->fit_ctx > 0)
+        push_flag(&a, "-fitc", lvd_xasprintf("%d", p->fit_ctx));
     push_ctx(&a, plan, g, BENCH_CTX_T, "-t");
     if (inv->no_warmup)
         lvd_strv_push(&a.v, &a.n, lvd_xstrdup("--no-warmup"));

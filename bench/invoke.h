@@ -5,7 +5,8 @@
  *
  * One invocation:
  *   BIN -m MODEL -p P,.. -n N,.. -r REPS -o jsonl -v [-dev SEL] [-ngl N] [-fa 0|1]
- *       [-ub U] [-ctk T] [-ctv T] [-ncmoe N] [-t T]      (the arm's env added)
+ *       [-ub U] [-ctk T] [-ctv T] [-ncmoe N] [-fitt MiB [-fitc N]] [-t T]
+ *       (the arm's env added)
  *   -p 0 / -n 0 when no pp / tg test is asked. Outcomes (lvd_run.status):
  *   ok           every asked test came back with valid samples;
  *   failed       could not execute, timed out, killed by a signal, non-zero

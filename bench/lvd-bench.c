@@ -9,6 +9,8 @@
 #include "engine/splitmodes.h"
 #include "engine/hostfacts.h"
 #include "store/factsdb.h"
+#include "bench/alloc.h"
+#include "bench/fitarm.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -73,6 +75,10 @@ static void usage(FILE *f)
             "devices get GPU arms (device selectors from that engine's own probe); a CPU-only\n"
             "engine gets one CPU arm; engines that cannot be probed are skipped and recorded.\n"
             "An arm that asks for a GPU and runs on the CPU is flagged GPU FLAGS IGNORED.\n"
+            "When a device cannot hold the model whole, placement chooses -ngl/-ncmoe/-ub (keeping\n"
+            "each backend's margin correction from the allocations in the store), a load that runs\n"
+            "out of memory gets the next rung in the same session, and where llama-bench has -fitt a\n"
+            "\"llama.cpp fit\" arm runs beside ours (the report says which placement is faster).\n"
             "A device measured without a correctness check (lvd check) cannot win a verdict:\n"
             "the bench warns at the end, naming the lvd check command; --check runs it first.\n\n"
             "options:\n"
@@ -314,7 +320,9 @@ static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void 
         lvd_warn(TOOL, "GPU FLAGS IGNORED: %s: %s", label, run->reason);
     else if (!strcmp(run->status, "failed"))
         lvd_warn(TOOL, "%s: run failed (%s); %s", label, run->reason,
-                 st->status == BENCH_ARM_EXCLUDED ? "arm excluded" : "will retry once");
+                 st->status == BENCH_ARM_EXCLUDED        ? "arm excluded"
+                 : bench_alloc_is_placement_failure(run) ? "the next placement rung follows"
+                                                         : "will retry once");
 }
 
 static uint32_t kv_ctx(const bench_test *t, size_t n)
@@ -438,6 +446,7 @@ static int run(const options *o)
     lvd_run *seed = NULL;
     size_t n_seed = 0;
     engine_setup b;
+    lvd_alloc *alloc_rows = NULL;
     memset(&b, 0, sizeof b);
     engine_devlock lock;
     int code = engine_devlock_tool(TOOL, o->t.store, o->wait_s * 1000, &lock);
@@ -456,6 +465,11 @@ static int run(const options *o)
     };
     split_modes = probe_split_modes(&b);
     po.split_modes = split_modes;
+    if (store_alloc_rows(b.s, &alloc_rows, &po.n_alloc_rows, &err)) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        goto out;
+    }
+    po.alloc_rows = alloc_rows;
     if (bench_plan_build(b.engines, b.probes, b.n, &po, &plan, &err)) {
         lvd_usage_error(TOOL, "%s", err.msg);
         code = LVD_EXIT_USAGE;
@@ -463,6 +477,12 @@ static int run(const options *o)
     }
     session = o->session ? lvd_xstrdup(o->session)
                          : lvd_xasprintf("bench-%lld-%d", (long long)lvd_now(), (int)getpid());
+    bench_fit_in fi = {.s = b.s, .model = b.model, .artifact = b.art.sha256, .host = lvd_hostname(),
+                       .session = session};
+    if (bench_fit_arms_add(&plan, &po, &fi, &err)) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        goto out;
+    }
     bench_session_opts so = {
         .inv = {.model = b.model, .tests = tests, .n_tests = n_tests, .reps = o->reps,
                 .timeout_ms = (int)(o->timeout_s * 1000)},
@@ -470,6 +490,7 @@ static int run(const options *o)
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
         .objective = o->objective, .on_run = on_run, .ctx = &facts,
         .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
+        .plan_opts = &po,
     };
     if (o->resume && load_seed(b.s, b.art.sha256, session, &seed, &n_seed, &err)) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
@@ -504,6 +525,7 @@ static int run(const options *o)
 out:
     store_run_list_free(seed, n_seed);
     engine_facts_free(&facts);
+    free(alloc_rows);
     free(session);
     free(split_modes);
     bench_plan_free(&plan);

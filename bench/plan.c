@@ -6,9 +6,11 @@
 #include "bench/plan_internal.h"
 #include "engine/splitmodes.h"
 #include "engine/visibility.h"
+#include "placement/correction.h"
 #include "placement/placement.h"
 #include "stats/rank.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,8 @@ char *bench_params_text(const lvd_params *p)
         lvd_sb_addf(&sb, " ncmoe=%d", p->n_cpu_moe);
     if (p->threads > 0)
         lvd_sb_addf(&sb, " t=%d", p->threads);
+    if (p->fit_target > 0)
+        lvd_sb_addf(&sb, " llama.cpp-fit=%d", p->fit_target);
     if (*p->env)
         lvd_sb_addf(&sb, " %s", p->env);
     char *s = lvd_xstrdup(sb.len ? sb.buf + 1 : "");
@@ -91,6 +95,7 @@ static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, cons
     bench_arm_key(params, a->arm_key, sizeof a->arm_key);
     a->label = bench_arm_label(a->engine, dev ? dev->selector : NULL, params);
     a->placement = placement ? lvd_xstrdup(placement) : NULL;
+    a->free_mib = dev ? dev->free_mib : -1;
 }
 
 /* What placement predicts for the arm just added (placement_price at the
@@ -211,11 +216,15 @@ static int validate_opts(const bench_plan_opts *o, lvd_err *err)
     return 0;
 }
 
-/* The placement rung for dev, or -1 when placement does not apply. */
-static int place(const bench_plan_opts *o, const lvd_device *dev, placement_result *pl)
+/* The placement rung for dev, or -1 when placement does not apply; the
+ * margin correction it kept is noted in p. */
+static int place(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev, placement_result *pl)
 {
     if (o->n_ngl || !o->shape || !o->shape->known || dev->free_mib < 0)
         return -1;
+    placement_correction corr;
+    double factor = placement_correction_compute(o->alloc_rows, o->n_alloc_rows, dev->backend, &corr);
+    bench_plan_note(p, "margin correction for %s: %s", dev->selector, corr.why);
     placement_place_in in;
     placement_place_in_init(&in);
     in.shape = o->shape;
@@ -224,6 +233,7 @@ static int place(const bench_plan_opts *o, const lvd_device *dev, placement_resu
     in.ubatch = o->n_ub ? o->ub[0] : 0;
     in.type_k = o->n_ctk ? o->ctk[0] : NULL;
     in.type_v = o->n_ctv ? o->ctv[0] : NULL;
+    in.margin_factor = factor;
     lvd_err ignored;
     return placement_compute(&in, pl, &ignored) ? -1 : 0;
 }
@@ -236,7 +246,7 @@ void bench_plan_device_arms(bench_plan *p, const lvd_engine *e, const char *bina
                             const bench_split *split, const char *cover)
 {
     placement_result pl;
-    int placed = !split && place(o, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
+    int placed = !split && place(p, o, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
     if (placed && cover && *cover && pl.rung != PLACEMENT_RUNG_REDUCED_UBATCH) {
         bench_plan_add_skip(p, e, binary, dev->selector,
                             lvd_xasprintf("placement: %s here, fully resident split across %s",
@@ -357,6 +367,9 @@ void bench_plan_free(bench_plan *p)
         free(p->skips[i].binary);
         free(p->skips[i].reason);
     }
+    for (size_t i = 0; i < p->n_notes; i++)
+        free(p->notes[i]);
+    free(p->notes);
     free(p->arms);
     free(p->skips);
     memset(p, 0, sizeof *p);
@@ -370,4 +383,37 @@ size_t bench_plan_cpu_arm(const bench_plan *p)
     size_t ref = stats_cpu_reference(backend, NULL, p->n_arms);
     free(backend);
     return ref;
+}
+
+size_t bench_plan_add_variant(bench_plan *p, size_t base, const lvd_params *params,
+                              const char *placement, const bench_plan_opts *o)
+{
+    const bench_arm *b = &p->arms[base];
+    lvd_engine e = {.id = b->engine_id, .name = lvd_xstrdup(b->engine), .build = lvd_xstrdup(b->build)};
+    lvd_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.selector, sizeof d.selector, "%s", b->params.device);
+    snprintf(d.name, sizeof d.name, "%s", b->device_name);
+    d.free_mib = b->free_mib;
+    char *binary = lvd_xstrdup(b->binary), backend[16];
+    snprintf(backend, sizeof backend, "%s", b->backend);
+    int gpu = b->gpu; /* b dies with the realloc below */
+    add_arm(p, &e, binary, backend, gpu ? &d : NULL, params, placement);
+    predict(p, o, gpu ? &d : NULL, NULL); /* a variant of one device (a rung, a fit arm), never a split */
+    free(e.name);
+    free(e.build);
+    free(binary);
+    return p->n_arms - 1;
+}
+
+void bench_plan_note(bench_plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lvd_sb sb = {0};
+    lvd_sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    p->notes = lvd_xrealloc(p->notes, (p->n_notes + 1) * sizeof *p->notes);
+    p->notes[p->n_notes++] = lvd_xstrdup(sb.len ? sb.buf : "");
+    lvd_sb_free(&sb);
 }

@@ -63,6 +63,12 @@ typedef struct bench_arm {
     char arm_key[320];     /* bench_arm_key(params) */
     char *label;           /* "ENGINE DEVICE ngl=99 fa=on ..." for tables */
     char *placement;       /* the placement reason when it set the parameters; else NULL */
+    int64_t free_mib;      /* the device's free MiB as probed; -1 unknown (CPU arm) */
+    size_t fit_of;         /* a "llama.cpp fit" arm: 1 + the index of our placement's arm
+                            * it rivals (bench/fitarm.h); 0 otherwise (so a zeroed arm is
+                            * neither) */
+    size_t rung_of;        /* 1 + the index of the arm whose load ran out of memory and this
+                            * arm is the next rung of (bench/rung.h); 0 for a planned arm */
     lvd_alloc pred[PLACEMENT_SPREAD_MAX + 1];
                            /* placement_price's prediction for the arm's own flags: the
                             * device(s) (GPU arms; each device's share of a split) and
@@ -86,6 +92,9 @@ typedef struct bench_plan {
     size_t n_arms;
     bench_skip *skips;
     size_t n_skips;
+    char **notes;          /* placement lines for the report: the margin correction each
+                            * placed device used, the next rungs taken (malloc'd) */
+    size_t n_notes;
 } bench_plan;
 
 /* The parameter lists (NULL / 0 entries = the default). Strings are borrowed. */
@@ -112,6 +121,11 @@ typedef struct bench_plan_opts {
     const char *ts;        /* -ts for split arms ("3/1"); NULL = by free memory */
     const gguf_shape *shape; /* the model's; NULL or !known: no placement */
     uint32_t ctx;          /* tokens of KV to place (max n_prompt + n_gen of the tests) */
+    const lvd_alloc *alloc_rows; /* the store's allocation rows (store_alloc_rows): placement
+                            * keeps each device backend's margin correction
+                            * (placement/correction.h; predictions stay plain, so the
+                            * ratio keeps judging the plain estimate); NULL: none */
+    size_t n_alloc_rows;
 } bench_plan_opts;
 
 /* Builds the arms of engines[0..n) with probes[i] belonging to engines[i]
@@ -123,6 +137,14 @@ typedef struct bench_plan_opts {
 int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t n,
                      const bench_plan_opts *o, bench_plan *out, lvd_err *err);
 void bench_plan_free(bench_plan *p);
+
+/* Appends an arm like arm base of p (engine, binary, device) with params and
+ * the placement reason (may be NULL), its label and its prediction as
+ * bench_plan_build makes them; returns its index. */
+size_t bench_plan_add_variant(bench_plan *p, size_t base, const lvd_params *params,
+                              const char *placement, const bench_plan_opts *o);
+/* Appends a note (printf format) to p->notes. */
+void bench_plan_note(bench_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The parameters as people read them: "ngl=99 fa=on ub=256 ctk=q8_0 ctv=q8_0
  * ncmoe=4 t=8 K=V", only what is passed ("" for none); malloc'd. */

@@ -3,6 +3,7 @@
 #include "bench/report.h"
 
 #include "bench/costreport.h"
+#include "bench/placereport.h"
 
 #include "common/cli.h"
 #include "common/json.h"
@@ -234,6 +235,7 @@ void bench_report_print(FILE *f, const bench_session *s)
         }
     }
     print_problems(f, s);
+    bench_placement_print(f, s);
     bench_costs_print(f, s);
     fprintf(f, "Stopped: %s after %zu round%s (%zu runs ok, %zu failed, %zu GPU flags ignored) in %.1f s;"
                " session %s\n",
@@ -280,6 +282,10 @@ static cJSON *arm_json(const bench_session *s, size_t i)
     cJSON_AddNumberToObject(o, "runs", (double)st->runs);
     cJSON_AddNumberToObject(o, "failures", (double)st->failures);
     cJSON_AddItemToObject(o, "placement", lvd_json_str(a->placement));
+    cJSON_AddItemToObject(o, "rung_of",
+                          a->rung_of ? cJSON_CreateNumber((double)(a->rung_of - 1)) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "fit_of",
+                          a->fit_of ? cJSON_CreateNumber((double)(a->fit_of - 1)) : cJSON_CreateNull());
     return o;
 }
 
@@ -350,6 +356,7 @@ cJSON *bench_report_json(const bench_session *s)
     cJSON_AddNumberToObject(o, "rounds", (double)s->rounds);
     cJSON_AddNumberToObject(o, "wall_ms", (double)s->wall_ms);
     cJSON_AddItemToObject(o, "costs", bench_costs_json(s));
+    cJSON_AddItemToObject(o, "placement", bench_placement_json(s));
     cJSON *runs = cJSON_AddObjectToObject(o, "runs");
     cJSON_AddNumberToObject(runs, "ok", (double)s->runs_ok);
     cJSON_AddNumberToObject(runs, "failed", (double)s->runs_failed);

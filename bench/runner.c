@@ -8,6 +8,7 @@
 #include "bench/arm.h"
 #include "bench/group.h"
 #include "bench/race.h"
+#include "bench/rung.h"
 #include "common/cli.h"
 #include "stats/stats.h"
 
@@ -541,7 +542,7 @@ static int run_group(store *st, bench_session *s, const bench_group *g, int64_t 
     return rc;
 }
 
-static void session_init(bench_session *s, const bench_plan *plan, const bench_session_opts *o)
+static void session_init(bench_session *s, bench_plan *plan, const bench_session_opts *o)
 {
     memset(s, 0, sizeof *s);
     s->plan = plan;
@@ -560,7 +561,7 @@ static void session_init(bench_session *s, const bench_plan *plan, const bench_s
     s->weighted_rank.leader = s->weighted_rank.ref = STATS_NO_ARM;
 }
 
-int bench_session_run(store *st, const bench_plan *plan, const bench_session_opts *o,
+int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
                       bench_session *s, lvd_err *err)
 {
     session_init(s, plan, o);
@@ -596,6 +597,7 @@ int bench_session_run(store *st, const bench_plan *plan, const bench_session_opt
         if (failed)
             goto out;
         s->rounds++;
+        n = bench_session_next_rungs(s, &need, &solo); /* arms may join (bench/rung.h) */
         for (size_t i = 0; i < n; i++)
             solo[i] = s->st[i].solo;
         if (spent || (s->o.budget_ms > 0 && now_ms(s) - start >= s->o.budget_ms)) {

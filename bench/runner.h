@@ -47,7 +47,9 @@
  *   and a run killed there is recorded but not held against the arm. So a
  *   session ends within the budget plus about one sample.
  * Faults: a failed run is recorded with its reason and the arm is retried in
- * the next round; its second failure excludes it (BENCH_MAX_FAILURES). A
+ * the next round; its second failure excludes it (BENCH_MAX_FAILURES). A load
+ * that ran out of device memory excludes the arm at the round's end and
+ * brings in the next placement rung as a new arm (bench/rung.h). A
  * gpu_ignored arm is excluded at once (it is deterministic). Excluded arms are
  * shown, never ranked. Other arms go on; runs already recorded stay. Engines
  * the plan skipped are recorded as failed runs ("not run: REASON") without
@@ -97,6 +99,7 @@ typedef struct bench_arm_state {
     size_t runs, failures;
     size_t runs_ok, dropped;       /* ok runs; samples dropped as warm-up in them */
     int solo;                      /* never shares a process again (its group failed) */
+    int rung_tried;                /* its out-of-memory load got its next rung (bench/rung.h) */
     int budget_cut;                /* needed, but no invocation fit the budget left */
     bench_arm_cost cost;           /* what one repetition costs (bench/cost.h) */
     char *reason;                  /* the last failure's reason; NULL when none */
@@ -137,10 +140,13 @@ typedef struct bench_session_opts {
     void *clock_ctx;
     const lvd_run *seed;           /* runs recorded earlier under this session (resuming) */
     size_t n_seed;
+    const bench_plan_opts *plan_opts; /* what the plan was built with: an arm whose load runs
+                                      out of memory gets the next placement rung as a new
+                                      arm (bench/rung.h); NULL: no next rung */
 } bench_session_opts;
 
 typedef struct bench_session {
-    const bench_plan *plan;        /* borrowed */
+    bench_plan *plan;              /* borrowed; next rungs are appended (bench/rung.h) */
     bench_session_opts o;
     bench_arm_state *st;           /* one per plan arm */
     size_t ref;                    /* the plan's CPU arm, or STATS_NO_ARM */
@@ -167,7 +173,7 @@ int bench_session_check(const bench_session_opts *o, lvd_err *err);
  * of its stops (out->stop says which; failures are in the arm states), -1
  * with err when the options are invalid, the store failed (runs recorded
  * before stay), or the process runner failed. */
-int bench_session_run(store *s, const bench_plan *plan, const bench_session_opts *o,
+int bench_session_run(store *s, bench_plan *plan, const bench_session_opts *o,
                       bench_session *out, lvd_err *err);
 void bench_session_free(bench_session *s);
 

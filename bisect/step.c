@@ -129,7 +129,7 @@ static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void 
     }
 }
 
-static int run_session(const bisect_env *e, const bench_plan *sub, const char *session, store_bisect_step *out,
+static int run_session(const bisect_env *e, bench_plan *sub, const char *session, store_bisect_step *out,
                        double endpoints[3], char *commits[3], lvd_err *err)
 {
     bench_session_opts so = {

@@ -74,6 +74,9 @@ typedef struct lvd_params {
     int n_cpu_moe;         /* -ncmoe; 0 = not passed */
     int threads;           /* -t; 0 = not passed */
     char env[256];         /* extra environment "K=V K2=V2"; "" = none */
+    int fit_target;        /* -fitt MiB: llama.cpp's own fit places the model (issue 14);
+                            * 0 = not passed (then ngl / n_cpu_moe / ubatch say) */
+    int fit_ctx;           /* -fitc: the least context llama.cpp's fit may choose; 0 = not passed */
 } lvd_params;
 
 /* One test (pp512, tg128, ...) of one llama-bench invocation. */

@@ -308,6 +308,8 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
         ev_alloc_build(m, runs, nr);
         rc = ev_ceilings_load(s, host, ap, es->v, es->probe, es->n, m, err);
+        if (rc == 0)
+            rc = store_fit_plan_list(s, sha, &m->fit_plans, &m->n_fit_plans, err);
     }
     if (rc == 0) {
         rc = describe_choice(m, s, host, has_v ? &v : NULL, ap, runs, nr, es, err);

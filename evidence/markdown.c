@@ -245,6 +245,7 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
     excluded_list(sb, m);
     ev_alloc_render_model(sb, m);
     ev_ceilings_render_model(sb, m);
+    ev_fit_render_model(sb, m);
     ev_charts c;
     ev_model_charts(m, &c);
     if (c.pp || c.tg || c.history)

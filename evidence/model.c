@@ -568,6 +568,7 @@ void ev_model_free(ev_model *m)
 {
     ev_alloc_free(m);
     ev_ceilings_free(m);
+    store_fit_plan_list_free(m->fit_plans, m->n_fit_plans);
     free(m->name);
     free(m->desc);
     free(m->common);

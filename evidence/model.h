@@ -45,6 +45,7 @@
 #include "select/armset.h"
 #include "store/store.h"
 #include "select/pin.h"
+#include "store/store.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -153,6 +154,8 @@ typedef struct ev_model {
     size_t n_alloc;
     ev_ceiling *ceilings;   /* evidence/ceilings.c */
     size_t n_ceilings;
+    store_fit_plan *fit_plans; /* llama.cpp's own fit beside ours (evidence/fitplan.c) */
+    size_t n_fit_plans;
 } ev_model;
 
 /* Fills m->ceilings from the store's newest ceiling of each engine, device

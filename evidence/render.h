@@ -46,6 +46,10 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out);
  * table (newest run of each arm, per device) and the page's estimator error
  * per backend (median ratio actual/predicted and its spread, every run). */
 void ev_alloc_render_model(lvd_sb *sb, const ev_model *m);
+/* llama.cpp's own fit beside ours (evidence/fitplan.c): the plans
+ * llama-fit-params chose for each device (store: fit_plans), newest per
+ * engine and device; nothing when there are none. */
+void ev_fit_render_model(lvd_sb *sb, const ev_model *m);
 void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p);
 
 /* Context ceilings (evidence/ceilings.c): the model's ceilings side by side

@@ -174,6 +174,8 @@ static cost device_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatc
     }
     k.headroom = headroom(c, ubatch);
     k.total = k.weights + k.kv + k.headroom;
+    if (c->in->margin_factor > 1) /* the backend's margin correction (correction.h) */
+        k.total = (uint64_t)((double)k.total * c->in->margin_factor + 0.5);
     return k;
 }
 
@@ -205,11 +207,14 @@ static unsigned long long mib(uint64_t b)
 /* The common tail of every reason: what the device holds against what is free. */
 static void reason(placement_result *out, const ctx_t *c, const char *head)
 {
+    char corr[48] = "";
+    if (c->in->margin_factor > 1)
+        snprintf(corr, sizeof corr, ", x%.3f margin correction", c->in->margin_factor);
     snprintf(out->reason, sizeof out->reason,
-             "%s; needs %llu MiB (weights %llu, KV %llu at ctx %u, headroom %llu at ubatch %d) "
+             "%s; needs %llu MiB (weights %llu, KV %llu at ctx %u, headroom %llu at ubatch %d%s) "
              "of %llu MiB free, margin %lld MiB",
              head, mib(out->bytes), mib(out->weight_bytes), mib(out->kv_bytes), c->ctx,
-             mib(out->headroom_bytes), out->ubatch, mib(c->free_bytes),
+             mib(out->headroom_bytes), out->ubatch, corr, mib(c->free_bytes),
              (long long)(out->margin_bytes / (int64_t)MIB));
 }
 
@@ -338,7 +343,8 @@ static int check_sizes(const ctx_t *c, lvd_err *err)
         __builtin_add_overflow(blocks, c->kv_all, &total) ||
         __builtin_add_overflow(total, s->non_block_bytes, &total) ||
         __builtin_add_overflow(total, headroom(c, c->configured_ubatch), &total) ||
-        total > (uint64_t)INT64_MAX || c->free_bytes > (uint64_t)INT64_MAX)
+        total > (uint64_t)INT64_MAX || c->free_bytes > (uint64_t)INT64_MAX ||
+        (c->in->margin_factor > 1 && total > (uint64_t)INT64_MAX / 4))
         return lvd_errf(err, "%s: model or device sizes out of range", model_name(s));
     return 0;
 }
@@ -379,10 +385,11 @@ static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err)
     if (in->ubatch < 0 || in->reserve_mib < 0 || in->compute_mib_at_ref < 0 ||
         in->free_mib > INT64_MAX / (int64_t)MIB || in->reserve_mib > INT64_MAX / (int64_t)MIB / 4 ||
         in->compute_mib_at_ref > INT64_MAX / (int64_t)MIB / 4 / (1 << 20) ||
-        in->ubatch > (1 << 20))
+        in->ubatch > (1 << 20) || !(in->margin_factor < 4))
         return lvd_errf(err, "%s: placement parameters out of range (ubatch %d, reserve %lld MiB, "
-                             "compute %lld MiB)", model_name(s), in->ubatch,
-                        (long long)in->reserve_mib, (long long)in->compute_mib_at_ref);
+                             "compute %lld MiB, margin factor %g)", model_name(s), in->ubatch,
+                        (long long)in->reserve_mib, (long long)in->compute_mib_at_ref,
+                        in->margin_factor);
     ctx_t c = {.in = in, .s = s};
     c.ctx = in->ctx ? in->ctx : s->n_ctx_train;
     c.free_bytes = in->free_mib > 0 ? (uint64_t)in->free_mib * MIB : 0;

@@ -56,11 +56,14 @@ typedef struct placement_place_in {
     int64_t free_mib;           /* the device's free memory (probe or --free-mib) */
     int64_t reserve_mib;        /* PLACEMENT_RESERVE_MIB_DEFAULT */
     int64_t compute_mib_at_ref; /* PLACEMENT_COMPUTE_MIB_AT_REF */
+    double margin_factor;       /* the backend's margin correction (correction.h): every
+                                 * candidate's need is multiplied by it; <= 1 = none */
 } placement_place_in;
 
-/* The chosen rung. bytes = weight_bytes + kv_bytes + headroom_bytes is what
- * the device is predicted to hold; margin_bytes = free - bytes (negative only
- * for PLACEMENT_RUNG_NOTHING_FITS: the deficit). */
+/* The chosen rung. bytes = (weight_bytes + kv_bytes + headroom_bytes) x
+ * margin_factor (when above 1) is what the device is predicted to hold;
+ * margin_bytes = free - bytes (negative only for PLACEMENT_RUNG_NOTHING_FITS:
+ * the deficit). */
 typedef struct placement_result {
     placement_rung rung;
     int ngl;                    /* blocks on the device; -1 = all (output head included) */

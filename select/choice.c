@@ -7,6 +7,7 @@
 #include "common/cli.h"
 #include "engine/devices.h"
 #include "placement/spread.h"
+#include "placement/correction.h"
 #include "select/armset.h"
 #include "select/select.h"
 
@@ -84,6 +85,9 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
     pin.type_k = c->params.type_k;
     pin.type_v = c->params.type_v;
     pin.ubatch = c->params.ubatch;
+    placement_correction corr;
+    pin.margin_factor = placement_correction_compute(in->alloc_rows, in->n_alloc_rows, dev->backend, &corr);
+    snprintf(c->margin_why, sizeof c->margin_why, "%s", corr.why);
     lvd_err err = {{0}};
     if (placement_compute(&pin, &c->placement, &err) != 0) {
         c->placement_failed = 1;
@@ -147,6 +151,19 @@ static void cpu_run(sel_choice_lines *c)
                                                    : "CPU engine: the whole model in host memory");
 }
 
+/* llama.cpp's own fit (the arm measured it, issue 14): no placement of ours;
+ * llama-server gets --fit on -fitt N and places the model itself. */
+static void fit_run(sel_choice_lines *c)
+{
+    char fitc[32] = "";
+    if (c->params.fit_ctx > 0)
+        snprintf(fitc, sizeof fitc, " -fitc %d", c->params.fit_ctx);
+    c->placement_known = 1;
+    c->placement_line = lvd_xasprintf("llama.cpp's own fit (--fit on -fitt %d%s): the placement the "
+                                      "measured arm used, chosen by llama.cpp at load", c->params.fit_target,
+                                      fitc);
+}
+
 /* The model word: the caller's path, the artifact's last known one, else the placeholder (noted). */
 static void model_of(sel_choice_lines *c, const sel_line_in *in)
 {
@@ -187,6 +204,8 @@ int sel_choice_lines_build(const sel_line_in *in, sel_choice_lines *out, lvd_err
         cpu_run(out);
     else if (out->params.split_mode[0])
         place_split(out, in, probe);
+    else if (out->params.fit_target > 0)
+        fit_run(out);
     else
         place(out, in, dev, selector);
     const sel_profile *pr = in->profile;

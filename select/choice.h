@@ -50,6 +50,10 @@ typedef struct sel_line_in {
     uint32_t place_ctx;            /* the context placement prices; 0: ctx (--ctx max places at the
                                       default context, where lvd fit measured the ceiling) */
     int64_t free_mib;              /* -1: the probe's figure */
+    const lvd_alloc *alloc_rows;   /* the store's allocation rows (store_alloc_rows): the
+                                      margin correction of the device's backend
+                                      (placement/correction.h); NULL: none */
+    size_t n_alloc_rows;
 } sel_line_in;
 
 /* Defaults: everything NULL, ctx -1, free_mib -1. */
@@ -65,6 +69,7 @@ typedef struct sel_choice_lines {
     int placement_failed;   /* placement could not use the shape (placement_line says why) */
     int profile_overrides;  /* the profile's ngl / n-cpu-moe / ub replaced placement's */
     placement_result placement;
+    char margin_why[200];   /* the margin correction used (placement/correction.h); "" when not placed */
     lvd_device device;      /* the device run on (placed or not); selector "" when none */
     int64_t free_mib;       /* the free MiB placement used (-1 unknown) */
     const char *free_from;  /* static: "--free-mib" or "the probe" */

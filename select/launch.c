@@ -131,6 +131,12 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
             push_int(&a, "-ngl", p->ngl);
         if (p->n_cpu_moe > 0)
             push_int(&a, "--n-cpu-moe", p->n_cpu_moe);
+        if (p->fit_target > 0) { /* llama.cpp's own fit, as the arm measured it */
+            push_flag(&a, "--fit", "on");
+            push_int(&a, "-fitt", p->fit_target);
+        }
+        if (p->fit_target > 0 && p->fit_ctx > 0)
+            push_int(&a, "-fitc", p->fit_ctx);
     }
     if (p->ubatch > 0)
         push_int(&a, "-ub", p->ubatch);

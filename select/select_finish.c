@@ -14,6 +14,7 @@
 #include "select/launch.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +58,8 @@ static void say_placement(sel_result *r, const sel_choice_lines *l, const sel_pr
             l->params.ngl >= 0 ? "as measured" : "left to llama.cpp");
     else
         sel_say(r, "placement: %s", l->placement_line);
+    if (l->placed)
+        sel_say(r, "placement: margin correction: %s", l->margin_why);
     if (l->profile_overrides)
         sel_say(r, "placement: the profile %s overrides it: ngl %d, n-cpu-moe %d, ub %d", p->file,
             l->params.ngl, l->params.n_cpu_moe, l->params.ubatch);
@@ -92,8 +95,16 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
     in.free_mib = c->rq->free_mib;
     if (sel_ceiling_apply(c, pk, &in, exit_code, err) != 0)
         return -1;
+    lvd_alloc *rows = NULL;
+    if (c->s && store_alloc_rows(c->s, &rows, &in.n_alloc_rows, err) != 0) {
+        *exit_code = LVD_EXIT_STORE;
+        return -1;
+    }
+    in.alloc_rows = rows;
     sel_choice_lines l;
-    if (sel_choice_lines_build(&in, &l, err) != 0) {
+    int built = sel_choice_lines_build(&in, &l, err);
+    free(rows);
+    if (built != 0) {
         *exit_code = LVD_EXIT_INPUT;
         return -1;
     }

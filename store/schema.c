@@ -242,6 +242,24 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (session, name)"
     ");"
     "CREATE INDEX session_facts_host ON session_facts(host, at);",
+    /* 9 (issue 14): llama.cpp's own fit as a rival arm.
+     * The arm's -fitt / -fitc on runs and verdicts (NULL / 0 = not passed), and
+     * the plan llama.cpp's fit chose (llama-fit-params) beside ours for the
+     * same free memory, per session and device. */
+    "ALTER TABLE runs ADD COLUMN p_fit_target INTEGER;"
+    "ALTER TABLE runs ADD COLUMN p_fit_ctx INTEGER;"
+    "ALTER TABLE verdicts ADD COLUMN p_fit_target INTEGER;"
+    "ALTER TABLE verdicts ADD COLUMN p_fit_ctx INTEGER;"
+    "CREATE TABLE fit_plans ("
+    "  id INTEGER PRIMARY KEY,"
+    "  artifact TEXT NOT NULL, engine_id INTEGER NOT NULL, host TEXT, session TEXT,"
+    "  device TEXT NOT NULL, free_mib INTEGER, fit_target INTEGER, fit_ctx INTEGER,"
+    "  ctx INTEGER, ngl INTEGER,"           /* what llama.cpp chose: -c, -ngl */
+    "  overrides TEXT,"                     /* its -ot list, verbatim ("" none) */
+    "  host_blocks INTEGER,"                /* blocks whose experts -ot puts on the host */
+    "  ours TEXT,"                          /* our placement's flags for the same device */
+    "  created_at INTEGER NOT NULL"
+    ");",
 };
 
 size_t store_schema_version(void)

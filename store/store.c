@@ -134,6 +134,18 @@ void store_col_split(sqlite3_stmt *st, int first, lvd_params *p)
     store_col_copy(st, first + 1, p->tensor_split, sizeof p->tensor_split);
 }
 
+void store_bind_fit(sqlite3_stmt *st, int first, const lvd_params *p)
+{
+    store_bind_i64_or_null(st, first, p->fit_target, 0);
+    store_bind_i64_or_null(st, first + 1, p->fit_ctx, 0);
+}
+
+void store_col_fit(sqlite3_stmt *st, int first, lvd_params *p)
+{
+    p->fit_target = (int)store_col_i64_or(st, first, 0);
+    p->fit_ctx = (int)store_col_i64_or(st, first + 1, 0);
+}
+
 static int read_user_version(store *s, int64_t *v, lvd_err *err)
 {
     sqlite3_stmt *st;

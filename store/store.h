@@ -131,6 +131,38 @@ void store_run_list_free(lvd_run *v, size_t n);
  * not; -1 with err. One indexed query (started_at), nothing loaded. */
 int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err);
 
+/* Every device row of run_alloc (host rows "CPU" left out) with both the
+ * actual model bytes and the predicted ones, oldest run first, into *out
+ * (malloc'd, free with free()): the margin correction's input. 0, or -1. */
+int store_alloc_rows(store *s, lvd_alloc **out, size_t *n, lvd_err *err);
+
+/* --- llama.cpp's own fit plans (issue 14) ------------------------------ */
+
+/* What llama.cpp's fit chose for one device (llama-fit-params), beside our
+ * placement for the same free memory. */
+typedef struct store_fit_plan {
+    int64_t id;
+    char artifact[LVD_SHA256_HEX_LEN + 1];
+    int64_t engine_id;
+    char *host, *session;
+    char device[64];
+    int64_t free_mib;      /* -1 unknown */
+    int fit_target, fit_ctx;
+    int64_t ctx;           /* -c it chose */
+    int ngl;               /* -ngl it chose */
+    char *overrides;       /* its -ot list ("" none) */
+    int host_blocks;       /* blocks whose experts the overrides put on the host */
+    char *ours;            /* our placement's flags ("-ngl 5 -ncmoe 2 -ub 256") */
+    int64_t created_at;
+} store_fit_plan;
+
+/* Records p (created_at now when 0); sets p->id. 0, or -1 with err. */
+int store_fit_plan_put(store *s, store_fit_plan *p, lvd_err *err);
+/* Every plan of artifact (NULL: all), oldest first. 0, or -1 with err. */
+int store_fit_plan_list(store *s, const char *artifact, store_fit_plan **out, size_t *n, lvd_err *err);
+void store_fit_plan_free(store_fit_plan *p);
+void store_fit_plan_list_free(store_fit_plan *v, size_t n);
+
 /* --- checks ------------------------------------------------------------- */
 
 int store_check_put(store *s, lvd_check *c, lvd_err *err);

@@ -35,6 +35,10 @@ void store_col_params(sqlite3_stmt *st, int first, lvd_params *p);
  * read at first and first + 1: the end of runs' and verdicts' column lists. */
 void store_bind_split(sqlite3_stmt *st, int first, const lvd_params *p);
 void store_col_split(sqlite3_stmt *st, int first, lvd_params *p);
+/* The fit columns (p_fit_target, p_fit_ctx; schema 8), bound and read apart
+ * from store_bind_params' nine so statements add them at their end. */
+void store_bind_fit(sqlite3_stmt *st, int first, const lvd_params *p);
+void store_col_fit(sqlite3_stmt *st, int first, lvd_params *p);
 
 /* Steps st once expecting no row (SQLITE_DONE) and finalizes it; on failure
  * the message names the store file and what was being done. 0 or -1. */

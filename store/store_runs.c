@@ -160,9 +160,9 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
                       "INSERT INTO runs (artifact, engine_id, binary, build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split)"
+                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                      " ?, ?)",
+                      " ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     sqlite3_bind_text(st, 1, r->artifact, -1, SQLITE_TRANSIENT);
@@ -183,6 +183,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     sqlite3_bind_int64(st, 24, r->wall_ms);
     store_bind_text(st, 25, r->source);
     store_bind_split(st, 26, &r->params);
+    store_bind_fit(st, 28, &r->params);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = sqlite3_last_insert_rowid(s->db);
@@ -220,6 +221,7 @@ static void col_run(sqlite3_stmt *st, void *item)
     r->wall_ms = sqlite3_column_int64(st, 24);
     store_col_copy(st, 25, r->source, sizeof r->source);
     store_col_split(st, 26, &r->params);
+    store_col_fit(st, 28, &r->params);
 }
 
 static void col_result(sqlite3_stmt *st, lvd_result *x)
@@ -323,7 +325,7 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"                       \
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"        \
     " build_commit, build_number, status, reason, exit_code, stderr_tail,"                         \
-    " started_at, wall_ms, source, p_split_mode, p_tensor_split FROM runs"                         \
+    " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx FROM runs"  \
     " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"                           \
     " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"                             \
     " AND ((?5 IS NULL AND (session IS NULL OR session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%'))" \

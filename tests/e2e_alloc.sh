@@ -24,7 +24,9 @@ check "the run records Vulkan0's buffers (~11.30 MiB of weights)" is "$(sql "SEL
 check "and the embeddings on the host (~8.30 MiB)" is "$(sql "SELECT abs(a.model - 8703181) < 524288 FROM run_alloc a JOIN runs r ON r.id = a.run_id WHERE r.status = 'ok' AND a.device = 'CPU' LIMIT 1")" "[(1,)]"
 check "next to the prediction: device weights less token_embd" is "$(sql "SELECT a.pred_model FROM run_alloc a JOIN runs r ON r.id = a.run_id WHERE r.status = 'ok' AND a.device = 'Vulkan0' LIMIT 1")" "[(11846656,)]"
 check "KV and compute recorded" is "$(sql "SELECT kv > 0 AND compute > 0 AND pred_kv > 0 AND pred_compute > 0 FROM run_alloc WHERE device = 'Vulkan0' AND model IS NOT NULL LIMIT 1")" "[(1,)]"
-check "the out-of-memory load: a placement failure with the predicted bytes" is "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND reason LIKE 'placement failure: out of memory on Vulkan0, predicted % MiB (weights 11.30, KV %ErrorOutOfDeviceMemory%'")" "[(2,)]"
+# every load fails there: the full arm and the two reduced-ubatch rungs after it
+# (the next rung in the same session, e2e_next_rung) price all blocks' weights
+check "the out-of-memory load: a placement failure with the predicted bytes" is "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND reason LIKE 'placement failure: out of memory on Vulkan0, predicted % MiB (weights 11.30, KV %ErrorOutOfDeviceMemory%'")" "[(3,)]"
 lvd evidence --out "$tmp/page.md"
 check "the evidence page shows predicted vs actual" grep -q "Placement: predicted next to actual" "$tmp/page.md"
 e2e_finish

@@ -49,7 +49,7 @@ static void opts_of(fx *f, bench_session_opts *o)
     stats_rule_default(&o->rule);
 }
 
-static void session_ok(fx *f, const bench_plan *plan, const bench_session_opts *o, bench_session *s)
+static void session_ok(fx *f, bench_plan *plan, const bench_session_opts *o, bench_session *s)
 {
     lvd_err err = {0};
     if (bench_session_run(f->s, plan, o, s, &err))

@@ -4,8 +4,9 @@
  * (fake_bench.h).
  *
  * The fake llama.cpp engine every end-to-end test drives. One
- * binary answers as llama-bench, llama-server or llama-perplexity (chosen by
- * the basename of argv[0]; `fake-engine llama-bench ARGS` works too), with the
+ * binary answers as llama-bench, llama-server, llama-perplexity or
+ * llama-fit-params (chosen by the basename of argv[0]; `fake-engine
+ * llama-bench ARGS` works too), with the
  * output formats of the real captures in tests/fixtures/llama.cpp/, and with
  * speeds, devices, correctness and faults taken from a scenario file so that
  * tests know the truth. Not a model runner: it computes nothing, and it never
@@ -120,6 +121,21 @@
  *   truncated: the first half of the first result line, no newline, exit 0.
  *   oom: llama-bench only: Vulkan's out-of-device-memory lines
  *     (ErrorOutOfDeviceMemory, "failed to load model"), exit 1.
+ *   offload_tg = F, offload_pp = F
+ *     a llama-bench run's tg (pp) speed is divided by 1 + F x the share of the
+ *     model's bytes its placement leaves on the host (fake_memory.c; default 0).
+ *   llama.cpp's own fit (fake_fit.c): llama-bench -fitt M places the model as
+ *     llama.cpp's fit would for the device's memory (real_mib, else its free
+ *     MiB) less M: whole; else every layer with the experts of the last blocks
+ *     on the host, the fewest; else the most blocks. The llama-fit-params
+ *     persona (-m, -dev, -c, -fitt, -ub, -ctk, -ctv) prints that plan in the
+ *     tool's format (`-c N -ngl N -ot "blk\.N\.ffn_..._exps=CPU,..."`).
+ *   fit = 0: a build before llama.cpp's fit: llama-bench's --help lists no
+ *     -fitt / -fitc and rejects them as invalid parameters.
+ *   dev.NAME.real_mib = N     the memory the device really has (its device line
+ *     may claim more): a llama-bench load whose need (weights and KV on the
+ *     device for its -ngl / -ncmoe / -ub / cache types, from the GGUF's shape,
+ *     plus the compute buffer; fake_memory.c) exceeds N fails as `oom` does.
  *
  * Context limit (llama-bench; lvd fit)
  *   ctx_limit = N, TARGET.ctx_limit = N   the largest context (n_prompt + n_gen

@@ -166,6 +166,7 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
     } else {
         mean = base_speed(T, K) * speed_mult(T, K, bench_param, &cc);
     }
+    mean *= fake_offload_mult(o, in, T, o->dim[D_MODEL].v[in->ix[D_MODEL]], strcmp(K, "pp") ? "tg" : "pp");
     const lvd_kv *e = scn_layered(T, K, "noise");
     double noise = e ? ent_dbl(e) : 0.02;
     e = scn_layered(T, K, "run_noise");
@@ -620,6 +621,8 @@ int bench_main(int argc, char **argv)
             }
         bres_stats(&r);
         fault_t f = fault_for("bench", T);
+        if (f == F_NONE && fake_memory_short(&o, in, T, model))
+            f = F_OOM; /* the device has less than its probe line claims */
         if (f != F_NONE)
             bench_fault(f, &r, model);
         if (o.delay > 0)

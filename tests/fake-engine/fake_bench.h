@@ -7,6 +7,8 @@
 
 #include "fake.h"
 
+#include "common/gguf.h"
+
 enum bdim {
     D_MODEL, D_FITT, D_FITC, D_NGL, D_NCMOE, D_SM, D_LM, D_MG, D_DEV, D_TS, D_OT, D_NOH, D_EMBD,
     D_NOPO, D_NB, D_NUB, D_TK, D_TV, D_NKVO, D_FA, D_NT, D_CM, D_CS, D_ND, D_POLL, D_COUNT
@@ -43,5 +45,31 @@ void ctx_limit_check(const char *T, const char *ctk, const char *ctv, long n_ctx
 /* fake_bench_alloc.c: llama-bench -v's buffer lines for one test instance
  * (load: the model buffers too) */
 void print_alloc(const char *target, const bench_opts *o, const binst *in, const model_meta *m, int load);
+/* Where a load puts the model (fake_memory.c, fake_fit.c). */
+typedef struct fake_where {
+    uint32_t ctx;          /* KV cells */
+    int ubatch;
+    const char *type_k, *type_v;
+    int ngl;               /* -1: every block and the output head */
+    int host_experts;      /* blocks whose experts stay on the host */
+    int overflow;          /* they are the last blocks (llama.cpp's fit) */
+    double device_weights; /* bytes of weights on the device (set by fake_need_mib) */
+} fake_where;
+
+/* fake_memory.c: the device MiB a load needs (-1: cannot price); 1 when
+ * the instance's load needs more than the device target T really has
+ * (dev.NAME.real_mib); the speed factor of what the load leaves on the host. */
+double fake_need_mib(const gguf_shape *s, fake_where *w);
+int fake_memory_short(const bench_opts *o, const binst *in, const char *T, const char *model);
+double fake_offload_mult(const bench_opts *o, const binst *in, const char *T, const char *model, const char *K);
+
+/* fake_fit.c: the memory device NAME really has (real_mib, else its free
+ * MiB); llama.cpp's fit for target_mib into *w (ctx, ubatch, types set);
+ * the llama-fit-params persona. */
+double fake_device_mib(const char *name);
+/* 0 when the scenario says fit = 0: a build before llama.cpp's fit (no -fitt). */
+int fake_has_fit(void);
+int fake_fit_plan(const gguf_shape *s, double target_mib, fake_where *w);
+int fit_main(int argc, char **argv);
 
 #endif

@@ -59,11 +59,13 @@ static void bench_usage(void)
            "  --list-devices                              list available devices and exit\n"
            "  -v, --verbose                               verbose output\n"
            "  --progress                                  print test progress indicators\n"
-           "  --no-warmup                                 skip warmup runs before benchmarking\n"
-           "  -fitt, --fit-target <MiB>                   fit model to device memory with this margin per "
-           "device in MiB (default: off)\n"
-           "  -fitc, --fit-ctx <n>                        minimum ctx size for --fit-target (default: 4096)\n"
-           "\n"
+           "  --no-warmup                                 skip warmup runs before benchmarking\n",
+           G.prog);
+    if (fake_has_fit()) /* a build before llama.cpp's fit lists neither */
+        printf("  -fitt, --fit-target <MiB>                   fit model to device memory with this margin per "
+               "device in MiB (default: off)\n"
+               "  -fitc, --fit-ctx <n>                        minimum ctx size for --fit-target (default: 4096)\n");
+    printf("\n"
            "test parameters:\n"
            "  -m, --model <filename>                            (default: models/7B/ggml-model-q4_0.gguf)\n"
            "  -hf, -hfr, --hf-repo <user>/<model>[:quant]       Hugging Face model repository; quant is "
@@ -95,7 +97,7 @@ static void bench_usage(void)
            "  --poll <0...100>                                  (default: 50)\n"
            "  -ngl, --n-gpu-layers <n>                          (default: -1)\n"
            "  -ncmoe, --n-cpu-moe <n>                           (default: 0)\n",
-           G.prog, bench_default(D_NT));
+           bench_default(D_NT));
     split_mode_help();
     printf("  -mg, --main-gpu <i>                               (default: 0)\n"
            "  -nkvo, --no-kv-offload <0|1>                      (default: 0)\n"
@@ -491,7 +493,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
                 o->fmt = f;
             else
                 o->fmt_err = f;
-        } else if (is_arg(a, "-fitt", "--fit-target") || is_arg(a, "-fitc", "--fit-ctx")) {
+        } else if (fake_has_fit() && (is_arg(a, "-fitt", "--fit-target") || is_arg(a, "-fitc", "--fit-ctx"))) {
             int fitt = is_arg(a, "-fitt", "--fit-target");
             char **p = lvd_split(v, ',', NULL);
             for (size_t j = 0; p[j] && !err; j++) {

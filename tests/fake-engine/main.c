@@ -1,7 +1,7 @@
 /* main.c: the fake engine's entry point: picks the persona from argv[0]'s
  * basename (or `fake-engine llama-bench ARGS`), loads the scenario, starts
  * the invocation and hands over to bench_main, server_main or ppl_main. */
-#include "fake.h"
+#include "fake_bench.h"
 
 /* ---------------------------------------------------------------- main */
 
@@ -9,7 +9,8 @@ int main(int argc, char **argv)
 {
     static const struct {
         const char *name, *persona;
-    } personas[] = { { "llama-bench", "bench" }, { "llama-server", "server" }, { "llama-perplexity", "ppl" } };
+    } personas[] = { { "llama-bench", "bench" }, { "llama-server", "server" }, { "llama-perplexity", "ppl" },
+                      { "llama-fit-params", "fit" } };
     const char *argv0 = argc > 0 ? argv[0] : "fake-engine";
     const char *bn = lvd_base_name(argv0);
     int shift = 0;
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
         rc = bench_main(ac, av);
     else if (strcmp(G.persona, "server") == 0)
         rc = server_main(ac, av);
+    else if (strcmp(G.persona, "fit") == 0)
+        rc = fit_main(ac, av);
     else
         rc = ppl_main(ac, av);
     flush_all();
