@@ -3,7 +3,8 @@
  * llama-bench process (`-fa 1,0,0,1`, one model load in the fake engine's
  * load log, rows split back per arm), racing (an arm 10x slower stops after
  * its first invocation) and the budget as a bound (slow samples on the
- * simulated clock: the session ends within the budget plus one sample). */
+ * simulated clock: the session ends within the budget plus one sample), and
+ * max_rounds (one -r 10 invocation per arm, the fixed protocol). */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -220,6 +221,41 @@ static void test_race_rule(void **state)
     assert_int_equal(need[2], 0); /* inactive arms never run again */
 }
 
+/* max_rounds 1 with -r 10: each arm runs once, as one -r 10 invocation, even
+ * when the comparison is left open (a true 1 % gap at 3 % noise). */
+static void test_max_rounds(void **state)
+{
+    fx *f = *state;
+    size_t e = tu_session_engine(f, "a", 0, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 101\n"
+                                            "noise = 0.03\nload_log = loads.log");
+    tu_session_engine(f, "b", 0, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 100\nnoise = 0.03\n");
+    bench_plan plan;
+    static const int fa[] = {1};
+    plan_of(f, fa, 1, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.inv.reps = 10;
+    o.max_samples = 10;
+    o.max_rounds = 1;
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.stop, BENCH_STOP_MAX_ROUNDS);
+    assert_int_equal(s.rounds, 1);
+    char *loads = lvd_xasprintf("%s/loads.log", f->e[e].dir);
+    assert_int_equal(lines_of(loads, " load "), 1);
+    free(loads);
+    for (size_t i = 0; i < plan.n_arms; i++) {
+        assert_int_equal(s.st[i].runs, 1);
+        assert_int_equal(s.st[i].series[0].n_kept + s.st[i].series[0].n_dropped, 10);
+    }
+    assert_int_equal(s.n_costs, 2);
+    assert_int_equal(s.costs[0].last_reps, 10);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
 typedef struct simclock {
     char *path;
     double ns;
@@ -289,6 +325,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_max_rounds, tu_session_setup, tu_session_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

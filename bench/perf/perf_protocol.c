@@ -5,7 +5,7 @@
  * duration (load_ms per model load + its warm-up runs + every sample's ns) to
  * a sim_clock file; the session's clock is the real clock plus that sum.
  * Protocols:
- *   fixed   one -r 10 invocation per arm, then the decision rule;
+ *   fixed   one -r 10 invocation per arm (max_rounds 1), then the decision rule;
  *   before  the protocol before issue 13: every arm its own process, rounds
  *           of -r 3 (first invocation min_samples + 1), at most 30 samples;
  *   new     the cost model (bench/cost.h), shared processes (bench/group.h),
@@ -209,7 +209,8 @@ static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int 
         .inv = {.model = w->model, .tests = tests, .n_tests = n_tests, .reps = p == P_FIXED ? 10 : p == P_BEFORE ? 3 : 0,
                 .timeout_ms = 30000},
         .artifact = w->art.sha256, .host = "perf", .session = session,
-        .max_samples = p == P_FIXED ? 1 : 30, .first_reps = p == P_FIXED ? 10 : p == P_BEFORE ? 6 : 0,
+        .max_samples = p == P_FIXED ? 10 : 30, .max_rounds = p == P_FIXED ? 1 : 0,
+        .first_reps = p == P_FIXED ? 10 : p == P_BEFORE ? 6 : 0,
         .no_share = p != P_NEW, .clock_ms = clock_ms, .clock_ctx = &w->clock,
     };
     stats_objective_default(&o.objective);
