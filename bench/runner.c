@@ -7,10 +7,12 @@
 
 #include "bench/arm.h"
 #include "bench/group.h"
+#include "bench/prices.h"
 #include "bench/race.h"
 #include "bench/reps.h"
 #include "common/cli.h"
 #include "stats/stats.h"
+#include "store/prices.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -262,23 +264,6 @@ static int64_t now_ms(const bench_session *s)
     return s->o.clock_ms ? s->o.clock_ms(s->o.clock_ctx) : lvd_mono_ms();
 }
 
-/* The cost record of arm's process key, created on first use. */
-static bench_cost *cost_of(bench_session *s, const bench_arm *arm)
-{
-    char *key = bench_process_key(arm);
-    for (size_t i = 0; i < s->n_costs; i++) {
-        if (!strcmp(s->costs[i].key, key)) {
-            free(key);
-            return &s->costs[i];
-        }
-    }
-    s->costs = lvd_xrealloc(s->costs, (s->n_costs + 1) * sizeof *s->costs);
-    bench_cost *c = &s->costs[s->n_costs++];
-    memset(c, 0, sizeof *c);
-    c->key = key;
-    return c;
-}
-
 /* The longest single sample the session has seen, in ms (0 when none). */
 static int64_t longest_sample(const bench_session *s)
 {
@@ -310,12 +295,12 @@ static int record_group(store *st, bench_session *s, const bench_group *g, bench
                         int64_t wall, int cut, lvd_err *err)
 {
     double kept_ms = 0;
-    int any_ok = 0, any_failed = 0;
+    int any_ok = 0, any_failed = 0, invocation = (int)++s->invocations;
     for (size_t i = 0; i < out->n; i++) {
         lvd_run *run = &out->runs[i];
         size_t arm = g->arms[out->member[i]];
         stamp(s, run);
-        if (store_run_put(st, run, err))
+        if (store_run_put(st, run, err) || store_run_set_invocation(st, run->id, invocation, err))
             return -1;
         absorb(s, arm, run, cut);
         if (!strcmp(run->status, "ok")) {
@@ -341,9 +326,11 @@ static int record_group(store *st, bench_session *s, const bench_group *g, bench
 static int run_group(store *st, bench_session *s, const bench_group *g, int64_t start, int *cut, lvd_err *err)
 {
     const bench_arm *first = &s->plan->arms[g->arms[0]];
-    bench_cost *c = cost_of(s, first);
+    bench_cost *c = bench_prices_of(s, first);
     double rep_max;
     bench_invoke inv = s->o.inv;
+    inv.clock_ms = s->o.clock_ms;
+    inv.clock_ctx = s->o.clock_ctx;
     inv.reps = bench_reps_group(s, g, c, &rep_max);
     inv.no_warmup = bench_reps_no_warmup(s, g);
     int budget_timeout = 0;
@@ -407,7 +394,7 @@ int bench_session_run(store *st, const bench_plan *plan, const bench_session_opt
                       bench_session *s, lvd_err *err)
 {
     session_init(s, plan, o);
-    if (bench_session_check(o, err) || record_skips(st, s, err))
+    if (bench_session_check(o, err) || record_skips(st, s, err) || (!o->no_prices && bench_prices_seed(st, s, err)))
         return -1;
     int64_t start = now_ms(s);
     size_t n = plan->n_arms;

@@ -24,6 +24,8 @@
  * Repetitions (-r) per invocation and llama-bench's warm-up run: bench/reps.h;
  *   o.max_rounds > 0 stops the session after that many rounds (fixed
  *   protocols: one invocation per arm, -r as given).
+ * Prices: the process keys' and arms' costs start from the last earlier
+ *   session's in the store (bench/prices.h) unless o.no_prices.
  * Budget: before each invocation the time left is known; a priced process
  *   key (bench/cost.h) gets -r shrunk to what fits, or is not started (its
  *   arms are budget_cut, "not sampled within the budget"); an unpriced one
@@ -115,6 +117,8 @@ typedef struct bench_session_opts {
     bench_run_cb on_run;
     void *ctx;
     int no_share;                  /* every arm in its own process (the pre-issue-13 protocol) */
+    int no_prices;                 /* price every process key afresh, as on a first night
+                                      (else the last night's prices seed them: bench/prices.h) */
     int64_t (*clock_ms)(void *ctx);/* the session's clock; NULL: lvd_mono_ms (benchmarks
                                       on simulated time pass their own) */
     void *clock_ctx;
@@ -129,6 +133,7 @@ typedef struct bench_session {
     size_t runs_ok, runs_failed, runs_gpu_ignored, skips_recorded;
     int64_t wall_ms;
     int64_t engine_ms;             /* wall of the llama-bench processes, on the session clock */
+    size_t invocations;            /* llama-bench processes run (each run records its number) */
     bench_cost *costs;             /* one per process key run (bench/cost.h) */
     size_t n_costs;
     bench_stop stop;

@@ -4,7 +4,8 @@
  * load log, rows split back per arm), racing (an arm 10x slower stops after
  * its first invocation) and the budget as a bound (slow samples on the
  * simulated clock: the session ends within the budget plus one sample), and
- * max_rounds (one -r 10 invocation per arm, the fixed protocol). */
+ * max_rounds (one -r 10 invocation per arm, the fixed protocol), and prices
+ * carried over from one night to the next (bench/prices.h). */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench/cost.h"
+#include "bench/costreport.h"
 #include "bench/group.h"
 #include "bench/plan.h"
 #include "bench/race.h"
@@ -313,6 +315,77 @@ static void test_budget_bound(void **state)
     free(c.path);
 }
 
+/* The first run's samples per arm (an on_run callback's record). */
+typedef struct first_reps {
+    int n[4];
+} first_reps;
+
+static void note_first(const bench_session *s, size_t arm, const lvd_run *run, void *ctx)
+{
+    (void)s;
+    first_reps *f = ctx;
+    const lvd_result *r = bench_run_result(run, "tg128");
+    if (arm < 4 && !f->n[arm] && r)
+        f->n[arm] = (int)r->n;
+}
+
+/* Night 2 in the same store is priced from night 1: fa on and off of one
+ * engine share a process (a 3 s load on the simulated clock, 0.1 s samples);
+ * night 1's first invocation is the first look (-r 5 per instance, two
+ * instances), night 2's carries night 1's fixed cost per process (all four
+ * runs of a shared process priced as one) and is sized by the balance rule
+ * (fixed / (2 x rep): -r 14 or more, at most max_samples' 15), and the report
+ * says which night priced it. */
+static void test_prices_carried(void **state)
+{
+    fx *f = *state;
+    simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
+    char *scn = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = 1.5\n"
+                              "noise = 0.01\nsim_clock = %s\nload_ms = 3000\n", c.path);
+    tu_session_engine(f, "cuda", 0, scn);
+    free(scn);
+    bench_plan plan;
+    static const int fa[] = {1, 0};
+    plan_of(f, fa, 2, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.clock_ms = sim_ms;
+    o.clock_ctx = &c;
+    o.on_run = note_first;
+    first_reps n1 = {{0}}, n2 = {{0}};
+    o.ctx = &n1;
+    bench_session s1, s2;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s1, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s1.n_costs, 1);
+    assert_int_equal(s1.costs[0].seed_at, 0); /* an empty store: nothing carried over */
+    assert_int_equal(n1.n[0], 5);
+    double fixed1 = bench_cost_fixed_ms(&s1.costs[0]);
+    assert_true(fixed1 >= 3000);
+    o.session = "proto-test-2";
+    o.ctx = &n2;
+    if (bench_session_run(f->s, &plan, &o, &s2, &err))
+        fail_msg("%s", err.msg);
+    const bench_cost *k = &s2.costs[0];
+    assert_true(k->seed_at > 0);
+    assert_int_equal(k->seeds, 0); /* replaced by tonight's first measurement */
+    assert_true(fabs(k->seed_fixed_ms / fixed1 - 1) < 0.01);
+    assert_true(n2.n[0] >= 14 && n2.n[0] <= 15);
+    assert_true(n2.n[1] >= 14 && n2.n[1] <= 15);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    bench_costs_print(mem, &s2);
+    fclose(mem);
+    assert_non_null(strstr(text, "first -r priced from the night of "));
+    free(text);
+    bench_session_free(&s1);
+    bench_session_free(&s2);
+    bench_plan_free(&plan);
+    free(c.path);
+}
+
 int main(void)
 {
     if (!getenv("LVD_FAKE_ENGINE")) {
@@ -326,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_max_rounds, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_prices_carried, tu_session_setup, tu_session_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
