@@ -53,6 +53,8 @@ typedef struct bench_arm_cost {
     double sample_max_ms;          /* the longest single sample seen */
     size_t seeds;                  /* of reps: carried over, not measured here */
     double seed_rep_ms;            /* their mean repetition cost (kept for the report) */
+    size_t seed_samples;           /* the priced session: repetitions the arm ran there, */
+    size_t seed_procs;             /* and in how many llama-bench processes (0: not seeded) */
 } bench_arm_cost;
 
 /* Records one invocation of cost c: its wall time and the ns of its kept

@@ -24,21 +24,20 @@ bench_cost *bench_prices_of(bench_session *s, const bench_arm *arm)
     return c;
 }
 
-/* One llama-bench process seen while seeding: (key, session, invocation). */
+/* One llama-bench process seen while seeding: (key, invocation). */
 typedef struct seen_proc {
     size_t cost;                   /* index in s->costs (it moves as it grows) */
-    const char *session;
-    int invocation;
+    int64_t invocation;            /* unique in the store (store/prices.h) */
 } seen_proc;
 
 /* 1 when the process was seeded already; else remembers it and returns 0. */
-static int seen_before(seen_proc **seen, size_t *n, size_t c, const char *session, int invocation)
+static int seen_before(seen_proc **seen, size_t *n, size_t c, int64_t invocation)
 {
     for (size_t i = 0; i < *n; i++)
-        if ((*seen)[i].cost == c && (*seen)[i].invocation == invocation && !strcmp((*seen)[i].session, session))
+        if ((*seen)[i].cost == c && (*seen)[i].invocation == invocation)
             return 1;
     *seen = lvd_xrealloc(*seen, (*n + 1) * sizeof **seen);
-    (*seen)[(*n)++] = (seen_proc){c, session, invocation};
+    (*seen)[(*n)++] = (seen_proc){c, invocation};
     return 0;
 }
 
@@ -58,10 +57,13 @@ int bench_prices_seed(store *st, bench_session *s, lvd_err *err)
         if (rc || !got[i].session)
             continue;
         bench_cost *c = bench_prices_of(s, arm);
+        bench_arm_cost *a = &s->st[i].cost;
         for (size_t k = 0; k < got[i].n; k++) {
             const store_price *p = &got[i].v[k];
-            bench_arm_cost_seed(&s->st[i].cost, p->reps, p->samples_ms, p->longest_ms);
-            if (!seen_before(&seen, &n_seen, (size_t)(c - s->costs), got[i].session, p->invocation))
+            bench_arm_cost_seed(a, p->reps, p->samples_ms, p->longest_ms);
+            a->seed_samples += (size_t)(p->reps > 0 ? p->reps : 0);
+            a->seed_procs += k == 0 || p->invocation != got[i].v[k - 1].invocation;
+            if (!seen_before(&seen, &n_seen, (size_t)(c - s->costs), p->invocation))
                 bench_cost_seed(c, p->fixed_ms, got[i].started_at);
         }
     }

@@ -8,10 +8,13 @@
  *     tonight's tests, every one: they ran) and each distinct llama-bench
  *     process they came from seeds the arm's process key once with that
  *     process's fixed cost (wall minus kept samples, over all its runs);
+ *     and the arm's record there: the repetitions it ran and in how many
+ *     processes (a shared process's runs are one);
  *   - the seeds count until the key's (the arm's) first invocation of this
  *     session is measured (bench/cost.h), so night 2's first invocation is
- *     sized by bench_cost_reps' balance rule and planned against the budget
- *     with real prices, where night 1's is sized by the first look alone.
+ *     planned against the budget with real prices and sized from last
+ *     night's record (bench/reps.h, "carried over"), where night 1's is sized
+ *     by the first look alone.
  * Every run a session records carries its invocation's number
  * (store_run_set_invocation), which is what groups a shared process's runs.
  * Not for the cost model (bench/cost.h) or its SQL (store/prices.h). */

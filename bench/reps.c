@@ -106,12 +106,34 @@ static double arm_want(const bench_session *s, size_t arm)
     return want;
 }
 
+/* The first invocation's samples of arm when last night's record is carried
+ * over (reps.h, "carried over"): the first look when one process decided it
+ * then, else what it took then (at least the first look). */
+static size_t carried_need(const bench_session *s, size_t arm)
+{
+    const bench_arm_cost *a = &s->st[arm].cost;
+    size_t first = (size_t)first_reps(s);
+    return a->seed_procs > 1 && a->seed_samples > first ? a->seed_samples : first;
+}
+
+/* 1 when the balance rule sizes g's invocation: not when it is the first of
+ * arms that one process each decided last night (reps.h, "carried over"). */
+static int balanced(const bench_session *s, const bench_group *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const bench_arm_cost *a = &s->st[g->arms[i]].cost;
+        if (bench_kept_min(s, g->arms[i]) || a->seed_procs != 1)
+            return 1;
+    }
+    return 0;
+}
+
 /* Samples arm still needs at this look (reps.h). */
 static int arm_need(const bench_session *s, size_t arm)
 {
     const bench_arm_state *st = &s->st[arm];
     size_t kept = bench_kept_min(s, arm);
-    size_t need = kept ? kept : (size_t)first_reps(s);
+    size_t need = kept ? kept : carried_need(s, arm);
     if (kept) {
         double want = arm_want(s, arm);
         if (want > 0)
@@ -153,7 +175,7 @@ int bench_reps_group(const bench_session *s, const bench_group *g, const bench_c
         *rep_max = -1;
     if (s->o.inv.reps > 0)
         return fresh ? clamp_reps((first_reps(s) + (int)slots - 1) / (int)slots, hi) : s->o.inv.reps;
-    return bench_cost_reps(c, priced ? rep_sum / (double)g->n : -1, slots, need, 1, hi);
+    return bench_cost_reps(c, priced && balanced(s, g) ? rep_sum / (double)g->n : -1, slots, need, 1, hi);
 }
 
 /* --no-warmup (reps.h): every arm has run and none ever dropped a sample. */

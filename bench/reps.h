@@ -17,6 +17,17 @@
  *      (looks at 5, 10, 20 ...), plus the samples its invocations
  *      drop as warm-up on average; divided over the instances (two per arm
  *      when shared); at most what max_samples leaves.
+ *   carried over (the arm's prices and record from last night, bench/prices.h):
+ *      on an arm's first invocation the need is the first look when one
+ *      process decided the arm last night, else the repetitions it ran then
+ *      (at least the first look: tonight asks at once for what last night
+ *      needed two loads or more for); and the balance rule (bench/cost.h)
+ *      does not raise the first invocation of arms one process each decided
+ *      last night: more samples there only pay when they save a load, and
+ *      last night's first look saved it (perf_protocol, the night at a 20 s
+ *      load, -t 2: the balance rule alone made night 2 cost 179 s per correct
+ *      decision against night 1's 162 s: the 54 t/s CPU arm took 7
+ *      repetitions of 3.5 s where 4 decided it).
  * llama-bench's warm-up run: kept (no --no-warmup) on an arm's first
  *   invocation, which is also where warm-up ramps are detected (stats_warmup,
  *   per row); later invocations pass --no-warmup only while none of the

@@ -295,12 +295,17 @@ static int record_group(store *st, bench_session *s, const bench_group *g, bench
                         int64_t wall, int cut, lvd_err *err)
 {
     double kept_ms = 0;
-    int any_ok = 0, any_failed = 0, invocation = (int)++s->invocations;
+    int any_ok = 0, any_failed = 0;
+    int64_t invocation = 0; /* the process's first run's id (store/prices.h) */
+    s->invocations++;
     for (size_t i = 0; i < out->n; i++) {
         lvd_run *run = &out->runs[i];
         size_t arm = g->arms[out->member[i]];
         stamp(s, run);
-        if (store_run_put(st, run, err) || store_run_set_invocation(st, run->id, invocation, err))
+        if (store_run_put(st, run, err))
+            return -1;
+        invocation = invocation ? invocation : run->id;
+        if (store_run_set_invocation(st, run->id, invocation, err))
             return -1;
         absorb(s, arm, run, cut);
         if (!strcmp(run->status, "ok")) {

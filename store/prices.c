@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int store_run_set_invocation(store *s, int64_t run_id, int invocation, lvd_err *err)
+int store_run_set_invocation(store *s, int64_t run_id, int64_t invocation, lvd_err *err)
 {
     sqlite3_stmt *st;
     if (store_prepare(s, "UPDATE runs SET invocation = ? WHERE id = ?", &st, err))
         return -1;
-    sqlite3_bind_int(st, 1, invocation);
+    sqlite3_bind_int64(st, 1, invocation);
     sqlite3_bind_int64(st, 2, run_id);
     return store_step_done(s, st, "cannot record the run's invocation", err);
 }
@@ -74,7 +74,7 @@ static void fold_row(sqlite3_stmt *st, const char *const *tests, size_t n_tests,
         *run = id;
     }
     store_price *p = &out->v[out->n - 1];
-    p->invocation = sqlite3_column_int(st, 1);
+    p->invocation = sqlite3_column_int64(st, 1);
     double fixed = sqlite3_column_double(st, 6) - (double)sqlite3_column_int64(st, 7) / 1e6;
     p->fixed_ms = fixed > 0 ? fixed : 0;
     if (test_asked((const char *)sqlite3_column_text(st, 2), tests, n_tests)) {
@@ -98,10 +98,10 @@ int store_prices_last(store *s, const char *artifact, const char *host, int64_t 
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "SELECT r.id, r.invocation, x.test, COUNT(m.idx), COALESCE(SUM(m.ns), 0), COALESCE(MAX(m.ns), 0),"
-                      " (SELECT SUM(q.wall_ms) FROM runs q WHERE q.session = r.session AND q.invocation = r.invocation),"
+                      " (SELECT SUM(q.wall_ms) FROM runs q WHERE q.invocation = r.invocation),"
                       " (SELECT COALESCE(SUM(k.ns), 0) FROM runs q JOIN results y ON y.run_id = q.id"
-                      "  JOIN samples k ON k.result_id = y.id WHERE q.session = r.session"
-                      "  AND q.invocation = r.invocation AND k.warmup = 0 AND k.ts > 0)"
+                      "  JOIN samples k ON k.result_id = y.id WHERE q.invocation = r.invocation"
+                      "  AND k.warmup = 0 AND k.ts > 0)"
                       " FROM runs r JOIN results x ON x.run_id = r.id LEFT JOIN samples m ON m.result_id = x.id"
                       " WHERE r.id IN (SELECT id FROM runs WHERE session = ? AND artifact = ? AND host = ?"
                       "  AND engine_id = ? AND arm_key = ? AND status = 'ok' AND invocation IS NOT NULL"

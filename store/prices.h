@@ -1,9 +1,10 @@
 /* prices.h: what earlier llama-bench processes cost, as the runs table holds
  * it, so a bench session can size its first invocations from the last night
- * (bench/prices.h). Each bench run records which llama-bench process of its
- * session it came from (runs.invocation, 1-based; NULL for imported runs and
- * runs recorded before the column), so the runs one shared process was split
- * into (`-fa 1,0,0,1`: four runs) are priced as one process.
+ * (bench/prices.h). Each bench run records which llama-bench process it came
+ * from (runs.invocation: the id of that process's first run, unique in the
+ * store whatever the session ids; NULL for imported runs and runs recorded
+ * before the column), so the runs one shared process was split into
+ * (`-fa 1,0,0,1`: four runs) are priced as one process.
  * Not for the cost model (bench/cost.h) or recording runs (store_runs.c). */
 #ifndef LVD_STORE_PRICES_H
 #define LVD_STORE_PRICES_H
@@ -13,12 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Marks run_id as coming from llama-bench process `invocation` of its session. */
-int store_run_set_invocation(store *s, int64_t run_id, int invocation, lvd_err *err);
+/* Marks run_id as coming from the llama-bench process whose first run is
+ * `invocation` (a run id; run_id itself for the first). */
+int store_run_set_invocation(store *s, int64_t run_id, int64_t invocation, lvd_err *err);
 
 /* One ok run of an arm in the session priced, with its process's price. */
 typedef struct store_price {
-    int invocation;
+    int64_t invocation;            /* the process (its first run's id) */
     double fixed_ms;               /* the process: its runs' wall minus their kept samples' ns */
     int reps;                      /* this run: the most samples of one of the tests asked */
     double samples_ms;             /* this run: every sample's ns of the tests asked */

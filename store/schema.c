@@ -176,10 +176,12 @@ static const char *const migrations[] = {
     "  pred_model INTEGER, pred_kv INTEGER, pred_compute INTEGER,"
     "  PRIMARY KEY (run_id, device)"
     ");",
-    /* 13 (issue 13; renumbered on merge): which llama-bench process of its
-     * session a bench run came from (1-based; NULL: imported, or recorded
-     * before), so a shared process's runs are priced as one (store/prices.h) */
-    "ALTER TABLE runs ADD COLUMN invocation INTEGER;",
+    /* 13 (issue 13; renumbered on merge): which llama-bench process a bench
+     * run came from: the id of that process's first run (NULL: imported, or
+     * recorded before), so a shared process's runs are priced as one
+     * (store/prices.h) */
+    "ALTER TABLE runs ADD COLUMN invocation INTEGER;"
+    "CREATE INDEX runs_invocation ON runs(invocation);",
 };
 
 size_t store_schema_version(void)

@@ -329,19 +329,18 @@ static void note_first(const bench_session *s, size_t arm, const lvd_run *run, v
         f->n[arm] = (int)r->n;
 }
 
-/* Night 2 in the same store is priced from night 1: fa on and off of one
- * engine share a process (a 3 s load on the simulated clock, 0.1 s samples);
- * night 1's first invocation is the first look (-r 5 per instance, two
- * instances), night 2's carries night 1's fixed cost per process (all four
- * runs of a shared process priced as one) and is sized by the balance rule
- * (fixed / (2 x rep): -r 14 or more, at most max_samples' 15), and the report
- * says which night priced it. */
-static void test_prices_carried(void **state)
+/* Two nights of fa on and off of one engine in one store (they share a
+ * process; a 3 s load on the simulated clock, 0.1 s samples): night 1's
+ * first invocation is the first look (-r 5 per instance, two instances) and
+ * nothing is carried over; night 2 carries night 1's fixed cost per process
+ * (all four runs of a shared process priced as one) and the report says
+ * which night priced it. *procs1: processes arm 0 ran in on night 1; *first2:
+ * night 2's first -r of arm 0 (checked equal for arm 1). */
+static void two_nights(fx *f, double fa_ratio, double noise, size_t *procs1, int *first2)
 {
-    fx *f = *state;
     simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
-    char *scn = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = 1.5\n"
-                              "noise = 0.01\nsim_clock = %s\nload_ms = 3000\n", c.path);
+    char *scn = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = %g\n"
+                              "noise = %g\nsim_clock = %s\nload_ms = 3000\n", fa_ratio, noise, c.path);
     tu_session_engine(f, "cuda", 0, scn);
     free(scn);
     bench_plan plan;
@@ -361,6 +360,7 @@ static void test_prices_carried(void **state)
     assert_int_equal(s1.n_costs, 1);
     assert_int_equal(s1.costs[0].seed_at, 0); /* an empty store: nothing carried over */
     assert_int_equal(n1.n[0], 5);
+    *procs1 = s1.costs[0].invocations;
     double fixed1 = bench_cost_fixed_ms(&s1.costs[0]);
     assert_true(fixed1 >= 3000);
     o.session = "proto-test-2";
@@ -371,8 +371,9 @@ static void test_prices_carried(void **state)
     assert_true(k->seed_at > 0);
     assert_int_equal(k->seeds, 0); /* replaced by tonight's first measurement */
     assert_true(fabs(k->seed_fixed_ms / fixed1 - 1) < 0.01);
-    assert_true(n2.n[0] >= 14 && n2.n[0] <= 15);
-    assert_true(n2.n[1] >= 14 && n2.n[1] <= 15);
+    assert_int_equal(s2.st[0].cost.seed_procs, *procs1);
+    assert_int_equal(n2.n[0], n2.n[1]);
+    *first2 = n2.n[0];
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
@@ -384,6 +385,29 @@ static void test_prices_carried(void **state)
     bench_session_free(&s2);
     bench_plan_free(&plan);
     free(c.path);
+}
+
+/* A pair night 1 decided in one process: night 2 asks for the first look
+ * again, not for the balance rule's 14 (bench/reps.h, "carried over"). */
+static void test_prices_first_look(void **state)
+{
+    size_t procs1;
+    int first2;
+    two_nights(*state, 1.5, 0.01, &procs1, &first2);
+    assert_int_equal(procs1, 1);
+    assert_int_equal(first2, 5);
+}
+
+/* A close pair (1 % apart at 3 % noise) night 1 needed several processes
+ * for: night 2's first invocation is sized by the balance rule (3 s fixed /
+ * (2 x 0.1 s): -r 14 or more, at most max_samples' 15). */
+static void test_prices_balance(void **state)
+{
+    size_t procs1;
+    int first2;
+    two_nights(*state, 1.01, 0.03, &procs1, &first2);
+    assert_true(procs1 > 1);
+    assert_true(first2 >= 14 && first2 <= 15);
 }
 
 int main(void)
@@ -399,7 +423,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_max_rounds, tu_session_setup, tu_session_teardown),
-        cmocka_unit_test_setup_teardown(test_prices_carried, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_prices_first_look, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_prices_balance, tu_session_setup, tu_session_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
