@@ -54,7 +54,8 @@ typedef struct bench_arm_cost {
     size_t seeds;                  /* of reps: carried over, not measured here */
     double seed_rep_ms;            /* their mean repetition cost (kept for the report) */
     size_t seed_samples;           /* the priced session: repetitions the arm ran there, */
-    size_t seed_procs;             /* and in how many llama-bench processes (0: not seeded) */
+    size_t seed_procs;             /* and in how many llama-bench processes (0: not seeded), */
+    size_t seed_dropped;           /* and how many of its samples were dropped as warm-up */
 } bench_arm_cost;
 
 /* Records one invocation of cost c: its wall time and the ns of its kept

@@ -62,6 +62,7 @@ int bench_prices_seed(store *st, bench_session *s, lvd_err *err)
             const store_price *p = &got[i].v[k];
             bench_arm_cost_seed(a, p->reps, p->samples_ms, p->longest_ms);
             a->seed_samples += (size_t)(p->reps > 0 ? p->reps : 0);
+            a->seed_dropped += (size_t)(p->dropped > 0 ? p->dropped : 0);
             a->seed_procs += k == 0 || p->invocation != got[i].v[k - 1].invocation;
             if (!seen_before(&seen, &n_seen, (size_t)(c - s->costs), p->invocation))
                 bench_cost_seed(c, p->fixed_ms, got[i].started_at);

@@ -8,8 +8,9 @@
  *     tonight's tests, every one: they ran) and each distinct llama-bench
  *     process they came from seeds the arm's process key once with that
  *     process's fixed cost (wall minus kept samples, over all its runs);
- *     and the arm's record there: the repetitions it ran and in how many
- *     processes (a shared process's runs are one);
+ *     and the arm's record there: the repetitions it ran, in how many
+ *     processes (a shared process's runs are one), and how many samples it
+ *     dropped as warm-up;
  *   - the seeds count until the key's (the arm's) first invocation of this
  *     session is measured (bench/cost.h), so night 2's first invocation is
  *     planned against the budget with real prices and sized from last

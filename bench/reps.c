@@ -108,12 +108,17 @@ static double arm_want(const bench_session *s, size_t arm)
 
 /* The first invocation's samples of arm when last night's record is carried
  * over (reps.h, "carried over"): the first look when one process decided it
- * then, else what it took then (at least the first look). */
+ * then (less the sample kept for warm-up when none was dropped then), else
+ * what it took then (at least the first look). */
 static size_t carried_need(const bench_session *s, size_t arm)
 {
     const bench_arm_cost *a = &s->st[arm].cost;
     size_t first = (size_t)first_reps(s);
-    return a->seed_procs > 1 && a->seed_samples > first ? a->seed_samples : first;
+    if (a->seed_procs > 1 && a->seed_samples > first)
+        return a->seed_samples;
+    if (a->seed_procs && !a->seed_dropped && !s->o.first_reps && first > s->o.rule.win_min_samples)
+        return first - 1;
+    return first;
 }
 
 /* 1 when the balance rule sizes g's invocation: not when it is the first of

@@ -19,7 +19,9 @@
  *      when shared); at most what max_samples leaves.
  *   carried over (the arm's prices and record from last night, bench/prices.h):
  *      on an arm's first invocation the need is the first look when one
- *      process decided the arm last night, else the repetitions it ran then
+ *      process decided the arm last night (one less when it dropped no
+ *      sample as warm-up then: the first look's spare for a dropped sample,
+ *      at least win_min_samples), else the repetitions it ran then
  *      (at least the first look: tonight asks at once for what last night
  *      needed two loads or more for); and the balance rule (bench/cost.h)
  *      does not raise the first invocation of arms one process each decided

@@ -75,7 +75,7 @@ static void fold_row(sqlite3_stmt *st, const char *const *tests, size_t n_tests,
     }
     store_price *p = &out->v[out->n - 1];
     p->invocation = sqlite3_column_int64(st, 1);
-    double fixed = sqlite3_column_double(st, 6) - (double)sqlite3_column_int64(st, 7) / 1e6;
+    double fixed = sqlite3_column_double(st, 7) - (double)sqlite3_column_int64(st, 8) / 1e6;
     p->fixed_ms = fixed > 0 ? fixed : 0;
     if (test_asked((const char *)sqlite3_column_text(st, 2), tests, n_tests)) {
         int n = sqlite3_column_int(st, 3);
@@ -83,6 +83,7 @@ static void fold_row(sqlite3_stmt *st, const char *const *tests, size_t n_tests,
         p->samples_ms += (double)sqlite3_column_int64(st, 4) / 1e6;
         double longest = (double)sqlite3_column_int64(st, 5) / 1e6;
         p->longest_ms = longest > p->longest_ms ? longest : p->longest_ms;
+        p->dropped += sqlite3_column_int(st, 6);
     }
 }
 
@@ -98,6 +99,7 @@ int store_prices_last(store *s, const char *artifact, const char *host, int64_t 
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "SELECT r.id, r.invocation, x.test, COUNT(m.idx), COALESCE(SUM(m.ns), 0), COALESCE(MAX(m.ns), 0),"
+                      " COALESCE(SUM(m.warmup), 0),"
                       " (SELECT SUM(q.wall_ms) FROM runs q WHERE q.invocation = r.invocation),"
                       " (SELECT COALESCE(SUM(k.ns), 0) FROM runs q JOIN results y ON y.run_id = q.id"
                       "  JOIN samples k ON k.result_id = y.id WHERE q.invocation = r.invocation"

@@ -25,6 +25,7 @@ typedef struct store_price {
     int reps;                      /* this run: the most samples of one of the tests asked */
     double samples_ms;             /* this run: every sample's ns of the tests asked */
     double longest_ms;             /* this run: its longest sample of those tests */
+    int dropped;                   /* this run: its samples of those tests dropped as warm-up */
 } store_price;
 
 typedef struct store_prices {
