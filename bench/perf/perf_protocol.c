@@ -30,7 +30,8 @@
  * llama-bench time on the simulated clock) per correct decision, and the
  * tool's own overhead (real session wall - real process wall) as a share of
  * the session's wall. Not a test: it prints numbers and fails nothing.
- *   perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE]
+ *   perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE] [-v]
+ * -v prints each new session's prices and chosen -r (bench/costreport.h).
  * Without -l: L = 2 s and L = 20 s. FAKE_ENGINE defaults to $LVD_FAKE_ENGINE,
  * else ../tests/fake-engine next to this binary. */
 #include <math.h>
@@ -205,6 +206,8 @@ static int judge(const world *w, const stats_ranking *r, const stats_rule *rule)
 }
 
 /* One session of protocol p; tallied. */
+static int verbose;
+
 static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int id, tally *t)
 {
     char session[64], seed[32];
@@ -239,7 +242,10 @@ static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int 
     double proc_real = (double)s.engine_ms - sim;
     t->overhead_ms += real - proc_real;
     t->wall_ms += sim + real;
-    if (getenv("PERF_DEBUG") && p >= P_NEW) { printf("--- %s rounds %zu engine %.1f s\n", PROTO[p], s.rounds, s.engine_ms / 1000.0); bench_costs_print(stdout, &s); }
+    if (verbose && p >= P_NEW) { /* -v: the new protocol's prices and -r, per session */
+        printf("--- %s, %s: %zu rounds, %.1f engine s\n", PROTO[p], session, s.rounds, s.engine_ms / 1000.0);
+        bench_costs_print(stdout, &s);
+    }
     bench_session_free(&s);
 }
 
@@ -393,14 +399,15 @@ int main(int argc, char **argv)
     double load_s = -1;
     const char *which = "all";
     char *fake = NULL;
-    while ((opt = getopt(argc, argv, "t:l:s:f:")) != -1) {
+    while ((opt = getopt(argc, argv, "t:l:s:f:v")) != -1) {
         switch (opt) {
         case 't': trials = atoi(optarg); break;
         case 'l': load_s = atof(optarg); break;
         case 's': which = optarg; break;
         case 'f': fake = strdup(optarg); break;
+        case 'v': verbose = 1; break;
         default:
-            fprintf(stderr, "usage: perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE]\n");
+            fprintf(stderr, "usage: perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE] [-v]\n");
             return 2;
         }
     }
