@@ -180,8 +180,7 @@ static const char *const migrations[] = {
      * run came from: the id of that process's first run (NULL: imported, or
      * recorded before), so a shared process's runs are priced as one
      * (store/prices.h) */
-    "ALTER TABLE runs ADD COLUMN invocation INTEGER;"
-    "CREATE INDEX runs_invocation ON runs(invocation);",
+    "ALTER TABLE runs ADD COLUMN invocation INTEGER; CREATE INDEX runs_invocation ON runs(invocation);",
 };
 
 size_t store_schema_version(void)
