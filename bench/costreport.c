@@ -17,9 +17,14 @@ void bench_costs_print(FILE *f, const bench_session *s)
 {
     for (size_t i = 0; i < s->n_costs; i++) {
         const bench_cost *c = &s->costs[i];
-        fprintf(f, "Invocations: %s: %.1f s fixed (load + warm-up) each, -r %d x %zu instance%s per arm, %zu run",
-                c->key, bench_cost_fixed_ms(c) / 1000.0, c->last_reps, c->last_slots, c->last_slots == 1 ? "" : "s",
-                c->invocations - c->seeds);
+        double fixed = bench_cost_fixed_ms(c);
+        fprintf(f, "Invocations: %s: ", c->key);
+        if (fixed >= 0)
+            fprintf(f, "%.1f s fixed (load + warm-up) each", fixed / 1000.0);
+        else
+            fprintf(f, "not priced (no invocation produced samples)");
+        fprintf(f, ", -r %d x %zu instance%s per arm, %zu run", c->last_reps, c->last_slots,
+                c->last_slots == 1 ? "" : "s", c->invocations - c->seeds);
         if (c->seed_at) {
             char night[40];
             night_of(c->seed_at, night, sizeof night);
