@@ -133,7 +133,7 @@ typedef struct bench_session {
     size_t runs_ok, runs_failed, runs_gpu_ignored, skips_recorded;
     int64_t wall_ms;
     int64_t engine_ms;             /* wall of the llama-bench processes, on the session clock */
-    size_t invocations;            /* llama-bench processes run (each run records its number) */
+    size_t invocations;            /* llama-bench processes run (each run records which: store/prices.h) */
     bench_cost *costs;             /* one per process key run (bench/cost.h) */
     size_t n_costs;
     bench_stop stop;
