@@ -4,21 +4,16 @@
 
 #include <math.h>
 
-void bench_cost_observe(bench_cost *c, double wall_ms, double kept_ms)
+static void add_fixed(bench_cost *c, double fixed)
 {
-    double fixed = wall_ms - kept_ms;
-    if (!(fixed > 0))
-        fixed = 0;
     c->invocations++;
     c->fixed_sum_ms += fixed;
     if (fixed > c->fixed_max_ms)
         c->fixed_max_ms = fixed;
 }
 
-void bench_arm_cost_observe(bench_arm_cost *a, int reps, double samples_ms, double longest_ms)
+static void add_reps(bench_arm_cost *a, int reps, double samples_ms, double longest_ms)
 {
-    if (reps <= 0 || !(samples_ms > 0))
-        return;
     a->reps += (size_t)reps;
     a->rep_sum_ms += samples_ms;
     double per = samples_ms / reps;
@@ -26,6 +21,48 @@ void bench_arm_cost_observe(bench_arm_cost *a, int reps, double samples_ms, doub
         a->rep_max_ms = per;
     if (longest_ms > a->sample_max_ms)
         a->sample_max_ms = longest_ms;
+}
+
+void bench_cost_observe(bench_cost *c, double wall_ms, double kept_ms)
+{
+    double fixed = wall_ms - kept_ms;
+    if (!(fixed > 0))
+        fixed = 0;
+    if (c->seeds) { /* measured here: the carried-over prices go */
+        c->seeds = c->invocations = 0;
+        c->fixed_sum_ms = c->fixed_max_ms = 0;
+    }
+    add_fixed(c, fixed);
+}
+
+void bench_arm_cost_observe(bench_arm_cost *a, int reps, double samples_ms, double longest_ms)
+{
+    if (reps <= 0 || !(samples_ms > 0))
+        return;
+    if (a->seeds) {
+        a->seeds = a->reps = 0;
+        a->rep_sum_ms = a->rep_max_ms = a->sample_max_ms = 0;
+    }
+    add_reps(a, reps, samples_ms, longest_ms);
+}
+
+void bench_cost_seed(bench_cost *c, double fixed_ms, int64_t at)
+{
+    if (c->invocations > c->seeds || !(fixed_ms >= 0))
+        return; /* measured here already */
+    add_fixed(c, fixed_ms);
+    c->seeds++;
+    c->seed_at = at > c->seed_at ? at : c->seed_at;
+    c->seed_fixed_ms = c->fixed_sum_ms / (double)c->seeds;
+}
+
+void bench_arm_cost_seed(bench_arm_cost *a, int reps, double samples_ms, double longest_ms)
+{
+    if (reps <= 0 || !(samples_ms > 0) || a->reps > a->seeds)
+        return;
+    add_reps(a, reps, samples_ms, longest_ms);
+    a->seeds += (size_t)reps;
+    a->seed_rep_ms = a->rep_sum_ms / (double)a->seeds;
 }
 
 double bench_cost_fixed_ms(const bench_cost *c)

@@ -19,6 +19,12 @@
  *       decision still needs;
  *   clamped to [lo, hi] (hi: what the arm may still take under max_samples);
  *   unpriced (no invocation seen for the key): need, clamped.
+ * Carried over (bench/prices.h): a session starts with the prices of the
+ *   last earlier session that ran the key (bench_cost_seed,
+ *   bench_arm_cost_seed); they count as priced invocations and repetitions
+ *   until the key's (the arm's) first invocation of this session is
+ *   observed, which replaces them: tonight's engine, driver and machine
+ *   state are what tonight is planned with once measured.
  * Budget (bench_cost_fit): the largest r' <= r whose planned time
  *   fixed_max + slots x r' x sample_max fits the time left; 0 when not even
  *   one repetition fits (the invocation is not started). Not for running
@@ -35,6 +41,9 @@ typedef struct bench_cost {
     double fixed_sum_ms, fixed_max_ms;
     int last_reps;                 /* -r of the last invocation started, 0 when none */
     size_t last_slots;
+    size_t seeds;                  /* of invocations: carried over, not measured here */
+    int64_t seed_at;               /* the session they came from (its start, epoch s); 0: none */
+    double seed_fixed_ms;          /* their mean fixed cost (kept for the report) */
 } bench_cost;
 
 /* Per arm: what one repetition (every test once) costs. */
@@ -42,6 +51,11 @@ typedef struct bench_arm_cost {
     double rep_sum_ms, rep_max_ms;
     size_t reps;                   /* repetitions priced */
     double sample_max_ms;          /* the longest single sample seen */
+    size_t seeds;                  /* of reps: carried over, not measured here */
+    double seed_rep_ms;            /* their mean repetition cost (kept for the report) */
+    size_t seed_samples;           /* the priced session: repetitions the arm ran there, */
+    size_t seed_procs;             /* and in how many llama-bench processes (0: not seeded), */
+    size_t seed_dropped;           /* and how many of its samples were dropped as warm-up */
 } bench_arm_cost;
 
 /* Records one invocation of cost c: its wall time and the ns of its kept
@@ -51,6 +65,11 @@ void bench_cost_observe(bench_cost *c, double wall_ms, double kept_ms);
 /* Records one repetition-priced run of an arm: reps repetitions whose samples
  * (every test) took samples_ms in all; longest_ms the longest single one. */
 void bench_arm_cost_observe(bench_arm_cost *a, int reps, double samples_ms, double longest_ms);
+
+/* Carries over one earlier invocation of c's key (fixed_ms) from the session
+ * started at `at`, and reps repetitions of an arm that took samples_ms. */
+void bench_cost_seed(bench_cost *c, double fixed_ms, int64_t at);
+void bench_arm_cost_seed(bench_arm_cost *a, int reps, double samples_ms, double longest_ms);
 
 /* Mean fixed cost, or -1 when unpriced. */
 double bench_cost_fixed_ms(const bench_cost *c);

@@ -330,7 +330,10 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
     };
     proc_result res;
     memset(&res, 0, sizeof res);
+    int64_t t0 = inv->clock_ms ? inv->clock_ms(inv->clock_ctx) : 0;
     int rc = proc_run(&spec, &res, err);
+    if (inv->clock_ms)
+        res.wall_ms = inv->clock_ms(inv->clock_ctx) - t0;
     lvd_strv_free(argv);
     lvd_strv_free(env);
     if (rc) {

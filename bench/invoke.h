@@ -65,6 +65,9 @@ typedef struct bench_invoke {
     int reps;                      /* -r (bench/runner.h: 0 = chosen from the measured costs) */
     int timeout_ms;                /* per invocation */
     int no_warmup;                 /* pass --no-warmup */
+    int64_t (*clock_ms)(void *ctx);/* the clock the runs' wall_ms is read on; NULL: the
+                                      process runner's (simulated-time benchmarks pass theirs) */
+    void *clock_ctx;
 } bench_invoke;
 
 /* The runs of one invocation of a group: runs[i] belongs to member member[i]

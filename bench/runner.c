@@ -7,10 +7,13 @@
 
 #include "bench/arm.h"
 #include "bench/group.h"
+#include "bench/prices.h"
 #include "bench/race.h"
 #include "bench/rung.h"
+#include "bench/reps.h"
 #include "common/cli.h"
 #include "stats/stats.h"
+#include "store/prices.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@ const char *bench_stop_name(bench_stop stop)
     case BENCH_STOP_MAX_SAMPLES: return "max-samples";
     case BENCH_STOP_BUDGET: return "budget";
     case BENCH_STOP_NOTHING: return "nothing-measured";
+    case BENCH_STOP_MAX_ROUNDS: return "max-rounds";
     }
     return "?";
 }
@@ -115,16 +119,6 @@ int bench_session_rank(bench_session *s, lvd_err *err)
     return rc;
 }
 
-/* Fewest kept samples of arm over the objective's tests. */
-static size_t kept_min(const bench_session *s, size_t arm)
-{
-    size_t min = (size_t)-1;
-    for (size_t t = 0; t < s->o.inv.n_tests; t++)
-        if (bench_session_uses_test(s, t) && s->st[arm].series[t].n_kept < min)
-            min = s->st[arm].series[t].n_kept;
-    return min == (size_t)-1 ? 0 : min;
-}
-
 /* Marks in need[] the arms an open ranking still needs (runner.h, step 3;
  * racing is applied by the caller). */
 static void mark_needed(const stats_ranking *r, unsigned char *need)
@@ -159,7 +153,7 @@ static size_t arms_needed(const bench_session *s, unsigned char *need, size_t *o
     bench_race_filter(s, need);
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        if (need[i] && kept_min(s, i) >= s->o.max_samples)
+        if (need[i] && bench_kept_min(s, i) >= s->o.max_samples)
             need[i] = 0;
         count += need[i];
     }
@@ -271,172 +265,6 @@ static int64_t now_ms(const bench_session *s)
     return s->o.clock_ms ? s->o.clock_ms(s->o.clock_ctx) : lvd_mono_ms();
 }
 
-/* The cost record of arm's process key, created on first use. */
-static bench_cost *cost_of(bench_session *s, const bench_arm *arm)
-{
-    char *key = bench_process_key(arm);
-    for (size_t i = 0; i < s->n_costs; i++) {
-        if (!strcmp(s->costs[i].key, key)) {
-            free(key);
-            return &s->costs[i];
-        }
-    }
-    s->costs = lvd_xrealloc(s->costs, (s->n_costs + 1) * sizeof *s->costs);
-    bench_cost *c = &s->costs[s->n_costs++];
-    memset(c, 0, sizeof *c);
-    c->key = key;
-    return c;
-}
-
-/* The first look's samples per arm (o.first_reps 0; runner.h,
- * "Repetitions"): with more than two arms, what the sequential rule needs to
- * call a clear gap a win at once (rule win_min_samples; Welch's interval has
- * no power floor at small n: stats.h, "Sequential wins"), plus one for a
- * sample dropped as warm-up; most of a night's arms are far apart and the
- * close ones get their second look sized from the first (seq_need). With two
- * arms there is one comparison, and a close one (a tie, or a win a few %
- * past the threshold) needs about 2 x min_samples to be decided: that many
- * (one of them lost to warm-up when it is dropped) at once decides it within
- * one load, where a small first look pays a second load. */
-static int first_look(const bench_session *s)
-{
-    size_t arms = 0;
-    for (size_t i = 0; i < s->plan->n_arms; i++)
-        arms += s->st[i].status == BENCH_ARM_ACTIVE;
-    if (arms <= 2)
-        return 2 * (int)s->o.rule.min_samples;
-    return (int)s->o.rule.win_min_samples + 1;
-}
-
-/* The first invocation's -r: an -r the user gave (llama-bench's own
- * meaning), raised to the fewest samples a win needs plus one for warm-up
- * when it is below; else the first look's size. */
-static int first_reps(const bench_session *s)
-{
-    if (s->o.first_reps > 0)
-        return s->o.first_reps;
-    int least = (int)s->o.rule.win_min_samples + 1;
-    if (s->o.inv.reps > 0)
-        return s->o.inv.reps > least ? s->o.inv.reps : least;
-    return first_look(s);
-}
-
-/* Samples per arm that comparison c needs to be decided, from its sequential
- * interval now (runner.h, "Repetitions"): Welch's se shrinks as 1/sqrt(n),
- * so n = n_min x (t se / margin)^2, with t at the next look's level and the
- * margin the distance of the log ratio from the win threshold (a win) or
- * from the tie band's edge (a tie, whose bootstrap CI of medians is about
- * 1.96 x 1.25 se wide each side); the nearer outcome's n, at least
- * min_samples; 0 when the interval says nothing (then the need doubles). */
-static double seq_need(const bench_session *s, const stats_ranking *r, const stats_comparison *c)
-{
-    const stats_sequential *q = &c->seq;
-    if (!q->look || q->n_min < 2 || !(q->se > 0) || !isfinite(q->log_ratio) || !(q->df > 0))
-        return 0;
-    double d = fabs(q->log_ratio), var = q->se * q->se * (double)q->n_min; /* se^2 at n = 1 */
-    size_t m = r->m ? r->m : 1;
-    double alpha = stats_alpha_spend(s->o.rule.alpha, s->rounds + 1) / (double)m;
-    double n_win = INFINITY, n_tie = INFINITY;
-    double mw = d - log(s->o.rule.win), mt = log(s->o.rule.tie_hi) - d;
-    if (mw > 0) {
-        double n = (double)q->n_min;
-        for (int k = 0; k < 3; k++) { /* df grows with n: about 2 (n - 1) */
-            double t = stats_t_isf(alpha / 2, n > 2 ? 2 * (n - 1) : 2);
-            n = var * t * t / (mw * mw);
-        }
-        n_win = n;
-    }
-    if (mt > 0)
-        n_tie = var * 2.45 * 2.45 / (mt * mt);
-    double n = n_win < n_tie ? n_win : n_tie;
-    if (n < (double)s->o.rule.min_samples)
-        n = (double)s->o.rule.min_samples;
-    return n;
-}
-
-/* The most samples any open comparison of arm needs (seq_need); 0 when none
- * says. */
-static double arm_want(const bench_session *s, size_t arm)
-{
-    double want = 0;
-    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
-        const stats_ranking *r = bench_session_decider(s, t);
-        if (!r || (s->weighted && t != s->w_tg) || r->state != STATS_RANK_OPEN)
-            continue;
-        for (size_t i = 0; i < r->n; i++) {
-            const stats_rank_entry *e = &r->v[i];
-            if (!e->rank || !e->has_vs_leader || e->settle != STATS_OPEN)
-                continue;
-            if (e->arm != arm && r->leader != arm)
-                continue;
-            double n = seq_need(s, r, &e->vs_leader);
-            want = n > want ? n : want;
-        }
-    }
-    return want;
-}
-
-/* Samples arm still needs at this look (runner.h, "Repetitions"). */
-static int arm_need(const bench_session *s, size_t arm)
-{
-    const bench_arm_state *st = &s->st[arm];
-    size_t kept = kept_min(s, arm);
-    size_t need = kept ? kept : (size_t)first_reps(s);
-    if (kept) {
-        double want = arm_want(s, arm);
-        if (want > 0)
-            need = want > (double)kept + 1 ? (size_t)ceil(want) - kept : 1;
-    }
-    if (st->runs_ok)
-        need += (st->dropped + st->runs_ok - 1) / st->runs_ok;
-    size_t room = s->o.max_samples > kept ? s->o.max_samples - kept : 1;
-    return (int)(need < room ? need : room);
-}
-
-static int clamp_reps(int r, int hi)
-{
-    return r < hi ? r : hi;
-}
-
-/* -r of one invocation of g (runner.h, "Repetitions"), before the budget. */
-static int group_reps(const bench_session *s, const bench_group *g, const bench_cost *c, double *rep_max)
-{
-    size_t slots = bench_group_slots(g);
-    int need = 1, hi = 1, priced = 1, fresh = 0;
-    double rep_sum = 0;
-    *rep_max = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        const bench_arm_state *st = &s->st[g->arms[i]];
-        int n = (arm_need(s, g->arms[i]) + (int)slots - 1) / (int)slots;
-        size_t kept = kept_min(s, g->arms[i]);
-        int room = (int)((s->o.max_samples > kept ? s->o.max_samples - kept : 1) + slots - 1) / (int)slots;
-        need = n > need ? n : need;
-        hi = room > hi ? room : hi;
-        fresh |= kept == 0;
-        double rep = bench_arm_cost_rep_ms(&st->cost);
-        priced &= rep > 0;
-        rep_sum += rep;
-        if (st->cost.rep_max_ms > *rep_max)
-            *rep_max = st->cost.rep_max_ms;
-    }
-    if (!priced)
-        *rep_max = -1;
-    if (s->o.inv.reps > 0)
-        return fresh ? clamp_reps((first_reps(s) + (int)slots - 1) / (int)slots, hi) : s->o.inv.reps;
-    return bench_cost_reps(c, priced ? rep_sum / (double)g->n : -1, slots, need, 1, hi);
-}
-
-/* --no-warmup (runner.h): every arm has run and none ever dropped a sample. */
-static int group_no_warmup(const bench_session *s, const bench_group *g)
-{
-    if (s->o.inv.reps > 0)
-        return 0;
-    for (size_t i = 0; i < g->n; i++)
-        if (!s->st[g->arms[i]].runs_ok || s->st[g->arms[i]].dropped)
-            return 0;
-    return 1;
-}
-
 /* The longest single sample the session has seen, in ms (0 when none). */
 static int64_t longest_sample(const bench_session *s)
 {
@@ -469,11 +297,16 @@ static int record_group(store *st, bench_session *s, const bench_group *g, bench
 {
     double kept_ms = 0;
     int any_ok = 0, any_failed = 0;
+    int64_t invocation = 0; /* the process's first run's id (store/prices.h) */
+    s->invocations++;
     for (size_t i = 0; i < out->n; i++) {
         lvd_run *run = &out->runs[i];
         size_t arm = g->arms[out->member[i]];
         stamp(s, run);
         if (store_run_put(st, run, err))
+            return -1;
+        invocation = invocation ? invocation : run->id;
+        if (store_run_set_invocation(st, run->id, invocation, err))
             return -1;
         absorb(s, arm, run, cut);
         if (!strcmp(run->status, "ok")) {
@@ -499,11 +332,13 @@ static int record_group(store *st, bench_session *s, const bench_group *g, bench
 static int run_group(store *st, bench_session *s, const bench_group *g, int64_t start, int *cut, lvd_err *err)
 {
     const bench_arm *first = &s->plan->arms[g->arms[0]];
-    bench_cost *c = cost_of(s, first);
+    bench_cost *c = bench_prices_of(s, first);
     double rep_max;
     bench_invoke inv = s->o.inv;
-    inv.reps = group_reps(s, g, c, &rep_max);
-    inv.no_warmup = group_no_warmup(s, g);
+    inv.clock_ms = s->o.clock_ms;
+    inv.clock_ctx = s->o.clock_ctx;
+    inv.reps = bench_reps_group(s, g, c, &rep_max);
+    inv.no_warmup = bench_reps_no_warmup(s, g);
     int budget_timeout = 0;
     if (s->o.budget_ms > 0) {
         int64_t left = s->o.budget_ms - (now_ms(s) - start);
@@ -565,7 +400,8 @@ int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
                       bench_session *s, lvd_err *err)
 {
     session_init(s, plan, o);
-    if (bench_session_check(o, err) || record_skips(st, s, err) || bench_seed_apply(s, absorb, err))
+    if (bench_session_check(o, err) || record_skips(st, s, err) || bench_seed_apply(s, absorb, err) ||
+        (!o->no_prices && bench_prices_seed(st, s, err)))
         return -1;
     int64_t start = now_ms(s);
     size_t n = plan->n_arms;
@@ -600,8 +436,9 @@ int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
         n = bench_session_next_rungs(s, &need, &solo); /* arms may join (bench/rung.h) */
         for (size_t i = 0; i < n; i++)
             solo[i] = s->st[i].solo;
-        if (spent || (s->o.budget_ms > 0 && now_ms(s) - start >= s->o.budget_ms)) {
-            s->stop = BENCH_STOP_BUDGET;
+        int budget = spent || (s->o.budget_ms > 0 && now_ms(s) - start >= s->o.budget_ms);
+        if (budget || (s->o.max_rounds && s->rounds >= s->o.max_rounds)) {
+            s->stop = budget ? BENCH_STOP_BUDGET : BENCH_STOP_MAX_ROUNDS;
             if (bench_session_rank(s, err))
                 goto out;
             break;

@@ -12,7 +12,8 @@
  *   2. stop when no ranking is open (every comparison that matters is
  *      decided, or settled on a threshold's edge where more rounds teach
  *      nothing), when every arm still needed holds max_samples kept samples,
- *      or when the budget is spent (checked before each invocation);
+ *      when max_rounds rounds ran, or when the budget is spent (checked
+ *      before each invocation);
  *   3. else run once each arm still needed: the leader of an open ranking,
  *      every arm whose comparison with it is open, every eligible arm with no
  *      samples yet; arms out of contention sit out (bench/race.h). Arms that
@@ -20,26 +21,11 @@
  *      model load); the invocations go in plan order on even rounds and
  *      reversed on odd ones (A B C, C B A), so arms in separate processes
  *      (other engines, devices, environments) keep the ABBA order.
- * Repetitions (-r) per invocation, per test instance:
- *   inv.reps > 0 (given): inv.reps, raised to win_min_samples + 1 on an
- *      arm's first invocation when it is below (a first look that could
- *      decide nothing), else inv.reps (the protocol before the cost model);
- *   inv.reps 0 (default): the cost model (bench/cost.h) with need = the
- *      first look's samples (first_reps: win_min_samples + 1 with more than
- *      two active arms, 2 x min_samples with two) while an arm has none, else
- *      what its open comparisons' sequential intervals say they need (n_min x
- *      (t se / margin)^2 at the next look's level, margin to the win
- *      threshold or the tie band's edge, at least min_samples) less what it
- *      holds, at least 1; as many again as it holds when no interval says
- *      (looks at 5, 10, 20 ...), plus the samples its invocations
- *      drop as warm-up on average; divided over the instances (two per arm
- *      when shared); at most what max_samples leaves.
- * llama-bench's warm-up run: kept (no --no-warmup) on an arm's first
- *   invocation, which is also where warm-up ramps are detected (stats_warmup,
- *   per row); later invocations pass --no-warmup only while none of the
- *   arms has ever had a sample dropped as warm-up (the engine is steady right
- *   after the load, so the warm-up run is pure cost: one pp run per test
- *   instance); the first drop brings it back for good.
+ * Repetitions (-r) per invocation and llama-bench's warm-up run: bench/reps.h;
+ *   o.max_rounds > 0 stops the session after that many rounds (fixed
+ *   protocols: one invocation per arm, -r as given).
+ * Prices: the process keys' and arms' costs start from the last earlier
+ *   session's in the store (bench/prices.h) unless o.no_prices.
  * Budget: before each invocation the time left is known; a priced process
  *   key (bench/cost.h) gets -r shrunk to what fits, or is not started (its
  *   arms are budget_cut, "not sampled within the budget"); an unpriced one
@@ -111,6 +97,7 @@ typedef enum bench_stop {
     BENCH_STOP_MAX_SAMPLES,        /* every arm still needed holds max_samples kept samples */
     BENCH_STOP_BUDGET,             /* the time budget ran out */
     BENCH_STOP_NOTHING,            /* no arm could be measured */
+    BENCH_STOP_MAX_ROUNDS,         /* o.max_rounds rounds ran */
 } bench_stop;
 
 struct bench_session;
@@ -126,6 +113,9 @@ typedef struct bench_session_opts {
     const char *session;           /* id on every run */
     int64_t budget_ms;             /* 0 = no budget */
     size_t max_samples;            /* kept samples per arm per objective test */
+    size_t max_rounds;             /* rounds at most; 0 = no limit (1 with inv.reps R and
+                                      max_samples R: one -r R invocation per arm, the
+                                      fixed protocol perf_protocol compares against) */
     int first_reps;                /* -r of an arm's invocations while it has no kept
                                       sample; 0 = max(inv.reps, rule.win_min_samples + 1),
                                       enough for a win after one round even when the
@@ -135,6 +125,8 @@ typedef struct bench_session_opts {
     bench_run_cb on_run;
     void *ctx;
     int no_share;                  /* every arm in its own process (the pre-issue-13 protocol) */
+    int no_prices;                 /* price every process key afresh, as on a first night
+                                      (else the last night's prices seed them: bench/prices.h) */
     int64_t (*clock_ms)(void *ctx);/* the session's clock; NULL: lvd_mono_ms (benchmarks
                                       on simulated time pass their own) */
     void *clock_ctx;
@@ -154,6 +146,7 @@ typedef struct bench_session {
     size_t runs_ok, runs_failed, runs_gpu_ignored, skips_recorded;
     int64_t wall_ms;
     int64_t engine_ms;             /* wall of the llama-bench processes, on the session clock */
+    size_t invocations;            /* llama-bench processes run (each run records which: store/prices.h) */
     bench_cost *costs;             /* one per process key run (bench/cost.h) */
     size_t n_costs;
     bench_stop stop;
@@ -193,7 +186,7 @@ typedef void (*bench_absorb_fn)(bench_session *s, size_t arm, const lvd_run *run
 /* Folds o.seed into the arms (see "Resuming"); called by bench_session_run. */
 int bench_seed_apply(bench_session *s, bench_absorb_fn absorb, lvd_err *err);
 
-/* "settled", "max-samples", "budget", "nothing-measured". */
+/* "settled", "max-samples", "budget", "nothing-measured", "max-rounds". */
 const char *bench_stop_name(bench_stop stop);
 /* "active", "excluded", "gpu_ignored". */
 const char *bench_arm_status_name(bench_arm_status st);

@@ -13,8 +13,10 @@ double stats_alpha_spend(double alpha, size_t look)
 {
     if (look == 0)
         return 0.0;
-    double k = (double)look;
-    return alpha * 6.0 / (M_PI * M_PI * k * k);
+    if (look == 1)
+        return alpha * STATS_ALPHA_FIRST;
+    double k = (double)(look - 1);
+    return alpha * (1.0 - STATS_ALPHA_FIRST) * 6.0 / (M_PI * M_PI * k * k);
 }
 
 static void sequential_clear(stats_sequential *out, const stats_rule *rule)

@@ -260,6 +260,11 @@ static const char *const migrations[] = {
     "  ours TEXT,"                          /* our placement's flags for the same device */
     "  created_at INTEGER NOT NULL"
     ");",
+    /* 10 (issue 13): which llama-bench process a bench
+     * run came from: the id of that process's first run (NULL: imported, or
+     * recorded before), so a shared process's runs are priced as one
+     * (store/prices.h) */
+    "ALTER TABLE runs ADD COLUMN invocation INTEGER; CREATE INDEX runs_invocation ON runs(invocation);",
 };
 
 size_t store_schema_version(void)

@@ -3,7 +3,9 @@
  * llama-bench process (`-fa 1,0,0,1`, one model load in the fake engine's
  * load log, rows split back per arm), racing (an arm 10x slower stops after
  * its first invocation) and the budget as a bound (slow samples on the
- * simulated clock: the session ends within the budget plus one sample). */
+ * simulated clock: the session ends within the budget plus one sample), and
+ * max_rounds (one -r 10 invocation per arm, the fixed protocol), and prices
+ * carried over from one night to the next (bench/prices.h). */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench/cost.h"
+#include "bench/costreport.h"
 #include "bench/group.h"
 #include "bench/plan.h"
 #include "bench/race.h"
@@ -220,6 +223,41 @@ static void test_race_rule(void **state)
     assert_int_equal(need[2], 0); /* inactive arms never run again */
 }
 
+/* max_rounds 1 with -r 10: each arm runs once, as one -r 10 invocation, even
+ * when the comparison is left open (a true 1 % gap at 3 % noise). */
+static void test_max_rounds(void **state)
+{
+    fx *f = *state;
+    size_t e = tu_session_engine(f, "a", 0, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 101\n"
+                                            "noise = 0.03\nload_log = loads.log");
+    tu_session_engine(f, "b", 0, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 100\nnoise = 0.03\n");
+    bench_plan plan;
+    static const int fa[] = {1};
+    plan_of(f, fa, 1, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.inv.reps = 10;
+    o.max_samples = 10;
+    o.max_rounds = 1;
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.stop, BENCH_STOP_MAX_ROUNDS);
+    assert_int_equal(s.rounds, 1);
+    char *loads = lvd_xasprintf("%s/loads.log", f->e[e].dir);
+    assert_int_equal(lines_of(loads, " load "), 1);
+    free(loads);
+    for (size_t i = 0; i < plan.n_arms; i++) {
+        assert_int_equal(s.st[i].runs, 1);
+        assert_int_equal(s.st[i].series[0].n_kept + s.st[i].series[0].n_dropped, 10);
+    }
+    assert_int_equal(s.n_costs, 2);
+    assert_int_equal(s.costs[0].last_reps, 10);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
 typedef struct simclock {
     char *path;
     double ns;
@@ -277,6 +315,101 @@ static void test_budget_bound(void **state)
     free(c.path);
 }
 
+/* The first run's samples per arm (an on_run callback's record). */
+typedef struct first_reps {
+    int n[4];
+} first_reps;
+
+static void note_first(const bench_session *s, size_t arm, const lvd_run *run, void *ctx)
+{
+    (void)s;
+    first_reps *f = ctx;
+    const lvd_result *r = bench_run_result(run, "tg128");
+    if (arm < 4 && !f->n[arm] && r)
+        f->n[arm] = (int)r->n;
+}
+
+/* Two nights of fa on and off of one engine in one store (they share a
+ * process; a 3 s load on the simulated clock, 0.1 s samples): night 1's
+ * first invocation is the first look (-r 5 per instance, two instances) and
+ * nothing is carried over; night 2 carries night 1's fixed cost per process
+ * (all four runs of a shared process priced as one) and the report says
+ * which night priced it. *procs1: processes arm 0 ran in on night 1; *first2:
+ * night 2's first -r of arm 0 (checked equal for arm 1). */
+static void two_nights(fx *f, double fa_ratio, double noise, size_t *procs1, int *first2)
+{
+    simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
+    char *scn = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = %g\n"
+                              "noise = %g\nsim_clock = %s\nload_ms = 3000\n", fa_ratio, noise, c.path);
+    tu_session_engine(f, "cuda", 0, scn);
+    free(scn);
+    bench_plan plan;
+    static const int fa[] = {1, 0};
+    plan_of(f, fa, 2, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.clock_ms = sim_ms;
+    o.clock_ctx = &c;
+    o.on_run = note_first;
+    first_reps n1 = {{0}}, n2 = {{0}};
+    o.ctx = &n1;
+    bench_session s1, s2;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s1, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s1.n_costs, 1);
+    assert_int_equal(s1.costs[0].seed_at, 0); /* an empty store: nothing carried over */
+    assert_int_equal(n1.n[0], 5);
+    *procs1 = s1.costs[0].invocations;
+    double fixed1 = bench_cost_fixed_ms(&s1.costs[0]);
+    assert_true(fixed1 >= 3000);
+    o.session = "proto-test-2";
+    o.ctx = &n2;
+    if (bench_session_run(f->s, &plan, &o, &s2, &err))
+        fail_msg("%s", err.msg);
+    const bench_cost *k = &s2.costs[0];
+    assert_true(k->seed_at > 0);
+    assert_int_equal(k->seeds, 0); /* replaced by tonight's first measurement */
+    assert_true(fabs(k->seed_fixed_ms / fixed1 - 1) < 0.01);
+    assert_int_equal(s2.st[0].cost.seed_procs, *procs1);
+    assert_int_equal(n2.n[0], n2.n[1]);
+    *first2 = n2.n[0];
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    bench_costs_print(mem, &s2);
+    fclose(mem);
+    assert_non_null(strstr(text, "first -r priced from the night of "));
+    free(text);
+    bench_session_free(&s1);
+    bench_session_free(&s2);
+    bench_plan_free(&plan);
+    free(c.path);
+}
+
+/* A pair night 1 decided in one process: night 2 asks for the first look
+ * again, not for the balance rule's 14 (bench/reps.h, "carried over"). */
+static void test_prices_first_look(void **state)
+{
+    size_t procs1;
+    int first2;
+    two_nights(*state, 1.5, 0.01, &procs1, &first2);
+    assert_int_equal(procs1, 1);
+    assert_int_equal(first2, 5);
+}
+
+/* A close pair (1 % apart at 3 % noise) night 1 needed several processes
+ * for: night 2's first invocation is sized by the balance rule (3 s fixed /
+ * (2 x 0.1 s): -r 14 or more, at most max_samples' 15). */
+static void test_prices_balance(void **state)
+{
+    size_t procs1;
+    int first2;
+    two_nights(*state, 1.01, 0.03, &procs1, &first2);
+    assert_true(procs1 > 1);
+    assert_true(first2 >= 14 && first2 <= 15);
+}
+
 int main(void)
 {
     if (!getenv("LVD_FAKE_ENGINE")) {
@@ -289,6 +422,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_max_rounds, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_prices_first_look, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_prices_balance, tu_session_setup, tu_session_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

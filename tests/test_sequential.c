@@ -66,19 +66,19 @@ static void test_t_distribution(void **state)
 static void test_alpha_spend(void **state)
 {
     (void)state;
-    /* alpha_k = alpha * 6 / (pi^2 k^2) */
-    assert_true(rel_close(stats_alpha_spend(0.01, 1), 0.0060792710185402663, 1e-14));
+    /* alpha_1 = 0.75 alpha, alpha_k = 0.25 alpha * 6 / (pi^2 (k - 1)^2) for k >= 2 */
+    assert_true(rel_close(stats_alpha_spend(0.01, 1), 0.0075, 1e-14));
     assert_true(rel_close(stats_alpha_spend(0.01, 2), 0.0015198177546350666, 1e-14));
-    assert_true(rel_close(stats_alpha_spend(0.01, 3), 0.00067547455761558515, 1e-14));
-    assert_true(rel_close(stats_alpha_spend(0.01, 10), 6.0792710185402663e-05, 1e-14));
+    assert_true(rel_close(stats_alpha_spend(0.01, 3), 0.00037995443865876665, 1e-14));
+    assert_true(rel_close(stats_alpha_spend(0.01, 10), 1.8763182155988477e-05, 1e-14));
     assert_true(stats_alpha_spend(0.01, 0) == 0.0);
     /* never more than alpha in all, however many looks: sum_{k <= N} = alpha
-     * (1 - 6 / (pi^2 N) + O(1 / N^2)) */
+     * (1 - 0.25 x 6 / (pi^2 (N - 1)) + O(1 / N^2)) */
     double sum = 0;
     for (size_t k = 1; k <= 100000; k++)
         sum += stats_alpha_spend(0.01, k);
     assert_true(sum < 0.01);
-    assert_true(fabs(sum - 0.01 * (1.0 - 6.0 / (M_PI * M_PI * 100000.0))) < 1e-11);
+    assert_true(fabs(sum - 0.01 * (1.0 - 0.25 * 6.0 / (M_PI * M_PI * 99999.0))) < 1e-11);
     /* the level a comparison spends: the look's share over m */
     stats_rule rule;
     stats_rule_default(&rule);

@@ -198,8 +198,9 @@ static void print_header(const stats_rule *rule, int trials, size_t per_round)
            (int)(MAX_PER_ARM / per_round));
     printf("old: Mann-Whitney p < %.3g/%zu and bootstrap CI low > %.2f (min %zu samples/arm), "
            "re-tested every look\n", rule->alpha, rule->m, rule->win, rule->min_samples);
-    printf("new: sequential interval low > %.2f, alpha_k = %.3g * 6/(pi^2 k^2) / %zu over looks "
-           "k (min %zu samples/arm)\n", rule->win, rule->alpha, rule->m, rule->win_min_samples);
+    printf("new: sequential interval low > %.2f, alpha_1 = %.2f * %.3g, alpha_k = %.2f * %.3g * "
+           "6/(pi^2 (k-1)^2) for k >= 2, / %zu over looks k (min %zu samples/arm)\n", rule->win,
+           STATS_ALPHA_FIRST, rule->alpha, 1 - STATS_ALPHA_FIRST, rule->alpha, rule->m, rule->win_min_samples);
     printf("both: tie when the bootstrap CI is inside [%.2f, %.2f]; stop when decided, CI "
            "half-width <= %.1f %%, or at the cap\n\n", rule->tie_lo, rule->tie_hi,
            100 * rule->stop_half_width);

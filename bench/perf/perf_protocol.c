@@ -5,11 +5,16 @@
  * duration (load_ms per model load + its warm-up runs + every sample's ns) to
  * a sim_clock file; the session's clock is the real clock plus that sum.
  * Protocols:
- *   fixed   one -r 10 invocation per arm, then the decision rule;
+ *   fixed   one -r 10 invocation per arm (max_rounds 1), then the decision rule;
  *   before  the protocol before issue 13: every arm its own process, rounds
  *           of -r 3 (first invocation min_samples + 1), at most 30 samples;
  *   new     the cost model (bench/cost.h), shared processes (bench/group.h),
- *           racing (bench/race.h), --no-warmup when steady, 30 samples.
+ *           racing (bench/race.h), --no-warmup when steady, 30 samples;
+ *           on a first night (no prices in the store, o.no_prices);
+ *   new, night 2  the same right after "new" in the same store: its
+ *           prices are carried over from that session (bench/prices.h).
+ * Every other protocol runs as a first night (o.no_prices); fixed and before
+ * take their -r as given, so a second night would not change them.
  * Scenarios:
  *   grid    two engines, one arm each, true tg ratios 1.00 1.02 1.05 1.20 at
  *           1 % and 3 % noise, a x0.6 first repetition in every invocation;
@@ -25,7 +30,8 @@
  * llama-bench time on the simulated clock) per correct decision, and the
  * tool's own overhead (real session wall - real process wall) as a share of
  * the session's wall. Not a test: it prints numbers and fails nothing.
- *   perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE]
+ *   perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE] [-v]
+ * -v prints each new session's prices and chosen -r (bench/costreport.h).
  * Without -l: L = 2 s and L = 20 s. FAKE_ENGINE defaults to $LVD_FAKE_ENGINE,
  * else ../tests/fake-engine next to this binary. */
 #include <math.h>
@@ -37,6 +43,7 @@
 
 #include "bench/plan.h"
 #include "bench/runner.h"
+#include "bench/costreport.h"
 #include "common/paths.h"
 #include "engine/probe.h"
 #include "store/identify.h"
@@ -44,8 +51,8 @@
 #define MAX_ENGINES 3
 #define MAX_ARMS 8
 
-enum { P_FIXED, P_BEFORE, P_NEW, P_COUNT };
-static const char *const PROTO[P_COUNT] = {"fixed -r 10", "before", "new"};
+enum { P_FIXED, P_BEFORE, P_NEW, P_NEW2, P_COUNT };
+static const char *const PROTO[P_COUNT] = {"fixed -r 10", "before", "new", "new, night 2"};
 
 typedef struct tally {
     int correct, wrong, trials;
@@ -199,18 +206,21 @@ static int judge(const world *w, const stats_ranking *r, const stats_rule *rule)
 }
 
 /* One session of protocol p; tallied. */
+static int verbose;
+
 static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int id, tally *t)
 {
     char session[64], seed[32];
-    snprintf(session, sizeof session, "perf-%d", id);
+    snprintf(session, sizeof session, "perf-%d-%d", id, p); /* one id per session */
     snprintf(seed, sizeof seed, "%d", id);
     setenv("FAKE_SEED", seed, 1);
     bench_session_opts o = {
         .inv = {.model = w->model, .tests = tests, .n_tests = n_tests, .reps = p == P_FIXED ? 10 : p == P_BEFORE ? 3 : 0,
                 .timeout_ms = 30000},
         .artifact = w->art.sha256, .host = "perf", .session = session,
-        .max_samples = p == P_FIXED ? 1 : 30, .first_reps = p == P_FIXED ? 10 : p == P_BEFORE ? 6 : 0,
-        .no_share = p != P_NEW, .clock_ms = clock_ms, .clock_ctx = &w->clock,
+        .max_samples = p == P_FIXED ? 10 : 30, .max_rounds = p == P_FIXED ? 1 : 0,
+        .first_reps = p == P_FIXED ? 10 : p == P_BEFORE ? 6 : 0,
+        .no_share = p < P_NEW, .no_prices = p != P_NEW2, .clock_ms = clock_ms, .clock_ctx = &w->clock,
     };
     stats_objective_default(&o.objective);
     stats_rule_default(&o.rule);
@@ -232,6 +242,10 @@ static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int 
     double proc_real = (double)s.engine_ms - sim;
     t->overhead_ms += real - proc_real;
     t->wall_ms += sim + real;
+    if (verbose && p >= P_NEW) { /* -v: the new protocol's prices and -r, per session */
+        printf("--- %s, %s: %zu rounds, %.1f engine s\n", PROTO[p], session, s.rounds, s.engine_ms / 1000.0);
+        bench_costs_print(stdout, &s);
+    }
     bench_session_free(&s);
 }
 
@@ -251,25 +265,32 @@ static void add(tally *a, const tally *b)
     a->overhead_ms += b->overhead_ms, a->wall_ms += b->wall_ms;
 }
 
-static void print_totals(const char *what, const tally *all)
+/* Seconds per correct decision of t (inf when none was correct). */
+static double per_correct(const tally *t)
 {
-    printf("%s:", what);
-    for (int p = 0; p < P_COUNT; p++)
-        printf(" %s %.0f %% correct, %.1f %% wrong, %.1f s per correct decision, overhead %.2f %%;", PROTO[p],
-               100.0 * all[p].correct / all[p].trials, 100.0 * all[p].wrong / all[p].trials,
-               all[p].correct ? all[p].engine_s / all[p].correct : INFINITY,
-               100.0 * all[p].overhead_ms / all[p].wall_ms);
-    printf("\n  new / fixed seconds per correct decision: %.2f\n\n",
-           (all[P_NEW].engine_s / all[P_NEW].correct) / (all[P_FIXED].engine_s / all[P_FIXED].correct));
+    return t->correct ? t->engine_s / t->correct : INFINITY;
 }
 
-static void header(void)
+static void print_totals(const char *what, const tally *all, int np)
+{
+    printf("%s:", what);
+    for (int p = 0; p < np; p++)
+        printf(" %s %.0f %% correct, %.1f %% wrong, %.1f s per correct decision, overhead %.2f %%;", PROTO[p],
+               100.0 * all[p].correct / all[p].trials, 100.0 * all[p].wrong / all[p].trials, per_correct(&all[p]),
+               100.0 * all[p].overhead_ms / all[p].wall_ms);
+    printf("\n  new / fixed seconds per correct decision: %.2f", per_correct(&all[P_NEW]) / per_correct(&all[P_FIXED]));
+    if (np > P_NEW2)
+        printf("; night 2: %.2f", per_correct(&all[P_NEW2]) / per_correct(&all[P_FIXED]));
+    printf("\n\n");
+}
+
+static void header(int np)
 {
     printf("            ");
-    for (int p = 0; p < P_COUNT; p++)
+    for (int p = 0; p < np; p++)
         printf(" | %-18s", PROTO[p]);
     printf("\n            ");
-    for (int p = 0; p < P_COUNT; p++)
+    for (int p = 0; p < np; p++)
         printf(" | corr wrong  s/corr");
     printf("\n");
 }
@@ -287,7 +308,7 @@ static void grid(const char *fake, int trials, double load_s)
     static const double noises[] = {0.01, 0.03};
     static const bench_test tg[] = {{"tg128", 0, 128}};
     printf("grid: two engines, tg128, L = %.0f s, %d trials per cell\nratio noise", load_s, trials);
-    header();
+    header(P_NEW2);
     tally all[P_COUNT] = {{0}};
     int id = 0;
     for (size_t r = 0; r < LVD_ARRAY_LEN(ratios); r++) {
@@ -302,10 +323,10 @@ static void grid(const char *fake, int trials, double load_s)
             }
             tally t[P_COUNT] = {{0}};
             for (int i = 0; i < trials; i++)
-                for (int p = 0; p < P_COUNT; p++)
+                for (int p = 0; p < P_NEW2; p++)
                     trial(&w, p, tg, 1, ++id, &t[p]);
             printf("%5.2f %4.0f%% ", ratios[r], 100 * noises[k]);
-            for (int p = 0; p < P_COUNT; p++) {
+            for (int p = 0; p < P_NEW2; p++) {
                 print_cell(&t[p]);
                 add(&all[p], &t[p]);
             }
@@ -315,7 +336,7 @@ static void grid(const char *fake, int trials, double load_s)
     }
     char what[64];
     snprintf(what, sizeof what, "grid, L = %.0f s, all cells", load_s);
-    print_totals(what, all);
+    print_totals(what, all, P_NEW2);
     world_free(&w);
 }
 
@@ -357,7 +378,7 @@ static void night(const char *fake, int trials, double load_s)
     printf("night: %zu arms (CPU; CUDA fa on/off; Vulkan fa on/off, each also with "
            "GGML_VK_PREFER_HOST_MEMORY=1), pp512 + tg128, objective tg, L = %.0f s, %d trials\n     ",
            w.plan.n_arms, load_s, trials);
-    header();
+    header(P_COUNT);
     tally t[P_COUNT] = {{0}};
     for (int i = 0; i < trials; i++)
         for (int p = 0; p < P_COUNT; p++)
@@ -368,7 +389,7 @@ static void night(const char *fake, int trials, double load_s)
     printf("\n");
     char what[64];
     snprintf(what, sizeof what, "night, L = %.0f s", load_s);
-    print_totals(what, t);
+    print_totals(what, t, P_COUNT);
     world_free(&w);
 }
 
@@ -378,14 +399,15 @@ int main(int argc, char **argv)
     double load_s = -1;
     const char *which = "all";
     char *fake = NULL;
-    while ((opt = getopt(argc, argv, "t:l:s:f:")) != -1) {
+    while ((opt = getopt(argc, argv, "t:l:s:f:v")) != -1) {
         switch (opt) {
         case 't': trials = atoi(optarg); break;
         case 'l': load_s = atof(optarg); break;
         case 's': which = optarg; break;
         case 'f': fake = strdup(optarg); break;
+        case 'v': verbose = 1; break;
         default:
-            fprintf(stderr, "usage: perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE]\n");
+            fprintf(stderr, "usage: perf_protocol [-t TRIALS] [-l LOAD_SECONDS] [-s grid|night|all] [-f FAKE_ENGINE] [-v]\n");
             return 2;
         }
     }

@@ -21,7 +21,10 @@
 #   check     lvd check: the real llama-perplexity, KL divergence of every
 #             device against the CPU reference
 #   bench     lvd bench -p 16 -n 4 -r 5 with a budget: no failed run, no
-#             ignored GPU flags, a CPU-only build never offered GPU flags
+#             ignored GPU flags, a CPU-only build never offered GPU flags;
+#             then on the default -r (the cost model) with a budget: the
+#             session ends within the budget plus its longest sample, and a
+#             CPU build against lavapipe is a CPU win within the first round
 #   select    lvd select --record: the verdict is the bench's leader; the
 #             printed line starts the real llama-server (tests/real/serve.py:
 #             split with shlex, never through a shell; a free loopback port;
@@ -57,6 +60,7 @@
 # Environment: LVD_REAL_ENGINES (required), LVD_REAL_MODEL (default
 # tests/fixtures/models/small-llama-q8_0.gguf), LVD_REAL_BUDGET (lvd bench
 # --budget, default 120s), LVD_REAL_NIGHTLY_BUDGET (the night's, default 60s),
+# LVD_REAL_FIRST_BUDGET (the bench-first-round step's --budget, seconds, default 300),
 # GGML_VK_VISIBLE_DEVICES (default 0: Mesa's lavapipe
 # is a CPU-type Vulkan device that llama.cpp hides unless named), LVD_BIN,
 # LVD_SOURCE, LVD_FIXTURES, LVD_TEST_BIN (ctest sets them; else this tree's
@@ -469,6 +473,30 @@ for s in $svgs; do
   check "chart $s is there and is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/evidence/$s"
 done
 note "the page's correctness column: $(grep -oE 'pass \([^)]*\)' "$P" | sort -u | tr '\n' ';')"
+
+# ------------------------------------------------------------ first round, budget
+step "bench-first-round"
+# Issue 13's done-whens on the default repetitions (the cost model, no -r): a
+# CPU build against a software Vulkan device (lavapipe) is decided for the CPU
+# within the first round, and a budget is a bound: the session ends within
+# the budget plus its longest sample (+1 s for the kill and the store). The
+# budget: LVD_REAL_FIRST_BUDGET seconds (default 300).
+B2=${LVD_REAL_FIRST_BUDGET:-300}
+t=$SECONDS
+run_lvd bench --model "$M" -p 16 -n 4 --budget "${B2}s" --json
+expect_rc "lvd bench -p 16 -n 4 --budget ${B2}s (default -r)" 0
+cp "$tmp/out" "$tmp/bench-first.json"
+LONGEST="max([a['sample_max_ms'] for a in d['costs']['arms']] + [0])"
+figure "lvd bench (default -r, --budget ${B2}s): wall $(q "'%.1f' % (d['wall_ms'] / 1000)") s, longest sample $(q "'%.1f' % ($LONGEST / 1000)") s, stop $(q "d['stop']"), $(q "d['rounds']") rounds; -r: $(q "', '.join('%s -r %d x %d' % (c['process'].split()[1].split('/')[-2], c['reps'], c['instances_per_arm']) for c in d['costs']['invocations'])")"
+check "the session ended within the budget plus its longest sample (+1 s)" \
+  is "d['wall_ms'] <= $B2 * 1000 + $LONGEST + 1000" True
+TG1="[t for t in d['tests'] if t['test'] == 'tg4'][0]"
+if [ "$N_SOFT" -gt 0 ] && [ "$(q "sorted(set(a['backend'] for a in d['arms']))")" = "['cpu', 'vulkan']" ]; then
+  check "tg4: a win for the CPU build over the software Vulkan device, within the first round" \
+    is "(${TG1}['state'], d['arms'][${TG1}['leader']]['backend'], d['rounds'])" "('win', 'cpu', 1)"
+else
+  note "not a CPU build against a software Vulkan device only: the first-round win is not asserted"
+fi
 
 # ------------------------------------------------------------ nightly
 step "nightly"

@@ -1,0 +1,195 @@
+/* reps.c: the repetitions (-r) of each invocation and whether it keeps
+ * llama-bench's warm-up run (rules in reps.h): the first look's size, what
+ * the open comparisons' sequential intervals still need, the cost model's
+ * balance. Not for the session loop (runner.c) or the prices (cost.c). */
+#include "bench/reps.h"
+
+#include "stats/stats.h"
+
+#include <math.h>
+
+/* Fewest kept samples of arm over the objective's tests. */
+size_t bench_kept_min(const bench_session *s, size_t arm)
+{
+    size_t min = (size_t)-1;
+    for (size_t t = 0; t < s->o.inv.n_tests; t++)
+        if (bench_session_uses_test(s, t) && s->st[arm].series[t].n_kept < min)
+            min = s->st[arm].series[t].n_kept;
+    return min == (size_t)-1 ? 0 : min;
+}
+
+
+/* The first look's samples per arm (o.first_reps 0; reps.h): with more than two arms, what the sequential rule needs to
+ * call a clear gap a win at once (rule win_min_samples; Welch's interval has
+ * no power floor at small n: stats.h, "Sequential wins"), plus one for a
+ * sample dropped as warm-up; most of a night's arms are far apart and the
+ * close ones get their second look sized from the first (seq_need). With two
+ * arms there is one comparison, and a close one (a tie, or a win a few %
+ * past the threshold) needs about 2 x min_samples to be decided: that many
+ * (one of them lost to warm-up when it is dropped) at once decides it within
+ * one load, where a small first look pays a second load. */
+static int first_look(const bench_session *s)
+{
+    size_t arms = 0;
+    for (size_t i = 0; i < s->plan->n_arms; i++)
+        arms += s->st[i].status == BENCH_ARM_ACTIVE;
+    if (arms <= 2)
+        return 2 * (int)s->o.rule.min_samples;
+    return (int)s->o.rule.win_min_samples + 1;
+}
+
+/* The first invocation's -r: an -r the user gave (llama-bench's own
+ * meaning), raised to the fewest samples a win needs plus one for warm-up
+ * when it is below; else the first look's size. */
+static int first_reps(const bench_session *s)
+{
+    if (s->o.first_reps > 0)
+        return s->o.first_reps;
+    int least = (int)s->o.rule.win_min_samples + 1;
+    if (s->o.inv.reps > 0)
+        return s->o.inv.reps > least ? s->o.inv.reps : least;
+    return first_look(s);
+}
+
+/* Samples per arm that comparison c needs to be decided, from its sequential
+ * interval now (reps.h): Welch's se shrinks as 1/sqrt(n),
+ * so n = n_min x (t se / margin)^2, with t at the next look's level and the
+ * margin the distance of the log ratio from the win threshold (a win) or
+ * from the tie band's edge (a tie, whose bootstrap CI of medians is about
+ * 1.96 x 1.25 se wide each side); the nearer outcome's n, at least
+ * min_samples; 0 when the interval says nothing (then the need doubles). */
+static double seq_need(const bench_session *s, const stats_ranking *r, const stats_comparison *c)
+{
+    const stats_sequential *q = &c->seq;
+    if (!q->look || q->n_min < 2 || !(q->se > 0) || !isfinite(q->log_ratio) || !(q->df > 0))
+        return 0;
+    double d = fabs(q->log_ratio), var = q->se * q->se * (double)q->n_min; /* se^2 at n = 1 */
+    size_t m = r->m ? r->m : 1;
+    double alpha = stats_alpha_spend(s->o.rule.alpha, s->rounds + 1) / (double)m;
+    double n_win = INFINITY, n_tie = INFINITY;
+    double mw = d - log(s->o.rule.win), mt = log(s->o.rule.tie_hi) - d;
+    if (mw > 0) {
+        double n = (double)q->n_min;
+        for (int k = 0; k < 3; k++) { /* df grows with n: about 2 (n - 1) */
+            double t = stats_t_isf(alpha / 2, n > 2 ? 2 * (n - 1) : 2);
+            n = var * t * t / (mw * mw);
+        }
+        n_win = n;
+    }
+    if (mt > 0)
+        n_tie = var * 2.45 * 2.45 / (mt * mt);
+    double n = n_win < n_tie ? n_win : n_tie;
+    if (n < (double)s->o.rule.min_samples)
+        n = (double)s->o.rule.min_samples;
+    return n;
+}
+
+/* The most samples any open comparison of arm needs (seq_need); 0 when none
+ * says. */
+static double arm_want(const bench_session *s, size_t arm)
+{
+    double want = 0;
+    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+        const stats_ranking *r = bench_session_decider(s, t);
+        if (!r || (s->weighted && t != s->w_tg) || r->state != STATS_RANK_OPEN)
+            continue;
+        for (size_t i = 0; i < r->n; i++) {
+            const stats_rank_entry *e = &r->v[i];
+            if (!e->rank || !e->has_vs_leader || e->settle != STATS_OPEN)
+                continue;
+            if (e->arm != arm && r->leader != arm)
+                continue;
+            double n = seq_need(s, r, &e->vs_leader);
+            want = n > want ? n : want;
+        }
+    }
+    return want;
+}
+
+/* The first invocation's samples of arm when last night's record is carried
+ * over (reps.h, "carried over"): the first look when one process decided it
+ * then (less the sample kept for warm-up when none was dropped then), else
+ * what it took then (at least the first look). */
+static size_t carried_need(const bench_session *s, size_t arm)
+{
+    const bench_arm_cost *a = &s->st[arm].cost;
+    size_t first = (size_t)first_reps(s);
+    if (a->seed_procs > 1 && a->seed_samples > first)
+        return a->seed_samples;
+    if (a->seed_procs && !a->seed_dropped && !s->o.first_reps && first > s->o.rule.win_min_samples)
+        return first - 1;
+    return first;
+}
+
+/* 1 when the balance rule sizes g's invocation: not when it is the first of
+ * arms that one process each decided last night (reps.h, "carried over"). */
+static int balanced(const bench_session *s, const bench_group *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const bench_arm_cost *a = &s->st[g->arms[i]].cost;
+        if (bench_kept_min(s, g->arms[i]) || a->seed_procs != 1)
+            return 1;
+    }
+    return 0;
+}
+
+/* Samples arm still needs at this look (reps.h). */
+static int arm_need(const bench_session *s, size_t arm)
+{
+    const bench_arm_state *st = &s->st[arm];
+    size_t kept = bench_kept_min(s, arm);
+    size_t need = kept ? kept : carried_need(s, arm);
+    if (kept) {
+        double want = arm_want(s, arm);
+        if (want > 0)
+            need = want > (double)kept + 1 ? (size_t)ceil(want) - kept : 1;
+    }
+    if (st->runs_ok)
+        need += (st->dropped + st->runs_ok - 1) / st->runs_ok;
+    size_t room = s->o.max_samples > kept ? s->o.max_samples - kept : 1;
+    return (int)(need < room ? need : room);
+}
+
+static int clamp_reps(int r, int hi)
+{
+    return r < hi ? r : hi;
+}
+
+/* -r of one invocation of g (reps.h), before the budget. */
+int bench_reps_group(const bench_session *s, const bench_group *g, const bench_cost *c, double *rep_max)
+{
+    size_t slots = bench_group_slots(g);
+    int need = 1, hi = 1, priced = 1, fresh = 0;
+    double rep_sum = 0;
+    *rep_max = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const bench_arm_state *st = &s->st[g->arms[i]];
+        int n = (arm_need(s, g->arms[i]) + (int)slots - 1) / (int)slots;
+        size_t kept = bench_kept_min(s, g->arms[i]);
+        int room = (int)((s->o.max_samples > kept ? s->o.max_samples - kept : 1) + slots - 1) / (int)slots;
+        need = n > need ? n : need;
+        hi = room > hi ? room : hi;
+        fresh |= kept == 0;
+        double rep = bench_arm_cost_rep_ms(&st->cost);
+        priced &= rep > 0;
+        rep_sum += rep;
+        if (st->cost.rep_max_ms > *rep_max)
+            *rep_max = st->cost.rep_max_ms;
+    }
+    if (!priced)
+        *rep_max = -1;
+    if (s->o.inv.reps > 0)
+        return fresh ? clamp_reps((first_reps(s) + (int)slots - 1) / (int)slots, hi) : s->o.inv.reps;
+    return bench_cost_reps(c, priced && balanced(s, g) ? rep_sum / (double)g->n : -1, slots, need, 1, hi);
+}
+
+/* --no-warmup (reps.h): every arm has run and none ever dropped a sample. */
+int bench_reps_no_warmup(const bench_session *s, const bench_group *g)
+{
+    if (s->o.inv.reps > 0)
+        return 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (!s->st[g->arms[i]].runs_ok || s->st[g->arms[i]].dropped)
+            return 0;
+    return 1;
+}

@@ -1,0 +1,58 @@
+/* reps.h: how many repetitions (-r) each llama-bench invocation of a bench
+ * session asks for, and whether it keeps llama-bench's warm-up run. The
+ * session loop (bench/runner.h) calls these once per invocation; the prices
+ * they use are bench/cost.h's.
+ * Repetitions (-r) per invocation, per test instance:
+ *   inv.reps > 0 (given): inv.reps, raised to win_min_samples + 1 on an
+ *      arm's first invocation when it is below (a first look that could
+ *      decide nothing; o.first_reps, when set, instead), at most what
+ *      max_samples leaves; else inv.reps (the protocol before the cost model);
+ *   inv.reps 0 (default): the cost model (bench/cost.h) with need = the
+ *      first look's samples (first_reps: win_min_samples + 1 with more than
+ *      two active arms, 2 x min_samples with two) while an arm has none, else
+ *      what its open comparisons' sequential intervals say they need (n_min x
+ *      (t se / margin)^2 at the next look's level, margin to the win
+ *      threshold or the tie band's edge, at least min_samples) less what it
+ *      holds, at least 1; as many again as it holds when no interval says
+ *      (looks at 5, 10, 20 ...), plus the samples its invocations
+ *      drop as warm-up on average; divided over the instances (two per arm
+ *      when shared); at most what max_samples leaves.
+ *   carried over (the arm's prices and record from last night, bench/prices.h):
+ *      on an arm's first invocation the need is the first look when one
+ *      process decided the arm last night (one less when it dropped no
+ *      sample as warm-up then: the first look's spare for a dropped sample,
+ *      at least win_min_samples), else the repetitions it ran then
+ *      (at least the first look: tonight asks at once for what last night
+ *      needed two loads or more for); and the balance rule (bench/cost.h)
+ *      does not raise the first invocation of arms one process each decided
+ *      last night: more samples there only pay when they save a load, and
+ *      last night's first look saved it (perf_protocol, the night at a 20 s
+ *      load, -t 2: the balance rule alone made night 2 cost 179 s per correct
+ *      decision against night 1's 162 s: the 54 t/s CPU arm took 7
+ *      repetitions of 3.5 s where 4 decided it).
+ * llama-bench's warm-up run: kept (no --no-warmup) on an arm's first
+ *   invocation, which is also where warm-up ramps are detected (stats_warmup,
+ *   per row); later invocations pass --no-warmup only while none of the
+ *   arms has ever had a sample dropped as warm-up (the engine is steady right
+ *   after the load, so the warm-up run is pure cost: one pp run per test
+ *   instance); the first drop brings it back for good.
+ * Not for the session loop (bench/runner.h) or the prices (bench/cost.h). */
+#ifndef LVD_BENCH_REPS_H
+#define LVD_BENCH_REPS_H
+
+#include "bench/cost.h"
+#include "bench/group.h"
+#include "bench/runner.h"
+
+#include <stddef.h>
+
+/* Fewest kept samples of arm over the objective's tests. */
+size_t bench_kept_min(const bench_session *s, size_t arm);
+/* -r of one invocation of g whose process key's prices are c (rules above),
+ * before the budget; *rep_max: the largest repetition cost of g's arms, -1
+ * when one of them is unpriced. */
+int bench_reps_group(const bench_session *s, const bench_group *g, const bench_cost *c, double *rep_max);
+/* 1 when the invocation of g passes --no-warmup (rules above). */
+int bench_reps_no_warmup(const bench_session *s, const bench_group *g);
+
+#endif
