@@ -64,6 +64,7 @@ typedef struct bench_invoke {
     int reps;                      /* -r (bench/runner.h: 0 = chosen from the measured costs) */
     int timeout_ms;                /* per invocation */
     int no_warmup;                 /* pass --no-warmup */
+    struct bench_energy *energy;   /* bench/energy.h: --progress and each result's energy; NULL: none */
 } bench_invoke;
 
 /* The runs of one invocation of a group: runs[i] belongs to member member[i]

@@ -4,6 +4,7 @@
  * device against the CPU first (check/check.h). Option parsing only; the
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
 #include "engine/engines.h"
+#include "bench/energy.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -46,6 +47,7 @@ typedef struct options {
     const char *session;
     stats_objective objective;
     int check;          /* --check: lvd check's run first */
+    int64_t energy_idle_ms; /* --energy-idle: the idle baseline's length; -1 = no energy */
 } options;
 
 static void usage(FILE *f)
@@ -57,7 +59,8 @@ static void usage(FILE *f)
             "                 [--budget 15m] [--max-samples 30] [--min-samples 3] [--timeout 300]\n"
             "                 [--session ID]"
             "\n"
-            "                 [--objective tg|pp|W] [--check] [--json] [--store PATH]\n\n"
+            "                 [--objective tg|pp|W|tpj|ppj|wj=W] [--energy-idle 3s|off] [--check]\n"
+            "                 [--json] [--store PATH]\n\n"
             "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
             "interleaved rounds (A B C, C B A, ...) until the statistics decide which arm is\n"
             "fastest, and records every repetition in the store. Only engines whose probe shows\n"
@@ -94,7 +97,10 @@ static void usage(FILE *f)
             "                     samples enough: the nightly passes 5)\n"
             "  --timeout DUR      kill an invocation after DUR (default 300s)\n"
             "  --session ID       session id recorded on every run (default bench-EPOCH-PID)\n"
-            "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W)\n"
+            "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W); per joule:\n"
+            "                     tpj (tg tokens per joule), ppj, wj=W (energy measured: README)\n"
+            "  --energy-idle DUR  the idle baseline before the session (default 3s); off: no\n"
+            "                     energy is measured\n"
             "  --check            first check every device against the CPU, as lvd check does\n"
             "                     (default off: the bench's cost stays what --budget says)\n"
             "  --json             print JSON instead of tables\n"
@@ -145,7 +151,29 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 }
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
-       O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK };
+       O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK,
+       O_ENERGY_IDLE };
+
+/* --energy-idle: "off" (-1), "NNNms", or a duration (lvd_parse_duration). 0 or -1. */
+static int parse_energy_idle(const char *arg, int64_t *ms)
+{
+    int64_t v;
+    if (!strcmp(arg, "off")) {
+        *ms = -1;
+        return 0;
+    }
+    if (lvd_ends_with(arg, "ms")) {
+        char *num = lvd_xstrndup(arg, strlen(arg) - 2);
+        int bad = lvd_parse_i64(num, &v) || v < 1 || v > 600000;
+        free(num);
+        *ms = v;
+        return bad ? -1 : 0;
+    }
+    if (lvd_parse_duration(arg, &v) || v < 1 || v > 600)
+        return -1;
+    *ms = v * 1000;
+    return 0;
+}
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -215,6 +243,10 @@ static int option(void *opts, int c, const char *arg)
         break;
     case O_SESSION: o->session = arg; break;
     case O_CHECK: o->check = 1; break;
+    case O_ENERGY_IDLE:
+        if (parse_energy_idle(arg, &o->energy_idle_ms))
+            return lvd_usage_error(TOOL, "--energy-idle wants off, 1..600000ms or 1s..10m, not '%s'", arg);
+        break;
     case O_OBJECTIVE:
         if (stats_objective_parse(arg, &o->objective, &err))
             return lvd_usage_error(TOOL, "--objective: %s", err.msg);
@@ -237,6 +269,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
         {"objective", required_argument, NULL, O_OBJECTIVE}, {"n-prompt", required_argument, NULL, O_NPROMPT},
         {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
+        {"energy-idle", required_argument, NULL, O_ENERGY_IDLE},
         LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -398,6 +431,13 @@ static int run(const options *o)
         code = checked;
         goto out;
     }
+    bench_energy energy;
+    if (o->energy_idle_ms >= 0) {
+        bench_energy_open(&energy, &plan, b.probes, b.n, o->energy_idle_ms);
+        if (energy.set.notes.len)
+            fputs(lvd_sb_str(&energy.set.notes), stderr);
+        so.inv.energy = &energy;
+    }
     bench_session bs;
     if (bench_session_run(b.s, &plan, &so, &bs, &err)) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
@@ -408,6 +448,8 @@ static int run(const options *o)
             code = checked; /* a device that failed its check: partial */
     }
     bench_session_free(&bs);
+    if (so.inv.energy)
+        bench_energy_close(&energy);
 out:
     free(session);
     bench_plan_free(&plan);
@@ -419,7 +461,7 @@ out:
 int main(int argc, char **argv)
 {
     options o = {.reps = BENCH_REPS_DEFAULT, .budget_s = 15 * 60, .max_samples = BENCH_MAX_SAMPLES_DEFAULT,
-                 .timeout_s = BENCH_TIMEOUT_S_DEFAULT};
+                 .timeout_s = BENCH_TIMEOUT_S_DEFAULT, .energy_idle_ms = ENERGY_IDLE_MS_DEFAULT};
     stats_objective_default(&o.objective);
     int code = parse_options(argc, argv, &o);
     if (code == 0)

@@ -3,6 +3,7 @@
 #include "bench/report.h"
 
 #include "bench/costreport.h"
+#include "bench/energy_report.h"
 
 #include "common/cli.h"
 #include "common/json.h"
@@ -104,6 +105,8 @@ static void print_table(FILE *f, const bench_session *s, size_t t)
     fprintf(f, "  %-3s %-*s %-*s %-*s %-*s %12s  %-26s %-10s %-9s %s\n", "#", w.engine, "ENGINE",
             w.backend, "BACKEND", w.device, "DEVICE", w.params, "PARAMS", "MEDIAN t/s",
             "VS LEADER [95% CI]", "VS CPU", "KEPT/DROP", "STATUS");
+    if (s->o.objective.per_joule)
+        fprintf(f, "  (per-joule objective: MEDIAN and the ratios are in tokens per joule, not t/s)\n");
     for (size_t i = 0; i < r->n; i++) {
         const stats_rank_entry *e = &r->v[i];
         const bench_arm *a = &s->plan->arms[e->arm];
@@ -216,6 +219,7 @@ void bench_report_print(FILE *f, const bench_session *s)
     for (size_t t = 0; t < s->o.inv.n_tests; t++) {
         print_table(f, s, t);
         fputc('\n', f);
+        bench_energy_print(f, s, t);
     }
     char obj[32];
     stats_objective_name(&s->o.objective, obj, sizeof obj);
@@ -304,6 +308,7 @@ static cJSON *ranking_json(const bench_session *s, const stats_ranking *r, int t
             cJSON_AddItemToObject(row, "stddev", lvd_json_num(e->sx.stddev));
             cJSON_AddNumberToObject(row, "kept", (double)se->n_kept);
             cJSON_AddNumberToObject(row, "dropped", (double)se->n_dropped);
+            cJSON_AddItemToObject(row, "energy", bench_energy_json(s, e->arm, (size_t)t));
         } else {
             cJSON_AddItemToObject(row, "score", lvd_json_num(e->score));
         }

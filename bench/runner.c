@@ -6,9 +6,12 @@
 #include "bench/runner.h"
 
 #include "bench/arm.h"
+#include "bench/energy.h"
+#include "bench/energy_report.h"
 #include "bench/group.h"
 #include "bench/race.h"
 #include "common/cli.h"
+#include "stats/energy.h"
 #include "stats/stats.h"
 
 #include <math.h>
@@ -92,7 +95,7 @@ int bench_session_rank(bench_session *s, lvd_err *err)
     for (size_t t = 0; t < s->o.inv.n_tests && rc == 0; t++) {
         for (size_t i = 0; i < n; i++) {
             arms[i].label = s->plan->arms[i].label;
-            arms[i].eligible = s->st[i].status == BENCH_ARM_ACTIVE;
+            arms[i].eligible = s->st[i].status == BENCH_ARM_ACTIVE && bench_energy_eligible(s, i);
             arms[i].x = s->st[i].series[t].kept;
             arms[i].nx = s->st[i].series[t].n_kept;
         }
@@ -185,8 +188,8 @@ static void absorb_samples(bench_session *s, bench_arm_state *st, const lvd_run 
             if (r->warmup && r->warmup[k]) {
                 st->series[t].n_dropped++;
                 st->dropped++;
-            } else if (stats_sample_kept(r, k)) {
-                series_add(&st->series[t], r->ts[k]);
+            } else if (isfinite(stats_sample_value(r, k, s->o.objective.per_joule))) {
+                series_add(&st->series[t], stats_sample_value(r, k, s->o.objective.per_joule));
             }
             double one = (double)r->ns[k] / 1e6;
             ms += one;
@@ -194,6 +197,8 @@ static void absorb_samples(bench_session *s, bench_arm_state *st, const lvd_run 
         }
         if (r && (int)r->n > reps)
             reps = (int)r->n;
+        if (r)
+            bench_joules_absorb(&st->joules[t], r);
     }
     bench_arm_cost_observe(&st->cost, reps, ms, longest);
 }
@@ -550,6 +555,8 @@ static void session_init(bench_session *s, const bench_plan *plan, const bench_s
     s->st = lvd_xcalloc(n ? n : 1, sizeof *s->st);
     for (size_t i = 0; i < n; i++)
         s->st[i].series = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].series);
+    for (size_t i = 0; i < n; i++)
+        s->st[i].joules = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].joules);
     s->by_test = lvd_xcalloc(nt ? nt : 1, sizeof *s->by_test);
     s->ref = bench_plan_cpu_arm(plan);
     if (s->ref == (size_t)-1)
@@ -621,8 +628,11 @@ void bench_session_free(bench_session *s)
     if (!s)
         return;
     for (size_t i = 0; s->st && i < s->plan->n_arms; i++) {
-        for (size_t t = 0; t < s->o.inv.n_tests; t++)
+        for (size_t t = 0; t < s->o.inv.n_tests; t++) {
             free(s->st[i].series[t].kept);
+            bench_joules_free(&s->st[i].joules[t]);
+        }
+        free(s->st[i].joules);
         free(s->st[i].series);
         free(s->st[i].reason);
     }

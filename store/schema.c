@@ -176,6 +176,18 @@ static const char *const migrations[] = {
     "  pred_model INTEGER, pred_kv INTEGER, pred_compute INTEGER,"
     "  PRIMARY KEY (run_id, device)"
     ");",
+    /* 11 (issue 20; the 6th here, renumbered on merge): the energy of each
+     * result's timed repetitions (energy/watch.h): the sources and devices
+     * metered, gross joules over the window, its seconds, the idle baseline
+     * (NULL: not measured); a result without a row was not measured, and
+     * note says why when it was tried. */
+    "CREATE TABLE result_energy ("
+    "  result_id INTEGER PRIMARY KEY REFERENCES results(id) ON DELETE CASCADE,"
+    "  source TEXT NOT NULL,"           /* "nvml+rapl" */
+    "  device TEXT NOT NULL,"           /* "CUDA0=00000000:17:00.0+package-0" */
+    "  joules REAL, window_s REAL, idle_watts REAL,"
+    "  note TEXT NOT NULL DEFAULT ''"
+    ");",
 };
 
 size_t store_schema_version(void)
