@@ -103,10 +103,10 @@ static void print_table(FILE *f, const bench_session *s, size_t t)
             bench_session_uses_test(s, t) ? "" : "  (shown; the objective does not decide on it)",
             lvd_ansi(f, RESET));
     fprintf(f, "  %-3s %-*s %-*s %-*s %-*s %12s  %-26s %-10s %-9s %s\n", "#", w.engine, "ENGINE",
-            w.backend, "BACKEND", w.device, "DEVICE", w.params, "PARAMS", "MEDIAN t/s",
+            w.backend, "BACKEND", w.device, "DEVICE", w.params, "PARAMS",
+            s->o.objective.per_joule ? "MEDIAN tok/J" : "MEDIAN t/s",
             "VS LEADER [95% CI]", "VS CPU", "KEPT/DROP", "STATUS");
-    if (s->o.objective.per_joule)
-        fprintf(f, "  (per-joule objective: MEDIAN and the ratios are in tokens per joule, not t/s)\n");
+
     for (size_t i = 0; i < r->n; i++) {
         const stats_rank_entry *e = &r->v[i];
         const bench_arm *a = &s->plan->arms[e->arm];
