@@ -30,6 +30,16 @@ static int any_measured(const bench_session *s)
     return 0;
 }
 
+/* The first arm's reason a window was not measured ("" when none). */
+static const char *first_note(const bench_session *s)
+{
+    for (size_t i = 0; i < s->plan->n_arms; i++)
+        for (size_t t = 0; t < s->o.inv.n_tests; t++)
+            if (s->st[i].joules[t].note[0])
+                return s->st[i].joules[t].note;
+    return "no --progress window";
+}
+
 static void summary(const bench_session *s, size_t arm, size_t t, stats_energy_stat *st)
 {
     const bench_joules *j = &s->st[arm].joules[t];
@@ -40,10 +50,10 @@ void bench_energy_print(FILE *f, const bench_session *s, size_t t)
 {
     if (!any_measured(s)) {
         if (t == 0) {
-            char why[160];
+            char why[256];
             const bench_energy *e = s->o.inv.energy;
             if (bench_energy_any(e))
-                snprintf(why, sizeof why, "no window was measured");
+                snprintf(why, sizeof why, "no window was measured: %s", first_note(s));
             fprintf(f, "Energy: not measured (%s)\n\n",
                     bench_energy_any(e) ? why : bench_energy_why_not(e, why, sizeof why));
         }
