@@ -89,6 +89,9 @@ static void sampler_start(energy_set *set)
     if (p && (lvd_parse_i64(p, &ms) || ms < 1 || ms > 10000))
         ms = 100;
     sp->period_ms = (int)ms;
+    for (size_t i = 0; i < set->n; i++) /* a first sample now: readable at once */
+        if (!set->v[i].counter)
+            sample_power(set, &set->v[i], lvd_mono_ms());
     pthread_mutex_init(&sp->mu, NULL);
     if (pthread_create(&sp->thread, NULL, sampler_main, sp)) {
         pthread_mutex_destroy(&sp->mu);
