@@ -11,7 +11,8 @@
 # tpj picks the slower, more efficient Vulkan arm and lvd select prints its
 # line; the store keeps the energy; an unmatched device reports none; a
 # stalled counter is not trusted; a box with no source changes nothing and
-# says so in one line. Not a test of the readers' details (test_energy).
+# says so in one line; the evidence page shows J/token and a tokens-per-joule
+# chart. Not a test of the readers' details (test_energy).
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE LVD_FAKE_NVML
@@ -72,6 +73,13 @@ lvd select --model "$MODEL" --objective tpj
 check "select --objective tpj prints it again" has "^$W/vulkan/llama-server"
 lvd select --model "$MODEL" --record
 check "by speed (tg) the CUDA arm still wins" has "^$W/cuda/llama-server .*--device CUDA0"
+
+# ------------------------------------------------------------ the evidence page
+lvd evidence --out "$W/ev/page.md"
+expect_rc "evidence" 0
+check "the arms table has J/token columns" grep -q "tg32 J/token \[95 % CI\]" "$W/ev/page.md"
+check "the Vulkan arm's J/token on the page" grep -qE "\| 0\.2[0-9]+ \[0\.2[0-9]+, 0\.2[0-9]+\] \|$" "$W/ev/page.md"
+check "a tokens-per-joule chart beside the t/s chart" bash -c "grep -q 'tg-tpj.svg' '$W/ev/page.md' && grep -q 'tokens per joule per arm' '$W'/ev/page-*-tg-tpj.svg"
 
 # ------------------------------------------------------------ an unmatched device
 world unmatched
