@@ -9,6 +9,8 @@
 #include "energy/energy.h"
 #include "energy/match.h"
 #include "energy/watch.h"
+#include "evidence/energy.h"
+#include "select/pin.h"
 #include "stats/energy.h"
 #include "stats/rank.h"
 
@@ -334,6 +336,35 @@ static void objectives_per_joule_parse(void **state)
     assert_int_equal(stats_objective_parse("wj=2", &o, &err), -1);
 }
 
+/* The pin section's energy delta: recorded in the details, read back, shown. */
+static void pin_energy_delta(void **state)
+{
+    (void)state;
+    const char *details = "{\"comparisons\":[{\"artifact\":\"a\",\"backend\":\"cuda\",\"params\":\"\","
+                          "\"test\":\"tg128\",\"pinned\":{\"median\":900,\"n\":5,\"tokens_per_joule\":2.0},"
+                          "\"candidate\":{\"median\":950,\"n\":5,\"tokens_per_joule\":2.5}},"
+                          "{\"artifact\":\"a\",\"backend\":\"cpu\",\"test\":\"tg128\","
+                          "\"pinned\":{\"median\":50,\"n\":5},\"candidate\":{\"median\":50,\"n\":5}}],"
+                          "\"issues\":[]}";
+    sel_pin_row *rows;
+    size_t n, ni;
+    char **issues;
+    lvd_err err = {0};
+    assert_int_equal(sel_pin_details_rows(details, &rows, &n, &issues, &ni, &err), 0);
+    assert_int_equal(n, 2);
+    lvd_sb sb = {0};
+    ev_energy_pin_cell(&sb, &rows[0]);
+    assert_string_equal(lvd_sb_str(&sb), "+25.0 % tokens/J");
+    lvd_sb_reset(&sb);
+    ev_energy_pin_cell(&sb, &rows[1]); /* no energy recorded */
+    assert_string_equal(lvd_sb_str(&sb), "–");
+    lvd_sb_free(&sb);
+    sel_pin_rows_free(rows, n);
+    for (size_t i = 0; i < ni; i++)
+        free(issues[i]);
+    free(issues);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +377,7 @@ int main(void)
         cmocka_unit_test(progress_lines_of_a_real_capture),
         cmocka_unit_test(net_watts_and_tokens_per_joule),
         cmocka_unit_test(objectives_per_joule_parse),
+        cmocka_unit_test(pin_energy_delta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
