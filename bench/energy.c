@@ -114,13 +114,15 @@ void bench_joules_absorb(bench_joules *j, const lvd_result *r)
     j->note[0] = 0;
     j->last = r->energy;
     for (size_t k = 0; k < r->n; k++) {
-        double v = stats_sample_tpj(r, k);
-        if (!isfinite(v))
+        double v = stats_sample_tpj(r, k), g = stats_sample_tpj_gross(r, k);
+        if (!isfinite(v) || !isfinite(g))
             continue;
         if (j->n == j->cap) {
             j->cap = j->cap ? 2 * j->cap : 16;
             j->tpj = lvd_xrealloc(j->tpj, j->cap * sizeof *j->tpj);
+            j->gross = lvd_xrealloc(j->gross, j->cap * sizeof *j->gross);
         }
+        j->gross[j->n] = g;
         j->tpj[j->n++] = v;
     }
 }
@@ -128,5 +130,6 @@ void bench_joules_absorb(bench_joules *j, const lvd_result *r)
 void bench_joules_free(bench_joules *j)
 {
     free(j->tpj);
+    free(j->gross);
     memset(j, 0, sizeof *j);
 }

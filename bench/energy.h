@@ -32,7 +32,8 @@ typedef struct bench_energy {
 
 /* The tokens-per-joule samples of one arm on one test. */
 typedef struct bench_joules {
-    double *tpj;
+    double *tpj;           /* net of idle */
+    double *gross;         /* idle included; as many */
     size_t n, cap;
     lvd_energy last;       /* the newest measured window's figures (source, device, idle) */
     char note[96];         /* why the newest window was not measured; "" */

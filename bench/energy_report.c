@@ -71,9 +71,10 @@ void bench_energy_print(FILE *f, const bench_session *s, size_t t)
                     j->note[0] ? ")" : "");
             continue;
         }
-        char idle[48] = "idle not measured";
+        char idle[64] = "idle not measured";
         if (isfinite(j->last.idle_watts))
-            snprintf(idle, sizeof idle, "idle %.1f W", j->last.idle_watts);
+            snprintf(idle, sizeof idle, "idle %.1f W, gross %.4f J/token", j->last.idle_watts,
+                     1.0 / stats_median(j->gross, j->n));
         fprintf(f, "  %-44s %9.4f J/token [%.4f, %.4f]  %8.3f tokens/J  %s %s, %s\n", s->plan->arms[arm].label,
                 st.jpt, st.jpt_lo, st.jpt_hi, st.tpj, j->last.source, j->last.device, idle);
     }
@@ -106,6 +107,10 @@ cJSON *bench_energy_json(const bench_session *s, size_t arm, size_t t)
     cJSON_AddItemToObject(ci, "tokens_per_joule", pair(st.tpj_lo, st.tpj_hi));
     cJSON_AddItemToObject(o, "idle_watts", lvd_json_num(j->last.idle_watts));
     cJSON_AddBoolToObject(o, "net_of_idle", isfinite(j->last.idle_watts));
+    double g = stats_median(j->gross, j->n);
+    cJSON *gross = cJSON_AddObjectToObject(o, "gross");
+    cJSON_AddItemToObject(gross, "joules_per_token", lvd_json_num(1.0 / g));
+    cJSON_AddItemToObject(gross, "tokens_per_joule", lvd_json_num(g));
     cJSON_AddNumberToObject(o, "samples", (double)st.n);
     return o;
 }

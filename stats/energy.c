@@ -38,12 +38,22 @@ double stats_energy_gross_watts(const lvd_result *r)
     return watts(r, 0);
 }
 
-double stats_sample_tpj(const lvd_result *r, size_t k)
+static double sample_tpj(const lvd_result *r, size_t k, int net)
 {
     if (k >= r->n || !stats_sample_kept(r, k))
         return NAN;
-    double w = stats_energy_watts(r);
+    double w = watts(r, net);
     return isfinite(w) ? r->ts[k] / w : NAN;
+}
+
+double stats_sample_tpj(const lvd_result *r, size_t k)
+{
+    return sample_tpj(r, k, 1);
+}
+
+double stats_sample_tpj_gross(const lvd_result *r, size_t k)
+{
+    return sample_tpj(r, k, 0);
 }
 
 double stats_sample_value(const lvd_result *r, size_t k, int per_joule)

@@ -28,8 +28,10 @@
 double stats_energy_watts(const lvd_result *r);
 /* Gross watts (idle included), as above. */
 double stats_energy_gross_watts(const lvd_result *r);
-/* Sample k as tokens per joule; NAN when it is not kept or r has no energy. */
+/* Sample k as tokens per joule; NAN when it is not kept or r has no energy.
+ * _gross: idle included. */
 double stats_sample_tpj(const lvd_result *r, size_t k);
+double stats_sample_tpj_gross(const lvd_result *r, size_t k);
 /* Sample k's value under an objective: tokens per joule when per_joule, else
  * tokens per second; NAN when it does not count. */
 double stats_sample_value(const lvd_result *r, size_t k, int per_joule);

@@ -54,6 +54,7 @@ check "CPU within 5 % of 0.500 J/token" near cpu 0.500
 check "a 95 % CI around each figure" is "all(r['energy']['ci']['joules_per_token'][0] <= r['energy']['joules_per_token'] <= r['energy']['ci']['joules_per_token'][1] and r['energy']['ci']['level'] == 0.95 for r in d['tests'][0]['ranking'])" True
 check "the GPU arm: NVML and RAPL, matched by name and memory" is "[r['energy']['source'] + ' ' + r['energy']['device'] for r in d['tests'][0]['ranking'] if r['arm']==0][0]" "nvml+rapl CUDA0=00000000:17:00.0+package-0"
 check "idle watts of the fake NVML (60 W) measured" is "[abs(r['energy']['idle_watts'] - 60) < 3 for r in d['tests'][0]['ranking'] if r['arm']==0][0]" True
+check "gross (idle included) above net on the GPU arm" is "[r['energy']['gross']['joules_per_token'] > r['energy']['joules_per_token'] for r in d['tests'][0]['ranking'] if r['arm']==0][0]" True
 check "tokens per joule is the inverse" is "all(abs(r['energy']['tokens_per_joule'] * r['energy']['joules_per_token'] - 1) < 1e-9 for r in d['tests'][0]['ranking'])" True
 check "the store keeps each result's energy" bash -c "sqlite3 '$LVD_STORE' 'SELECT count(*) FROM result_energy WHERE joules > 0' | grep -qx 3"
 lvd "${BENCH[@]}"
