@@ -11,9 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int has_source(const bench_session *s, size_t arm)
+{
+    const bench_energy *e = s->o.inv.energy;
+    return e && arm < e->n_picks && e->picks[arm].n;
+}
+
+int bench_energy_reps(const bench_session *s, size_t arm, int reps)
+{
+    if (s->o.inv.reps > 0 || !has_source(s, arm))
+        return reps;
+    double rep_ms = bench_arm_cost_rep_ms(&s->st[arm].cost);
+    if (!(rep_ms > 0))
+        return reps;
+    double need = ceil(1.25 * (double)energy_min_window_ms() / rep_ms);
+    if (need > 1000)
+        need = 1000; /* llama-bench's -r, sanely */
+    return need > reps ? (int)need : reps;
+}
+
 int bench_energy_eligible(const bench_session *s, size_t arm)
 {
-    if (!s->o.objective.per_joule || !s->st[arm].runs_ok)
+    if (!s->o.objective.per_joule)
+        return 1;
+    if (!has_source(s, arm))
+        return 0;
+    if (s->st[arm].runs_ok < 2)
         return 1;
     for (size_t t = 0; t < s->o.inv.n_tests; t++)
         if (s->st[arm].joules[t].n)

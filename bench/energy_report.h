@@ -12,10 +12,18 @@
 
 struct cJSON;
 
-/* Under a per-joule objective an arm is eligible while it has no ok run, or
- * when it has a tokens-per-joule sample on some test (an arm whose energy
- * is not measured never ranks there); always 1 otherwise. */
+/* Under a per-joule objective an arm is eligible when it has an energy
+ * source and either fewer than two ok runs (the second one runs with -r
+ * raised to fill the minimum window, bench_energy_reps) or a tokens-per-joule
+ * sample on some test; an arm without a source never ranks there. Always 1
+ * otherwise. */
 int bench_energy_eligible(const bench_session *s, size_t arm);
+/* -r for an invocation whose first arm is arm: reps, raised so that one
+ * test's repetitions last at least 1.25 x the minimum window
+ * (energy/watch.h) once the arm's repetition cost is known (at most 1000,
+ * past max_samples if need be: a window too short measures nothing); a
+ * given --reps and an arm without a source keep reps. */
+int bench_energy_reps(const bench_session *s, size_t arm, int reps);
 
 /* The energy block of test t, or (t == 0, nothing measured) the one line. */
 void bench_energy_print(FILE *f, const bench_session *s, size_t t);

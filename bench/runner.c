@@ -506,7 +506,7 @@ static int run_group(store *st, bench_session *s, const bench_group *g, int64_t 
     bench_cost *c = cost_of(s, first);
     double rep_max;
     bench_invoke inv = s->o.inv;
-    inv.reps = group_reps(s, g, c, &rep_max);
+    inv.reps = bench_energy_reps(s, g->arms[0], group_reps(s, g, c, &rep_max)); /* bench/energy_report.h */
     inv.no_warmup = group_no_warmup(s, g);
     int budget_timeout = 0;
     if (s->o.budget_ms > 0) {

@@ -9,7 +9,7 @@
 # Checks: every arm within 5 % of the truth with a CI around it, idle
 # watts measured (the fake NVML idles at 60 W) and taken off; --objective
 # tpj picks the slower, more efficient Vulkan arm and lvd select prints its
-# line; the store keeps the energy; an unmatched device reports none; a
+# line; windows shorter than the minimum get -r raised until they are measured; the store keeps the energy; an unmatched device reports none; a
 # stalled counter is not trusted; a box with no source changes nothing and
 # says so in one line; the evidence page shows J/token and a tokens-per-joule
 # chart. Not a test of the readers' details (test_energy).
@@ -81,6 +81,21 @@ expect_rc "evidence" 0
 check "the arms table has J/token columns" grep -q "tg32 J/token \[95 % CI\]" "$W/ev/page.md"
 check "the Vulkan arm's J/token on the page" grep -qE "\| 0\.2[0-9]+ \[0\.2[0-9]+, 0\.2[0-9]+\] \|$" "$W/ev/page.md"
 check "a tokens-per-joule chart beside the t/s chart" bash -c "grep -q 'tg-tpj.svg' '$W/ev/page.md' && grep -q 'tokens per joule per arm' '$W'/ev/page-*-tg-tpj.svg"
+
+# ------------------------------------------------------------ short windows grow
+world short
+fake_box "$W" counter
+engine cuda "time_scale = 1" "device = CUDA0|NVIDIA H200|143155|142629|9.0" "dev.CUDA0.tg = 1000" \
+  "dev.CUDA0.watts = 300" "dev.CUDA0.energy = $W/gpu0.uj" "noise = 0.005" "host_watts = 20" "$(RAPL_E)"
+engine vulkan "time_scale = 1" "device = Vulkan0|NVIDIA H200|143771|143139" "dev.Vulkan0.tg = 800" \
+  "dev.Vulkan0.watts = 160" "dev.Vulkan0.energy = $W/gpu0.uj" "noise = 0.005" "host_watts = 20" "$(RAPL_E)"
+export LVD_ENERGY_MIN_WINDOW_MS=400
+lvd "${BENCH[@]}" --objective tpj --json
+expect_rc "tpj with first windows shorter than the minimum" 0
+check "the second invocation's -r fills the window: decided" is "d['tests'][0]['state']" win
+check "the Vulkan arm leads by tokens per joule" is "[a['engine'] for a in d['arms'] if a['arm']==d['tests'][0]['leader']][0]" vulkan
+check "more than one round" is "d['rounds'] >= 2" True
+export LVD_ENERGY_MIN_WINDOW_MS=50
 
 # ------------------------------------------------------------ an unmatched device
 world unmatched
