@@ -89,7 +89,7 @@ engine cuda "time_scale = 1" "device = CUDA0|NVIDIA H200|143155|142629|9.0" "dev
   "dev.CUDA0.watts = 300" "dev.CUDA0.energy = $W/gpu0.uj" "noise = 0.005" "host_watts = 20" "$(RAPL_E)"
 engine vulkan "time_scale = 1" "device = Vulkan0|NVIDIA H200|143771|143139" "dev.Vulkan0.tg = 800" \
   "dev.Vulkan0.watts = 160" "dev.Vulkan0.energy = $W/gpu0.uj" "noise = 0.005" "host_watts = 20" "$(RAPL_E)"
-export LVD_ENERGY_MIN_WINDOW_MS=400
+export LVD_ENERGY_MIN_WINDOW_MS=800
 lvd "${BENCH[@]}" --objective tpj --json
 expect_rc "tpj with first windows shorter than the minimum" 0
 check "the second invocation's -r fills the window: decided" is "d['tests'][0]['state']" win
