@@ -6,6 +6,7 @@
 
 #include "bench/alloc.h"
 #include "bench/benchout.h"
+#include "bench/energy.h"
 #include "bench/group.h"
 #include "common/proc.h"
 
@@ -328,15 +329,20 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
         .env = n_env ? (const char *const *)env : NULL,
         .timeout_ms = inv->timeout_ms,
     };
+    energy_watch ew;
+    bench_energy_begin(inv->energy, g->arms[0], &argv, &spec, &ew);
+    spec.argv = (const char *const *)argv;
     proc_result res;
     memset(&res, 0, sizeof res);
     int64_t t0 = inv->clock_ms ? inv->clock_ms(inv->clock_ctx) : 0;
     int rc = proc_run(&spec, &res, err);
+    bench_energy_end(inv->energy, &ew); /* the process ended: the last window closes */
     if (inv->clock_ms)
         res.wall_ms = inv->clock_ms(inv->clock_ctx) - t0;
     lvd_strv_free(argv);
     lvd_strv_free(env);
     if (rc) {
+        energy_watch_free(&ew);
         proc_result_free(&res);
         return -1;
     }
@@ -348,6 +354,9 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
     lvd_err perr = {0};
     if (!why && bench_parse_output(res.out.buf ? res.out.buf : "", res.out.len, first->engine, &all, &perr))
         why = lvd_xasprintf("unparsable output: %s", perr.msg);
+    if (!why)
+        bench_energy_attach(inv->energy, g->arms[0], &ew, &all);
+    energy_watch_free(&ew);
     size_t slots = why ? 1 : bench_group_slots(g);
     out->n = g->n * slots;
     out->runs = lvd_xcalloc(out->n, sizeof *out->runs);

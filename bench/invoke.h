@@ -68,6 +68,7 @@ typedef struct bench_invoke {
     int64_t (*clock_ms)(void *ctx);/* the clock the runs' wall_ms is read on; NULL: the
                                       process runner's (simulated-time benchmarks pass theirs) */
     void *clock_ctx;
+    struct bench_energy *energy;   /* bench/energy.h: --progress and each result's energy; NULL: none */
 } bench_invoke;
 
 /* The runs of one invocation of a group: runs[i] belongs to member member[i]

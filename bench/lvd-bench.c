@@ -11,6 +11,7 @@
 #include "store/factsdb.h"
 #include "bench/alloc.h"
 #include "bench/fitarm.h"
+#include "bench/energy.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -56,6 +57,7 @@ typedef struct options {
     int64_t wait_s;     /* --wait: how long to wait for the device lock */
     stats_objective objective;
     int check;          /* --check: lvd check's run first */
+    int64_t energy_idle_ms; /* --energy-idle: the idle baseline's length; -1 = no energy */
 } options;
 
 static void usage(FILE *f)
@@ -68,7 +70,8 @@ static void usage(FILE *f)
             "                 [--budget 15m] [--max-samples 30] [--min-samples 3] [--timeout 300]\n"
             "                 [--session ID [--resume]] [--wait DUR]"
             "\n"
-            "                 [--objective tg|pp|W] [--check] [--json] [--store PATH]\n\n"
+            "                 [--objective tg|pp|W|tpj|ppj|wj=W] [--energy-idle 3s|off] [--check]\n"
+            "                 [--json] [--store PATH]\n\n"
             "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
             "interleaved rounds (A B C, C B A, ...) until the statistics decide which arm is\n"
             "fastest, and records every repetition in the store. Only engines whose probe shows\n"
@@ -118,7 +121,10 @@ static void usage(FILE *f)
             "                     this host) count as measured; nothing is measured again\n"
             "  --wait DUR         wait up to DUR for the device lock another bench, check, probe\n"
             "                     or nightly holds (default: refuse at once, exit 8)\n"
-            "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W)\n"
+            "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W); per joule:\n"
+            "                     tpj (tg tokens per joule), ppj, wj=W (energy measured: README)\n"
+            "  --energy-idle DUR  the idle baseline before the session (default 3s); off: no\n"
+            "                     energy is measured\n"
             "  --check            first check every device against the CPU, as lvd check does\n"
             "                     (default off: the bench's cost stays what --budget says)\n"
             "  --json             print JSON instead of tables\n"
@@ -170,7 +176,28 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
        O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK,
-       O_SM, O_TS, O_RESUME, O_WAIT };
+       O_SM, O_TS, O_RESUME, O_WAIT, O_ENERGY_IDLE };
+
+/* --energy-idle: "off" (-1), "NNNms", or a duration (lvd_parse_duration). 0 or -1. */
+static int parse_energy_idle(const char *arg, int64_t *ms)
+{
+    int64_t v;
+    if (!strcmp(arg, "off")) {
+        *ms = -1;
+        return 0;
+    }
+    if (lvd_ends_with(arg, "ms")) {
+        char *num = lvd_xstrndup(arg, strlen(arg) - 2);
+        int bad = lvd_parse_i64(num, &v) || v < 1 || v > 600000;
+        free(num);
+        *ms = v;
+        return bad ? -1 : 0;
+    }
+    if (lvd_parse_duration(arg, &v) || v < 1 || v > 600)
+        return -1;
+    *ms = v * 1000;
+    return 0;
+}
 
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
@@ -256,6 +283,10 @@ static int option(void *opts, int c, const char *arg)
         if (parse_duration_opt("--wait", arg, 0, &o->wait_s))
             return LVD_EXIT_USAGE;
         break;
+    case O_ENERGY_IDLE:
+        if (parse_energy_idle(arg, &o->energy_idle_ms))
+            return lvd_usage_error(TOOL, "--energy-idle wants off, 1..600000ms or 1s..10m, not '%s'", arg);
+        break;
     case O_OBJECTIVE:
         if (stats_objective_parse(arg, &o->objective, &err))
             return lvd_usage_error(TOOL, "--objective: %s", err.msg);
@@ -280,6 +311,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
         {"sm", required_argument, NULL, O_SM},        {"ts", required_argument, NULL, O_TS},
         {"resume", no_argument, NULL, O_RESUME},      {"wait", required_argument, NULL, O_WAIT},
+        {"energy-idle", required_argument, NULL, O_ENERGY_IDLE},
         LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -509,6 +541,13 @@ static int run(const options *o)
         code = checked;
         goto out;
     }
+    bench_energy energy;
+    if (o->energy_idle_ms >= 0) {
+        bench_energy_open(&energy, &plan, b.probes, b.n, o->energy_idle_ms);
+        if (energy.set.notes.len)
+            fputs(lvd_sb_str(&energy.set.notes), stderr);
+        so.inv.energy = &energy;
+    }
     bench_session bs;
     if (bench_session_run(b.s, &plan, &so, &bs, &err)) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
@@ -522,6 +561,8 @@ static int run(const options *o)
             code = checked; /* a device that failed its check: partial */
     }
     bench_session_free(&bs);
+    if (so.inv.energy)
+        bench_energy_close(&energy);
 out:
     store_run_list_free(seed, n_seed);
     engine_facts_free(&facts);
@@ -538,7 +579,7 @@ out:
 int main(int argc, char **argv)
 {
     options o = {.reps = BENCH_REPS_DEFAULT, .budget_s = 15 * 60, .max_samples = BENCH_MAX_SAMPLES_DEFAULT,
-                 .timeout_s = BENCH_TIMEOUT_S_DEFAULT};
+                 .timeout_s = BENCH_TIMEOUT_S_DEFAULT, .energy_idle_ms = ENERGY_IDLE_MS_DEFAULT};
     stats_objective_default(&o.objective);
     int code = parse_options(argc, argv, &o);
     if (code == 0)

@@ -4,6 +4,7 @@
 
 #include "bench/costreport.h"
 #include "bench/placereport.h"
+#include "bench/energy_report.h"
 
 #include "common/cli.h"
 #include "common/json.h"
@@ -103,8 +104,10 @@ static void print_table(FILE *f, const bench_session *s, size_t t)
             bench_session_uses_test(s, t) ? "" : "  (shown; the objective does not decide on it)",
             lvd_ansi(f, RESET));
     fprintf(f, "  %-3s %-*s %-*s %-*s %-*s %12s  %-26s %-10s %-9s %s\n", "#", w.engine, "ENGINE",
-            w.backend, "BACKEND", w.device, "DEVICE", w.params, "PARAMS", "MEDIAN t/s",
+            w.backend, "BACKEND", w.device, "DEVICE", w.params, "PARAMS",
+            s->o.objective.per_joule ? "MEDIAN tok/J" : "MEDIAN t/s",
             "VS LEADER [95% CI]", "VS CPU", "KEPT/DROP", "STATUS");
+
     for (size_t i = 0; i < r->n; i++) {
         const stats_rank_entry *e = &r->v[i];
         const bench_arm *a = &s->plan->arms[e->arm];
@@ -217,6 +220,7 @@ void bench_report_print(FILE *f, const bench_session *s)
     for (size_t t = 0; t < s->o.inv.n_tests; t++) {
         print_table(f, s, t);
         fputc('\n', f);
+        bench_energy_print(f, s, t);
     }
     char obj[32];
     stats_objective_name(&s->o.objective, obj, sizeof obj);
@@ -310,6 +314,7 @@ static cJSON *ranking_json(const bench_session *s, const stats_ranking *r, int t
             cJSON_AddItemToObject(row, "stddev", lvd_json_num(e->sx.stddev));
             cJSON_AddNumberToObject(row, "kept", (double)se->n_kept);
             cJSON_AddNumberToObject(row, "dropped", (double)se->n_dropped);
+            cJSON_AddItemToObject(row, "energy", bench_energy_json(s, e->arm, (size_t)t));
         } else {
             cJSON_AddItemToObject(row, "score", lvd_json_num(e->score));
         }

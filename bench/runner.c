@@ -6,12 +6,15 @@
 #include "bench/runner.h"
 
 #include "bench/arm.h"
+#include "bench/energy.h"
+#include "bench/energy_report.h"
 #include "bench/group.h"
 #include "bench/prices.h"
 #include "bench/race.h"
 #include "bench/rung.h"
 #include "bench/reps.h"
 #include "common/cli.h"
+#include "stats/energy.h"
 #include "stats/stats.h"
 #include "store/prices.h"
 
@@ -97,7 +100,7 @@ int bench_session_rank(bench_session *s, lvd_err *err)
     for (size_t t = 0; t < s->o.inv.n_tests && rc == 0; t++) {
         for (size_t i = 0; i < n; i++) {
             arms[i].label = s->plan->arms[i].label;
-            arms[i].eligible = s->st[i].status == BENCH_ARM_ACTIVE;
+            arms[i].eligible = s->st[i].status == BENCH_ARM_ACTIVE && bench_energy_eligible(s, i);
             arms[i].x = s->st[i].series[t].kept;
             arms[i].nx = s->st[i].series[t].n_kept;
         }
@@ -180,8 +183,8 @@ static void absorb_samples(bench_session *s, bench_arm_state *st, const lvd_run 
             if (r->warmup && r->warmup[k]) {
                 st->series[t].n_dropped++;
                 st->dropped++;
-            } else if (stats_sample_kept(r, k)) {
-                series_add(&st->series[t], r->ts[k]);
+            } else if (isfinite(stats_sample_value(r, k, s->o.objective.per_joule))) {
+                series_add(&st->series[t], stats_sample_value(r, k, s->o.objective.per_joule));
             }
             double one = (double)r->ns[k] / 1e6;
             ms += one;
@@ -189,6 +192,8 @@ static void absorb_samples(bench_session *s, bench_arm_state *st, const lvd_run 
         }
         if (r && (int)r->n > reps)
             reps = (int)r->n;
+        if (r)
+            bench_joules_absorb(&st->joules[t], r);
     }
     bench_arm_cost_observe(&st->cost, reps, ms, longest);
 }
@@ -337,7 +342,7 @@ static int run_group(store *st, bench_session *s, const bench_group *g, int64_t 
     bench_invoke inv = s->o.inv;
     inv.clock_ms = s->o.clock_ms;
     inv.clock_ctx = s->o.clock_ctx;
-    inv.reps = bench_reps_group(s, g, c, &rep_max);
+    inv.reps = bench_energy_reps(s, g->arms[0], bench_reps_group(s, g, c, &rep_max)); /* bench/energy_report.h */
     inv.no_warmup = bench_reps_no_warmup(s, g);
     int budget_timeout = 0;
     if (s->o.budget_ms > 0) {
@@ -386,6 +391,8 @@ static void session_init(bench_session *s, bench_plan *plan, const bench_session
     s->st = lvd_xcalloc(n ? n : 1, sizeof *s->st);
     for (size_t i = 0; i < n; i++)
         s->st[i].series = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].series);
+    for (size_t i = 0; i < n; i++)
+        s->st[i].joules = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].joules);
     s->by_test = lvd_xcalloc(nt ? nt : 1, sizeof *s->by_test);
     s->ref = bench_plan_cpu_arm(plan);
     if (s->ref == (size_t)-1)
@@ -460,8 +467,11 @@ void bench_session_free(bench_session *s)
     if (!s)
         return;
     for (size_t i = 0; s->st && i < s->plan->n_arms; i++) {
-        for (size_t t = 0; t < s->o.inv.n_tests; t++)
+        for (size_t t = 0; t < s->o.inv.n_tests; t++) {
             free(s->st[i].series[t].kept);
+            bench_joules_free(&s->st[i].joules[t]);
+        }
+        free(s->st[i].joules);
         free(s->st[i].series);
         free(s->st[i].reason);
     }

@@ -48,6 +48,8 @@ typedef struct stream {
     lvd_sb *sb;
     int *truncated;
     size_t cap;
+    void (*on_data)(const char *buf, size_t n, void *ctx);
+    void *ctx;
 } stream;
 
 /* Moves an fd to >= 3 (so dup2 onto 0..2 in the child never aliases it), CLOEXEC. */
@@ -260,6 +262,8 @@ static void drain(stream *s)
             close_fd(&s->fd);
             return;
         }
+        if (s->on_data)
+            s->on_data(buf, (size_t)n, s->ctx);
         size_t room = s->sb->len < s->cap ? s->cap - s->sb->len : 0;
         size_t keep = (size_t)n < room ? (size_t)n : room;
         lvd_sb_add(s->sb, buf, keep);
@@ -403,7 +407,8 @@ int proc_run(const proc_spec *spec, proc_result *res, lvd_err *err)
     size_t cap = spec->max_capture ? spec->max_capture : DEFAULT_CAPTURE;
     stream st[2] = {
         {.fd = po[0], .sb = &res->out, .truncated = &res->out_truncated, .cap = cap},
-        {.fd = pe[0], .sb = &res->err, .truncated = &res->err_truncated, .cap = cap},
+        {.fd = pe[0], .sb = &res->err, .truncated = &res->err_truncated, .cap = cap,
+         .on_data = spec->on_err, .ctx = spec->on_err_ctx},
     };
     for (int i = 0; i < 2; i++)
         fcntl(st[i].fd, F_SETFL, fcntl(st[i].fd, F_GETFL) | O_NONBLOCK);

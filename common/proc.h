@@ -15,6 +15,9 @@ typedef struct proc_spec {
     int timeout_ms;           /* required, > 0 */
     size_t max_capture;       /* bytes kept per stream (the head); 0 = 4 MiB */
     const char *cwd;          /* NULL = inherit */
+    void (*on_err)(const char *buf, size_t n, void *ctx); /* each stderr chunk as it arrives
+                                 (energy/watch.h timestamps llama-bench's --progress); NULL = none */
+    void *on_err_ctx;
 } proc_spec;
 
 typedef struct proc_result {

@@ -80,6 +80,18 @@ typedef struct lvd_params {
 } lvd_params;
 
 /* One test (pp512, tg128, ...) of one llama-bench invocation. */
+/* Energy attributed to one result's timed repetitions (energy/energy.h,
+ * issue 20); measured 0: not measured, note says why ("" = no source at all). */
+typedef struct lvd_energy {
+    int measured;
+    char source[32];       /* "nvml", "nvml+rapl", "hwmon", "rapl" */
+    char device[96];       /* what was metered: "CUDA0=00000000:17:00.0+package-0" */
+    double joules;         /* gross, over the window */
+    double window_s;       /* how long the window lasted */
+    double idle_watts;     /* the same sources' idle baseline; NAN = not measured */
+    char note[96];         /* why not measured */
+} lvd_energy;
+
 typedef struct lvd_result {
     int64_t id;
     char test[48];         /* "pp512", "tg128", "pp512@d1024" as llama-bench names them */
@@ -93,6 +105,7 @@ typedef struct lvd_result {
     int64_t *ns;
     double *ts;
     unsigned char *warmup; /* 1 = dropped as warm-up (kept, never scored) */
+    lvd_energy energy;     /* over the timed repetitions (store: result_energy) */
 } lvd_result;
 
 /* One llama-bench invocation (bench/runner.c or store import). */

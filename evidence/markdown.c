@@ -1,5 +1,6 @@
 /* markdown.c: the evidence page as GitHub-flavoured markdown (layout in
  * render.h). Pure: an ev_page in, bytes out. Not for the charts (svg.c). */
+#include "evidence/energy.h"
 #include "evidence/format.h"
 #include "evidence/render.h"
 
@@ -15,6 +16,7 @@ void ev_model_charts(const ev_model *m, ev_charts *out)
         out->pp |= m->arms[i].pp.has;
         out->tg |= m->arms[i].tg.has;
         out->history |= m->arms[i].n_hist > 0;
+        out->tpj |= m->arms[i].tg_j.has;
     }
 }
 
@@ -91,9 +93,12 @@ static void samples_cell(lvd_sb *sb, const ev_arm *a)
 static void arms_table(lvd_sb *sb, const ev_model *m)
 {
     lvd_sb_addf(sb, "| # | arm | engine (build) | %s t/s [95 %% CI] | %s t/s [95 %% CI] | pp vs CPU | tg vs CPU "
-                    "| pp vs other backend | tg vs other backend | samples kept (+warm-up) | correctness |\n",
+                    "| pp vs other backend | tg vs other backend | samples kept (+warm-up) | correctness |",
                 m->pp_test[0] ? m->pp_test : "pp", m->tg_test[0] ? m->tg_test : "tg");
-    lvd_sb_adds(sb, "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
+    ev_energy_header(sb, m);
+    lvd_sb_adds(sb, "\n|---|---|---|---:|---:|---:|---:|---:|---:|---|---|");
+    ev_energy_separator(sb, m);
+    lvd_sb_adds(sb, "\n");
     for (size_t i = 0; i < m->n_arms; i++) {
         const ev_arm *a = &m->arms[i];
         char rank[32];
@@ -119,7 +124,9 @@ static void arms_table(lvd_sb *sb, const ev_model *m)
         lvd_sb_adds(sb, " | ");
         samples_cell(sb, a);
         cell(sb, " | ", a->check);
-        lvd_sb_adds(sb, " |\n");
+        lvd_sb_adds(sb, " |");
+        ev_energy_cells(sb, m, a);
+        lvd_sb_adds(sb, "\n");
     }
 }
 
@@ -263,6 +270,11 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
         snprintf(alt, sizeof alt, "%s t/s per arm across nights", m->tg_test[0] ? m->tg_test : "tg");
         chart_link(sb, page_path, m, "tg-history", alt);
     }
+    if (c.tpj) {
+        snprintf(alt, sizeof alt, "%s tokens per joule per arm, median with 95 %% CI (net of idle)",
+                 m->tg_test[0] ? m->tg_test : "tg");
+        chart_link(sb, page_path, m, "tg-tpj", alt);
+    }
 }
 
 static const char *model_name(const ev_page *p, const char *sha, char *buf, size_t len)
@@ -295,8 +307,9 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
     if (pin->n_rows) {
         lvd_sb_adds(sb, "Candidate against pinned, per model, backend, arm and test (newest session, kept "
                         "samples; no regression needs CI low >= -2 %, a win the sequential interval's low > +2 %):\n\n");
-        lvd_sb_adds(sb, "| model | backend | arm | test | pinned t/s | candidate t/s | Δ [95 % CI] | p | |\n");
-        lvd_sb_adds(sb, "|---|---|---|---|---:|---:|---:|---:|---|\n");
+        lvd_sb_adds(sb, "| model | backend | arm | test | pinned t/s | candidate t/s | Δ [95 % CI] | p | | "
+                        "energy Δ |\n");
+        lvd_sb_adds(sb, "|---|---|---|---|---:|---:|---:|---:|---|---:|\n");
         for (size_t i = 0; i < pin->n_rows; i++) {
             const sel_pin_row *r = &pin->rows[i];
             char buf[16];
@@ -312,7 +325,9 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
             ev_fmt_delta(sb, r->ratio, r->ci_lo, r->ci_hi);
             lvd_sb_adds(sb, " | ");
             ev_fmt_p(sb, r->p);
-            lvd_sb_addf(sb, " | %s |\n", r->win ? "win" : !r->no_regression ? "regression" : "");
+            lvd_sb_addf(sb, " | %s | ", r->win ? "win" : !r->no_regression ? "regression" : "");
+            ev_energy_pin_cell(sb, r);
+            lvd_sb_adds(sb, " |\n");
         }
         lvd_sb_adds(sb, "\n");
     }

@@ -4,6 +4,7 @@
  * (markdown.c, svg.c) nor writing files (write.c). */
 #include "evidence/model.h"
 
+#include "evidence/energy.h"
 #include "stats/rank.h"
 #include "stats/stats.h"
 
@@ -272,6 +273,8 @@ static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const stats_obj
         w->tg[i] = pick_series(in[i].arm, m->tg_test, stats_test_is_tg);
         fill_stat(&w->arms[i].pp, w->pp[i], rule);
         fill_stat(&w->arms[i].tg, w->tg[i], rule);
+        ev_energy_fill(&w->arms[i].pp_j, w->pp[i], rule);
+        ev_energy_fill(&w->arms[i].tg_j, w->tg[i], rule);
         const sel_series *x = obj->kind == STATS_OBJ_PP ? w->pp[i] : w->tg[i];
         stats_rank_arm *r = &w->ra[i];
         r->label = w->arms[i].engine;

@@ -46,6 +46,7 @@
 #include "store/store.h"
 #include "select/pin.h"
 #include "store/store.h"
+#include "stats/energy.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +89,7 @@ typedef struct ev_arm {
     int is_ref;             /* the CPU reference arm */
     int is_verdict;         /* the arm the recorded verdict chose */
     ev_stat pp, tg;
+    stats_energy_stat pp_j, tg_j; /* energy (evidence/energy.h); has 0: not measured */
     lvd_params run_params;  /* of the arm's newest run */
     ev_delta pp_vs_cpu, tg_vs_cpu; /* against the CPU reference */
     ev_delta pp_vs_alt, tg_vs_alt; /* against the best-ranked arm of another backend */

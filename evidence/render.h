@@ -34,6 +34,7 @@
  * when one has tg figures, the history when there is a dated point. */
 typedef struct ev_charts {
     int pp, tg, history;
+    int tpj;               /* the tg tokens-per-joule chart (evidence/energy.h) */
 } ev_charts;
 
 void ev_model_charts(const ev_model *m, ev_charts *out);
@@ -58,8 +59,11 @@ void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p);
 void ev_ceilings_render_model(lvd_sb *sb, const ev_model *m);
 void ev_older_render(lvd_sb *sb, const ev_page *p);
 
-/* Horizontal bar chart of one test kind (tg 1: the tg column, 0: pp). */
+/* Horizontal bar chart of one test kind (tg 1: the tg column, 0: pp); _of
+ * with the unit of the figures named ("t/s"; evidence/energy.c: tokens per
+ * joule). */
 void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out);
+void ev_svg_bars_of(const ev_model *m, int tg, const char *unit, lvd_sb *out);
 /* The tg history: one line per arm with points, dates on the x axis. */
 void ev_svg_history(const ev_model *m, lvd_sb *out);
 

@@ -162,6 +162,11 @@ static void x_grid(lvd_sb *sb, double x0, double scale, double max, double y_top
 
 void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out)
 {
+    ev_svg_bars_of(m, tg, "t/s", out);
+}
+
+void ev_svg_bars_of(const ev_model *m, int tg, const char *unit, lvd_sb *out)
+{
     const char *test = tg ? m->tg_test : m->pp_test;
     if (!test[0])
         test = tg ? "tg" : "pp";
@@ -185,7 +190,7 @@ void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out)
     double scale = plot_w / axis_max;
 
     lvd_sb title = {0};
-    lvd_sb_addf(&title, "%s t/s per arm (median, 95 %% CI): %s", test, m->name);
+    lvd_sb_addf(&title, "%s %s per arm (median, 95 %% CI): %s", test, unit, m->name);
     open_svg(out, w, h, lvd_sb_str(&title));
     title_text(out, lvd_sb_str(&title));
     lvd_sb_free(&title);

@@ -1,5 +1,6 @@
 /* write.c: the evidence page and its charts as files, rendered to memory
  * and written all or none (see render.h). Not for rendering itself. */
+#include "evidence/energy.h"
 #include "evidence/format.h"
 #include "evidence/render.h"
 
@@ -29,17 +30,19 @@ void ev_render_files(const ev_page *p, const char *page_path, ev_file **files, s
     *files = NULL;
     *n = 0;
     char *dir = ev_page_dir(page_path);
-    static const char *const kinds[] = {"pp", "tg", "tg-history"};
+    static const char *const kinds[] = {"pp", "tg", "tg-history", "tg-tpj"};
     for (size_t i = 0; i < p->n_models; i++) {
         const ev_model *m = &p->models[i];
         ev_charts c;
         ev_model_charts(m, &c);
-        int want[3] = {c.pp, c.tg, c.history};
-        for (size_t k = 0; k < 3; k++) {
+        int want[4] = {c.pp, c.tg, c.history, c.tpj};
+        for (size_t k = 0; k < 4; k++) {
             if (!want[k])
                 continue;
             lvd_sb sb = {0};
-            if (k == 2)
+            if (k == 3)
+                ev_svg_tpj(m, &sb);
+            else if (k == 2)
                 ev_svg_history(m, &sb);
             else
                 ev_svg_bars(m, (int)k, &sb);

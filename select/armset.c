@@ -2,6 +2,7 @@
  * session (see armset.h). */
 #include "select/armset.h"
 
+#include "stats/energy.h"
 #include "stats/stats.h"
 #include "store/store.h"
 
@@ -67,6 +68,13 @@ static void add_result(sel_arm *a, const lvd_result *r, int ok)
         s->n += n;
     }
     free(kept);
+    for (size_t k = 0; k < r->n; k++) {
+        double v = stats_sample_tpj(r, k);
+        if (isfinite(v)) {
+            s->tpj = lvd_xrealloc(s->tpj, (s->n_tpj + 1) * sizeof *s->tpj);
+            s->tpj[s->n_tpj++] = v;
+        }
+    }
     if (ok && !a->backends[0] && r->backends[0])
         snprintf(a->backends, sizeof a->backends, "%s", r->backends);
 }
@@ -154,8 +162,10 @@ void sel_armset_free(sel_armset *set)
         free(a->arm_key);
         free(a->session);
         free(a->reason);
-        for (size_t k = 0; k < a->n_series; k++)
+        for (size_t k = 0; k < a->n_series; k++) {
             free(a->series[k].ts);
+            free(a->series[k].tpj);
+        }
         free(a->series);
     }
     free(set->v);

@@ -32,6 +32,9 @@ typedef struct sel_series {
     double *ts;             /* kept samples (t/s), in run order */
     size_t n;
     size_t n_warmup;        /* samples flagged as warm-up (not in ts) */
+    double *tpj;            /* the kept samples with measured energy, as tokens per joule
+                               (stats/energy.h); n_tpj of them */
+    size_t n_tpj;
 } sel_series;
 
 /* One arm: an engine with one parameter set, on one artifact. */

@@ -40,9 +40,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd select -m M.gguf [--profile FILE] [-c N] [--free-mib N]\n"
-            "                  [--objective tg|pp|W] [--record] [--host NAME] [--json] [--explain]\n"
+            "                  [--objective tg|pp|W|tpj] [--record] [--host NAME] [--json] [--explain]\n"
             "                  [--store PATH]\n"
-            "       lvd select --record --artifact SHA256 [--host NAME] [--objective tg|pp|W] [--json]\n\n"
+            "       lvd select --record --artifact SHA256 [--host NAME] [--objective tg|pp|W|tpj] [--json]\n\n"
             "Prints the llama-server launch line for a model, one shell-quoted line, from the\n"
             "store alone (no engine is run). The engine and device come from, in order:\n"
             "  1. the operator profile (--profile), when it names an engine, backend or device;\n"
@@ -65,7 +65,7 @@ static void usage(FILE *f)
             "                     refused, with the ceiling\n"
             "  --free-mib N       the device's free memory in MiB (default: the probe's figure)\n"
             "  --objective OBJ    the verdict's objective: tg (default), pp, or a tg weight W\n"
-            "                     in [0, 1]\n"
+            "                     in [0, 1]; per joule (lvd bench measured energy): tpj, ppj, wj=W\n"
             "  --record           first compute the verdict from the newest bench session and\n"
             "                     record it (after lvd bench and lvd check)\n"
             "  --artifact SHA256  with --record, instead of --model: the model by its sha256, for\n"

@@ -50,6 +50,7 @@ int sel_pin_add_pair(sel_pin_eval *e, const char *artifact, const char *backend,
     e->pairs = lvd_xrealloc(e->pairs, (e->n_pairs + 1) * sizeof *e->pairs);
     sel_pin_pair *x = &e->pairs[e->n_pairs++];
     memset(x, 0, sizeof *x);
+    x->pinned_tpj = x->candidate_tpj = NAN;
     snprintf(x->artifact, sizeof x->artifact, "%s", artifact);
     snprintf(x->backend, sizeof x->backend, "%s", backend);
     x->arm_key = lvd_xstrdup(arm_key ? arm_key : "");

@@ -69,6 +69,7 @@ typedef struct sel_pin_pair {
     char test[48];
     int64_t pinned_engine, candidate_engine;
     size_t pinned_warmup, candidate_warmup; /* samples dropped as warm-up */
+    double pinned_tpj, candidate_tpj; /* median tokens per joule (issue 20); NAN: not measured */
     stats_comparison cmp;
 } sel_pin_pair;
 
@@ -180,6 +181,7 @@ typedef struct sel_pin_row {
     char test[48];
     double pinned_median, candidate_median;
     size_t pinned_n, candidate_n;
+    double pinned_tpj, candidate_tpj; /* median tokens per joule; NAN: not measured */
     double ratio, ci_lo, ci_hi, p; /* NAN when absent */
     int win, no_regression;
 } sel_pin_row;

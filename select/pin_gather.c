@@ -119,6 +119,8 @@ static int pair_tests(sel_pin_eval *e, const sel_arm *p, const sel_arm *c, const
             return -1;
         e->pairs[e->n_pairs - 1].pinned_warmup = ps->n_warmup;
         e->pairs[e->n_pairs - 1].candidate_warmup = cs->n_warmup;
+        e->pairs[e->n_pairs - 1].pinned_tpj = ps->n_tpj ? stats_median(ps->tpj, ps->n_tpj) : NAN;
+        e->pairs[e->n_pairs - 1].candidate_tpj = cs->n_tpj ? stats_median(cs->tpj, cs->n_tpj) : NAN;
     }
     return 0;
 }

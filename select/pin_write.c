@@ -18,10 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *side_json(const stats_summary *s, size_t warmup)
+static cJSON *side_json(const stats_summary *s, size_t warmup, double tpj)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "median", lvd_json_num(s->median));
+    cJSON_AddItemToObject(o, "tokens_per_joule", lvd_json_num(tpj));
     cJSON_AddNumberToObject(o, "n", (double)s->n);
     cJSON_AddNumberToObject(o, "warmup", (double)warmup);
     return o;
@@ -55,8 +56,8 @@ cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int
         cJSON_AddStringToObject(c, "test", x->test);
         cJSON_AddNumberToObject(c, "pinned_engine", (double)x->pinned_engine);
         cJSON_AddNumberToObject(c, "candidate_engine", (double)x->candidate_engine);
-        cJSON_AddItemToObject(c, "pinned", side_json(&x->cmp.b, x->pinned_warmup));
-        cJSON_AddItemToObject(c, "candidate", side_json(&x->cmp.a, x->candidate_warmup));
+        cJSON_AddItemToObject(c, "pinned", side_json(&x->cmp.b, x->pinned_warmup, x->pinned_tpj));
+        cJSON_AddItemToObject(c, "candidate", side_json(&x->cmp.a, x->candidate_warmup, x->candidate_tpj));
         cJSON_AddItemToObject(c, "stats", stats_comparison_json(&x->cmp));
         cJSON_AddBoolToObject(c, "win", x->cmp.outcome == STATS_WIN_A);
         cJSON_AddBoolToObject(c, "no_regression", x->cmp.no_regression);
@@ -119,6 +120,8 @@ int sel_pin_details_rows(const char *details_json, sel_pin_row **rows, size_t *n
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "stats");
         r->pinned_median = jnum(p, "median");
         r->candidate_median = jnum(a, "median");
+        r->pinned_tpj = jnum(p, "tokens_per_joule");
+        r->candidate_tpj = jnum(a, "tokens_per_joule");
         r->pinned_n = jcount(p, "n");
         r->candidate_n = jcount(a, "n");
         r->ratio = jnum(st, "ratio");

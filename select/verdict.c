@@ -4,8 +4,10 @@
  * service start (select.c) nor the statistics themselves (stats.c, rank.c). */
 #include "select/verdict.h"
 
+#include "stats/energy.h"
 #include "common/json.h"
 #include "select/heuristic.h"
+#include "stats/energy.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -243,7 +245,9 @@ static const char *choose_test(const vsession *vs, int tg)
     return best ? best->name : NULL;
 }
 
-static void gather(vsession *vs, const char *test, int into_y)
+/* The kept samples of test into each arm's x (or y): tokens/s, or tokens per
+ * joule for a per-joule objective (stats/energy.h). */
+static void gather(vsession *vs, const char *test, int into_y, int per_joule)
 {
     for (size_t i = 0; i < vs->n_runs; i++) {
         const lvd_run *r = &vs->runs[i];
@@ -255,8 +259,8 @@ static void gather(vsession *vs, const char *test, int into_y)
             if (strcmp(res->test, test) != 0)
                 continue;
             for (size_t k = 0; k < res->n; k++)
-                if (stats_sample_kept(res, k))
-                    dvec_push(into_y ? &a->y : &a->x, res->ts[k]);
+                if (isfinite(stats_sample_value(res, k, per_joule)))
+                    dvec_push(into_y ? &a->y : &a->x, stats_sample_value(res, k, per_joule));
         }
     }
 }
@@ -465,10 +469,11 @@ static char *explain(const vsession *vs, const stats_ranking *rk, const char *ob
     } else {
         const varm *w = &vs->arms[d->winner];
         const stats_rank_entry *e = stats_ranking_entry(rk, d->winner);
-        lvd_sb_addf(&sb, "%s: %s, median %.2f t/s on %s over %zu kept samples", d->rule, w->label,
-                    e->sx.median, vs->test_tg ? vs->test_tg : vs->test_pp, e->sx.n);
+        const char *unit = strchr(objective, 'j') ? "tokens/J" : "t/s"; /* tpj ppj wj=W: per joule */
+        lvd_sb_addf(&sb, "%s: %s, median %.2f %s on %s over %zu kept samples", d->rule, w->label,
+                    e->sx.median, unit, vs->test_tg ? vs->test_tg : vs->test_pp, e->sx.n);
         if (vs->test_tg && vs->test_pp)
-            lvd_sb_addf(&sb, " (%.2f t/s on %s)", e->sy.median, vs->test_pp);
+            lvd_sb_addf(&sb, " (%.2f %s on %s)", e->sy.median, unit, vs->test_pp);
         lvd_sb_addf(&sb, "; %zu ranked arm%s, state %s", rk->n_ranked, rk->n_ranked == 1 ? "" : "s",
                     stats_rank_state_name(rk->state));
         if (d->why[0])
@@ -507,14 +512,15 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     int wtd = o->objective.kind == STATS_OBJ_WEIGHTED;
     const char *primary = o->objective.kind == STATS_OBJ_PP ? vs.test_pp : vs.test_tg;
     if (primary && (!wtd || vs.test_pp)) {
-        gather(&vs, primary, 0);
+        gather(&vs, primary, 0, o->objective.per_joule);
         if (wtd)
-            gather(&vs, vs.test_pp, 1);
+            gather(&vs, vs.test_pp, 1, o->objective.per_joule);
     }
 
     stats_rank_arm *ra = lvd_xcalloc(vs.n_arms, sizeof *ra);
     for (size_t i = 0; i < vs.n_arms; i++)
-        ra[i] = (stats_rank_arm){.label = vs.arms[i].label, .eligible = vs.arms[i].eligible,
+        ra[i] = (stats_rank_arm){.label = vs.arms[i].label, /* per joule: only arms with energy */
+                               .eligible = vs.arms[i].eligible && (!o->objective.per_joule || vs.arms[i].x.n),
                                .x = vs.arms[i].x.v, .nx = vs.arms[i].x.n,
                                .y = vs.arms[i].y.v, .ny = vs.arms[i].y.n};
     stats_rank_opts ro;

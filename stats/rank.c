@@ -18,12 +18,32 @@ void stats_objective_default(stats_objective *o)
 {
     o->kind = STATS_OBJ_TG;
     o->w = 1.0;
+    o->per_joule = 0;
+}
+
+/* The per-joule forms: tpj, ppj, wj=W (rank.h). 1 when s is one (o set or
+ * err), 0 when it is not. */
+static int parse_per_joule(const char *s, stats_objective *o, lvd_err *err, int *rc)
+{
+    if (strcmp(s, "tpj") && strcmp(s, "ppj") && !lvd_starts_with(s, "wj="))
+        return 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", !strcmp(s, "tpj") ? "tg" : !strcmp(s, "ppj") ? "pp" : s + 3);
+    *rc = lvd_starts_with(s, "wj=") && (!strcmp(buf, "tg") || !strcmp(buf, "pp"))
+              ? lvd_errf(err, "objective '%s': use wj=W with W in [0, 1]", s)
+              : stats_objective_parse(buf, o, err);
+    o->per_joule = *rc == 0;
+    return 1;
 }
 
 int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err)
 {
     if (!s || !*s)
         return lvd_errf(err, "objective: empty (use tg, pp, or a tg weight W in [0, 1] as W or w=W)");
+    int rc;
+    o->per_joule = 0;
+    if (parse_per_joule(s, o, err, &rc))
+        return rc;
     if (!strcmp(s, "tg")) {
         stats_objective_default(o);
         return 0;
@@ -36,7 +56,8 @@ int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err)
     const char *num = lvd_starts_with(s, "w=") ? s + 2 : s;
     double w;
     if (lvd_parse_double(num, &w) || !(w >= 0.0 && w <= 1.0))
-        return lvd_errf(err, "objective '%s': use tg, pp, or a tg weight W in [0, 1] as W or w=W", s);
+        return lvd_errf(err, "objective '%s': use tg, pp, a tg weight W in [0, 1] as W or w=W, or per joule "
+                        "tpj, ppj, wj=W", s);
     if (w == 1.0) {
         stats_objective_default(o);
     } else if (w == 0.0) {
@@ -51,10 +72,11 @@ int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err)
 
 void stats_objective_name(const stats_objective *o, char *buf, size_t len)
 {
+    int j = o->per_joule;
     switch (o->kind) {
-    case STATS_OBJ_TG: snprintf(buf, len, "tg"); break;
-    case STATS_OBJ_PP: snprintf(buf, len, "pp"); break;
-    case STATS_OBJ_WEIGHTED: snprintf(buf, len, "w=%.2f", o->w); break;
+    case STATS_OBJ_TG: snprintf(buf, len, "%s", j ? "tpj" : "tg"); break;
+    case STATS_OBJ_PP: snprintf(buf, len, "%s", j ? "ppj" : "pp"); break;
+    case STATS_OBJ_WEIGHTED: snprintf(buf, len, "%s=%.2f", j ? "wj" : "w", o->w); break;
     }
 }
 

@@ -15,6 +15,10 @@
  *             is exp(score_A - score_B), so the ranking and the pairwise
  *             decisions can never disagree and no reference arm is needed. For
  *             ratios near 1 the two means agree to the second order.
+ * Per joule (issue 20): tpj, ppj and wj=W are tg, pp and w=W with every
+ *   sample in tokens per joule (stats/energy.h) instead of tokens per second;
+ *   the statistics, thresholds and verdicts are the same. An arm without
+ *   measured energy has no samples under them.
  * Default: tg (an interactive chat is bound by generation speed).
  *
  * Criterion: one test (single-test ranking) or a (tg test, pp test) pair
@@ -94,14 +98,17 @@ typedef enum stats_objective_kind {
 typedef struct stats_objective {
     stats_objective_kind kind;
     double w;              /* weight of tg: 1 for tg, 0 for pp, (0, 1) weighted */
+    int per_joule;         /* samples in tokens per joule: tpj, ppj, wj=W */
 } stats_objective;
 
 /* The default objective: tg. */
 void stats_objective_default(stats_objective *o);
 /* Parses "tg", "pp", "W" or "w=W" with W a number in [0, 1] (W 1 is tg, W 0
- * is pp). 0, or -1 with err saying what is accepted. */
+ * is pp), and per joule "tpj", "ppj", "wj=W". 0, or -1 with err saying what
+ * is accepted. */
 int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err);
-/* Writes the objective's name: "tg", "pp" or "w=0.70" (the verdicts' key). */
+/* Writes the objective's name: "tg", "pp" or "w=0.70", per joule "tpj",
+ * "ppj", "wj=0.70" (the verdicts' key). */
 void stats_objective_name(const stats_objective *o, char *buf, size_t len);
 /* 1 when a llama-bench test with n_prompt and n_gen serves the objective:
  * tg tests (n_prompt 0, n_gen > 0) for tg and weighted, pp tests (n_gen 0,

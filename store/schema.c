@@ -265,6 +265,18 @@ static const char *const migrations[] = {
      * recorded before), so a shared process's runs are priced as one
      * (store/prices.h) */
     "ALTER TABLE runs ADD COLUMN invocation INTEGER; CREATE INDEX runs_invocation ON runs(invocation);",
+    /* 11 (issue 20): the energy of each
+     * result's timed repetitions (energy/watch.h): the sources and devices
+     * metered, gross joules over the window, its seconds, the idle baseline
+     * (NULL: not measured); a result without a row was not measured, and
+     * note says why when it was tried. */
+    "CREATE TABLE result_energy ("
+    "  result_id INTEGER PRIMARY KEY REFERENCES results(id) ON DELETE CASCADE,"
+    "  source TEXT NOT NULL,"           /* "nvml+rapl" */
+    "  device TEXT NOT NULL,"           /* "CUDA0=00000000:17:00.0+package-0" */
+    "  joules REAL, window_s REAL, idle_watts REAL,"
+    "  note TEXT NOT NULL DEFAULT ''"
+    ");",
 };
 
 size_t store_schema_version(void)

@@ -2,6 +2,7 @@
  * repetition's sample, written in one transaction and read back with filters.
  * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
 #include "store/bisectdb.h"
+#include "store/store_energy.h"
 #include "store/store_internal.h"
 
 #include <math.h>
@@ -74,7 +75,7 @@ static int put_results_with(store *s, sqlite3_stmt *res, sqlite3_stmt *smp, void
         }
         sqlite3_reset(res);
         x->id = sqlite3_last_insert_rowid(s->db);
-        if (put_samples(s, smp, x->id, x, err))
+        if (put_samples(s, smp, x->id, x, err) || store_energy_put(s, x, err))
             return -1;
     }
     return 0;
@@ -284,7 +285,8 @@ static int load_results_with(store *s, sqlite3_stmt *res, sqlite3_stmt *smp, voi
         while ((rc = sqlite3_step(res)) == SQLITE_ROW) {
             r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
             col_result(res, &r->results[r->n_results++]);
-            if (load_samples(s, smp, &r->results[r->n_results - 1], err))
+            if (load_samples(s, smp, &r->results[r->n_results - 1], err) ||
+                store_energy_load(s, &r->results[r->n_results - 1], err))
                 return -1;
         }
         sqlite3_reset(res);

@@ -357,6 +357,13 @@ void __attribute__((noreturn)) partial_now(FILE *f, const char *text, fault_t fa
     _exit(0);
 }
 
+void do_work_sleep_rep(double sim_ns)
+{
+    double ms = sim_ns / 1e6 * scn_dbl("time_scale", 0);
+    if (ms > 0)
+        sleep_ms(ms);
+}
+
 void do_work_sleep(double sim_ns)
 {
     double ms = scn_dbl("sleep_ms", 0) + sim_ns / 1e6 * scn_dbl("time_scale", 0);

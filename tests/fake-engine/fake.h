@@ -164,6 +164,14 @@
  *                      (load_ms per load + warm-up runs unless --no-warmup (a pp test's:
  *                      one prompt run; a tg test's: one token) + every sample's ns),
  *                      for benchmarks that run on simulated time.
+ *
+ * Energy (issue 20; tests/fake-engine/energy.c, the fake NVML in tests/fake-nvml/)
+ *   TARGET.watts = 300     draw above idle while a repetition computes on TARGET
+ *   TARGET.energy = PATH   the uJ counter file it advances (relative: to the scenario
+ *                          dir; wraps at a max_energy_range_uj file beside it)
+ *   host_watts = 20        added to cpu.energy while a device computes
+ *   With --progress, each repetition's line is printed before it "computes"
+ *   (advances the counters, sleeps its time x time_scale), as the real tool does.
  * ==============================================================================
  *
  * Output: llama-bench prints the ggml_cuda_init / ggml_vulkan device lines on
@@ -270,6 +278,7 @@ void __attribute__((noreturn)) hang_now(void);
 void __attribute__((noreturn)) garbage_now(FILE *f);
 void __attribute__((noreturn)) partial_now(FILE *f, const char *text, fault_t fault);
 void do_work_sleep(double sim_ns);
+void do_work_sleep_rep(double sim_ns);
 int model_load(const char *path, model_meta *m);
 double speed_mult(const char *T, const char *K, param_fn fn, void *ctx);
 double base_speed(const char *T, const char *K);
@@ -298,6 +307,9 @@ char *pick_target(const char *devs, char sep, int ngl_zero);
 void version_lines(void);
 void no_gpu_warning(void);
 void bench_list_devices(void);
+
+/* energy.c */
+void energy_compute(const char *T, double ns);
 
 /* fake_bench_args.c */
 const char *fa_value(const char *v);

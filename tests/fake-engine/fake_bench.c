@@ -611,14 +611,16 @@ int bench_main(int argc, char **argv)
         }
         double sim = bench_samples(&o, in, j, T, &r);
         sim_total += sim + (o.no_warmup || !r.n ? 0 : in->n_gen && !in->n_prompt ? r.ns[0] / in->n_gen : r.ns[0]);
-        if (o.progress)
-            for (int k = 0; k < o.reps; k++) {
-                if (in->n_prompt)
-                    fprintf(stderr, "llama-bench: benchmark %zu/%zu: prompt run %d/%d\n", j + 1, il.n, k + 1, o.reps);
-                if (in->n_gen)
-                    fprintf(stderr, "llama-bench: benchmark %zu/%zu: generation run %d/%d\n", j + 1, il.n, k + 1,
-                            o.reps);
-            }
+        for (int k = 0; k < (int)r.n; k++) { /* each repetition: its progress line, then it computes */
+            if (o.progress && in->n_prompt)
+                fprintf(stderr, "llama-bench: benchmark %zu/%zu: prompt run %d/%d\n", j + 1, il.n, k + 1, o.reps);
+            if (o.progress && in->n_gen)
+                fprintf(stderr, "llama-bench: benchmark %zu/%zu: generation run %d/%d\n", j + 1, il.n, k + 1,
+                        o.reps);
+            flush_all();
+            do_work_sleep_rep((double)r.ns[k]);
+            energy_compute(T, (double)r.ns[k]); /* what it drew, counted as it ends */
+        }
         bres_stats(&r);
         fault_t f = fault_for("bench", T);
         if (f == F_NONE && fake_memory_short(&o, in, T, model))
@@ -627,7 +629,7 @@ int bench_main(int argc, char **argv)
             bench_fault(f, &r, model);
         if (o.delay > 0)
             sleep_ms(o.delay * 1000.0);
-        do_work_sleep(sim);
+        do_work_sleep(0); /* the repetitions slept their own time above */
         print_test(&p, &r, &sb);
         emit(stdout, &sb);
         print_test(&pe, &r, &sb);

@@ -139,12 +139,12 @@ static const char *const GLOBAL_KEYS[] = {
     "server_check", "sleep_ms", "time_scale", "hang_s", "log", "load_log", "sim_clock", "load_ms", "cold",
     "ppl", "test_time", "samples_ns", "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p",
     "devices_need_env", "backends", "cuda_archs", "ctx_limit", "split_modes", "offload_tg", "offload_pp", "fit",
-    NULL
+    "host_watts", NULL
 };
 static const char *const LAYERED[] = { "noise", "run_noise", "warmup", "cold", NULL };
 static const char *const TARGET_LEAVES[] = {
     "pp", "tg", "fault", "ppl_ratio", "kld", "same_top_p", "noise", "run_noise", "warmup", "cold",
-    "ctx_limit", "real_mib", NULL
+    "ctx_limit", "real_mib", "watts", "energy", NULL
 };
 static const char *const COND_NAMES[] = {
     "fa", "ngl", "ncmoe", "ub", "b", "ctk", "ctv", "t", "d", "sm", "nkvo", "fitt", "mg", "dev",
@@ -242,7 +242,7 @@ static void scn_validate_value(const lvd_kv *e)
                                              "cuda_archs", "split_modes", NULL };
     const char *k = e->key, *leaf = strrchr(k, '.');
     leaf = leaf && !strchr(leaf, '=') ? leaf + 1 : k;
-    if (in_list(k, text_keys) || lvd_ends_with(k, ".type"))
+    if (in_list(k, text_keys) || lvd_ends_with(k, ".type") || lvd_ends_with(k, ".energy"))
         return;
     if (strcmp(leaf, "fault") == 0 || strcmp(k, "list_devices_fault") == 0) {
         (void)parse_fault(e);
