@@ -22,10 +22,8 @@ static void grow_states(bench_session *s, size_t old_n)
 {
     size_t n = s->plan->n_arms, nt = s->o.inv.n_tests;
     s->st = lvd_xrealloc(s->st, n * sizeof *s->st);
-    for (size_t i = old_n; i < n; i++) {
-        memset(&s->st[i], 0, sizeof s->st[i]);
-        s->st[i].series = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].series);
-    }
+    for (size_t i = old_n; i < n; i++)
+        bench_arm_state_init(&s->st[i], nt);
 }
 
 /* The next rung of arm i into the plan; 1 when one was added. */

@@ -382,6 +382,13 @@ static int run_group(store *st, bench_session *s, const bench_group *g, int64_t 
     return rc;
 }
 
+void bench_arm_state_init(bench_arm_state *st, size_t n_tests)
+{
+    memset(st, 0, sizeof *st);
+    st->series = lvd_xcalloc(n_tests ? n_tests : 1, sizeof *st->series);
+    st->joules = lvd_xcalloc(n_tests ? n_tests : 1, sizeof *st->joules);
+}
+
 static void session_init(bench_session *s, bench_plan *plan, const bench_session_opts *o)
 {
     memset(s, 0, sizeof *s);
@@ -390,9 +397,7 @@ static void session_init(bench_session *s, bench_plan *plan, const bench_session
     size_t n = plan->n_arms, nt = o->inv.n_tests;
     s->st = lvd_xcalloc(n ? n : 1, sizeof *s->st);
     for (size_t i = 0; i < n; i++)
-        s->st[i].series = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].series);
-    for (size_t i = 0; i < n; i++)
-        s->st[i].joules = lvd_xcalloc(nt ? nt : 1, sizeof *s->st[i].joules);
+        bench_arm_state_init(&s->st[i], nt);
     s->by_test = lvd_xcalloc(nt ? nt : 1, sizeof *s->by_test);
     s->ref = bench_plan_cpu_arm(plan);
     if (s->ref == (size_t)-1)

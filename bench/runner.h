@@ -188,6 +188,10 @@ typedef void (*bench_absorb_fn)(bench_session *s, size_t arm, const lvd_run *run
 /* Folds o.seed into the arms (see "Resuming"); called by bench_session_run. */
 int bench_seed_apply(bench_session *s, bench_absorb_fn absorb, lvd_err *err);
 
+/* An arm's state before its first run: one empty series and one tokens-per-
+ * joule tally per test (the session's, and an arm that joins it: bench/rung.h). */
+void bench_arm_state_init(bench_arm_state *st, size_t n_tests);
+
 /* "settled", "max-samples", "budget", "nothing-measured", "max-rounds". */
 const char *bench_stop_name(bench_stop stop);
 /* "active", "excluded", "gpu_ignored". */
