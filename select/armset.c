@@ -136,6 +136,47 @@ void sel_armset_build(const lvd_run *runs, size_t n, sel_armset *out)
     free(idx);
 }
 
+/* Moves the runs of each arm's newest session (the session of the arm's
+ * newest run, as build_arm takes it) to the front of runs; returns how
+ * many. The others stay behind them, to be freed with the rest. */
+static size_t keep_newest_sessions(lvd_run *runs, size_t n)
+{
+    if (!n)
+        return 0;
+    const lvd_run **idx = lvd_xmalloc(n * sizeof *idx);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = &runs[i];
+    qsort(idx, n, sizeof *idx, cmp_runs);
+    unsigned char *keep = lvd_xcalloc(n, 1);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && same_arm(idx[i], idx[j]))
+            j++;
+        const char *newest = session_of(idx[j - 1]);
+        for (size_t k = i; k < j; k++)
+            if (!strcmp(session_of(idx[k]), newest))
+                keep[idx[k] - runs] = 1;
+        i = j;
+    }
+    free(idx);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!keep[i])
+            continue;
+        if (w != i) {
+            lvd_run t = runs[w];
+            runs[w] = runs[i];
+            runs[i] = t;
+            unsigned char kt = keep[w];
+            keep[w] = keep[i];
+            keep[i] = kt;
+        }
+        w++;
+    }
+    free(keep);
+    return w;
+}
+
 int sel_armset_load(store *s, const char *artifact, const char *host, int64_t engine_id,
                     sel_armset *out, lvd_err *err)
 {
@@ -144,15 +185,19 @@ int sel_armset_load(store *s, const char *artifact, const char *host, int64_t en
         .artifact = artifact,
         .host = host ? host : lvd_hostname(),
         .engine_id = engine_id,
-        .with_samples = 1,
     };
     lvd_run *runs;
     size_t n;
     if (store_run_list(s, &f, &runs, &n, err) != 0)
         return -1;
-    sel_armset_build(runs, n, out);
+    /* an arm is its newest session's runs (build_arm): only theirs are read
+     * whole, so a year of history costs its run rows, not its samples */
+    size_t kept = keep_newest_sessions(runs, n);
+    int rc = store_run_load_results(s, runs, kept, err);
+    if (rc == 0)
+        sel_armset_build(runs, kept, out);
     store_run_list_free(runs, n);
-    return 0;
+    return rc;
 }
 
 void sel_armset_free(sel_armset *set)

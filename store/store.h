@@ -126,6 +126,9 @@ typedef struct store_run_filter {
 
 int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err);
 void store_run_list_free(lvd_run *v, size_t n);
+/* Loads the results and samples of runs[0..n) listed without them (a
+ * caller that keeps a few of many runs lists them bare first). 0 or -1. */
+int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err);
 /* 1 when the store already holds imported run r: same start, artifact,
  * engine, arm and tests in order (*session: its session, malloc'd); 0 when
  * not; -1 with err. One indexed query (started_at), nothing loaded. */

@@ -357,6 +357,11 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     return 0;
 }
 
+int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
+{
+    return n ? load_results(s, runs, n, err) : 0;
+}
+
 void store_run_list_free(lvd_run *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
