@@ -122,6 +122,7 @@ static const llama_alias llama_aliases[] = {
     {"-dev", {"device", NULL}},
     {"-t", {"threads", NULL}},
     {"-c", {"ctx-size", "ctx", NULL}},
+    {"-d", {"n-depth", "depth", NULL}},
     {"-r", {"repetitions", "reps", NULL}},
     {"-p", {"n-prompt", NULL}},
     {"-n", {"n-gen", NULL}},
