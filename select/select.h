@@ -34,6 +34,7 @@
 #ifndef LVD_SEL_SELECT_H
 #define LVD_SEL_SELECT_H
 
+#include "bench/depth.h"
 #include "common/types.h"
 #include "common/util.h"
 #include "select/launch.h"
@@ -47,8 +48,9 @@
 
 struct cJSON;
 
-/* Default context when neither the caller nor the profile gives one. */
-#define SEL_CTX_DEFAULT 4096
+/* Default context when neither the caller, the profile nor a measured depth
+ * gives one: lvd bench's (bench/depth.h, the one rule both follow). */
+#define SEL_CTX_DEFAULT BENCH_CTX_DEFAULT
 
 typedef enum sel_by {
     SEL_BY_NONE = 0,
