@@ -78,3 +78,21 @@ int bench_tests_serving_depth(const bench_test *tests, size_t n)
             d = tests[i].n_depth;
     return d;
 }
+
+int bench_tests_for_serving(bench_test **tests, size_t *n, const int *depths, size_t nd, int64_t asked_ctx,
+                            const gguf_shape *shape, uint32_t *serving, lvd_err *err)
+{
+    int deepest = 0, tokens = 0;
+    for (size_t i = 0; i < nd; i++)
+        deepest = depths[i] > deepest ? depths[i] : deepest;
+    for (size_t i = 0; i < *n; i++)
+        if ((*tests)[i].n_prompt + (*tests)[i].n_gen > tokens)
+            tokens = (*tests)[i].n_prompt + (*tests)[i].n_gen;
+    *serving = bench_serving_ctx(asked_ctx, deepest, shape);
+    int derived[2] = {0, bench_depth_of_ctx(*serving, tokens)};
+    const int *d = nd ? depths : derived;
+    size_t count = nd ? nd : derived[1] > 0 ? 2 : 1;
+    if (bench_tests_at_depths(tests, n, d, count, err))
+        return -1;
+    return asked_ctx > 0 ? bench_tests_fit_ctx(*tests, *n, *serving, err) : 0;
+}

@@ -58,6 +58,15 @@ uint32_t bench_ctx_of_depth(int depth);
  * On success *tests is replaced (the old array freed). 0, or -1 with err. */
 int bench_tests_at_depths(bench_test **tests, size_t *n, const int *depths, size_t nd, lvd_err *err);
 
+/* The tests of lvd bench at their depths and the serving context, by the
+ * rules above: asked_ctx (-c, -1 = not given), depths[0..nd) (--depth; nd 0
+ * = 0 and the serving context's depth), shape (NULL: unknown). *tests is
+ * replaced as bench_tests_at_depths does; *serving is the context placement
+ * places for and lvd select launches with. 0, or -1 with err (a bad depth
+ * list, too many tests, or with -c given a test that does not fit in it). */
+int bench_tests_for_serving(bench_test **tests, size_t *n, const int *depths, size_t nd, int64_t asked_ctx,
+                            const gguf_shape *shape, uint32_t *serving, lvd_err *err);
+
 /* The serving depth of a test list: the deepest n_depth (0 when none). */
 int bench_tests_serving_depth(const bench_test *tests, size_t n);
 

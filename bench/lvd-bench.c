@@ -314,24 +314,6 @@ static uint32_t kv_ctx(const bench_test *t, size_t n)
     return (uint32_t)ctx;
 }
 
-/* The tests at the depths (--depth's, else 0 and the serving context's
- * depth: bench/depth.h) and the serving context into *serving; they must
- * fit in it. 0 or -1 with err. */
-static int add_depths(const options *o, const gguf_shape *shape, bench_test **tests, size_t *n,
-                      uint32_t *serving, lvd_err *err)
-{
-    int deepest = 0;
-    for (size_t i = 0; i < o->depth.n; i++)
-        deepest = o->depth.v[i] > deepest ? o->depth.v[i] : deepest;
-    *serving = bench_serving_ctx(o->ctx, deepest, shape);
-    int derived[2] = {0, bench_depth_of_ctx(*serving, (int)kv_ctx(*tests, *n))};
-    const int *d = o->depth.n ? o->depth.v : derived;
-    size_t nd = o->depth.n ? o->depth.n : derived[1] > 0 ? 2 : 1;
-    if (bench_tests_at_depths(tests, n, d, nd, err))
-        return -1;
-    return o->ctx > 0 ? bench_tests_fit_ctx(*tests, *n, *serving, err) : 0;
-}
-
 /* --check: lvd check's run (check_run) before the bench; its table on
  * stdout, or its JSON into *json. A failed reference or no engine with
  * llama-perplexity is warned about and the bench goes on (LVD_EXIT_PARTIAL);
@@ -413,7 +395,8 @@ static int run(const options *o)
     if (code != LVD_EXIT_OK)
         goto out;
     uint32_t serving;
-    if (add_depths(o, &b.art.shape, &tests, &n_tests, &serving, &err)) {
+    if (bench_tests_for_serving(&tests, &n_tests, o->depth.v, o->depth.n, o->ctx, &b.art.shape, &serving,
+                                &err)) {
         code = lvd_usage_error(TOOL, "--%s", err.msg);
         goto out;
     }
