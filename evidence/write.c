@@ -29,18 +29,20 @@ void ev_render_files(const ev_page *p, const char *page_path, ev_file **files, s
     *files = NULL;
     *n = 0;
     char *dir = ev_page_dir(page_path);
-    static const char *const kinds[] = {"pp", "tg", "tg-history"};
+    static const char *const kinds[] = {"pp", "tg", "tg-history", "pp-depth", "tg-depth"};
     for (size_t i = 0; i < p->n_models; i++) {
         const ev_model *m = &p->models[i];
         ev_charts c;
         ev_model_charts(m, &c);
-        int want[3] = {c.pp, c.tg, c.history};
-        for (size_t k = 0; k < 3; k++) {
+        int want[5] = {c.pp, c.tg, c.history, c.pp_depth, c.tg_depth};
+        for (size_t k = 0; k < 5; k++) {
             if (!want[k])
                 continue;
             lvd_sb sb = {0};
             if (k == 2)
                 ev_svg_history(m, &sb);
+            else if (k > 2)
+                ev_svg_depth(m, k == 4, &sb);
             else
                 ev_svg_bars(m, (int)k, &sb);
             char *name = ev_chart_name(page_path, m->sha256, kinds[k]);
