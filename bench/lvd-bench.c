@@ -163,6 +163,18 @@ enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS,
        O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK,
        O_CTX, O_DEPTH, O_KV_MIXED };
 
+/* -c, -d and --kv-mixed: what the service runs with (bench/depth.h, bench/kvpair.h). */
+static int serving_option(options *o, int c, const char *arg)
+{
+    if (c == O_KV_MIXED)
+        o->kv_mixed = 1;
+    else if (c == O_CTX && (lvd_parse_i64(arg, &o->ctx) || o->ctx < 0 || o->ctx > 16777216))
+        return lvd_usage_error(TOOL, "--ctx wants 0 to 16777216 tokens, not '%s'", arg);
+    else if (c == O_DEPTH && parse_ints(arg, 0, &o->depth))
+        return lvd_usage_error(TOOL, "--depth wants depths like 0,2048, not '%s'", arg);
+    return 0;
+}
+
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
 {
@@ -200,14 +212,8 @@ static int option(void *opts, int c, const char *arg)
             return lvd_usage_error(TOOL, "--ctv wants cache types like f16,q8_0");
         break;
     case O_CTX:
-        if (lvd_parse_i64(arg, &o->ctx) || o->ctx < 0 || o->ctx > 16777216)
-            return lvd_usage_error(TOOL, "--ctx wants 0 to 16777216 tokens, not '%s'", arg);
-        break;
     case O_DEPTH:
-        if (parse_ints(arg, 0, &o->depth))
-            return lvd_usage_error(TOOL, "--depth wants depths like 0,2048, not '%s'", arg);
-        break;
-    case O_KV_MIXED: o->kv_mixed = 1; break;
+    case O_KV_MIXED: return serving_option(o, c, arg);
     case O_THREADS:
         if (lvd_parse_i64(arg, &v) || v < 1 || v > 4096)
             return lvd_usage_error(TOOL, "--threads wants 1 to 4096, not '%s'", arg);

@@ -243,6 +243,19 @@ static double hist_x(const hist_frame *f, size_t d)
     return f->nd == 1 ? (f->x0 + f->x1) / 2 : f->x0 + (f->x1 - f->x0) * (double)d / (double)(f->nd - 1);
 }
 
+/* Legend row `legend` below the plot: a colour swatch, label, then suffix. */
+static void legend_row(lvd_sb *out, const hist_frame *f, size_t legend, const char *colour, const char *label,
+                       const char *suffix)
+{
+    double ly = f->y_bottom + 40 + f->legend_row * (double)legend;
+    lvd_sb_adds(out, "<rect x=\"");
+    num(out, f->x0);
+    lvd_sb_adds(out, "\" y=\"");
+    num(out, ly - 9);
+    lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
+    text_parts(out, f->x0 + 20, ly, "start", NULL, label, suffix);
+}
+
 /* One arm's line (or lone point), its dots and its legend row. */
 static void hist_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, const hist_frame *f, size_t legend)
 {
@@ -271,17 +284,11 @@ static void hist_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, const hist
         if (pass == 0)
             lvd_sb_adds(out, "\"/>\n");
     }
-    double ly = f->y_bottom + 40 + f->legend_row * (double)legend;
-    lvd_sb_adds(out, "<rect x=\"");
-    num(out, f->x0);
-    lvd_sb_adds(out, "\" y=\"");
-    num(out, ly - 9);
-    lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
     lvd_sb lbl = {0};
     lvd_sb_adds(&lbl, ": ");
     ev_fmt_ts(&lbl, a->hist[a->n_hist - 1].median);
     lvd_sb_addf(&lbl, " on %s", a->hist[a->n_hist - 1].date);
-    text_parts(out, f->x0 + 20, ly, "start", NULL, a->label, lvd_sb_str(&lbl));
+    legend_row(out, f, legend, colour, a->label, lvd_sb_str(&lbl));
     lvd_sb_free(&lbl);
 }
 
@@ -381,17 +388,11 @@ static void depth_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, int tg, c
         lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", colour,
                     lvd_sb_str(&pts));
     lvd_sb_free(&pts);
-    double ly = f->y_bottom + 40 + f->legend_row * (double)legend;
-    lvd_sb_adds(out, "<rect x=\"");
-    num(out, f->x0);
-    lvd_sb_adds(out, "\" y=\"");
-    num(out, ly - 9);
-    lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
     lvd_sb lbl = {0};
     lvd_sb_addf(&lbl, " (#%zu): ", a->rank);
     ev_fmt_ts(&lbl, last);
     lvd_sb_addf(&lbl, " at d%d", a->n_depth ? a->depth[a->n_depth - 1].depth : 0);
-    text_parts(out, f->x0 + 20, ly, "start", NULL, a->label, lvd_sb_str(&lbl));
+    legend_row(out, f, legend, colour, a->label, lvd_sb_str(&lbl));
     lvd_sb_free(&lbl);
 }
 

@@ -98,8 +98,9 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
     }
     c->placed = c->placement_known = 1;
     c->kept_arm = sel_arm_within_placement(&c->params, &c->placement, &a->shape);
-    c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s%s", placement_rung_name(c->placement.rung),
-                                      dev->selector, (long long)c->free_mib, c->placement.ctx,
+    c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s%s",
+                                      placement_rung_name(c->placement.rung), dev->selector,
+                                      (long long)c->free_mib, c->placement.ctx,
                                       c->placement.reason,
                                       c->kept_arm ? "; the measured arm's flags fit and are kept" : "");
     if (!c->kept_arm)

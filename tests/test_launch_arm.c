@@ -30,6 +30,8 @@
 
 typedef tu_session fx;
 
+#define H200 "device = CUDA0|NVIDIA H200|143155|142629|9.0\nnoise = 0.005\n"
+
 /* A launch line read back into the parameters it passes. */
 typedef struct launched {
     lvd_params p;
@@ -148,6 +150,19 @@ static void engine(fx *f, const char *name, const char *scenario)
         fail_msg("%s", err.msg);
 }
 
+/* The evidence page's line of verdict v (sel_choice_lines_load) is the same argv. */
+static void assert_page_line(fx *f, const store_artifact *a, const lvd_verdict *v, const sel_launch *l)
+{
+    sel_choice_lines c;
+    lvd_err err = {{0}};
+    assert_int_equal(sel_choice_lines_load(f->s, a, HOST, v->engine_id, v->arm_key, &v->params, NULL, &c, &err), 0);
+    for (size_t i = 1; i < l->argc; i++) /* argv[2] is the model: the page uses its last known path */
+        if (i != 2)
+            assert_string_equal(c.launch.argv[i], l->argv[i]);
+    assert_int_equal(c.launch.argc, l->argc);
+    sel_choice_lines_free(&c);
+}
+
 typedef struct world {
     const char *session;
     const char *model;         /* NULL: the session's tiny-llama */
@@ -228,14 +243,7 @@ static void measure(fx *f, const world *w, launched *l, lvd_params *arm)
         fail_msg("verdict not decided%s: %s", on, v.explain);
     assert_launch_is_arm(l, arm, depth, serving, &a->shape);
 
-    /* the page's line is the same argv */
-    sel_choice_lines c;
-    assert_int_equal(sel_choice_lines_load(f->s, a, HOST, v.engine_id, v.arm_key, &v.params, NULL, &c, &err), 0);
-    for (size_t i = 1; i < r.launch.argc; i++) /* argv[2] is the model: the page uses its last known path */
-        if (i != 2)
-            assert_string_equal(c.launch.argv[i], r.launch.argv[i]);
-    assert_int_equal(c.launch.argc, r.launch.argc);
-    sel_choice_lines_free(&c);
+    assert_page_line(f, a, &v, &r.launch);
     sel_result_free(&r);
     lvd_verdict_free(&v);
     bench_plan_free(&plan);
@@ -262,9 +270,7 @@ static void test_gpu_fa_on_wins(void **state)
 {
     fx *f = *state;
     engine(f, "cpu", "cpu.tg = 50\nnoise = 0.005\n");
-    engine(f, "cuda",
-                      "device = CUDA0|NVIDIA H200|143155|142629|9.0\ndev.CUDA0.tg = 900\ntg.fa=1 = 1.5\n"
-                      "noise = 0.005\n");
+    engine(f, "cuda", H200 "dev.CUDA0.tg = 900\ntg.fa=1 = 1.5\n");
     launched l;
     lvd_params arm;
     world w = {.session = "gpu", .ctx = -1};
@@ -278,8 +284,7 @@ static void test_gpu_fa_on_wins(void **state)
 static void test_placement_rung(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda",
-                      "device = CUDA0|NVIDIA GeForce GTX 1060 3GB|3072|700|6.1\ndev.CUDA0.tg = 400\n"
+    engine(f, "cuda", "device = CUDA0|NVIDIA GeForce GTX 1060 3GB|3072|700|6.1\ndev.CUDA0.tg = 400\n"
                       "noise = 0.005\n");
     launched l;
     lvd_params arm;
@@ -294,9 +299,7 @@ static void test_placement_rung(void **state)
 static void test_ncmoe_arm(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda",
-                      "device = CUDA0|NVIDIA H200|143155|142629|9.0\ndev.CUDA0.tg = 900\ntg.ncmoe=2 = 1.6\n"
-                      "noise = 0.005\n");
+    engine(f, "cuda", H200 "dev.CUDA0.tg = 900\ntg.ncmoe=2 = 1.6\n");
     launched l;
     lvd_params arm;
     static const int fa[] = {1}, ncmoe[] = {0, 2};
@@ -310,9 +313,7 @@ static void test_ncmoe_arm(void **state)
 static void test_cache_type_pair(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda",
-                      "device = CUDA0|NVIDIA H200|143155|142629|9.0\ndev.CUDA0.tg = 900\ntg.ctk=q8_0 = 1.4\n"
-                      "noise = 0.005\n");
+    engine(f, "cuda", H200 "dev.CUDA0.tg = 900\ntg.ctk=q8_0 = 1.4\n");
     launched l;
     lvd_params arm;
     static const int fa[] = {1};
@@ -327,8 +328,7 @@ static void test_cache_type_pair(void **state)
 static void test_explicit_depth(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda",
-                      "device = CUDA0|NVIDIA H200|143155|142629|9.0\ndev.CUDA0.tg = 900\nnoise = 0.005\n");
+    engine(f, "cuda", H200 "dev.CUDA0.tg = 900\n");
     launched l;
     lvd_params arm;
     static const int fa[] = {1}, depths[] = {0, 1024};

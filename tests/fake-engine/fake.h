@@ -245,6 +245,7 @@ void do_work_sleep(double sim_ns);
 int model_load(const char *path, model_meta *m);
 double speed_mult(const char *T, const char *K, param_fn fn, void *ctx);
 double base_speed(const char *T, const char *K);
+double depth_factor(const char *T, const char *K, int depth);
 size_t dbl_list(const lvd_kv *e, double *out, size_t max);
 
 /* scenario.c */

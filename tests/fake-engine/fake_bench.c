@@ -166,12 +166,8 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
     } else {
         mean = base_speed(T, K) * speed_mult(T, K, bench_param, &cc);
     }
-    int depth = atoi(o->dim[D_ND].v[in->ix[D_ND]]);
-    const lvd_kv *e = scn_layered(T, K, "depth_half");
-    double half = e ? ent_dbl(e) : strcmp(K, "tg") == 0 ? 16384 : 32768;
-    if (depth > 0 && half > 0) /* attention over a fuller cache: half the speed at depth `half` */
-        mean *= half / (half + depth);
-    e = scn_layered(T, K, "noise");
+    mean *= depth_factor(T, K, atoi(o->dim[D_ND].v[in->ix[D_ND]]));
+    const lvd_kv *e = scn_layered(T, K, "noise");
     double noise = e ? ent_dbl(e) : 0.02;
     e = scn_layered(T, K, "run_noise");
     double run_noise = e ? ent_dbl(e) : 0;
