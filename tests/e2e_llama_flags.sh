@@ -99,6 +99,8 @@ expect_exit 2 "lvd-probe: error: unknown option '-zq'" "$LVD_BIN/lvd" probe --al
 check "the error is that word's, not --all's" bash -c "! grep -qF -- '--all' '$tmp/err'"
 expect_exit 2 "lvd-bench: error: -ngl needs a value" "$LVD_BIN/lvd" bench -m "$MODEL" -ngl
 expect_exit 2 "lvd-bench: error: unknown option '-q'" "$LVD_BIN/lvd" bench -m "$MODEL" -ngl 99 -q
+expect_exit 2 "lvd-bench: error: plan: -ctv q8_0 with -fa off: llama.cpp needs flash attention for a quantized V cache (use -fa on, or -ctv f16)" "$LVD_BIN/lvd" bench -m "$MODEL" -ctk q8_0 -ctv q8_0 -fa 0
+expect_exit 2 "lvd-bench: error: --depth: pp512@d8192 needs 8704 tokens of context, more than -c 4096" "$LVD_BIN/lvd" bench -m "$MODEL" -c 4096 -d 0,8192
 expect_exit 2 "lvd-select: error: unknown option '-ngl'" "$LVD_BIN/lvd" select -m "$MODEL" -ngl 99
 expect_exit 2 "lvd-bench: error: --tests and -p/-n exclude each other" "$LVD_BIN/lvd" bench -m "$MODEL" --tests pp8 -p 8
 check "the hint follows" has_err "^Try 'lvd-bench --help'.$"
