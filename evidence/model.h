@@ -30,8 +30,9 @@
  * verdict's engine and parameters, or, with no verdict, the measured
  * leader's (and the page says so); made by the function that makes what
  * `lvd select --record --artifact` prints (select/choice.h
- * sel_choice_lines_load: context min(4096, trained) as lvd select's,
- * placement applied to -ngl/--n-cpu-moe/-ub, -c) from the store alone: the
+ * sel_choice_lines_load: lvd select's context, 2 x the arm's measured depth,
+ * else min(4096, trained); the arm's -ngl/--n-cpu-moe/-ub kept where they
+ * fit, else placement's; -c) from the store alone: the
  * model's shape and the free memory of the engine's latest probe (the
  * verdict records neither), the model's last known path or a placeholder
  * said to be one. Unlike lvd select, nothing on disk is consulted, so the
