@@ -245,7 +245,13 @@ static int row_from_object(const cJSON *o, const char *name, const char *where, 
         return -1;
     if (r->n == 0 && !isfinite(row->avg_ts))
         return lvd_errf(err, "%s: %s: %s has neither samples_ts nor avg_ts", name, where, r->test);
-    r->reported_json = cJSON_PrintUnformatted(o);
+    /* the sample arrays are the result's samples (stored once, in samples);
+     * the rest of the object is kept as llama-bench printed it */
+    cJSON *kept = cJSON_Duplicate(o, 1);
+    cJSON_DeleteItemFromObjectCaseSensitive(kept, "samples_ns");
+    cJSON_DeleteItemFromObjectCaseSensitive(kept, "samples_ts");
+    r->reported_json = kept ? cJSON_PrintUnformatted(kept) : NULL;
+    cJSON_Delete(kept);
     if (!r->reported_json)
         return lvd_errf(err, "%s: %s: cannot serialise the result", name, where);
     return 0;

@@ -25,13 +25,14 @@
 
 #include "bench/invoke.h"
 #include "common/gguf.h"
+#include "placement/placement.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* The context lvd select launches with when nothing names one (capped by the
- * model's trained context). */
-#define BENCH_CTX_DEFAULT 4096
+ * model's trained context): placement's, the one constant both use. */
+#define BENCH_CTX_DEFAULT PLACEMENT_CTX_DEFAULT
 /* Below this many tokens a depth is not measured (the depth-0 tests say it). */
 #define BENCH_DEPTH_MIN 64
 

@@ -3,10 +3,12 @@
 #include "bench/import.h"
 
 #include "bench/arm.h"
+#include "bench/benchsql.h"
 #include "common/sha256.h"
 #include "store/benchdb.h"
 #include "store/identify.h"
 
+#include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +59,9 @@ static int row_selected(const bench_row *r, const bench_import_opts *o)
     return 1;
 }
 
-/* Drops the rows --select-build / --select-model do not name. */
-static int select_rows(bench_rows *rows, const bench_import_opts *o, lvd_err *err)
+/* Drops the rows --select-build / --select-model do not name; had is how
+ * many the file held (the message says it when none is left). */
+static int select_rows(bench_rows *rows, const bench_import_opts *o, size_t had, lvd_err *err)
 {
     size_t kept = 0;
     for (size_t i = 0; i < rows->n; i++) {
@@ -67,7 +70,6 @@ static int select_rows(bench_rows *rows, const bench_import_opts *o, lvd_err *er
         else
             bench_row_free(&rows->v[i]);
     }
-    size_t had = rows->n;
     rows->n = kept;
     if (kept == 0)
         return lvd_errf(err, "%s: none of its %zu results is of%s%s%s%s", o->file, had,
@@ -76,31 +78,60 @@ static int select_rows(bench_rows *rows, const bench_import_opts *o, lvd_err *er
     return 0;
 }
 
-/* Reads and parses the file: llama-bench text output, or an SQLite database of it. */
-static int read_rows(const bench_import_opts *o, bench_rows *rows, bench_import_report *rep, lvd_err *err)
+typedef struct db_reader {
+    const bench_import_opts *o;
+    bench_rows *rows;
+    size_t cap, seen;
+    lvd_err *err;
+} db_reader;
+
+/* One row of a llama-bench database: parsed, and kept only when selected,
+ * so memory holds the rows imported, never the whole database. */
+static int db_row(const cJSON *row, size_t i, void *ctx)
+{
+    db_reader *r = ctx;
+    char where[32];
+    snprintf(where, sizeof where, "row %zu", i + 1);
+    r->seen = i + 1;
+    if (bench_rows_add_object(r->rows, &r->cap, row, r->o->file, where, r->err))
+        return -1;
+    if (!row_selected(&r->rows->v[r->rows->n - 1], r->o))
+        bench_row_free(&r->rows->v[--r->rows->n]);
+    return 0;
+}
+
+/* Reads and parses the file: llama-bench text output, or an SQLite database
+ * of it (streamed: rows not selected are dropped as they are read); *had is
+ * how many results the file held. */
+static int read_rows(const bench_import_opts *o, bench_rows *rows, size_t *had, bench_import_report *rep,
+                     lvd_err *err)
 {
     char head[16] = {0};
     FILE *f = fopen(o->file, "rb");
     size_t got = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);
-    int rc;
-    if (store_is_sqlite_file(head, got)) {
-        char *json;
-        if (store_llama_bench_db_json(o->file, &json, err))
-            return -1;
-        rc = bench_parse_rows(json, strlen(json), BENCH_FMT_JSON, o->file, rows, err);
-        free(json);
-        rows->format = BENCH_FMT_SQL;
-        rep->sqlite_db = 1;
-    } else {
+    memset(rows, 0, sizeof *rows);
+    if (!store_is_sqlite_file(head, got)) {
         lvd_sb text = {0};
         if (lvd_read_file(o->file, IMPORT_MAX_BYTES, &text, err))
             return -1;
-        rc = bench_parse_rows(text.buf, text.len, o->format, o->file, rows, err);
+        int rc = bench_parse_rows(text.buf, text.len, o->format, o->file, rows, err);
         lvd_sb_free(&text);
+        *had = rows->n;
+        return rc;
     }
-    return rc;
+    rep->sqlite_db = 1;
+    db_reader r = {.o = o, .rows = rows, .err = err};
+    if (store_llama_bench_db_each(o->file, db_row, &r, err)) {
+        bench_rows_free(rows);
+        return -1;
+    }
+    rows->format = BENCH_FMT_SQL;
+    *had = r.seen;
+    if (r.seen == 0)
+        return lvd_errf(err, "%s: the database's table llama_bench has no row", o->file);
+    return 0;
 }
 
 /* Every row must come from one model and one build: the user names one of each. */
@@ -231,31 +262,6 @@ static int check_model_size(store *s, const bench_import_opts *o, const bench_ro
     return bad ? fail(rep, BENCH_IMPORT_INPUT) : 0;
 }
 
-/* 1 when the store already holds this imported run: same engine, artifact,
- * arm, start and tests (*session: its session, malloc'd, when found). */
-static int already_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
-{
-    store_run_filter f = {.artifact = r->artifact, .engine_id = r->engine_id, .arm_key = r->arm_key,
-                          .since = r->started_at, .with_samples = 1};
-    lvd_run *v;
-    size_t n;
-    if (store_run_list(s, &f, &v, &n, err))
-        return -1;
-    int found = 0;
-    for (size_t i = 0; i < n && !found; i++) {
-        if (v[i].started_at != r->started_at || strcmp(v[i].source, "import") || v[i].n_results != r->n_results)
-            continue;
-        found = 1;
-        for (size_t j = 0; j < r->n_results; j++)
-            if (strcmp(v[i].results[j].test, r->results[j].test))
-                found = 0;
-        if (found)
-            *session = lvd_xstrdup(v[i].session ? v[i].session : "");
-    }
-    store_run_list_free(v, n);
-    return found;
-}
-
 /* A run for the rows [from, to) of one parameter set; moves their results. */
 static void build_run(bench_rows *rows, size_t from, size_t to, const lvd_params *p, const char *key,
                       const lvd_engine *e, const char *artifact, const bench_import_opts *o, lvd_run *r)
@@ -328,7 +334,7 @@ static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const be
         lvd_run r;
         build_run(rows, from, to, &p, key, e, rep->artifact, o, &r);
         char *had = NULL;
-        int dup = already_imported(s, &r, &had, err);
+        int dup = store_run_imported(s, &r, &had, err);
         if (dup < 0) {
             lvd_run_free(&r);
             return fail(rep, BENCH_IMPORT_STORE);
@@ -384,13 +390,14 @@ int bench_import_file(store *s, const bench_import_opts *o, bench_import_report 
     if (check_options(o, rep, err))
         return -1;
     bench_rows rows;
-    if (read_rows(o, &rows, rep, err))
+    size_t had;
+    if (read_rows(o, &rows, &had, rep, err))
         return fail(rep, BENCH_IMPORT_INPUT);
     rep->format = rows.format;
-    rep->rows = rows.n;
+    rep->rows = had;
     int ret = -1;
     lvd_engine e = {0};
-    if (select_rows(&rows, o, err) || check_one_model_and_build(&rows, o->file, err)) {
+    if (select_rows(&rows, o, had, err) || check_one_model_and_build(&rows, o->file, err)) {
         fail(rep, BENCH_IMPORT_INPUT);
         goto out;
     }

@@ -17,6 +17,7 @@ static const char *const tools[][2] = {
     {"probe", "ask each engine for its devices (--list-devices) and cache the answer"},
     {"check", "check each device's results against the CPU (llama-perplexity KLD)"},
     {"bench", "run llama-bench per engine and device until the statistics decide"},
+    {"fit", "find each engine's context ceiling for a model by loading"},
     {"select", "print the winning llama-server launch line for a model"},
     {"pin", "decide whether a candidate build replaces the pinned one"},
     {"evidence", "write the evidence page with delta tables and charts"},

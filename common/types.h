@@ -80,7 +80,8 @@ typedef struct lvd_result {
     char backends[64];     /* what llama-bench reported ("CUDA", "CPU", "Vulkan") */
     int rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads; /* reported back */
     char rep_type_k[16], rep_type_v[16];
-    char *reported_json;   /* the object llama-bench printed, kept whole */
+    char *reported_json;   /* the object llama-bench printed, but for samples_ns and samples_ts
+                            * (they are the samples: stored once) */
     size_t n;              /* samples */
     int64_t *ns;
     double *ts;

@@ -1,6 +1,7 @@
 /* lvd-probe.c: the `lvd probe` tool. Asks each registered engine which
  * devices it sees (`--list-devices`), caches the answer in the store and
  * prints it. Option parsing only; the work is engine/probe.c. */
+#include "builds/older.h"
 #include "fetch/discover.h"
 #include "engine/engines.h"
 #include "engine/probe.h"
@@ -45,7 +46,9 @@ static void usage(FILE *f)
             "The backends its files carry are shown, with a note for one that lists no device.\n"
             "An engine that cannot be asked\n"
             "(missing, hung, crashing, failing) is shown as backend 'unknown' with the reason;\n"
-            "the others are probed regardless.\n\n"
+            "the others are probed regardless. A registered (locally built) engine older than the\n"
+            "pinned build ($LVD_PIN_FILE, else the shipped pin file) gets a warning line with the\n"
+            "tag to rebuild at (JSON: older_than_pin); nothing is rebuilt.\n\n"
             "--discover finds llama.cpp engines and registers each new one once, named\n"
             "BUILD-BACKEND from its own --version and probe (b9749-vulkan): the DIRs, then\n"
             "LVD_ENGINE_<NAME>=DIR and AIDE_LLAMA_SERVER*=BINARY, llama-server/llama-bench\n"
@@ -235,15 +238,29 @@ int main(int argc, char **argv)
         done++;
     }
     lvd_progress_done();
+    char pin[64];
+    builds_pin_build_default(pin, sizeof pin);
     if (code == LVD_EXIT_OK) {
         if (o.t.json) {
             cJSON *root = cJSON_CreateObject();
             cJSON *arr = cJSON_AddArrayToObject(root, "probes");
-            for (size_t i = 0; i < done; i++)
-                cJSON_AddItemToArray(arr, engine_probe_json(&engines[i], &probes[i], cached[i]));
+            for (size_t i = 0; i < done; i++) {
+                cJSON *one = engine_probe_json(&engines[i], &probes[i], cached[i]);
+                char msg[512];
+                if (*pin && builds_local_older(&engines[i], pin, msg, sizeof msg))
+                    cJSON_AddStringToObject(one, "older_than_pin", msg);
+                else
+                    cJSON_AddNullToObject(one, "older_than_pin");
+                cJSON_AddItemToArray(arr, one);
+            }
             lvd_json_emit(stdout, root);
         } else {
             engine_probe_table(stdout, engines, probes, cached, done);
+            for (size_t i = 0; i < done; i++) {
+                char msg[512];
+                if (*pin && builds_local_older(&engines[i], pin, msg, sizeof msg))
+                    printf("warning: %s\n", msg);
+            }
         }
         code = store_failed ? LVD_EXIT_STORE : unknown ? LVD_EXIT_PARTIAL : LVD_EXIT_OK;
     }

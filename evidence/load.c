@@ -3,6 +3,7 @@
  * pure computation (model.c), the verdict's or leader's placement and launch
  * line (select/choice.h, as lvd select prints them), and the pin history.
  * Only reads the store. Not for computing figures (model.c) nor rendering. */
+#include "builds/older.h"
 #include "evidence/model.h"
 
 #include "select/choice.h"
@@ -26,6 +27,17 @@ typedef struct engines {
     size_t n;
     lvd_probe *probe;   /* latest probe per engine; probe[i].engine_id 0 = none */
 } engines;
+
+/* The page's registered engines older than the pin (builds/older.h). */
+static void older_load(const engines *es, ev_page *out)
+{
+    char pin[64], msg[512];
+    if (!builds_pin_build_default(pin, sizeof pin))
+        return;
+    for (size_t i = 0; i < es->n; i++)
+        if (builds_local_older(&es->v[i], pin, msg, sizeof msg))
+            lvd_strv_push(&out->older, &out->n_older, lvd_xstrdup(msg));
+}
 
 static int engines_load(store *s, engines *e, lvd_err *err)
 {
@@ -297,6 +309,9 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     if (rc == 0) {
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
         ev_alloc_build(m, runs, nr);
+        rc = ev_ceilings_load(s, host, ap, es->v, es->probe, es->n, m, err);
+    }
+    if (rc == 0) {
         rc = describe_choice(m, s, host, has_v ? &v : NULL, ap, runs, nr, es, err);
     }
 out:
@@ -472,6 +487,7 @@ void ev_page_free(ev_page *p)
 {
     free(p->title);
     free(p->host);
+    lvd_strv_free(p->older);
     for (size_t i = 0; i < p->n_models; i++)
         ev_model_free(&p->models[i]);
     free(p->models);
@@ -508,6 +524,7 @@ int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
         ev_page_free(out);
         return -1;
     }
+    older_load(&es, out);
     out->models = lvd_xcalloc(n ? n : 1, sizeof *out->models);
     int64_t t_min = 0, t_max = 0;
     int rc = 0;

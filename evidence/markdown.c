@@ -248,6 +248,7 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
                     "backend (#N), so the leader's row shows its margin over the runner-up backend.\n");
     excluded_list(sb, m);
     ev_alloc_render_model(sb, m);
+    ev_ceilings_render_model(sb, m);
     ev_charts c;
     ev_model_charts(m, &c);
     if (c.pp || c.tg || c.history)
@@ -385,6 +386,7 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out)
                      "one, with their 95 % CI. An arm is one engine with one device and parameter set; arms "
                      "that failed, ignored the GPU flags or failed their correctness check are shown but never "
                      "ranked.\n");
+    ev_older_render(out, p);
     if (p->n_models)
         summary_table(out, p);
     for (size_t i = 0; i < p->n_models; i++)

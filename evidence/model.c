@@ -570,6 +570,7 @@ void ev_model_free(ev_model *m)
 {
     ev_alloc_free(m);
     ev_depth_free(m);
+    ev_ceilings_free(m);
     free(m->name);
     free(m->desc);
     free(m->common);

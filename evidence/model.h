@@ -45,6 +45,7 @@
 #include "common/types.h"
 #include "common/util.h"
 #include "select/armset.h"
+#include "store/store.h"
 #include "select/pin.h"
 
 #include <stddef.h>
@@ -115,6 +116,26 @@ typedef struct ev_alloc_row {
     int newest;             /* the newest run of this arm and device */
 } ev_alloc_row;
 
+/* One context ceiling lvd fit measured (evidence/ceilings.c): per engine,
+ * device and KV pair, with the placement's prediction beside it and what
+ * choosing this backend costs in window against the best of the same KV
+ * pair (percent; 0 for the best). */
+typedef struct ev_ceiling {
+    char *engine;
+    char backend[16];       /* "cuda", "vulkan", "cpu" */
+    char device[64];
+    char kv[40];            /* "f16/f16" */
+    int64_t ceiling;
+    int capped;             /* the top loaded: the true ceiling is higher */
+    int64_t predicted;      /* -1 unknown */
+    int64_t free_mib;       /* -1 unknown */
+    char *placement;
+    char date[24];
+    char *stale;            /* why it no longer holds; NULL when it does */
+    double cost_pct;        /* window lost against best_engine's; NAN when stale or alone */
+    char *best;             /* "b9749-vulkan Vulkan0" (the best of its KV pair), or NULL */
+} ev_ceiling;
+
 typedef struct ev_model {
     char sha256[LVD_SHA256_HEX_LEN + 1];
     char *name;             /* file name, else sha256's first 12 */
@@ -143,8 +164,20 @@ typedef struct ev_model {
     size_t n_alloc;
     int *depths;            /* the depths the leading arms were measured at, sorted */
     size_t n_depths;
+    ev_ceiling *ceilings;   /* evidence/ceilings.c */
+    size_t n_ceilings;
 } ev_model;
 
+/* Fills m->ceilings from the store's newest ceiling of each engine, device
+ * and KV pair of artifact a (NULL: none) on host; engines[i] with probes[i]
+ * (engine_id 0: none) say whether each still holds (fit_ceiling_fresh). 0
+ * or -1 (store). Computes the costs (ev_ceilings_cost). */
+int ev_ceilings_load(struct store *s, const char *host, const store_artifact *a, const lvd_engine *engines,
+                     const lvd_probe *probes, size_t n, ev_model *m, lvd_err *err);
+/* Each valid ceiling's cost in window: (best - ceiling) / best x 100 against
+ * the largest valid ceiling of the same KV pair. */
+void ev_ceilings_cost(ev_model *m);
+void ev_ceilings_free(ev_model *m);
 
 /* Fills m->alloc from the runs' allocations (evidence/alloc.c). */
 void ev_alloc_build(ev_model *m, const lvd_run *runs, size_t n);
@@ -172,6 +205,8 @@ typedef struct ev_page {
     ev_model *models;
     size_t n_models;
     ev_pin pin;
+    char **older;           /* "b10500-cuda is older than the pin b10715: rebuild at b10715 ..." */
+    size_t n_older;
 } ev_page;
 
 /* --- the pure part ---------------------------------------------------------- */

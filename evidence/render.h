@@ -53,6 +53,12 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out);
 void ev_alloc_render_model(lvd_sb *sb, const ev_model *m);
 void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p);
 
+/* Context ceilings (evidence/ceilings.c): the model's ceilings side by side
+ * per backend, the placement's prediction beside each, and what choosing
+ * one backend costs in window; the page's engines older than the pin. */
+void ev_ceilings_render_model(lvd_sb *sb, const ev_model *m);
+void ev_older_render(lvd_sb *sb, const ev_page *p);
+
 /* Horizontal bar chart of one test kind (tg 1: the tg column, 0: pp). */
 void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out);
 /* The tg history: one line per arm with points, dates on the x axis. */

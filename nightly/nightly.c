@@ -74,6 +74,8 @@ typedef struct job {
     FILE *log;
     lvd_sb argv_sb;      /* scratch */
     const char *step_env; /* one more "K=V" for the next step, or NULL */
+    char *pin_env;       /* LVD_PIN_FILE=the config's pin file: probe and select flag a local
+                            build older than the pin (builds/older.h), in the log; or NULL */
 } job;
 
 typedef struct argv_b {
@@ -162,7 +164,7 @@ static int run_step(job *j, const char *name, argv_b *a, int timeout_s, lvd_sb *
     }
     logf_(j, "step '%s': %s", name, lvd_sb_str(&j->argv_sb));
     proc_spec spec = {.argv = (const char *const *)a->v, .timeout_ms = timeout_s * 1000};
-    const char *env[] = {"LVD_NO_PROGRESS=1", j->step_env, NULL};
+    const char *env[] = {"LVD_NO_PROGRESS=1", j->pin_env ? j->pin_env : "LVD_NO_PROGRESS=1", j->step_env, NULL};
     spec.env = env;
     proc_result res;
     lvd_err err = {{0}};
@@ -476,10 +478,12 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         }
     }
     free(logdir);
-    job j = {.o = o, .r = r};
+    job j = {.o = o, .r = r, .pin_env = c->pin_file ? lvd_xasprintf("LVD_PIN_FILE=%s", c->pin_file) : NULL};
     j.log = fopen(c->log, "ae");
-    if (!j.log)
+    if (!j.log) {
+        free(j.pin_env);
         return lvd_errf(err, "%s: cannot open the log: %s", c->log, strerror(errno));
+    }
     char ts[32];
     stamp(ts, sizeof ts);
     r->session = lvd_xasprintf("night-%s", ts);
@@ -537,6 +541,7 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
     logf_(&j, "nightly %s ends: exit %d", r->session, r->exit_code);
     console(&j, "evidence: %s", c->evidence);
     lvd_sb_free(&j.argv_sb);
+    free(j.pin_env);
     fclose(j.log);
     return 0;
 }

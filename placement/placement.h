@@ -28,6 +28,9 @@
  * **Placement**); scaled linearly. */
 #define PLACEMENT_COMPUTE_MIB_AT_REF 1222
 #define PLACEMENT_COMPUTE_REF_UBATCH 512
+/* The context placed when none is asked for (lvd select's default, and the
+ * placement lvd fit measures ceilings at): min(this, the trained context). */
+#define PLACEMENT_CTX_DEFAULT 4096
 /* llama.cpp's default -ub. */
 #define PLACEMENT_UBATCH_DEFAULT 512
 

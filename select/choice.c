@@ -4,6 +4,7 @@
  * records. Not for choosing. */
 #include "select/choice.h"
 
+#include "bench/depth.h"
 #include "common/cli.h"
 #include "engine/devices.h"
 #include "select/armset.h"
@@ -85,7 +86,7 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
     placement_place_in pin;
     placement_place_in_init(&pin);
     pin.shape = &a->shape;
-    pin.ctx = c->ctx;
+    pin.ctx = in->place_ctx ? in->place_ctx : c->ctx;
     pin.free_mib = c->free_mib;
     pin.type_k = c->params.type_k;
     pin.type_v = c->params.type_v;

@@ -55,6 +55,8 @@ typedef struct sel_line_in {
     int64_t ctx;                   /* -1: the profile's, else the measured depth's, else the
                                       default; 0: the trained context */
     int depth;                     /* the serving depth the arm was measured at (0: none) */
+    uint32_t place_ctx;            /* the context placement prices; 0: ctx (--ctx max places at the
+                                      default context, where lvd fit measured the ceiling) */
     int64_t free_mib;              /* -1: the probe's figure */
 } sel_line_in;
 

@@ -59,7 +59,10 @@ static void usage(FILE *f)
             "                     fa, ctk, ctv, ngl, n-cpu-moe, ub, threads, env.NAME\n"
             "  -c, --ctx-size, --ctx N\n"
             "                     context to place and launch (default: the profile's, else\n"
-            "                     min(4096, the model's); 0 = the model's training context)\n"
+            "                     min(4096, the model's); 0 = the model's training context;\n"
+            "                     max = the context ceiling lvd fit measured for the choice, less\n"
+            "                     5 %%, rounded down to 256). A context above a measured ceiling is\n"
+            "                     refused, with the ceiling\n"
             "  --free-mib N       the device's free memory in MiB (default: the probe's figure)\n"
             "  --objective OBJ    the verdict's objective: tg (default), pp, or a tg weight W\n"
             "                     in [0, 1]\n"
@@ -78,8 +81,9 @@ static void usage(FILE *f)
             "  --store PATH       the store (default $LVD_STORE, else the XDG default)\n"
             "  -h, --help         this text\n\n"
             "exit: 0 ok, 1 no engine can serve (or --record found no bench run, or the recorded\n"
-            "verdict has no winner), 2 usage, 3 bad model or profile (or a profile the probes\n"
-            "cannot honour, or an artifact the store does not know), 4 store error.\n\n"
+            "verdict has no winner, or --ctx max has no valid ceiling), 2 usage, 3 bad model or\n"
+            "profile (or a profile the probes cannot honour, or an artifact the store does not\n"
+            "know, or -c above the measured ceiling), 4 store error.\n\n"
             "examples:\n"
             "  lvd select --model ~/models/qwen3-8b-q4_k_m.gguf --explain\n"
             "  eval \"exec $(lvd select --model m.gguf)\"\n"
@@ -99,8 +103,10 @@ static int option(void *opts, int c, const char *arg)
     case OPT_ARTIFACT: o->artifact = arg; break;
     case OPT_PROFILE: o->profile = arg; break;
     case OPT_CTX:
-        if (lvd_parse_i64(arg, &o->ctx) != 0 || o->ctx < 0 || o->ctx > CTX_MAX)
-            return lvd_usage_error(TOOL, "--ctx wants 0 to %lld tokens, not '%s'",
+        if (!strcmp(arg, "max"))
+            o->ctx = SEL_CTX_MAX;
+        else if (lvd_parse_i64(arg, &o->ctx) != 0 || o->ctx < 0 || o->ctx > CTX_MAX)
+            return lvd_usage_error(TOOL, "--ctx wants 0 to %lld tokens or max, not '%s'",
                                    (long long)CTX_MAX, arg);
         break;
     case OPT_FREE:
@@ -145,7 +151,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (!o->record)
             return lvd_usage_error(TOOL, "--artifact needs --record (at service start the model file is"
                                    " what is launched: give --model)");
-        if (o->profile || o->ctx >= 0 || o->free_mib >= 0 || o->explain)
+        if (o->profile || o->ctx != -1 || o->free_mib >= 0 || o->explain)
             return lvd_usage_error(TOOL, "--artifact records a verdict: --profile, --ctx, --free-mib and"
                                    " --explain go with --model");
         if (!lvd_sha256_valid(o->artifact))

@@ -34,7 +34,6 @@
 #ifndef LVD_SEL_SELECT_H
 #define LVD_SEL_SELECT_H
 
-#include "bench/depth.h"
 #include "common/types.h"
 #include "common/util.h"
 #include "select/launch.h"
@@ -48,9 +47,11 @@
 
 struct cJSON;
 
-/* Default context when neither the caller, the profile nor a measured depth
- * gives one: lvd bench's (bench/depth.h, the one rule both follow). */
-#define SEL_CTX_DEFAULT BENCH_CTX_DEFAULT
+/* Default context when neither the caller nor the profile gives one. */
+#define SEL_CTX_DEFAULT PLACEMENT_CTX_DEFAULT
+/* sel_request.ctx for --ctx max: the measured ceiling less its margin
+ * (fit/ceiling.h, fit_serve_ctx). */
+#define SEL_CTX_MAX (-2)
 
 typedef enum sel_by {
     SEL_BY_NONE = 0,
@@ -64,7 +65,7 @@ typedef enum sel_by {
 typedef struct sel_request {
     const char *model;     /* the model's path as the caller gave it */
     const sel_profile *profile; /* NULL = none */
-    int64_t ctx;           /* -1 = default; 0 = the model's training context */
+    int64_t ctx;           /* -1 = default; 0 = the model's training context; SEL_CTX_MAX */
     int64_t free_mib;      /* -1 = the probe's figure */
     stats_objective objective; /* which verdict rule 2 reads (default tg) */
     const char *host;      /* NULL = lvd_hostname() */

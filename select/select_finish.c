@@ -7,6 +7,7 @@
 
 #include "common/cli.h"
 #include "common/util.h"
+#include "builds/older.h"
 #include "engine/cudaarch.h"
 #include "select/choice.h"
 #include "select/heuristic.h"
@@ -97,6 +98,8 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
     in.ctx = c->rq->ctx;
     in.depth = depth; /* the launch serves the context the verdict was measured at */
     in.free_mib = c->rq->free_mib;
+    if (sel_ceiling_apply(c, pk, &in, exit_code, err) != 0)
+        return -1;
     sel_choice_lines l;
     if (sel_choice_lines_build(&in, &l, err) != 0) {
         *exit_code = LVD_EXIT_INPUT;
@@ -120,6 +123,9 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
             engine_cuda_arch_flag(pk->eng->probe.cuda_archs, pk->dev, flag, sizeof flag);
         if (*flag)
             sel_say(r, "warning: %s %s: %s", pk->eng->e.name, pk->dev->selector, flag);
+        char pin[64], older[512];
+        if (builds_pin_build_default(pin, sizeof pin) && builds_local_older(&pk->eng->e, pin, older, sizeof older))
+            sel_say(r, "warning: %s; its figures were not measured on the pin", older);
         r->placed = l.placed;
         r->placement = l.placement;
         r->params = l.params;

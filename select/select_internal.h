@@ -4,6 +4,7 @@
 #ifndef LVD_SELECT_SELECT_INTERNAL_H
 #define LVD_SELECT_SELECT_INTERNAL_H
 
+#include "select/choice.h"
 #include "select/engines.h"
 #include "select/select.h"
 #include "select/verdict.h"
@@ -30,6 +31,14 @@ typedef struct ctx {
     lvd_verdict verdict;   /* rule 2's verdict when it decided */
     int have_verdict;
 } ctx;
+
+/* The context ceiling lvd fit measured for the pick (select/ceiling.c):
+ * with --ctx max, sets in->ctx to the ceiling less its margin and
+ * in->place_ctx to the context it was measured at; a -c (or 0: the trained
+ * context) above a valid ceiling is refused (LVD_EXIT_INPUT, the ceiling in
+ * the message); --ctx max without a valid ceiling fails (LVD_EXIT_FAIL).
+ * Explain lines say which. 0, or -1 with *exit_code and err. */
+int sel_ceiling_apply(ctx *c, const pick *pk, sel_line_in *in, int *exit_code, lvd_err *err);
 
 /* Fills c->out for the pick of rule `by`: the launch line of the pick's
  * parameters (choice.h, the one function that makes it) with --ctx,

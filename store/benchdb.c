@@ -14,9 +14,23 @@ int store_is_sqlite_file(const char *head, size_t len)
     return len >= 16 && !memcmp(head, "SQLite format 3", 16);
 }
 
-int store_llama_bench_db_json(const char *path, char **json, lvd_err *err)
+static cJSON *row_object(sqlite3_stmt *st, int ncol)
 {
-    *json = NULL;
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; o && i < ncol; i++) {
+        const char *name = sqlite3_column_name(st, i);
+        switch (sqlite3_column_type(st, i)) {
+        case SQLITE_INTEGER: cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, i)); break;
+        case SQLITE_FLOAT: cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, i)); break;
+        case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
+        default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, i)); break;
+        }
+    }
+    return o;
+}
+
+int store_llama_bench_db_each(const char *path, store_benchdb_row_fn fn, void *ctx, lvd_err *err)
+{
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         lvd_errf(err, "%s: cannot open the SQLite database: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
@@ -29,30 +43,20 @@ int store_llama_bench_db_json(const char *path, char **json, lvd_err *err)
         sqlite3_close(db);
         return -1;
     }
-    cJSON *arr = cJSON_CreateArray();
-    int rc, ncol = sqlite3_column_count(st);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *o = cJSON_CreateObject();
-        for (int i = 0; i < ncol; i++) {
-            const char *name = sqlite3_column_name(st, i);
-            switch (sqlite3_column_type(st, i)) {
-            case SQLITE_INTEGER: cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, i)); break;
-            case SQLITE_FLOAT: cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, i)); break;
-            case SQLITE_NULL: cJSON_AddNullToObject(o, name); break;
-            default: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(st, i)); break;
-            }
+    int rc, ret = 0, ncol = sqlite3_column_count(st);
+    size_t i = 0;
+    while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *o = row_object(st, ncol);
+        if (!o) {
+            ret = lvd_errf(err, "%s: out of memory reading row %zu", path, i + 1);
+            break;
         }
-        cJSON_AddItemToArray(arr, o);
+        ret = fn(o, i++, ctx);
+        cJSON_Delete(o);
     }
-    int ok = rc == SQLITE_DONE;
-    if (!ok)
-        lvd_errf(err, "%s: cannot read table llama_bench: %s", path, sqlite3_errmsg(db));
+    if (ret == 0 && rc != SQLITE_DONE)
+        ret = lvd_errf(err, "%s: cannot read table llama_bench: %s", path, sqlite3_errmsg(db));
     sqlite3_finalize(st);
     sqlite3_close(db);
-    if (ok)
-        *json = cJSON_PrintUnformatted(arr);
-    cJSON_Delete(arr);
-    if (ok && !*json)
-        return lvd_errf(err, "%s: cannot serialise the rows", path);
-    return ok ? 0 : -1;
+    return ret;
 }

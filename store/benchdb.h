@@ -11,9 +11,17 @@
 /* 1 when the first bytes of a file are SQLite's header. */
 int store_is_sqlite_file(const char *head, size_t len);
 
-/* Reads every row of table llama_bench in the database at path (never
- * written) into a malloc'd JSON array of objects, one per row, with the
- * columns as keys and SQLite's types kept. 0 or -1 with err naming path. */
-int store_llama_bench_db_json(const char *path, char **json, lvd_err *err);
+struct cJSON;
+
+/* Called with each row in turn (i from 0); the object is freed after the
+ * call. Non-zero stops the reading and is returned. */
+typedef int (*store_benchdb_row_fn)(const struct cJSON *row, size_t i, void *ctx);
+
+/* Reads the rows of table llama_bench in the database at path (never
+ * written) one at a time, in rowid order, each as a JSON object with the
+ * columns as keys and SQLite's types kept, and hands each to fn: the
+ * database is streamed, never held whole. 0, fn's non-zero value, or -1
+ * with err naming path. */
+int store_llama_bench_db_each(const char *path, store_benchdb_row_fn fn, void *ctx, lvd_err *err);
 
 #endif

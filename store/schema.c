@@ -176,6 +176,27 @@ static const char *const migrations[] = {
     "  pred_model INTEGER, pred_kv INTEGER, pred_compute INTEGER,"
     "  PRIMARY KEY (run_id, device)"
     ");",
+    /* 6 (issue 17): context ceilings found by
+     * loading (fit/): per artifact, host, engine, device and KV cache types
+     * the largest context that loaded and ran one token, at a placement
+     * (its flags), with the engine's identity and free memory at the time.
+     * ceiling 0: nothing loaded; capped 1: max_ctx loaded (the true
+     * ceiling is higher); predicted, free_mib NULL: unknown. */
+    "CREATE TABLE ceilings ("
+    "  id INTEGER PRIMARY KEY,"
+    "  artifact TEXT NOT NULL REFERENCES artifacts(sha256),"
+    "  engine_id INTEGER NOT NULL REFERENCES engines(id) ON DELETE CASCADE,"
+    "  engine_key TEXT NOT NULL,"       /* build and engine files when measured (fit_engine_key) */
+    "  device TEXT NOT NULL,"           /* "CUDA0", "Vulkan0"; "CPU" for a CPU run */
+    "  type_k TEXT NOT NULL, type_v TEXT NOT NULL,"
+    "  placement TEXT NOT NULL,"        /* the flags it loaded with: "ngl=99 ncmoe=0 ub=512" */
+    "  ceiling INTEGER NOT NULL, capped INTEGER NOT NULL DEFAULT 0, max_ctx INTEGER NOT NULL,"
+    "  predicted INTEGER, free_mib INTEGER,"
+    "  probes INTEGER NOT NULL,"
+    "  host TEXT NOT NULL,"
+    "  measured_at INTEGER NOT NULL"
+    ");"
+    "CREATE INDEX ceilings_key ON ceilings(artifact, host, engine_id, device, type_k, type_v, id);",
 };
 
 size_t store_schema_version(void)

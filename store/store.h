@@ -125,6 +125,10 @@ typedef struct store_run_filter {
 
 int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err);
 void store_run_list_free(lvd_run *v, size_t n);
+/* 1 when the store already holds imported run r: same start, artifact,
+ * engine, arm and tests in order (*session: its session, malloc'd); 0 when
+ * not; -1 with err. One indexed query (started_at), nothing loaded. */
+int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err);
 
 /* --- checks ------------------------------------------------------------- */
 
@@ -154,6 +158,39 @@ int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t 
 void store_pin_decision_list_free(lvd_pin_decision *v, size_t n);
 int store_pin_record(store *s, const char *build, const char *flavour, const char *sha256,
                      const char *source, lvd_err *err);
+
+/* --- context ceilings (lvd fit, fit/fit.h) ------------------------------ */
+
+typedef struct store_ceiling {
+    int64_t id;
+    char artifact[LVD_SHA256_HEX_LEN + 1];
+    int64_t engine_id;
+    char *engine_key;     /* the engine's identity when measured (fit_engine_key) */
+    char device[64];      /* selector; "CPU" for a CPU run */
+    char type_k[16], type_v[16];
+    char *placement;      /* the placement flags it loaded with ("ngl=99 ncmoe=0 ub=512") */
+    int64_t ceiling;      /* the largest context that loaded; 0 = none did */
+    int capped;           /* max_ctx itself loaded: the true ceiling is higher */
+    int64_t max_ctx;      /* the top of the search */
+    int64_t predicted;    /* the placement's predicted maximum context; -1 = unknown */
+    int64_t free_mib;     /* the device's free memory at the time; -1 = unknown */
+    int probes;           /* loads it took */
+    char *host;
+    int64_t measured_at;
+} store_ceiling;
+
+/* Records one ceiling (measured_at 0: now); sets c->id. */
+int store_ceiling_put(store *s, store_ceiling *c, lvd_err *err);
+/* The newest ceiling of (artifact, host, engine, device, type_k, type_v). 1 = none. */
+int store_ceiling_latest(store *s, const char *artifact, const char *host, int64_t engine_id,
+                         const char *device, const char *type_k, const char *type_v,
+                         store_ceiling *out, lvd_err *err);
+/* The newest ceiling of every (engine, device, type_k, type_v) of artifact on
+ * host, by engine id, device, types. */
+int store_ceiling_list(store *s, const char *artifact, const char *host, store_ceiling **out, size_t *n,
+                       lvd_err *err);
+void store_ceiling_free(store_ceiling *c);
+void store_ceiling_list_free(store_ceiling *v, size_t n);
 
 /* --- summary ------------------------------------------------------------ */
 

@@ -312,19 +312,22 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    /* Every filter is a bound parameter; NULL / 0 means "any". Newest first when limited. */
-    if (store_prepare(s,
-                      "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"
-                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source FROM runs"
-                      " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"
-                      " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"
-                      " AND (?5 IS NULL OR session = ?5) AND (?6 IS NULL OR status = ?6)"
-                      " AND started_at >= ?7"
-                      " ORDER BY started_at * ?8, id * ?8 LIMIT ?9",
+    /* Every filter is a bound parameter; NULL / 0 means "any". Newest first
+     * when limited: a plain ORDER BY on started_at (the runs_started index
+     * serves it; an expression such as started_at * ? would sort them all). */
+#define RUN_LIST_SQL(order)                                                                        \
+    "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"                       \
+    " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"        \
+    " build_commit, build_number, status, reason, exit_code, stderr_tail,"                         \
+    " started_at, wall_ms, source FROM runs"                                                       \
+    " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"                           \
+    " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"                             \
+    " AND (?5 IS NULL OR session = ?5) AND (?6 IS NULL OR status = ?6)"                            \
+    " AND started_at >= ?7 ORDER BY " order " LIMIT ?9"
+    if (store_prepare(s, f->limit > 0 ? RUN_LIST_SQL("started_at DESC, id DESC") : RUN_LIST_SQL("started_at, id"),
                       &st, err))
         return -1;
+#undef RUN_LIST_SQL
     store_bind_text(st, 1, f->artifact);
     store_bind_text(st, 2, f->host);
     sqlite3_bind_int64(st, 3, f->engine_id);
@@ -332,7 +335,6 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     store_bind_text(st, 5, f->session);
     store_bind_text(st, 6, f->status);
     sqlite3_bind_int64(st, 7, f->since);
-    sqlite3_bind_int(st, 8, f->limit > 0 ? -1 : 1);
     sqlite3_bind_int(st, 9, f->limit > 0 ? f->limit : -1);
     void *v;
     if (store_rows(s, st, sizeof **out, col_run, free_run, "cannot list runs", &v, n, err))

@@ -83,6 +83,11 @@ static void test_json(void **state)
     assert_int_equal(rows.n, 2);
     const bench_row *pp = &rows.v[0], *tg = &rows.v[1];
     assert_string_equal(pp->result.test, "pp128");
+    /* the reported object keeps llama-bench's fields but not the sample arrays,
+     * which are the samples themselves (stored once) */
+    assert_true(reported_double(&pp->result, "avg_ts") > 0);
+    assert_null(strstr(pp->result.reported_json, "samples_ns"));
+    assert_null(strstr(pp->result.reported_json, "samples_ts"));
     assert_int_equal(pp->result.n_prompt, 128);
     assert_int_equal(pp->result.n_gen, 0);
     assert_string_equal(pp->result.backends, "CPU");

@@ -117,6 +117,14 @@
  *   oom: llama-bench only: Vulkan's out-of-device-memory lines
  *     (ErrorOutOfDeviceMemory, "failed to load model"), exit 1.
  *
+ * Context limit (llama-bench; lvd fit)
+ *   ctx_limit = N, TARGET.ctx_limit = N   the largest context (n_prompt + n_gen
+ *       + n_depth cells) that loads at f16/f16 KV; other -ctk/-ctv types hold
+ *       proportionally more (q8_0/q8_0: N x 64/34). Above it the test fails as
+ *       llama.cpp b9749 does (capture llama.cpp/ceiling-b9749/): with -v the
+ *       allocator's "failed to allocate" lines, then "llama_bench: error:
+ *       failed to create context with model 'M'", exit 1.
+ *
  * Misc
  *   server_check = 1   llama-server exits 0 right after "model loaded" (also
  *                      $FAKE_SERVER_CHECK=1); else it logs "listening" and exits 0

@@ -618,6 +618,8 @@ int bench_main(int argc, char **argv)
             continue;
         }
         char *T = pick_target(o.dim[D_DEV].v[in->ix[D_DEV]], '/', strcmp(o.dim[D_NGL].v[in->ix[D_NGL]], "0") == 0);
+        ctx_limit_check(T, o.dim[D_TK].v[in->ix[D_TK]], o.dim[D_TV].v[in->ix[D_TV]],
+                        in->n_prompt + in->n_gen + atol(o.dim[D_ND].v[in->ix[D_ND]]), o.verbose, model);
         bres r = { 0 };
         if (o.verbose)
             print_alloc(T, in, &meta[mi], j == 0 || !same_mparams(in, &il.v[j - 1]));

@@ -37,4 +37,8 @@ int bench_parse(int argc, char **argv, bench_opts *o);
 void bench_opts_free(bench_opts *o);
 void bench_instances(const bench_opts *o, binst_list *out);
 
+/* fake_ctx_limit.c: exits 1 as llama.cpp does when the context of n_ctx
+ * cells does not fit under target T's ctx_limit (scenario); else returns. */
+void ctx_limit_check(const char *T, const char *ctk, const char *ctv, long n_ctx, int verbose, const char *model);
+
 #endif

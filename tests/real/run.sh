@@ -43,6 +43,9 @@
 #             byte appended to its libggml-cpu.so.0 re-probes naming the
 #             file, changes the registered digest (sha256sum over the file
 #             set), and makes the verdict stale in lvd select --explain
+#   fit       lvd fit of the tiny llama on the CPU build under ulimit -v
+#             (tests/real/fit.sh): the ceiling matches the engine's own
+#             llama-bench run by hand under the same limit
 #   split     small-llama in 3 shards (LVD_SPLIT_KEEP, tests/test_split.c):
 #             lvd store model (identity, size, shape), a tiny bench on the
 #             CPU build, select --record names the first shard, and serves
@@ -640,6 +643,9 @@ if [ -s "$S1" ]; then
   cp "$tmp/out" "$tmp/split.line"
   serve split "$tmp/split.line" "$tmp/split.json"
 fi
+
+# ------------------------------------------------------------ context ceilings (tests/real/fit.sh)
+. "$(dirname "$0")/fit.sh"
 
 figure "tests/real: ${#E[@]} engines, model $(basename "$M"), $((SECONDS - T0)) s"
 e2e_finish

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""year-store.py: builds the store of a year of nights the way a user's nightly
+fills it, then times every command of issue 15's table on it.
+
+A year: 5 engines (CPU, CUDA and Vulkan builds of b9700, CUDA and Vulkan of
+b9800; copies of the fake engine, registered with `lvd fetch --register` and
+checked with `lvd check`), 3 models (tests/fixtures/models kv-*.gguf), 16 arms
+per model over the engines, pp512 and tg128, 30 samples each, one night a day:
+per night one llama-bench -o jsonl file per engine and model (15 files), read
+with `lvd store import`, then `lvd select --record` per model and `lvd pin`,
+each under LVD_FAKE_NOW = that night. 365 nights = 1 051 200 samples, 17 520
+runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
+
+Then it prints, for the full store: lvd select (warm), select --record,
+evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
+a few runs, wall ms of the process), store bytes per sample, import samples/s
+(per file of a night, over the year, and one big file), re-importing the big
+file, and the RSS of importing a 35 000-row llama-bench.sqlite.
+
+  bench/perf/year-store.py [--nights N] [--bin build/bin] [--fake build/tests/fake-engine]
+                           [--models tests/fixtures/models] [--dir DIR] [--keep]
+
+Not a test: it prints numbers and fails nothing (exit 1 when a setup step
+fails). Run from the repository root after a build; it needs only python3.
+"""
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+DAY = 86400
+START = int(dt.datetime(2025, 12, 1, 2, 0, tzinfo=dt.timezone.utc).timestamp())
+
+# engine name -> (build number, scenario, arms: list of dicts of llama-bench fields)
+ENGINES = {
+    "b9700-cpu": (9700, "build_number = 9700\ncpu.tg = 50\ncpu.pp = 400\n",
+                  [{"n_threads": 8}, {"n_threads": 16}]),
+    "b9700-cuda": (9700, "build_number = 9700\ndevice = CUDA0|NVIDIA H200|143771|140000|9.0\n"
+                   "dev.CUDA0.tg = 990\ndev.CUDA0.pp = 85000\n",
+                   [{"flash_attn": f, "n_ubatch": u} for f in (0, 1) for u in (256, 512)]),
+    "b9700-vulkan": (9700, "build_number = 9700\ndevice = Vulkan0|NVIDIA H200|143771|140000\n"
+                     "dev.Vulkan0.tg = 700\ndev.Vulkan0.pp = 17000\n",
+                     [{"flash_attn": 0}, {"flash_attn": 1}, {"flash_attn": 1, "n_ubatch": 256}]),
+    "b9800-cuda": (9800, "build_number = 9800\ndevice = CUDA0|NVIDIA H200|143771|140000|9.0\n"
+                   "dev.CUDA0.tg = 1000\ndev.CUDA0.pp = 86000\n",
+                   [{"flash_attn": f, "n_ubatch": u} for f in (0, 1) for u in (256, 512)]),
+    "b9800-vulkan": (9800, "build_number = 9800\ndevice = Vulkan0|NVIDIA H200|143771|140000\n"
+                     "dev.Vulkan0.tg = 705\ndev.Vulkan0.pp = 17400\n",
+                     [{"flash_attn": 0}, {"flash_attn": 1}, {"flash_attn": 1, "n_ubatch": 256}]),
+}
+BASE_TG = {"cpu": 50.0, "cuda": 990.0, "vulkan": 700.0}
+BASE_PP = {"cpu": 400.0, "cuda": 85000.0, "vulkan": 17000.0}
+MODELS = ["kv-llama.gguf", "kv-gemma2.gguf", "kv-qwen2moe.gguf"]
+SAMPLES = 30
+
+
+def die(msg):
+    print("year-store: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+class World:
+    def __init__(self, a):
+        self.bin = os.path.abspath(a.bin)
+        self.fake = os.path.abspath(a.fake)
+        self.dir = a.dir or tempfile.mkdtemp(prefix="lvd-year.")
+        os.makedirs(self.dir, exist_ok=True)
+        self.db = os.path.join(self.dir, "store.db")
+        self.pin = os.path.join(self.dir, "llama.pin")
+        self.models = [os.path.abspath(os.path.join(a.models, m)) for m in MODELS]
+        self.env = dict(os.environ, LVD_STORE=self.db, NO_COLOR="1", LVD_NO_PROGRESS="1",
+                        LVD_HOST="year-box", LVD_PIN_FILE=self.pin)
+
+    def lvd(self, args, now=None, ok=(0,), quiet=True):
+        env = dict(self.env)
+        if now is not None:
+            env["LVD_FAKE_NOW"] = str(now)
+        r = subprocess.run([os.path.join(self.bin, "lvd")] + args, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r.returncode not in ok:
+            die("lvd %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()[-400:]))
+        return r
+
+
+def setup(w):
+    for name, (num, scn, _) in ENGINES.items():
+        d = os.path.join(w.dir, name)
+        os.makedirs(d, exist_ok=True)
+        for p in ("llama-bench", "llama-server", "llama-perplexity"):
+            shutil.copy(w.fake, os.path.join(d, p))
+        with open(os.path.join(d, "fake-scenario"), "w") as f:
+            f.write(scn)
+        w.lvd(["fetch", "--register", d, "--build", "b%d" % num, "--name", name], now=START - DAY)
+    with open(w.pin, "w") as f:
+        f.write("build = b9700\nflavour = bin-ubuntu-vulkan-x64\n")
+    for m in w.models:
+        r = w.lvd(["store", "--json", "model", m])
+        TENSOR_BYTES[os.path.basename(m)] = json.loads(r.stdout)["shape"]["tensor_bytes"]
+        w.lvd(["check", "--model", m], now=START - DAY, ok=(0, 5))
+
+
+def backend_of(name):
+    return name.split("-")[1]
+
+
+TENSOR_BYTES = {}
+
+
+def row(name, num, arm, model, n_prompt, n_gen, t, speed, rnd):
+    be = backend_of(name)
+    ts = [speed * (1 + rnd.gauss(0, 0.015)) for _ in range(SAMPLES)]
+    tokens = n_prompt + n_gen
+    ns = [int(tokens / x * 1e9) for x in ts]
+    r = {"build_commit": "c%05d" % num, "build_number": num, "cpu_info": "Intel(R) Xeon(R)",
+         "gpu_info": "" if be == "cpu" else "NVIDIA H200",
+         "backends": {"cpu": "CPU", "cuda": "CUDA", "vulkan": "Vulkan"}[be],
+         "model_filename": model, "model_type": "llama 1B F16", "model_size": TENSOR_BYTES.get(model, 1705254912),
+         "model_n_params": 852559872, "n_batch": 2048, "n_ubatch": arm.get("n_ubatch", 512),
+         "n_threads": arm.get("n_threads", 16), "cpu_mask": "0x0", "cpu_strict": False, "poll": 50,
+         "type_k": "f16", "type_v": "f16", "n_gpu_layers": -1 if be == "cpu" else 99,
+         "n_cpu_moe": 0, "split_mode": "layer", "main_gpu": 0, "no_kv_offload": False,
+         "flash_attn": arm.get("flash_attn", -1),
+         "devices": "auto" if be == "cpu" else ("CUDA0" if be == "cuda" else "Vulkan0"),
+         "tensor_split": "0.00", "use_mmap": True, "embeddings": False,
+         "n_prompt": n_prompt, "n_gen": n_gen, "n_depth": 0,
+         "test_time": dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+         "avg_ns": int(statistics.mean(ns)), "stddev_ns": int(statistics.pstdev(ns)),
+         "avg_ts": statistics.mean(ts), "stddev_ts": statistics.pstdev(ts),
+         "samples_ns": ns, "samples_ts": [round(x, 3) for x in ts]}
+    return json.dumps(r)
+
+
+def night_files(w, night, rnd):
+    """One jsonl file per engine and model for this night: [(engine, model, path, samples)]."""
+    out = []
+    t0 = START + night * DAY
+    drift = 1 + 0.02 * ((night % 90) / 90.0)
+    for mi, model in enumerate(w.models):
+        for name, (num, _, arms) in ENGINES.items():
+            be = backend_of(name)
+            lines = []
+            t = t0 + mi * 600
+            for k, arm in enumerate(arms):
+                f = 1.0 + 0.01 * k + (0.005 if num == 9800 else 0)
+                lines.append(row(name, num, arm, os.path.basename(model), 512, 0, t, BASE_PP[be] * f * drift, rnd))
+                lines.append(row(name, num, arm, os.path.basename(model), 0, 128, t + 1, BASE_TG[be] * f * drift, rnd))
+                t += 2
+            p = os.path.join(w.dir, "nights", "%03d-%s-%d.jsonl" % (night, name, mi))
+            with open(p, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            out.append((name, model, p, len(lines) * SAMPLES))
+    return out
+
+
+def fill(w, nights):
+    os.makedirs(os.path.join(w.dir, "nights"), exist_ok=True)
+    rnd = random.Random(15)
+    imp_s = 0.0
+    imp_samples = 0
+    files = 0
+    for n in range(nights):
+        now = START + n * DAY + 3600
+        for name, model, p, ns in night_files(w, n, rnd):
+            t = time.monotonic()
+            w.lvd(["store", "import", p, "--engine", name, "--model", model,
+                   "--session", "night-%03d" % n], now=now)
+            imp_s += time.monotonic() - t
+            imp_samples += ns
+            files += 1
+            os.unlink(p)
+        for m in w.models:
+            w.lvd(["select", "--model", m, "--record"], now=now + 60, ok=(0, 1))
+        w.lvd(["pin", "--pin-file", w.pin, "--candidate", "b9800"], now=now + 120, ok=(0, 1))
+        if (n + 1) % 30 == 0:
+            print("  night %d of %d" % (n + 1, nights), file=sys.stderr)
+    return imp_samples, imp_s, files
+
+
+def timed(w, args, reps=5, now=None, ok=(0, 1)):
+    v = []
+    for _ in range(reps):
+        t = time.monotonic()
+        w.lvd(args, now=now, ok=ok)
+        v.append((time.monotonic() - t) * 1e3)
+    return statistics.median(v)
+
+
+def child_rss_kib(argv, env):
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.execve(argv[0], argv, env)
+    _, status, ru = os.wait4(pid, 0)
+    return ru.ru_maxrss, os.waitstatus_to_exitcode(status)
+
+
+def big_sqlite(w, rows):
+    """A llama-bench -o sql database (its table llama_bench, its columns: no
+    sample arrays) of `rows` rows of one CPU engine and model."""
+    p = os.path.join(w.dir, "llama-bench.sqlite")
+    if os.path.exists(p):
+        os.unlink(p)
+    db = sqlite3.connect(p)
+    keys = json.loads(row("b9700-cpu", 9700, {}, "m.gguf", 512, 0, START, 400, random.Random(1))).keys()
+    cols = [k for k in keys if k not in ("samples_ns", "samples_ts")]
+    db.execute("CREATE TABLE llama_bench (%s)" % ", ".join(cols))
+    rnd = random.Random(2)
+    for i in range(rows):
+        r = json.loads(row("b9700-cpu", 9700, {"n_threads": 8 + i % 8}, os.path.basename(w.models[2]),
+                           512 if i % 2 == 0 else 0, 0 if i % 2 == 0 else 128, START + i, 400, rnd))
+        db.execute("INSERT INTO llama_bench VALUES (%s)" % ",".join("?" * len(cols)),
+                   [int(r[c]) if isinstance(r[c], bool) else r[c] for c in cols])
+    db.commit()
+    db.close()
+    return p
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--nights", type=int, default=365)
+    ap.add_argument("--bin", default="build/bin")
+    ap.add_argument("--fake", default="build/tests/fake-engine")
+    ap.add_argument("--models", default="tests/fixtures/models")
+    ap.add_argument("--dir")
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    w = World(a)
+    print("year-store: %d nights into %s" % (a.nights, w.db), file=sys.stderr)
+    setup(w)
+    t = time.monotonic()
+    samples, imp_s, files = fill(w, a.nights)
+    fill_s = time.monotonic() - t
+    last = START + (a.nights - 1) * DAY + 7200
+    m = w.models[0]
+    w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
+    rows = [
+        ("lvd select --model M (warm)", "%.1f ms" % timed(w, ["select", "--model", m], 9, last)),
+        ("lvd select --record", "%.1f ms" % timed(w, ["select", "--model", m, "--record"], 5, last)),
+        ("lvd evidence --nights 14", "%.2f s" % (timed(w, ["evidence", "--nights", "14", "--out",
+                                                           os.path.join(w.dir, "page14.md")], 3, last) / 1e3)),
+        ("lvd evidence --nights 365", "%.2f s" % (timed(w, ["evidence", "--nights", "365", "--out",
+                                                            os.path.join(w.dir, "page365.md")], 3, last) / 1e3)),
+        ("lvd pin --no-record", "%.2f s" % (timed(w, ["pin", "--pin-file", w.pin, "--candidate", "b9800",
+                                                      "--no-record"], 3, last) / 1e3)),
+        ("lvd store runs --limit 10", "%.1f ms" % timed(w, ["store", "runs", "--limit", "10"], 9, last)),
+    ]
+    size = os.path.getsize(w.db)
+    rows.append(("store size", "%.1f MB, %.0f B/sample" % (size / 1e6, size / max(samples, 1))))
+    rows.append(("import, per file of a night", "%.0f samples/s over %d files (%.1f ms per file)"
+                 % (samples / imp_s, files, imp_s / files * 1e3)))
+    # one big file: every night of one engine and model in one jsonl
+    big = os.path.join(w.dir, "big.jsonl")
+    rnd = random.Random(3)
+    with open(big, "w") as f:
+        for n in range(a.nights):
+            for k, arm in enumerate(ENGINES["b9700-cpu"][2]):
+                tt = START + n * DAY + 30000 + k * 2
+                f.write(row("b9700-cpu", 9700, arm, os.path.basename(w.models[1]), 512, 0, tt, 400, rnd) + "\n")
+                f.write(row("b9700-cpu", 9700, arm, os.path.basename(w.models[1]), 0, 128, tt + 1, 50, rnd) + "\n")
+    big_samples = a.nights * len(ENGINES["b9700-cpu"][2]) * 2 * SAMPLES
+    t = time.monotonic()
+    w.lvd(["store", "import", big, "--engine", "b9700-cpu", "--model", w.models[1], "--session", "big"], now=last)
+    first = time.monotonic() - t
+    t = time.monotonic()
+    w.lvd(["store", "import", big, "--engine", "b9700-cpu", "--model", w.models[1], "--session", "big"], now=last)
+    again = time.monotonic() - t
+    rows.append(("import, one big file", "%.0f samples/s (%d samples)" % (big_samples / first, big_samples)))
+    rows.append(("re-importing the big file", "%.2f s (first import %.2f s)" % (again, first)))
+    sq = big_sqlite(w, 35000)
+    env = dict(w.env, LVD_FAKE_NOW=str(last))
+    rss, code = child_rss_kib([os.path.join(w.bin, "lvd-store"), "import", sq, "--engine", "b9700-cpu",
+                               "--model", w.models[2], "--select-build", "9700"], env)
+    rows.append(("importing a 35 000-row llama-bench.sqlite", "%.0f MB RSS (exit %d)" % (rss / 1024, code)))
+    print("\nyear store: %d nights, %d samples, filled in %.0f s\n" % (a.nights, samples, fill_s))
+    print("| command, full year | measured |")
+    print("|---|---|")
+    for k, v in rows:
+        print("| %s | %s |" % (k, v))
+    if not a.keep and not a.dir:
+        shutil.rmtree(w.dir)
+
+
+if __name__ == "__main__":
+    main()

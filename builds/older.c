@@ -1,0 +1,51 @@
+/* older.c: a local build older than the pin (see older.h). Not for the pin
+ * file's format. */
+#include "builds/older.h"
+
+#include "builds/pinfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* b10715 -> 10715; -1 when not a build tag. */
+static long build_number(const char *b)
+{
+    if (!b || b[0] != 'b' || b[1] < '0' || b[1] > '9')
+        return -1;
+    char *end;
+    long v = strtol(b + 1, &end, 10);
+    return *end ? -1 : v;
+}
+
+int builds_local_older(const lvd_engine *e, const char *pin_build, char *msg, size_t len)
+{
+    if (len)
+        msg[0] = '\0';
+    long have = build_number(e->build), pin = build_number(pin_build);
+    if (!e->origin || strcmp(e->origin, "registered") || have < 0 || pin < 0 || have >= pin)
+        return 0;
+    snprintf(msg, len,
+             "%s is older than the pin %s: rebuild at %s (git checkout %s, build, then lvd fetch --register"
+             " %s --build %s)", e->name, pin_build, pin_build, pin_build, e->dir ? e->dir : "DIR", pin_build);
+    return 1;
+}
+
+int builds_pin_build_default(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    char *path = builds_pin_default_path();
+    if (!path)
+        return 0;
+    builds_pin p;
+    lvd_err err = {{0}};
+    int ok = builds_pin_load(path, &p, &err) == 0;
+    free(path);
+    if (!ok)
+        return 0;
+    const char *b = builds_pin_build(&p);
+    if (b)
+        snprintf(buf, len, "%s", b);
+    builds_pin_free(&p);
+    return buf[0] != '\0';
+}

@@ -1,0 +1,26 @@
+/* older.h: a local build older than the pin (issue 17). A registered
+ * (locally built) engine whose build number is below the pinned build's was
+ * not measured on the pin: it is flagged wherever it is shown (lvd probe,
+ * lvd select --explain, the evidence page, the nightly's log), with the tag
+ * to rebuild at; nothing is rebuilt. Not for reading the pin file
+ * (pinfile.h) nor for fetching (fetch/). */
+#ifndef LVD_BUILDS_OLDER_H
+#define LVD_BUILDS_OLDER_H
+
+#include "common/types.h"
+
+#include <stddef.h>
+
+/* The rule, in one place: 1 when e is registered (origin "registered") and
+ * its build number (b10500 -> 10500) is below pin_build's, with msg
+ * "b10500-cuda is older than the pin b10715: rebuild at b10715 (git checkout
+ * b10715, build, then lvd fetch --register DIR --build b10715)"; else 0
+ * (msg ""). An unreadable build or pin is never older. */
+int builds_local_older(const lvd_engine *e, const char *pin_build, char *msg, size_t len);
+
+/* The pinned build of the shipped pin file (builds_pin_default_path:
+ * $LVD_PIN_FILE, else the installed pin.default) into buf; 1 when there is
+ * one, 0 when there is no readable pin file (buf ""). */
+int builds_pin_build_default(char *buf, size_t len);
+
+#endif
