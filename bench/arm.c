@@ -30,6 +30,11 @@ int bench_arm_key(const lvd_params *p, char *buf, size_t len)
 {
     lvd_sb sb = {0};
     add_str(&sb, "dev", p->device);
+    /* only when passed: the keys of single-device arms stay what they were */
+    if (*p->split_mode)
+        add_str(&sb, "sm", p->split_mode);
+    if (*p->tensor_split)
+        add_str(&sb, "ts", p->tensor_split);
     add_int(&sb, "ngl", p->ngl, -1);
     add_int(&sb, "fa", p->fa, -1);
     add_int(&sb, "ub", p->ubatch, 0);
@@ -64,5 +69,14 @@ void bench_params_from_result(const lvd_result *r, lvd_params *p)
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(o, "devices");
     if (cJSON_IsString(dev) && *dev->valuestring && strcmp(dev->valuestring, "auto"))
         snprintf(p->device, sizeof p->device, "%s", dev->valuestring);
+    /* llama-bench reports split_mode "layer" and tensor_split "0.00" when not
+     * asked: they are parameters only of a run over several devices */
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(o, "split_mode");
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tensor_split");
+    if (strchr(p->device, '/') && cJSON_IsString(sm))
+        snprintf(p->split_mode, sizeof p->split_mode, "%s", sm->valuestring);
+    if (strchr(p->device, '/') && cJSON_IsString(ts) && strspn(ts->valuestring, "0./") !=
+                                                             strlen(ts->valuestring))
+        snprintf(p->tensor_split, sizeof p->tensor_split, "%s", ts->valuestring);
     cJSON_Delete(o);
 }

@@ -10,6 +10,8 @@
 
 /* Writes p's canonical key, e.g.
  *   "dev=CUDA0 ngl=99 fa=1 ub=512 ctk=f16 ctv=f16 ncmoe=- t=16 env="
+ *   "dev=CUDA0/CUDA1 sm=row ts=0.60/0.40 ngl=99 ..." (sm and ts appear only
+ *   when passed, so single-device keys are unchanged)
  * with "-" for every flag not passed (lvd_params defaults: ngl/fa -1,
  * ub/ncmoe/t 0, strings "") and env's "K=V" entries sorted, so equal arms
  * give equal keys. 0, or -1 when buf is too small (buf then holds "" ). */
@@ -18,7 +20,9 @@ int bench_arm_key(const lvd_params *p, char *buf, size_t len);
 /* The parameters a result says it ran with: n_gpu_layers, flash_attn,
  * n_ubatch, type_k/type_v, n_cpu_moe, n_threads as reported (-1 for ngl/fa
  * stays "not passed"), the device from the reported "devices" field unless
- * it is "auto", and no environment (llama-bench does not report it). */
+ * it is "auto", split_mode and tensor_split only when devices names several
+ * (llama-bench reports "layer" and "0.00" for flags not passed; an all-zero
+ * split is "not passed"), and no environment (llama-bench does not report it). */
 void bench_params_from_result(const lvd_result *r, lvd_params *p);
 
 #endif

@@ -11,8 +11,9 @@
 char *bench_process_key(const bench_arm *arm)
 {
     const lvd_params *p = &arm->params;
-    return lvd_xasprintf("%lld %s dev=%s ngl=%d ncmoe=%d gpu=%d env=%s", (long long)arm->engine_id,
-                         arm->binary, p->device, p->ngl, p->n_cpu_moe, arm->gpu, p->env);
+    return lvd_xasprintf("%lld %s dev=%s sm=%s ts=%s ngl=%d ncmoe=%d gpu=%d env=%s",
+                         (long long)arm->engine_id, arm->binary, p->device, p->split_mode,
+                         p->tensor_split, p->ngl, p->n_cpu_moe, arm->gpu, p->env);
 }
 
 /* Context flag d of p as llama-bench prints it in a list; "" when not passed. */

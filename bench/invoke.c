@@ -159,6 +159,10 @@ char **bench_group_argv(const bench_plan *plan, const bench_group *g, const benc
     lvd_strv_push(&a.v, &a.n, lvd_xstrdup("-v"));
     if (*p->device)
         push_flag(&a, "-dev", lvd_xstrdup(p->device));
+    if (*p->split_mode)
+        push_flag(&a, "-sm", lvd_xstrdup(p->split_mode));
+    if (*p->tensor_split)
+        push_flag(&a, "-ts", lvd_xstrdup(p->tensor_split));
     if (p->ngl >= 0)
         push_flag(&a, "-ngl", lvd_xasprintf("%d", p->ngl));
     push_ctx(&a, plan, g, BENCH_CTX_FA, "-fa");

@@ -3,8 +3,13 @@
  * decide, and records every run in the store; with --check, checks every
  * device against the CPU first (check/check.h). Option parsing only; the
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
+#include "engine/cards.h"
+#include "engine/devlock.h"
 #include "engine/engines.h"
 #include "bench/depth.h"
+#include "engine/splitmodes.h"
+#include "engine/hostfacts.h"
+#include "store/factsdb.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -34,8 +39,9 @@ typedef struct options {
     const char *tests;
     const char *n_prompt, *n_gen; /* -p, -n */
     int_list ngl, fa, ub, ncmoe, depth;
-    char **ctk, **ctv;
-    size_t n_ctk, n_ctv;
+    char **ctk, **ctv, **sm;
+    size_t n_ctk, n_ctv, n_sm;
+    char *ts;           /* -ts in llama-bench's spelling "3/1" */
     int kv_mixed;       /* --kv-mixed */
     int64_t ctx;        /* -c: the serving context; -1 = lvd select's default */
     const char **env;
@@ -47,6 +53,8 @@ typedef struct options {
     int64_t min_samples;  /* --min-samples: the first look's kept samples; 0 = the rule's */
     int64_t timeout_s;
     const char *session;
+    int resume;         /* --resume: the session's runs already recorded count */
+    int64_t wait_s;     /* --wait: how long to wait for the device lock */
     stats_objective objective;
     int check;          /* --check: lvd check's run first */
 } options;
@@ -56,10 +64,10 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: lvd bench -m M.gguf [--engines all|NAME,...] [--tests pp512,tg128 | -p N,... -n N,...]\n"
             "                 [-c CTX] [-d N,...] [-ngl N,...] [-fa on,off] [-ub N,...]\n"
-            "                 [-ctk T,...] [-ctv T,...] [--kv-mixed] [-ncmoe N,...] [-t N]\n"
-            "                 [--env K=V]... [-r N]\n"
+            "                 [-ctk T,...] [-ctv T,...] [--kv-mixed] [-ncmoe N,...]\n"
+            "                 [-sm layer,row,tensor] [-ts N/N] [-t N] [--env K=V]... [-r N]\n"
             "                 [--budget 15m] [--max-samples 30] [--min-samples 3] [--timeout 300]\n"
-            "                 [--session ID]"
+            "                 [--session ID [--resume]] [--wait DUR]"
             "\n"
             "                 [--objective tg|pp|W] [--check] [--json] [--store PATH]\n\n"
             "Runs llama-bench for every arm (engine x device x parameter set) of the model in\n"
@@ -96,6 +104,11 @@ static void usage(FILE *f)
             "                     in matched pairs (-ctk q8_0 -ctv q8_0); a quantized -ctv needs\n"
             "                     -fa on (refused with -fa off)\n"
             "  --kv-mixed         also mixed K/V cache types (-ctk x -ctv; a known slow path)\n"
+            "  -sm, --split-mode, --sm LIST\n"
+            "                     split modes of the arms over several GPUs (default layer,row and\n"
+            "                     tensor where the engine's llama-bench --help lists it)\n"
+            "  -ts, --tensor-split, --ts N/N[/N]\n"
+            "                     -ts of those arms (default: each device's free memory)\n"
             "  -t, --threads N    -t for every arm\n"
             "  --env K=V[ K2=V2]  an environment variant measured beside the baseline (repeatable;\n"
             "                     GGML_VK_* reaches Vulkan arms only, GGML_CUDA_* CUDA only)\n"
@@ -109,6 +122,10 @@ static void usage(FILE *f)
             "                     samples enough: the nightly passes 5)\n"
             "  --timeout DUR      kill an invocation after DUR (default 300s)\n"
             "  --session ID       session id recorded on every run (default bench-EPOCH-PID)\n"
+            "  --resume           continue session ID: its runs already in the store (this model,\n"
+            "                     this host) count as measured; nothing is measured again\n"
+            "  --wait DUR         wait up to DUR for the device lock another bench, check, probe\n"
+            "                     or nightly holds (default: refuse at once, exit 8)\n"
             "  --objective OBJ    tg (default), pp, or a tg weight W in (0, 1) (w=W)\n"
             "  --check            first check every device against the CPU, as lvd check does\n"
             "                     (default off: the bench's cost stays what --budget says)\n"
@@ -117,7 +134,7 @@ static void usage(FILE *f)
             "  -h, --help         this text\n\n"
             "exit: 0 decided or settled, 5 some arm failed, was excluded or ignored its GPU\n"
             "flags, or an engine was skipped (all recorded), 1 nothing could be measured or no\n"
-            "engines, 2 usage, 3 model unreadable, 4 store error.\n\n"
+            "engines, 2 usage, 3 model unreadable, 4 store error, 8 the devices are in use.\n\n"
             "example:\n"
             "  lvd bench --model ~/models/qwen3-8b-q4_k_m.gguf --engines b10715-vulkan,cuda-local \\\n"
             "            --fa on --env GGML_VK_PREFER_HOST_MEMORY=1 --budget 20m\n"
@@ -161,7 +178,7 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
        O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK,
-       O_CTX, O_DEPTH, O_KV_MIXED };
+       O_CTX, O_DEPTH, O_KV_MIXED, O_SM, O_TS, O_RESUME, O_WAIT };
 
 /* -c, -d and --kv-mixed: what the service runs with (bench/depth.h, bench/kvpair.h). */
 static int serving_option(options *o, int c, const char *arg)
@@ -244,8 +261,24 @@ static int option(void *opts, int c, const char *arg)
         if (parse_duration_opt("--timeout", arg, 1, &o->timeout_s) || o->timeout_s > 86400)
             return LVD_EXIT_USAGE;
         break;
+    case O_SM:
+        if (parse_strs(arg, &o->sm, &o->n_sm))
+            return lvd_usage_error(TOOL, "--sm wants split modes like layer,row");
+        break;
+    case O_TS: /* llama-server's "3,1" or llama-bench's "3/1": kept as llama-bench's */
+        free(o->ts);
+        o->ts = lvd_xstrdup(arg);
+        for (char *c = o->ts; *c; c++)
+            if (*c == ',')
+                *c = '/';
+        break;
     case O_SESSION: o->session = arg; break;
     case O_CHECK: o->check = 1; break;
+    case O_RESUME: o->resume = 1; break;
+    case O_WAIT:
+        if (parse_duration_opt("--wait", arg, 0, &o->wait_s))
+            return LVD_EXIT_USAGE;
+        break;
     case O_OBJECTIVE:
         if (stats_objective_parse(arg, &o->objective, &err))
             return lvd_usage_error(TOOL, "--objective: %s", err.msg);
@@ -270,6 +303,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
         {"ctx", required_argument, NULL, O_CTX},      {"depth", required_argument, NULL, O_DEPTH},
         {"kv-mixed", no_argument, NULL, O_KV_MIXED},
+        {"sm", required_argument, NULL, O_SM},        {"ts", required_argument, NULL, O_TS},
+        {"resume", no_argument, NULL, O_RESUME},      {"wait", required_argument, NULL, O_WAIT},
         LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -282,6 +317,8 @@ static int parse_options(int argc, char **argv, options *o)
         return lvd_usage_error(TOOL, "--model is required");
     if (o->tests && (o->n_prompt || o->n_gen))
         return lvd_usage_error(TOOL, "--tests and -p/-n exclude each other");
+    if (o->resume && !o->session)
+        return lvd_usage_error(TOOL, "--resume continues a session: give its --session ID");
     return 0;
 }
 
@@ -294,13 +331,15 @@ static void options_free(options *o)
     free(o->depth.v);
     lvd_strv_free(o->ctk);
     lvd_strv_free(o->ctv);
+    lvd_strv_free(o->sm);
+    free(o->ts);
     free(o->env);
 }
 
 /* Says at once, on stderr, what went wrong with a run. */
 static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void *ctx)
 {
-    (void)ctx;
+    engine_facts_from_log(ctx, run->stderr_tail); /* the Vulkan driver the engine names */
     const bench_arm_state *st = &s->st[arm];
     const char *label = s->plan->arms[arm].label;
     if (!strcmp(run->status, "gpu_ignored"))
@@ -384,6 +423,37 @@ static int report(const options *o, const bench_plan *plan, store *s, const benc
     return code;
 }
 
+/* The split modes each engine's llama-bench accepts (its --help), asked only
+ * of engines whose probe lists two or more distinct cards. Malloc'd, one per
+ * engine. */
+static int *probe_split_modes(const engine_setup *b)
+{
+    int *modes = lvd_xcalloc(b->n ? b->n : 1, sizeof *modes);
+    for (size_t i = 0; i < b->n; i++) {
+        modes[i] = ENGINE_SM_ASSUMED;
+        if (engine_cards_count(b->probes[i].devices, b->probes[i].n_devices) < 2)
+            continue;
+        char *binary = lvd_xasprintf("%s/llama-bench", b->engines[i].dir ? b->engines[i].dir : ".");
+        modes[i] = engine_split_modes_probe(binary, 10000);
+        free(binary);
+    }
+    return modes;
+}
+
+/* --resume: the runs recorded under the session for this model and host
+ * (with their samples) into *runs. 0, or -1 with err (a store error). */
+static int load_seed(store *s, const char *artifact, const char *session, lvd_run **runs, size_t *n,
+                     lvd_err *err)
+{
+    store_run_filter f = {.artifact = artifact, .host = lvd_hostname(), .session = session,
+                          .with_samples = 1};
+    if (store_run_list(s, &f, runs, n, err))
+        return -1;
+    fprintf(stderr, "%s: resuming session %s: %zu run(s) recorded earlier count as measured\n", TOOL,
+            session, *n);
+    return 0;
+}
+
 static int run(const options *o)
 {
     lvd_err err = {0};
@@ -395,9 +465,18 @@ static int run(const options *o)
 
     bench_plan plan;
     memset(&plan, 0, sizeof plan);
+    engine_facts facts = {0};
     char *session = NULL;
+    int *split_modes = NULL;
+    lvd_run *seed = NULL;
+    size_t n_seed = 0;
     engine_setup b;
-    int code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
+    memset(&b, 0, sizeof b);
+    engine_devlock lock;
+    int code = engine_devlock_tool(TOOL, o->t.store, o->wait_s * 1000, &lock);
+    if (code != LVD_EXIT_OK)
+        goto out;
+    code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
     if (code != LVD_EXIT_OK)
         goto out;
     uint32_t serving;
@@ -412,7 +491,10 @@ static int run(const options *o)
         .ctv = (const char *const *)o->ctv, .n_ctv = o->n_ctv, .kv_mixed = o->kv_mixed, .ncmoe = o->ncmoe.v,
         .n_ncmoe = o->ncmoe.n, .threads = o->threads, .env = o->env, .n_env = o->n_env,
         .shape = &b.art.shape, .ctx = kv_ctx(tests, n_tests), .place_ctx = serving,
+        .sm = (const char *const *)o->sm, .n_sm = o->n_sm, .ts = o->ts,
     };
+    split_modes = probe_split_modes(&b);
+    po.split_modes = split_modes;
     if (bench_plan_build(b.engines, b.probes, b.n, &po, &plan, &err)) {
         lvd_usage_error(TOOL, "%s", err.msg);
         code = LVD_EXIT_USAGE;
@@ -425,9 +507,15 @@ static int run(const options *o)
                 .timeout_ms = (int)(o->timeout_s * 1000)},
         .artifact = b.art.sha256, .host = lvd_hostname(), .session = session,
         .budget_ms = o->budget_s * 1000, .max_samples = (size_t)o->max_samples,
-        .objective = o->objective, .on_run = on_run,
+        .objective = o->objective, .on_run = on_run, .ctx = &facts,
         .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
     };
+    if (o->resume && load_seed(b.s, b.art.sha256, session, &seed, &n_seed, &err)) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        goto out;
+    }
+    so.seed = seed;
+    so.n_seed = n_seed;
     stats_rule_default(&so.rule);
     if (bench_session_check(&so, &err)) {
         code = lvd_usage_error(TOOL, "%s", err.msg);
@@ -444,15 +532,22 @@ static int run(const options *o)
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         cJSON_Delete(check);
     } else {
+        engine_host_facts(&facts); /* what may change under an unchanged build */
+        if (store_facts_put(b.s, session, so.host, facts.names, facts.values, facts.n, &err))
+            lvd_warn(TOOL, "%s", err.msg);
         code = report(o, &plan, b.s, &bs, check);
         if (code == LVD_EXIT_OK)
             code = checked; /* a device that failed its check: partial */
     }
     bench_session_free(&bs);
 out:
+    store_run_list_free(seed, n_seed);
+    engine_facts_free(&facts);
     free(session);
+    free(split_modes);
     bench_plan_free(&plan);
     engine_setup_free(&b);
+    engine_devlock_release(&lock);
     free(tests);
     return code;
 }

@@ -4,6 +4,8 @@
 
 #include "bench/arm.h"
 #include "bench/kvpair.h"
+#include "bench/plan_internal.h"
+#include "engine/splitmodes.h"
 #include "engine/visibility.h"
 #include "placement/placement.h"
 #include "stats/rank.h"
@@ -21,8 +23,8 @@ static size_t count_or_one(size_t n)
     return n ? n : 1;
 }
 
-static void add_skip(bench_plan *p, const lvd_engine *e, const char *binary, const char *device,
-                     char *reason)
+void bench_plan_add_skip(bench_plan *p, const lvd_engine *e, const char *binary, const char *device,
+                         char *reason)
 {
     p->skips = lvd_xrealloc(p->skips, (p->n_skips + 1) * sizeof *p->skips);
     bench_skip *s = &p->skips[p->n_skips++];
@@ -38,6 +40,10 @@ static void add_skip(bench_plan *p, const lvd_engine *e, const char *binary, con
 char *bench_params_text(const lvd_params *p)
 {
     lvd_sb sb = {0};
+    if (*p->split_mode)
+        lvd_sb_addf(&sb, " sm=%s", p->split_mode);
+    if (*p->tensor_split)
+        lvd_sb_addf(&sb, " ts=%s", p->tensor_split);
     if (p->ngl >= 0)
         lvd_sb_addf(&sb, " ngl=%d", p->ngl);
     if (p->fa >= 0)
@@ -92,7 +98,8 @@ static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, cons
  * plan's ctx and the arm's ngl, n_cpu_moe, ubatch, cache types): device
  * weights, KV and headroom on the device; the rest of the weights and KV on
  * the host. Nothing when the shape is unknown. */
-static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev)
+static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev,
+                    const bench_split *split)
 {
     bench_arm *a = &p->arms[p->n_arms - 1];
     if (!o->shape || !o->shape->known)
@@ -112,13 +119,28 @@ static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *d
     int ngl = !dev ? 0 : a->params.ngl < 0 ? -1 : a->params.ngl; /* llama-bench's default: 99 */
     if (placement_price(&in, ngl, a->params.n_cpu_moe, &pl, &ignored))
         return;
-    for (size_t i = 0; i < 2; i++) {
+    placement_spread_result sp;
+    if (split && placement_spread(&in, split->free_mib, split->n, &sp, &ignored))
+        return;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(a->pred); i++) {
         lvd_alloc *x = &a->pred[i];
         x->model = x->kv = x->compute = -1;
         x->pred_model = x->pred_kv = x->pred_compute = -1;
     }
     size_t n = 0;
-    if (dev) {
+    uint64_t on_devices = 0;
+    for (size_t i = 0; split && i < split->n; i++) {
+        lvd_alloc *d = &a->pred[n++];
+        snprintf(d->device, sizeof d->device, "%s", split->selector[i]);
+        d->pred_model = (int64_t)sp.weight_bytes[i];
+        d->pred_kv = (int64_t)sp.kv_bytes[i];
+        d->pred_compute = (int64_t)sp.headroom_bytes[i];
+        on_devices += sp.weight_bytes[i];
+    }
+    if (split) {
+        pl.weight_bytes = on_devices;
+        pl.kv_bytes = all.kv_bytes;
+    } else if (dev) {
         lvd_alloc *d = &a->pred[n++];
         snprintf(d->device, sizeof d->device, "%s", dev->selector);
         d->pred_model = (int64_t)pl.weight_bytes;
@@ -169,6 +191,8 @@ static int check_kv_fa(const bench_plan_opts *o, lvd_err *err)
 
 static int validate_opts(const bench_plan_opts *o, lvd_err *err)
 {
+    if (bench_split_opts_check(o, err))
+        return -1;
     for (size_t i = 0; i < o->n_ngl; i++)
         if (o->ngl[i] < 0)
             return lvd_errf(err, "plan: -ngl %d is negative", o->ngl[i]);
@@ -226,15 +250,23 @@ static int place(const bench_plan_opts *o, const lvd_device *dev, placement_resu
     return placement_compute(&in, pl, &ignored) ? -1 : 0;
 }
 
-/* Every combination of the lists for one device; vis: the visibility
- * variables the device needs (engine_visibility_for_device), in every arm. */
-static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
-                        const lvd_device *dev, const char *vis, const bench_plan_opts *o)
+/* Every combination of the lists for one device (plan_internal.h); vis: the
+ * visibility variables the device needs (engine_visibility_for_device), in
+ * every arm. */
+void bench_plan_device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
+                            const lvd_device *dev, const char *vis, const bench_plan_opts *o,
+                            const bench_split *split, const char *cover)
 {
     placement_result pl;
-    int placed = place(o, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
+    int placed = !split && place(o, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
+    if (placed && cover && *cover && pl.rung != PLACEMENT_RUNG_REDUCED_UBATCH) {
+        bench_plan_add_skip(p, e, binary, dev->selector,
+                            lvd_xasprintf("placement: %s here, fully resident split across %s",
+                                          placement_rung_name(pl.rung), cover));
+        return;
+    }
     if (placed && (pl.rung == PLACEMENT_RUNG_CPU_ONLY || pl.rung == PLACEMENT_RUNG_NOTHING_FITS)) {
-        add_skip(p, e, binary, dev->selector,
+        bench_plan_add_skip(p, e, binary, dev->selector,
                  lvd_xasprintf("placement: %s (%s)", placement_rung_name(pl.rung), pl.reason));
         return;
     }
@@ -242,6 +274,8 @@ static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
     lvd_params_init(&placed_params);
     if (placed)
         placement_placement_apply(&pl, o->shape, &placed_params);
+    if (split)
+        placed_params.ubatch = split->ubatch;
 
     const int *ngl = o->n_ngl ? o->ngl : ngl_default;
     const int *fa = o->n_fa ? o->fa : fa_default;
@@ -263,6 +297,10 @@ static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
             lvd_params q;
             lvd_params_init(&q);
             snprintf(q.device, sizeof q.device, "%s", dev->selector);
+            if (split) {
+                snprintf(q.split_mode, sizeof q.split_mode, "%s", split->split_mode);
+                snprintf(q.tensor_split, sizeof q.tensor_split, "%s", split->tensor_split);
+            }
             q.ngl = placed ? placed_params.ngl : ngl[at[D_NGL]];
             q.fa = fa[at[D_FA]];
             q.ubatch = o->n_ub ? o->ub[at[D_UB]] : placed_params.ubatch;
@@ -274,12 +312,12 @@ static void device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
             q.threads = o->threads;
             const char *variant = at[D_ENV] ? o->env[at[D_ENV] - 1] : "";
             if (engine_env_merge(vis, variant, q.env, sizeof q.env))
-                add_skip(p, e, binary, dev->selector,
+                bench_plan_add_skip(p, e, binary, dev->selector,
                          lvd_xasprintf("environment too long: %s %s", vis, variant));
             else
             {
                 add_arm(p, e, binary, dev->backend, dev, &q, placed ? pl.reason : NULL);
-                predict(p, o, dev);
+                predict(p, o, dev, split);
             }
         }
         int d = N_DIMS - 1;
@@ -302,22 +340,27 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
         const lvd_probe *pr = &probes[i];
         char *binary = lvd_xasprintf("%s/llama-bench", e->dir ? e->dir : ".");
         if (access(binary, X_OK) != 0) {
-            add_skip(out, e, binary, NULL, lvd_xasprintf("no executable llama-bench in %s", e->dir));
+            bench_plan_add_skip(out, e, binary, NULL, lvd_xasprintf("no executable llama-bench in %s", e->dir));
         } else if (!strcmp(pr->backend, LVD_BACKEND_UNKNOWN) || !*pr->backend) {
-            add_skip(out, e, binary, NULL,
+            bench_plan_add_skip(out, e, binary, NULL,
                      lvd_xasprintf("probe unknown: %s", pr->reason ? pr->reason : "never probed"));
         } else if (pr->n_devices == 0) {
             lvd_params q;
             lvd_params_init(&q);
             q.threads = o->threads;
             add_arm(out, e, binary, LVD_BACKEND_CPU, NULL, &q, NULL);
-            predict(out, o, NULL);
+            predict(out, o, NULL, NULL);
         } else {
+            bench_split_set sets[BENCH_SPLIT_SETS_MAX];
+            size_t n_sets = bench_split_sets(pr, o, sets);
             for (size_t d = 0; d < pr->n_devices; d++) {
                 char *vis = engine_visibility_for_device(pr->env, pr->devices[d].backend);
-                device_arms(out, e, binary, &pr->devices[d], vis, o);
+                bench_plan_device_arms(out, e, binary, &pr->devices[d], vis, o, NULL,
+                                       bench_split_cover(sets, n_sets, d));
                 free(vis);
             }
+            bench_plan_split_arms(out, e, binary, pr, sets, n_sets,
+                                  o->split_modes ? o->split_modes[i] : ENGINE_SM_ASSUMED, o);
         }
         free(binary);
     }

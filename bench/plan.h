@@ -30,12 +30,23 @@
  *     probe was made under (engine/visibility.h: GGML_VK_VISIBLE_DEVICES=0
  *     on a Vulkan device probed under it), so what ran, was recorded and is
  *     launched sees the same device; a variant naming one of them wins.
+ *   - several GPUs (bench/plan_split.h): an engine whose probe lists two or
+ *     more distinct cards (engine/cards.h: CUDA0 and Vulkan0 of one card are
+ *     one) also gets split arms over them: -dev A/B as the probe spells the
+ *     selectors, -sm layer, row and tensor (those its llama-bench --help
+ *     accepts; opts.sm narrows them), -ts proportional to each device's free
+ *     memory (placement/spread.h; opts.ts overrides), every layer (-ngl 99),
+ *     times the fa x ub x ctk x ctv x env lists; a split that does not fit
+ *     fully is skipped with its reason, and a single device whose own rung
+ *     would be partial (experts on host, partial, cpu only, nothing fits) is
+ *     skipped when a split containing it fits fully.
  * Not for running anything (bench/runner.h) or choosing a winner (select/). */
 #ifndef LVD_BENCH_PLAN_H
 #define LVD_BENCH_PLAN_H
 
 #include "common/gguf.h"
 #include "common/types.h"
+#include "placement/spread.h"
 #include "common/util.h"
 
 #include <stddef.h>
@@ -56,9 +67,11 @@ typedef struct bench_arm {
     char arm_key[320];     /* bench_arm_key(params) */
     char *label;           /* "ENGINE DEVICE ngl=99 fa=on ..." for tables */
     char *placement;       /* the placement reason when it set the parameters; else NULL */
-    lvd_alloc pred[2];     /* placement_price's prediction for the arm's own flags: the
-                            * device (GPU arms) and "CPU" (the host); pred_* -1 = none,
-                            * model/kv/compute -1 (filled from the run's stderr) */
+    lvd_alloc pred[PLACEMENT_SPREAD_MAX + 1];
+                           /* placement_price's prediction for the arm's own flags: the
+                            * device(s) (GPU arms; each device's share of a split) and
+                            * "CPU" (the host); pred_* -1 = none, model/kv/compute -1
+                            * (filled from the run's stderr) */
     size_t n_pred;         /* 0 when the model's shape is unknown */
 } bench_arm;
 
@@ -97,6 +110,11 @@ typedef struct bench_plan_opts {
     int threads;           /* -t for every arm; 0 = not passed */
     const char *const *env;/* environment variants; the baseline is implicit */
     size_t n_env;
+    const int *split_modes;/* per engine (parallel to engines): the ENGINE_SM_* bits its
+                            * llama-bench accepts (engine/splitmodes.h); NULL = assumed */
+    const char *const *sm; /* -sm values for split arms; default layer, row, tensor */
+    size_t n_sm;
+    const char *ts;        /* -ts for split arms ("3/1"); NULL = by free memory */
     const gguf_shape *shape; /* the model's; NULL or !known: no placement */
     uint32_t ctx;          /* tokens of KV llama-bench allocates (max n_depth + n_prompt +
                             * n_gen of the tests): what each arm's prediction prices */

@@ -569,7 +569,7 @@ int bench_session_run(store *st, const bench_plan *plan, const bench_session_opt
                       bench_session *s, lvd_err *err)
 {
     session_init(s, plan, o);
-    if (bench_session_check(o, err) || record_skips(st, s, err))
+    if (bench_session_check(o, err) || record_skips(st, s, err) || bench_seed_apply(s, absorb, err))
         return -1;
     int64_t start = now_ms(s);
     size_t n = plan->n_arms;

@@ -53,6 +53,11 @@
  * shown, never ranked. Other arms go on; runs already recorded stay. Engines
  * the plan skipped are recorded as failed runs ("not run: REASON") without
  * results, so the store says why an engine has no numbers.
+ * Resuming (opts seed, bench/seed.c): the runs an interrupted process
+ * recorded under the same session (this model and host) are folded into their
+ * arms before the first round, as if this process had measured them, and the
+ * rounds count on from the most runs an arm holds; runs of arms not in the
+ * plan and skip records are ignored. The budget is this process's own.
  * Not for printing (bench/report.h) or choosing the verdict (select/). */
 #ifndef LVD_BENCH_RUNNER_H
 #define LVD_BENCH_RUNNER_H
@@ -131,6 +136,8 @@ typedef struct bench_session_opts {
     int64_t (*clock_ms)(void *ctx);/* the session's clock; NULL: lvd_mono_ms (benchmarks
                                       on simulated time pass their own) */
     void *clock_ctx;
+    const lvd_run *seed;           /* runs recorded earlier under this session (resuming) */
+    size_t n_seed;
 } bench_session_opts;
 
 typedef struct bench_session {
@@ -149,6 +156,7 @@ typedef struct bench_session {
     int weighted;                  /* the objective is w=W */
     size_t w_tg, w_pp;             /* the tests the weighted objective uses */
     stats_ranking weighted_rank;     /* the weighted ranking (when weighted) */
+    size_t seeded, seed_ignored;   /* seed runs folded in; seed runs of no arm of the plan */
 } bench_session;
 
 /* Checks o against the tests: the objective needs its tests (a tg test for
@@ -173,6 +181,12 @@ int bench_session_uses_test(const bench_session *s, size_t t);
  * weighted ranking for the weighted objective's tests; NULL for a test that
  * is shown only. */
 const stats_ranking *bench_session_decider(const bench_session *s, size_t t);
+
+/* Folds a recorded run into an arm's state (runner.c's own; cut: killed at
+ * the budget's end, not held against the arm). */
+typedef void (*bench_absorb_fn)(bench_session *s, size_t arm, const lvd_run *run, int cut);
+/* Folds o.seed into the arms (see "Resuming"); called by bench_session_run. */
+int bench_seed_apply(bench_session *s, bench_absorb_fn absorb, lvd_err *err);
 
 /* "settled", "max-samples", "budget", "nothing-measured". */
 const char *bench_stop_name(bench_stop stop);

@@ -5,6 +5,7 @@
  * llama-perplexity output instead of running anything. Option parsing only;
  * the work is check/check.c. */
 #include "check/check.h"
+#include "engine/devlock.h"
 #include "engine/engines.h"
 #include "common/cli.h"
 #include "common/paths.h"
@@ -27,6 +28,7 @@ typedef struct options {
     const char *text;
     double kld_max, ppl_tol, top_p_min;
     int64_t timeout_s;
+    int64_t wait_s;          /* --wait: how long to wait for the device lock */
     int import;              /* --import: the fields below */
     check_import_opts imp;
     const char *live_only;   /* the first live-only option given (refused with --import) */
@@ -37,7 +39,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd check -m M.gguf [--engines all|NAME,...] [--kld-max X] [--ppl-tol X]\n"
-            "                 [--top-p-min PCT] [--text FILE] [--timeout DUR] [--json] [--store PATH]\n"
+            "                 [--top-p-min PCT] [--text FILE] [--timeout DUR] [--wait DUR] [--json] [--store PATH]\n"
             "       lvd check --import --artifact SHA256 --engine NAME --output OUT [--log ERR]\n"
             "                 [--base-output OUT --base-log ERR [-dev SEL]] [--host NAME] [tolerances]\n\n"
             "Correctness before speed: runs llama-perplexity on a fixed text on the CPU (a CPU-only\n"
@@ -53,6 +55,8 @@ static void usage(FILE *f)
             "  --top-p-min PCT   smallest same-top-p percentage that passes (default: no floor)\n"
             "  --text FILE       the text to score (default: the shipped perplexity-input.txt)\n"
             "  --timeout DUR     kill a llama-perplexity run after DUR (default %ds)\n"
+            "  --wait DUR        wait up to DUR for the device lock a bench, probe or nightly\n"
+            "                    holds (default: refuse at once, exit 8)\n"
             "  --json            print JSON instead of a table\n"
             "  --import          record one check from captured llama-perplexity output (run\n"
             "                    elsewhere or earlier) instead of running anything:\n"
@@ -72,7 +76,7 @@ static void usage(FILE *f)
             "exit: 0 every device passes (or none to check), 5 some device failed or errored or an\n"
             "engine was skipped (recorded), 1 the CPU reference failed or no engine can compute it,\n"
             "2 usage (with --import also: unknown engine or artifact), 3 model, text or capture\n"
-            "unreadable, 4 store error.\n\n"
+            "unreadable, 4 store error, 8 the devices are in use.\n\n"
             "examples:\n"
             "  lvd check --model ~/models/qwen3-8b-q4_k_m.gguf --engines b9749-cpu,cuda-local\n"
             "  lvd check --import --artifact 9739... --engine b9749-cpu --output ppl-cpu.out --log ppl-cpu.err\n"
@@ -88,14 +92,15 @@ static int parse_nonneg(const char *name, const char *s, double max, double *out
     return 0;
 }
 
-enum { O_ENGINES = 256, O_KLD, O_PPL, O_TOPP, O_TEXT, O_TIMEOUT, O_IMPORT, O_ARTIFACT, O_ENGINE,
+enum { O_ENGINES = 256, O_KLD, O_PPL, O_TOPP, O_TEXT, O_TIMEOUT, O_WAIT, O_IMPORT, O_ARTIFACT, O_ENGINE,
        O_DEVICE, O_OUTPUT, O_LOG, O_BASE_OUTPUT, O_BASE_LOG };
 
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},     {"engines", required_argument, NULL, O_ENGINES},
     {"kld-max", required_argument, NULL, O_KLD}, {"ppl-tol", required_argument, NULL, O_PPL},
     {"top-p-min", required_argument, NULL, O_TOPP}, {"text", required_argument, NULL, O_TEXT},
-    {"timeout", required_argument, NULL, O_TIMEOUT}, LVD_TOOL_LONGOPTS,
+    {"timeout", required_argument, NULL, O_TIMEOUT}, {"wait", required_argument, NULL, O_WAIT},
+    LVD_TOOL_LONGOPTS,
     {"import", no_argument, NULL, O_IMPORT},     {"artifact", required_argument, NULL, O_ARTIFACT},
     {"engine", required_argument, NULL, O_ENGINE}, {"device", required_argument, NULL, O_DEVICE},
     LVD_TOOL_HOST_LONGOPT,                       {"output", required_argument, NULL, O_OUTPUT},
@@ -149,6 +154,10 @@ static int option(void *opts, int c, const char *arg)
     case O_TIMEOUT:
         if (lvd_parse_duration(arg, &o->timeout_s) || o->timeout_s < 1 || o->timeout_s > 86400)
             return lvd_usage_error(TOOL, "--timeout wants a duration like 90s or 10m, not '%s'", arg);
+        break;
+    case O_WAIT:
+        if (lvd_parse_duration(arg, &o->wait_s) || o->wait_s < 0 || o->wait_s > 7 * 86400)
+            return lvd_usage_error(TOOL, "--wait wants a duration like 90s or 10m, not '%s'", arg);
         break;
     }
     return 0;
@@ -232,7 +241,11 @@ static int run(const options *o)
         return LVD_EXIT_INPUT;
     }
     engine_setup b;
-    int code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
+    memset(&b, 0, sizeof b);
+    engine_devlock lock;
+    int code = engine_devlock_tool(TOOL, o->t.store, o->wait_s * 1000, &lock);
+    if (code == LVD_EXIT_OK)
+        code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
     if (code != LVD_EXIT_OK)
         goto out;
     check_opts co;
@@ -254,6 +267,7 @@ static int run(const options *o)
     check_report_free(&r);
 out:
     engine_setup_free(&b);
+    engine_devlock_release(&lock);
     free(text);
     return code;
 }

@@ -120,6 +120,8 @@ static const llama_alias llama_aliases[] = {
     {"-ctv", {"cache-type-v", "ctv", NULL}},
     {"-ncmoe", {"n-cpu-moe", "ncmoe", NULL}},
     {"-dev", {"device", NULL}},
+    {"-sm", {"split-mode", "sm", NULL}},
+    {"-ts", {"tensor-split", "ts", NULL}},
     {"-t", {"threads", NULL}},
     {"-c", {"ctx-size", "ctx", NULL}},
     {"-d", {"n-depth", "depth", NULL}},

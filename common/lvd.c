@@ -20,6 +20,7 @@ static const char *const tools[][2] = {
     {"fit", "find each engine's context ceiling for a model by loading"},
     {"select", "print the winning llama-server launch line for a model"},
     {"pin", "decide whether a candidate build replaces the pinned one"},
+    {"bisect", "find the first release build that made a test slower"},
     {"evidence", "write the evidence page with delta tables and charts"},
     {"store", "inspect the store; import llama-bench output; record a model"},
     {"nightly", "the main job: fetch, probe, check, bench, verdicts, pin, evidence"},

@@ -6,6 +6,13 @@
  * too, and the leader is always reaped. Not for interactive or long-lived
  * children, and not for feeding a child's stdin.
  *
+ * The group dies with us (the guard, see guard_start): the group is led by a
+ * forked guard process that holds the read end of a pipe only we write to.
+ * However we end (SIGKILL, the OOM killer included), the kernel closes the
+ * write end; the guard reads end-of-file and SIGKILLs the whole group, itself
+ * included. An lvd tool run this way guards its own children the same way, so
+ * a chain (lvd-nightly > lvd-bench > llama-bench) unwinds link by link.
+ *
  * Policies (constants below):
  * - KILL_GRACE_MS: time between SIGTERM and SIGKILL to the group on timeout.
  * - DRAIN_GRACE_MS: after the leader has exited and its group was killed, how
@@ -23,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,8 +122,82 @@ static char **build_env(const char *const *env)
     return out;
 }
 
+/* --- the guard ----------------------------------------------------------- */
+
+/* Closes every fd from lo up (the guard must hold no pipe, lock or store). */
+static void close_from(int lo)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)lo, ~0U, 0) == 0)
+        return;
+#endif
+    struct rlimit rl;
+    int hi = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+    for (int fd = lo; fd < hi; fd++)
+        close(fd);
+}
+
+/* The guard's life, in the forked child (async-signal-safe calls only): lead
+ * a new group, wait for end-of-file on rd (our death, or guard_stop), kill the
+ * group. Terminal and timeout signals are ignored: only SIGKILL ends it early. */
+static void __attribute__((noreturn)) guard_main(int rd)
+{
+    setpgid(0, 0);
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &ign, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (dup2(rd, 0) < 0)
+        _exit(1);
+    close_from(1);
+    char c;
+    while (read(0, &c, 1) < 0 && errno == EINTR)
+        ;
+    kill(0, SIGKILL);
+    _exit(0);
+}
+
+/* Forks the guard; it leads the group the child will join. *wr is the pipe
+ * end whose closing (by guard_stop, or by our death) fires it. Returns its
+ * pid, or -1 when it could not be started (the child then leads its own group,
+ * unguarded). */
+static pid_t guard_start(int *wr)
+{
+    int p[2];
+    if (make_pipe(p) != 0)
+        return -1;
+    pid_t g = fork();
+    if (g == 0)
+        guard_main(p[0]);
+    close(p[0]);
+    if (g < 0) {
+        close(p[1]);
+        return -1;
+    }
+    setpgid(g, g); /* also here: the group must exist before the child joins it */
+    *wr = p[1];
+    return g;
+}
+
+/* Ends the guard (it kills what is left of the group, itself included) and
+ * reaps it. */
+static void guard_stop(pid_t g, int *wr)
+{
+    if (g <= 0)
+        return;
+    kill(-g, SIGKILL);
+    close_fd(wr);
+    while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
 /* Spawns the child with out_w/err_w as its stdout/stderr. Returns 0 or an errno. */
-static int spawn(const proc_spec *spec, int out_w, int err_w, pid_t *pid)
+static int spawn(const proc_spec *spec, int out_w, int err_w, pid_t pgid, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
@@ -144,7 +226,7 @@ static int spawn(const proc_spec *spec, int out_w, int err_w, pid_t *pid)
         rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                                POSIX_SPAWN_SETSIGDEF);
     if (!rc)
-        rc = posix_spawnattr_setpgroup(&at, 0);
+        rc = posix_spawnattr_setpgroup(&at, pgid);
     if (!rc)
         rc = posix_spawnattr_setsigmask(&at, &none);
     if (!rc)
@@ -186,8 +268,8 @@ static void drain(stream *s)
     }
 }
 
-/* 1 when the leader has exited (left as a zombie, so its pid, which is also the
- * group id, cannot be reused before we reap it). */
+/* 1 when the child has exited (left as a zombie, so neither its pid nor the
+ * group id, the guard's pid or its own, can be reused before we reap them). */
 static int leader_exited(pid_t pid)
 {
     siginfo_t si;
@@ -215,7 +297,7 @@ static int open_pidfd(pid_t pid)
 
 /* Waits for the leader to exit, reading both pipes meanwhile; enforces the
  * timeout by signalling the group. Leaves the leader unreaped. */
-static void supervise(const proc_spec *spec, pid_t pid, stream st[2], proc_result *res,
+static void supervise(const proc_spec *spec, pid_t pid, pid_t pgid, stream st[2], proc_result *res,
                       int64_t start)
 {
     int pidfd = open_pidfd(pid);
@@ -226,7 +308,7 @@ static void supervise(const proc_spec *spec, pid_t pid, stream st[2], proc_resul
         int64_t now = lvd_mono_ms();
         if (!done && leader_exited(pid)) {
             done = 1;
-            kill(-pid, SIGKILL); /* whatever it left behind in its group */
+            kill(-pgid, SIGKILL); /* whatever it left behind in its group */
             drain_until = now + DRAIN_GRACE_MS;
             close_fd(&pidfd);
         }
@@ -235,12 +317,12 @@ static void supervise(const proc_spec *spec, pid_t pid, stream st[2], proc_resul
         if (!done && !termed && now >= deadline) {
             res->timed_out = 1;
             termed = 1;
-            kill(-pid, SIGTERM);
+            kill(-pgid, SIGTERM);
             kill_at = now + KILL_GRACE_MS;
         }
         if (!done && termed && !killed && now >= kill_at) {
             killed = 1;
-            kill(-pid, SIGKILL);
+            kill(-pgid, SIGKILL);
         }
         int64_t until = done ? drain_until : !termed ? deadline : !killed ? kill_at : now + 1000;
         int64_t wait = until - now;
@@ -303,11 +385,14 @@ int proc_run(const proc_spec *spec, proc_result *res, lvd_err *err)
         return lvd_errf(err, "%s: cannot create pipe: %s", spec->argv[0], strerror(e));
     }
     int64_t start = lvd_mono_ms();
+    int guard_w = -1;
+    pid_t guard = guard_start(&guard_w);
     pid_t pid = -1;
-    int rc = spawn(spec, po[1], pe[1], &pid);
+    int rc = spawn(spec, po[1], pe[1], guard > 0 ? guard : 0, &pid);
     close(po[1]);
     close(pe[1]);
     if (rc != 0) {
+        guard_stop(guard, &guard_w);
         close(po[0]);
         close(pe[0]);
         res->spawn_errno = rc;
@@ -322,10 +407,11 @@ int proc_run(const proc_spec *spec, proc_result *res, lvd_err *err)
     };
     for (int i = 0; i < 2; i++)
         fcntl(st[i].fd, F_SETFL, fcntl(st[i].fd, F_GETFL) | O_NONBLOCK);
-    supervise(spec, pid, st, res, start);
+    supervise(spec, pid, guard > 0 ? guard : pid, st, res, start);
     close_fd(&st[0].fd);
     close_fd(&st[1].fd);
     reap(pid, res);
+    guard_stop(guard, &guard_w);
     res->wall_ms = lvd_mono_ms() - start;
     return 0;
 }

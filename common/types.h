@@ -61,7 +61,11 @@ typedef struct lvd_engine {
 
 /* What an arm asks llama-bench / llama-server for. Defaults mean "flag not passed". */
 typedef struct lvd_params {
-    char device[64];       /* --device selector from the probe, "" = not passed */
+    char device[64];       /* --device selector(s) from the probe, "" = not passed; several
+                              devices in llama-bench's spelling "CUDA0/CUDA1" (select/launch.c
+                              writes llama-server's "CUDA0,CUDA1") */
+    char split_mode[8];    /* -sm layer|row|tensor (several devices only); "" = not passed */
+    char tensor_split[64]; /* -ts in llama-bench's spelling "0.60/0.40"; "" = not passed */
     int ngl;               /* -ngl; -1 = not passed */
     int fa;                /* -fa; -1 = not passed, 0 off, 1 on */
     int ubatch;            /* -ub; 0 = not passed */

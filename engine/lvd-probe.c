@@ -3,6 +3,7 @@
  * prints it. Option parsing only; the work is engine/probe.c. */
 #include "builds/older.h"
 #include "fetch/discover.h"
+#include "engine/devlock.h"
 #include "engine/engines.h"
 #include "engine/probe.h"
 #include "common/cli.h"
@@ -25,6 +26,7 @@ typedef struct options {
     int all;
     int refresh;
     int timeout_ms;
+    int64_t wait_s;     /* --wait: how long to wait for the device lock */
     int discover;       /* --discover [DIR...] */
     int dry_run;
     char **dirs;        /* the operands */
@@ -34,8 +36,8 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: lvd probe [--all | --engine NAME...] [--refresh] [--timeout SECS] [--json]\n"
-            "                 [--store PATH]\n"
+            "usage: lvd probe [--all | --engine NAME...] [--refresh] [--timeout SECS] [--wait DUR]\n"
+            "                 [--json] [--store PATH]\n"
             "       lvd probe --discover [DIR...] [--dry-run] [--timeout SECS] [--json]\n\n"
             "Runs `llama-bench --list-devices` (else llama-server's) of each registered engine\n"
             "and records the devices it sees. Answers are cached for 24 h per binary; an engine\n"
@@ -61,6 +63,8 @@ static void usage(FILE *f)
             "  --refresh        ignore the cache and ask every engine again\n"
             "  --timeout SECS   kill a probe that has not answered after SECS (default 30;\n"
             "                   durations like 90s or 2m work too)\n"
+            "  --wait DUR       wait up to DUR for the device lock a bench, check or nightly\n"
+            "                   holds (default: refuse at once, exit 8)\n"
             "  --discover       find engines and register the new ones (see above)\n"
             "  --dry-run        with --discover: list what would be registered, write nothing\n"
             "  --json           print JSON: {\"probes\": [...]} ({\"found\": [...]} with --discover)\n"
@@ -68,7 +72,7 @@ static void usage(FILE *f)
             "  -h, --help       this text\n\n"
             "exit: 0 every engine answered, 5 some engine is unknown (or, discovering, could\n"
             "not be identified), 1 no engines or no such engine (none found), 2 usage,\n"
-            "3 a DIR holds no engine, 4 store error.\n\n"
+            "3 a DIR holds no engine, 4 store error, 8 the devices are in use.\n\n"
             "example:\n"
             "  lvd probe --engine b9749-cuda --refresh\n"
             "  lvd probe --discover --dry-run\n");
@@ -93,6 +97,10 @@ static int option(void *opts, int c, const char *arg)
             return lvd_usage_error(TOOL, "--timeout wants 1 to 3600 seconds, not '%s'", arg);
         o->timeout_ms = (int)(secs * 1000);
         break;
+    case 'w':
+        if (lvd_parse_duration(arg, &o->wait_s) != 0 || o->wait_s < 0 || o->wait_s > 7 * 86400)
+            return lvd_usage_error(TOOL, "--wait wants a duration like 90s or 10m, not '%s'", arg);
+        break;
     }
     return 0;
 }
@@ -103,6 +111,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"all", no_argument, NULL, 'a'},         {"engine", required_argument, NULL, 'e'},
         {"refresh", no_argument, NULL, 'r'},     {"timeout", required_argument, NULL, 't'},
         {"discover", no_argument, NULL, 'D'},    {"dry-run", no_argument, NULL, 'n'},
+        {"wait", required_argument, NULL, 'w'},
         LVD_TOOL_LONGOPTS,                       {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
@@ -194,15 +203,29 @@ static int discover(const options *o)
     return code;
 }
 
+static int probe(options o);
+
+/* Parses, takes the device lock (a probe runs the engines), probes. */
 int main(int argc, char **argv)
 {
     options o = {0};
     int code = parse_options(argc, argv, &o);
+    engine_devlock lock;
+    if (code == 0)
+        code = engine_devlock_tool(TOOL, o.t.store, o.wait_s * 1000, &lock);
     if (code != 0) {
         free(o.engines);
         lvd_strv_free(o.dirs);
         return code < 0 ? LVD_EXIT_OK : code;
     }
+    code = probe(o);
+    engine_devlock_release(&lock);
+    return code;
+}
+
+static int probe(options o)
+{
+    int code;
     if (o.discover) {
         code = discover(&o);
         lvd_strv_free(o.dirs);

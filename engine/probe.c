@@ -4,6 +4,8 @@
  * probe.h). Not for parsing the output (engine/devices.c). */
 #include "engine/probe.h"
 
+#include "engine/cards.h"
+
 #include "engine/cudaarch.h"
 #include "engine/devices.h"
 #include "engine/identity.h"
@@ -235,6 +237,8 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
     cJSON_AddNumberToObject(o, "bin_size", (double)p->bin_size);
     identity_json(o, p);
     cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+    size_t *card = lvd_xcalloc(p->n_devices ? p->n_devices : 1, sizeof *card);
+    engine_cards(p->devices, p->n_devices, NULL, card);
     for (size_t i = 0; i < p->n_devices; i++) {
         const lvd_device *d = &p->devices[i];
         cJSON *dj = cJSON_CreateObject();
@@ -248,8 +252,12 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
         char flag[256];
         engine_cuda_arch_flag(p->cuda_archs, d, flag, sizeof flag);
         cJSON_AddItemToObject(dj, "cuda_arch_flag", lvd_json_text(flag));
+        /* engine/cards.h: the first listing of the same physical card; null: its own */
+        cJSON_AddItemToObject(dj, "same_card_as", card[i] == i ? cJSON_CreateNull()
+                                                               : cJSON_CreateString(p->devices[card[i]].selector));
         cJSON_AddItemToArray(devs, dj);
     }
+    free(card);
     return o;
 }
 
@@ -304,11 +312,17 @@ void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const 
             device_line(&line, &p[i].devices[0], p[i].cuda_archs);
         fprintf(f, "%-*s  %s%-*s%s  %-6s  %s\n", wname, e[i].name, unknown ? red : "", wback,
                 p[i].backend, unknown ? reset : "", how, lvd_sb_str(&line));
+        size_t *card = lvd_xcalloc(p[i].n_devices ? p[i].n_devices : 1, sizeof *card);
+        engine_cards(p[i].devices, p[i].n_devices, NULL, card);
         for (size_t d = 1; d < p[i].n_devices; d++) {
             lvd_sb_reset(&line);
             device_line(&line, &p[i].devices[d], p[i].cuda_archs);
+            if (card[d] != d)
+                lvd_sb_addf(&line, " -- the same card as %s (one device, two backends)",
+                            p[i].devices[card[d]].selector);
             fprintf(f, "%-*s  %-*s  %-6s  %s\n", wname, "", wback, "", "", lvd_sb_str(&line));
         }
+        free(card);
         identity_lines(f, wname, wback, &p[i]);
         lvd_sb_free(&line);
     }

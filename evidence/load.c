@@ -501,6 +501,7 @@ void ev_page_free(ev_page *p)
     free(p->pin.hist);
     sel_pin_rows_free(p->pin.rows, p->pin.n_rows);
     lvd_strv_free(p->pin.issues);
+    ev_hunt_free(&p->hunt);
     memset(p, 0, sizeof *p);
 }
 
@@ -536,6 +537,8 @@ int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
     lvd_strv_free(shas);
     if (rc == 0)
         rc = load_pin(s, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &out->pin, err);
+    if (rc == 0)
+        rc = ev_hunt_load(s, host, &out->hunt, err);
     if (rc != 0) {
         ev_page_free(out);
         return -1;

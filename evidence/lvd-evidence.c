@@ -23,13 +23,15 @@ typedef struct options {
     const char **models;
     size_t n_models;
     size_t nights;
+    const char **notes;  /* --note */
+    size_t n_notes;
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd evidence [--out FILE] [-m SHA256|PATH]... [--nights N] [--title TEXT]\n"
-            "                    [--host NAME] [--json] [--store PATH]\n\n"
+            "                    [--note TEXT]... [--host NAME] [--json] [--store PATH]\n\n"
             "Writes the evidence page: per model, the engines and devices measured on this host\n"
             "(pp and tg medians with 95 %% CI, deltas against the CPU and the next-ranked arm,\n"
             "samples kept and warm-up dropped, correctness), the recorded verdict with its rule,\n"
@@ -43,6 +45,8 @@ static void usage(FILE *f)
             "                   path; repeatable (default: every model measured on this host)\n"
             "  --nights N       history dates and pin decisions shown (default 14)\n"
             "  --title TEXT     the page title (default \"Backend selection evidence\")\n"
+            "  --note TEXT      a line shown at the top of the page (repeatable; the nightly says\n"
+            "                   there that a night was interrupted)\n"
             "  --host NAME      whose measurements (default: this machine, or $LVD_HOST)\n"
             "  --json           print what was written as JSON\n"
             "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
@@ -74,6 +78,10 @@ static int option(void *opts, int c, const char *arg)
         o->nights = (size_t)v;
         break;
     case 't': o->title = arg; break;
+    case 'N':
+        o->notes = lvd_xrealloc(o->notes, (o->n_notes + 1) * sizeof *o->notes);
+        o->notes[o->n_notes++] = arg;
+        break;
     }
     return 0;
 }
@@ -83,6 +91,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},   {"model", required_argument, NULL, 'm'},
         {"nights", required_argument, NULL, 'n'}, {"title", required_argument, NULL, 't'},
+        {"note", required_argument, NULL, 'N'},
         LVD_TOOL_HOST_LONGOPT,                   LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -129,11 +138,13 @@ int main(int argc, char **argv)
     int code = parse_options(argc, argv, &o);
     if (code != 0) {
         free(o.models);
+        free(o.notes);
         return code < 0 ? LVD_EXIT_OK : code;
     }
     store *s;
     if ((code = store_tool_open(TOOL, o.t.store, STORE_OPEN_READONLY, &s)) != LVD_EXIT_OK) {
         free(o.models);
+        free(o.notes);
         return code;
     }
     lvd_err err = {{0}};
@@ -151,6 +162,8 @@ int main(int argc, char **argv)
         ev_page_free(&page);
         goto out;
     }
+    page.notes = o.notes;
+    page.n_notes = o.n_notes;
     ev_file *files;
     size_t n;
     ev_render_files(&page, o.out, &files, &n);
@@ -165,5 +178,6 @@ int main(int argc, char **argv)
 out:
     store_close(s);
     free(o.models);
+    free(o.notes);
     return code;
 }

@@ -288,6 +288,9 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
     if (!pin->n_hist) {
         lvd_sb_adds(sb, "No pin decision recorded in this store (`lvd pin --pin-file FILE` records one each "
                         "night).\n");
+        if (p->hunt.culprit || p->hunt.pin_note)
+            lvd_sb_adds(sb, "\n");
+        ev_hunt_render_culprit(sb, &p->hunt);
         return;
     }
     const ev_pin_entry *d = &pin->hist[0];
@@ -295,6 +298,7 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
                 d->pinned, d->candidate, d->applied ? "; the pin file was rewritten" : "");
     ev_md_cell(sb, d->rule);
     lvd_sb_adds(sb, "\n\n");
+    ev_hunt_render_culprit(sb, &p->hunt);
     if (pin->n_rows) {
         lvd_sb_adds(sb, "Candidate against pinned, per model, backend, arm and test (newest session, kept "
                         "samples; no regression needs CI low >= -2 %, a win the sequential interval's low > +2 %):\n\n");
@@ -387,10 +391,16 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out)
                      "that failed, ignored the GPU flags or failed their correctness check are shown but never "
                      "ranked.\n");
     ev_older_render(out, p);
+    for (size_t i = 0; i < p->n_notes; i++) {
+        lvd_sb_adds(out, "\n> **Note:** ");
+        ev_md_cell(out, p->notes[i]);
+        lvd_sb_adds(out, "\n");
+    }
     if (p->n_models)
         summary_table(out, p);
     for (size_t i = 0; i < p->n_models; i++)
         model_section(out, p, &p->models[i], page_path);
     ev_alloc_render_summary(out, p);
     pin_section(out, p);
+    ev_hunt_render_drift(out, &p->hunt);
 }

@@ -44,6 +44,7 @@
 
 #include "common/types.h"
 #include "common/util.h"
+#include "evidence/hunt.h"
 #include "select/armset.h"
 #include "store/store.h"
 #include "select/pin.h"
@@ -207,6 +208,9 @@ typedef struct ev_page {
     ev_pin pin;
     char **older;           /* "b10500-cuda is older than the pin b10715: rebuild at b10715 ..." */
     size_t n_older;
+    const char *const *notes;  /* lvd evidence --note lines (borrowed), shown first */
+    size_t n_notes;
+    ev_hunt hunt;           /* the newest bisect's culprit, drift flags (evidence/hunt.h) */
 } ev_page;
 
 /* --- the pure part ---------------------------------------------------------- */

@@ -368,3 +368,35 @@ int fetch_release_latest(const char *base, int64_t min_age, int64_t now, char **
     free(url);
     return rc;
 }
+
+int fetch_release_list_page(const char *base, int page, int per_page, fetch_release **v, size_t *n,
+                            size_t *got, fetch_api_status *st, lvd_err *err)
+{
+    *got = 0;
+    char *url = lvd_xasprintf("%s/releases?per_page=%d&page=%d", base, per_page, page);
+    api_call c = {0};
+    int rc = api_get(url, &c, st, err);
+    cJSON *root = rc == 0 ? cJSON_ParseWithLength(lvd_sb_str(&c.body), c.body.len) : NULL;
+    if (rc == 0 && !cJSON_IsArray(root)) {
+        *st = FETCH_API_UNAVAILABLE;
+        rc = fetch_errf(err, "release API %s: the release list is not a JSON array", fetch_http_host(url));
+    }
+    const cJSON *item;
+    const cJSON *list = rc == 0 ? root : NULL;
+    cJSON_ArrayForEach(item, list)
+    {
+        fetch_release r;
+        if (release_from_json(item, &r, err) != 0) {
+            *st = FETCH_API_UNAVAILABLE;
+            rc = -1;
+            break;
+        }
+        *v = lvd_xrealloc(*v, (*n + 1) * sizeof **v);
+        (*v)[(*n)++] = r;
+        (*got)++;
+    }
+    cJSON_Delete(root);
+    lvd_sb_free(&c.body);
+    free(url);
+    return rc;
+}

@@ -70,4 +70,11 @@ int fetch_latest_pick(const char *json, size_t len, int64_t min_age, int64_t now
 int fetch_release_latest(const char *base, int64_t min_age, int64_t now, char **tag,
                          fetch_api_status *st, lvd_err *err);
 
+/* GET BASE/releases?per_page=N&page=P (P from 1): the releases of that page,
+ * newest first, appended to *v (grown; free each with fetch_release_free).
+ * 0 with *got the number appended (fewer than per_page: the last page), or
+ * -1 with *st and err as fetch_release_get. */
+int fetch_release_list_page(const char *base, int page, int per_page, fetch_release **v, size_t *n,
+                            size_t *got, fetch_api_status *st, lvd_err *err);
+
 #endif

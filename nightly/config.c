@@ -11,7 +11,7 @@
 static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
-    "run_timeout", "discover", "ctx", "depth",
+    "run_timeout", "discover", "ctx", "depth", "device_wait", "resume_within", "bisect", "bisect_budget",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -34,7 +34,11 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->fetch = 1;
     c->discover = 1;
     c->promote = 1;
+    c->bisect = 1;
+    c->bisect_budget = lvd_xstrdup("1h");
     c->step_timeout_s = 1800;
+    c->device_wait_s = 1800;
+    c->resume_within_s = 86400;
     c->evidence = lvd_state_path("evidence/backend-selection.md");
     c->log = lvd_state_path("nightly.log");
     char *pin = lvd_data_file("pin.default");
@@ -127,10 +131,23 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             if (check_duration(kv, e, err))
                 return -1;
             replace(!strcmp(key, "budget") ? &c->budget : &c->min_age, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "bisect_budget")) {
+            if (check_duration(kv, e, err))
+                return -1;
+            replace(&c->bisect_budget, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "bisect")) {
+            if (on_off(kv, e, &c->bisect, err))
+                return -1;
         } else if (!strcmp(key, "run_timeout")) {
             if (check_duration(kv, e, err))
                 return -1;
             replace(&c->run_timeout, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "device_wait") || !strcmp(key, "resume_within")) {
+            int64_t s;
+            if (check_duration(kv, e, err))
+                return -1;
+            lvd_parse_duration(e->value, &s);
+            *(!strcmp(key, "device_wait") ? &c->device_wait_s : &c->resume_within_s) = s;
         } else if (!strcmp(key, "step_timeout")) {
             int64_t s;
             if (check_duration(kv, e, err))
@@ -226,5 +243,6 @@ void night_config_free(night_config *c)
     free(c->log);
     free(c->builds_dir);
     free(c->run_timeout);
+    free(c->bisect_budget);
     memset(c, 0, sizeof *c);
 }

@@ -35,6 +35,10 @@ typedef struct night_config {
     int promote;         /* 1: rewrite the pin file when the rule promotes */
     int step_timeout_s;  /* limit for each step but bench (whose is its budget + margin) */
     char *run_timeout;   /* limit for one llama-bench / llama-perplexity run; NULL = the tools' */
+    int64_t device_wait_s;   /* how long to wait for the device lock (default 30m) */
+    int64_t resume_within_s; /* an interrupted night this recent is resumed (default 24h; 0 = never) */
+    int bisect;          /* 1: a pin decision naming a regression runs lvd bisect (default on) */
+    char *bisect_budget; /* its --budget, "1h" */
 } night_config;
 
 /* Loads path (NULL = the built-in default: the bundled tiny model, the shipped

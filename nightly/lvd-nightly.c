@@ -2,6 +2,8 @@
  * scripts/nightly builds the project and runs this. */
 #include "common/cli.h"
 #include "common/paths.h"
+#include "engine/devlock.h"
+#include "nightly/lock.h"
 #include "nightly/nightly.h"
 #include "store/store.h"
 #include "store/store_tool.h"
@@ -38,7 +40,11 @@ static void usage(FILE *f)
             "  -h, --help     this text\n\n"
             "Exit status: 0 every step succeeded; 5 the job finished but some step failed\n"
             "or was partial (see the log); 1 no evidence page could be written; 2 usage;\n"
-            "3 bad config; 8 another nightly holds the lock.\n\n"
+            "3 bad config; 8 another nightly holds the lock, or the devices stayed in use\n"
+            "past device_wait (the line names the holder's pid).\n\n"
+            "It holds the device lock (STORE.devices.lock, or $LVD_LOCK_DIR/devices.lock) all\n"
+            "night; its steps die with it, whatever ends it. A night that never ended is\n"
+            "resumed by the next one (its session continued; see README).\n\n"
             "Example (crontab, 02:30 every night):\n"
             "  30 2 * * *  /opt/llama-verdict/scripts/nightly --config ~/verdict/nightly.conf\n");
 }
@@ -70,6 +76,11 @@ static void print_json(const night_report *r, const night_config *c)
     cJSON_AddStringToObject(root, "session", r->session);
     cJSON_AddStringToObject(root, "config", c->source);
     cJSON_AddBoolToObject(root, "offline", r->offline);
+    cJSON_AddBoolToObject(root, "resumed", r->resumed);
+    if (r->note)
+        cJSON_AddStringToObject(root, "interrupted", r->note);
+    else
+        cJSON_AddNullToObject(root, "interrupted");
     if (r->candidate)
         cJSON_AddStringToObject(root, "candidate", r->candidate);
     else
@@ -107,10 +118,18 @@ int main(int argc, char **argv)
         night_config_free(&cfg);
         return LVD_EXIT_LOCKED;
     }
+    engine_devlock devices;
+    if ((rc = engine_devlock_tool(TOOL, store, cfg.device_wait_s * 1000, &devices)) != LVD_EXIT_OK) {
+        night_unlock(lock);
+        free(store);
+        night_config_free(&cfg);
+        return rc;
+    }
     /* every step opens the same store: create it once, so that a first night on a
        new machine does not fail its read-only steps for want of a file */
     struct store *st;
     if ((rc = store_tool_open(TOOL, store, STORE_OPEN_CREATE, &st)) != LVD_EXIT_OK) {
+        engine_devlock_release(&devices);
         night_unlock(lock);
         free(store);
         night_config_free(&cfg);
@@ -130,6 +149,7 @@ int main(int argc, char **argv)
         rc = r.exit_code;
     }
     night_report_free(&r);
+    engine_devlock_release(&devices);
     night_unlock(lock);
     free(dir);
     free(store);

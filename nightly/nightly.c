@@ -5,66 +5,19 @@
 
 #include "common/cli.h"
 #include "common/proc.h"
+#include "nightly/overlap.h"
+#include "nightly/resume.h"
 #include "select/launch.h"
 #include "stats/stats.h"
+#include "nightly/hunt.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
-
-int night_lock(const char *store, int *fd, lvd_err *err)
-{
-    char *path = lvd_xasprintf("%s.nightly.lock", store);
-    char *dir = lvd_xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
-        if (lvd_mkdir_p(dir, err)) {
-            free(dir);
-            free(path);
-            return -1;
-        }
-    }
-    free(dir);
-    int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (f < 0) {
-        lvd_errf(err, "%s: cannot open the lock: %s", path, strerror(errno));
-        free(path);
-        return -1;
-    }
-    if (flock(f, LOCK_EX | LOCK_NB) != 0) {
-        char pid[32] = "";
-        ssize_t n = pread(f, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? n : 0] = '\0';
-        pid[strcspn(pid, "\n")] = '\0';
-        lvd_errf(err, "another nightly is running (pid %s holds %s)", *pid ? pid : "?", path);
-        close(f);
-        free(path);
-        return -1;
-    }
-    char pid[32];
-    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(f, 0) != 0 || pwrite(f, pid, (size_t)n, 0) != n) {
-        /* the lock holds without the pid; only the message is poorer */
-    }
-    free(path);
-    *fd = f;
-    return 0;
-}
-
-void night_unlock(int fd)
-{
-    if (fd >= 0) {
-        flock(fd, LOCK_UN);
-        close(fd);
-    }
-}
 
 /* --- one step ------------------------------------------------------------ */
 
@@ -76,6 +29,8 @@ typedef struct job {
     const char *step_env; /* one more "K=V" for the next step, or NULL */
     char *pin_env;       /* LVD_PIN_FILE=the config's pin file: probe and select flag a local
                             build older than the pin (builds/older.h), in the log; or NULL */
+    night_resume resume;  /* this night's session, and what became of the last night */
+    int64_t since;        /* runs read back for the overlap check start here */
 } job;
 
 typedef struct argv_b {
@@ -324,6 +279,23 @@ static char *identify(job *j, const char *model, const char *when)
     return sha;
 }
 
+/* After a bench: did another session measure at the same time (overlap.h)? */
+static void alone_step(job *j)
+{
+    char msg[512] = "";
+    lvd_err err = {{0}};
+    int n = night_overlaps(j->o->store, j->r->session, lvd_hostname(), j->since, msg, sizeof msg, &err);
+    if (n == 0)
+        return;
+    night_step *s = add_step(j, "measured alone");
+    s->outcome = n < 0 ? lvd_xasprintf("failed: cannot read the runs back: %s", err.msg)
+                       : lvd_xasprintf("failed: %d run(s) overlapped another process's measurement (%s): "
+                                       "their figures may include its load", n, msg);
+    logf_(j, "%s", s->outcome);
+    console(j, "%-40s %s", s->name, s->outcome);
+    j->r->exit_code = LVD_EXIT_PARTIAL;
+}
+
 static void per_model(job *j, const char *what, const char *model)
 {
     const night_config *c = j->o->cfg;
@@ -355,6 +327,8 @@ static void per_model(job *j, const char *what, const char *model)
         arg(&a, "%s", model);
         arg(&a, "--session");
         arg(&a, "%s", j->r->session);
+        if (j->resume.resumed)
+            arg(&a, "--resume");
         arg(&a, "--tests");
         arg(&a, "%s", c->tests);
         if (c->ctx >= 0) { /* measured at the context it serves (bench/depth.h) */
@@ -387,6 +361,8 @@ static void per_model(job *j, const char *what, const char *model)
     run_step(j, name, &a, timeout, NULL);
     argv_free(&a);
     report_step(j, 0);
+    if (!strcmp(what, "bench"))
+        alone_step(j);
 }
 
 static void pin_step(job *j)
@@ -413,6 +389,24 @@ static void pin_step(job *j)
         console(j, "%-40s %s", s->name, s->outcome);
         return;
     }
+    report_step(j, 0);
+}
+
+/* lvd bisect when the newest pin decision names a regression (nightly/hunt.h). */
+static void bisect_step(job *j)
+{
+    const night_config *c = j->o->cfg;
+    int timeout = 0;
+    argv_b a = {0};
+    a.v = night_bisect_argv(c, j->o->tools_dir, j->o->store, &a.n, &timeout);
+    if (!a.v)
+        return;
+    char *env = c->builds_dir ? lvd_xasprintf("LVD_BUILDS_DIR=%s", c->builds_dir) : NULL;
+    j->step_env = env;
+    run_step(j, "bisect", &a, timeout, NULL);
+    j->step_env = NULL;
+    free(env);
+    argv_free(&a);
     report_step(j, 0);
 }
 
@@ -458,10 +452,39 @@ static int evidence_step(job *j)
     tool(j, &a, "evidence");
     arg(&a, "--out");
     arg(&a, "%s", j->o->cfg->evidence);
+    if (j->resume.note) {
+        arg(&a, "--note");
+        arg(&a, "%s", j->resume.note);
+    }
     int rc = run_step(j, "evidence", &a, j->o->cfg->step_timeout_s, NULL);
     argv_free(&a);
     report_step(j, 0);
     return rc;
+}
+
+/* The night's session: a new one, or the interrupted night's (resume.h);
+ * says which in the log and on the console. 0, or -1 with err. */
+static int begin(job *j, lvd_err *err)
+{
+    char ts[32], *fresh;
+    stamp(ts, sizeof ts);
+    fresh = lvd_xasprintf("night-%s", ts);
+    j->since = lvd_now() - 2 * 86400;
+    int rc = night_resume_begin(j->o->store, fresh, lvd_now(), j->o->cfg->resume_within_s, &j->resume, err);
+    free(fresh);
+    if (rc)
+        return -1;
+    night_report *r = j->r;
+    r->session = lvd_xstrdup(j->resume.session);
+    r->resumed = j->resume.resumed;
+    r->note = j->resume.note ? lvd_xstrdup(j->resume.note) : NULL;
+    logf_(j, "nightly %s starts: config %s, store %s", r->session, j->o->cfg->source, j->o->store);
+    console(j, "nightly %s (config: %s, log: %s)", r->session, j->o->cfg->source, j->o->cfg->log);
+    if (r->note) {
+        logf_(j, "interrupted: %s", r->note);
+        console(j, "interrupted: %s", r->note);
+    }
+    return 0;
 }
 
 int night_run(const night_opts *o, night_report *r, lvd_err *err)
@@ -484,11 +507,11 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         free(j.pin_env);
         return lvd_errf(err, "%s: cannot open the log: %s", c->log, strerror(errno));
     }
-    char ts[32];
-    stamp(ts, sizeof ts);
-    r->session = lvd_xasprintf("night-%s", ts);
-    logf_(&j, "nightly %s starts: config %s, store %s", r->session, c->source, o->store);
-    console(&j, "nightly %s (config: %s, log: %s)", r->session, c->source, c->log);
+    if (begin(&j, err)) {
+        fclose(j.log);
+        free(j.pin_env);
+        return -1;
+    }
 
     if (c->fetch) {
         size_t nf = c->n_flavours ? c->n_flavours : 1;
@@ -535,10 +558,13 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         free(after);
     }
     pin_step(&j);
+    bisect_step(&j);
     int ev = evidence_step(&j);
     if (ev != LVD_EXIT_OK && ev != LVD_EXIT_PARTIAL)
         r->exit_code = LVD_EXIT_FAIL; /* no page: the night produced nothing to review */
     logf_(&j, "nightly %s ends: exit %d", r->session, r->exit_code);
+    night_resume_end(o->store);
+    night_resume_free(&j.resume);
     console(&j, "evidence: %s", c->evidence);
     lvd_sb_free(&j.argv_sb);
     free(j.pin_env);
@@ -557,5 +583,6 @@ void night_report_free(night_report *r)
     free(r->steps);
     free(r->candidate);
     free(r->session);
+    free(r->note);
     memset(r, 0, sizeof *r);
 }

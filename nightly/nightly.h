@@ -23,7 +23,9 @@ typedef struct night_report {
     size_t n_steps;
     int offline;       /* the release API could not be reached */
     char *candidate;   /* the candidate build measured, or NULL */
-    char *session;     /* the bench session id of this night */
+    char *session;     /* the bench session id of this night (the interrupted night's when resumed) */
+    int resumed;       /* 1: this night continues an interrupted night's session (resume.h) */
+    char *note;        /* the last night was interrupted: what became of it; else NULL */
     int exit_code;     /* LVD_EXIT_OK, LVD_EXIT_PARTIAL or LVD_EXIT_FAIL */
 } night_report;
 
@@ -33,12 +35,6 @@ typedef struct night_opts {
     const char *tools_dir; /* where lvd-* live */
     FILE *console;         /* one line per step; NULL = quiet */
 } night_opts;
-
-/* Takes the nightly lock beside the store (STORE.nightly.lock, flock). A
- * second job gets -1 with "another nightly is running (pid N)". *fd stays
- * open for the job's life; night_unlock releases it. */
-int night_lock(const char *store, int *fd, lvd_err *err);
-void night_unlock(int fd);
 
 /* Runs the whole job and fills report. Returns 0 when the job ran (whatever
  * its steps did: see report->exit_code), -1 when it could not start (log file

@@ -195,6 +195,10 @@ size_t sel_params_words(const lvd_params *p, char (*words)[256], size_t max)
     } while (0)
     if (p->device[0])
         WORD("%s", p->device);
+    if (p->split_mode[0])
+        WORD("sm %s", p->split_mode);
+    if (p->tensor_split[0])
+        WORD("ts %s", p->tensor_split);
     if (p->ngl >= 0)
         WORD("ngl %d", p->ngl);
     if (p->fa >= 0)

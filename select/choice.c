@@ -7,6 +7,7 @@
 #include "bench/depth.h"
 #include "common/cli.h"
 #include "engine/devices.h"
+#include "placement/spread.h"
 #include "select/armset.h"
 #include "select/select.h"
 
@@ -110,6 +111,44 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
         c->params.ngl = (int)a->shape.n_block + 1; /* every block (-ngl 99 as measured), as placement writes it */
 }
 
+/* Places a split over several devices (bench/plan.h's split arms): the
+ * arm's own flags stay (-dev A/B, -sm, -ts, every layer, its ubatch), the
+ * line says how the spread holds at the launch context (placement/spread.h). */
+static void place_split(sel_choice_lines *c, const sel_line_in *in, const lvd_probe *probe)
+{
+    const store_artifact *a = in->artifact;
+    size_t n;
+    char **sel = lvd_split(c->params.device, '/', &n);
+    int64_t free_mib[PLACEMENT_SPREAD_MAX];
+    size_t known = 0;
+    for (size_t i = 0; i < n && i < PLACEMENT_SPREAD_MAX; i++) {
+        const lvd_device *d = probe_device(probe, sel[i]);
+        if (d && d->free_mib > 0)
+            free_mib[known++] = d->free_mib;
+    }
+    lvd_strv_free(sel);
+    placement_place_in pin;
+    placement_place_in_init(&pin);
+    pin.shape = a ? &a->shape : NULL;
+    pin.ctx = c->ctx;
+    pin.type_k = c->params.type_k;
+    pin.type_v = c->params.type_v;
+    pin.ubatch = c->params.ubatch;
+    placement_spread_result sp;
+    lvd_err err = {{0}};
+    c->placement_known = 1;
+    if (known != n || !a || !a->shape.known ||
+        placement_spread(&pin, free_mib, known, &sp, &err) != 0)
+        c->placement_line = lvd_xasprintf("split -sm %s -ts %s across %s as measured (%s)",
+                                          c->params.split_mode, c->params.tensor_split,
+                                          c->params.device,
+                                          err.msg[0] ? err.msg : "free memory or shape unknown");
+    else
+        c->placement_line = lvd_xasprintf("split -sm %s -ts %s across %s as measured (context %u): %s",
+                                          c->params.split_mode, c->params.tensor_split,
+                                          c->params.device, c->ctx, sp.reason);
+}
+
 /* A CPU run: no device flags (-ngl 0 on an engine that lists devices). */
 static void cpu_run(sel_choice_lines *c)
 {
@@ -160,6 +199,8 @@ int sel_choice_lines_build(const sel_line_in *in, sel_choice_lines *out, lvd_err
         out->device = *dev;
     if (out->cpu_run)
         cpu_run(out);
+    else if (out->params.split_mode[0])
+        place_split(out, in, probe);
     else
         place(out, in, dev, selector);
     const sel_profile *pr = in->profile;

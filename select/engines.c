@@ -149,8 +149,14 @@ const lvd_device *sel_engine_device(const sel_engine *e, const char *selector)
 int sel_arm_device(const sel_engine *e, const lvd_params *p, const lvd_device **out)
 {
     *out = NULL;
-    if (p->device[0]) {
-        *out = sel_engine_device(e, p->device);
+    if (p->device[0]) { /* a split "A/B": every device listed, the first returned */
+        size_t n;
+        char **dev = lvd_split(p->device, '/', &n);
+        int all = n > 0;
+        for (size_t i = 0; i < n && all; i++)
+            all = sel_engine_device(e, dev[i]) != NULL;
+        *out = all ? sel_engine_device(e, dev[0]) : NULL;
+        lvd_strv_free(dev);
         return *out ? 0 : -1;
     }
     if (p->ngl != 0 && e->probe.n_devices > 0)

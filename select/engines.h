@@ -61,8 +61,9 @@ const lvd_device *sel_engine_device(const sel_engine *e, const char *selector);
 /* The device an arm's parameters p run on with engine e: the probe's device
  * with p's selector; without a selector, the probe's first device (what
  * llama.cpp offloads to by default) unless -ngl is 0 or the probe lists none,
- * in which case *out is NULL (the CPU). 0, or -1 (and *out NULL) when p names
- * a selector e's probe does not list. */
+ * in which case *out is NULL (the CPU); for a split "A/B" the first device,
+ * when the probe lists every one. 0, or -1 (and *out NULL) when p names a
+ * selector e's probe does not list. */
 int sel_arm_device(const sel_engine *e, const lvd_params *p, const lvd_device **out);
 /* 1 when e can be offered for serving: probe_ok and a llama-server. */
 int sel_engine_usable(const sel_engine *e);
@@ -77,7 +78,8 @@ int sel_stat_file(const char *path, int64_t *mtime_ns, int64_t *size);
  * check: "pass", "fail", "error", "base" (the CPU reference), or "none"
  * when no check was recorded; *reason (may be NULL) gets the check's reason
  * (malloc'd, NULL when none). A CPU arm (device "") is the reference and
- * counts as passed without a check. 0, or -1 with err. */
+ * counts as passed without a check; a split over several devices is
+ * checked device by device (store_check_latest). 0, or -1 with err. */
 int sel_check_status(store *s, const char *artifact, const char *host, int64_t engine_id,
                      const char *device, char status[8], char **reason, lvd_err *err);
 /* 1 when a status from sel_check_status admits the device for the artifact. */

@@ -72,6 +72,19 @@ static int parse_env(const char *spec, strv *env, lvd_err *err)
     return 0;
 }
 
+/* llama-bench separates devices and split fractions by '/', llama-server by
+ * ',' (tests/fixtures/llama.cpp/cpu-build-b9749/{bench,server}-help.stdout):
+ * the stored form is llama-bench's, the launch line llama-server's. */
+static void push_server_list(strv *a, const char *flag, const char *bench_list)
+{
+    char *v = lvd_xstrdup(bench_list);
+    for (char *c = v; *c; c++)
+        if (*c == '/')
+            *c = ',';
+    push_flag(a, flag, v);
+    free(v);
+}
+
 static int check_params(const char *engine_dir, const char *model, const lvd_params *p,
                         lvd_err *err)
 {
@@ -110,7 +123,11 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
     push_flag(&a, "-m", model);
     if (gpu_capable) {
         if (p->device[0])
-            push_flag(&a, "--device", p->device);
+            push_server_list(&a, "--device", p->device);
+        if (p->split_mode[0])
+            push_flag(&a, "-sm", p->split_mode);
+        if (p->tensor_split[0])
+            push_server_list(&a, "-ts", p->tensor_split);
         if (p->ngl >= 0)
             push_int(&a, "-ngl", p->ngl);
         if (p->n_cpu_moe > 0)

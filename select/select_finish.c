@@ -51,6 +51,8 @@ static void say_placement(sel_result *r, const sel_choice_lines *l, const sel_pr
             (long long)l->free_mib, l->free_from, l->ctx, l->ctx_from, l->placement.reason,
             l->kept_arm ? "; the measured arm's -ngl/--n-cpu-moe/-ub fit and are kept"
                         : "; its -ngl/--n-cpu-moe/-ub replace the measured arm's, which would not fit");
+    else if (l->params.split_mode[0] && l->placement_line)
+        sel_say(r, "placement: %s", l->placement_line);
     else if (l->free_mib < 0)
         sel_say(r, "placement: %s's free memory is unknown (the probe did not print it; pass"
             " --free-mib): -ngl %s", l->device.selector,

@@ -197,6 +197,51 @@ static const char *const migrations[] = {
     "  measured_at INTEGER NOT NULL"
     ");"
     "CREATE INDEX ceilings_key ON ceilings(artifact, host, engine_id, device, type_k, type_v, id);",
+    /* 7 (issue 14, several GPUs): the split of
+     * a run or verdict over several devices, -sm and -ts as llama-bench
+     * spells them ("row", "0.60/0.40"); '' = not passed. */
+    "ALTER TABLE runs ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE verdicts ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE verdicts ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';",
+    /* 8 (issue 19): regression hunting. A bisect
+     * is keyed by what it hunts (host, model, flavour, test, arm, good, bad);
+     * each midpoint measured or skipped is one step, recorded as it is
+     * decided, so a rerun resumes; the facts that change under an unchanged
+     * build (driver, kernel, governor ...) recorded per bench session. An
+     * engine a hunt registered for a midpoint and whose bench dir it removed
+     * is retired (not listed, not measured) until it is registered again. */
+    "ALTER TABLE engines ADD COLUMN retired_at INTEGER;"
+    "CREATE TABLE bisects ("
+    "  id INTEGER PRIMARY KEY,"
+    "  key TEXT NOT NULL UNIQUE,"
+    "  host TEXT NOT NULL, artifact TEXT NOT NULL, flavour TEXT NOT NULL,"
+    "  test TEXT NOT NULL, arm TEXT NOT NULL DEFAULT '',"
+    "  good TEXT NOT NULL, bad TEXT NOT NULL,"
+    "  started_at INTEGER NOT NULL, finished_at INTEGER,"
+    "  last_good TEXT, first_bad TEXT,"   /* NULL until finished */
+    "  result_json TEXT"                  /* lvd bisect --json's object */
+    ");"
+    "CREATE TABLE bisect_steps ("
+    "  bisect_id INTEGER NOT NULL REFERENCES bisects(id) ON DELETE CASCADE,"
+    "  build TEXT NOT NULL,"
+    "  verdict TEXT NOT NULL CHECK (verdict IN ('good','bad','skip')),"
+    "  reason TEXT NOT NULL,"
+    "  commit_id TEXT, session TEXT,"
+    "  vs_good REAL, vs_good_lo REAL, vs_good_hi REAL,"  /* midpoint / good, NULL: not measured */
+    "  vs_bad REAL, vs_bad_lo REAL, vs_bad_hi REAL,"
+    "  downloaded INTEGER NOT NULL DEFAULT 0,"
+    "  at INTEGER NOT NULL,"
+    "  PRIMARY KEY (bisect_id, build)"
+    ");"
+    "CREATE TABLE session_facts ("
+    "  session TEXT NOT NULL, host TEXT NOT NULL,"
+    "  name TEXT NOT NULL,"               /* "driver", "kernel", "governor" ... */
+    "  value TEXT NOT NULL,"
+    "  at INTEGER NOT NULL,"
+    "  PRIMARY KEY (session, name)"
+    ");"
+    "CREATE INDEX session_facts_host ON session_facts(host, at);",
 };
 
 size_t store_schema_version(void)

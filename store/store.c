@@ -122,6 +122,18 @@ void store_col_params(sqlite3_stmt *st, int first, lvd_params *p)
     store_col_copy(st, first + 8, p->env, sizeof p->env);
 }
 
+void store_bind_split(sqlite3_stmt *st, int first, const lvd_params *p)
+{
+    sqlite3_bind_text(st, first + 0, p->split_mode, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, first + 1, p->tensor_split, -1, SQLITE_TRANSIENT);
+}
+
+void store_col_split(sqlite3_stmt *st, int first, lvd_params *p)
+{
+    store_col_copy(st, first + 0, p->split_mode, sizeof p->split_mode);
+    store_col_copy(st, first + 1, p->tensor_split, sizeof p->tensor_split);
+}
+
 static int read_user_version(store *s, int64_t *v, lvd_err *err)
 {
     sqlite3_stmt *st;

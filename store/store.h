@@ -85,6 +85,7 @@ int store_shard_put(store *s, const char *path, int64_t size, int64_t mtime_ns, 
 int store_engine_put(store *s, lvd_engine *e, lvd_err *err);
 int store_engine_get(store *s, int64_t id, lvd_engine *out, lvd_err *err);          /* 1 = none */
 int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *err); /* 1 = none */
+/* Every engine but the retired ones (store/bisectdb.h store_engine_retire), by id. */
 int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err);
 void store_engine_list_free(lvd_engine *v, size_t n);
 
@@ -116,7 +117,7 @@ typedef struct store_run_filter {
     const char *host;      /* NULL = any */
     int64_t engine_id;     /* 0 = any */
     const char *arm_key;   /* NULL = any */
-    const char *session;   /* NULL = any */
+    const char *session;   /* NULL = any but a hunt's (STORE_HUNT_SESSION_PREFIX, store/bisectdb.h) */
     const char *status;    /* NULL = any */
     int64_t since;         /* started_at >= since; 0 = any */
     int with_samples;      /* load results and samples too */
@@ -133,7 +134,10 @@ int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
 /* --- checks ------------------------------------------------------------- */
 
 int store_check_put(store *s, lvd_check *c, lvd_err *err);
-/* Newest check for (artifact, host, engine, device). 1 = none. */
+/* Newest check for (artifact, host, engine, device). 1 = none. A split over
+ * several devices ("CUDA0/CUDA1", bench/plan.h) is checked device by device:
+ * the first that has none (1) or did not pass gives its check, else the last
+ * device's passed check is returned. */
 int store_check_latest(store *s, const char *artifact, const char *host, int64_t engine_id,
                        const char *device, lvd_check *out, lvd_err *err);
 int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n, lvd_err *err);
@@ -153,8 +157,9 @@ void store_verdict_list_free(lvd_verdict *v, size_t n);
 /* --- pins --------------------------------------------------------------- */
 
 int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err);
-/* Newest first (limit 0 = all). */
-int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t *n, lvd_err *err);
+/* The decisions of the newest `nights` nights that have one (UTC dates:
+ * six decisions on one day are one night), newest first; 0 = all. */
+int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t *n, lvd_err *err);
 void store_pin_decision_list_free(lvd_pin_decision *v, size_t n);
 int store_pin_record(store *s, const char *build, const char *flavour, const char *sha256,
                      const char *source, lvd_err *err);

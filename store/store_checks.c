@@ -60,8 +60,8 @@ int store_check_put(store *s, lvd_check *c, lvd_err *err)
     return 0;
 }
 
-int store_check_latest(store *s, const char *artifact, const char *host, int64_t engine_id,
-                       const char *device, lvd_check *out, lvd_err *err)
+static int check_latest_one(store *s, const char *artifact, const char *host, int64_t engine_id,
+                            const char *device, lvd_check *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st;
@@ -84,6 +84,25 @@ int store_check_latest(store *s, const char *artifact, const char *host, int64_t
     }
     sqlite3_finalize(st);
     return ret;
+}
+
+int store_check_latest(store *s, const char *artifact, const char *host, int64_t engine_id,
+                       const char *device, lvd_check *out, lvd_err *err)
+{
+    if (!device || !strchr(device, '/'))
+        return check_latest_one(s, artifact, host, engine_id, device, out, err);
+    size_t n;
+    char **part = lvd_split(device, '/', &n);
+    int rc = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            lvd_check_free(out);
+        rc = check_latest_one(s, artifact, host, engine_id, part[i], out, err);
+        if (rc != 0 || strcmp(out->status, "pass") != 0)
+            break;
+    }
+    lvd_strv_free(part);
+    return rc;
 }
 
 static void free_check(void *c)

@@ -48,7 +48,8 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
                       "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
                       " dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
-                      " flavour = excluded.flavour, digest = excluded.digest, origin = excluded.origin"
+                      " flavour = excluded.flavour, digest = excluded.digest, origin = excluded.origin,"
+                      " retired_at = NULL"
                       " RETURNING id, created_at",
                       &st, err))
         return -1;
@@ -120,7 +121,7 @@ int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err)
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (store_prepare(s, SELECT_ENGINE " ORDER BY id", &st, err))
+    if (store_prepare(s, SELECT_ENGINE " WHERE retired_at IS NULL ORDER BY id", &st, err))
         return -1;
     void *v;
     if (store_rows(s, st, sizeof **out, col_engine, free_engine, "cannot list engines", &v, n, err))

@@ -31,6 +31,10 @@ double store_col_double(sqlite3_stmt *st, int col); /* NAN for NULL */
 /* Params columns (p_device .. p_env) shared by runs and verdicts. */
 void store_bind_params(sqlite3_stmt *st, int first, const lvd_params *p);
 void store_col_params(sqlite3_stmt *st, int first, lvd_params *p);
+/* The split columns (p_split_mode, p_tensor_split; schema step 7), bound and
+ * read at first and first + 1: the end of runs' and verdicts' column lists. */
+void store_bind_split(sqlite3_stmt *st, int first, const lvd_params *p);
+void store_col_split(sqlite3_stmt *st, int first, lvd_params *p);
 
 /* Steps st once expecting no row (SQLITE_DONE) and finalizes it; on failure
  * the message names the store file and what was being done. 0 or -1. */

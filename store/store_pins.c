@@ -45,17 +45,19 @@ static void free_decision(void *d)
     lvd_pin_decision_free(d);
 }
 
-int store_pin_decision_list(store *s, int limit, lvd_pin_decision **out, size_t *n, lvd_err *err)
+int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
     if (store_prepare(s,
                       "SELECT id, decided_at, pinned_build, candidate_build, decision, rule, details_json"
-                      " FROM pin_decisions ORDER BY decided_at DESC, id DESC LIMIT ?",
+                      " FROM pin_decisions WHERE ?1 <= 0 OR decided_at >= (SELECT min(d) * 86400 FROM"
+                      "   (SELECT DISTINCT decided_at / 86400 AS d FROM pin_decisions ORDER BY d DESC LIMIT ?1))"
+                      " ORDER BY decided_at DESC, id DESC",
                       &st, err))
         return -1;
-    sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
+    sqlite3_bind_int(st, 1, nights > 0 ? nights : -1);
     void *v;
     if (store_rows(s, st, sizeof **out, col_decision, free_decision, "cannot list pin decisions", &v, n, err))
         return -1;

@@ -1,6 +1,7 @@
 /* store_runs.c: llama-bench runs with their results (one per test) and every
  * repetition's sample, written in one transaction and read back with filters.
  * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
+#include "store/bisectdb.h"
 #include "store/store_internal.h"
 
 #include <math.h>
@@ -159,8 +160,9 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
                       "INSERT INTO runs (artifact, engine_id, binary, build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      " started_at, wall_ms, source, p_split_mode, p_tensor_split)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                      " ?, ?)",
                       &st, err))
         goto fail;
     sqlite3_bind_text(st, 1, r->artifact, -1, SQLITE_TRANSIENT);
@@ -180,6 +182,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     sqlite3_bind_int64(st, 23, r->started_at);
     sqlite3_bind_int64(st, 24, r->wall_ms);
     store_bind_text(st, 25, r->source);
+    store_bind_split(st, 26, &r->params);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = sqlite3_last_insert_rowid(s->db);
@@ -216,6 +219,7 @@ static void col_run(sqlite3_stmt *st, void *item)
     r->started_at = sqlite3_column_int64(st, 23);
     r->wall_ms = sqlite3_column_int64(st, 24);
     store_col_copy(st, 25, r->source, sizeof r->source);
+    store_col_split(st, 26, &r->params);
 }
 
 static void col_result(sqlite3_stmt *st, lvd_result *x)
@@ -319,10 +323,11 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"                       \
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"        \
     " build_commit, build_number, status, reason, exit_code, stderr_tail,"                         \
-    " started_at, wall_ms, source FROM runs"                                                       \
+    " started_at, wall_ms, source, p_split_mode, p_tensor_split FROM runs"                         \
     " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"                           \
     " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"                             \
-    " AND (?5 IS NULL OR session = ?5) AND (?6 IS NULL OR status = ?6)"                            \
+    " AND ((?5 IS NULL AND (session IS NULL OR session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%'))" \
+    "  OR session = ?5) AND (?6 IS NULL OR status = ?6)"                                            \
     " AND started_at >= ?7 ORDER BY " order " LIMIT ?9"
     if (store_prepare(s, f->limit > 0 ? RUN_LIST_SQL("started_at DESC, id DESC") : RUN_LIST_SQL("started_at, id"),
                       &st, err))

@@ -8,7 +8,7 @@
 #define SELECT_VERDICT                                                                    \
     "SELECT id, artifact, host, decided_at, objective, engine_id, arm_key,"                \
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
-    " rule, explain, fingerprint, stats_json FROM verdicts"
+    " rule, explain, fingerprint, stats_json, p_split_mode, p_tensor_split FROM verdicts"
 
 static void col_verdict(sqlite3_stmt *st, void *item)
 {
@@ -22,6 +22,7 @@ static void col_verdict(sqlite3_stmt *st, void *item)
     v->engine_id = store_col_i64_or(st, 5, 0);
     v->arm_key = store_col_strdup(st, 6);
     store_col_params(st, 7, &v->params);
+    store_col_split(st, 20, &v->params);
     v->rule = store_col_strdup(st, 16);
     v->explain = store_col_strdup(st, 17);
     v->fingerprint = store_col_strdup(st, 18);
@@ -36,8 +37,8 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     if (store_prepare(s,
                       "INSERT INTO verdicts (artifact, host, decided_at, objective, engine_id, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " rule, explain, fingerprint, stats_json)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      " rule, explain, fingerprint, stats_json, p_split_mode, p_tensor_split)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
     sqlite3_bind_text(st, 1, v->artifact, -1, SQLITE_TRANSIENT);
@@ -51,6 +52,7 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     store_bind_text(st, 17, v->explain);
     store_bind_text(st, 18, v->fingerprint);
     store_bind_text(st, 19, v->stats_json);
+    store_bind_split(st, 20, &v->params);
     if (store_step_done(s, st, "cannot record verdict", err))
         return -1;
     v->id = sqlite3_last_insert_rowid(s->db);

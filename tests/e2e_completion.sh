@@ -57,7 +57,7 @@ expect "" ls --x
 
 # every tool in lvd --help, and every option of every tool's --help
 tools=$(lvd_help=$("$LVD_BIN/lvd" --help); printf '%s\n' "$lvd_help" | sed -n '/^tools:/,/^$/s/^  \([a-z]*\) .*/\1/p')
-check "lvd --help lists ten tools" test "$(echo $tools | wc -w)" -eq 10
+check "lvd --help lists eleven tools" test "$(echo $tools | wc -w)" -eq 11
 expect "$tools" lvd ''
 for t in $tools; do
   opts=$("$LVD_BIN/lvd-$t" --help | grep -oE -- '(^|[][ ,(])--[a-z0-9][a-z0-9-]*' | sed 's/^[^-]*//' | sort -u)

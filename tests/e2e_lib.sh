@@ -105,6 +105,41 @@ world() { export LVD_STORE=$tmp/$1.db; W=$tmp/$1; mkdir -p "$W"; }
 # engine NAME LINES...: fake_engine $W/NAME LINES..., registered under NAME
 engine() { local d=$W/$1; shift; fake_engine "$d" "$@"; register "$d"; }
 
+# ------------------------------------------------------------ fake releases
+# fake_release SRV TAG FLAVOUR LINES...: SRV/files/TAG/llama-TAG-FLAVOUR.tar.gz,
+# a release archive whose llama-bench (llama-server, llama-perplexity) is the
+# fake engine reporting build TAG (commit c0ffeeN), with LINES as its scenario.
+fake_release() {
+  local srv=$1 tag=$2 flavour=$3 dir="$tmp/pkg/llama-$2"; shift 3
+  rm -rf "$dir"
+  mkdir -p "$dir" "$srv/files/$tag"
+  cp "${LVD_FAKE_ENGINE:?}" "$dir/llama-bench"
+  ln -sf llama-bench "$dir/llama-server"
+  ln -sf llama-bench "$dir/llama-perplexity"
+  { echo "build_number = ${tag#b}"; echo "build_commit = c0ffee${tag#b}"; printf '%s\n' "$@"; } >"$dir/fake-scenario"
+  tar -C "$tmp/pkg" -czf "$srv/files/$tag/llama-$tag-$flavour.tar.gz" "llama-$tag"
+}
+# fake_releases_json SRV FLAVOUR LIAR TAG...: SRV/releases.json listing the
+# TAGs (give them newest first), each with its archive and the archive's
+# digest; LIAR's digest (a tag, or "") is wrong.
+fake_releases_json() {
+  local srv=$1 flavour=$2 liar=$3 first=1 tag d; shift 3
+  {
+    echo "["
+    for tag in "$@"; do
+      d=$(sha256sum "$srv/files/$tag/llama-$tag-$flavour.tar.gz" | cut -d' ' -f1)
+      [ "$tag" = "$liar" ] && d=$(printf 'lie%s' "$d" | sha256sum | cut -d' ' -f1)
+      [ $first -eq 1 ] || echo ","
+      first=0
+      printf '{"tag_name": "%s", "draft": false, "prerelease": false, ' "$tag"
+      printf '"published_at": "2026-11-01T00:00:00Z", "assets": [{"name": "llama-%s-%s.tar.gz", ' "$tag" "$flavour"
+      printf '"digest": "sha256:%s", "browser_download_url": "{base}/download/%s/llama-%s-%s.tar.gz"}]}\n' \
+        "$d" "$tag" "$tag" "$flavour"
+    done
+    echo "]"
+  } >"$srv/releases.json"
+}
+
 # ------------------------------------------------------------ release server
 # start_httpd DIR ARGS...: starts tests/httpd.py serving DIR (log in DIR.log),
 # waits for its port, sets HTTPD_PID and HTTPD_PORT; the process is killed on

@@ -9,7 +9,7 @@ Binds 127.0.0.1 on a free port, prints the port on stdout (one line), then
 serves until killed:
 
   GET /api/releases/tags/<tag>      one release object (404 when unknown)
-  GET /api/releases?per_page=N      the newest N releases
+  GET /api/releases?per_page=N&page=P  the newest N releases (page P, from 1)
   GET /download/<tag>/<name>        the archive bytes (DIR/files/<tag>/<name>)
   GET /redirect/<tag>/<name>        302 to /download/<tag>/<name>
 
@@ -295,7 +295,8 @@ class Handler(BaseHTTPRequestHandler):
         rels = self.releases()
         if rest == ["releases"]:
             n = int(query.get("per_page", ["30"])[0])
-            return self.reply(200, rels[:n])
+            page = int(query.get("page", ["1"])[0])
+            return self.reply(200, rels[(page - 1) * n:page * n])
         if len(rest) == 3 and rest[:2] == ["releases", "tags"]:
             for r in rels:
                 if r["tag_name"] == rest[2]:

@@ -14,6 +14,8 @@
  *   grandchild      fork; both print nothing but the grandchild's pid and sleep
  *   linger          fork a sleeping grandchild (holding stdout), print its pid, exit 0
  *   escape          like linger, but the grandchild leaves the group (setsid)
+ *   pidfile FILE    fork a sleeping grandchild, write "PID GRANDCHILD-PID" to FILE
+ *                   (whole, by rename), sleep until killed
  *
  * Copied into a directory as llama-bench or llama-server, it replays an
  * engine's answer to one flag: `BIN --NAME` appends "NAME" to DIR/calls.log,
@@ -181,6 +183,16 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "grandchild")) {
         fork_sleeper(0);
+        sleep_forever();
+    }
+    if (!strcmp(mode, "pidfile") && argc > 2) {
+        pid_t gc = fork_sleeper(0);
+        char part[4096];
+        snprintf(part, sizeof part, "%s.part", argv[2]);
+        FILE *f = fopen(part, "w");
+        if (!f || fprintf(f, "%ld %ld\n", (long)getpid(), (long)gc) < 0 || fclose(f) != 0 ||
+            rename(part, argv[2]) != 0)
+            return 7;
         sleep_forever();
     }
     if (!strcmp(mode, "linger") || !strcmp(mode, "escape")) {

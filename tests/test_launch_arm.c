@@ -2,9 +2,9 @@
  * arm's configuration". For several stores, each made by a real bench session
  * over fake-engine processes (CPU only; a GPU whose fa on wins; a placement
  * rung's -ngl/-ub; --n-cpu-moe arms of a MoE model; matched cache-type pairs;
- * explicit depths), the verdict is recorded, `lvd select`'s launch line
+ * explicit depths; a split mode over two cards), the verdict is recorded, `lvd select`'s launch line
  * (sel_select) is parsed back, and every word of it is compared with the
- * winning arm's recorded parameters: device, -ngl (every block however
+ * winning arm's recorded parameters: devices, -sm, -ts, -ngl (every block however
  * spelled), --n-cpu-moe, -ub, -fa, -ctk, -ctv, -t, and -c the context the
  * measured serving depth stands for (bench/depth.h). The evidence page's line
  * (sel_choice_lines_load) must be the same argv. */
@@ -38,6 +38,15 @@ typedef struct launched {
     uint32_t ctx;
 } launched;
 
+/* llama-server's "A,B" list in llama-bench's spelling "A/B", as arms record it. */
+static void bench_list(char *out, size_t len, const char *v)
+{
+    snprintf(out, len, "%s", v);
+    for (char *c = out; *c; c++)
+        if (*c == ',')
+            *c = '/';
+}
+
 static void parse_launch(char **argv, launched *l)
 {
     lvd_params_init(&l->p);
@@ -51,7 +60,11 @@ static void parse_launch(char **argv, launched *l)
         if (!strcmp(f, "-m"))
             continue;
         else if (!strcmp(f, "--device"))
-            snprintf(l->p.device, sizeof l->p.device, "%s", v);
+            bench_list(l->p.device, sizeof l->p.device, v);
+        else if (!strcmp(f, "-sm"))
+            snprintf(l->p.split_mode, sizeof l->p.split_mode, "%s", v);
+        else if (!strcmp(f, "-ts"))
+            bench_list(l->p.tensor_split, sizeof l->p.tensor_split, v);
         else if (!strcmp(f, "-ngl"))
             l->p.ngl = atoi(v);
         else if (!strcmp(f, "--n-cpu-moe"))
@@ -123,6 +136,8 @@ static void assert_launch_is_arm(const launched *l, const lvd_params *arm, int d
                                  const gguf_shape *shape)
 {
     assert_string_equal(l->p.device, arm->device);
+    assert_string_equal(l->p.split_mode, arm->split_mode);
+    assert_string_equal(l->p.tensor_split, arm->tensor_split);
     assert_int_equal(ngl_of(l->p.ngl, shape), ngl_of(arm->ngl, shape));
     assert_int_equal(l->p.n_cpu_moe, arm->n_cpu_moe);
     assert_int_equal(l->p.ubatch, arm->ubatch);
@@ -337,6 +352,22 @@ static void test_explicit_depth(void **state)
     assert_int_equal(l.ctx, 2048);
 }
 
+/* Two cards: split arms over CUDA0/CUDA1; -sm row wins and is the line,
+ * devices and -ts as measured. */
+static void test_split_mode(void **state)
+{
+    fx *f = *state;
+    engine(f, "cuda", H200 "device = CUDA1|NVIDIA H200|143155|142629|9.0\ndev.CUDA0.tg = 900\n"
+                      "dev.CUDA1.tg = 900\ntg.sm=row = 1.8\n");
+    launched l;
+    lvd_params arm;
+    static const int fa[] = {1};
+    world w = {.session = "split", .ctx = -1, .po = {.fa = fa, .n_fa = 1}};
+    measure(f, &w, &l, &arm);
+    assert_string_equal(l.p.split_mode, "row");
+    assert_string_equal(l.p.device, "CUDA0/CUDA1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +377,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ncmoe_arm, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_cache_type_pair, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_explicit_depth, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_split_mode, tu_session_setup, tu_session_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

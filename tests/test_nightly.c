@@ -2,7 +2,9 @@
 #include "tests/testutil.h"
 
 #include "nightly/config.h"
+#include "nightly/lock.h"
 #include "nightly/nightly.h"
+#include "nightly/resume.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,12 +123,65 @@ static void second_lock_is_refused_with_the_holder(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* The resume rule (nightly/resume.c): a night that never ended is resumed
+ * within resume_within of its session's first start, else a new session is
+ * said; a night that ended leaves nothing to resume. */
+static void interrupted_night_is_resumed_within_its_window(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *store = lvd_xasprintf("%s/store.db", dir);
+    char *rec = lvd_xasprintf("%s.nightly.state", store);
+    night_resume r;
+    lvd_err err = {{0}};
+    const int64_t t0 = 1800000000, day = 86400;
+    assert_int_equal(night_resume_begin(store, "night-1", t0, day, &r, &err), 0);
+    assert_string_equal(r.session, "night-1");
+    assert_int_equal(r.resumed, 0);
+    assert_null(r.note);
+    assert_int_equal(access(rec, F_OK), 0);
+    night_resume_free(&r);
+    /* killed: the record stays; an hour later the next night resumes it */
+    assert_int_equal(night_resume_begin(store, "night-2", t0 + 3600, day, &r, &err), 0);
+    assert_string_equal(r.session, "night-1");
+    assert_int_equal(r.resumed, 1);
+    char want[96];
+    snprintf(want, sizeof want, "the night of session night-1 (pid %ld) was interrupted: this night resumes",
+             (long)getpid());
+    assert_non_null(strstr(r.note, want));
+    night_resume_free(&r);
+    /* killed again: the window counts from the session's first start */
+    assert_int_equal(night_resume_begin(store, "night-3", t0 + day + 1, day, &r, &err), 0);
+    assert_string_equal(r.session, "night-3");
+    assert_int_equal(r.resumed, 0);
+    assert_non_null(strstr(r.note, "beyond resume_within (86400s): this night starts a new session"));
+    night_resume_free(&r);
+    /* a night that ended leaves nothing */
+    night_resume_end(store);
+    assert_int_equal(access(rec, F_OK), -1);
+    assert_int_equal(night_resume_begin(store, "night-4", t0 + 2 * day, day, &r, &err), 0);
+    assert_string_equal(r.session, "night-4");
+    assert_null(r.note);
+    night_resume_free(&r);
+    /* resume_within 0: never resumed, and said so */
+    assert_int_equal(night_resume_begin(store, "night-5", t0 + 2 * day + 60, 0, &r, &err), 0);
+    assert_string_equal(r.session, "night-5");
+    assert_int_equal(r.resumed, 0);
+    assert_non_null(strstr(r.note, "resume_within is 0"));
+    night_resume_free(&r);
+    night_resume_end(store);
+    free(rec);
+    free(store);
+    tu_tmpdir_free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_config_uses_shipped_files_and_never_promotes),
         cmocka_unit_test(file_config_resolves_paths_and_checks_values),
         cmocka_unit_test(second_lock_is_refused_with_the_holder),
+        cmocka_unit_test(interrupted_night_is_resumed_within_its_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

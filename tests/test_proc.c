@@ -2,7 +2,8 @@
  * (tests/proc-helper.c): exit codes, signals, timeouts that kill the whole
  * process group, lingering and escaping grandchildren, capture limits, the
  * environment overlay, the working directory, spawn failures, no leaked fds
- * and no zombies. This process makes itself a child subreaper so orphaned
+ * and no zombies, and the child's group killed when its parent is SIGKILLed.
+ * This process makes itself a child subreaper so orphaned
  * grandchildren come back to it and their fate can be checked exactly. */
 #include "tests/testutil.h"
 
@@ -11,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -226,6 +228,56 @@ static void test_escaped_grandchild_does_not_hang(void **state)
     assert_no_children();
 }
 
+/* Our death (SIGKILL: nothing to catch) takes the child and its grandchild
+ * with it: a "parent" forked here runs the helper through proc_run and is
+ * killed; both of the helper's processes, reparented to this subreaper, must
+ * die of SIGKILL within moments, and the guard too. */
+static void test_parent_killed_kills_group(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lvd-test-proc-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *file = lvd_xasprintf("%s/pids", dir);
+    pid_t parent = fork();
+    assert_true(parent >= 0);
+    if (parent == 0) {
+        const char *argv[] = {helper, "pidfile", file, NULL};
+        proc_spec spec = {.argv = argv, .timeout_ms = 120000};
+        proc_result res;
+        proc_run(&spec, &res, NULL);
+        _exit(3); /* not reached: killed first */
+    }
+    long child = 0, gc = 0;
+    for (int i = 0; i < 1000 && !child; i++) {
+        FILE *f = fopen(file, "r");
+        if (!f || fscanf(f, "%ld %ld", &child, &gc) != 2)
+            child = 0;
+        if (f)
+            fclose(f);
+        if (!child)
+            usleep(10000);
+    }
+    assert_true(child > 1 && gc > 1);
+    assert_int_equal(kill(parent, SIGKILL), 0);
+    int st;
+    assert_int_equal(waitpid(parent, &st, 0), parent);
+    st = reap_orphan((pid_t)child);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    st = reap_orphan((pid_t)gc);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    for (int i = 0; i < 1000; i++) { /* the guard, reparented to us too */
+        pid_t r = waitpid(-1, &st, WNOHANG);
+        if (r < 0)
+            break;
+        if (r == 0)
+            usleep(10000);
+    }
+    assert_no_children();
+    unlink(file);
+    rmdir(dir);
+    free(file);
+}
+
 static int all_bytes(const lvd_sb *sb, char c)
 {
     for (size_t i = 0; i < sb->len; i++)
@@ -400,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_timeout_kills_grandchild),
         cmocka_unit_test(test_lingering_grandchild_killed),
         cmocka_unit_test(test_escaped_grandchild_does_not_hang),
+        cmocka_unit_test(test_parent_killed_kills_group),
         cmocka_unit_test(test_large_output),
         cmocka_unit_test(test_env_overlay_and_stdin),
         cmocka_unit_test(test_cwd),

@@ -961,15 +961,25 @@ static void test_pins(void **state)
     assert_string_equal(v[1].candidate_build, "b9800");
     assert_string_equal(v[1].details_json, "{}");
     store_pin_decision_list_free(v, n);
+    /* nights, not decisions: both were decided on one night */
+    assert_int_equal(store_pin_decision_list(f->s, 1, &v, &n, &err), 0);
+    assert_int_equal(n, 2);
+    store_pin_decision_list_free(v, n);
+    lvd_pin_decision d3 = {.decided_at = 3 * 86400 + 5, .pinned_build = "b9800", .decision = "keep", .rule = "x"};
+    assert_int_equal(store_pin_decision_put(f->s, &d3, &err), 0);
     assert_int_equal(store_pin_decision_list(f->s, 1, &v, &n, &err), 0);
     assert_int_equal(n, 1);
+    assert_int_equal(v[0].id, d3.id);
+    store_pin_decision_list_free(v, n);
+    assert_int_equal(store_pin_decision_list(f->s, 2, &v, &n, &err), 0);
+    assert_int_equal(n, 3);
     store_pin_decision_list_free(v, n);
     assert_int_equal(store_pin_record(f->s, "b9800", "ubuntu-x64", SHA_A, "nightly", &err), 0);
     assert_int_equal(store_pin_record(f->s, "b9801", NULL, NULL, NULL, &err), 0);
     assert_int_equal(store_pin_record(f->s, NULL, NULL, NULL, NULL, &err), -1);
     store_counts c;
     assert_int_equal(store_counts_get(f->s, &c, &err), 0);
-    assert_int_equal(c.pin_decisions, 2);
+    assert_int_equal(c.pin_decisions, 3);
 }
 
 static void test_readonly_refuses_writes(void **state)

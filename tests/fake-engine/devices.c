@@ -18,6 +18,11 @@ int gpu_build(void)
     return G.ndev > 0 && ignore_ngl() != 1;
 }
 
+const char *split_modes(void)
+{
+    return scn_str("split_modes", "none,layer,row,tensor");
+}
+
 const char *build_commit(void)
 {
     return scn_str("build_commit", "d32676d77");

@@ -42,6 +42,15 @@
  *       pair it with a (fake) libggml-vulkan.so in the engine dir.
  *   cuda_archs = 800,860             the CUDA ARCHS of the system_info line
  *       (default: the first CUDA device's compute capability, 9.0 -> 900).
+ *   split_modes = none,layer,row     the -sm values llama-bench accepts and its
+ *       --help lists (default none,layer,row,tensor, as b9749); another -sm is
+ *       an invalid parameter (usage, exit 1), as in a build older than it.
+ *   Several GPUs: declare a device line each (CUDA0 and CUDA1). One card seen
+ *       by two backends: a CUDA and a Vulkan line with the same DESCRIPTION and
+ *       nearly the same TOTAL (gpu-h200: 143155 and 143771 MiB). A run with
+ *       -dev A/B (not at -sm none) prints llama-bench -v's model, KV and
+ *       compute buffer lines once per device, each its -ts share (no -ts: by
+ *       FREE_MIB); its speed is the first device's (cond dev=A/B, sm=row).
  *   ignore_ngl = 0|1|speed
  *       1: GPU flags have no effect, as a build whose GPU backend cannot load:
  *          devices still listed, but bench reports backends "CPU", gpu_info "",
@@ -270,6 +279,7 @@ void scn_load(const char *argv0);
 /* devices.c */
 int gpu_build(void);
 const char *build_commit(void);
+const char *split_modes(void);
 long build_number(void);
 void print_backend_init(void);
 void backends_str(lvd_sb *sb);

@@ -523,27 +523,6 @@ static void bench_fill(const bench_opts *o, const binst *in, size_t j, const mod
     r->val[F_TEST_TIME] = tt;
 }
 
-/* llama-bench -v's allocation lines, in the format of
- * tests/fixtures/llama.cpp/alloc-b9749/vk-bench-v.stderr, scaled from the
- * capture's small-llama (20550656 bytes, 8.30 MiB of it token embeddings on
- * the host; 0.50 MiB of KV and 1.97 MiB of compute per 256 cells). */
-static void print_alloc(const char *target, const binst *in, const model_meta *m, int load)
-{
-    const char *dev = strncmp(target, "dev.", 4) ? NULL : target + 4;
-    double size = (double)m->size / 1048576.0, scale = (double)m->size / 20550656.0;
-    double host = dev ? size * 8.30 / 19.60 : size;
-    int cells = (in->n_prompt + in->n_gen + 255) / 256 * 256;
-    if (load) {
-        fprintf(stderr, "load_tensors:   CPU_Mapped model buffer size = %8.2f MiB\n", host);
-        if (dev)
-            fprintf(stderr, "load_tensors: %12s model buffer size = %8.2f MiB\n", dev, size - host);
-    }
-    fprintf(stderr, "llama_kv_cache: %10s KV buffer size = %8.2f MiB\n", dev ? dev : "CPU",
-            0.50 * scale * cells / 256.0);
-    fprintf(stderr, "sched_reserve: %10s compute buffer size = %8.2f MiB\n", dev ? dev : "CPU",
-            1.97 * scale);
-}
-
 static void bench_fault(fault_t f, const bres *r, const char *model)
 {
     if (f == F_OOM) {
@@ -622,7 +601,7 @@ int bench_main(int argc, char **argv)
                         in->n_prompt + in->n_gen + atol(o.dim[D_ND].v[in->ix[D_ND]]), o.verbose, model);
         bres r = { 0 };
         if (o.verbose)
-            print_alloc(T, in, &meta[mi], j == 0 || !same_mparams(in, &il.v[j - 1]));
+            print_alloc(T, &o, in, &meta[mi], j == 0 || !same_mparams(in, &il.v[j - 1]));
         bench_fill(&o, in, j, &meta[mi], &r);
         if (o.progress && !o.no_warmup) {
             if (in->n_prompt)

@@ -40,5 +40,8 @@ void bench_instances(const bench_opts *o, binst_list *out);
 /* fake_ctx_limit.c: exits 1 as llama.cpp does when the context of n_ctx
  * cells does not fit under target T's ctx_limit (scenario); else returns. */
 void ctx_limit_check(const char *T, const char *ctk, const char *ctv, long n_ctx, int verbose, const char *model);
+/* fake_bench_alloc.c: llama-bench -v's buffer lines for one test instance
+ * (load: the model buffers too) */
+void print_alloc(const char *target, const bench_opts *o, const binst *in, const model_meta *m, int load);
 
 #endif

@@ -31,6 +31,19 @@ const char *bench_default(int d)
     }
 }
 
+/* The -sm line of the usage, listing the scenario's split_modes. */
+static void split_mode_help(void)
+{
+    char *modes = lvd_xstrdup(split_modes());
+    for (char *c = modes; *c; c++)
+        if (*c == ',')
+            *c = '|';
+    char *flag = lvd_xasprintf("-sm, --split-mode <%s>", modes);
+    printf("  %-50s(default: layer)\n", flag);
+    free(flag);
+    free(modes);
+}
+
 static void bench_usage(void)
 {
     printf("usage: %s [options]\n"
@@ -81,9 +94,10 @@ static void bench_usage(void)
            "  --cpu-strict <0|1>                                (default: 0)\n"
            "  --poll <0...100>                                  (default: 50)\n"
            "  -ngl, --n-gpu-layers <n>                          (default: -1)\n"
-           "  -ncmoe, --n-cpu-moe <n>                           (default: 0)\n"
-           "  -sm, --split-mode <none|layer|row|tensor>         (default: layer)\n"
-           "  -mg, --main-gpu <i>                               (default: 0)\n"
+           "  -ncmoe, --n-cpu-moe <n>                           (default: 0)\n",
+           G.prog, bench_default(D_NT));
+    split_mode_help();
+    printf("  -mg, --main-gpu <i>                               (default: 0)\n"
            "  -nkvo, --no-kv-offload <0|1>                      (default: 0)\n"
            "  -fa, --flash-attn <on|off|auto>                   (default: auto)\n"
            "  -dev, --device <dev0/dev1/...>                    (default: auto)\n"
@@ -99,8 +113,7 @@ static void bench_usage(void)
            "\n"
            "Multiple values can be given for each parameter by separating them with ','\n"
            "or by specifying the parameter multiple times. Ranges can be given as\n"
-           "'first-last' or 'first-last+step' or 'first-last*mult'.\n",
-           G.prog, bench_default(D_NT));
+           "'first-last' or 'first-last+step' or 'first-last*mult'.\n");
 }
 
 /* llama-bench's parse_int_range: first[-last[(+|*)step]] items separated by ','.
@@ -147,6 +160,19 @@ static const char *int_range(const char *s, int allow_neg, strv *out)
         }
     }
     return NULL;
+}
+
+/* 1 when every -sm value is one of the scenario's split_modes (a build
+ * older than -sm tensor rejects it as an invalid parameter). */
+static int modes_accepted(const char *val)
+{
+    char **items = lvd_split(val, ',', NULL), **ok = lvd_split(split_modes(), ',', NULL);
+    int all = 1;
+    for (size_t i = 0; items[i] && all; i++)
+        all = in_list(items[i], (const char *const *)ok);
+    lvd_strv_free(items);
+    lvd_strv_free(ok);
+    return all;
 }
 
 static int split_push(const char *val, strv *out, const char *const *allowed)
@@ -411,7 +437,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
         } else if (is_arg(a, "-ncmoe", "--n-cpu-moe")) {
             err = int_range(v, 0, &o->dim[D_NCMOE]);
         } else if (is_arg(a, "-sm", "--split-mode")) {
-            invalid = !split_push(v, &o->dim[D_SM], sms);
+            invalid = !split_push(v, &o->dim[D_SM], sms) || !modes_accepted(v);
         } else if (is_arg(a, "-lm", "--load-mode")) {
             invalid = !split_push(v, &o->dim[D_LM], lms);
         } else if (is_arg(a, "-mg", "--main-gpu")) {

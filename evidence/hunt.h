@@ -1,0 +1,34 @@
+/* hunt.h: the evidence page's regression hunting: the newest lvd bisect's
+ * culprit (shown under the pin decision, with its compare link) and the
+ * drift flags of every (model, arm, test) history of this host
+ * (evidence/drift.h), with a note when the newest pin decision's sessions
+ * lie across a flagged change point. Loaded from the store (read only);
+ * rendered as markdown. Not for the figures (drift.c) or the rest of the
+ * page (load.c, markdown.c). */
+#ifndef LVD_EV_HUNT_H
+#define LVD_EV_HUNT_H
+
+#include "common/util.h"
+#include "evidence/drift.h"
+
+#include <stddef.h>
+
+struct store;
+
+typedef struct ev_hunt {
+    char *culprit;          /* the culprit's paragraph (markdown), NULL: no bisect */
+    ev_drift_flag *flags;   /* by date */
+    size_t n_flags;
+    char *pin_note;         /* the newest pin decision against the drift flags, or NULL */
+} ev_hunt;
+
+/* Loads host's hunt from s. 0, or -1 with err. */
+int ev_hunt_load(struct store *s, const char *host, ev_hunt *out, lvd_err *err);
+void ev_hunt_free(ev_hunt *h);
+
+/* Under the pin decision: the culprit and the pin note (nothing when neither). */
+void ev_hunt_render_culprit(lvd_sb *sb, const ev_hunt *h);
+/* The "Drift" section (none when nothing is flagged). */
+void ev_hunt_render_drift(lvd_sb *sb, const ev_hunt *h);
+
+#endif
