@@ -85,6 +85,11 @@ int bench_tests_for_serving(bench_test **tests, size_t *n, const int *depths, si
     int deepest = 0, tokens = 0;
     for (size_t i = 0; i < nd; i++)
         deepest = depths[i] > deepest ? depths[i] : deepest;
+    int named = bench_tests_serving_depth(*tests, *n); /* tests named at a depth ("tg128@d2048") */
+    if (named > 0 && nd == 0) {
+        *serving = bench_serving_ctx(asked_ctx, named, shape);
+        return asked_ctx > 0 ? bench_tests_fit_ctx(*tests, *n, *serving, err) : 0;
+    }
     for (size_t i = 0; i < *n; i++)
         if ((*tests)[i].n_prompt + (*tests)[i].n_gen > tokens)
             tokens = (*tests)[i].n_prompt + (*tests)[i].n_gen;

@@ -14,6 +14,7 @@
  *     none (0) when a test would not fit on top of it (ctx / 2 below the
  *     test's tokens) or under BENCH_DEPTH_MIN (nothing worth measuring);
  *     depths --depth names with an explicit -c must fit in it;
+ *   - tests named at a depth (--tests tg128@d2048) are measured as named;
  *   - the tests at depth 0 stay beside the deep ones for comparison, so
  *     pp512, tg128 become pp512, tg128, pp512@dD, tg128@dD (llama-bench's own
  *     names for -d 0,D); the objective is decided at the deepest depth, the

@@ -32,17 +32,24 @@ int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err
     }
     bench_test *v = lvd_xcalloc(count, sizeof *v);
     for (size_t i = 0; i < count; i++) {
-        int64_t tokens;
+        int64_t tokens, depth = 0;
         int pp = lvd_starts_with(items[i], "pp"), tg = lvd_starts_with(items[i], "tg");
-        if ((!pp && !tg) || lvd_parse_i64(items[i] + 2, &tokens) || tokens <= 0 || tokens > 1000000) {
-            lvd_errf(err, "tests: '%s' is not ppN or tgN with N in 1..1000000", items[i]);
+        char *at = strstr(items[i], "@d"); /* llama-bench's name of a test at depth D */
+        if (at)
+            *at = '\0';
+        if ((!pp && !tg) || lvd_parse_i64(items[i] + 2, &tokens) || tokens <= 0 || tokens > 1000000 ||
+            (at && (lvd_parse_i64(at + 2, &depth) || depth < 0 || depth > 16777216))) {
+            if (at)
+                *at = '@';
+            lvd_errf(err, "tests: '%s' is not ppN or tgN (N in 1..1000000), optionally @dD", items[i]);
             free(v);
             lvd_strv_free(items);
             return -1;
         }
         v[i].n_prompt = pp ? (int)tokens : 0;
         v[i].n_gen = tg ? (int)tokens : 0;
-        bench_test_name(v[i].n_prompt, v[i].n_gen, 0, v[i].name, sizeof v[i].name);
+        v[i].n_depth = (int)depth;
+        bench_test_name(v[i].n_prompt, v[i].n_gen, v[i].n_depth, v[i].name, sizeof v[i].name);
         for (size_t k = 0; k < i; k++) {
             if (!strcmp(v[k].name, v[i].name)) {
                 lvd_errf(err, "tests: '%s' is given twice", items[i]);

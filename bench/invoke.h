@@ -50,7 +50,8 @@ typedef struct bench_test {
     int n_depth;                   /* 0: an empty context */
 } bench_test;
 
-/* Parses "pp512,tg128" (ppN and tgN items, N > 0, no duplicates, at most
+/* Parses "pp512,tg128" (ppN and tgN items, N > 0, each optionally at a
+ * depth as llama-bench names it, "tg128@d2048"; no duplicates, at most
  * BENCH_MAX_TESTS) into tests (malloc'd). 0, or -1 with err. */
 int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err);
 

@@ -68,6 +68,18 @@ static void test_tests_at_depths(void **state)
     static const int deep[] = {0, 8192};
     assert_int_equal(bench_tests_for_serving(&t, &n, deep, 2, 4096, NULL, &serving, &err), -1);
     assert_string_equal(err.msg, "depth: pp512@d8192 needs 8704 tokens of context, more than -c 4096");
+    free(t);
+    /* a test named at a depth (what lvd bisect passes back): measured as named */
+    assert_int_equal(bench_tests_parse("tg128@d2048", &t, &n, &err), 0);
+    assert_int_equal(t[0].n_depth, 2048);
+    assert_string_equal(t[0].name, "tg128@d2048");
+    assert_int_equal(bench_tests_for_serving(&t, &n, NULL, 0, -1, NULL, &serving, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(serving, 4096);
+    free(t);
+    assert_int_equal(bench_tests_parse("tg128@dx", &t, &n, &err), -1);
+    assert_string_equal(err.msg, "tests: 'tg128@dx' is not ppN or tgN (N in 1..1000000), optionally @dD");
+    assert_int_equal(bench_tests_from_counts("512", "128", &t, &n, &err), 0);
     static const int twice[] = {256, 256};
     assert_int_equal(bench_tests_at_depths(&t, &n, twice, 2, &err), -1);
     assert_string_equal(err.msg, "depth: 256 is given twice");
