@@ -33,17 +33,24 @@ int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err
     }
     bench_test *v = lvd_xcalloc(count, sizeof *v);
     for (size_t i = 0; i < count; i++) {
-        int64_t tokens;
+        int64_t tokens, depth = 0;
         int pp = lvd_starts_with(items[i], "pp"), tg = lvd_starts_with(items[i], "tg");
-        if ((!pp && !tg) || lvd_parse_i64(items[i] + 2, &tokens) || tokens <= 0 || tokens > 1000000) {
-            lvd_errf(err, "tests: '%s' is not ppN or tgN with N in 1..1000000", items[i]);
+        char *at = strstr(items[i], "@d"); /* llama-bench's name of a test at depth D */
+        if (at)
+            *at = '\0';
+        if ((!pp && !tg) || lvd_parse_i64(items[i] + 2, &tokens) || tokens <= 0 || tokens > 1000000 ||
+            (at && (lvd_parse_i64(at + 2, &depth) || depth < 0 || depth > 16777216))) {
+            if (at)
+                *at = '@';
+            lvd_errf(err, "tests: '%s' is not ppN or tgN (N in 1..1000000), optionally @dD", items[i]);
             free(v);
             lvd_strv_free(items);
             return -1;
         }
         v[i].n_prompt = pp ? (int)tokens : 0;
         v[i].n_gen = tg ? (int)tokens : 0;
-        bench_test_name(v[i].n_prompt, v[i].n_gen, 0, v[i].name, sizeof v[i].name);
+        v[i].n_depth = (int)depth;
+        bench_test_name(v[i].n_prompt, v[i].n_gen, v[i].n_depth, v[i].name, sizeof v[i].name);
         for (size_t k = 0; k < i; k++) {
             if (!strcmp(v[k].name, v[i].name)) {
                 lvd_errf(err, "tests: '%s' is given twice", items[i]);
@@ -102,18 +109,36 @@ static void push_flag(strv *a, const char *flag, char *value)
     lvd_strv_push(&a->v, &a->n, value);
 }
 
-/* The comma list of the tests' n_prompt (pp) or n_gen (tg); "0" when none. */
-static char *token_list(const bench_invoke *inv, int pp)
+enum { LIST_PP, LIST_TG, LIST_DEPTH };
+
+static int test_value(const bench_test *t, int which)
+{
+    return which == LIST_PP ? t->n_prompt : which == LIST_TG ? t->n_gen : t->n_depth;
+}
+
+/* The comma list of the tests' n_prompt (pp), n_gen (tg) or n_depth, each
+ * value once in first-seen order (pp and tg: > 0 only, "0" when none). */
+static char *token_list(const bench_invoke *inv, int which)
 {
     lvd_sb sb = {0};
     for (size_t i = 0; i < inv->n_tests; i++) {
-        int v = pp ? inv->tests[i].n_prompt : inv->tests[i].n_gen;
-        if (v > 0)
+        int v = test_value(&inv->tests[i], which), seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = test_value(&inv->tests[k], which) == v;
+        if (!seen && (v > 0 || which == LIST_DEPTH))
             lvd_sb_addf(&sb, "%s%d", sb.len ? "," : "", v);
     }
     if (!sb.len)
         lvd_sb_adds(&sb, "0");
     return lvd_sb_detach(&sb);
+}
+
+static int any_depth(const bench_invoke *inv)
+{
+    for (size_t i = 0; i < inv->n_tests; i++)
+        if (inv->tests[i].n_depth > 0)
+            return 1;
+    return 0;
 }
 
 /* Flag d of the group: its comma list when the arms pass it, else nothing. */
@@ -131,8 +156,10 @@ char **bench_group_argv(const bench_plan *plan, const bench_group *g, const benc
     strv a = {0};
     lvd_strv_push(&a.v, &a.n, lvd_xstrdup(arm->binary));
     push_flag(&a, "-m", lvd_xstrdup(inv->model));
-    push_flag(&a, "-p", token_list(inv, 1));
-    push_flag(&a, "-n", token_list(inv, 0));
+    push_flag(&a, "-p", token_list(inv, LIST_PP));
+    push_flag(&a, "-n", token_list(inv, LIST_TG));
+    if (any_depth(inv))
+        push_flag(&a, "-d", token_list(inv, LIST_DEPTH));
     push_flag(&a, "-r", lvd_xasprintf("%d", inv->reps));
     push_flag(&a, "-o", lvd_xstrdup("jsonl"));
     /* -v: the only way llama-bench prints what it allocated per device

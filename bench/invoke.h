@@ -4,10 +4,12 @@
  * are parsed here too.
  *
  * One invocation:
- *   BIN -m MODEL -p P,.. -n N,.. -r REPS -o jsonl -v [-dev SEL] [-ngl N] [-fa 0|1]
- *       [-ub U] [-ctk T] [-ctv T] [-ncmoe N] [-fitt MiB [-fitc N]] [-t T]
+ *   BIN -m MODEL -p P,.. -n N,.. [-d D,..] -r REPS -o jsonl -v [-dev SEL] [-ngl N]
+ *       [-fa 0|1] [-ub U] [-ctk T] [-ctv T] [-ncmoe N] [-fitt MiB [-fitc N]] [-t T]
  *       (the arm's env added)
- *   -p 0 / -n 0 when no pp / tg test is asked. Outcomes (lvd_run.status):
+ *   -p 0 / -n 0 when no pp / tg test is asked; each list holds each value once
+ *   (llama-bench crosses -p and -n with -d); -d only when a test has a depth.
+ *   Outcomes (lvd_run.status):
  *   ok           every asked test came back with valid samples;
  *   failed       could not execute, timed out, killed by a signal, non-zero
  *                exit, unparsable (garbage, truncated) output, a missing test,
@@ -41,13 +43,16 @@
 #define BENCH_STDERR_TAIL_LINES 20
 #define BENCH_MAX_TESTS 16
 
-/* One llama-bench test: pp (n_gen 0) or tg (n_prompt 0). */
+/* One llama-bench test: pp (n_gen 0) or tg (n_prompt 0), at a context
+ * depth (-d; bench/depth.h says which). */
 typedef struct bench_test {
-    char name[48];                 /* "pp512", "tg128" as llama-bench names them */
+    char name[48];                 /* "pp512", "tg128", "tg128@d2048" as bench_test_name makes them */
     int n_prompt, n_gen;
+    int n_depth;                   /* 0: an empty context */
 } bench_test;
 
-/* Parses "pp512,tg128" (ppN and tgN items, N > 0, no duplicates, at most
+/* Parses "pp512,tg128" (ppN and tgN items, N > 0, each optionally at a
+ * depth as llama-bench names it, "tg128@d2048"; no duplicates, at most
  * BENCH_MAX_TESTS) into tests (malloc'd). 0, or -1 with err. */
 int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err);
 

@@ -6,6 +6,7 @@
 #include "engine/cards.h"
 #include "engine/devlock.h"
 #include "engine/engines.h"
+#include "bench/depth.h"
 #include "engine/splitmodes.h"
 #include "engine/hostfacts.h"
 #include "store/factsdb.h"
@@ -40,10 +41,12 @@ typedef struct options {
     const char *engines;
     const char *tests;
     const char *n_prompt, *n_gen; /* -p, -n */
-    int_list ngl, fa, ub, ncmoe;
+    int_list ngl, fa, ub, ncmoe, depth;
     char **ctk, **ctv, **sm;
     size_t n_ctk, n_ctv, n_sm;
     char *ts;           /* -ts in llama-bench's spelling "3/1" */
+    int kv_mixed;       /* --kv-mixed */
+    int64_t ctx;        /* -c: the serving context; -1 = lvd select's default */
     const char **env;
     size_t n_env;
     int threads;
@@ -64,9 +67,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd bench -m M.gguf [--engines all|NAME,...] [--tests pp512,tg128 | -p N,... -n N,...]\n"
-            "                 [-ngl N,...] [-fa on,off] [-ub N,...] [-ctk T,...] [-ctv T,...]\n"
-            "                 [-ncmoe N,...] [-sm layer,row,tensor] [-ts N/N] [-t N] [--env K=V]...\n"
-            "                 [-r N]\n"
+            "                 [-c CTX] [-d N,...] [-ngl N,...] [-fa on,off] [-ub N,...]\n"
+            "                 [-ctk T,...] [-ctv T,...] [--kv-mixed] [-ncmoe N,...]\n"
+            "                 [-sm layer,row,tensor] [-ts N/N] [-t N] [--env K=V]... [-r N]\n"
             "                 [--budget 15m] [--max-samples 30] [--min-samples 3] [--timeout 300]\n"
             "                 [--session ID [--resume]] [--wait DUR]"
             "\n"
@@ -91,6 +94,14 @@ static void usage(FILE *f)
             "  -p, --n-prompt LIST, -n, --n-gen LIST\n"
             "                     the tests as llama-bench's -p and -n give them (pp for each\n"
             "                     -p, tg for each -n; defaults 512 and 128, 0 = none)\n"
+            "  -c, --ctx-size, --ctx N\n"
+            "                     the context the service will run with (default what lvd select\n"
+            "                     launches with: min(4096, the trained context); 0 = the trained\n"
+            "                     context); placement places for it\n"
+            "  -d, --n-depth, --depth LIST\n"
+            "                     context depths to measure every test at (default 0 and half of\n"
+            "                     -c: pp512, tg128, pp512@dD, tg128@dD); the objective is decided\n"
+            "                     at the deepest, the serving depth\n"
             "  -ngl, --n-gpu-layers, --ngl LIST\n"
             "                     -ngl values for GPU arms (default 99, or the placement rung\n"
             "                     when the model does not fit the device's free memory)\n"
@@ -98,7 +109,10 @@ static void usage(FILE *f)
             "                     flash attention: on, off, 1, 0 (default on,off)\n"
             "  -ub, --ubatch-size, --ub LIST; -ctk, --cache-type-k, --ctk LIST;\n"
             "  -ctv, --cache-type-v, --ctv LIST; -ncmoe, --n-cpu-moe, --ncmoe LIST\n"
-            "                     more GPU parameter lists (default: not passed)\n"
+            "                     more GPU parameter lists (default: not passed); cache types go\n"
+            "                     in matched pairs (-ctk q8_0 -ctv q8_0); a quantized -ctv needs\n"
+            "                     -fa on (refused with -fa off)\n"
+            "  --kv-mixed         also mixed K/V cache types (-ctk x -ctv; a known slow path)\n"
             "  -sm, --split-mode, --sm LIST\n"
             "                     split modes of the arms over several GPUs (default layer,row and\n"
             "                     tensor where the engine's llama-bench --help lists it)\n"
@@ -176,7 +190,7 @@ static int parse_duration_opt(const char *name, const char *s, int64_t min, int6
 
 enum { O_NGL = 256, O_FA, O_UB, O_CTK, O_CTV, O_NCMOE, O_THREADS, O_ENV, O_REPS, O_BUDGET,
        O_MAX, O_MIN, O_TIMEOUT, O_SESSION, O_OBJECTIVE, O_TESTS, O_ENGINES, O_NPROMPT, O_NGEN, O_CHECK,
-       O_SM, O_TS, O_RESUME, O_WAIT, O_ENERGY_IDLE };
+       O_CTX, O_DEPTH, O_KV_MIXED, O_SM, O_TS, O_RESUME, O_WAIT, O_ENERGY_IDLE };
 
 /* --energy-idle: "off" (-1), "NNNms", or a duration (lvd_parse_duration). 0 or -1. */
 static int parse_energy_idle(const char *arg, int64_t *ms)
@@ -196,6 +210,18 @@ static int parse_energy_idle(const char *arg, int64_t *ms)
     if (lvd_parse_duration(arg, &v) || v < 1 || v > 600)
         return -1;
     *ms = v * 1000;
+    return 0;
+}
+
+/* -c, -d and --kv-mixed: what the service runs with (bench/depth.h, bench/kvpair.h). */
+static int serving_option(options *o, int c, const char *arg)
+{
+    if (c == O_KV_MIXED)
+        o->kv_mixed = 1;
+    else if (c == O_CTX && (lvd_parse_i64(arg, &o->ctx) || o->ctx < 0 || o->ctx > 16777216))
+        return lvd_usage_error(TOOL, "--ctx wants 0 to 16777216 tokens, not '%s'", arg);
+    else if (c == O_DEPTH && parse_ints(arg, 0, &o->depth))
+        return lvd_usage_error(TOOL, "--depth wants depths like 0,2048, not '%s'", arg);
     return 0;
 }
 
@@ -235,6 +261,9 @@ static int option(void *opts, int c, const char *arg)
         if (parse_strs(arg, &o->ctv, &o->n_ctv))
             return lvd_usage_error(TOOL, "--ctv wants cache types like f16,q8_0");
         break;
+    case O_CTX:
+    case O_DEPTH:
+    case O_KV_MIXED: return serving_option(o, c, arg);
     case O_THREADS:
         if (lvd_parse_i64(arg, &v) || v < 1 || v > 4096)
             return lvd_usage_error(TOOL, "--threads wants 1 to 4096, not '%s'", arg);
@@ -309,6 +338,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"timeout", required_argument, NULL, O_TIMEOUT}, {"session", required_argument, NULL, O_SESSION},
         {"objective", required_argument, NULL, O_OBJECTIVE}, {"n-prompt", required_argument, NULL, O_NPROMPT},
         {"n-gen", required_argument, NULL, O_NGEN},   {"check", no_argument, NULL, O_CHECK},
+        {"ctx", required_argument, NULL, O_CTX},      {"depth", required_argument, NULL, O_DEPTH},
+        {"kv-mixed", no_argument, NULL, O_KV_MIXED},
         {"sm", required_argument, NULL, O_SM},        {"ts", required_argument, NULL, O_TS},
         {"resume", no_argument, NULL, O_RESUME},      {"wait", required_argument, NULL, O_WAIT},
         {"energy-idle", required_argument, NULL, O_ENERGY_IDLE},
@@ -335,6 +366,7 @@ static void options_free(options *o)
     free(o->fa.v);
     free(o->ub.v);
     free(o->ncmoe.v);
+    free(o->depth.v);
     lvd_strv_free(o->ctk);
     lvd_strv_free(o->ctv);
     lvd_strv_free(o->sm);
@@ -357,12 +389,13 @@ static void on_run(const bench_session *s, size_t arm, const lvd_run *run, void 
                                                          : "will retry once");
 }
 
+/* The KV cells llama-bench allocates: its n_ctx is n_depth + n_prompt + n_gen. */
 static uint32_t kv_ctx(const bench_test *t, size_t n)
 {
     int ctx = 0;
     for (size_t i = 0; i < n; i++)
-        if (t[i].n_prompt + t[i].n_gen > ctx)
-            ctx = t[i].n_prompt + t[i].n_gen;
+        if (t[i].n_depth + t[i].n_prompt + t[i].n_gen > ctx)
+            ctx = t[i].n_depth + t[i].n_prompt + t[i].n_gen;
     return (uint32_t)ctx;
 }
 
@@ -487,12 +520,18 @@ static int run(const options *o)
     code = engine_setup_open(TOOL, o->t.store, o->model, o->engines, &b);
     if (code != LVD_EXIT_OK)
         goto out;
+    uint32_t serving;
+    if (bench_tests_for_serving(&tests, &n_tests, o->depth.v, o->depth.n, o->ctx, &b.art.shape, &serving,
+                                &err)) {
+        code = lvd_usage_error(TOOL, "--%s", err.msg);
+        goto out;
+    }
     bench_plan_opts po = {
         .ngl = o->ngl.v, .n_ngl = o->ngl.n, .fa = o->fa.v, .n_fa = o->fa.n,
         .ub = o->ub.v, .n_ub = o->ub.n, .ctk = (const char *const *)o->ctk, .n_ctk = o->n_ctk,
-        .ctv = (const char *const *)o->ctv, .n_ctv = o->n_ctv, .ncmoe = o->ncmoe.v,
+        .ctv = (const char *const *)o->ctv, .n_ctv = o->n_ctv, .kv_mixed = o->kv_mixed, .ncmoe = o->ncmoe.v,
         .n_ncmoe = o->ncmoe.n, .threads = o->threads, .env = o->env, .n_env = o->n_env,
-        .shape = &b.art.shape, .ctx = kv_ctx(tests, n_tests),
+        .shape = &b.art.shape, .ctx = kv_ctx(tests, n_tests), .place_ctx = serving,
         .sm = (const char *const *)o->sm, .n_sm = o->n_sm, .ts = o->ts,
     };
     split_modes = probe_split_modes(&b);
@@ -578,7 +617,7 @@ out:
 
 int main(int argc, char **argv)
 {
-    options o = {.reps = BENCH_REPS_DEFAULT, .budget_s = 15 * 60, .max_samples = BENCH_MAX_SAMPLES_DEFAULT,
+    options o = {.ctx = -1, .reps = BENCH_REPS_DEFAULT, .budget_s = 15 * 60, .max_samples = BENCH_MAX_SAMPLES_DEFAULT,
                  .timeout_s = BENCH_TIMEOUT_S_DEFAULT, .energy_idle_ms = ENERGY_IDLE_MS_DEFAULT};
     stats_objective_default(&o.objective);
     int code = parse_options(argc, argv, &o);

@@ -3,6 +3,7 @@
 #include "bench/plan.h"
 
 #include "bench/arm.h"
+#include "bench/kvpair.h"
 #include "bench/plan_internal.h"
 #include "engine/splitmodes.h"
 #include "engine/visibility.h"
@@ -177,6 +178,22 @@ static int env_applies(const char *v, const char *backend)
     return ok;
 }
 
+/* An explicit -fa list with off refuses every pair with a quantized V
+ * (bench/kvpair.h); the default fa on,off leaves those arms out instead. */
+static int check_kv_fa(const bench_plan_opts *o, lvd_err *err)
+{
+    bench_kv_pair *kv;
+    size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
+    int rc = 0;
+    lvd_err why;
+    for (size_t i = 0; i < nkv && rc == 0; i++)
+        for (size_t k = 0; k < o->n_fa && rc == 0; k++)
+            if (bench_kv_check_fa(kv[i].v, o->fa[k], &why))
+                rc = lvd_errf(err, "plan: %s", why.msg);
+    free(kv);
+    return rc;
+}
+
 static int validate_opts(const bench_plan_opts *o, lvd_err *err)
 {
     if (bench_split_opts_check(o, err))
@@ -198,6 +215,8 @@ static int validate_opts(const bench_plan_opts *o, lvd_err *err)
         if (!*t || strlen(t) >= sizeof(((lvd_params *)0)->type_k))
             return lvd_errf(err, "plan: cache type '%s' is empty or too long", t);
     }
+    if (check_kv_fa(o, err))
+        return -1;
     for (size_t i = 0; i < o->n_env; i++) {
         if (strlen(o->env[i]) >= sizeof(((lvd_params *)0)->env))
             return lvd_errf(err, "plan: environment variant '%s' is too long", o->env[i]);
@@ -228,11 +247,14 @@ static int place(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev,
     placement_place_in in;
     placement_place_in_init(&in);
     in.shape = o->shape;
-    in.ctx = o->ctx;
+    in.ctx = o->place_ctx ? o->place_ctx : o->ctx;
     in.free_mib = dev->free_mib;
     in.ubatch = o->n_ub ? o->ub[0] : 0;
-    in.type_k = o->n_ctk ? o->ctk[0] : NULL;
-    in.type_v = o->n_ctv ? o->ctv[0] : NULL;
+    bench_kv_pair *kv;
+    size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
+    in.type_k = nkv ? kv[0].k : NULL;
+    in.type_v = nkv ? kv[0].v : NULL;
+    free(kv);
     in.margin_factor = factor;
     lvd_err ignored;
     return placement_compute(&in, pl, &ignored) ? -1 : 0;
@@ -267,17 +289,21 @@ void bench_plan_device_arms(bench_plan *p, const lvd_engine *e, const char *bina
 
     const int *ngl = o->n_ngl ? o->ngl : ngl_default;
     const int *fa = o->n_fa ? o->fa : fa_default;
-    /* an odometer over the lists: ngl, fa, ub, ctk, ctv, ncmoe, env (last fastest) */
-    enum { D_NGL, D_FA, D_UB, D_CTK, D_CTV, D_NCMOE, D_ENV, N_DIMS };
+    bench_kv_pair *kv;
+    size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
+    /* an odometer over the lists: ngl, fa, ub, KV pair, ncmoe, env (last fastest) */
+    enum { D_NGL, D_FA, D_UB, D_KV, D_NCMOE, D_ENV, N_DIMS };
     size_t size[N_DIMS] = {
         [D_NGL] = count_or_one(o->n_ngl), [D_FA] = o->n_fa ? o->n_fa : LVD_ARRAY_LEN(fa_default),
-        [D_UB] = count_or_one(o->n_ub),   [D_CTK] = count_or_one(o->n_ctk),
-        [D_CTV] = count_or_one(o->n_ctv), [D_NCMOE] = count_or_one(o->n_ncmoe),
-        [D_ENV] = o->n_env + 1,
+        [D_UB] = count_or_one(o->n_ub),   [D_KV] = count_or_one(nkv),
+        [D_NCMOE] = count_or_one(o->n_ncmoe), [D_ENV] = o->n_env + 1,
     };
     size_t at[N_DIMS] = {0};
     for (;;) {
-        if (at[D_ENV] == 0 || env_applies(o->env[at[D_ENV] - 1], dev->backend)) {
+        const bench_kv_pair *pair = nkv ? &kv[at[D_KV]] : NULL;
+        lvd_err refused;
+        int fa_ok = !pair || bench_kv_check_fa(pair->v, fa[at[D_FA]], &refused) == 0;
+        if (fa_ok && (at[D_ENV] == 0 || env_applies(o->env[at[D_ENV] - 1], dev->backend))) {
             lvd_params q;
             lvd_params_init(&q);
             snprintf(q.device, sizeof q.device, "%s", dev->selector);
@@ -288,10 +314,10 @@ void bench_plan_device_arms(bench_plan *p, const lvd_engine *e, const char *bina
             q.ngl = placed ? placed_params.ngl : ngl[at[D_NGL]];
             q.fa = fa[at[D_FA]];
             q.ubatch = o->n_ub ? o->ub[at[D_UB]] : placed_params.ubatch;
-            if (o->n_ctk)
-                snprintf(q.type_k, sizeof q.type_k, "%s", o->ctk[at[D_CTK]]);
-            if (o->n_ctv)
-                snprintf(q.type_v, sizeof q.type_v, "%s", o->ctv[at[D_CTV]]);
+            if (pair && pair->k)
+                snprintf(q.type_k, sizeof q.type_k, "%s", pair->k);
+            if (pair && pair->v)
+                snprintf(q.type_v, sizeof q.type_v, "%s", pair->v);
             q.n_cpu_moe = o->n_ncmoe ? o->ncmoe[at[D_NCMOE]] : placed_params.n_cpu_moe;
             q.threads = o->threads;
             const char *variant = at[D_ENV] ? o->env[at[D_ENV] - 1] : "";
@@ -310,6 +336,7 @@ void bench_plan_device_arms(bench_plan *p, const lvd_engine *e, const char *bina
         if (d < 0)
             break;
     }
+    free(kv);
 }
 
 int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t n,

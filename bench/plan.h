@@ -9,12 +9,16 @@
  *     passed; a CPU-only build ignores -ngl silently), only -t when given;
  *   - an engine whose probe saw devices gets, for each device (selector
  *     copied verbatim from that engine's probe, passed as -dev), one arm per
- *     combination of the lists ngl x fa x ub x ctk x ctv x ncmoe x env
+ *     combination of the lists ngl x fa x ub x KV pair x ncmoe x env
  *     variant. Defaults: ngl 99, fa on and off, the rest not passed, and no
  *     environment;
+ *   - KV pairs (bench/kvpair.h): -ctk/-ctv in matched pairs unless kv_mixed;
+ *     a quantized V with -fa off is refused when -fa was given with off
+ *     (an error), and left out of the default fa on,off (fa on only);
  *   - placement (placement/placement.h): when -ngl was not given and the model's
  *     shape and the device's free MiB are known, a model that does not fit
- *     fully resident gets the first rung that fits (its ngl, n-cpu-moe and
+ *     fully resident at the serving context (place_ctx, the -c lvd select
+ *     launches with; else ctx) gets the first rung that fits (its ngl, n-cpu-moe and
  *     ubatch, each unless given explicitly); a device that fits no block
  *     (cpu-only / nothing-fits rungs) is skipped with the rung's reason;
  *   - environment variants: the no-environment baseline always, plus one arm
@@ -109,6 +113,7 @@ typedef struct bench_plan_opts {
     size_t n_ctk;
     const char *const *ctv;
     size_t n_ctv;
+    int kv_mixed;          /* --kv-mixed: ctk x ctv; default matched pairs */
     const int *ncmoe;      /* -ncmoe; default not passed */
     size_t n_ncmoe;
     int threads;           /* -t for every arm; 0 = not passed */
@@ -120,7 +125,10 @@ typedef struct bench_plan_opts {
     size_t n_sm;
     const char *ts;        /* -ts for split arms ("3/1"); NULL = by free memory */
     const gguf_shape *shape; /* the model's; NULL or !known: no placement */
-    uint32_t ctx;          /* tokens of KV to place (max n_prompt + n_gen of the tests) */
+    uint32_t ctx;          /* tokens of KV llama-bench allocates (max n_depth + n_prompt +
+                            * n_gen of the tests): what each arm's prediction prices */
+    uint32_t place_ctx;    /* the serving context placement places for (bench/depth.h);
+                            * 0 = ctx */
     const lvd_alloc *alloc_rows; /* the store's allocation rows (store_alloc_rows): placement
                             * keeps each device backend's margin correction
                             * (placement/correction.h; predictions stay plain, so the
@@ -133,7 +141,8 @@ typedef struct bench_plan_opts {
  * come in engine order, then device, then the lists in the order above.
  * Returns 0 (a plan with no arm is not an error: the skips say why), or -1
  * with err for an invalid list value (negative ngl/ub/ncmoe, fa not 0/1, an
- * env variant word that is not NAME=VALUE, or one too long). */
+ * env variant word that is not NAME=VALUE, or one too long, a quantized V
+ * cache with an explicit -fa off). */
 int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t n,
                      const bench_plan_opts *o, bench_plan *out, lvd_err *err);
 void bench_plan_free(bench_plan *p);

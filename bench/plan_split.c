@@ -2,6 +2,7 @@
  * (rules in plan.h, "several GPUs"): which devices make a split, its -ts from
  * their free memory, and one arm set per accepted split mode. Not for one
  * device's arms (plan.c) nor for the arithmetic of a split (placement/spread.h). */
+#include "bench/kvpair.h"
 #include "bench/plan_internal.h"
 
 #include "engine/cards.h"
@@ -34,7 +35,8 @@ static void set_add(bench_split_set *s, const lvd_probe *pr, size_t d)
     s->idx[s->n++] = d;
 }
 
-/* Prices s with the plan's first ub / ctk / ctv at the plan's ctx. */
+/* Prices s with the plan's first ub / KV pair (bench/kvpair.h) at the
+ * serving context (place_ctx, else the plan's ctx). */
 static void set_price(bench_split_set *s, const lvd_probe *pr, const bench_plan_opts *o)
 {
     if (!o->shape || !o->shape->known || s->dev.free_mib < 0)
@@ -45,10 +47,13 @@ static void set_price(bench_split_set *s, const lvd_probe *pr, const bench_plan_
     placement_place_in in;
     placement_place_in_init(&in);
     in.shape = o->shape;
-    in.ctx = o->ctx;
+    in.ctx = o->place_ctx ? o->place_ctx : o->ctx;
     in.ubatch = o->n_ub ? o->ub[0] : 0;
-    in.type_k = o->n_ctk ? o->ctk[0] : NULL;
-    in.type_v = o->n_ctv ? o->ctv[0] : NULL;
+    bench_kv_pair *kv;
+    size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
+    in.type_k = nkv ? kv[0].k : NULL;
+    in.type_v = nkv ? kv[0].v : NULL;
+    free(kv);
     lvd_err ignored = {{0}};
     s->priced = placement_spread(&in, free_mib, s->n, &s->spread, &ignored) == 0;
 }

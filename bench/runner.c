@@ -8,6 +8,7 @@
 #include "bench/arm.h"
 #include "bench/energy.h"
 #include "bench/energy_report.h"
+#include "bench/depth.h"
 #include "bench/group.h"
 #include "bench/prices.h"
 #include "bench/race.h"
@@ -47,11 +48,13 @@ const char *bench_arm_status_name(bench_arm_status st)
     return "?";
 }
 
-/* The first test of inv the predicate holds for, or STATS_NO_ARM. */
+/* The first test of inv at the serving depth (bench/depth.h) the predicate
+ * holds for, or STATS_NO_ARM. */
 static size_t first_test(const bench_invoke *inv, int (*is)(int, int))
 {
+    int depth = bench_tests_serving_depth(inv->tests, inv->n_tests);
     for (size_t i = 0; i < inv->n_tests; i++)
-        if (is(inv->tests[i].n_prompt, inv->tests[i].n_gen))
+        if (inv->tests[i].n_depth == depth && is(inv->tests[i].n_prompt, inv->tests[i].n_gen))
             return i;
     return STATS_NO_ARM;
 }
@@ -77,7 +80,9 @@ int bench_session_uses_test(const bench_session *s, size_t t)
     if (s->weighted)
         return t == s->w_tg || t == s->w_pp;
     const bench_test *x = &s->o.inv.tests[t];
-    return stats_objective_uses(&s->o.objective, x->n_prompt, x->n_gen);
+    /* decided at the serving depth; the other depths are shown for comparison */
+    return x->n_depth == bench_tests_serving_depth(s->o.inv.tests, s->o.inv.n_tests) &&
+           stats_objective_uses(&s->o.objective, x->n_prompt, x->n_gen);
 }
 
 const stats_ranking *bench_session_decider(const bench_session *s, size_t t)

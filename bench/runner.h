@@ -7,8 +7,9 @@
  *
  * The session loop, per round:
  *   1. rank the objective's tests (tg tests for tg, pp tests for pp; the
- *      first tg and first pp test, weighted, for w=W), with the plan's CPU arm
- *      as the reference;
+ *      first tg and first pp test, weighted, for w=W), all at the serving
+ *      depth (bench/depth.h: the deepest of the tests; the others are shown),
+ *      with the plan's CPU arm as the reference;
  *   2. stop when no ranking is open (every comparison that matters is
  *      decided, or settled on a threshold's edge where more rounds teach
  *      nothing), when every arm still needed holds max_samples kept samples,

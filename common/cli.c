@@ -124,6 +124,7 @@ static const llama_alias llama_aliases[] = {
     {"-ts", {"tensor-split", "ts", NULL}},
     {"-t", {"threads", NULL}},
     {"-c", {"ctx-size", "ctx", NULL}},
+    {"-d", {"n-depth", "depth", NULL}},
     {"-r", {"repetitions", "reps", NULL}},
     {"-p", {"n-prompt", NULL}},
     {"-n", {"n-gen", NULL}},

@@ -74,7 +74,7 @@ typedef int (*lvd_option_fn)(void *opts, int c, const char *arg);
  * from one table in cli.c (README "llama.cpp's flags"): a tool declaring
  * "model" takes -m, one declaring "ngl" (or "n-gpu-layers") takes -ngl,
  * --ngl and --n-gpu-layers, and so on for -fa, -ub, -ctk, -ctv, -ncmoe, -dev,
- * -t, -c, -r, -p and -n; the single-dash word takes its value as the next
+ * -t, -c, -d, -r, -p and -n; the single-dash word takes its value as the next
  * word (or after '=': -ngl=99). An unknown option or a missing value is a
  * usage error naming the argv word, in one line ("unknown option '-zq'").
  * 0 with argv's operands moved last and optind at the first, -1, or an exit

@@ -31,8 +31,8 @@ void ev_xml(lvd_sb *sb, const char *s);
 void ev_anchor(lvd_sb *sb, const char *heading);
 
 /* Chart file name beside the page: "<stem>-<sha12>-<kind>.svg" where stem is
- * the page's file name without ".md" and kind is "pp", "tg" or
- * "tg-history". Caller frees. */
+ * the page's file name without ".md" and kind is "pp", "tg",
+ * "tg-history", "pp-depth" or "tg-depth". Caller frees. */
 char *ev_chart_name(const char *page, const char *sha256, const char *kind);
 /* The directory of page ("." when it has none). Caller frees. */
 char *ev_page_dir(const char *page);

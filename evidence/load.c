@@ -304,6 +304,8 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     if (rc != 0)
         goto out;
     rc = ev_model_compute(m, in, set.n, has_v ? v.objective : NULL, err);
+    if (rc == 0)
+        ev_depth_build(m, in, set.n);
     if (rc == 0) {
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
         ev_alloc_build(m, runs, nr);

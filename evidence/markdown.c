@@ -17,6 +17,10 @@ void ev_model_charts(const ev_model *m, ev_charts *out)
         out->tg |= m->arms[i].tg.has;
         out->history |= m->arms[i].n_hist > 0;
         out->tpj |= m->arms[i].tg_j.has;
+        for (size_t k = 0; k < m->arms[i].n_depth && m->n_depths > 1; k++) {
+            out->pp_depth |= m->arms[i].depth[k].has_pp;
+            out->tg_depth |= m->arms[i].depth[k].has_tg;
+        }
     }
 }
 
@@ -275,6 +279,10 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
                  m->tg_test[0] ? m->tg_test : "tg");
         chart_link(sb, page_path, m, "tg-tpj", alt);
     }
+    if (c.tg_depth)
+        chart_link(sb, page_path, m, "tg-depth", "tg t/s against context depth, leading arms");
+    if (c.pp_depth)
+        chart_link(sb, page_path, m, "pp-depth", "pp t/s against context depth, leading arms");
 }
 
 static const char *model_name(const ev_page *p, const char *sha, char *buf, size_t len)

@@ -46,7 +46,9 @@ static int series_size(const sel_series *s)
     return s->n_prompt + s->n_gen;
 }
 
-/* The test of kind most arms measured (ties: the larger, then the name). */
+/* The test of kind at the serving depth (the deepest measured, as the
+ * verdict decides: bench/depth.h) most arms measured (ties: the larger,
+ * then the name). */
 static void choose_column(const ev_arm_in *in, size_t n, kind_fn is_kind, char *out, size_t len)
 {
     const sel_series *best = NULL;
@@ -55,14 +57,14 @@ static void choose_column(const ev_arm_in *in, size_t n, kind_fn is_kind, char *
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < in[i].arm->n_series; k++) {
             const sel_series *s = &in[i].arm->series[k];
-            if (!s->n || s->n_depth || !is_kind(s->n_prompt, s->n_gen))
+            if (!s->n || !is_kind(s->n_prompt, s->n_gen) || (best && s->n_depth < best->n_depth))
                 continue;
             size_t count = 0;
             for (size_t j = 0; j < n; j++) {
                 const sel_series *o = sel_arm_series(in[j].arm, s->test);
                 count += o && o->n;
             }
-            if (!best || count > best_count ||
+            if (!best || s->n_depth > best->n_depth || count > best_count ||
                 (count == best_count && (series_size(s) > series_size(best) ||
                                          (series_size(s) == series_size(best) && strcmp(s->test, best->test) < 0)))) {
                 best = s;
@@ -570,6 +572,7 @@ static void arm_free(ev_arm *a)
 void ev_model_free(ev_model *m)
 {
     ev_alloc_free(m);
+    ev_depth_free(m);
     ev_ceilings_free(m);
     store_fit_plan_list_free(m->fit_plans, m->n_fit_plans);
     free(m->name);

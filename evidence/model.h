@@ -14,8 +14,10 @@
  *   excluded   status failed or gpu_ignored (newest session had no ok run),
  *              or the latest correctness check of the arm's engine and
  *              device failed or errored; shown with why, never ranked.
- * Columns: the pp test and the tg test most arms measured (ties: the larger
+ * Columns: the pp test and the tg test at the serving depth (the deepest
+ * measured, where the verdict decides) most arms measured (ties: the larger
  * test); an arm without that test shows its own test of the kind, named.
+ * Depth: the leading arms' medians at every depth measured (ev_depth_build).
  * Figures: median t/s of the kept samples with a 95 % percentile-bootstrap CI
  * of the median (stats_bootstrap_ratio_ci of the samples against the constant
  * 1, same seed as every verdict); deltas are ratios of medians with their
@@ -28,8 +30,9 @@
  * verdict's engine and parameters, or, with no verdict, the measured
  * leader's (and the page says so); made by the function that makes what
  * `lvd select --record --artifact` prints (select/choice.h
- * sel_choice_lines_load: context min(4096, trained) as lvd select's,
- * placement applied to -ngl/--n-cpu-moe/-ub, -c) from the store alone: the
+ * sel_choice_lines_load: lvd select's context, 2 x the arm's measured depth,
+ * else min(4096, trained); the arm's -ngl/--n-cpu-moe/-ub kept where they
+ * fit, else placement's; -c) from the store alone: the
  * model's shape and the free memory of the engine's latest probe (the
  * verdict records neither), the model's last known path or a placeholder
  * said to be one. Unlike lvd select, nothing on disk is consulted, so the
@@ -75,6 +78,13 @@ typedef struct ev_point {
     size_t n;
 } ev_point;
 
+/* One arm's medians at one llama-bench depth (-d), for the depth chart. */
+typedef struct ev_depth_point {
+    int depth;              /* n_depth of the tests */
+    int has_pp, has_tg;
+    double pp, tg;          /* median t/s of the kept samples */
+} ev_depth_point;
+
 typedef struct ev_arm {
     char *label;            /* "cuda · fa 1": backend (+ engine when a backend has several) + params */
     char *backend;          /* backend label (armset.h sel_backend_label) */
@@ -96,6 +106,8 @@ typedef struct ev_arm {
     char *check;            /* "pass (PPL ratio 1.0006, KLD 0.0012)", "base (CPU reference)", "not checked" */
     ev_point *hist;
     size_t n_hist;
+    ev_depth_point *depth;  /* the leading arms only (evidence/depth.c), by depth */
+    size_t n_depth;
 } ev_arm;
 
 /* One run's allocation on one device: placement's prediction next to what
@@ -154,6 +166,8 @@ typedef struct ev_model {
     size_t n_dates;
     ev_alloc_row *alloc;    /* evidence/alloc.c */
     size_t n_alloc;
+    int *depths;            /* the depths the leading arms were measured at, sorted */
+    size_t n_depths;
     ev_ceiling *ceilings;   /* evidence/ceilings.c */
     size_t n_ceilings;
     store_fit_plan *fit_plans; /* llama.cpp's own fit beside ours (evidence/fitplan.c) */
@@ -222,6 +236,14 @@ typedef struct ev_arm_in {
  * name, desc, verdict) are the caller's. 0, or -1 (err) for an objective
  * stats_objective_parse refuses. */
 int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *objective, lvd_err *err);
+/* The leading arms the depth chart shows (rank 1 to this). */
+#define EV_DEPTH_ARMS 3
+/* Fills the depth points of m's ranked arms up to EV_DEPTH_ARMS and
+ * m->depths from in[0..n) (as ev_model_compute took them; matched by engine
+ * id and arm key): per depth, the median of the kept samples of the tests
+ * with the column tests' sizes (m->pp_test, m->tg_test at any depth). */
+void ev_depth_build(ev_model *m, const ev_arm_in *in, size_t n);
+void ev_depth_free(ev_model *m);
 
 /* Adds the tg history to m's arms from runs[0..n) (the model's runs, any
  * session, with samples): the last nights session dates (0 = all). Arms are

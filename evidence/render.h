@@ -21,7 +21,11 @@
  *   STEM-SHA12-pp.svg, STEM-SHA12-tg.svg   horizontal bars per arm, median
  *                                          with CI whiskers, excluded arms
  *                                          listed without a bar
- *   STEM-SHA12-tg-history.svg              tg median per arm per session date */
+ *   STEM-SHA12-tg-history.svg              tg median per arm per session date
+ *   STEM-SHA12-pp-depth.svg, STEM-SHA12-tg-depth.svg
+ *                                          median per leading arm (rank 1 to
+ *                                          EV_DEPTH_ARMS) at each llama-bench
+ *                                          depth, when two or more were measured */
 #ifndef LVD_EV_RENDER_H
 #define LVD_EV_RENDER_H
 
@@ -35,6 +39,7 @@
 typedef struct ev_charts {
     int pp, tg, history;
     int tpj;               /* the tg tokens-per-joule chart (evidence/energy.h) */
+    int pp_depth, tg_depth; /* two or more depths of the leading arms */
 } ev_charts;
 
 void ev_model_charts(const ev_model *m, ev_charts *out);
@@ -66,6 +71,8 @@ void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out);
 void ev_svg_bars_of(const ev_model *m, int tg, const char *unit, lvd_sb *out);
 /* The tg history: one line per arm with points, dates on the x axis. */
 void ev_svg_history(const ev_model *m, lvd_sb *out);
+/* tg (1) or pp (0) against depth: one line per leading arm, depths on x. */
+void ev_svg_depth(const ev_model *m, int tg, lvd_sb *out);
 
 typedef struct ev_file {
     char *path;

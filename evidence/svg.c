@@ -248,6 +248,19 @@ static double hist_x(const hist_frame *f, size_t d)
     return f->nd == 1 ? (f->x0 + f->x1) / 2 : f->x0 + (f->x1 - f->x0) * (double)d / (double)(f->nd - 1);
 }
 
+/* Legend row `legend` below the plot: a colour swatch, label, then suffix. */
+static void legend_row(lvd_sb *out, const hist_frame *f, size_t legend, const char *colour, const char *label,
+                       const char *suffix)
+{
+    double ly = f->y_bottom + 40 + f->legend_row * (double)legend;
+    lvd_sb_adds(out, "<rect x=\"");
+    num(out, f->x0);
+    lvd_sb_adds(out, "\" y=\"");
+    num(out, ly - 9);
+    lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
+    text_parts(out, f->x0 + 20, ly, "start", NULL, label, suffix);
+}
+
 /* One arm's line (or lone point), its dots and its legend row. */
 static void hist_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, const hist_frame *f, size_t legend)
 {
@@ -276,17 +289,11 @@ static void hist_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, const hist
         if (pass == 0)
             lvd_sb_adds(out, "\"/>\n");
     }
-    double ly = f->y_bottom + 40 + f->legend_row * (double)legend;
-    lvd_sb_adds(out, "<rect x=\"");
-    num(out, f->x0);
-    lvd_sb_adds(out, "\" y=\"");
-    num(out, ly - 9);
-    lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
     lvd_sb lbl = {0};
     lvd_sb_adds(&lbl, ": ");
     ev_fmt_ts(&lbl, a->hist[a->n_hist - 1].median);
     lvd_sb_addf(&lbl, " on %s", a->hist[a->n_hist - 1].date);
-    text_parts(out, f->x0 + 20, ly, "start", NULL, a->label, lvd_sb_str(&lbl));
+    legend_row(out, f, legend, colour, a->label, lvd_sb_str(&lbl));
     lvd_sb_free(&lbl);
 }
 
@@ -340,5 +347,100 @@ void ev_svg_history(const ev_model *m, lvd_sb *out)
             hist_arm(out, m, &m->arms[i], &f, legend++);
     if (!shown)
         text(out, f.x0 + 8, f.top + 16, "start", "fill=\"#555555\"", "no dated measurements");
+    lvd_sb_adds(out, "</svg>\n");
+}
+
+/* --- throughput against context depth ------------------------------------ */
+
+/* The depth chart's frame: the history's, with the depths as the x categories. */
+static double depth_x(const hist_frame *f, size_t d)
+{
+    return hist_x(f, d);
+}
+
+static double point_value(const ev_depth_point *p, int tg, int *has)
+{
+    *has = tg ? p->has_tg : p->has_pp;
+    return tg ? p->tg : p->pp;
+}
+
+/* One leading arm's line over the depths, its dots and its legend row. */
+static void depth_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, int tg, const hist_frame *f, size_t legend)
+{
+    const char *colour = line_colour(legend);
+    lvd_sb pts = {0};
+    double last = 0;
+    for (size_t k = 0, d = 0; k < a->n_depth; k++) {
+        int has;
+        double v = point_value(&a->depth[k], tg, &has);
+        while (d < f->nd && m->depths[d] != a->depth[k].depth)
+            d++;
+        if (!has)
+            continue;
+        double x = depth_x(f, d), y = f->y_bottom - v / f->axis_max * f->plot_h;
+        lvd_sb_adds(&pts, pts.len ? " " : "");
+        num(&pts, x);
+        lvd_sb_adds(&pts, ",");
+        num(&pts, y);
+        lvd_sb_adds(out, "<circle cx=\"");
+        num(out, x);
+        lvd_sb_adds(out, "\" cy=\"");
+        num(out, y);
+        lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
+        last = v;
+    }
+    if (strchr(lvd_sb_str(&pts), ' '))
+        lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", colour,
+                    lvd_sb_str(&pts));
+    lvd_sb_free(&pts);
+    lvd_sb lbl = {0};
+    lvd_sb_addf(&lbl, " (#%zu): ", a->rank);
+    ev_fmt_ts(&lbl, last);
+    lvd_sb_addf(&lbl, " at d%d", a->n_depth ? a->depth[a->n_depth - 1].depth : 0);
+    legend_row(out, f, legend, colour, a->label, lvd_sb_str(&lbl));
+    lvd_sb_free(&lbl);
+}
+
+void ev_svg_depth(const ev_model *m, int tg, lvd_sb *out)
+{
+    size_t shown = 0;
+    double max = 0;
+    for (size_t i = 0; i < m->n_arms; i++) {
+        shown += m->arms[i].n_depth > 0;
+        for (size_t k = 0; k < m->arms[i].n_depth; k++) {
+            int has;
+            double v = point_value(&m->arms[i].depth[k], tg, &has);
+            max = has && v > max ? v : max;
+        }
+    }
+    double step = nice_step(max);
+    hist_frame f = {.x0 = 70, .x1 = 720, .top = 44, .plot_h = 220, .legend_row = 18, .nd = m->n_depths};
+    f.axis_max = max > 0 ? ceil(max / step) * step : 1;
+    f.y_bottom = f.top + f.plot_h;
+    double h = f.y_bottom + 40 + f.legend_row * (double)(shown ? shown : 1) + 10;
+    lvd_sb title = {0};
+    const char *test = tg ? m->tg_test : m->pp_test;
+    lvd_sb_addf(&title, "%.*s t/s against context depth (llama-bench -d), leading arms: %s",
+                (int)strcspn(*test ? test : tg ? "tg" : "pp", "@"), *test ? test : tg ? "tg" : "pp", m->name);
+    open_svg(out, 760, h, lvd_sb_str(&title));
+    title_text(out, lvd_sb_str(&title));
+    lvd_sb_free(&title);
+    for (double v = 0; v <= f.axis_max + step * 1e-9; v += step) {
+        double y = f.y_bottom - v / f.axis_max * f.plot_h;
+        line(out, f.x0, y, f.x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
+        lvd_sb lbl = {0};
+        tick_label(&lbl, v, step);
+        text(out, f.x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
+        lvd_sb_free(&lbl);
+    }
+    for (size_t k = 0; k < m->n_depths; k++) {
+        char d[32];
+        snprintf(d, sizeof d, "d%d", m->depths[k]);
+        text(out, depth_x(&f, k), f.y_bottom + 16, "middle", "fill=\"#555555\"", d);
+    }
+    size_t legend = 0;
+    for (size_t i = 0; i < m->n_arms; i++)
+        if (m->arms[i].n_depth)
+            depth_arm(out, m, &m->arms[i], tg, &f, legend++);
     lvd_sb_adds(out, "</svg>\n");
 }

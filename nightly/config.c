@@ -11,7 +11,7 @@
 static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
-    "run_timeout", "discover", "device_wait", "resume_within", "bisect", "bisect_budget",
+    "run_timeout", "discover", "ctx", "depth", "device_wait", "resume_within", "bisect", "bisect_budget",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -29,6 +29,7 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->budget = lvd_xstrdup("15m");
     c->max_samples = 30;
     c->reps = 0; /* unset: lvd bench's cost model */
+    c->ctx = -1; /* unset: lvd select's default context, measured at half of it */
     c->objective = lvd_xstrdup("tg");
     c->fetch = 1;
     c->discover = 1;
@@ -63,6 +64,21 @@ static int positive(const lvd_kvfile *kv, const lvd_kv *e, int max, int *out, lv
                         e->key, max, e->value);
     *out = (int)v;
     return 0;
+}
+
+/* A comma list of depths (whole numbers >= 0), as lvd bench's --depth takes. */
+static int check_depths(const lvd_kvfile *kv, const lvd_kv *e, lvd_err *err)
+{
+    size_t n;
+    char **items = lvd_split(e->value, ',', &n);
+    int ok = n > 0;
+    for (size_t i = 0; i < n && ok; i++) {
+        int64_t v;
+        ok = !lvd_parse_i64(items[i], &v) && v >= 0 && v <= 16777216;
+    }
+    lvd_strv_free(items);
+    return ok ? 0 : lvd_errf(err, "%s:%d: depth must be a list of depths like 0,4096, not '%s'", kv->name,
+                             e->line, e->value);
 }
 
 static int check_duration(const lvd_kvfile *kv, const lvd_kv *e, lvd_err *err)
@@ -145,6 +161,16 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
         else if (!strcmp(key, "max_samples")) {
             if (positive(kv, e, 1000, &c->max_samples, err))
                 return -1;
+        } else if (!strcmp(key, "ctx")) {
+            int64_t v;
+            if (lvd_parse_i64(e->value, &v) || v < 0 || v > 16777216)
+                return lvd_errf(err, "%s:%d: ctx must be a number of tokens from 0 to 16777216, not '%s'",
+                                kv->name, e->line, e->value);
+            c->ctx = (int)v;
+        } else if (!strcmp(key, "depth")) {
+            if (check_depths(kv, e, err))
+                return -1;
+            replace(&c->depth, lvd_xstrdup(e->value));
         } else if (!strcmp(key, "reps")) {
             if (positive(kv, e, 100, &c->reps, err))
                 return -1;
@@ -210,6 +236,7 @@ void night_config_free(night_config *c)
     free(c->candidate);
     free(c->min_age);
     free(c->tests);
+    free(c->depth);
     free(c->budget);
     free(c->objective);
     free(c->evidence);

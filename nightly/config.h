@@ -20,6 +20,9 @@ typedef struct night_config {
     char *candidate;     /* "latest", "none" or a build "bNNNN" */
     char *min_age;       /* for candidate = latest */
     char *tests;         /* llama-bench tests, "pp512,tg128" */
+    int ctx;             /* the context served: lvd bench's and lvd select's --ctx; -1 (default):
+                          * unset, lvd select's default, and the bench measures at half of it */
+    char *depth;         /* lvd bench's --depth list ("0,4096"); NULL: derived from ctx */
     char *budget;        /* per model, "15m" */
     int max_samples;     /* per arm */
     int reps;            /* --reps for lvd bench; 0 (default): unset, the cost model chooses -r */

@@ -310,6 +310,10 @@ static void per_model(job *j, const char *what, const char *model)
         arg(&a, "--record");
         arg(&a, "--objective");
         arg(&a, "%s", c->objective);
+        if (c->ctx >= 0) { /* the context served; unset: the one the verdict's depth stands for */
+            arg(&a, "--ctx");
+            arg(&a, "%d", c->ctx);
+        }
     } else if (!strcmp(what, "check")) {
         tool(j, &a, "check");
         arg(&a, "--model");
@@ -327,6 +331,14 @@ static void per_model(job *j, const char *what, const char *model)
             arg(&a, "--resume");
         arg(&a, "--tests");
         arg(&a, "%s", c->tests);
+        if (c->ctx >= 0) { /* measured at the context it serves (bench/depth.h) */
+            arg(&a, "--ctx");
+            arg(&a, "%d", c->ctx);
+        }
+        if (c->depth) {
+            arg(&a, "--depth");
+            arg(&a, "%s", c->depth);
+        }
         arg(&a, "--budget");
         arg(&a, "%s", c->budget);
         arg(&a, "--max-samples");

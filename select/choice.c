@@ -4,6 +4,7 @@
  * records. Not for choosing. */
 #include "select/choice.h"
 
+#include "bench/depth.h"
 #include "common/cli.h"
 #include "engine/devices.h"
 #include "placement/spread.h"
@@ -31,13 +32,12 @@ static const lvd_device *probe_device(const lvd_probe *probe, const char *select
     return NULL;
 }
 
-/* The context to place and launch: --ctx, the profile's, else min(default,
- * trained); 0 (no -c) when no shape is recorded and nothing names one. */
+/* The context to place and launch: --ctx, the profile's, else the measured
+ * depth's, else the default (bench_serving_ctx, the rule lvd bench follows). */
 static uint32_t context_of(const sel_line_in *in, const char **from)
 {
     const store_artifact *a = in->artifact;
-    int known = a && a->shape.known;
-    uint32_t train = known ? a->shape.n_ctx_train : 0;
+    const gguf_shape *shape = a ? &a->shape : NULL;
     int64_t v = -1;
     *from = "default";
     if (in->ctx >= 0) {
@@ -46,16 +46,24 @@ static uint32_t context_of(const sel_line_in *in, const char **from)
     } else if (in->profile && in->profile->ctx >= 0) {
         v = in->profile->ctx;
         *from = "profile";
-    }
-    if (v < 0 && !known) {
+    } else if (in->depth > 0) {
+        *from = "measured depth";
+    } else if (!a || !a->shape.known) {
         *from = "no shape";
-        return 0;
     }
-    if (v < 0)
-        return train && train < SEL_CTX_DEFAULT ? train : SEL_CTX_DEFAULT;
-    if (v == 0)
-        return train ? train : known ? SEL_CTX_DEFAULT : 0;
-    return (uint32_t)v;
+    return bench_serving_ctx(v, in->depth, shape);
+}
+
+int sel_arm_within_placement(const lvd_params *p, const placement_result *pl, const gguf_shape *shape)
+{
+    int all = (int)shape->n_block + 1;
+    int want = p->ngl > all ? all : p->ngl;
+    int fits = pl->ngl < 0 || pl->ngl > all ? all : pl->ngl;
+    int ub = p->ubatch > 0 ? p->ubatch : PLACEMENT_UBATCH_DEFAULT;
+    int pl_ub = pl->ubatch > 0 ? pl->ubatch : PLACEMENT_UBATCH_DEFAULT;
+    if (p->ngl < 0 || pl->rung == PLACEMENT_RUNG_CPU_ONLY || pl->rung == PLACEMENT_RUNG_NOTHING_FITS)
+        return 0; /* no -ngl: nothing measured to keep, placement says */
+    return want <= fits && p->n_cpu_moe >= pl->n_cpu_moe && ub <= pl_ub;
 }
 
 /* Places a device run; sets placement_line either way. c->params gets the placement applied. */
@@ -95,10 +103,16 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
         return;
     }
     c->placed = c->placement_known = 1;
-    c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s", placement_rung_name(c->placement.rung),
-                                      dev->selector, (long long)c->free_mib, c->placement.ctx,
-                                      c->placement.reason);
-    placement_placement_apply(&c->placement, &a->shape, &c->params);
+    c->kept_arm = sel_arm_within_placement(&c->params, &c->placement, &a->shape);
+    c->placement_line = lvd_xasprintf("%s on %s (%lld MiB free, context %u): %s%s",
+                                      placement_rung_name(c->placement.rung), dev->selector,
+                                      (long long)c->free_mib, c->placement.ctx,
+                                      c->placement.reason,
+                                      c->kept_arm ? "; the measured arm's flags fit and are kept" : "");
+    if (!c->kept_arm)
+        placement_placement_apply(&c->placement, &a->shape, &c->params);
+    else if (c->params.ngl > (int)a->shape.n_block + 1)
+        c->params.ngl = (int)a->shape.n_block + 1; /* every block (-ngl 99 as measured), as placement writes it */
 }
 
 /* Places a split over several devices (bench/plan.h's split arms): the
@@ -238,18 +252,22 @@ void sel_choice_lines_free(sel_choice_lines *c)
     memset(c, 0, sizeof *c);
 }
 
-/* The backends llama-bench reported for the arm (engine_id, arm_key) on
- * (artifact, host), from its newest session (out "" when none). 0 or -1. */
-static int arm_backends(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
-                        char *out, size_t len, lvd_err *err)
+int sel_arm_measured(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
+                     char *backends, size_t len, int *depth, lvd_err *err)
 {
     sel_armset set;
-    out[0] = '\0';
+    backends[0] = '\0';
+    *depth = 0;
     if (sel_armset_load(s, artifact, host, engine_id, &set, err) != 0)
         return -1;
-    for (size_t i = 0; i < set.n; i++)
-        if (arm_key && !strcmp(set.v[i].arm_key, arm_key))
-            snprintf(out, len, "%s", set.v[i].backends);
+    for (size_t i = 0; i < set.n; i++) {
+        if (!arm_key || strcmp(set.v[i].arm_key, arm_key))
+            continue;
+        snprintf(backends, len, "%s", set.v[i].backends);
+        for (size_t k = 0; k < set.v[i].n_series; k++)
+            if (set.v[i].series[k].n_depth > *depth)
+                *depth = set.v[i].series[k].n_depth;
+    }
     sel_armset_free(&set);
     return 0;
 }
@@ -262,6 +280,7 @@ int sel_choice_lines_load(store *s, const store_artifact *a, const char *host, i
     lvd_probe probe = {0};
     int has_e = 0, has_p = 0, rc = 0;
     char backends[64] = "";
+    int depth = 0;
     memset(out, 0, sizeof *out);
     if (engine_id) {
         rc = store_engine_get(s, engine_id, &e, err);
@@ -271,7 +290,7 @@ int sel_choice_lines_load(store *s, const store_artifact *a, const char *host, i
             has_p = rc == 0;
         }
         if (rc >= 0)
-            rc = arm_backends(s, a->sha256, host, engine_id, arm_key, backends, sizeof backends, err);
+            rc = sel_arm_measured(s, a->sha256, host, engine_id, arm_key, backends, sizeof backends, &depth, err);
     }
     if (rc >= 0) {
         sel_line_in in;
@@ -281,6 +300,7 @@ int sel_choice_lines_load(store *s, const store_artifact *a, const char *host, i
         in.reported = backends;
         in.params = params;
         in.artifact = a;
+        in.depth = depth;
         in.model_hint = model_hint;
         rc = sel_choice_lines_build(&in, out, err) != 0 ? -2 : 0;
     }

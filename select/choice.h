@@ -10,13 +10,19 @@
  * selector, else the probe's first unless -ngl 0); none, or an engine whose
  * probe lists no device, is a CPU run (no --device / --n-cpu-moe; -ngl 0 on
  * an engine that lists devices, none on a CPU build). The context is --ctx,
- * else the profile's, else min(SEL_CTX_DEFAULT, the trained context), passed
- * as -c on the CPU as on a device, placed or not; with no shape recorded
- * (an artifact known by its sha256 only) no -c (llama.cpp's default).
+ * else the profile's, else the one the arm's measured serving depth D stands
+ * for (2 x D: lvd bench measured at half the context it served, bench/depth.h),
+ * else min(SEL_CTX_DEFAULT, the trained context), passed as -c on the CPU as
+ * on a device, placed or not; with no shape recorded (an artifact known by
+ * its sha256 only) and no depth, no -c (llama.cpp's default).
  * Placement from the artifact's GGUF shape and the free memory (the
- * caller's, else the probe's) is applied to -ngl / --n-cpu-moe / -ub, then
- * the profile's ngl / n-cpu-moe / ub override it. Not for choosing
- * (select.h, verdict.h). */
+ * caller's, else the probe's) at that context: when the measured arm's own
+ * -ngl / --n-cpu-moe / -ub need no more of the device than the rung that fits
+ * (sel_arm_within_placement), the launch keeps them: the line is the arm that
+ * was measured (an -ngl above the model's blocks, 99, written as n_block + 1:
+ * every block, as placement writes it); else the rung's are applied (the arm would not fit at this
+ * context). Then the profile's ngl / n-cpu-moe / ub override it. Not for
+ * choosing (select.h, verdict.h). */
 #ifndef LVD_SEL_CHOICE_H
 #define LVD_SEL_CHOICE_H
 
@@ -46,7 +52,9 @@ typedef struct sel_line_in {
     const char *model_hint;        /* what llama-bench called the model (model_note only) */
     const sel_profile *profile;    /* its flags apply, its ngl / n-cpu-moe / ub override
                                       placement; NULL: none */
-    int64_t ctx;                   /* -1: the profile's, else the default; 0: the trained context */
+    int64_t ctx;                   /* -1: the profile's, else the measured depth's, else the
+                                      default; 0: the trained context */
+    int depth;                     /* the serving depth the arm was measured at (0: none) */
     uint32_t place_ctx;            /* the context placement prices; 0: ctx (--ctx max places at the
                                       default context, where lvd fit measured the ceiling) */
     int64_t free_mib;              /* -1: the probe's figure */
@@ -74,7 +82,8 @@ typedef struct sel_choice_lines {
     int64_t free_mib;       /* the free MiB placement used (-1 unknown) */
     const char *free_from;  /* static: "--free-mib" or "the probe" */
     uint32_t ctx;           /* -c of the launch; 0 when the shape is not recorded (llama.cpp's default) */
-    const char *ctx_from;   /* static: "--ctx", "profile", "default", "no shape" */
+    const char *ctx_from;   /* static: "--ctx", "profile", "measured depth", "default", "no shape" */
+    int kept_arm;           /* placement kept the measured arm's offload flags */
     lvd_params params;      /* what the launch passes */
     char *placement_line;   /* known: "fully resident on CUDA0 (142629 MiB free, context
                                4096): ..." or "CPU engine: the whole model in host memory";
@@ -93,11 +102,25 @@ typedef struct sel_choice_lines {
 int sel_choice_lines_build(const sel_line_in *in, sel_choice_lines *out, lvd_err *err);
 void sel_choice_lines_free(sel_choice_lines *c);
 
+/* 1 when the measured parameters p need no more of the device than the
+ * placement pl that fits (shape's blocks): an -ngl given and no higher
+ * (anything above n_block counts as every block, as pl's -1), --n-cpu-moe no
+ * lower, -ub no larger (0 = PLACEMENT_UBATCH_DEFAULT); 0 for no -ngl (-1:
+ * nothing measured) and for a rung with nothing on the device. */
+int sel_arm_within_placement(const lvd_params *p, const placement_result *pl, const gguf_shape *shape);
+
+/* What the store measured of arm (engine_id, arm_key) on (artifact, host)
+ * in its newest session: the backends llama-bench reported (out "" when
+ * none) and its serving depth, the deepest n_depth of its tests (*depth 0
+ * when none). 0 or -1 (err). */
+int sel_arm_measured(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
+                     char *backends, size_t len, int *depth, lvd_err *err);
+
 /* The lines of the choice (engine_id, arm_key, params) on artifact a and
  * host (NULL = this machine), from the store: the engine's record (none when
  * engine_id is 0 or no longer registered: no launch line), its newest probe,
  * and what llama-bench reported as backends for that arm in its newest
- * session (sel_armset_load; arm_key NULL: none), into sel_choice_lines_build
+ * session and its serving depth (sel_arm_measured; arm_key NULL: none), into sel_choice_lines_build
  * with no profile, no --ctx and no --free-mib.
  * model_hint only words model_note; the launch line never depends on it.
  * 0; -1 when the store failed, -2 when params make no launch line (err

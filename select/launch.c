@@ -2,6 +2,7 @@
  * their POSIX shell quoting and their JSON. Not for running anything. */
 #include "select/launch.h"
 
+#include "bench/kvpair.h"
 #include "engine/visibility.h"
 #include "placement/placement.h"
 
@@ -100,7 +101,7 @@ static int check_params(const char *engine_dir, const char *model, const lvd_par
     if ((p->type_k[0] && placement_cache_type_size(p->type_k, &be, &bb, err) != 0) ||
         (p->type_v[0] && placement_cache_type_size(p->type_v, &be, &bb, err) != 0))
         return -1;
-    return 0;
+    return bench_kv_check_fa(p->type_v, p->fa, err); /* llama-server would refuse it */
 }
 
 int sel_launch_build(const char *engine_dir, const char *model, const lvd_params *p,

@@ -29,7 +29,8 @@ typedef struct sel_launch {
  * shows them would claim what cannot happen. The device selector is copied
  * verbatim. p->env ("K=V K2=V2") becomes the env array. 0, or -1 with err
  * (empty engine dir or model, an out-of-range number, an unknown cache
- * type, an env word that is not NAME=VALUE); *out is then empty. */
+ * type, a quantized -ctv with -fa off (bench/kvpair.h: llama.cpp refuses
+ * it), an env word that is not NAME=VALUE); *out is then empty. */
 int sel_launch_build(const char *engine_dir, const char *model, const lvd_params *p,
                      uint32_t ctx, int gpu_capable, sel_launch *out, lvd_err *err);
 

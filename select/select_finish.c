@@ -47,9 +47,11 @@ static void say_placement(sel_result *r, const sel_choice_lines *l, const sel_pr
         sel_say(r, "placement: none: the model runs on the CPU%s; ctx %u (%s)",
             l->gpu_capable ? " (-ngl 0 on an engine that lists devices)" : "", l->ctx, l->ctx_from);
     else if (l->placed)
-        sel_say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u: %s",
+        sel_say(r, "placement: %s on %s (%s), %lld MiB free (from %s), ctx %u (%s): %s%s",
             placement_rung_name(l->placement.rung), l->device.selector, l->device.name,
-            (long long)l->free_mib, l->free_from, l->ctx, l->placement.reason);
+            (long long)l->free_mib, l->free_from, l->ctx, l->ctx_from, l->placement.reason,
+            l->kept_arm ? "; the measured arm's -ngl/--n-cpu-moe/-ub fit and are kept"
+                        : "; its -ngl/--n-cpu-moe/-ub replace the measured arm's, which would not fit");
     else if (l->params.split_mode[0] && l->placement_line)
         sel_say(r, "placement: %s", l->placement_line);
     else if (l->free_mib < 0)
@@ -75,9 +77,16 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
     engine_copy(&r->engine, &pk->eng->e);
     lvd_params params;
     lvd_params_init(&params);
+    int depth = 0;
     if (by == SEL_BY_VERDICT) {
         params = c->verdict.params; /* its device as measured ("" = the default device) */
         r->verdict_id = c->verdict.id;
+        char backends[64];
+        if (sel_arm_measured(c->s, c->a->sha256, c->verdict.host, c->verdict.engine_id, c->verdict.arm_key,
+                             backends, sizeof backends, &depth, err) != 0) {
+            *exit_code = LVD_EXIT_STORE;
+            return -1;
+        }
     } else if (pk->dev) {
         snprintf(params.device, sizeof params.device, "%s", pk->dev->selector);
     } else {
@@ -92,6 +101,7 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
     in.model = r->model;
     in.profile = c->rq->profile;
     in.ctx = c->rq->ctx;
+    in.depth = depth; /* the launch serves the context the verdict was measured at */
     in.free_mib = c->rq->free_mib;
     if (sel_ceiling_apply(c, pk, &in, exit_code, err) != 0)
         return -1;

@@ -51,6 +51,7 @@ typedef struct varm {
 typedef struct vtest {
     char name[48];
     int tg;                    /* 1 tg, 0 pp */
+    int n_depth;               /* llama-bench's -d of the test */
     size_t arms;
     size_t last_arm;           /* +1 of the last arm counted */
 } vtest;
@@ -225,6 +226,7 @@ static void count_tests(vsession *vs)
                 memset(&vs->tests[t], 0, sizeof vs->tests[t]);
                 snprintf(vs->tests[t].name, sizeof vs->tests[t].name, "%s", res->test);
                 vs->tests[t].tg = kind;
+                vs->tests[t].n_depth = res->n_depth;
                 vs->n_tests++;
             }
             if (vs->tests[t].last_arm != arm + 1) {
@@ -235,13 +237,18 @@ static void count_tests(vsession *vs)
     }
 }
 
-/* The test of a kind most arms measured (first seen on a tie), or NULL. */
+/* The test of a kind at the serving depth (the deepest measured: lvd bench
+ * measures depth 0 beside it for comparison, bench/depth.h) that most arms
+ * measured (first seen on a tie), or NULL. */
 static const char *choose_test(const vsession *vs, int tg)
 {
     const vtest *best = NULL;
-    for (size_t t = 0; t < vs->n_tests; t++)
-        if (vs->tests[t].tg == tg && (!best || vs->tests[t].arms > best->arms))
-            best = &vs->tests[t];
+    for (size_t t = 0; t < vs->n_tests; t++) {
+        const vtest *x = &vs->tests[t];
+        if (x->tg == tg && (!best || x->n_depth > best->n_depth ||
+                            (x->n_depth == best->n_depth && x->arms > best->arms)))
+            best = x;
+    }
     return best ? best->name : NULL;
 }
 

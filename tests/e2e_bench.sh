@@ -36,7 +36,7 @@ check "warm-up dropped and counted" is "[r['dropped'] > 0 for r in d['tests'][1]
 check "every run in the store, session id on each" bash -c "'$LVD_BIN/lvd' store --json runs --limit 0 | python3 -c \"
 import json,sys; r=json.load(sys.stdin); sys.exit(not (len(r) > 0 and all(x['session']=='e2e-rank' and x['status']=='ok' for x in r)))\""
 lvd bench --model "$MODEL" --fa on --session e2e-rank2
-check "the table names the decision" has "^Decision \(objective tg: tg128\): $CUDA CUDA0 ngl=99 fa=on wins against all 2 other arms"
+check "the table names the decision, at the serving depth" has "^Decision \(objective tg: tg128@d2048\): $CUDA CUDA0 ngl=99 fa=on wins against all 2 other arms"
 check "pp is shown, not deciding" has "^pp512  \(shown; the objective does not decide on it\)"
 
 # ------------------------------------------------------------ tie
@@ -48,7 +48,7 @@ expect_rc "two arms of equal speed" 0
 check "called a tie" is "d['tests'][0]['state']" tie
 check "the other arm is marked tied" is "sorted(r['status'] for r in d['tests'][0]['ranking'])" "['leader', 'tied']"
 lvd bench --model "$MODEL" --tests tg128 --fa on --reps 5
-check "the table says tie" has "^Decision \(objective tg: tg128\): tie between"
+check "the table says tie" has "^Decision \(objective tg: tg128@d2048\): tie between"
 
 # ------------------------------------------------------------ faults
 world faults

@@ -262,8 +262,16 @@ grep -qxF -- "  $line" "$N" || fail "launch line: lvd select printed '$line'"
 python3 - "$tmp/night" <<'PY' || fail "nightly charts"
 import glob, sys, xml.etree.ElementTree as ET
 files = sorted(glob.glob(sys.argv[1] + "/page-*.svg"))
-assert [f.split("-194f08028caf-")[-1] for f in files] == ["pp.svg", "tg-history.svg", "tg.svg"], files
+assert [f.split("-194f08028caf-")[-1] for f in files] == ["pp-depth.svg", "pp.svg", "tg-depth.svg",
+                                                           "tg-history.svg", "tg.svg"], files
 for f in files:
     ET.parse(f)
+# tg against depth: the leading arms, one x label per depth lvd bench measured (0 and half of -c)
+d = ET.parse([f for f in files if f.endswith("-tg-depth.svg")][0]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+labels = [t.text for t in d.iter(ns + "text") if t.text and t.text.startswith("d")]
+assert labels[:2] == ["d0", "d2048"], labels
+assert len(list(d.iter(ns + "polyline"))) == 3, "one line per leading arm"
 PY
+grep -qF -- "-194f08028caf-tg-depth.svg)" "$N" || fail "the page links the depth chart"
 e2e_finish

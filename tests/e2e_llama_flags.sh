@@ -52,10 +52,19 @@ lvd bench -m "$MODEL" -p 64 -n 16 -fa 1 --json
 expect_rc "bench -p 64 -n 16" 0
 q "[t['test'] for t in d['tests']]" > "$tmp/tests.short"
 check "-p 64 -n 16 are the tests pp64,tg16" same "$tmp/tests.long" "$tmp/tests.short"
-check "in that order" is "[t['test'] for t in d['tests']]" "['pp64', 'tg16']"
+check "in that order, then at the serving depth" is "[t['test'] for t in d['tests']]" "['pp64', 'tg16', 'pp64@d2048', 'tg16@d2048']"
 lvd bench -m "$MODEL" -n 0 -p 32 -fa 1 --objective pp --json
 expect_rc "-n 0: no tg test" 0
-check "only pp32" is "[t['test'] for t in d['tests']]" "['pp32']"
+check "only pp32, at depth 0 and at the serving depth" is "[t['test'] for t in d['tests']]" "['pp32', 'pp32@d2048']"
+lvd bench -m "$MODEL" -n 0 -p 32 -fa 1 -d 0 --objective pp --json
+expect_rc "-d 0" 0
+check "-d 0: only depth 0" is "[t['test'] for t in d['tests']]" "['pp32']"
+lvd bench -m "$MODEL" -n 16 -p 0 -fa 1 --n-depth 0,512 --json
+expect_rc "--n-depth 0,512" 0
+check "--n-depth (llama-bench's spelling) names the depths" is "[t['test'] for t in d['tests']]" "['tg16', 'tg16@d512']"
+lvd bench -m "$MODEL" -n 16 -p 0 -fa 1 -c 1024 --json
+expect_rc "-c 1024" 0
+check "-c 1024: measured at half of it" is "[t['test'] for t in d['tests']]" "['tg16', 'tg16@d512']"
 
 # ------------------------------------------------------------ select
 twin select
@@ -90,6 +99,8 @@ expect_exit 2 "lvd-probe: error: unknown option '-zq'" "$LVD_BIN/lvd" probe --al
 check "the error is that word's, not --all's" bash -c "! grep -qF -- '--all' '$tmp/err'"
 expect_exit 2 "lvd-bench: error: -ngl needs a value" "$LVD_BIN/lvd" bench -m "$MODEL" -ngl
 expect_exit 2 "lvd-bench: error: unknown option '-q'" "$LVD_BIN/lvd" bench -m "$MODEL" -ngl 99 -q
+expect_exit 2 "lvd-bench: error: plan: -ctv q8_0 with -fa off: llama.cpp needs flash attention for a quantized V cache (use -fa on, or -ctv f16)" "$LVD_BIN/lvd" bench -m "$MODEL" -ctk q8_0 -ctv q8_0 -fa 0
+expect_exit 2 "lvd-bench: error: --depth: pp512@d8192 needs 8704 tokens of context, more than -c 4096" "$LVD_BIN/lvd" bench -m "$MODEL" -c 4096 -d 0,8192
 expect_exit 2 "lvd-select: error: unknown option '-ngl'" "$LVD_BIN/lvd" select -m "$MODEL" -ngl 99
 expect_exit 2 "lvd-bench: error: --tests and -p/-n exclude each other" "$LVD_BIN/lvd" bench -m "$MODEL" --tests pp8 -p 8
 check "the hint follows" has_err "^Try 'lvd-bench --help'.$"

@@ -19,7 +19,8 @@ sql() { python3 -c "import sqlite3,sys; print(sqlite3.connect('$LVD_STORE').exec
 world two
 engine two "device = CUDA0|NVIDIA H200|143155|521" "device = CUDA1|NVIDIA H200|143155|521" \
   "dev.CUDA0.tg = 100" "dev.CUDA0.tg.sm=row = 1.2" "noise = 0"
-lvd bench --model "$MODEL" --tests tg128 -fa on --reps 3 --max-samples 6 --json
+# -c 128: the cards (521 MiB free) are sized for the test's own context, not a served 4096 (bench/depth.h)
+lvd bench --model "$MODEL" --tests tg128 -c 128 -fa on --reps 3 --max-samples 6 --json
 check "the bench ran (exit 0 or 5)" test "$rc" -eq 0 -o "$rc" -eq 5
 check "three split arms: layer, row, tensor over CUDA0/CUDA1" is \
   "sorted(a['arm_key'].split()[1] for a in d['arms'] if 'CUDA0/CUDA1' in a['arm_key'])" \
@@ -47,10 +48,10 @@ check "the evidence page labels the split arms, checked through their devices" \
 world old
 engine old "device = CUDA0|NVIDIA H200|143155|521" "device = CUDA1|NVIDIA H200|143155|521" \
   "split_modes = none,layer,row"
-lvd bench --model "$MODEL" --tests tg128 -fa on --reps 3 --max-samples 3 --json
+lvd bench --model "$MODEL" --tests tg128 -c 128 -fa on --reps 3 --max-samples 3 --json
 check "a build that lists no tensor mode: layer and row only" is \
   "sorted(a['arm_key'].split()[1] for a in d['arms'] if 'CUDA0/CUDA1' in a['arm_key'])" "['sm=layer', 'sm=row']"
-lvd bench --model "$MODEL" --tests tg128 -fa on -sm tensor --reps 3 --max-samples 3 --json
+lvd bench --model "$MODEL" --tests tg128 -c 128 -fa on -sm tensor --reps 3 --max-samples 3 --json
 check "-sm tensor asked of it: skipped with the reason" is \
   "[s['reason'][:30] for s in d['skipped'] if s['device'] == 'CUDA0/CUDA1']" "['-sm tensor: this llama-bench d']"
 capture "$W/old/llama-bench" -m "$MODEL" -sm tensor -dev CUDA0/CUDA1
@@ -58,7 +59,7 @@ check "its llama-bench rejects -sm tensor as llama.cpp does" has_err "invalid pa
 
 world onecard
 engine one "device = CUDA0|NVIDIA H200|143155|142629" "device = Vulkan0|NVIDIA H200|143771|143139"
-lvd bench --model "$MODEL" --tests tg128 -fa on --reps 3 --max-samples 3 --json
+lvd bench --model "$MODEL" --tests tg128 -c 128 -fa on --reps 3 --max-samples 3 --json
 check "one card seen by CUDA and Vulkan: no split arm" is "[a['arm_key'] for a in d['arms'] if '/' in a['arm_key'].split()[0]]" "[]"
 check "but an arm on each backend" is "sorted(a['arm_key'].split()[0] for a in d['arms'])" "['dev=CUDA0', 'dev=Vulkan0']"
 lvd probe --all --json

@@ -91,6 +91,7 @@ min_age = 1h
 tests = pp512,tg128
 budget = 2m
 max_samples = 12
+ctx = 2048
 promote = on
 evidence = docs/evidence/backend-selection.md
 log = nightly.log
@@ -113,6 +114,11 @@ LOG="$tmp/repo/nightly.log"
 BENCH_LINE=$(grep "step 'bench.*--budget" "$LOG" | head -1)
 [ -n "$BENCH_LINE" ] && ! printf '%s' "$BENCH_LINE" | grep -q -- '--reps' && ok "bench runs without --reps (cost model)" \
     || fail "bench step line: $BENCH_LINE"
+printf '%s' "$BENCH_LINE" | grep -q -- '--ctx 2048' && ok "the bench measures at the context served (ctx = 2048)" \
+    || fail "bench step line without --ctx 2048: $BENCH_LINE"
+SELECT_LINE=$(grep "step 'select.*--record" "$LOG" | head -1)
+printf '%s' "$SELECT_LINE" | grep -q -- '--ctx 2048' && ok "and lvd select launches with it" \
+    || fail "select step line without --ctx 2048: $SELECT_LINE"
 grep -q "first night: needs a second consecutive night" "$LOG" && ok "night 1 rule: needs two nights" \
     || fail "night 1 pin rule: $(grep -A3 "step 'pin'" "$LOG")"
 [ -s "$PAGE" ] || fail "night 1 wrote no evidence page"

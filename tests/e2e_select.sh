@@ -167,6 +167,10 @@ printf '%s\n' "engine = vk" "device = Vulkan1" > "$tmp/bad.profile"
 lvd select --model "$PLAIN" --profile "$tmp/bad.profile"
 expect_rc "a selector the probe does not show" 3
 check "is an error naming file:line" has_err "bad.profile:2: engine vk's probe shows no device Vulkan1 \(it shows: Vulkan0\)"
+printf '%s\n' "backend = cpu" "ctk = q8_0" "ctv = q8_0" "fa = off" > "$tmp/kv.profile"
+lvd select --model "$PLAIN" --profile "$tmp/kv.profile"
+expect_rc "a quantized V cache with fa off" 3
+check "is refused in one line, as llama.cpp refuses it" has_err "^lvd-select: error: -ctv q8_0 with -fa off: llama.cpp needs flash attention for a quantized V cache \(use -fa on, or -ctv f16\)$"
 printf '%s\n' "speed = fast" > "$tmp/typo.profile"
 lvd select --model "$PLAIN" --profile "$tmp/typo.profile"
 expect_rc "an unknown key" 3

@@ -79,12 +79,13 @@ static void test_cpu_line(void **state)
     (void)state;
     lvd_params p = gpu_params();
     p.fa = 0;
+    snprintf(p.type_v, sizeof p.type_v, "f16"); /* a quantized V needs fa on (test_errors) */
     p.env[0] = '\0';
     sel_launch l;
     lvd_err err;
     assert_int_equal(sel_launch_build("/opt/llama/b9749-cpu", "m.gguf", &p, 0, 0, &l, &err), 0);
     const char *want[] = {"/opt/llama/b9749-cpu/llama-server", "-m", "m.gguf", "-ub", "256",
-                          "-fa", "off", "-ctk", "q8_0", "-ctv", "q8_0", "-t", "8", NULL};
+                          "-fa", "off", "-ctk", "q8_0", "-ctv", "f16", "-t", "8", NULL};
     assert_argv(&l, want);
     assert_int_equal(l.n_env, 0);
     assert_non_null(l.env);
@@ -122,6 +123,22 @@ static void test_errors(void **state)
     snprintf(p.type_k, sizeof p.type_k, "q3_k");
     assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), -1);
     assert_non_null(strstr(err.msg, "q3_k"));
+    /* a quantized V cache with flash attention off: llama.cpp refuses it */
+    lvd_params_init(&p);
+    snprintf(p.type_k, sizeof p.type_k, "q8_0");
+    snprintf(p.type_v, sizeof p.type_v, "q8_0");
+    p.fa = 0;
+    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), -1);
+    assert_string_equal(err.msg, "-ctv q8_0 with -fa off: llama.cpp needs flash attention for a quantized V"
+                                 " cache (use -fa on, or -ctv f16)");
+    assert_null(l.argv);
+    p.fa = 1;
+    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
+    sel_launch_free(&l);
+    snprintf(p.type_v, sizeof p.type_v, "f16");
+    p.fa = 0; /* a quantized K alone is llama.cpp's business, not refused */
+    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
+    sel_launch_free(&l);
     const char *bad_env[] = {"NOEQUALS", "1X=2", "=v", "A-B=1", "OK=1 bad"};
     for (size_t i = 0; i < LVD_ARRAY_LEN(bad_env); i++) {
         lvd_params_init(&p);

@@ -57,11 +57,18 @@ static void file_config_resolves_paths_and_checks_values(void **state)
     assert_int_equal(c.promote, 1);
     assert_int_equal(c.discover, 0);
     assert_int_equal(c.reps, 0); /* unset: the bench's cost model chooses -r */
+    assert_int_equal(c.ctx, -1); /* unset: lvd select's default, measured at half of it */
+    assert_null(c.depth);
     night_config_free(&c);
-    tu_write_str(path, "model = a\nreps = 5\n");
+    tu_write_str(path, "model = a\nreps = 5\nctx = 8192\ndepth = 0,4096\n");
     assert_int_equal(night_config_load(path, &c, &err), 0);
     assert_int_equal(c.reps, 5);
+    assert_int_equal(c.ctx, 8192);
+    assert_string_equal(c.depth, "0,4096");
     night_config_free(&c);
+    tu_write_str(path, "model = a\ndepth = 0,deep\n");
+    assert_int_equal(night_config_load(path, &c, &err), -1);
+    assert_non_null(strstr(err.msg, ":2: depth must be a list of depths like 0,4096, not '0,deep'"));
 
     /* fetch and promote take every spelling of lvd_parse_onoff (common/util.h) */
     static const char *const on[] = {"on", "1", "yes", "true"}, *const off[] = {"off", "0", "no", "false"};

@@ -153,7 +153,8 @@ static void test_defaults(void **state)
     bench_plan_free(&plan);
 }
 
-/* The lists multiply in order; -t reaches every arm, the CPU arm included. */
+/* The lists multiply in order; -t reaches every arm, the CPU arm included;
+ * a lone -ctk list pairs V with the same type (bench/kvpair.h). */
 static void test_lists(void **state)
 {
     world *w = *state;
@@ -164,11 +165,11 @@ static void test_lists(void **state)
     bench_plan plan;
     build_ok(w, 3, &o, &plan);
     assert_int_equal(plan.n_arms, 4 + 4 + 1);
-    assert_string_equal(plan.arms[0].label, "cuda-local CUDA0 ngl=99 fa=on ub=512 ctk=q8_0 t=16");
-    assert_string_equal(plan.arms[1].label, "cuda-local CUDA0 ngl=99 fa=on ub=256 ctk=q8_0 t=16");
-    assert_string_equal(plan.arms[2].label, "cuda-local CUDA0 ngl=8 fa=on ub=512 ctk=q8_0 t=16");
+    assert_string_equal(plan.arms[0].label, "cuda-local CUDA0 ngl=99 fa=on ub=512 ctk=q8_0 ctv=q8_0 t=16");
+    assert_string_equal(plan.arms[1].label, "cuda-local CUDA0 ngl=99 fa=on ub=256 ctk=q8_0 ctv=q8_0 t=16");
+    assert_string_equal(plan.arms[2].label, "cuda-local CUDA0 ngl=8 fa=on ub=512 ctk=q8_0 ctv=q8_0 t=16");
     assert_string_equal(plan.arms[3].arm_key,
-                        "dev=CUDA0 ngl=8 fa=1 ub=256 ctk=q8_0 ctv=- ncmoe=- t=16 env=");
+                        "dev=CUDA0 ngl=8 fa=1 ub=256 ctk=q8_0 ctv=q8_0 ncmoe=- t=16 env=");
     assert_string_equal(plan.arms[8].label, "b9749-cpu cpu t=16");
     assert_string_equal(plan.arms[8].params.type_k, "");
     bench_plan_free(&plan);

@@ -23,7 +23,7 @@
 
 typedef tu_session fx;
 
-static bench_test tg1[] = {{"tg128", 0, 128}};
+static bench_test tg1[] = {{"tg128", 0, 128, 0}};
 
 static void opts_of(fx *f, bench_session_opts *o)
 {

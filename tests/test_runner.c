@@ -31,7 +31,7 @@ static void plan_of(fx *f, bench_plan *plan)
         fail_msg("%s", err.msg);
 }
 
-static bench_test tests2[] = {{"pp512", 512, 0}, {"tg128", 0, 128}};
+static bench_test tests2[] = {{"pp512", 512, 0, 0}, {"tg128", 0, 128, 0}};
 
 static void opts_of(fx *f, bench_session_opts *o)
 {
@@ -94,7 +94,7 @@ static void test_argv(void **state)
     snprintf(a.params.type_v, sizeof a.params.type_v, "q8_0");
     a.params.n_cpu_moe = 4;
     a.params.threads = 8;
-    bench_test t[] = {{"tg128", 0, 128}, {"pp512", 512, 0}, {"pp1024", 1024, 0}};
+    bench_test t[] = {{"tg128", 0, 128, 0}, {"pp512", 512, 0, 0}, {"pp1024", 1024, 0, 0}};
     bench_invoke inv = {.model = "m.gguf", .tests = t, .n_tests = 3, .reps = 5, .timeout_ms = 1};
     char **argv = bench_arm_argv(&a, &inv);
     lvd_sb sb = {0};

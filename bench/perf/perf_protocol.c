@@ -306,7 +306,7 @@ static void grid(const char *fake, int trials, double load_s)
     world_probe(&w, &po);
     static const double ratios[] = {1.00, 1.02, 1.05, 1.20};
     static const double noises[] = {0.01, 0.03};
-    static const bench_test tg[] = {{"tg128", 0, 128}};
+    static const bench_test tg[] = {{"tg128", 0, 128, 0}};
     printf("grid: two engines, tg128, L = %.0f s, %d trials per cell\nratio noise", load_s, trials);
     header(P_NEW2);
     tally all[P_COUNT] = {{0}};
@@ -374,7 +374,7 @@ static void night(const char *fake, int trials, double load_s)
     world_probe(&w, &po);
     for (size_t i = 0; i < w.plan.n_arms; i++)
         w.truth[i] = night_truth(&w.plan.arms[i]);
-    static const bench_test tests[] = {{"pp512", 512, 0}, {"tg128", 0, 128}};
+    static const bench_test tests[] = {{"pp512", 512, 0, 0}, {"tg128", 0, 128, 0}};
     printf("night: %zu arms (CPU; CUDA fa on/off; Vulkan fa on/off, each also with "
            "GGML_VK_PREFER_HOST_MEMORY=1), pp512 + tg128, objective tg, L = %.0f s, %d trials\n     ",
            w.plan.n_arms, load_s, trials);

@@ -473,6 +473,15 @@ double speed_mult(const char *T, const char *K, param_fn fn, void *ctx)
     return m;
 }
 
+/* Speed factor of -d depth on T for K: H / (H + depth), H = depth_half
+ * (fake.h: default 16384 for tg, 32768 for pp; 0 = none). */
+double depth_factor(const char *T, const char *K, int depth)
+{
+    const lvd_kv *e = scn_layered(T, K, "depth_half");
+    double half = e ? ent_dbl(e) : strcmp(K, "tg") == 0 ? 16384 : 32768;
+    return depth > 0 && half > 0 ? half / (half + depth) : 1; /* attention over a fuller cache */
+}
+
 /* The true mean t/s of kind K ("pp" or "tg") on T before multipliers. */
 double base_speed(const char *T, const char *K)
 {

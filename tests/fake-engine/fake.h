@@ -74,6 +74,11 @@
  *     tg.env.GGML_VK_PREFER_HOST_MEMORY=1 = 0.044
  *     dev.CUDA0.tg.ncmoe=4 = 0.49
  *   pp+tg tests (-pg) combine the pp and tg speeds by time.
+ *   Depth (-d D, llama-bench's n_depth): speed x H / (H + D), so half the speed
+ *   at D = H; H from depth_half (looked up as noise is: TARGET.K.depth_half,
+ *   TARGET.depth_half, K.depth_half, depth_half; default 16384 for tg, 32768
+ *   for pp; 0 = no slowdown). Rows carry n_depth and md's test "tg128 @ d2048"
+ *   as b9749 prints them (tests/fixtures/llama.cpp/depth-b9749/).
  *
  * Sample noise (looked up as TARGET.K.NAME, TARGET.NAME, K.NAME, NAME; K in pp tg pg)
  *   noise = 0.02       relative sd of each repetition (normal, deterministic)
@@ -282,6 +287,7 @@ void do_work_sleep_rep(double sim_ns);
 int model_load(const char *path, model_meta *m);
 double speed_mult(const char *T, const char *K, param_fn fn, void *ctx);
 double base_speed(const char *T, const char *K);
+double depth_factor(const char *T, const char *K, int depth);
 size_t dbl_list(const lvd_kv *e, double *out, size_t max);
 
 /* scenario.c */

@@ -167,6 +167,7 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
         mean = base_speed(T, K) * speed_mult(T, K, bench_param, &cc);
     }
     mean *= fake_offload_mult(o, in, T, o->dim[D_MODEL].v[in->ix[D_MODEL]], strcmp(K, "pp") ? "tg" : "pp");
+    mean *= depth_factor(T, K, atoi(o->dim[D_ND].v[in->ix[D_ND]]));
     const lvd_kv *e = scn_layered(T, K, "noise");
     double noise = e ? ent_dbl(e) : 0.02;
     e = scn_layered(T, K, "run_noise");

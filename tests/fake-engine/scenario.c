@@ -138,13 +138,13 @@ static const char *const GLOBAL_KEYS[] = {
     "run_noise", "drift", "warmup", "ignore_ngl", "fault", "fault_after", "list_devices_fault",
     "server_check", "sleep_ms", "time_scale", "hang_s", "log", "load_log", "sim_clock", "load_ms", "cold",
     "ppl", "test_time", "samples_ns", "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p",
-    "devices_need_env", "backends", "cuda_archs", "ctx_limit", "split_modes", "offload_tg", "offload_pp", "fit",
-    "host_watts", NULL
+    "devices_need_env", "backends", "cuda_archs", "ctx_limit", "depth_half", "split_modes", "offload_tg", "offload_pp",
+    "fit", "host_watts", NULL
 };
-static const char *const LAYERED[] = { "noise", "run_noise", "warmup", "cold", NULL };
+static const char *const LAYERED[] = { "noise", "run_noise", "warmup", "cold", "depth_half", NULL };
 static const char *const TARGET_LEAVES[] = {
     "pp", "tg", "fault", "ppl_ratio", "kld", "same_top_p", "noise", "run_noise", "warmup", "cold",
-    "ctx_limit", "real_mib", "watts", "energy", NULL
+    "ctx_limit", "real_mib", "watts", "energy", "depth_half", NULL
 };
 static const char *const COND_NAMES[] = {
     "fa", "ngl", "ncmoe", "ub", "b", "ctk", "ctv", "t", "d", "sm", "nkvo", "fitt", "mg", "dev",
