@@ -31,7 +31,7 @@ fake_box() {
 }
 RAPL_E() { echo "cpu.energy = $W/sys/class/powercap/intel-rapl:0/energy_uj"; }
 export LVD_ENERGY_MIN_WINDOW_MS=50
-BENCH=(bench --model "$MODEL" --tests tg32 --fa on --energy-idle 300ms)
+BENCH=(bench --model "$MODEL" --tests tg32 --depth 0 --fa on --energy-idle 300ms) # depth 0: energy, not depth, is measured here
 
 # jpt ENGINE: the joules per token of ENGINE's arm on tg32
 jpt() { q "[r['energy']['joules_per_token'] for r in d['tests'][0]['ranking'] if [a['engine'] for a in d['arms'] if a['arm']==r['arm']][0]=='$1'][0]"; }

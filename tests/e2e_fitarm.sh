@@ -28,7 +28,7 @@ DEV="device = CUDA0|NVIDIA GeForce RTX 3060|12288|1500|8.6"
 world fit
 engine cuda "$DEV" "noise = 0.01" "dev.CUDA0.tg = 100" "offload_tg = 3"
 cp "$LVD_FAKE_ENGINE" "$W/cuda/llama-fit-params"
-lvd bench --model "$MODEL" --tests tg128 --fa on --json
+lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on --json
 expect_rc "decided" 0
 check "ours: every layer at ubatch 256" is "(d['arms'][0]['params']['ngl'], d['arms'][0]['params']['ubatch'])" "(5, 256)"
 check "the rival: llama.cpp's fit, beside arm 0" is "(d['arms'][1]['params']['ngl'], d['arms'][1]['fit_of'])" "(None, 0)"
@@ -44,7 +44,7 @@ check "its runs are recorded with -fitt" is "$(sql "SELECT count(*) > 0 FROM run
 check "ours is faster than llama.cpp's fit, by about 1.5x, with its CI" \
   is "[(x['faster'], round(x['ratio'], 1), x['ci_lo'] > 1.3) for x in d['placement']['fit_vs_ours']]" "[('ours', 1.5, True)]"
 check "never an out-of-memory load" is "$(sql "SELECT count(*) FROM runs WHERE reason LIKE 'placement failure%'")" "[(0,)]"
-lvd bench --model "$MODEL" --tests tg128 --fa on
+lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on
 check "the text report says which placement is faster" \
   grep -qE "^placement vs llama.cpp fit, tg128: ours .* = 1\.[0-9]+ \(CI 1\.[0-9]+-1\.[0-9]+\): faster: ours$" "$tmp/out"
 
@@ -55,7 +55,7 @@ check "the evidence page shows llama.cpp's plan beside ours" \
 # a build before llama.cpp's fit (no -fitt in llama-bench --help): our arm alone
 world old
 engine cuda "$DEV" "noise = 0.01" "dev.CUDA0.tg = 100" "fit = 0"
-lvd bench --model "$MODEL" --tests tg128 --fa on --json
+lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on --json
 check "no -fitt: no rival arm" is "[a['fit_of'] for a in d['arms']]" "[None]"
 check "and no llama-bench call with -fitt" bash -c "! grep -q -- -fitt '$W/cuda/calls.log'"
 
@@ -63,7 +63,7 @@ check "and no llama-bench call with -fitt" bash -c "! grep -q -- -fitt '$W/cuda/
 world fitwins
 engine cuda "$DEV" "noise = 0.01" "dev.CUDA0.tg = 100" "dev.CUDA0.tg.fitt=1024 = 3"
 "$LVD_BIN/lvd-check" --model "$MODEL" > /dev/null || fail "lvd check"
-lvd bench --model "$MODEL" --tests tg128 --fa on --json
+lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on --json
 check "no llama-fit-params: the plan is said not to be printed" \
   is "any('no llama-fit-params' in n for n in d['placement']['notes'])" "True"
 check "the fit arm wins" is "[x['faster'] for x in d['placement']['fit_vs_ours']]" "['llama.cpp fit']"

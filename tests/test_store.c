@@ -131,6 +131,47 @@ static void test_migrate_probe_env(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* A store made before the sample arrays left the reported object (schema
+ * 11): migration 12 strips them from valid JSON, keeps every other field,
+ * and leaves a row that is not JSON as it was. */
+static void test_migrate_reported_arrays(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char *path = lvd_xasprintf("%s/v11.db", dir);
+    lvd_sb sql = {0};
+    for (size_t v = 1; v <= 11; v++)
+        lvd_sb_adds(&sql, store_schema_step(v));
+    lvd_sb_adds(&sql, "PRAGMA user_version = 11;"
+                      "INSERT INTO artifacts (sha256, size, created_at) VALUES"
+                      " ('" SHA_A "', 1, 1);"
+                      "INSERT INTO engines (id, name, dir, build, origin, created_at)"
+                      " VALUES (1, 'cpu', '/e/cpu', 'b9749', 'registered', 1);"
+                      "INSERT INTO runs (id, artifact, engine_id, binary, build, host, arm_key, status, started_at, source)"
+                      " VALUES (1, '" SHA_A "', 1, '/e/cpu/llama-bench', 'b9749', 'h', 'k', 'ok', 1, 'bench');"
+                      "INSERT INTO results (id, run_id, test, reported_json) VALUES"
+                      " (1, 1, 'tg128', '{\"avg_ts\": 5, \"samples_ns\": [1, 2], \"samples_ts\": [3.5, 4.5]}'),"
+                      " (2, 1, 'pp512', 'not json \"samples_ns\"');");
+    raw_exec(path, lvd_sb_str(&sql));
+    lvd_sb_free(&sql);
+    store *s;
+    lvd_err err = {0};
+    if (store_open(path, 0, &s, &err))
+        fail_msg("%s", err.msg);
+    store_run_filter f = {.with_samples = 1};
+    lvd_run *v;
+    size_t n;
+    assert_int_equal(store_run_list(s, &f, &v, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(v[0].n_results, 2);
+    assert_string_equal(v[0].results[0].reported_json, "{\"avg_ts\":5}");
+    assert_string_equal(v[0].results[1].reported_json, "not json \"samples_ns\"");
+    store_run_list_free(v, n);
+    store_close(s);
+    free(path);
+    tu_tmpdir_free(dir);
+}
+
 static void test_migrate_from_zero(void **state)
 {
     (void)state;
@@ -1054,6 +1095,7 @@ int main(void)
         cmocka_unit_test(test_create),
         cmocka_unit_test(test_migrate_from_zero),
         cmocka_unit_test(test_migrate_probe_env),
+        cmocka_unit_test(test_migrate_reported_arrays),
         cmocka_unit_test_setup_teardown(test_refuse_newer, tu_store_setup, tu_store_teardown),
         cmocka_unit_test(test_refuse_not_a_database),
         cmocka_unit_test(test_default_path),
