@@ -235,6 +235,19 @@ static int validate_opts(const bench_plan_opts *o, lvd_err *err)
     return 0;
 }
 
+void bench_plan_place_in(const bench_plan_opts *o, placement_place_in *in)
+{
+    placement_place_in_init(in);
+    in->shape = o->shape;
+    in->ctx = o->place_ctx ? o->place_ctx : o->ctx;
+    in->ubatch = o->n_ub ? o->ub[0] : 0;
+    bench_kv_pair *kv;
+    size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
+    in->type_k = nkv ? kv[0].k : NULL; /* o's strings: kv holds pointers to them */
+    in->type_v = nkv ? kv[0].v : NULL;
+    free(kv);
+}
+
 /* The placement rung for dev, or -1 when placement does not apply; the
  * margin correction it kept is noted in p. */
 static int place(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev, placement_result *pl)
@@ -245,16 +258,8 @@ static int place(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev,
     double factor = placement_correction_compute(o->alloc_rows, o->n_alloc_rows, dev->backend, &corr);
     bench_plan_note(p, "margin correction for %s: %s", dev->selector, corr.why);
     placement_place_in in;
-    placement_place_in_init(&in);
-    in.shape = o->shape;
-    in.ctx = o->place_ctx ? o->place_ctx : o->ctx;
+    bench_plan_place_in(o, &in);
     in.free_mib = dev->free_mib;
-    in.ubatch = o->n_ub ? o->ub[0] : 0;
-    bench_kv_pair *kv;
-    size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
-    in.type_k = nkv ? kv[0].k : NULL;
-    in.type_v = nkv ? kv[0].v : NULL;
-    free(kv);
     in.margin_factor = factor;
     lvd_err ignored;
     return placement_compute(&in, pl, &ignored) ? -1 : 0;

@@ -25,6 +25,10 @@ typedef struct bench_split {
 void bench_plan_device_arms(bench_plan *p, const lvd_engine *e, const char *binary,
                             const lvd_device *dev, const char *vis, const bench_plan_opts *o,
                             const bench_split *split, const char *cover);
+/* The placement input the plan's options give (placement_place_in_init,
+ * then the shape, the serving context, the first -ub and the first KV pair);
+ * the caller adds the device's free memory and the margin. */
+void bench_plan_place_in(const bench_plan_opts *o, placement_place_in *in);
 /* Records that e (or one device of it) gets no arm; reason is taken. */
 void bench_plan_add_skip(bench_plan *p, const lvd_engine *e, const char *binary, const char *device,
                          char *reason);

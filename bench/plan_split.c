@@ -45,15 +45,7 @@ static void set_price(bench_split_set *s, const lvd_probe *pr, const bench_plan_
     for (size_t i = 0; i < s->n; i++)
         free_mib[i] = pr->devices[s->idx[i]].free_mib;
     placement_place_in in;
-    placement_place_in_init(&in);
-    in.shape = o->shape;
-    in.ctx = o->place_ctx ? o->place_ctx : o->ctx;
-    in.ubatch = o->n_ub ? o->ub[0] : 0;
-    bench_kv_pair *kv;
-    size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
-    in.type_k = nkv ? kv[0].k : NULL;
-    in.type_v = nkv ? kv[0].v : NULL;
-    free(kv);
+    bench_plan_place_in(o, &in);
     lvd_err ignored = {{0}};
     s->priced = placement_spread(&in, free_mib, s->n, &s->spread, &ignored) == 0;
 }
