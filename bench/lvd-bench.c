@@ -3,22 +3,20 @@
  * decide, and records every run in the store; with --check, checks every
  * device against the CPU first (check/check.h). Option parsing only; the
  * work is bench/plan.c, bench/runner.c, bench/report.c and check/check.c. */
-#include "engine/cards.h"
-#include "engine/devlock.h"
-#include "engine/engines.h"
-#include "bench/depth.h"
-#include "engine/splitmodes.h"
-#include "engine/hostfacts.h"
-#include "store/factsdb.h"
 #include "bench/alloc.h"
-#include "bench/fitarm.h"
+#include "bench/depth.h"
 #include "bench/energy.h"
+#include "bench/fitarm.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
 #include "check/check.h"
 #include "common/cli.h"
 #include "common/paths.h"
+#include "engine/devlock.h"
+#include "engine/engines.h"
+#include "engine/hostfacts.h"
+#include "store/factsdb.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -463,37 +461,6 @@ static int report(const options *o, const bench_plan *plan, store *s, const benc
     return code;
 }
 
-/* The split modes each engine's llama-bench accepts (its --help), asked only
- * of engines whose probe lists two or more distinct cards. Malloc'd, one per
- * engine. */
-static int *probe_split_modes(const engine_setup *b)
-{
-    int *modes = lvd_xcalloc(b->n ? b->n : 1, sizeof *modes);
-    for (size_t i = 0; i < b->n; i++) {
-        modes[i] = ENGINE_SM_ASSUMED;
-        if (engine_cards_count(b->probes[i].devices, b->probes[i].n_devices) < 2)
-            continue;
-        char *binary = lvd_xasprintf("%s/llama-bench", b->engines[i].dir ? b->engines[i].dir : ".");
-        modes[i] = engine_split_modes_probe(binary, 10000);
-        free(binary);
-    }
-    return modes;
-}
-
-/* --resume: the runs recorded under the session for this model and host
- * (with their samples) into *runs. 0, or -1 with err (a store error). */
-static int load_seed(store *s, const char *artifact, const char *session, lvd_run **runs, size_t *n,
-                     lvd_err *err)
-{
-    store_run_filter f = {.artifact = artifact, .host = lvd_hostname(), .session = session,
-                          .with_samples = 1};
-    if (store_run_list(s, &f, runs, n, err))
-        return -1;
-    fprintf(stderr, "%s: resuming session %s: %zu run(s) recorded earlier count as measured\n", TOOL,
-            session, *n);
-    return 0;
-}
-
 static int run(const options *o)
 {
     lvd_err err = {0};
@@ -534,7 +501,7 @@ static int run(const options *o)
         .shape = &b.art.shape, .ctx = kv_ctx(tests, n_tests), .place_ctx = serving,
         .sm = (const char *const *)o->sm, .n_sm = o->n_sm, .ts = o->ts,
     };
-    split_modes = probe_split_modes(&b);
+    split_modes = bench_split_modes_probe(b.engines, b.probes, b.n);
     po.split_modes = split_modes;
     if (store_alloc_rows(b.s, &alloc_rows, &po.n_alloc_rows, &err)) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
@@ -563,7 +530,10 @@ static int run(const options *o)
         .first_reps = o->min_samples ? (int)o->min_samples + 1 : 0, /* + 1 for a warm-up drop */
         .plan_opts = &po,
     };
-    if (o->resume && load_seed(b.s, b.art.sha256, session, &seed, &n_seed, &err)) {
+    if (o->resume && bench_seed_load(b.s, b.art.sha256, lvd_hostname(), session, &seed, &n_seed, &err) == 0)
+        fprintf(stderr, "%s: resuming session %s: %zu run(s) recorded earlier count as measured\n", TOOL,
+                session, n_seed);
+    else if (o->resume) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         goto out;
     }

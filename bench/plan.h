@@ -136,6 +136,12 @@ typedef struct bench_plan_opts {
     size_t n_alloc_rows;
 } bench_plan_opts;
 
+/* The split modes (ENGINE_SM_* bits) each engine's llama-bench accepts, from
+ * its --help, asked only of engines whose probe lists two or more distinct
+ * cards (ENGINE_SM_ASSUMED for the others): what bench_plan_opts.split_modes
+ * takes. Malloc'd, one per engine. */
+int *bench_split_modes_probe(const lvd_engine *engines, const lvd_probe *probes, size_t n);
+
 /* Builds the arms of engines[0..n) with probes[i] belonging to engines[i]
  * (rules in the header comment) into out (free with bench_plan_free). Arms
  * come in engine order, then device, then the lists in the order above.

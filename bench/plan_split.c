@@ -190,3 +190,17 @@ int bench_split_opts_check(const bench_plan_opts *o, lvd_err *err)
                              "or ',' (e.g. 3/1)", o->ts);
     return 0;
 }
+
+int *bench_split_modes_probe(const lvd_engine *engines, const lvd_probe *probes, size_t n)
+{
+    int *modes = lvd_xcalloc(n ? n : 1, sizeof *modes);
+    for (size_t i = 0; i < n; i++) {
+        modes[i] = ENGINE_SM_ASSUMED;
+        if (engine_cards_count(probes[i].devices, probes[i].n_devices) < 2)
+            continue;
+        char *binary = lvd_xasprintf("%s/llama-bench", engines[i].dir ? engines[i].dir : ".");
+        modes[i] = engine_split_modes_probe(binary, 10000);
+        free(binary);
+    }
+    return modes;
+}

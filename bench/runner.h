@@ -186,6 +186,10 @@ const stats_ranking *bench_session_decider(const bench_session *s, size_t t);
 /* Folds a recorded run into an arm's state (runner.c's own; cut: killed at
  * the budget's end, not held against the arm). */
 typedef void (*bench_absorb_fn)(bench_session *s, size_t arm, const lvd_run *run, int cut);
+/* The runs recorded under session for this model and host, with their
+ * samples: what --resume passes as o.seed. 0, or -1 with err. */
+int bench_seed_load(store *st, const char *artifact, const char *host, const char *session, lvd_run **runs,
+                    size_t *n, lvd_err *err);
 /* Folds o.seed into the arms (see "Resuming"); called by bench_session_run. */
 int bench_seed_apply(bench_session *s, bench_absorb_fn absorb, lvd_err *err);
 

@@ -1,8 +1,8 @@
 /* seed.c: a resumed bench session's start (runner.h, "Resuming"): the runs an
  * earlier, interrupted process recorded under the same session id are folded
  * into the arms before the first round, so what was measured counts and is
- * not measured again. Not for reading the store (the caller passes the runs)
- * or for the session loop (runner.c). */
+ * not measured again (bench_seed_load reads them). Not for the session loop
+ * (runner.c). */
 #include "bench/runner.h"
 
 #include <string.h>
@@ -36,4 +36,11 @@ int bench_seed_apply(bench_session *s, bench_absorb_fn absorb, lvd_err *err)
         if (s->st[i].runs > s->rounds)
             s->rounds = s->st[i].runs;
     return 0;
+}
+
+int bench_seed_load(store *st, const char *artifact, const char *host, const char *session, lvd_run **runs,
+                    size_t *n, lvd_err *err)
+{
+    store_run_filter f = {.artifact = artifact, .host = host, .session = session, .with_samples = 1};
+    return store_run_list(st, &f, runs, n, err);
 }
