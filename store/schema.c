@@ -281,8 +281,7 @@ static const char *const migrations[] = {
      * its samples_ns / samples_ts arrays: they are its samples (one row each
      * in samples); new results are stored without them (bench/benchout.c).
      * Only valid JSON is touched, so a hand-made row never fails the step. */
-    "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts')"
-    " WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
+    "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts') WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
 };
 
 size_t store_schema_version(void)
