@@ -30,29 +30,18 @@ int store_energy_put(store *s, const lvd_result *x, lvd_err *err)
     return store_step_done(s, st, "cannot record energy", err);
 }
 
-int store_energy_load(store *s, lvd_result *x, lvd_err *err)
+void store_energy_col(sqlite3_stmt *st, int first, lvd_result *x)
 {
-    sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT source, device, joules, window_s, idle_watts, note FROM result_energy"
-                         " WHERE result_id = ?", &st, err))
-        return -1;
-    sqlite3_bind_int64(st, 1, x->id);
-    memset(&x->energy, 0, sizeof x->energy);
-    x->energy.idle_watts = NAN;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        lvd_energy *e = &x->energy;
-        store_col_copy(st, 0, e->source, sizeof e->source);
-        store_col_copy(st, 1, e->device, sizeof e->device);
-        e->joules = store_col_double(st, 2);
-        e->window_s = store_col_double(st, 3);
-        e->idle_watts = store_col_double(st, 4);
-        store_col_copy(st, 5, e->note, sizeof e->note);
-        e->measured = isfinite(e->joules) && isfinite(e->window_s);
-        rc = sqlite3_step(st);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return store_fail(s, err, "cannot read energy");
-    return 0;
+    lvd_energy *e = &x->energy;
+    memset(e, 0, sizeof *e);
+    e->idle_watts = NAN;
+    if (sqlite3_column_type(st, first) == SQLITE_NULL)
+        return; /* no row: not measured */
+    store_col_copy(st, first, e->source, sizeof e->source);
+    store_col_copy(st, first + 1, e->device, sizeof e->device);
+    e->joules = store_col_double(st, first + 2);
+    e->window_s = store_col_double(st, first + 3);
+    e->idle_watts = store_col_double(st, first + 4);
+    store_col_copy(st, first + 5, e->note, sizeof e->note);
+    e->measured = isfinite(e->joules) && isfinite(e->window_s);
 }

@@ -8,7 +8,11 @@
 
 /* Records x->energy for result x->id (nothing when it carries no source). */
 int store_energy_put(store *s, const lvd_result *x, lvd_err *err);
-/* Fills x->energy from the store (not measured when there is no row). */
-int store_energy_load(store *s, lvd_result *x, lvd_err *err);
+/* Fills x->energy from columns first .. first + 5 of st (source, device,
+ * joules, window_s, idle_watts, note of a LEFT JOIN on result_energy; a NULL
+ * source: no row, not measured), so results and their energy are read in one
+ * query. */
+struct sqlite3_stmt;
+void store_energy_col(struct sqlite3_stmt *st, int first, lvd_result *x);
 
 #endif

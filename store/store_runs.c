@@ -285,8 +285,8 @@ static int load_results_with(store *s, sqlite3_stmt *res, sqlite3_stmt *smp, voi
         while ((rc = sqlite3_step(res)) == SQLITE_ROW) {
             r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
             col_result(res, &r->results[r->n_results++]);
-            if (load_samples(s, smp, &r->results[r->n_results - 1], err) ||
-                store_energy_load(s, &r->results[r->n_results - 1], err))
+            store_energy_col(res, 14, &r->results[r->n_results - 1]);
+            if (load_samples(s, smp, &r->results[r->n_results - 1], err))
                 return -1;
         }
         sqlite3_reset(res);
@@ -300,9 +300,11 @@ static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
 {
     runs_ctx rs = {runs, n};
     return with_result_statements(s,
-                                  "SELECT id, test, n_prompt, n_gen, n_depth, backends, rep_ngl, rep_fa,"
-                                  " rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k, rep_type_v, reported_json"
-                                  " FROM results WHERE run_id = ? ORDER BY id",
+                                  "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"
+                                  " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"
+                                  " r.rep_type_v, r.reported_json, e.source, e.device, e.joules, e.window_s,"
+                                  " e.idle_watts, e.note FROM results r LEFT JOIN result_energy e"
+                                  " ON e.result_id = r.id WHERE r.run_id = ? ORDER BY r.id",
                                   "SELECT ns, ts, warmup FROM samples WHERE result_id = ? ORDER BY idx",
                                   load_results_with, &rs, err);
 }
