@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "evidence/format.h"
 #include "evidence/model.h"
+#include "stats/changepoint.h"
 #include "stats/stats.h"
 #include "store/bisectdb.h"
 #include "store/factsdb.h"
@@ -220,12 +221,20 @@ static int load_pin_note(store *s, const lvd_run *runs, size_t nr, ev_hunt *h, l
     return 0;
 }
 
-int ev_hunt_load(store *s, const char *host, ev_hunt *out, lvd_err *err)
+int ev_hunt_load(store *s, const char *host, size_t nights, ev_hunt *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     if (load_culprit(s, out, err))
         return -1;
+    /* drift in the page's nights: they and the two windows of nights before
+     * them that a step at their start is judged against */
+    stats_cp_opts cp;
+    stats_cp_default(&cp);
     store_run_filter rf = {.host = host, .status = "ok", .with_samples = 1};
+    if (store_run_nights_since(s, NULL, host, nights + 2 * cp.window, &rf.since, err)) {
+        ev_hunt_free(out);
+        return -1;
+    }
     lvd_run *runs = NULL;
     size_t nr = 0;
     store_fact *facts = NULL;

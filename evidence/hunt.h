@@ -22,8 +22,11 @@ typedef struct ev_hunt {
     char *pin_note;         /* the newest pin decision against the drift flags, or NULL */
 } ev_hunt;
 
-/* Loads host's hunt from s. 0, or -1 with err. */
-int ev_hunt_load(struct store *s, const char *host, ev_hunt *out, lvd_err *err);
+/* Loads host's hunt from s: the newest bisect's culprit and the drift of
+ * the last `nights` nights (their runs and two change-point windows of
+ * nights before them, what a step at their start is judged against). 0, or
+ * -1 with err. */
+int ev_hunt_load(struct store *s, const char *host, size_t nights, ev_hunt *out, lvd_err *err);
 void ev_hunt_free(ev_hunt *h);
 
 /* Under the pin decision: the culprit and the pin note (nothing when neither). */

@@ -269,7 +269,10 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     if (has_a < 0)
         return -1;
     const store_artifact *ap = has_a == 0 ? &a : NULL;
+    /* the page's nights, and nothing older: its cost is what it shows */
     store_run_filter f = {.artifact = sha, .host = host, .with_samples = 1};
+    if (store_run_nights_since(s, sha, host, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &f.since, err))
+        return -1;
     lvd_run *runs = NULL;
     size_t nr = 0;
     lvd_verdict v;
@@ -540,7 +543,7 @@ int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
     if (rc == 0)
         rc = load_pin(s, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &out->pin, err);
     if (rc == 0)
-        rc = ev_hunt_load(s, host, &out->hunt, err);
+        rc = ev_hunt_load(s, host, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &out->hunt, err);
     if (rc != 0) {
         ev_page_free(out);
         return -1;

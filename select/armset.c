@@ -177,7 +177,7 @@ static size_t keep_newest_sessions(lvd_run *runs, size_t n)
     return w;
 }
 
-int sel_armset_load(store *s, const char *artifact, const char *host, int64_t engine_id,
+int sel_armset_load(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -185,6 +185,7 @@ int sel_armset_load(store *s, const char *artifact, const char *host, int64_t en
         .artifact = artifact,
         .host = host ? host : lvd_hostname(),
         .engine_id = engine_id,
+        .arm_key = arm_key,
     };
     lvd_run *runs;
     size_t n;

@@ -62,8 +62,9 @@ typedef struct sel_armset {
 /* Groups runs[0..n) (with results and samples loaded) into arms. Pure. */
 void sel_armset_build(const lvd_run *runs, size_t n, sel_armset *out);
 /* Loads the runs of host (NULL = this machine) for artifact (NULL = every
- * artifact) and engine (0 = every engine) and groups them. 0 or -1 (err). */
-int sel_armset_load(struct store *s, const char *artifact, const char *host, int64_t engine_id,
+ * artifact), engine (0 = every engine) and arm key (NULL = every arm) and
+ * groups them; only each arm's newest session is read whole. 0 or -1 (err). */
+int sel_armset_load(struct store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err);
 void sel_armset_free(sel_armset *set);
 

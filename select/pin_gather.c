@@ -72,7 +72,7 @@ static int load_side(store *s, const lvd_engine *engines, size_t n_engines, cons
         if (strcmp(engines[i].build, build))
             continue;
         sel_armset one;
-        if (sel_armset_load(s, NULL, host, engines[i].id, &one, err) != 0)
+        if (sel_armset_load(s, NULL, host, engines[i].id, NULL, &one, err) != 0)
             return -1;
         lvd_probe probe;
         int rc = store_probe_latest(s, engines[i].id, &probe, err);

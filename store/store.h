@@ -126,6 +126,11 @@ typedef struct store_run_filter {
 
 int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err);
 void store_run_list_free(lvd_run *v, size_t n);
+/* The start (UTC midnight, epoch seconds) of the newest `nights` nights
+ * (UTC dates) that have runs of artifact (NULL: any) on host; *since 0 when
+ * nights is 0 or there is no run (read everything). 0 or -1 with err. */
+int store_run_nights_since(store *s, const char *artifact, const char *host, size_t nights, int64_t *since,
+                           lvd_err *err);
 /* Loads the results and samples of runs[0..n) listed without them (a
  * caller that keeps a few of many runs lists them bare first). 0 or -1. */
 int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err);

@@ -314,6 +314,53 @@ static void free_run(void *r)
     lvd_run_free(r);
 }
 
+/* The listing statement of filter f, parameters bound. Only the filters
+ * that are set appear in the WHERE clause (a "?1 IS NULL OR artifact = ?1"
+ * term keeps SQLite off every index: a full scan of the runs each time), so
+ * runs_key (artifact, host, engine_id, arm_key), runs_session and
+ * runs_started serve the query. Newest first when limited: a plain ORDER BY
+ * on started_at. A hunt's sessions (STORE_HUNT_SESSION_PREFIX) are left out
+ * unless one is asked for by name. */
+static int prepare_list(store *s, const store_run_filter *f, sqlite3_stmt **st, lvd_err *err)
+{
+    lvd_sb sql = {0};
+    lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"
+                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
+                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
+                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx"
+                      " FROM runs WHERE started_at >= ?7");
+    if (f->artifact)
+        lvd_sb_adds(&sql, " AND artifact = ?1");
+    if (f->host)
+        lvd_sb_adds(&sql, " AND host = ?2");
+    if (f->engine_id)
+        lvd_sb_adds(&sql, " AND engine_id = ?3");
+    if (f->arm_key)
+        lvd_sb_adds(&sql, " AND arm_key = ?4");
+    if (f->session)
+        lvd_sb_adds(&sql, " AND session = ?5");
+    else
+        lvd_sb_adds(&sql, " AND (session IS NULL OR session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%')");
+    if (f->status)
+        lvd_sb_adds(&sql, " AND status = ?6");
+    lvd_sb_adds(&sql, f->limit > 0 ? " ORDER BY started_at DESC, id DESC LIMIT ?9" : " ORDER BY started_at, id");
+    int rc = store_prepare(s, lvd_sb_str(&sql), st, err);
+    lvd_sb_free(&sql);
+    if (rc)
+        return -1;
+    /* unnamed numbers stay unbound: binding a parameter the text lacks is
+     * SQLITE_RANGE, which these calls ignore */
+    store_bind_text(*st, 1, f->artifact);
+    store_bind_text(*st, 2, f->host);
+    sqlite3_bind_int64(*st, 3, f->engine_id);
+    store_bind_text(*st, 4, f->arm_key);
+    store_bind_text(*st, 5, f->session);
+    store_bind_text(*st, 6, f->status);
+    sqlite3_bind_int64(*st, 7, f->since);
+    sqlite3_bind_int(*st, 9, f->limit > 0 ? f->limit : -1);
+    return 0;
+}
+
 int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n, lvd_err *err)
 {
     static const store_run_filter any = {0};
@@ -322,31 +369,8 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    /* Every filter is a bound parameter; NULL / 0 means "any". Newest first
-     * when limited: a plain ORDER BY on started_at (the runs_started index
-     * serves it; an expression such as started_at * ? would sort them all). */
-#define RUN_LIST_SQL(order)                                                                        \
-    "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"                       \
-    " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"        \
-    " build_commit, build_number, status, reason, exit_code, stderr_tail,"                         \
-    " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx FROM runs"  \
-    " WHERE (?1 IS NULL OR artifact = ?1) AND (?2 IS NULL OR host = ?2)"                           \
-    " AND (?3 = 0 OR engine_id = ?3) AND (?4 IS NULL OR arm_key = ?4)"                             \
-    " AND ((?5 IS NULL AND (session IS NULL OR session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%'))" \
-    "  OR session = ?5) AND (?6 IS NULL OR status = ?6)"                                            \
-    " AND started_at >= ?7 ORDER BY " order " LIMIT ?9"
-    if (store_prepare(s, f->limit > 0 ? RUN_LIST_SQL("started_at DESC, id DESC") : RUN_LIST_SQL("started_at, id"),
-                      &st, err))
+    if (prepare_list(s, f, &st, err))
         return -1;
-#undef RUN_LIST_SQL
-    store_bind_text(st, 1, f->artifact);
-    store_bind_text(st, 2, f->host);
-    sqlite3_bind_int64(st, 3, f->engine_id);
-    store_bind_text(st, 4, f->arm_key);
-    store_bind_text(st, 5, f->session);
-    store_bind_text(st, 6, f->status);
-    sqlite3_bind_int64(st, 7, f->since);
-    sqlite3_bind_int(st, 9, f->limit > 0 ? f->limit : -1);
     void *v;
     if (store_rows(s, st, sizeof **out, col_run, free_run, "cannot list runs", &v, n, err))
         return -1;

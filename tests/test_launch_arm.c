@@ -114,7 +114,7 @@ static void recorded_arm(fx *f, const store_artifact *a, const lvd_verdict *v, l
 {
     sel_armset set;
     lvd_err err = {{0}};
-    if (sel_armset_load(f->s, a->sha256, HOST, v->engine_id, &set, &err))
+    if (sel_armset_load(f->s, a->sha256, HOST, v->engine_id, NULL, &set, &err))
         fail_msg("%s", err.msg);
     int found = 0;
     for (size_t i = 0; i < set.n; i++) {

@@ -1,0 +1,30 @@
+/* store_window.c: the night window of a host's runs (see store.h,
+ * store_run_nights_since): where the newest N nights that have runs begin,
+ * so a page of N nights reads those nights and not the year behind them.
+ * Not for listing runs (store_runs.c). */
+#include "store/store_internal.h"
+
+int store_run_nights_since(store *s, const char *artifact, const char *host, size_t nights, int64_t *since,
+                           lvd_err *err)
+{
+    *since = 0;
+    if (nights == 0)
+        return 0;
+    sqlite3_stmt *st;
+    /* nights are UTC dates that have a run; runs_key (artifact, host, ...) serves the scan */
+    if (store_prepare(s,
+                      "SELECT min(d) * 86400 FROM (SELECT DISTINCT started_at / 86400 AS d FROM runs"
+                      " WHERE (?1 IS NULL OR artifact = ?1) AND host = ?2 ORDER BY d DESC LIMIT ?3)",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, artifact);
+    store_bind_text(st, 2, host);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)nights);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *since = store_col_i64_or(st, 0, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_fail(s, err, "cannot read the night window");
+    return 0;
+}
