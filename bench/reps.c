@@ -219,11 +219,13 @@ int bench_reps_no_warmup(const bench_session *s, const bench_group *g)
 }
 
 /* A B .. B A (reps.h): not on the first invocation of a group whose arms
- * were all far behind last night. */
+ * were all far behind last night (an -r the user gave keeps it). */
 int bench_reps_abba(const bench_session *s, const bench_group *g)
 {
     if (g->n < 2)
         return 0;
+    if (s->o.inv.reps > 0)
+        return 1;
     for (size_t i = 0; i < g->n; i++)
         if (bench_kept_min(s, g->arms[i]) || s->st[g->arms[i]].runs || s->o.first_reps ||
             !bench_reps_far_behind(s, g->arms[i]))

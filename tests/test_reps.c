@@ -87,6 +87,9 @@ static void test_abba(void **state)
     g.abba = -1;
     assert_int_equal(bench_group_slots(&g), 1);
     assert_int_equal(reps_of(&f, far, 2, -1), (int)f.s.o.rule.win_min_samples);
+    f.s.o.inv.reps = 3; /* an -r the user gave: the order as before */
+    assert_true(bench_reps_abba(&f.s, &g));
+    f.s.o.inv.reps = 0;
     g.arms = mixed;
     assert_true(bench_reps_abba(&f.s, &g));
     g.arms = far;
