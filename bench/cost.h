@@ -56,6 +56,9 @@ typedef struct bench_arm_cost {
     size_t seed_samples;           /* the priced session: repetitions the arm ran there, */
     size_t seed_procs;             /* and in how many llama-bench processes (0: not seeded), */
     size_t seed_dropped;           /* and how many of its samples were dropped as warm-up */
+    double seed_obj_ms;            /* there, its mean sample on the objective's one test
+                                      (0: unknown; bench/prices.h) */
+    size_t seed_obj_dropped;       /* and its samples of that test dropped as warm-up */
 } bench_arm_cost;
 
 /* Records one invocation of cost c: its wall time and the ns of its kept

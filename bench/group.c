@@ -188,7 +188,7 @@ void bench_groups_free(bench_group *g, size_t n)
 
 size_t bench_group_slots(const bench_group *g)
 {
-    return g->n > 1 ? 2 : 1;
+    return g->n > 1 && g->abba >= 0 ? 2 : 1;
 }
 
 char *bench_group_list(const bench_plan *plan, const bench_group *g, int d)

@@ -14,7 +14,9 @@
  *     nesting order ub, ctk, ctv, fa, t) with the others fixed;
  *   - in the invocation, the outermost varying flag's list goes A B .. B A
  *     (`-fa 1,0,0,1`), so every arm runs twice, early and late, and drift
- *     inside the process hits all alike; an arm alone runs as before;
+ *     inside the process hits all alike (abba; -1: the plain list, which the
+ *     session asks for where the order buys nothing, bench/reps.h); an arm
+ *     alone runs as before;
  *   - an arm flagged solo (its group failed once) never shares again, so one
  *     arm's crash cannot exclude the others.
  * Rows are split back per arm from llama-bench's per-row fields (flash_attn,
@@ -47,7 +49,8 @@ size_t bench_groups_make(const bench_plan *plan, const unsigned char *need, cons
                          int share, bench_group **out);
 void bench_groups_free(bench_group *g, size_t n);
 
-/* Instances per arm in one invocation of g: 2 when shared (A B B A), else 1. */
+/* Instances per arm in one invocation of g: 2 when shared (A B B A), else 1
+ * (alone, or abba -1: the plain list, bench/reps.h "far behind"). */
 size_t bench_group_slots(const bench_group *g);
 
 /* The comma list of context flag d over g's arms (distinct values in arm

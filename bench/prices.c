@@ -41,6 +41,49 @@ static int seen_before(seen_proc **seen, size_t *n, size_t c, int64_t invocation
     return 0;
 }
 
+/* The objective's one test (a throughput objective deciding on one test):
+ * its index, or -1 (weighted, per joule, or several tests). */
+static long objective_test(const bench_session *s)
+{
+    long one = -1;
+    if (s->weighted || s->o.objective.per_joule)
+        return -1;
+    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+        if (!bench_session_uses_test(s, t))
+            continue;
+        if (one >= 0)
+            return -1;
+        one = (long)t;
+    }
+    return one;
+}
+
+/* Seeds arm i's last night on the objective's one test (prices.h): its mean
+ * sample there and how many of those samples it dropped as warm-up. */
+static int seed_objective(store *st, bench_session *s, size_t i, lvd_err *err)
+{
+    long t = objective_test(s);
+    if (t < 0)
+        return 0;
+    const bench_arm *arm = &s->plan->arms[i];
+    const char *test = s->o.inv.tests[t].name;
+    store_prices got;
+    if (store_prices_last(st, s->o.artifact, s->o.host, arm->engine_id, arm->arm_key, s->o.session, &test, 1, &got,
+                          err))
+        return -1;
+    double ms = 0;
+    size_t n = 0, dropped = 0;
+    for (size_t k = 0; k < got.n; k++) {
+        ms += got.v[k].samples_ms;
+        n += (size_t)(got.v[k].reps > 0 ? got.v[k].reps : 0);
+        dropped += (size_t)(got.v[k].dropped > 0 ? got.v[k].dropped : 0);
+    }
+    s->st[i].cost.seed_obj_ms = n ? ms / (double)n : 0;
+    s->st[i].cost.seed_obj_dropped = dropped;
+    store_prices_free(&got);
+    return 0;
+}
+
 int bench_prices_seed(store *st, bench_session *s, lvd_err *err)
 {
     size_t nt = s->o.inv.n_tests, n = s->plan->n_arms, n_seen = 0;
@@ -54,7 +97,7 @@ int bench_prices_seed(store *st, bench_session *s, lvd_err *err)
         const bench_arm *arm = &s->plan->arms[i];
         rc = store_prices_last(st, s->o.artifact, s->o.host, arm->engine_id, arm->arm_key, s->o.session, tests,
                                nt, &got[i], err);
-        if (rc || !got[i].session)
+        if (rc || !got[i].session || (rc = seed_objective(st, s, i, err)))
             continue;
         bench_cost *c = bench_prices_of(s, arm);
         bench_arm_cost *a = &s->st[i].cost;

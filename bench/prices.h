@@ -10,7 +10,10 @@
  *     process's fixed cost (wall minus kept samples, over all its runs);
  *     and the arm's record there: the repetitions it ran, in how many
  *     processes (a shared process's runs are one), and how many samples it
- *     dropped as warm-up;
+ *     dropped as warm-up; and, for a throughput objective that decides on
+ *     one test, the arm's mean sample on that test and its samples of it
+ *     dropped as warm-up (seed_obj_ms: how far behind last night's leader it
+ *     was, bench/reps.h, "far behind");
  *   - the seeds count until the key's (the arm's) first invocation of this
  *     session is measured (bench/cost.h), so night 2's first invocation is
  *     planned against the budget with real prices and sized from last

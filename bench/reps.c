@@ -106,14 +106,33 @@ static double arm_want(const bench_session *s, size_t arm)
     return want;
 }
 
+/* 1 when arm was out of contention by far last night (reps.h, "far
+ * behind"): its mean sample on the objective's one test over BENCH_FAR_BEHIND
+ * times the fastest arm's of the plan that ran it then. */
+int bench_reps_far_behind(const bench_session *s, size_t arm)
+{
+    double mine = s->st[arm].cost.seed_obj_ms, best = mine;
+    if (!(mine > 0))
+        return 0;
+    for (size_t i = 0; i < s->plan->n_arms; i++) {
+        double ms = s->st[i].cost.seed_obj_ms;
+        if (ms > 0 && ms < best)
+            best = ms;
+    }
+    return mine > BENCH_FAR_BEHIND * best;
+}
+
 /* The first invocation's samples of arm when last night's record is carried
- * over (reps.h, "carried over"): the first look when one process decided it
- * then (less the sample kept for warm-up when none was dropped then), else
- * what it took then (at least the first look). */
+ * over (reps.h, "carried over"): win_min_samples when it was far behind and
+ * dropped no sample of the objective's test; the first look when one process
+ * decided it then (less the sample kept for warm-up when none was dropped
+ * then), else what it took then (at least the first look). */
 static size_t carried_need(const bench_session *s, size_t arm)
 {
     const bench_arm_cost *a = &s->st[arm].cost;
     size_t first = (size_t)first_reps(s);
+    if (!s->o.first_reps && !a->seed_obj_dropped && bench_reps_far_behind(s, arm))
+        return s->o.rule.win_min_samples;
     if (a->seed_procs > 1 && a->seed_samples > first)
         return a->seed_samples;
     if (a->seed_procs && !a->seed_dropped && !s->o.first_reps && first > s->o.rule.win_min_samples)
@@ -183,13 +202,33 @@ int bench_reps_group(const bench_session *s, const bench_group *g, const bench_c
     return bench_cost_reps(c, priced && balanced(s, g) ? rep_sum / (double)g->n : -1, slots, need, 1, hi);
 }
 
-/* --no-warmup (reps.h): every arm has run and none ever dropped a sample. */
+/* --no-warmup (reps.h): every arm has run tonight, or ran in more than one
+ * process last night (its later processes ran without the warm-up run then),
+ * and none dropped a sample then or ever tonight. */
 int bench_reps_no_warmup(const bench_session *s, const bench_group *g)
 {
     if (s->o.inv.reps > 0)
         return 0;
-    for (size_t i = 0; i < g->n; i++)
-        if (!s->st[g->arms[i]].runs_ok || s->st[g->arms[i]].dropped)
+    for (size_t i = 0; i < g->n; i++) {
+        const bench_arm_state *st = &s->st[g->arms[i]];
+        int steady_last_night = st->cost.seed_procs > 1 && !st->cost.seed_dropped;
+        if (st->dropped || (!st->runs_ok && !steady_last_night))
             return 0;
+    }
     return 1;
+}
+
+/* A B .. B A (reps.h): not on the first invocation of a group whose arms
+ * were all far behind last night (an -r the user gave keeps it). */
+int bench_reps_abba(const bench_session *s, const bench_group *g)
+{
+    if (g->n < 2)
+        return 0;
+    if (s->o.inv.reps > 0)
+        return 1;
+    for (size_t i = 0; i < g->n; i++)
+        if (bench_kept_min(s, g->arms[i]) || s->st[g->arms[i]].runs || s->o.first_reps ||
+            !bench_reps_far_behind(s, g->arms[i]))
+            return 1;
+    return 0;
 }

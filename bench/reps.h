@@ -30,12 +30,26 @@
  *      load, -t 2: the balance rule alone made night 2 cost 179 s per correct
  *      decision against night 1's 162 s: the 54 t/s CPU arm took 7
  *      repetitions of 3.5 s where 4 decided it).
+ *   far behind (last night's record, bench/prices.h): an arm whose mean
+ *      sample on the objective's one test was over BENCH_FAR_BEHIND times
+ *      the fastest arm's last night (out of contention by far: Welch's
+ *      interval decides such a gap at its first look) asks for exactly
+ *      win_min_samples on its first invocation (no spare sample, unless it
+ *      dropped a sample of that test as warm-up then), and a group whose arms
+ *      are all far behind runs its first invocation without A B .. B A
+ *      (`-fa 1,0 -r 3`, not `-fa 1,0,0,1 -r 2`: two instances per arm would
+ *      round 3 up to 4; the drift the order evens out matters between arms
+ *      of one process, and these are compared to a leader in another).
  * llama-bench's warm-up run: kept (no --no-warmup) on an arm's first
  *   invocation, which is also where warm-up ramps are detected (stats_warmup,
- *   per row); later invocations pass --no-warmup only while none of the
- *   arms has ever had a sample dropped as warm-up (the engine is steady right
- *   after the load, so the warm-up run is pure cost: one pp run per test
- *   instance); the first drop brings it back for good.
+ *   per row), unless last night's record says the arm ran without it and
+ *   stayed steady: in more than one process (by this rule its later ones
+ *   passed --no-warmup) and no sample dropped as warm-up (one process proves
+ *   nothing: its warm-up run absorbed a cold start, which the first sample
+ *   then shows, e.g. the fake engine's `cold`); later invocations pass --no-warmup only while
+ *   none of the arms has ever had a sample dropped as warm-up (the engine is
+ *   steady right after the load, so the warm-up run is pure cost: one pp run
+ *   per test instance); the first drop brings it back for good.
  * Not for the session loop (bench/runner.h) or the prices (bench/cost.h). */
 #ifndef LVD_BENCH_REPS_H
 #define LVD_BENCH_REPS_H
@@ -54,5 +68,12 @@ size_t bench_kept_min(const bench_session *s, size_t arm);
 int bench_reps_group(const bench_session *s, const bench_group *g, const bench_cost *c, double *rep_max);
 /* 1 when the invocation of g passes --no-warmup (rules above). */
 int bench_reps_no_warmup(const bench_session *s, const bench_group *g);
+/* Far behind: last night's mean objective sample over this many times the
+ * leader's (a ratio to the leader below 1/2, far outside any tie band). */
+#define BENCH_FAR_BEHIND 2.0
+/* 1 when arm was far behind last night (rules above). */
+int bench_reps_far_behind(const bench_session *s, size_t arm);
+/* 1 when the invocation of g lays its outer list A B .. B A (rules above). */
+int bench_reps_abba(const bench_session *s, const bench_group *g);
 
 #endif

@@ -339,8 +339,12 @@ static int record_group(store *st, bench_session *s, const bench_group *g, bench
 }
 
 /* Runs group g once (or not, when the budget cannot hold it: *cut set). */
-static int run_group(store *st, bench_session *s, const bench_group *g, int64_t start, int *cut, lvd_err *err)
+static int run_group(store *st, bench_session *s, const bench_group *grp, int64_t start, int *cut, lvd_err *err)
 {
+    bench_group one = *grp; /* its outer list plain when bench_reps_abba says so */
+    if (!bench_reps_abba(s, grp))
+        one.abba = -1;
+    const bench_group *g = &one;
     const bench_arm *first = &s->plan->arms[g->arms[0]];
     bench_cost *c = bench_prices_of(s, first);
     double rep_max;
