@@ -25,7 +25,7 @@ typedef struct fx {
     bench_cost c;
 } fx;
 
-static bench_test tg1[] = {{"tg128", 0, 128}};
+static bench_test tg1[] = {{"tg128", 0, 128, 0}};
 
 /* Five arms, one tg test, nothing run tonight; last night (one process
  * each, a pp sample dropped each): mean tg128 samples of 100 ms (the
