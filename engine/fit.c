@@ -97,7 +97,7 @@ int engine_fit_plan_parse(const char *out, engine_fit_plan *p, lvd_err *err)
         const char *v = i + 1 < n ? w[i + 1] : NULL;
         int64_t x;
         if (!strcmp(w[i], "-c") || !strcmp(w[i], "-ngl")) {
-            if (!v || lvd_parse_i64(v, &x) || x < -1 || x > (1 << 30))
+            if (!v || lvd_parse_i64(v, &x) || x < (strcmp(w[i], "-c") ? -1 : 0) || x > (1 << 30))
                 rc = lvd_errf(err, "llama-fit-params: %s wants a number in '%s'", w[i], line);
             else if (!strcmp(w[i], "-c"))
                 p->ctx = x;
@@ -109,10 +109,13 @@ int engine_fit_plan_parse(const char *out, engine_fit_plan *p, lvd_err *err)
         } else if (!strcmp(w[i], "-ts") || !strcmp(w[i], "-ot")) {
             if (!v)
                 rc = lvd_errf(err, "llama-fit-params: %s without its value in '%s'", w[i], line);
-            else if (!strcmp(w[i], "-ts"))
+            else if (!strcmp(w[i], "-ts")) { /* given twice: the last one counts, as llama.cpp's */
+                free(p->ts);
                 p->ts = lvd_xstrdup(v);
-            else
+            } else {
+                free(p->overrides);
                 p->overrides = lvd_xstrdup(v);
+            }
             i++;
         }
     }

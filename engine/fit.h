@@ -34,8 +34,9 @@ typedef struct engine_fit_plan {
 int engine_fit_help_has_fitt(const char *help);
 
 /* Parses llama-fit-params' stdout (its last line that starts with "-c ")
- * into *p (free with engine_fit_plan_free). 0, or -1 with err (no such line,
- * a flag without its value, a number out of range). */
+ * into *p (free with engine_fit_plan_free; a flag given twice: the last one
+ * counts). 0, or -1 with err (no such line, a flag without its value, a
+ * number out of range: -c below 0, -ngl below -1). */
 int engine_fit_plan_parse(const char *out, engine_fit_plan *p, lvd_err *err);
 void engine_fit_plan_free(engine_fit_plan *p);
 

@@ -55,6 +55,11 @@ static void test_plan_dense_and_split(void **state)
     assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl 33 -ts 20,13\n", &p, NULL), 0);
     assert_string_equal(p.ts, "20,13");
     engine_fit_plan_free(&p);
+    /* a flag given twice: the last counts, the first is freed (fuzz_fitplan found it leaking) */
+    assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl 33 -ts 3,1 -ts 1,1 -ot \"a\" -ot \"b\"\n", &p, NULL), 0);
+    assert_string_equal(p.ts, "1,1");
+    assert_string_equal(p.overrides, "b");
+    engine_fit_plan_free(&p);
     /* an entry on a device buffer does not count as on the host */
     assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl 9 -ot \"blk\\.3\\.ffn_up_exps=CUDA1,blk\\.4\\.ffn_up_exps=CPU\"",
                                            &p, NULL), 0);
@@ -72,6 +77,9 @@ static void test_plan_errors(void **state)
     assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl\n", &p, &err), -1);
     assert_int_equal(engine_fit_plan_parse("-c many -ngl 3\n", &p, &err), -1);
     assert_int_equal(engine_fit_plan_parse("-c 4096 -ot\n", &p, &err), -1);
+    assert_int_equal(engine_fit_plan_parse("-c -1 -ngl 3\n", &p, &err), -1); /* no context below 0 */
+    assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl -1\n", &p, &err), 0); /* -ngl -1: every layer */
+    engine_fit_plan_free(&p);
 }
 
 int main(void)
