@@ -246,7 +246,7 @@ typedef struct fake_state {
     uint64_t rng;
     int64_t log_us;
 } fake_state;
-extern fake_state G; /* common.c */
+extern fake_state G; /* fake_common.c */
 
 typedef enum { F_NONE, F_CRASH, F_HANG, F_GARBAGE, F_EXIT1, F_TRUNCATED, F_OOM } fault_t;
 
@@ -263,7 +263,7 @@ typedef struct cargs {
     int ngl_given;
 } cargs;
 
-/* common.c */
+/* fake_common.c */
 char *dir_name(const char *p);
 char *trim(char *s);
 void strv_push(strv *s, const char *x);

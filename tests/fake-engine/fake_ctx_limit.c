@@ -4,7 +4,7 @@
  * llama.cpp b9749 does when the allocation fails: with -v the allocator's
  * lines, then "failed to create context", exit 1 (the capture
  * tests/fixtures/llama.cpp/ceiling-b9749/). Not for the other faults
- * (common.c) nor the speeds. */
+ * (fake_common.c) nor the speeds. */
 #include "fake_bench.h"
 
 /* Bytes per 32 elements of a KV cache type (f16 64, q8_0 34, q4_0 18, ...). */

@@ -1,4 +1,4 @@
-/* common.c: the fake engine's shared helpers (see fake.h): strings and
+/* fake_common.c: the fake engine's shared helpers (see fake.h): strings and
  * lists, the invocation's start (index, seed, the log line), the
  * deterministic rng, the fake log clock, the faults (crash, hang, garbage,
  * exit1, truncated), model loading and the speed rules. Not for reading the
