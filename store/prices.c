@@ -9,11 +9,11 @@
 
 int store_run_set_invocation(store *s, int64_t run_id, int64_t invocation, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "UPDATE runs SET invocation = ? WHERE id = ?", &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, invocation);
-    sqlite3_bind_int64(st, 2, run_id);
+    store_bind_i64(st, 1, invocation);
+    store_bind_i64(st, 2, run_id);
     return store_step_done(s, st, "cannot record the run's invocation", err);
 }
 
@@ -31,26 +31,26 @@ void store_prices_free(store_prices *p)
 static int last_session(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                         const char *not_session, store_prices *out, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT session, MIN(started_at) FROM runs WHERE artifact = ? AND host = ? AND engine_id = ?"
                       " AND arm_key = ? AND status = 'ok' AND source = 'bench' AND invocation IS NOT NULL"
                       " AND session IS NOT NULL AND session <> ? GROUP BY session ORDER BY MAX(id) DESC LIMIT 1",
                       &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, artifact, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, host, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, engine_id);
-    sqlite3_bind_text(st, 4, arm_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, not_session ? not_session : "", -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st), ret = 0;
-    if (rc == SQLITE_ROW) {
+    store_bind_text(st, 1, artifact);
+    store_bind_text(st, 2, host);
+    store_bind_i64(st, 3, engine_id);
+    store_bind_text(st, 4, arm_key);
+    store_bind_text(st, 5, not_session ? not_session : "");
+    int rc = store_step(st), ret = 0;
+    if (rc == STORE_ROW) {
         out->session = store_col_strdup(st, 0);
-        out->started_at = sqlite3_column_int64(st, 1);
-    } else if (rc != SQLITE_DONE) {
+        out->started_at = store_col_i64(st, 1);
+    } else if (rc != STORE_DONE) {
         ret = store_fail(s, err, "cannot read the last prices");
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return ret;
 }
 
@@ -64,26 +64,26 @@ static int test_asked(const char *test, const char *const *tests, size_t n_tests
 
 /* One row (a run and one of its tests) folded into out: a new run starts a
  * new price (the rows come ordered by run). */
-static void fold_row(sqlite3_stmt *st, const char *const *tests, size_t n_tests, store_prices *out, size_t *cap,
+static void fold_row(store_stmt *st, const char *const *tests, size_t n_tests, store_prices *out, size_t *cap,
                      int64_t *run)
 {
-    int64_t id = sqlite3_column_int64(st, 0);
+    int64_t id = store_col_i64(st, 0);
     if (!out->n || id != *run) {
         out->v = store_grow(out->v, sizeof *out->v, out->n, cap);
         memset(&out->v[out->n++], 0, sizeof *out->v);
         *run = id;
     }
     store_price *p = &out->v[out->n - 1];
-    p->invocation = sqlite3_column_int64(st, 1);
-    double fixed = sqlite3_column_double(st, 7) - (double)sqlite3_column_int64(st, 8) / 1e6;
+    p->invocation = store_col_i64(st, 1);
+    double fixed = store_col_real(st, 7) - (double)store_col_i64(st, 8) / 1e6;
     p->fixed_ms = fixed > 0 ? fixed : 0;
-    if (test_asked((const char *)sqlite3_column_text(st, 2), tests, n_tests)) {
-        int n = sqlite3_column_int(st, 3);
+    if (test_asked(store_col_text(st, 2), tests, n_tests)) {
+        int n = store_col_int(st, 3);
         p->reps = n > p->reps ? n : p->reps;
-        p->samples_ms += (double)sqlite3_column_int64(st, 4) / 1e6;
-        double longest = (double)sqlite3_column_int64(st, 5) / 1e6;
+        p->samples_ms += (double)store_col_i64(st, 4) / 1e6;
+        double longest = (double)store_col_i64(st, 5) / 1e6;
         p->longest_ms = longest > p->longest_ms ? longest : p->longest_ms;
-        p->dropped += sqlite3_column_int(st, 6);
+        p->dropped += store_col_int(st, 6);
     }
 }
 
@@ -96,7 +96,7 @@ int store_prices_last(store *s, const char *artifact, const char *host, int64_t 
         return -1;
     if (!out->session)
         return 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT r.id, r.invocation, x.test, COUNT(m.idx), COALESCE(SUM(m.ns), 0), COALESCE(MAX(m.ns), 0),"
                       " COALESCE(SUM(m.warmup), 0),"
@@ -111,19 +111,19 @@ int store_prices_last(store *s, const char *artifact, const char *host, int64_t 
                       " GROUP BY x.id ORDER BY r.id, x.id",
                       &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, out->session, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, artifact, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, host, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 4, engine_id);
-    sqlite3_bind_text(st, 5, arm_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 6, STORE_PRICES_MAX_RUNS);
+    store_bind_text(st, 1, out->session);
+    store_bind_text(st, 2, artifact);
+    store_bind_text(st, 3, host);
+    store_bind_i64(st, 4, engine_id);
+    store_bind_text(st, 5, arm_key);
+    store_bind_int(st, 6, STORE_PRICES_MAX_RUNS);
     size_t cap = 0;
     int64_t run = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    while ((rc = store_step(st)) == STORE_ROW)
         fold_row(st, tests, n_tests, out, &cap, &run);
-    int ret = rc == SQLITE_DONE ? 0 : store_fail(s, err, "cannot read the last prices");
-    sqlite3_finalize(st);
+    int ret = rc == STORE_DONE ? 0 : store_fail(s, err, "cannot read the last prices");
+    store_finalize(st);
     if (ret)
         store_prices_free(out);
     return ret;

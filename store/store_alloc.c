@@ -10,13 +10,13 @@ int store_alloc_rows(store *s, lvd_alloc **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "SELECT device, model, kv, compute, pred_model, pred_kv, pred_compute"
                          " FROM run_alloc WHERE device <> 'CPU' AND model IS NOT NULL"
                          " AND pred_model IS NOT NULL ORDER BY run_id, device", &st, err))
         return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == STORE_ROW) {
         *out = lvd_xrealloc(*out, (*n + 1) * sizeof **out);
         lvd_alloc *a = &(*out)[(*n)++];
         store_col_copy(st, 0, a->device, sizeof a->device);
@@ -24,8 +24,8 @@ int store_alloc_rows(store *s, lvd_alloc **out, size_t *n, lvd_err *err)
         for (int k = 0; k < 6; k++)
             *f[k] = store_col_i64_or(st, 1 + k, -1);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
+    store_finalize(st);
+    if (rc != STORE_DONE) {
         free(*out);
         *out = NULL;
         *n = 0;

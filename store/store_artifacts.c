@@ -25,38 +25,38 @@
 #define SELECT_ARTIFACT                                                                    \
     "SELECT sha256, size, created_at, last_path, shape_known" SHAPE_COLUMNS(SHAPE_NAME) " FROM artifacts"
 
-static void bind_shape(sqlite3_stmt *st, int first, const gguf_shape *g)
+static void bind_shape(store_stmt *st, int first, const gguf_shape *g)
 {
     if (!g->known) {
         for (int i = 0; i < SHAPE_N; i++)
-            sqlite3_bind_null(st, first + i);
+            store_bind_null(st, first + i);
         return;
     }
     int i = first;
     store_bind_text(st, i++, g->name);
-    sqlite3_bind_int64(st, i++, g->version);
+    store_bind_i64(st, i++, g->version);
     store_bind_text(st, i++, g->arch);
-    sqlite3_bind_int64(st, i++, g->file_type);
-    sqlite3_bind_int64(st, i++, g->n_block);
-    sqlite3_bind_int64(st, i++, g->n_embd);
-    sqlite3_bind_int64(st, i++, g->n_head);
-    sqlite3_bind_int64(st, i++, g->n_head_kv);
-    sqlite3_bind_int64(st, i++, g->head_dim_k);
-    sqlite3_bind_int64(st, i++, g->head_dim_v);
-    sqlite3_bind_int64(st, i++, g->n_ctx_train);
-    sqlite3_bind_int64(st, i++, g->n_expert);
-    sqlite3_bind_int64(st, i++, g->n_expert_used);
-    sqlite3_bind_int64(st, i++, (int64_t)g->block_bytes);
-    sqlite3_bind_int64(st, i++, (int64_t)g->expert_bytes);
-    sqlite3_bind_int64(st, i++, (int64_t)g->non_block_bytes);
-    sqlite3_bind_int64(st, i++, (int64_t)g->tensor_bytes);
-    sqlite3_bind_int64(st, i++, (int64_t)g->n_tensors);
-    sqlite3_bind_int64(st, i++, (int64_t)g->n_kv);
-    sqlite3_bind_int64(st, i++, (int64_t)g->data_offset);
-    sqlite3_bind_int64(st, i++, (int64_t)g->embd_bytes);
+    store_bind_i64(st, i++, g->file_type);
+    store_bind_i64(st, i++, g->n_block);
+    store_bind_i64(st, i++, g->n_embd);
+    store_bind_i64(st, i++, g->n_head);
+    store_bind_i64(st, i++, g->n_head_kv);
+    store_bind_i64(st, i++, g->head_dim_k);
+    store_bind_i64(st, i++, g->head_dim_v);
+    store_bind_i64(st, i++, g->n_ctx_train);
+    store_bind_i64(st, i++, g->n_expert);
+    store_bind_i64(st, i++, g->n_expert_used);
+    store_bind_i64(st, i++, (int64_t)g->block_bytes);
+    store_bind_i64(st, i++, (int64_t)g->expert_bytes);
+    store_bind_i64(st, i++, (int64_t)g->non_block_bytes);
+    store_bind_i64(st, i++, (int64_t)g->tensor_bytes);
+    store_bind_i64(st, i++, (int64_t)g->n_tensors);
+    store_bind_i64(st, i++, (int64_t)g->n_kv);
+    store_bind_i64(st, i++, (int64_t)g->data_offset);
+    store_bind_i64(st, i++, (int64_t)g->embd_bytes);
 }
 
-static void col_shape(sqlite3_stmt *st, int first, int known, gguf_shape *g)
+static void col_shape(store_stmt *st, int first, int known, gguf_shape *g)
 {
     memset(g, 0, sizeof *g);
     if (!known)
@@ -64,37 +64,37 @@ static void col_shape(sqlite3_stmt *st, int first, int known, gguf_shape *g)
     g->known = 1;
     int i = first;
     store_col_copy(st, i++, g->name, sizeof g->name);
-    g->version = (uint32_t)sqlite3_column_int64(st, i++);
+    g->version = (uint32_t)store_col_i64(st, i++);
     store_col_copy(st, i++, g->arch, sizeof g->arch);
-    g->file_type = (int32_t)sqlite3_column_int64(st, i++);
-    g->n_block = (uint32_t)sqlite3_column_int64(st, i++);
-    g->n_embd = (uint32_t)sqlite3_column_int64(st, i++);
-    g->n_head = (uint32_t)sqlite3_column_int64(st, i++);
-    g->n_head_kv = (uint32_t)sqlite3_column_int64(st, i++);
-    g->head_dim_k = (uint32_t)sqlite3_column_int64(st, i++);
-    g->head_dim_v = (uint32_t)sqlite3_column_int64(st, i++);
-    g->n_ctx_train = (uint32_t)sqlite3_column_int64(st, i++);
-    g->n_expert = (uint32_t)sqlite3_column_int64(st, i++);
-    g->n_expert_used = (uint32_t)sqlite3_column_int64(st, i++);
-    g->block_bytes = (uint64_t)sqlite3_column_int64(st, i++);
-    g->expert_bytes = (uint64_t)sqlite3_column_int64(st, i++);
-    g->non_block_bytes = (uint64_t)sqlite3_column_int64(st, i++);
-    g->tensor_bytes = (uint64_t)sqlite3_column_int64(st, i++);
-    g->n_tensors = (uint64_t)sqlite3_column_int64(st, i++);
-    g->n_kv = (uint64_t)sqlite3_column_int64(st, i++);
-    g->data_offset = (uint64_t)sqlite3_column_int64(st, i++);
-    g->embd_bytes = (uint64_t)sqlite3_column_int64(st, i++); /* NULL (older rows): 0 */
+    g->file_type = (int32_t)store_col_i64(st, i++);
+    g->n_block = (uint32_t)store_col_i64(st, i++);
+    g->n_embd = (uint32_t)store_col_i64(st, i++);
+    g->n_head = (uint32_t)store_col_i64(st, i++);
+    g->n_head_kv = (uint32_t)store_col_i64(st, i++);
+    g->head_dim_k = (uint32_t)store_col_i64(st, i++);
+    g->head_dim_v = (uint32_t)store_col_i64(st, i++);
+    g->n_ctx_train = (uint32_t)store_col_i64(st, i++);
+    g->n_expert = (uint32_t)store_col_i64(st, i++);
+    g->n_expert_used = (uint32_t)store_col_i64(st, i++);
+    g->block_bytes = (uint64_t)store_col_i64(st, i++);
+    g->expert_bytes = (uint64_t)store_col_i64(st, i++);
+    g->non_block_bytes = (uint64_t)store_col_i64(st, i++);
+    g->tensor_bytes = (uint64_t)store_col_i64(st, i++);
+    g->n_tensors = (uint64_t)store_col_i64(st, i++);
+    g->n_kv = (uint64_t)store_col_i64(st, i++);
+    g->data_offset = (uint64_t)store_col_i64(st, i++);
+    g->embd_bytes = (uint64_t)store_col_i64(st, i++); /* NULL (older rows): 0 */
 }
 
-static void col_artifact(sqlite3_stmt *st, void *item)
+static void col_artifact(store_stmt *st, void *item)
 {
     store_artifact *a = item;
     memset(a, 0, sizeof *a);
     store_col_copy(st, 0, a->sha256, sizeof a->sha256);
-    a->size = sqlite3_column_int64(st, 1);
-    a->created_at = sqlite3_column_int64(st, 2);
+    a->size = store_col_i64(st, 1);
+    a->created_at = store_col_i64(st, 2);
     a->last_path = store_col_strdup(st, 3);
-    col_shape(st, SHAPE_FIRST_COL, sqlite3_column_int(st, 4), &a->shape);
+    col_shape(st, SHAPE_FIRST_COL, store_col_int(st, 4), &a->shape);
 }
 
 int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
@@ -110,14 +110,14 @@ int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
         " last_path = coalesce(excluded.last_path, artifacts.last_path),"
         " shape_known = max(excluded.shape_known, artifacts.shape_known)"
         SHAPE_COLUMNS(SHAPE_UPDATE);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, sql, &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, a->sha256, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, a->size);
-    sqlite3_bind_int64(st, 3, a->created_at ? a->created_at : lvd_now());
+    store_bind_text(st, 1, a->sha256);
+    store_bind_i64(st, 2, a->size);
+    store_bind_i64(st, 3, a->created_at ? a->created_at : lvd_now());
     store_bind_text(st, 4, a->last_path);
-    sqlite3_bind_int(st, 5, a->shape.known ? 1 : 0);
+    store_bind_int(st, 5, a->shape.known ? 1 : 0);
     bind_shape(st, 6, &a->shape);
     return store_step_done(s, st, "cannot record artifact", err);
 }
@@ -125,19 +125,19 @@ int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
 int store_artifact_get(store *s, const char *sha256, store_artifact *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, SELECT_ARTIFACT " WHERE sha256 = ?", &st, err))
         return -1;
     store_bind_text(st, 1, sha256);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     int ret = 1;
-    if (rc == SQLITE_ROW) {
+    if (rc == STORE_ROW) {
         col_artifact(st, out);
         ret = 0;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != STORE_DONE) {
         ret = store_fail(s, err, "cannot read artifact");
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return ret;
 }
 
@@ -150,7 +150,7 @@ int store_artifact_list(store *s, store_artifact **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, SELECT_ARTIFACT " ORDER BY created_at, sha256", &st, err))
         return -1;
     void *v;
@@ -194,7 +194,7 @@ int store_path_put(store *s, const char *path, int64_t size, int64_t mtime_ns,
 {
     if (store_begin(s, err))
         return -1;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO artifact_paths (path, size, mtime_ns, inode, sha256, hashed_at)"
                       " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
@@ -220,7 +220,7 @@ fail:
 int store_shard_put(store *s, const char *path, int64_t size, int64_t mtime_ns, int64_t inode,
                     const char *sha256, const char *artifact, unsigned shard_no, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO shard_paths (path, size, mtime_ns, inode, sha256, hashed_at, artifact,"
                       " shard_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
@@ -231,6 +231,6 @@ int store_shard_put(store *s, const char *path, int64_t size, int64_t mtime_ns, 
         return -1;
     store_bind_hash_row(st, path, size, mtime_ns, inode, sha256);
     store_bind_text(st, 7, artifact);
-    sqlite3_bind_int64(st, 8, shard_no);
+    store_bind_i64(st, 8, shard_no);
     return store_step_done(s, st, "cannot record a shard (record the artifact first)", err);
 }

@@ -7,31 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void bind_real(sqlite3_stmt *st, int idx, double v)
+static void bind_real(store_stmt *st, int idx, double v)
 {
     if (isfinite(v))
-        sqlite3_bind_double(st, idx, v);
+        store_bind_double(st, idx, v);
     else
-        sqlite3_bind_null(st, idx);
+        store_bind_null(st, idx);
 }
 
 int store_bisect_open(store *s, store_bisect *b, int *resumed, lvd_err *err)
 {
     *resumed = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "SELECT id, started_at FROM bisects WHERE key = ?", &st, err))
         return -1;
     store_bind_text(st, 1, b->key);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        b->id = sqlite3_column_int64(st, 0);
-        b->started_at = sqlite3_column_int64(st, 1);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        b->id = store_col_i64(st, 0);
+        b->started_at = store_col_i64(st, 1);
         *resumed = 1;
     }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
+    store_finalize(st);
+    if (rc == STORE_ROW)
         return 0;
-    if (rc != SQLITE_DONE)
+    if (rc != STORE_DONE)
         return store_fail(s, err, "cannot read bisects");
     if (store_prepare(s,
                       "INSERT INTO bisects (key, host, artifact, flavour, test, arm, good, bad, started_at)"
@@ -43,23 +43,23 @@ int store_bisect_open(store *s, store_bisect *b, int *resumed, lvd_err *err)
     for (int i = 0; i < 8; i++)
         store_bind_text(st, i + 1, v[i]);
     b->started_at = b->started_at ? b->started_at : lvd_now();
-    sqlite3_bind_int64(st, 9, b->started_at);
+    store_bind_i64(st, 9, b->started_at);
     if (store_step_done(s, st, "cannot record the bisect", err))
         return -1;
-    b->id = sqlite3_last_insert_rowid(s->db);
+    b->id = store_last_id(s);
     return 0;
 }
 
 int store_bisect_step_put(store *s, int64_t id, const store_bisect_step *x, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT OR REPLACE INTO bisect_steps (bisect_id, build, verdict, reason, commit_id,"
                       " session, vs_good, vs_good_lo, vs_good_hi, vs_bad, vs_bad_lo, vs_bad_hi,"
                       " downloaded, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, id);
+    store_bind_i64(st, 1, id);
     store_bind_text(st, 2, x->build);
     store_bind_text(st, 3, x->verdict);
     store_bind_text(st, 4, x->reason ? x->reason : "");
@@ -68,12 +68,12 @@ int store_bisect_step_put(store *s, int64_t id, const store_bisect_step *x, lvd_
     const double r[] = {x->vs_good, x->vs_good_lo, x->vs_good_hi, x->vs_bad, x->vs_bad_lo, x->vs_bad_hi};
     for (int i = 0; i < 6; i++)
         bind_real(st, 7 + i, r[i]);
-    sqlite3_bind_int(st, 13, x->downloaded);
-    sqlite3_bind_int64(st, 14, x->at ? x->at : lvd_now());
+    store_bind_int(st, 13, x->downloaded);
+    store_bind_i64(st, 14, x->at ? x->at : lvd_now());
     return store_step_done(s, st, "cannot record a bisect step", err);
 }
 
-static void col_step(sqlite3_stmt *st, void *item)
+static void col_step(store_stmt *st, void *item)
 {
     store_bisect_step *x = item;
     memset(x, 0, sizeof *x);
@@ -85,8 +85,8 @@ static void col_step(sqlite3_stmt *st, void *item)
     double *r[] = {&x->vs_good, &x->vs_good_lo, &x->vs_good_hi, &x->vs_bad, &x->vs_bad_lo, &x->vs_bad_hi};
     for (int i = 0; i < 6; i++)
         *r[i] = store_col_double(st, 5 + i);
-    x->downloaded = sqlite3_column_int(st, 11);
-    x->at = sqlite3_column_int64(st, 12);
+    x->downloaded = store_col_int(st, 11);
+    x->at = store_col_i64(st, 12);
 }
 
 static void free_step(void *x)
@@ -98,14 +98,14 @@ int store_bisect_steps(store *s, int64_t id, store_bisect_step **v, size_t *n, l
 {
     *v = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT build, verdict, reason, commit_id, session, vs_good, vs_good_lo, vs_good_hi,"
                       " vs_bad, vs_bad_lo, vs_bad_hi, downloaded, at FROM bisect_steps"
                       " WHERE bisect_id = ? ORDER BY at, rowid",
                       &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, id);
+    store_bind_i64(st, 1, id);
     void *out;
     if (store_rows(s, st, sizeof **v, col_step, free_step, "cannot list bisect steps", &out, n, err))
         return -1;
@@ -116,55 +116,55 @@ int store_bisect_steps(store *s, int64_t id, store_bisect_step **v, size_t *n, l
 int store_bisect_finish(store *s, int64_t id, const char *last_good, const char *first_bad,
                         const char *result_json, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "UPDATE bisects SET finished_at = ?, last_good = ?, first_bad = ?, result_json = ?"
                       " WHERE id = ?",
                       &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, lvd_now());
+    store_bind_i64(st, 1, lvd_now());
     store_bind_text(st, 2, last_good);
     store_bind_text(st, 3, first_bad);
     store_bind_text(st, 4, result_json);
-    sqlite3_bind_int64(st, 5, id);
+    store_bind_i64(st, 5, id);
     return store_step_done(s, st, "cannot finish the bisect", err);
 }
 
 int store_bisect_latest(store *s, store_bisect *b, lvd_err *err)
 {
     memset(b, 0, sizeof *b);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT id, key, host, artifact, flavour, test, arm, good, bad, started_at,"
                       " finished_at, last_good, first_bad, result_json FROM bisects"
                       " WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC LIMIT 1",
                       &st, err))
         return -1;
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        b->id = sqlite3_column_int64(st, 0);
+    int rc = store_step(st);
+    if (rc == STORE_ROW) {
+        b->id = store_col_i64(st, 0);
         char **f[] = {&b->key, &b->host, &b->artifact, &b->flavour, &b->test, &b->arm, &b->good, &b->bad};
         for (int i = 0; i < 8; i++)
             *f[i] = store_col_strdup(st, 1 + i);
-        b->started_at = sqlite3_column_int64(st, 9);
-        b->finished_at = sqlite3_column_int64(st, 10);
+        b->started_at = store_col_i64(st, 9);
+        b->finished_at = store_col_i64(st, 10);
         b->last_good = store_col_strdup(st, 11);
         b->first_bad = store_col_strdup(st, 12);
         b->result_json = store_col_strdup(st, 13);
     }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW)
+    store_finalize(st);
+    if (rc == STORE_ROW)
         return 0;
-    return rc == SQLITE_DONE ? 1 : store_fail(s, err, "cannot read bisects");
+    return rc == STORE_DONE ? 1 : store_fail(s, err, "cannot read bisects");
 }
 
 int store_engine_retire(store *s, int64_t id, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "UPDATE engines SET retired_at = ? WHERE id = ?", &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, lvd_now());
-    sqlite3_bind_int64(st, 2, id);
+    store_bind_i64(st, 1, lvd_now());
+    store_bind_i64(st, 2, id);
     return store_step_done(s, st, "cannot retire the engine", err);
 }
 

@@ -10,57 +10,57 @@
     "SELECT id, artifact, engine_id, engine_key, device, type_k, type_v, placement, ceiling," \
     " capped, max_ctx, predicted, free_mib, probes, host, measured_at FROM ceilings"
 
-static void col_ceiling(sqlite3_stmt *st, void *item)
+static void col_ceiling(store_stmt *st, void *item)
 {
     store_ceiling *c = item;
     memset(c, 0, sizeof *c);
-    c->id = sqlite3_column_int64(st, 0);
+    c->id = store_col_i64(st, 0);
     store_col_copy(st, 1, c->artifact, sizeof c->artifact);
-    c->engine_id = sqlite3_column_int64(st, 2);
+    c->engine_id = store_col_i64(st, 2);
     c->engine_key = store_col_strdup(st, 3);
     store_col_copy(st, 4, c->device, sizeof c->device);
     store_col_copy(st, 5, c->type_k, sizeof c->type_k);
     store_col_copy(st, 6, c->type_v, sizeof c->type_v);
     c->placement = store_col_strdup(st, 7);
-    c->ceiling = sqlite3_column_int64(st, 8);
-    c->capped = sqlite3_column_int(st, 9);
-    c->max_ctx = sqlite3_column_int64(st, 10);
+    c->ceiling = store_col_i64(st, 8);
+    c->capped = store_col_int(st, 9);
+    c->max_ctx = store_col_i64(st, 10);
     c->predicted = store_col_i64_or(st, 11, -1);
     c->free_mib = store_col_i64_or(st, 12, -1);
-    c->probes = sqlite3_column_int(st, 13);
+    c->probes = store_col_int(st, 13);
     c->host = store_col_strdup(st, 14);
-    c->measured_at = sqlite3_column_int64(st, 15);
+    c->measured_at = store_col_i64(st, 15);
 }
 
 int store_ceiling_put(store *s, store_ceiling *c, lvd_err *err)
 {
     if (c->measured_at == 0)
         c->measured_at = lvd_now();
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO ceilings (artifact, engine_id, engine_key, device, type_k, type_v,"
                       " placement, ceiling, capped, max_ctx, predicted, free_mib, probes, host, measured_at)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, c->artifact, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, c->engine_id);
-    sqlite3_bind_text(st, 3, c->engine_key ? c->engine_key : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, c->device, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, c->type_k, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 6, c->type_v, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 7, c->placement ? c->placement : "", -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 8, c->ceiling);
-    sqlite3_bind_int(st, 9, c->capped ? 1 : 0);
-    sqlite3_bind_int64(st, 10, c->max_ctx);
+    store_bind_text(st, 1, c->artifact);
+    store_bind_i64(st, 2, c->engine_id);
+    store_bind_text(st, 3, c->engine_key ? c->engine_key : "");
+    store_bind_text(st, 4, c->device);
+    store_bind_text(st, 5, c->type_k);
+    store_bind_text(st, 6, c->type_v);
+    store_bind_text(st, 7, c->placement ? c->placement : "");
+    store_bind_i64(st, 8, c->ceiling);
+    store_bind_int(st, 9, c->capped ? 1 : 0);
+    store_bind_i64(st, 10, c->max_ctx);
     store_bind_i64_or_null(st, 11, c->predicted, -1);
     store_bind_i64_or_null(st, 12, c->free_mib, -1);
-    sqlite3_bind_int(st, 13, c->probes);
+    store_bind_int(st, 13, c->probes);
     store_bind_text(st, 14, c->host);
-    sqlite3_bind_int64(st, 15, c->measured_at);
+    store_bind_i64(st, 15, c->measured_at);
     if (store_step_done(s, st, "cannot record context ceiling", err))
         return -1;
-    c->id = sqlite3_last_insert_rowid(s->db);
+    c->id = store_last_id(s);
     return 0;
 }
 
@@ -69,7 +69,7 @@ int store_ceiling_latest(store *s, const char *artifact, const char *host, int64
                          store_ceiling *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       SELECT_CEILING " WHERE artifact = ? AND host = ? AND engine_id = ? AND device = ?"
                       " AND type_k = ? AND type_v = ? ORDER BY id DESC LIMIT 1",
@@ -77,18 +77,18 @@ int store_ceiling_latest(store *s, const char *artifact, const char *host, int64
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
-    sqlite3_bind_int64(st, 3, engine_id);
+    store_bind_i64(st, 3, engine_id);
     store_bind_text(st, 4, device);
     store_bind_text(st, 5, type_k);
     store_bind_text(st, 6, type_v);
-    int rc = sqlite3_step(st), ret = 1;
-    if (rc == SQLITE_ROW) {
+    int rc = store_step(st), ret = 1;
+    if (rc == STORE_ROW) {
         col_ceiling(st, out);
         ret = 0;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != STORE_DONE) {
         ret = store_fail(s, err, "cannot read context ceiling");
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return ret;
 }
 
@@ -102,7 +102,7 @@ int store_ceiling_list(store *s, const char *artifact, const char *host, store_c
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       SELECT_CEILING " WHERE id IN (SELECT max(id) FROM ceilings WHERE artifact = ?1 AND host = ?2"
                       " GROUP BY engine_id, device, type_k, type_v)"

@@ -9,16 +9,16 @@
     "SELECT id, artifact, engine_id, device, host, ran_at, status, mean_kld, same_top_p," \
     " ppl, ppl_base, ppl_ratio, reason, env FROM checks"
 
-static void col_check(sqlite3_stmt *st, void *item)
+static void col_check(store_stmt *st, void *item)
 {
     lvd_check *c = item;
     memset(c, 0, sizeof *c);
-    c->id = sqlite3_column_int64(st, 0);
+    c->id = store_col_i64(st, 0);
     store_col_copy(st, 1, c->artifact, sizeof c->artifact);
-    c->engine_id = sqlite3_column_int64(st, 2);
+    c->engine_id = store_col_i64(st, 2);
     store_col_copy(st, 3, c->device, sizeof c->device);
     c->host = store_col_strdup(st, 4);
-    c->ran_at = sqlite3_column_int64(st, 5);
+    c->ran_at = store_col_i64(st, 5);
     store_col_copy(st, 6, c->status, sizeof c->status);
     c->mean_kld = store_col_double(st, 7);
     c->same_top_p = store_col_double(st, 8);
@@ -33,7 +33,7 @@ int store_check_put(store *s, lvd_check *c, lvd_err *err)
 {
     if (c->ran_at == 0)
         c->ran_at = lvd_now();
-    sqlite3_stmt *st;
+    store_stmt *st;
     /* NaN binds as SQL NULL ("not measured") and reads back as NaN. */
     if (store_prepare(s,
                       "INSERT INTO checks (artifact, engine_id, device, host, ran_at, status, mean_kld,"
@@ -41,22 +41,22 @@ int store_check_put(store *s, lvd_check *c, lvd_err *err)
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, c->artifact, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, c->engine_id);
-    sqlite3_bind_text(st, 3, c->device, -1, SQLITE_TRANSIENT);
+    store_bind_text(st, 1, c->artifact);
+    store_bind_i64(st, 2, c->engine_id);
+    store_bind_text(st, 3, c->device);
     store_bind_text(st, 4, c->host);
-    sqlite3_bind_int64(st, 5, c->ran_at);
-    sqlite3_bind_text(st, 6, c->status, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 7, c->mean_kld);
-    sqlite3_bind_double(st, 8, c->same_top_p);
-    sqlite3_bind_double(st, 9, c->ppl);
-    sqlite3_bind_double(st, 10, c->ppl_base);
-    sqlite3_bind_double(st, 11, c->ppl_ratio);
+    store_bind_i64(st, 5, c->ran_at);
+    store_bind_text(st, 6, c->status);
+    store_bind_double(st, 7, c->mean_kld);
+    store_bind_double(st, 8, c->same_top_p);
+    store_bind_double(st, 9, c->ppl);
+    store_bind_double(st, 10, c->ppl_base);
+    store_bind_double(st, 11, c->ppl_ratio);
     store_bind_text(st, 12, c->reason);
-    sqlite3_bind_text(st, 13, c->env, -1, SQLITE_TRANSIENT);
+    store_bind_text(st, 13, c->env);
     if (store_step_done(s, st, "cannot record check", err))
         return -1;
-    c->id = sqlite3_last_insert_rowid(s->db);
+    c->id = store_last_id(s);
     return 0;
 }
 
@@ -64,7 +64,7 @@ static int check_latest_one(store *s, const char *artifact, const char *host, in
                             const char *device, lvd_check *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       SELECT_CHECK " WHERE artifact = ? AND host = ? AND engine_id = ? AND device = ?"
                       " ORDER BY ran_at DESC, id DESC LIMIT 1",
@@ -72,17 +72,17 @@ static int check_latest_one(store *s, const char *artifact, const char *host, in
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
-    sqlite3_bind_int64(st, 3, engine_id);
-    sqlite3_bind_text(st, 4, device ? device : "", -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
+    store_bind_i64(st, 3, engine_id);
+    store_bind_text(st, 4, device ? device : "");
+    int rc = store_step(st);
     int ret = 1;
-    if (rc == SQLITE_ROW) {
+    if (rc == STORE_ROW) {
         col_check(st, out);
         ret = 0;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != STORE_DONE) {
         ret = store_fail(s, err, "cannot read check");
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return ret;
 }
 
@@ -115,7 +115,7 @@ int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n,
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, SELECT_CHECK " WHERE artifact = ? ORDER BY ran_at DESC, id DESC", &st, err))
         return -1;
     store_bind_text(st, 1, artifact);

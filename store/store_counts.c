@@ -6,7 +6,7 @@
 int store_counts_get(store *s, store_counts *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT (SELECT count(*) FROM artifacts), (SELECT count(*) FROM engines),"
                       " (SELECT count(*) FROM probes), (SELECT count(*) FROM runs),"
@@ -15,14 +15,14 @@ int store_counts_get(store *s, store_counts *out, lvd_err *err)
                       " (SELECT count(*) FROM pin_decisions)",
                       &st, err))
         return -1;
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
+    if (store_step(st) != STORE_ROW) {
+        store_finalize(st);
         return store_fail(s, err, "cannot count rows");
     }
     int64_t *f[] = {&out->artifacts, &out->engines, &out->probes, &out->runs, &out->results,
                     &out->samples, &out->checks, &out->verdicts, &out->pin_decisions};
     for (size_t i = 0; i < LVD_ARRAY_LEN(f); i++)
-        *f[i] = sqlite3_column_int64(st, (int)i);
-    sqlite3_finalize(st);
+        *f[i] = store_col_i64(st, (int)i);
+    store_finalize(st);
     return 0;
 }

@@ -13,29 +13,29 @@ int store_energy_put(store *s, const lvd_result *x, lvd_err *err)
     const lvd_energy *e = &x->energy;
     if (!e->measured && !e->source[0])
         return 0; /* no source at all: nothing to record */
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "INSERT OR REPLACE INTO result_energy (result_id, source, device, joules, window_s,"
                          " idle_watts, note) VALUES (?, ?, ?, ?, ?, ?, ?)", &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, x->id);
+    store_bind_i64(st, 1, x->id);
     store_bind_text(st, 2, e->source);
     store_bind_text(st, 3, e->device);
     if (e->measured) {
-        sqlite3_bind_double(st, 4, e->joules);
-        sqlite3_bind_double(st, 5, e->window_s);
+        store_bind_double(st, 4, e->joules);
+        store_bind_double(st, 5, e->window_s);
     }
     if (e->measured && isfinite(e->idle_watts))
-        sqlite3_bind_double(st, 6, e->idle_watts);
+        store_bind_double(st, 6, e->idle_watts);
     store_bind_text(st, 7, e->note);
     return store_step_done(s, st, "cannot record energy", err);
 }
 
-void store_energy_col(sqlite3_stmt *st, int first, lvd_result *x)
+void store_energy_col(store_stmt *st, int first, lvd_result *x)
 {
     lvd_energy *e = &x->energy;
     memset(e, 0, sizeof *e);
     e->idle_watts = NAN;
-    if (sqlite3_column_type(st, first) == SQLITE_NULL)
+    if (store_col_null(st, first))
         return; /* no row: not measured */
     store_col_copy(st, first, e->source, sizeof e->source);
     store_col_copy(st, first + 1, e->device, sizeof e->device);

@@ -12,7 +12,7 @@ int store_energy_put(store *s, const lvd_result *x, lvd_err *err);
  * joules, window_s, idle_watts, note of a LEFT JOIN on result_energy; a NULL
  * source: no row, not measured), so results and their energy are read in one
  * query. */
-struct sqlite3_stmt;
-void store_energy_col(struct sqlite3_stmt *st, int first, lvd_result *x);
+struct store_stmt;
+void store_energy_col(struct store_stmt *st, int first, lvd_result *x);
 
 #endif

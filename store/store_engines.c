@@ -9,11 +9,11 @@
 #define SELECT_ENGINE \
     "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at FROM engines"
 
-static void col_engine(sqlite3_stmt *st, void *item)
+static void col_engine(store_stmt *st, void *item)
 {
     lvd_engine *e = item;
     memset(e, 0, sizeof *e);
-    e->id = sqlite3_column_int64(st, 0);
+    e->id = store_col_i64(st, 0);
     e->name = store_col_strdup(st, 1);
     e->dir = store_col_strdup(st, 2);
     e->build = store_col_strdup(st, 3);
@@ -21,20 +21,20 @@ static void col_engine(sqlite3_stmt *st, void *item)
     e->flavour = store_col_strdup(st, 5);
     e->digest = store_col_strdup(st, 6);
     e->origin = store_col_strdup(st, 7);
-    e->created_at = sqlite3_column_int64(st, 8);
+    e->created_at = store_col_i64(st, 8);
 }
 
 /* Explains a UNIQUE(dir) clash by naming the engine that holds the directory. */
 static int dir_taken(store *s, const lvd_engine *e, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "SELECT name FROM engines WHERE dir = ?", &st, err))
         return -1;
     store_bind_text(st, 1, e->dir);
     char other[256] = "";
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if (store_step(st) == STORE_ROW)
         store_col_copy(st, 0, other, sizeof other);
-    sqlite3_finalize(st);
+    store_finalize(st);
     return lvd_errf(err, "%s: engine directory %s is already registered as '%s'; cannot register it as '%s'",
                     s->path, e->dir, other, e->name);
 }
@@ -43,7 +43,7 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
 {
     if (!e->name || !*e->name || !e->dir || !*e->dir || !e->build || !*e->build || !e->origin)
         return lvd_errf(err, "%s: an engine needs a name, a directory, a build and an origin", s->path);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
@@ -60,51 +60,50 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
     store_bind_text(st, 5, e->flavour);
     store_bind_text(st, 6, e->digest);
     store_bind_text(st, 7, e->origin);
-    sqlite3_bind_int64(st, 8, e->created_at ? e->created_at : lvd_now());
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        int ext = sqlite3_extended_errcode(s->db);
-        int dir_clash = ext == SQLITE_CONSTRAINT_UNIQUE && strstr(sqlite3_errmsg(s->db), "engines.dir");
+    store_bind_i64(st, 8, e->created_at ? e->created_at : lvd_now());
+    int rc = store_step(st);
+    if (rc != STORE_ROW) {
+        int dir_clash = store_unique_violation(s, "engines.dir");
         if (!dir_clash)
             store_fail(s, err, "cannot record engine");
-        sqlite3_finalize(st);
+        store_finalize(st);
         return dir_clash ? dir_taken(s, e, err) : -1;
     }
-    e->id = sqlite3_column_int64(st, 0);
-    e->created_at = sqlite3_column_int64(st, 1);
+    e->id = store_col_i64(st, 0);
+    e->created_at = store_col_i64(st, 1);
     /* RETURNING rows are final only once the statement runs to completion. */
     return store_step_done(s, st, "cannot record engine", err);
 }
 
 /* Runs a one-row engine query whose only parameter is already bound. */
-static int engine_one(store *s, sqlite3_stmt *st, lvd_engine *out, lvd_err *err)
+static int engine_one(store *s, store_stmt *st, lvd_engine *out, lvd_err *err)
 {
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     int ret = 1;
-    if (rc == SQLITE_ROW) {
+    if (rc == STORE_ROW) {
         col_engine(st, out);
         ret = 0;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != STORE_DONE) {
         ret = store_fail(s, err, "cannot read engine");
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return ret;
 }
 
 int store_engine_get(store *s, int64_t id, lvd_engine *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, SELECT_ENGINE " WHERE id = ?", &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, id);
+    store_bind_i64(st, 1, id);
     return engine_one(s, st, out, err);
 }
 
 int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, SELECT_ENGINE " WHERE name = ?", &st, err))
         return -1;
     store_bind_text(st, 1, name);
@@ -120,7 +119,7 @@ int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, SELECT_ENGINE " WHERE retired_at IS NULL ORDER BY id", &st, err))
         return -1;
     void *v;
@@ -147,17 +146,17 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
         p->probed_at = lvd_now();
     if (store_begin(s, err))
         return -1;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason,"
                       " env, files, backends, no_device, cuda_archs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
-    sqlite3_bind_int64(st, 1, p->engine_id);
+    store_bind_i64(st, 1, p->engine_id);
     store_bind_text(st, 2, p->binary);
-    sqlite3_bind_int64(st, 3, p->bin_mtime_ns);
-    sqlite3_bind_int64(st, 4, p->bin_size);
-    sqlite3_bind_int64(st, 5, p->probed_at);
+    store_bind_i64(st, 3, p->bin_mtime_ns);
+    store_bind_i64(st, 4, p->bin_size);
+    store_bind_i64(st, 5, p->probed_at);
     store_bind_text(st, 6, p->backend);
     store_bind_text(st, 7, p->reason);
     store_bind_text(st, 8, p->env ? p->env : "");
@@ -167,7 +166,7 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     store_bind_text(st, 12, p->cuda_archs[0] ? p->cuda_archs : NULL);
     if (store_step_done(s, st, "cannot record probe", err))
         goto fail;
-    int64_t id = sqlite3_last_insert_rowid(s->db);
+    int64_t id = store_last_id(s);
     if (store_prepare(s,
                       "INSERT INTO devices (probe_id, idx, selector, name, total_mib, free_mib, backend, compute_cap)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -175,22 +174,22 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
         goto fail;
     for (size_t i = 0; i < p->n_devices; i++) {
         const lvd_device *d = &p->devices[i];
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
+        store_bind_i64(st, 1, id);
+        store_bind_i64(st, 2, (int64_t)i);
         store_bind_text(st, 3, d->selector);
         store_bind_text(st, 4, d->name);
         store_bind_i64_or_null(st, 5, d->total_mib, -1);
         store_bind_i64_or_null(st, 6, d->free_mib, -1);
         store_bind_text(st, 7, d->backend);
         store_bind_text(st, 8, d->compute_cap[0] ? d->compute_cap : NULL);
-        if (sqlite3_step(st) != SQLITE_DONE) {
+        if (store_step(st) != STORE_DONE) {
             store_fail(s, err, "cannot record device");
-            sqlite3_finalize(st);
+            store_finalize(st);
             goto fail;
         }
-        sqlite3_reset(st);
+        store_reset(st);
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     if (store_commit(s, err))
         goto fail;
     p->id = id;
@@ -202,16 +201,16 @@ fail:
 
 static int load_devices(store *s, lvd_probe *p, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT selector, name, total_mib, free_mib, backend, compute_cap"
                       " FROM devices WHERE probe_id = ? ORDER BY idx",
                       &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, p->id);
+    store_bind_i64(st, 1, p->id);
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == STORE_ROW) {
         p->devices = store_grow(p->devices, sizeof *p->devices, p->n_devices, &cap);
         lvd_device *d = &p->devices[p->n_devices++];
         memset(d, 0, sizeof *d);
@@ -222,27 +221,27 @@ static int load_devices(store *s, lvd_probe *p, lvd_err *err)
         store_col_copy(st, 4, d->backend, sizeof d->backend);
         store_col_copy(st, 5, d->compute_cap, sizeof d->compute_cap);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
+    store_finalize(st);
+    if (rc != STORE_DONE)
         return store_fail(s, err, "cannot read devices");
     return 0;
 }
 
 /* Runs a probe query (parameters bound) and loads the first row with its devices. */
-static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
+static int probe_one(store *s, store_stmt *st, lvd_probe *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return rc == SQLITE_DONE ? 1 : store_fail(s, err, "cannot read probe");
+    int rc = store_step(st);
+    if (rc != STORE_ROW) {
+        store_finalize(st);
+        return rc == STORE_DONE ? 1 : store_fail(s, err, "cannot read probe");
     }
-    out->id = sqlite3_column_int64(st, 0);
-    out->engine_id = sqlite3_column_int64(st, 1);
+    out->id = store_col_i64(st, 0);
+    out->engine_id = store_col_i64(st, 1);
     out->binary = store_col_strdup(st, 2);
-    out->bin_mtime_ns = sqlite3_column_int64(st, 3);
-    out->bin_size = sqlite3_column_int64(st, 4);
-    out->probed_at = sqlite3_column_int64(st, 5);
+    out->bin_mtime_ns = store_col_i64(st, 3);
+    out->bin_size = store_col_i64(st, 4);
+    out->probed_at = store_col_i64(st, 5);
     store_col_copy(st, 6, out->backend, sizeof out->backend);
     out->reason = store_col_strdup(st, 7);
     out->env = store_col_strdup(st, 8);
@@ -250,7 +249,7 @@ static int probe_one(store *s, sqlite3_stmt *st, lvd_probe *out, lvd_err *err)
     store_col_copy(st, 10, out->backends, sizeof out->backends);
     out->no_device = store_col_strdup(st, 11);
     store_col_copy(st, 12, out->cuda_archs, sizeof out->cuda_archs);
-    sqlite3_finalize(st);
+    store_finalize(st);
     if (load_devices(s, out, err)) {
         lvd_probe_free(out);
         return -1;
@@ -266,7 +265,7 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       SELECT_PROBE " WHERE binary = ? AND env = ? AND bin_mtime_ns = ? AND bin_size = ?"
                       " AND backend <> 'unknown' AND probed_at >= ?"
@@ -275,9 +274,9 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
         return -1;
     store_bind_text(st, 1, binary);
     store_bind_text(st, 2, env ? env : "");
-    sqlite3_bind_int64(st, 3, mtime_ns);
-    sqlite3_bind_int64(st, 4, size);
-    sqlite3_bind_int64(st, 5, now - ttl);
+    store_bind_i64(st, 3, mtime_ns);
+    store_bind_i64(st, 4, size);
+    store_bind_i64(st, 5, now - ttl);
     return probe_one(s, st, out, err);
 }
 
@@ -287,12 +286,12 @@ static int probe_latest(store *s, int64_t engine_id, int any_env, const char *en
                         lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? OR env = ?) ORDER BY probed_at DESC, id DESC"
                       " LIMIT 1", &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, engine_id);
-    sqlite3_bind_int(st, 2, any_env);
+    store_bind_i64(st, 1, engine_id);
+    store_bind_int(st, 2, any_env);
     store_bind_text(st, 3, env ? env : "");
     return probe_one(s, st, out, err);
 }
@@ -309,10 +308,10 @@ int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_pro
 
 int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "UPDATE probes SET cuda_archs = ? WHERE id = ?", &st, err))
         return -1;
     store_bind_text(st, 1, archs && *archs ? archs : NULL);
-    sqlite3_bind_int64(st, 2, probe_id);
+    store_bind_i64(st, 2, probe_id);
     return store_step_done(s, st, "cannot record the CUDA archs", err);
 }

@@ -11,7 +11,7 @@ int store_facts_put(store *s, const char *session, const char *host, char *const
 {
     int64_t now = lvd_now();
     for (size_t i = 0; i < n; i++) {
-        sqlite3_stmt *st;
+        store_stmt *st;
         if (store_prepare(s,
                           "INSERT OR REPLACE INTO session_facts (session, host, name, value, at)"
                           " VALUES (?, ?, ?, ?, ?)",
@@ -21,21 +21,21 @@ int store_facts_put(store *s, const char *session, const char *host, char *const
         store_bind_text(st, 2, host);
         store_bind_text(st, 3, names[i]);
         store_bind_text(st, 4, values[i]);
-        sqlite3_bind_int64(st, 5, now);
+        store_bind_i64(st, 5, now);
         if (store_step_done(s, st, "cannot record a session fact", err))
             return -1;
     }
     return 0;
 }
 
-static void col_fact(sqlite3_stmt *st, void *item)
+static void col_fact(store_stmt *st, void *item)
 {
     store_fact *f = item;
     f->session = store_col_strdup(st, 0);
     f->host = store_col_strdup(st, 1);
     f->name = store_col_strdup(st, 2);
     f->value = store_col_strdup(st, 3);
-    f->at = sqlite3_column_int64(st, 4);
+    f->at = store_col_i64(st, 4);
 }
 
 static void free_fact(void *item)
@@ -51,7 +51,7 @@ int store_facts_list(store *s, const char *host, store_fact **v, size_t *n, lvd_
 {
     *v = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT session, host, name, value, at FROM session_facts"
                       " WHERE ?1 IS NULL OR host = ?1 ORDER BY at, session, name",

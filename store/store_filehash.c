@@ -14,35 +14,35 @@ int store_hash_cache_lookup(store *s, const char *table, const char *what, const
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT sha256 FROM %s WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ?",
              table);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, sql, &st, err))
         return -1;
     store_bind_text(st, 1, path);
-    sqlite3_bind_int64(st, 2, size);
-    sqlite3_bind_int64(st, 3, mtime_ns);
-    sqlite3_bind_int64(st, 4, inode);
-    int rc = sqlite3_step(st), ret = 1;
-    if (rc == SQLITE_ROW) {
+    store_bind_i64(st, 2, size);
+    store_bind_i64(st, 3, mtime_ns);
+    store_bind_i64(st, 4, inode);
+    int rc = store_step(st), ret = 1;
+    if (rc == STORE_ROW) {
         store_col_copy(st, 0, sha256, LVD_SHA256_HEX_LEN + 1);
         ret = 0;
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != STORE_DONE) {
         char msg[96];
         snprintf(msg, sizeof msg, "cannot read %s", what);
         ret = store_fail(s, err, msg);
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return ret;
 }
 
-void store_bind_hash_row(sqlite3_stmt *st, const char *path, int64_t size, int64_t mtime_ns, int64_t inode,
+void store_bind_hash_row(store_stmt *st, const char *path, int64_t size, int64_t mtime_ns, int64_t inode,
                          const char *sha256)
 {
     store_bind_text(st, 1, path);
-    sqlite3_bind_int64(st, 2, size);
-    sqlite3_bind_int64(st, 3, mtime_ns);
-    sqlite3_bind_int64(st, 4, inode);
+    store_bind_i64(st, 2, size);
+    store_bind_i64(st, 3, mtime_ns);
+    store_bind_i64(st, 4, inode);
     store_bind_text(st, 5, sha256);
-    sqlite3_bind_int64(st, 6, lvd_now());
+    store_bind_i64(st, 6, lvd_now());
 }
 
 int store_file_hash_lookup(store *s, const char *path, int64_t size, int64_t mtime_ns, int64_t inode,
@@ -55,7 +55,7 @@ int store_file_hash_lookup(store *s, const char *path, int64_t size, int64_t mti
 int store_file_hash_put(store *s, const char *path, int64_t size, int64_t mtime_ns, int64_t inode,
                         const char *sha256, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT OR REPLACE INTO file_hashes (path, size, mtime_ns, inode, sha256, hashed_at)"
                       " VALUES (?, ?, ?, ?, ?, ?)",

@@ -16,7 +16,7 @@ int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
             lvd_sb_addc(&tests, ',');
         lvd_sb_adds(&tests, r->results[i].test);
     }
-    sqlite3_stmt *st;
+    store_stmt *st;
     /* started_at = ? is served by runs_started; the tests in id order, as stored */
     if (store_prepare(s,
                       "SELECT r.session, (SELECT group_concat(test, ',') FROM"
@@ -27,13 +27,13 @@ int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
         lvd_sb_free(&tests);
         return -1;
     }
-    sqlite3_bind_int64(st, 1, r->started_at);
+    store_bind_i64(st, 1, r->started_at);
     store_bind_text(st, 2, r->artifact);
-    sqlite3_bind_int64(st, 3, r->engine_id);
+    store_bind_i64(st, 3, r->engine_id);
     store_bind_text(st, 4, r->arm_key);
     int rc, found = 0;
-    while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *t = (const char *)sqlite3_column_text(st, 1);
+    while (!found && (rc = store_step(st)) == STORE_ROW) {
+        const char *t = store_col_text(st, 1);
         if (strcmp(t ? t : "", lvd_sb_str(&tests)))
             continue;
         found = 1;
@@ -41,11 +41,11 @@ int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
         if (!*session)
             *session = lvd_xstrdup("");
     }
-    if (!found && rc != SQLITE_DONE) {
+    if (!found && rc != STORE_DONE) {
         store_fail(s, err, "cannot look up imported runs");
         found = -1;
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     lvd_sb_free(&tests);
     return found;
 }

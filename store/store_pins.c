@@ -9,13 +9,13 @@ int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err)
 {
     if (d->decided_at == 0)
         d->decided_at = lvd_now();
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO pin_decisions (decided_at, pinned_build, candidate_build, decision,"
                       " rule, details_json) VALUES (?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, d->decided_at);
+    store_bind_i64(st, 1, d->decided_at);
     store_bind_text(st, 2, d->pinned_build);
     store_bind_text(st, 3, d->candidate_build);
     store_bind_text(st, 4, d->decision);
@@ -23,16 +23,16 @@ int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err)
     store_bind_text(st, 6, d->details_json);
     if (store_step_done(s, st, "cannot record pin decision", err))
         return -1;
-    d->id = sqlite3_last_insert_rowid(s->db);
+    d->id = store_last_id(s);
     return 0;
 }
 
-static void col_decision(sqlite3_stmt *st, void *item)
+static void col_decision(store_stmt *st, void *item)
 {
     lvd_pin_decision *d = item;
     memset(d, 0, sizeof *d);
-    d->id = sqlite3_column_int64(st, 0);
-    d->decided_at = sqlite3_column_int64(st, 1);
+    d->id = store_col_i64(st, 0);
+    d->decided_at = store_col_i64(st, 1);
     d->pinned_build = store_col_strdup(st, 2);
     d->candidate_build = store_col_strdup(st, 3);
     d->decision = store_col_strdup(st, 4);
@@ -49,7 +49,7 @@ int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "SELECT id, decided_at, pinned_build, candidate_build, decision, rule, details_json"
                       " FROM pin_decisions WHERE ?1 <= 0 OR decided_at >= (SELECT min(d) * 86400 FROM"
@@ -57,7 +57,7 @@ int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t
                       " ORDER BY decided_at DESC, id DESC",
                       &st, err))
         return -1;
-    sqlite3_bind_int(st, 1, nights > 0 ? nights : -1);
+    store_bind_int(st, 1, nights > 0 ? nights : -1);
     void *v;
     if (store_rows(s, st, sizeof **out, col_decision, free_decision, "cannot list pin decisions", &v, n, err))
         return -1;
@@ -75,14 +75,14 @@ void store_pin_decision_list_free(lvd_pin_decision *v, size_t n)
 int store_pin_record(store *s, const char *build, const char *flavour, const char *sha256,
                      const char *source, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "INSERT INTO pins (build, flavour, sha256, pinned_at, source) VALUES (?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
     store_bind_text(st, 1, build);
     store_bind_text(st, 2, flavour);
     store_bind_text(st, 3, sha256);
-    sqlite3_bind_int64(st, 4, lvd_now());
+    store_bind_i64(st, 4, lvd_now());
     store_bind_text(st, 5, source);
     return store_step_done(s, st, "cannot record pin", err);
 }

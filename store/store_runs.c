@@ -9,27 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int put_samples(store *s, sqlite3_stmt *st, int64_t result_id, const lvd_result *r, lvd_err *err)
+static int put_samples(store *s, store_stmt *st, int64_t result_id, const lvd_result *r, lvd_err *err)
 {
     for (size_t i = 0; i < r->n; i++) {
-        sqlite3_bind_int64(st, 1, result_id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
+        store_bind_i64(st, 1, result_id);
+        store_bind_i64(st, 2, (int64_t)i);
         if (r->ns)
-            sqlite3_bind_int64(st, 3, r->ns[i]);
+            store_bind_i64(st, 3, r->ns[i]);
         else
-            sqlite3_bind_null(st, 3);
+            store_bind_null(st, 3);
         if (!isfinite(r->ts[i])) {
-            sqlite3_reset(st);
+            store_reset(st);
             return lvd_errf(err, "%s: %s sample %zu has no finite t/s; run not recorded", s->path, r->test, i);
         }
-        sqlite3_bind_double(st, 4, r->ts[i]);
-        sqlite3_bind_int(st, 5, r->warmup ? r->warmup[i] != 0 : 0);
-        if (sqlite3_step(st) != SQLITE_DONE) {
+        store_bind_double(st, 4, r->ts[i]);
+        store_bind_int(st, 5, r->warmup ? r->warmup[i] != 0 : 0);
+        if (store_step(st) != STORE_DONE) {
             store_fail(s, err, "cannot record sample");
-            sqlite3_reset(st);
+            store_reset(st);
             return -1;
         }
-        sqlite3_reset(st);
+        store_reset(st);
     }
     return 0;
 }
@@ -38,43 +38,43 @@ static int put_samples(store *s, sqlite3_stmt *st, int64_t result_id, const lvd_
  * (smp_sql), runs fn over them, finalizes both: what recording and loading a
  * run's results share. fn's value, or -1 when a statement cannot be prepared. */
 static int with_result_statements(store *s, const char *res_sql, const char *smp_sql,
-                                  int (*fn)(store *, sqlite3_stmt *, sqlite3_stmt *, void *, lvd_err *),
+                                  int (*fn)(store *, store_stmt *, store_stmt *, void *, lvd_err *),
                                   void *ctx, lvd_err *err)
 {
-    sqlite3_stmt *res = NULL, *smp = NULL;
+    store_stmt *res = NULL, *smp = NULL;
     int ret = -1;
     if (store_prepare(s, res_sql, &res, err) == 0 && store_prepare(s, smp_sql, &smp, err) == 0)
         ret = fn(s, res, smp, ctx, err);
-    sqlite3_finalize(res);
-    sqlite3_finalize(smp);
+    store_finalize(res);
+    store_finalize(smp);
     return ret;
 }
 
-static int put_results_with(store *s, sqlite3_stmt *res, sqlite3_stmt *smp, void *ctx, lvd_err *err)
+static int put_results_with(store *s, store_stmt *res, store_stmt *smp, void *ctx, lvd_err *err)
 {
     lvd_run *r = ctx;
     for (size_t i = 0; i < r->n_results; i++) {
         lvd_result *x = &r->results[i];
-        sqlite3_bind_int64(res, 1, r->id);
+        store_bind_i64(res, 1, r->id);
         store_bind_text(res, 2, x->test);
-        sqlite3_bind_int(res, 3, x->n_prompt);
-        sqlite3_bind_int(res, 4, x->n_gen);
-        sqlite3_bind_int(res, 5, x->n_depth);
+        store_bind_int(res, 3, x->n_prompt);
+        store_bind_int(res, 4, x->n_gen);
+        store_bind_int(res, 5, x->n_depth);
         store_bind_text(res, 6, x->backends);
-        sqlite3_bind_int(res, 7, x->rep_ngl);
-        sqlite3_bind_int(res, 8, x->rep_fa);
-        sqlite3_bind_int(res, 9, x->rep_ubatch);
-        sqlite3_bind_int(res, 10, x->rep_n_cpu_moe);
-        sqlite3_bind_int(res, 11, x->rep_threads);
+        store_bind_int(res, 7, x->rep_ngl);
+        store_bind_int(res, 8, x->rep_fa);
+        store_bind_int(res, 9, x->rep_ubatch);
+        store_bind_int(res, 10, x->rep_n_cpu_moe);
+        store_bind_int(res, 11, x->rep_threads);
         store_bind_text(res, 12, x->rep_type_k);
         store_bind_text(res, 13, x->rep_type_v);
         store_bind_text(res, 14, x->reported_json);
-        if (sqlite3_step(res) != SQLITE_DONE) {
+        if (store_step(res) != STORE_DONE) {
             store_fail(s, err, "cannot record result");
             return -1;
         }
-        sqlite3_reset(res);
-        x->id = sqlite3_last_insert_rowid(s->db);
+        store_reset(res);
+        x->id = store_last_id(s);
         if (put_samples(s, smp, x->id, x, err) || store_energy_put(s, x, err))
             return -1;
     }
@@ -96,38 +96,38 @@ static int put_alloc(store *s, const lvd_run *r, lvd_err *err)
 {
     if (!r->n_alloc)
         return 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "INSERT OR REPLACE INTO run_alloc (run_id, device, model, kv, compute,"
                          " pred_model, pred_kv, pred_compute) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
     for (size_t i = 0; i < r->n_alloc; i++) {
         const lvd_alloc *a = &r->alloc[i];
-        sqlite3_bind_int64(st, 1, r->id);
+        store_bind_i64(st, 1, r->id);
         store_bind_text(st, 2, a->device);
         const int64_t v[] = {a->model, a->kv, a->compute, a->pred_model, a->pred_kv, a->pred_compute};
         for (int k = 0; k < 6; k++)
             store_bind_i64_or_null(st, 3 + k, v[k], -1);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            sqlite3_finalize(st);
+        if (store_step(st) != STORE_DONE) {
+            store_finalize(st);
             return store_fail(s, err, "cannot record allocations");
         }
-        sqlite3_reset(st);
+        store_reset(st);
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return 0;
 }
 
 static int load_alloc(store *s, lvd_run *runs, size_t n, lvd_err *err)
 {
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s, "SELECT device, model, kv, compute, pred_model, pred_kv, pred_compute"
                          " FROM run_alloc WHERE run_id = ? ORDER BY device", &st, err))
         return -1;
     for (size_t i = 0; i < n; i++) {
         lvd_run *r = &runs[i];
-        sqlite3_bind_int64(st, 1, r->id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        store_bind_i64(st, 1, r->id);
+        while (store_step(st) == STORE_ROW) {
             r->alloc = lvd_xrealloc(r->alloc, (r->n_alloc + 1) * sizeof *r->alloc);
             lvd_alloc *a = &r->alloc[r->n_alloc++];
             store_col_copy(st, 0, a->device, sizeof a->device);
@@ -135,9 +135,9 @@ static int load_alloc(store *s, lvd_run *runs, size_t n, lvd_err *err)
             for (int k = 0; k < 6; k++)
                 *f[k] = store_col_i64_or(st, 1 + k, -1);
         }
-        sqlite3_reset(st);
+        store_reset(st);
     }
-    sqlite3_finalize(st);
+    store_finalize(st);
     return 0;
 }
 
@@ -156,7 +156,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
         r->started_at = lvd_now();
     if (store_begin(s, err))
         return -1;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO runs (artifact, engine_id, binary, build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
@@ -166,8 +166,8 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
                       " ?, ?, ?, ?)",
                       &st, err))
         goto fail;
-    sqlite3_bind_text(st, 1, r->artifact, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, r->engine_id);
+    store_bind_text(st, 1, r->artifact);
+    store_bind_i64(st, 2, r->engine_id);
     store_bind_text(st, 3, r->binary);
     store_bind_text(st, 4, r->build);
     store_bind_text(st, 5, r->host);
@@ -175,19 +175,19 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     store_bind_text(st, 7, r->arm_key);
     store_bind_params(st, 8, &r->params);
     store_bind_text(st, 17, r->build_commit);
-    sqlite3_bind_int64(st, 18, r->build_number);
+    store_bind_i64(st, 18, r->build_number);
     store_bind_text(st, 19, r->status);
     store_bind_text(st, 20, r->reason);
-    sqlite3_bind_int(st, 21, r->exit_code);
+    store_bind_int(st, 21, r->exit_code);
     store_bind_text(st, 22, r->stderr_tail);
-    sqlite3_bind_int64(st, 23, r->started_at);
-    sqlite3_bind_int64(st, 24, r->wall_ms);
+    store_bind_i64(st, 23, r->started_at);
+    store_bind_i64(st, 24, r->wall_ms);
     store_bind_text(st, 25, r->source);
     store_bind_split(st, 26, &r->params);
     store_bind_fit(st, 28, &r->params);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
-    r->id = sqlite3_last_insert_rowid(s->db);
+    r->id = store_last_id(s);
     if (put_results(s, r, err) || put_alloc(s, r, err) || store_commit(s, err))
         goto fail;
     return 0;
@@ -199,13 +199,13 @@ fail:
 
 /* --- reading ------------------------------------------------------------- */
 
-static void col_run(sqlite3_stmt *st, void *item)
+static void col_run(store_stmt *st, void *item)
 {
     lvd_run *r = item;
     memset(r, 0, sizeof *r);
-    r->id = sqlite3_column_int64(st, 0);
+    r->id = store_col_i64(st, 0);
     store_col_copy(st, 1, r->artifact, sizeof r->artifact);
-    r->engine_id = sqlite3_column_int64(st, 2);
+    r->engine_id = store_col_i64(st, 2);
     r->binary = store_col_strdup(st, 3);
     r->build = store_col_strdup(st, 4);
     r->host = store_col_strdup(st, 5);
@@ -213,44 +213,44 @@ static void col_run(sqlite3_stmt *st, void *item)
     r->arm_key = store_col_strdup(st, 7);
     store_col_params(st, 8, &r->params);
     r->build_commit = store_col_strdup(st, 17);
-    r->build_number = sqlite3_column_int64(st, 18);
+    r->build_number = store_col_i64(st, 18);
     store_col_copy(st, 19, r->status, sizeof r->status);
     r->reason = store_col_strdup(st, 20);
-    r->exit_code = sqlite3_column_int(st, 21);
+    r->exit_code = store_col_int(st, 21);
     r->stderr_tail = store_col_strdup(st, 22);
-    r->started_at = sqlite3_column_int64(st, 23);
-    r->wall_ms = sqlite3_column_int64(st, 24);
+    r->started_at = store_col_i64(st, 23);
+    r->wall_ms = store_col_i64(st, 24);
     store_col_copy(st, 25, r->source, sizeof r->source);
     store_col_split(st, 26, &r->params);
     store_col_fit(st, 28, &r->params);
 }
 
-static void col_result(sqlite3_stmt *st, lvd_result *x)
+static void col_result(store_stmt *st, lvd_result *x)
 {
     memset(x, 0, sizeof *x);
-    x->id = sqlite3_column_int64(st, 0);
+    x->id = store_col_i64(st, 0);
     store_col_copy(st, 1, x->test, sizeof x->test);
-    x->n_prompt = sqlite3_column_int(st, 2);
-    x->n_gen = sqlite3_column_int(st, 3);
-    x->n_depth = sqlite3_column_int(st, 4);
+    x->n_prompt = store_col_int(st, 2);
+    x->n_gen = store_col_int(st, 3);
+    x->n_depth = store_col_int(st, 4);
     store_col_copy(st, 5, x->backends, sizeof x->backends);
-    x->rep_ngl = sqlite3_column_int(st, 6);
-    x->rep_fa = sqlite3_column_int(st, 7);
-    x->rep_ubatch = sqlite3_column_int(st, 8);
-    x->rep_n_cpu_moe = sqlite3_column_int(st, 9);
-    x->rep_threads = sqlite3_column_int(st, 10);
+    x->rep_ngl = store_col_int(st, 6);
+    x->rep_fa = store_col_int(st, 7);
+    x->rep_ubatch = store_col_int(st, 8);
+    x->rep_n_cpu_moe = store_col_int(st, 9);
+    x->rep_threads = store_col_int(st, 10);
     store_col_copy(st, 11, x->rep_type_k, sizeof x->rep_type_k);
     store_col_copy(st, 12, x->rep_type_v, sizeof x->rep_type_v);
     x->reported_json = store_col_strdup(st, 13);
 }
 
 /* Loads one result's samples; smp is reset and reused by the caller. */
-static int load_samples(store *s, sqlite3_stmt *smp, lvd_result *x, lvd_err *err)
+static int load_samples(store *s, store_stmt *smp, lvd_result *x, lvd_err *err)
 {
-    sqlite3_bind_int64(smp, 1, x->id);
+    store_bind_i64(smp, 1, x->id);
     size_t cap = 0;
     int rc;
-    while ((rc = sqlite3_step(smp)) == SQLITE_ROW) {
+    while ((rc = store_step(smp)) == STORE_ROW) {
         if (x->n == cap) {
             cap = cap ? cap * 2 : 8;
             x->ns = lvd_xrealloc(x->ns, cap * sizeof *x->ns);
@@ -258,12 +258,12 @@ static int load_samples(store *s, sqlite3_stmt *smp, lvd_result *x, lvd_err *err
             x->warmup = lvd_xrealloc(x->warmup, cap * sizeof *x->warmup);
         }
         x->ns[x->n] = store_col_i64_or(smp, 0, -1);
-        x->ts[x->n] = sqlite3_column_double(smp, 1);
-        x->warmup[x->n] = (unsigned char)sqlite3_column_int(smp, 2);
+        x->ts[x->n] = store_col_real(smp, 1);
+        x->warmup[x->n] = (unsigned char)store_col_int(smp, 2);
         x->n++;
     }
-    sqlite3_reset(smp);
-    if (rc != SQLITE_DONE)
+    store_reset(smp);
+    if (rc != STORE_DONE)
         return store_fail(s, err, "cannot read samples");
     return 0;
 }
@@ -274,23 +274,23 @@ typedef struct runs_ctx {
     size_t n;
 } runs_ctx;
 
-static int load_results_with(store *s, sqlite3_stmt *res, sqlite3_stmt *smp, void *ctx, lvd_err *err)
+static int load_results_with(store *s, store_stmt *res, store_stmt *smp, void *ctx, lvd_err *err)
 {
     runs_ctx *rs = ctx;
     for (size_t i = 0; i < rs->n; i++) {
         lvd_run *r = &rs->v[i];
-        sqlite3_bind_int64(res, 1, r->id);
+        store_bind_i64(res, 1, r->id);
         size_t cap = 0;
         int rc;
-        while ((rc = sqlite3_step(res)) == SQLITE_ROW) {
+        while ((rc = store_step(res)) == STORE_ROW) {
             r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
             col_result(res, &r->results[r->n_results++]);
             store_energy_col(res, 14, &r->results[r->n_results - 1]);
             if (load_samples(s, smp, &r->results[r->n_results - 1], err))
                 return -1;
         }
-        sqlite3_reset(res);
-        if (rc != SQLITE_DONE)
+        store_reset(res);
+        if (rc != STORE_DONE)
             return store_fail(s, err, "cannot read results");
     }
     return 0;
@@ -321,7 +321,7 @@ static void free_run(void *r)
  * runs_started serve the query. Newest first when limited: a plain ORDER BY
  * on started_at. A hunt's sessions (STORE_HUNT_SESSION_PREFIX) are left out
  * unless one is asked for by name. */
-static int prepare_list(store *s, const store_run_filter *f, sqlite3_stmt **st, lvd_err *err)
+static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lvd_err *err)
 {
     lvd_sb sql = {0};
     lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"
@@ -349,15 +349,15 @@ static int prepare_list(store *s, const store_run_filter *f, sqlite3_stmt **st, 
     if (rc)
         return -1;
     /* unnamed numbers stay unbound: binding a parameter the text lacks is
-     * SQLITE_RANGE, which these calls ignore */
+     * an error the seam ignores */
     store_bind_text(*st, 1, f->artifact);
     store_bind_text(*st, 2, f->host);
-    sqlite3_bind_int64(*st, 3, f->engine_id);
+    store_bind_i64(*st, 3, f->engine_id);
     store_bind_text(*st, 4, f->arm_key);
     store_bind_text(*st, 5, f->session);
     store_bind_text(*st, 6, f->status);
-    sqlite3_bind_int64(*st, 7, f->since);
-    sqlite3_bind_int(*st, 9, f->limit > 0 ? f->limit : -1);
+    store_bind_i64(*st, 7, f->since);
+    store_bind_int(*st, 9, f->limit > 0 ? f->limit : -1);
     return 0;
 }
 
@@ -368,7 +368,7 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
         f = &any;
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (prepare_list(s, f, &st, err))
         return -1;
     void *v;

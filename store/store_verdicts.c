@@ -10,14 +10,14 @@
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
     " rule, explain, fingerprint, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx FROM verdicts"
 
-static void col_verdict(sqlite3_stmt *st, void *item)
+static void col_verdict(store_stmt *st, void *item)
 {
     lvd_verdict *v = item;
     memset(v, 0, sizeof *v);
-    v->id = sqlite3_column_int64(st, 0);
+    v->id = store_col_i64(st, 0);
     store_col_copy(st, 1, v->artifact, sizeof v->artifact);
     v->host = store_col_strdup(st, 2);
-    v->decided_at = sqlite3_column_int64(st, 3);
+    v->decided_at = store_col_i64(st, 3);
     v->objective = store_col_strdup(st, 4);
     v->engine_id = store_col_i64_or(st, 5, 0);
     v->arm_key = store_col_strdup(st, 6);
@@ -34,7 +34,7 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
 {
     if (v->decided_at == 0)
         v->decided_at = lvd_now();
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO verdicts (artifact, host, decided_at, objective, engine_id, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
@@ -42,9 +42,9 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
-    sqlite3_bind_text(st, 1, v->artifact, -1, SQLITE_TRANSIENT);
+    store_bind_text(st, 1, v->artifact);
     store_bind_text(st, 2, v->host);
-    sqlite3_bind_int64(st, 3, v->decided_at);
+    store_bind_i64(st, 3, v->decided_at);
     store_bind_text(st, 4, v->objective);
     store_bind_i64_or_null(st, 5, v->engine_id, 0); /* 0: no winner */
     store_bind_text(st, 6, v->arm_key);
@@ -57,7 +57,7 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     store_bind_fit(st, 22, &v->params);
     if (store_step_done(s, st, "cannot record verdict", err))
         return -1;
-    v->id = sqlite3_last_insert_rowid(s->db);
+    v->id = store_last_id(s);
     return 0;
 }
 
@@ -67,7 +67,7 @@ static void free_verdict(void *v)
 }
 
 /* Reads every row of a verdict query (parameters bound) into a list. */
-static int verdict_rows(store *s, sqlite3_stmt *st, lvd_verdict **out, size_t *n, lvd_err *err)
+static int verdict_rows(store *s, store_stmt *st, lvd_verdict **out, size_t *n, lvd_err *err)
 {
     void *v;
     if (store_rows(s, st, sizeof **out, col_verdict, free_verdict, "cannot read verdicts", &v, n, err))
@@ -80,7 +80,7 @@ int store_verdict_latest(store *s, const char *artifact, const char *host,
                          const char *objective, lvd_verdict *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       SELECT_VERDICT " WHERE artifact = ? AND host = ? AND objective = ?"
                       " ORDER BY decided_at DESC, id DESC LIMIT 1",
@@ -107,7 +107,7 @@ int store_verdict_list(store *s, const char *artifact, const char *host, int lim
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     if (store_prepare(s,
                       SELECT_VERDICT " WHERE artifact = ? AND host = ?"
                       " ORDER BY decided_at DESC, id DESC LIMIT ?",
@@ -115,7 +115,7 @@ int store_verdict_list(store *s, const char *artifact, const char *host, int lim
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
-    sqlite3_bind_int(st, 3, limit > 0 ? limit : -1);
+    store_bind_int(st, 3, limit > 0 ? limit : -1);
     return verdict_rows(s, st, out, n, err);
 }
 

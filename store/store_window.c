@@ -10,7 +10,7 @@ int store_run_nights_since(store *s, const char *artifact, const char *host, siz
     *since = 0;
     if (nights == 0)
         return 0;
-    sqlite3_stmt *st;
+    store_stmt *st;
     /* nights are UTC dates that have a run; runs_key (artifact, host, ...) serves the scan */
     if (store_prepare(s,
                       "SELECT min(d) * 86400 FROM (SELECT DISTINCT started_at / 86400 AS d FROM runs"
@@ -19,12 +19,12 @@ int store_run_nights_since(store *s, const char *artifact, const char *host, siz
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)nights);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    store_bind_i64(st, 3, (int64_t)nights);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
         *since = store_col_i64_or(st, 0, 0);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    store_finalize(st);
+    if (rc != STORE_ROW && rc != STORE_DONE)
         return store_fail(s, err, "cannot read the night window");
     return 0;
 }

@@ -1042,10 +1042,10 @@ typedef struct row {
     char *text;
 } row;
 
-static void read_row(sqlite3_stmt *st, void *item)
+static void read_row(store_stmt *st, void *item)
 {
     row *r = item;
-    r->v = sqlite3_column_int64(st, 0);
+    r->v = store_col_i64(st, 0);
     r->text = lvd_xasprintf("row %lld", (long long)r->v);
 }
 
@@ -1058,7 +1058,7 @@ static void test_rows(void **state)
 {
     fx *f = *state;
     lvd_err err = {{0}};
-    sqlite3_stmt *st;
+    store_stmt *st;
     /* rows 1..20: past the first growth of the array */
     assert_int_equal(store_prepare(f->s, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c"
                                          " WHERE i < 20) SELECT i FROM c", &st, &err), 0);

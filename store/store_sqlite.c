@@ -1,0 +1,253 @@
+/* store_sqlite.c: the SQLite side of the store's dialect seam: opening the
+ * file (pragmas, WAL), its error messages, statements, the schema version
+ * (PRAGMA user_version), transactions and the integrity check. Everything
+ * else in store/ speaks through store_internal.h's store_* calls and never
+ * names SQLite. */
+#include "store/store_internal.h"
+#include "store/schema.h"
+
+#include "common/paths.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct store_stmt {
+    sqlite3_stmt *lite;
+};
+
+/* SQLite's message for the last error, plainer where a write failed: SQLite
+ * reports a file size limit (EFBIG) as a bare "disk I/O error" and has often
+ * lost the errno by the time it returns. */
+static const char *describe(store *s, char *buf, size_t len)
+{
+    int code = sqlite3_extended_errcode(s->db), sys = sqlite3_system_errno(s->db);
+    if ((code & 0xff) == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT || sys == EFBIG)
+        snprintf(buf, len, "disk full (%s)", sys ? strerror(sys) : "no space left on the device");
+    else if (code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_FSYNC)
+        snprintf(buf, len, "%s: a write failed (disk full, a file size limit, or a failing device)",
+                 sqlite3_errmsg(s->db));
+    else if ((code & 0xff) == SQLITE_IOERR && sys)
+        snprintf(buf, len, "%s (%s)", sqlite3_errmsg(s->db), strerror(sys));
+    else
+        snprintf(buf, len, "%s", sqlite3_errmsg(s->db));
+    return buf;
+}
+
+int store_fail(store *s, lvd_err *err, const char *what)
+{
+    char why[256];
+    return lvd_errf(err, "%s: %s: %s", s->path, what, describe(s, why, sizeof why));
+}
+
+int store_unique_violation(store *s, const char *column)
+{
+    return sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE && strstr(sqlite3_errmsg(s->db), column);
+}
+
+int store_prepare(store *s, const char *sql, store_stmt **st, lvd_err *err)
+{
+    sqlite3_stmt *lite;
+    *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &lite, NULL) != SQLITE_OK)
+        return store_fail(s, err, "cannot prepare statement");
+    *st = lvd_xcalloc(1, sizeof **st);
+    (*st)->lite = lite;
+    return 0;
+}
+
+int store_exec(store *s, const char *sql, lvd_err *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        char why[256];
+        lvd_errf(err, "%s: %s", s->path, describe(s, why, sizeof why));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+int store_exec_quiet(store *s, const char *sql)
+{
+    return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+void store_bind_i64(store_stmt *st, int idx, int64_t v) { sqlite3_bind_int64(st->lite, idx, v); }
+void store_bind_int(store_stmt *st, int idx, int v) { sqlite3_bind_int(st->lite, idx, v); }
+void store_bind_double(store_stmt *st, int idx, double v) { sqlite3_bind_double(st->lite, idx, v); }
+void store_bind_null(store_stmt *st, int idx) { sqlite3_bind_null(st->lite, idx); }
+
+void store_bind_text(store_stmt *st, int idx, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st->lite, idx, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st->lite, idx);
+}
+
+int store_step(store_stmt *st)
+{
+    int rc = sqlite3_step(st->lite);
+    return rc == SQLITE_ROW ? STORE_ROW : rc == SQLITE_DONE ? STORE_DONE : STORE_ERROR;
+}
+
+void store_reset(store_stmt *st) { sqlite3_reset(st->lite); }
+
+void store_finalize(store_stmt *st)
+{
+    if (!st)
+        return;
+    sqlite3_finalize(st->lite);
+    free(st);
+}
+
+int64_t store_col_i64(store_stmt *st, int col) { return sqlite3_column_int64(st->lite, col); }
+int store_col_int(store_stmt *st, int col) { return sqlite3_column_int(st->lite, col); }
+double store_col_real(store_stmt *st, int col) { return sqlite3_column_double(st->lite, col); }
+const char *store_col_text(store_stmt *st, int col) { return (const char *)sqlite3_column_text(st->lite, col); }
+int store_col_null(store_stmt *st, int col) { return sqlite3_column_type(st->lite, col) == SQLITE_NULL; }
+
+int64_t store_last_id(store *s) { return sqlite3_last_insert_rowid(s->db); }
+
+int store_version_get(store *s, int64_t *v, lvd_err *err)
+{
+    store_stmt *st;
+    if (store_prepare(s, "PRAGMA user_version", &st, err))
+        return -1;
+    if (store_step(st) != STORE_ROW) {
+        store_finalize(st);
+        return store_fail(s, err, "cannot read schema version");
+    }
+    *v = store_col_i64(st, 0);
+    store_finalize(st);
+    return 0;
+}
+
+int store_version_set(store *s, int64_t v, lvd_err *err)
+{
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %lld", (long long)v);
+    return store_exec(s, pragma, err);
+}
+
+int store_begin_write(store *s, lvd_err *err)
+{
+    /* IMMEDIATE: two writers (or two processes migrating an old store) take
+     * turns instead of failing on a lock upgrade. */
+    return store_exec(s, "BEGIN IMMEDIATE", err);
+}
+
+/* Makes sure path can be created: a missing file needs its directory. */
+static int prepare_path(const char *path, int flags, lvd_err *err)
+{
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (!exists && !(flags & STORE_OPEN_CREATE))
+        return lvd_errf(err, "%s: no store here (run a tool that records, or pass --store)", path);
+    if (exists && !S_ISREG(st.st_mode))
+        return lvd_errf(err, "%s: not a regular file", path);
+    if (exists)
+        return 0;
+    char *dir = lvd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    int rc = 0;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        rc = lvd_mkdir_p(dir, err);
+    }
+    free(dir);
+    return rc;
+}
+
+/* The pragmas of a store opened for writing: WAL kept across closes. */
+static int writer_pragmas(store *s, lvd_err *err)
+{
+    if (store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA journal_size_limit=16777216", err))
+        return -1;
+    /* Keep the -wal and -shm files when the last writer closes: a reader
+     * without write access to the directory (lvd select run by a service
+     * user) cannot create them and could not read the store at all. */
+    int persist = 1;
+    sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+    return 0;
+}
+
+int store_sqlite_open(store *s, int flags, lvd_err *err)
+{
+    const char *path = s->path;
+    if (prepare_path(path, flags, err))
+        return -1;
+    int oflags = s->readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        return lvd_errf(err, "%s: cannot open store: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    sqlite3_busy_timeout(s->db, 10000);
+    sqlite3_extended_result_codes(s->db, 1);
+    /* Probe that this is an SQLite database at all before changing anything. */
+    if (store_exec(s, "SELECT count(*) FROM sqlite_schema", err)) {
+        int code = sqlite3_errcode(s->db) & 0xff;
+        if (s->readonly && (code == SQLITE_READONLY || code == SQLITE_CANTOPEN))
+            return lvd_errf(err, "%s: cannot read the store without write access to its directory until its "
+                            "-wal and -shm files exist; open it once with a tool that records (lvd probe)", path);
+        return lvd_errf(err, "%s: not a llama-verdict store (not an SQLite database)", path);
+    }
+    int64_t have;
+    if (store_version_get(s, &have, err))
+        return -1;
+    if (have > (int64_t)store_schema_version())
+        return 0; /* the caller refuses it before any pragma changes the file */
+    if (!s->readonly && writer_pragmas(s, err))
+        return -1;
+    return store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", err);
+}
+
+void store_sqlite_close(store *s)
+{
+    if (s->db)
+        sqlite3_close_v2(s->db);
+    s->db = NULL;
+}
+/* Runs one checking pragma; counts its rows and keeps the first as text. */
+static int check_rows(store *s, const char *sql, int ok_row, int64_t *n, char *first, size_t len,
+                      lvd_err *err)
+{
+    store_stmt *st;
+    if (store_prepare(s, sql, &st, err))
+        return -1;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        const char *t = store_col_text(st, 0);
+        if (ok_row && t && !strcmp((const char *)t, "ok"))
+            continue;
+        if ((*n)++ == 0) {
+            /* foreign_key_check: table, rowid, parent table */
+            if (ok_row)
+                snprintf(first, len, "%s", t ? (const char *)t : "?");
+            else {
+                const char *parent = store_col_text(st, 2);
+                snprintf(first, len, "a row of %s (rowid %lld) without its %s", t ? (const char *)t : "?",
+                         (long long)store_col_i64(st, 1), parent ? (const char *)parent : "?");
+            }
+        }
+    }
+    store_finalize(st);
+    if (rc != STORE_DONE)
+        return store_fail(s, err, "cannot check integrity");
+    return 0;
+}
+
+int store_integrity_check(store *s, lvd_err *err)
+{
+    char first[512] = "";
+    int64_t n = 0;
+    if (check_rows(s, "PRAGMA integrity_check", 1, &n, first, sizeof first, err) ||
+        check_rows(s, "PRAGMA foreign_key_check", 0, &n, first, sizeof first, err))
+        return -1;
+    if (n)
+        return lvd_errf(err, "%s: integrity check failed: %s (%lld problem%s)", s->path, first, (long long)n,
+                        n == 1 ? "" : "s");
+    return 0;
+}
