@@ -307,7 +307,7 @@ static int option(void *opts, int c, const char *arg)
     case O_CHECK: o->check = 1; break;
     case O_RESUME: o->resume = 1; break;
     case O_WAIT:
-        if (parse_duration_opt("--wait", arg, 0, &o->wait_s))
+        if (lvd_parse_wait(TOOL, arg, &o->wait_s))
             return LVD_EXIT_USAGE;
         break;
     case O_ENERGY_IDLE:

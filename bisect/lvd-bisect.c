@@ -85,8 +85,8 @@ static int option(void *opts, int c, const char *arg)
     case O_ARM: o->b.arm = arg, o->arm_set = 1; break;
     case O_KEEP: o->b.keep = 1; break;
     case O_WAIT:
-        if (lvd_parse_duration(arg, &o->wait_s) || o->wait_s < 0 || o->wait_s > 7 * 86400)
-            return lvd_usage_error(TOOL, "--wait wants a duration like 90s or 10m, not '%s'", arg);
+        if (lvd_parse_wait(TOOL, arg, &o->wait_s))
+            return LVD_EXIT_USAGE;
         break;
     case O_BUILDS: o->b.builds_dir = arg; break;
     case O_BUDGET:

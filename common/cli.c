@@ -60,6 +60,13 @@ int lvd_usage_error(const char *tool, const char *fmt, ...)
     return 2;
 }
 
+int lvd_parse_wait(const char *tool, const char *arg, int64_t *seconds)
+{
+    if (lvd_parse_duration(arg, seconds) || *seconds < 0 || *seconds > 7 * 86400)
+        return lvd_usage_error(tool, "--wait wants a duration like 90s or 10m, not '%s'", arg);
+    return 0;
+}
+
 static int progress_shown;
 
 int lvd_progress_enabled(void)

@@ -4,6 +4,7 @@
 #ifndef LVD_CLI_H
 #define LVD_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct cJSON;
@@ -26,6 +27,9 @@ void lvd_error(const char *tool, const char *fmt, ...) __attribute__((format(pri
 void lvd_warn(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A usage error: the error line and the --help hint; returns LVD_EXIT_USAGE. */
 int lvd_usage_error(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* --wait DUR of the tools that take the host's device lock: 0 to 7 days
+ * (lvd_parse_duration) into *seconds; 0, or lvd_usage_error's exit code. */
+int lvd_parse_wait(const char *tool, const char *arg, int64_t *seconds);
 
 /* Colour only on a terminal, never when NO_COLOR is set (any value) or TERM=dumb. */
 int lvd_color_enabled(FILE *f);

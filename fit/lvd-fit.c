@@ -90,9 +90,8 @@ static int option(void *opts, int c, const char *arg)
         break;
     case O_NO_RECORD: o->no_record = 1; break;
     case O_WAIT:
-        if (lvd_parse_duration(arg, &v) != 0 || v < 0 || v > 7 * 86400)
-            return lvd_usage_error(TOOL, "--wait wants a duration like 90s or 10m, not '%s'", arg);
-        o->wait_s = v;
+        if (lvd_parse_wait(TOOL, arg, &o->wait_s))
+            return LVD_EXIT_USAGE;
         break;
     }
     return 0;

@@ -472,6 +472,46 @@ static void fail_prints_the_error_line(void **state)
     free(err);
 }
 
+typedef struct wait_case {
+    const char *arg;
+    int64_t seconds;
+} wait_case;
+
+static int parse_wait(void *arg)
+{
+    wait_case *w = arg;
+    return lvd_parse_wait("lvd-test", w->arg, &w->seconds);
+}
+
+/* --wait: 0 s to 7 days; anything else one usage error naming the word. */
+static void wait_takes_durations_up_to_a_week(void **state)
+{
+    (void)state;
+    setenv("NO_COLOR", "1", 1);
+    const struct {
+        const char *arg;
+        int rc;
+        int64_t seconds;
+    } cases[] = {{"0", 0, 0}, {"90s", 0, 90}, {"10m", 0, 600}, {"168h", 0, 7 * 86400},
+                 {"169h", LVD_EXIT_USAGE, 0}, {"-1", LVD_EXIT_USAGE, 0}, {"soon", LVD_EXIT_USAGE, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wait_case w = {cases[i].arg, -5};
+        int rc;
+        char *err = capture_stderr(parse_wait, &w, &rc);
+        assert_int_equal(rc, cases[i].rc);
+        if (rc == 0) {
+            assert_int_equal(w.seconds, cases[i].seconds);
+            assert_string_equal(err, "");
+        } else {
+            char *want = lvd_xasprintf("lvd-test: error: --wait wants a duration like 90s or 10m, not '%s'\n",
+                                       cases[i].arg);
+            assert_true(lvd_starts_with(err, want));
+            free(want);
+        }
+        free(err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -486,6 +526,7 @@ int main(void)
         cmocka_unit_test(usage_errors_name_the_wrong_word),
         cmocka_unit_test(store_open_maps_errors_to_the_store_exit_code),
         cmocka_unit_test(fail_prints_the_error_line),
+        cmocka_unit_test(wait_takes_durations_up_to_a_week),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
