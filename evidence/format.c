@@ -31,11 +31,32 @@ void ev_fmt_ts(lvd_sb *sb, double v)
     fixed(sb, v, v >= 10000 ? 0 : v >= 100 ? 1 : 2, 0);
 }
 
-/* Percent with one decimal below 100 %, none above (+1736 %, not +1736.2 %). */
+/* Percent with one decimal below 100 %, none above (+1736 %, not +1736.2 %);
+ * only reached for ratios between 0.5 and 2 (ev_fmt_is_factor). */
 static void pct_only(lvd_sb *sb, double ratio)
 {
     double v = (ratio - 1.0) * 100.0;
     fixed(sb, v, fabs(v) >= 100 ? 0 : 1, 1);
+}
+
+int ev_fmt_is_factor(double ratio)
+{
+    return isfinite(ratio) && (ratio >= 2.0 || ratio <= 0.5);
+}
+
+/* A ratio as a factor: "×270" (>= 100), "×18.4" (>= 10), "×4.91" (>= 1),
+ * two significant digits below 1 ("×0.50", "×0.054", "×0.0041"). */
+static void factor_only(lvd_sb *sb, double ratio)
+{
+    lvd_sb_adds(sb, "×");
+    if (ratio <= 0.0) {
+        lvd_sb_adds(sb, "0");
+        return;
+    }
+    int d = ratio >= 100 ? 0 : ratio >= 10 ? 1 : 2;
+    if (ratio < 1.0)
+        d = 1 - (int)floor(log10(ratio)); /* two significant digits */
+    fixed(sb, ratio, d > 9 ? 9 : d, 0);
 }
 
 void ev_fmt_pct(lvd_sb *sb, double ratio)
@@ -44,24 +65,24 @@ void ev_fmt_pct(lvd_sb *sb, double ratio)
         lvd_sb_adds(sb, "–");
         return;
     }
+    if (ev_fmt_is_factor(ratio)) {
+        factor_only(sb, ratio);
+        return;
+    }
     pct_only(sb, ratio);
     lvd_sb_adds(sb, " %");
-    if (ratio >= 2.0) {
-        lvd_sb_adds(sb, " (×");
-        fixed(sb, ratio, 1, 0);
-        lvd_sb_adds(sb, ")");
-    }
 }
 
 void ev_fmt_delta(lvd_sb *sb, double ratio, double lo, double hi)
 {
     ev_fmt_pct(sb, ratio);
-    if (!isfinite(lo) || !isfinite(hi))
+    if (!isfinite(ratio) || !isfinite(lo) || !isfinite(hi))
         return;
+    void (*bound)(lvd_sb *, double) = ev_fmt_is_factor(ratio) ? factor_only : pct_only;
     lvd_sb_adds(sb, " [");
-    pct_only(sb, lo);
+    bound(sb, lo);
     lvd_sb_adds(sb, ", ");
-    pct_only(sb, hi);
+    bound(sb, hi);
     lvd_sb_adds(sb, "]");
 }
 

@@ -10,11 +10,17 @@
 
 /* Throughput: "86406" (>= 10000), "995.6" (>= 100), "54.20" (below). */
 void ev_fmt_ts(lvd_sb *sb, double v);
-/* A ratio as a signed percentage, "+41.5 %" ("+0.0 %" for anything that
- * rounds to zero; no decimal from 100 % on: "+1736 %"), with " (×18.4)"
- * appended when ratio >= 2. */
+/* 1 when a ratio is written as a factor rather than a percentage: at 2x
+ * and beyond either way (ratio >= 2 or <= 0.5), where "+26902 %" is noise
+ * and "×270" is read at a glance. The one rule for ev_fmt_pct/ev_fmt_delta. */
+int ev_fmt_is_factor(double ratio);
+/* A ratio as a signed percentage between 0.5 and 2, "+41.5 %" ("+0.0 %"
+ * for anything that rounds to zero), else as a factor: "×270", "×18.4",
+ * "×4.91", "×0.50", "×0.054" (three digits from 1 up, two significant
+ * digits below 1). */
 void ev_fmt_pct(lvd_sb *sb, double ratio);
-/* "+41.5 % [+40.6, +42.3]": ratio with its CI as percentages. */
+/* "+41.5 % [+40.6, +42.3]" or, for a factor, "×270 [×255, ×287]": ratio
+ * with its CI in the same form as the ratio. */
 void ev_fmt_delta(lvd_sb *sb, double ratio, double lo, double hi);
 /* "995.6 [986.4, 999.4]" */
 void ev_fmt_ts_ci(lvd_sb *sb, double median, double lo, double hi);

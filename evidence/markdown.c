@@ -333,7 +333,7 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
             ev_fmt_delta(sb, r->ratio, r->ci_lo, r->ci_hi);
             lvd_sb_adds(sb, " | ");
             ev_fmt_p(sb, r->p);
-            lvd_sb_addf(sb, " | %s | ", r->win ? "win" : !r->no_regression ? "regression" : "");
+            lvd_sb_addf(sb, " | %s | ", r->verdict);
             ev_energy_pin_cell(sb, r);
             lvd_sb_adds(sb, " |\n");
         }

@@ -38,7 +38,11 @@ static void usage(FILE *f)
             "a win (sequential interval low > 1.02, stats.h), every correctness check of the\n"
             "candidate passed, and the previous decision for the same two builds, made on\n"
             "other measurements, would also have promoted. Otherwise the pin is kept and the\n"
-            "rule that held it is printed. Each run records its decision in the store.\n\n"
+            "rule that held it is printed: \"regression\" only for a comparison shown slower\n"
+            "(CI low < 0.98 and CI high < 1), \"inconclusive: ... CI reaches -2.3 %%, needs more\n"
+            "samples\" when the CI is too wide to clear 0.98 (the nightly re-measures those\n"
+            "arms). A registered (local) build has no release digest to record: fetch and\n"
+            "measure the release, or move the pin by hand. Each run records its decision.\n\n"
             "options:\n"
             "  --pin-file FILE  the pin file (build, flavour, sha256.<flavour>)\n"
             "  --candidate B    the candidate build (default: the newest fetched build that is\n"
@@ -94,33 +98,46 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
+/* The comparisons, one a line; the arm column is as wide as its widest
+ * arm's words (never cut: "ngl 99, fa 0, ub 512, ctk f16, ctv f16, t 16"). */
+static void print_pairs(FILE *f, const sel_pin_eval *e)
+{
+    char **briefs = lvd_xcalloc(e->n_pairs, sizeof *briefs);
+    int w = 3;
+    for (size_t i = 0; i < e->n_pairs; i++) {
+        briefs[i] = sel_params_brief(&e->pairs[i].params);
+        int len = (int)strlen(briefs[i]);
+        w = len > w ? len : w;
+    }
+    fprintf(f, "\ncandidate against pinned (median t/s; delta with 95 %% CI; Mann-Whitney p):\n");
+    fprintf(f, "  %-12s  %-8s  %-*s  %-8s  %10s  %10s  %-28s  %-6s\n", "model", "backend", w, "arm", "test",
+            "pinned", "candidate", "delta [CI]", "p");
+    for (size_t i = 0; i < e->n_pairs; i++) {
+        const sel_pin_pair *x = &e->pairs[i];
+        lvd_sb d = {0};
+        sel_pin_fmt_pct(&d, x->cmp.ratio);
+        lvd_sb_adds(&d, " [");
+        sel_pin_fmt_pct(&d, x->cmp.ci_lo);
+        lvd_sb_adds(&d, ", ");
+        sel_pin_fmt_pct(&d, x->cmp.ci_hi);
+        lvd_sb_adds(&d, "]");
+        fprintf(f, "  %-12.12s  %-8s  %-*s  %-8s  %10.1f  %10.1f  %-28s  %.4f  %s\n", x->artifact, x->backend, w,
+                briefs[i], x->test, x->cmp.b.median, x->cmp.a.median, lvd_sb_str(&d), x->cmp.p,
+                sel_pin_word_name(sel_pin_pair_word(&x->cmp)));
+        lvd_sb_free(&d);
+        free(briefs[i]);
+    }
+    free(briefs);
+}
+
 static void print_text(FILE *f, const sel_pin_eval *e, const sel_pin_verdict *v, const char *pin_file,
                        int applied)
 {
     fprintf(f, "pinned %s (%s), candidate %s: %s\n", e->pinned_build, e->flavour ? e->flavour : "-",
            e->candidate_build ? e->candidate_build : "none", v->promote ? "promote" : "keep");
     fprintf(f, "  %s\n", v->rule);
-    if (e->n_pairs) {
-        fprintf(f, "\ncandidate against pinned (median t/s; delta with 95 %% CI; Mann-Whitney p):\n");
-        fprintf(f, "  %-12s  %-8s  %-40s  %-8s  %10s  %10s  %-28s  %-6s\n", "model", "backend", "arm",
-                "test", "pinned", "candidate", "delta [CI]", "p");
-        for (size_t i = 0; i < e->n_pairs; i++) {
-            const sel_pin_pair *x = &e->pairs[i];
-            char *brief = sel_params_brief(&x->params);
-            lvd_sb d = {0};
-            sel_pin_fmt_pct(&d, x->cmp.ratio);
-            lvd_sb_adds(&d, " [");
-            sel_pin_fmt_pct(&d, x->cmp.ci_lo);
-            lvd_sb_adds(&d, ", ");
-            sel_pin_fmt_pct(&d, x->cmp.ci_hi);
-            lvd_sb_adds(&d, "]");
-            fprintf(f, "  %-12.12s  %-8s  %-40.40s  %-8s  %10.1f  %10.1f  %-28s  %.4f  %s%s\n", x->artifact,
-                    x->backend, brief, x->test, x->cmp.b.median, x->cmp.a.median, lvd_sb_str(&d), x->cmp.p,
-                    x->cmp.outcome == STATS_WIN_A ? "win" : "", x->cmp.no_regression ? "" : "regression");
-            lvd_sb_free(&d);
-            free(brief);
-        }
-    }
+    if (e->n_pairs)
+        print_pairs(f, e);
     if (e->n_issues) {
         fprintf(f, "\nissues:\n");
         for (size_t i = 0; i < e->n_issues; i++) {

@@ -29,6 +29,7 @@ void sel_pin_eval_free(sel_pin_eval *e)
     free(e->candidate_build);
     free(e->flavour);
     free(e->candidate_digest);
+    free(e->candidate_local);
     for (size_t i = 0; i < e->n_pairs; i++)
         free(e->pairs[i].arm_key);
     free(e->pairs);
@@ -109,8 +110,29 @@ const char *sel_pin_hold_name(sel_pin_hold h)
     case SEL_PIN_NO_WIN: return "no-win";
     case SEL_PIN_FIRST_NIGHT: return "first-night";
     case SEL_PIN_NO_DIGEST: return "no-digest";
+    case SEL_PIN_INCONCLUSIVE: return "inconclusive";
     }
     return "unknown";
+}
+
+sel_pin_word sel_pin_pair_word(const stats_comparison *c)
+{
+    if (c->outcome == STATS_WIN_A)
+        return SEL_PIN_W_WIN;
+    if (c->no_regression)
+        return SEL_PIN_W_NONE;
+    return c->ci_hi < 1.0 ? SEL_PIN_W_REGRESSION : SEL_PIN_W_INCONCLUSIVE;
+}
+
+const char *sel_pin_word_name(sel_pin_word w)
+{
+    switch (w) {
+    case SEL_PIN_W_WIN: return "win";
+    case SEL_PIN_W_REGRESSION: return "regression";
+    case SEL_PIN_W_INCONCLUSIVE: return "inconclusive";
+    case SEL_PIN_W_NONE: break;
+    }
+    return "";
 }
 
 void sel_pin_fmt_pct(lvd_sb *sb, double ratio)
@@ -148,10 +170,11 @@ static void say(sel_pin_verdict *v, sel_pin_hold hold, lvd_sb *sb)
 }
 
 /* What the rule table reads off the pairs and issues: the first pair with too
- * few samples, the worst regression, the best pair (wins first, then the
- * highest CI low), and the first failed check and failed run. */
+ * few samples, the worst regression (lowest ratio of the pairs shown slower),
+ * the widest inconclusive pair (lowest CI low), the best pair (wins first,
+ * then the highest CI low), and the first failed check and failed run. */
 typedef struct pin_scan {
-    const sel_pin_pair *worst, *best, *few;
+    const sel_pin_pair *worst, *unsure, *best, *few;
     const sel_pin_issue *bad_check, *bad_run;
 } pin_scan;
 
@@ -165,12 +188,17 @@ static void pin_scan_eval(const sel_pin_eval *e, sel_pin_verdict *v, pin_scan *s
                 s->few = x;
             continue;
         }
-        if (!x->cmp.no_regression) {
+        sel_pin_word w = sel_pin_pair_word(&x->cmp);
+        if (w == SEL_PIN_W_REGRESSION) {
             v->n_regressions++;
             if (!s->worst || x->cmp.ratio < s->worst->cmp.ratio)
                 s->worst = x;
+        } else if (w == SEL_PIN_W_INCONCLUSIVE) {
+            v->n_inconclusive++;
+            if (!s->unsure || x->cmp.ci_lo < s->unsure->cmp.ci_lo)
+                s->unsure = x;
         }
-        if (x->cmp.outcome == STATS_WIN_A)
+        if (w == SEL_PIN_W_WIN)
             v->n_wins++;
         const sel_pin_pair *b = s->best;
         if (!b || (x->cmp.outcome == STATS_WIN_A) > (b->cmp.outcome == STATS_WIN_A) ||
@@ -221,7 +249,8 @@ static sel_pin_hold pin_rules_candidate(const sel_pin_eval *e, const pin_scan *s
     return SEL_PIN_PROMOTE;
 }
 
-/* Rules 4-6: enough samples, no regression, a significant win. */
+/* Rules 4-6: enough samples, no regression (5: none shown, 5b: none left
+ * possible), a significant win. */
 static sel_pin_hold pin_rules_speed(const sel_pin_eval *e, const sel_pin_verdict *v, const pin_scan *s,
                                     lvd_sb *sb)
 {
@@ -236,6 +265,15 @@ static sel_pin_hold pin_rules_speed(const sel_pin_eval *e, const sel_pin_verdict
         lvd_sb_adds(sb, "regression: ");
         describe_pair(sb, s->worst);
         return SEL_PIN_REGRESSION;
+    }
+    if (s->unsure) {
+        lvd_sb_adds(sb, "inconclusive: ");
+        describe_pair(sb, s->unsure);
+        lvd_sb_adds(sb, ": CI reaches ");
+        sel_pin_fmt_pct(sb, s->unsure->cmp.ci_lo);
+        lvd_sb_addf(sb, ", needs more samples (%zu inconclusive comparison%s)", v->n_inconclusive,
+                    v->n_inconclusive == 1 ? "" : "s");
+        return SEL_PIN_INCONCLUSIVE;
     }
     if (!v->n_wins) {
         lvd_sb_adds(sb, "no significant win");
@@ -264,8 +302,16 @@ static sel_pin_hold pin_rules_night(const sel_pin_eval *e, const sel_pin_verdict
         return SEL_PIN_FIRST_NIGHT;
     }
     if (!e->candidate_digest) {
-        lvd_sb_addf(sb, "no digest recorded for %s %s: fetch it (lvd fetch %s) so that promotion can record it",
-                    e->candidate_build, e->flavour ? e->flavour : "(no flavour)", e->candidate_build);
+        const char *fl = e->flavour ? e->flavour : "(no flavour)";
+        lvd_sb_addf(sb, "no digest recorded for %s %s: ", e->candidate_build, fl);
+        if (e->candidate_local)
+            lvd_sb_addf(sb, "it was measured as a local build (engine %s), and the pin file records the "
+                        "release archive's digest that lvd fetch verifies, which a local build has not: "
+                        "fetch and measure the release (lvd fetch %s --flavour %s), or move the pin by hand "
+                        "(build = %s in the pin file)", e->candidate_local, e->candidate_build, fl,
+                        e->candidate_build);
+        else
+            lvd_sb_addf(sb, "fetch it (lvd fetch %s) so that promotion can record it", e->candidate_build);
         return SEL_PIN_NO_DIGEST;
     }
     lvd_sb_addf(sb, "promote %s: no regression in %zu comparisons, %zu significant win%s (best: ",

@@ -24,14 +24,29 @@
  *   3 candidate failed       the candidate's newest session of a paired arm
  *                            has no ok run (crashed, hung, ignored GPU flags)
  *   4 too few samples        a pair with fewer than 5 kept samples on a side
- *   5 regression             a pair whose CI low < 0.98 (the worst is named)
+ *   5 regression             a pair not free of regression (CI low < 0.98)
+ *                            and shown slower: its CI high < 1 (the worst
+ *                            is named); the night's rule line starts
+ *                            "regression: " (nightly/hunt.c hunts on it)
+ *   5b inconclusive          none of 5, but a pair whose CI low < 0.98 and
+ *                            CI high >= 1: not shown free of regression, too
+ *                            wide ("inconclusive: ... CI reaches -2.0 %, needs
+ *                            more samples"; the widest is named); the nightly
+ *                            re-measures those arms with what budget is left
  *   6 no significant win     no pair is a win
  *   7 first night            the previous decision for the same pinned and
  *                            candidate builds was not "would promote", or it
  *                            was made on the same sessions (a second look at
  *                            one night's numbers is not a second night)
  *   8 no digest              the candidate has no fetched engine of the pin's
- *                            flavour, so there is no digest to record
+ *                            flavour, so there is no digest to record. A
+ *                            registered (locally built) engine's digest never
+ *                            serves: it is its binary's sha256, and the pin
+ *                            file records the release archive's digest that
+ *                            lvd fetch verifies every download against, which
+ *                            no local build has. The line says what a user of
+ *                            local builds does: fetch and measure the release,
+ *                            or move the pin by hand
  * Rules 1-6 passing is "would promote" (recorded, and what rule 7 reads on
  * the next night); all eight passing is "promote". */
 #ifndef LVD_SEL_PIN_H
@@ -58,7 +73,21 @@ typedef enum sel_pin_hold {
     SEL_PIN_NO_WIN,            /* 6 */
     SEL_PIN_FIRST_NIGHT,       /* 7 */
     SEL_PIN_NO_DIGEST,         /* 8 */
+    SEL_PIN_INCONCLUSIVE,      /* 5b (last, so that older numbers keep their meaning) */
 } sel_pin_hold;
+
+/* What one comparison's statistics show, the one rule behind every word a
+ * person reads about a pair (rule lines, lvd pin's table, --json): */
+typedef enum sel_pin_word {
+    SEL_PIN_W_NONE = 0,        /* free of regression (CI low >= 0.98), no win */
+    SEL_PIN_W_WIN,             /* stats' win (sequential interval low > 1.02) */
+    SEL_PIN_W_REGRESSION,      /* not free (CI low < 0.98) and shown slower: CI high < 1 */
+    SEL_PIN_W_INCONCLUSIVE,    /* not free (CI low < 0.98), not shown slower (CI high >= 1):
+                                  the CI is too wide, needs more samples */
+} sel_pin_word;
+sel_pin_word sel_pin_pair_word(const stats_comparison *c);
+/* "", "win", "regression", "inconclusive". */
+const char *sel_pin_word_name(sel_pin_word w);
 
 /* One comparison: candidate (A) against pinned (B) on one test of one arm. */
 typedef struct sel_pin_pair {
@@ -91,6 +120,8 @@ typedef struct sel_pin_eval {
     char *candidate_build;     /* NULL: no candidate */
     char *flavour;             /* the pin's default flavour */
     char *candidate_digest;    /* the candidate's fetched engine of that flavour; NULL none */
+    char *candidate_local;     /* a registered (locally built) engine of the candidate build,
+                                  by name; NULL none (rule 8 says what its user does) */
     stats_rule rule;             /* stats_rule_pin */
     sel_pin_pair *pairs;
     size_t n_pairs;
@@ -108,7 +139,8 @@ typedef struct sel_pin_verdict {
     sel_pin_hold hold;
     int would_promote;         /* rules 1-6 pass */
     int promote;               /* hold == SEL_PIN_PROMOTE */
-    size_t n_wins, n_regressions;
+    size_t n_wins, n_regressions; /* n_regressions: pairs shown slower */
+    size_t n_inconclusive;     /* pairs neither shown slower nor free of regression */
     char rule[768];            /* the decision in one line ("regression: tg128 on vulkan ...") */
 } sel_pin_verdict;
 
@@ -140,7 +172,8 @@ void sel_pin_judge(const sel_pin_eval *e, sel_pin_verdict *out);
 void sel_pin_fmt_pct(lvd_sb *sb, double ratio);
 
 /* "promote", "no-candidate", "correctness", "candidate-failed",
- * "few-samples", "regression", "no-win", "first-night", "no-digest". */
+ * "few-samples", "regression", "inconclusive", "no-win", "first-night",
+ * "no-digest". */
 const char *sel_pin_hold_name(sel_pin_hold h);
 
 /* What lvd-pin reads from the store. */
@@ -168,7 +201,7 @@ const lvd_engine *sel_pin_fetched_engine(const lvd_engine *v, size_t n, const ch
  *    "comparisons": [{"artifact", "backend", "arm_key", "params", "test",
  *       "pinned_engine", "candidate_engine", "pinned": {"median", "n",
  *       "warmup"}, "candidate": {...}, "stats": stats_comparison_json,
- *       "win", "no_regression"}],
+ *       "win", "no_regression", "verdict": "win"|"regression"|"inconclusive"|""}],
  *    "issues": [{"artifact", "backend", "device", "kind", "status", "what"}]}
  * Caller owns the object. */
 struct cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int applied);
@@ -184,6 +217,7 @@ typedef struct sel_pin_row {
     double pinned_tpj, candidate_tpj; /* median tokens per joule; NAN: not measured */
     double ratio, ci_lo, ci_hi, p; /* NAN when absent */
     int win, no_regression;
+    char verdict[16];          /* sel_pin_word_name: "win", "regression", "inconclusive", "" */
 } sel_pin_row;
 
 /* Reads the comparisons and issues of a recorded details_json. Unknown or

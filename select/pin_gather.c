@@ -218,6 +218,9 @@ int sel_pin_gather(store *s, const builds_pin *pin, const sel_pin_opts *o, sel_p
     const lvd_engine *fe = sel_pin_fetched_engine(engines, n_engines, candidate, e->flavour);
     if (fe)
         e->candidate_digest = lvd_xstrdup(fe->digest);
+    for (size_t i = 0; i < n_engines && !e->candidate_local; i++)
+        if (!strcmp(engines[i].build, candidate) && (!engines[i].origin || strcmp(engines[i].origin, "fetched")))
+            e->candidate_local = lvd_xstrdup(engines[i].name);
     if (load_side(s, engines, n_engines, pinned, host, &ps, err) != 0 ||
         load_side(s, engines, n_engines, candidate, host, &cs, err) != 0)
         goto out;

@@ -61,6 +61,7 @@ cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int
         cJSON_AddItemToObject(c, "stats", stats_comparison_json(&x->cmp));
         cJSON_AddBoolToObject(c, "win", x->cmp.outcome == STATS_WIN_A);
         cJSON_AddBoolToObject(c, "no_regression", x->cmp.no_regression);
+        cJSON_AddStringToObject(c, "verdict", sel_pin_word_name(sel_pin_pair_word(&x->cmp)));
         cJSON_AddItemToArray(cs, c);
     }
     cJSON *is = cJSON_AddArrayToObject(o, "issues");
@@ -132,6 +133,12 @@ int sel_pin_details_rows(const char *details_json, sel_pin_row **rows, size_t *n
         r->p = jnum(st, "p");
         r->win = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "win"));
         r->no_regression = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "no_regression"));
+        /* decisions recorded before "verdict" existed: the same rule on what they kept */
+        stats_comparison was = {.outcome = r->win ? STATS_WIN_A : STATS_TIE, .ci_hi = r->ci_hi,
+                                .no_regression = r->no_regression};
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(c, "verdict");
+        snprintf(r->verdict, sizeof r->verdict, "%s",
+                 cJSON_IsString(w) ? w->valuestring : sel_pin_word_name(sel_pin_pair_word(&was)));
     }
     const cJSON *is = cJSON_GetObjectItemCaseSensitive(j, "issues"), *it;
     size_t ni = 0;

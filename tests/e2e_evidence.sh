@@ -134,7 +134,7 @@ grep -qxF -- "  MODEL.gguf stands for the model 973978067daa: its path is not in
 r=$(row "$D" "| 1 ★ | cuda · ngl 99, fa 1 | b9749-cuda (b9749) |")
 holds "$r" "| 85662 [83815, 86406] | 995.6 [986.4, 999.4] |" # pp: the cold first repetition dropped
 holds "$r" "| +41.5 % [+40.2, +42.4] vs #3 |"
-holds "$r" "| +1736 % (×18.4) [+1713, +1778] |"
+holds "$r" "| ×18.4 [×18.1, ×18.8] |"
 holds "$r" "| pp 4 (+1), tg 5 (+0) | pass (PPL ratio 1.0006, KLD not measured) |"
 r=$(row "$D" "| 2 | cuda · ngl 99, fa 0 | b9749-cuda (b9749) |")
 holds "$r" "| 59870 [59271, 60409] | 811.6 [805.7, 812.3] |"
@@ -151,7 +151,7 @@ holds "$r" "| base (CPU reference) |"
 # the host-memory knob: 23x slower tg on this card, ranked last
 r=$(row "$D" "| 6 | vulkan · ngl 99, fa 1, GGML_VK_PREFER_HOST_MEMORY=1 | b9749-vulkan (b9749) |")
 holds "$r" "| 30.73 [30.60, 30.89] |"
-holds "$r" "| -96.9 % [-96.9, -96.9] vs #1 |"
+holds "$r" "| ×0.031 [×0.031, ×0.031] vs #1 |"
 # the build that ignored -ngl (fa 0 and fa 1): shown, never ranked, with why, its check failed
 for fa in 0 1; do
   r=$(row "$D" "| GPU ignored | unknown · ngl 99, fa $fa | b9749-vulkan-nodriver (b9749) |")

@@ -250,7 +250,7 @@ static char *render_page(const ev_model *m, int with_pin)
     };
     sel_pin_row row = {.artifact = SHA, .backend = "vulkan", .params = "Vulkan0, ngl 99", .test = "tg128",
                        .pinned_median = 700, .candidate_median = 756, .pinned_n = 16, .candidate_n = 16,
-                       .ratio = 1.08, .ci_lo = 1.07, .ci_hi = 1.09, .p = 0.00001, .win = 1, .no_regression = 1};
+                       .ratio = 1.08, .ci_lo = 1.07, .ci_hi = 1.09, .p = 0.00001, .win = 1, .no_regression = 1, .verdict = "win"};
     char *issue[] = {"check cuda CUDA0 (model 973978067daa): fail: PPL ratio 1.3100", NULL};
     if (with_pin) {
         p.pin.hist = hist;
@@ -304,7 +304,7 @@ static void test_markdown_table(void **state)
     lvd_sb_adds(&want, " vs #3");
     expect_in(row, lvd_sb_str(&want));
     expect_in(row, "+4"); /* about +43 % */
-    expect_in(row, "(×18.");
+    expect_in(row, "| ×18."); /* past 2x a factor, not a percentage */
     expect_in(row, "| pp 8 (+1), tg 8 (+0) | pass (PPL ratio 1.0006, KLD 0.0012) |");
     free(row);
     /* the CPU is the reference, with its own tests named */
@@ -666,7 +666,29 @@ static void test_formats(void **state)
     assert_string_equal(lvd_sb_str(&sb), "+41.5 % [+40.2, +42.4]");
     lvd_sb_reset(&sb);
     ev_fmt_pct(&sb, 18.36);
-    assert_string_equal(lvd_sb_str(&sb), "+1736 % (×18.4)");
+    assert_string_equal(lvd_sb_str(&sb), "×18.4");
+    lvd_sb_reset(&sb);
+    /* past 2x either way: a factor, its CI in the same form */
+    ev_fmt_delta(&sb, 270.02, 255.77, 287.14);
+    assert_string_equal(lvd_sb_str(&sb), "×270 [×256, ×287]");
+    lvd_sb_reset(&sb);
+    ev_fmt_delta(&sb, 2.0, 1.93, 2.08);
+    assert_string_equal(lvd_sb_str(&sb), "×2.00 [×1.93, ×2.08]");
+    lvd_sb_reset(&sb);
+    ev_fmt_delta(&sb, 1.99, 1.93, 2.08);
+    assert_string_equal(lvd_sb_str(&sb), "+99.0 % [+93.0, +108]");
+    lvd_sb_reset(&sb);
+    ev_fmt_delta(&sb, 0.054, 0.051, 0.0571);
+    assert_string_equal(lvd_sb_str(&sb), "×0.054 [×0.051, ×0.057]");
+    lvd_sb_reset(&sb);
+    ev_fmt_pct(&sb, 0.0041);
+    assert_string_equal(lvd_sb_str(&sb), "×0.0041");
+    lvd_sb_reset(&sb);
+    ev_fmt_pct(&sb, 0.5);
+    assert_string_equal(lvd_sb_str(&sb), "×0.50");
+    lvd_sb_reset(&sb);
+    ev_fmt_pct(&sb, 0.51);
+    assert_string_equal(lvd_sb_str(&sb), "-49.0 %");
     lvd_sb_reset(&sb);
     ev_fmt_ts(&sb, 86405.6);
     lvd_sb_adds(&sb, " ");

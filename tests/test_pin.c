@@ -110,6 +110,87 @@ static void test_small_loss_inside_floor_is_no_regression(void **state)
     sel_pin_eval_free(&e);
 }
 
+/* One tg128 pair on cpu: candidate at cand_mean against pinned at 700 t/s,
+ * n samples each with relative noise sd. */
+static void eval_noisy(sel_pin_eval *e, double cand_mean, double sd, size_t n)
+{
+    sel_pin_eval_init(e, "b100", "b101", FLAVOUR);
+    double *c = samples(5, cand_mean, sd, n), *p = samples(6, 700.0, sd, n);
+    lvd_err err = {0};
+    assert_int_equal(sel_pin_add_pair(e, SHA_M, "cpu", "k", NULL, "tg128", 1, 2, c, n, p, n, &err), 0);
+    e->candidate_digest = lvd_xstrdup(DIGEST_NEW);
+    e->has_prev = e->prev_would_promote = 1;
+    free(c);
+    free(p);
+}
+
+/* The issue's case: a point estimate near +0 % whose CI reaches below the
+ * -2 % floor but also above 1 is not a regression: it is inconclusive. */
+static void test_wide_ci_is_inconclusive_not_regression(void **state)
+{
+    (void)state;
+    sel_pin_eval e;
+    eval_noisy(&e, 701.0, 0.03, 6);
+    const stats_comparison *c = &e.pairs[0].cmp;
+    assert_true(c->ci_lo < 0.98 && c->ci_hi > 1.0);
+    expect_hold(&e, SEL_PIN_INCONCLUSIVE, "inconclusive: tg128 on cpu ");
+    expect_hold(&e, SEL_PIN_INCONCLUSIVE, ": CI reaches -");
+    expect_hold(&e, SEL_PIN_INCONCLUSIVE, ", needs more samples (1 inconclusive comparison)");
+    sel_pin_verdict v;
+    sel_pin_judge(&e, &v);
+    assert_false(v.would_promote);
+    assert_int_equal(v.n_regressions, 0);
+    assert_int_equal(v.n_inconclusive, 1);
+    assert_int_equal(sel_pin_pair_word(c), SEL_PIN_W_INCONCLUSIVE);
+    /* --json: the pair's verdict word and the hold agree */
+    cJSON *j = sel_pin_details_json(&e, &v, 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "hold")), "inconclusive");
+    const cJSON *pair = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "comparisons"), 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(pair, "verdict")), "inconclusive");
+    cJSON_Delete(j);
+    sel_pin_eval_free(&e);
+}
+
+/* Shown slower (CI high < 1) is a regression even when the same pairs hold
+ * an inconclusive one: the regression is named, it is what the hunt reads. */
+static void test_shown_slower_is_regression(void **state)
+{
+    (void)state;
+    sel_pin_eval e;
+    eval_noisy(&e, 701.0, 0.03, 6);
+    double *c = samples(7, 672.0, 0.005, 10), *p = samples(8, 700.0, 0.005, 10);
+    lvd_err err = {0};
+    assert_int_equal(sel_pin_add_pair(&e, SHA_M, "cpu", "k", NULL, "pp512", 1, 2, c, 10, p, 10, &err), 0);
+    free(c);
+    free(p);
+    assert_true(e.pairs[1].cmp.ci_hi < 1.0);
+    expect_hold(&e, SEL_PIN_REGRESSION, "regression: pp512 on cpu -3.");
+    sel_pin_verdict v;
+    sel_pin_judge(&e, &v);
+    assert_int_equal(v.n_regressions, 1);
+    assert_int_equal(v.n_inconclusive, 1);
+    cJSON *j = sel_pin_details_json(&e, &v, 0);
+    const cJSON *pair = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "comparisons"), 1);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(pair, "verdict")), "regression");
+    /* a decision recorded without "verdict" reads the same word from its CI */
+    char *txt = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    char *old = strstr(txt, ",\"verdict\":\"regression\"");
+    assert_non_null(old);
+    memmove(old, old + strlen(",\"verdict\":\"regression\""), strlen(old + strlen(",\"verdict\":\"regression\"")) + 1);
+    sel_pin_row *rows;
+    size_t nr, ni;
+    char **issues;
+    assert_int_equal(sel_pin_details_rows(txt, &rows, &nr, &issues, &ni, &err), 0);
+    assert_int_equal(nr, 2);
+    assert_string_equal(rows[0].verdict, "inconclusive");
+    assert_string_equal(rows[1].verdict, "regression");
+    sel_pin_rows_free(rows, nr);
+    lvd_strv_free(issues);
+    free(txt);
+    sel_pin_eval_free(&e);
+}
+
 static void test_no_win_holds(void **state)
 {
     (void)state;
@@ -196,9 +277,14 @@ static void test_first_night_then_second_promotes(void **state)
     /* ... unless there is no digest to record */
     free(e.candidate_digest);
     e.candidate_digest = NULL;
-    expect_hold(&e, SEL_PIN_NO_DIGEST, "no digest recorded for b101 " FLAVOUR);
+    expect_hold(&e, SEL_PIN_NO_DIGEST, "no digest recorded for b101 " FLAVOUR ": fetch it (lvd fetch b101)");
     sel_pin_judge(&e, &v);
     assert_true(v.would_promote);
+    /* measured as a local build: the line says what its user does instead */
+    e.candidate_local = lvd_xstrdup("b101-local");
+    expect_hold(&e, SEL_PIN_NO_DIGEST, "it was measured as a local build (engine b101-local)");
+    expect_hold(&e, SEL_PIN_NO_DIGEST, "fetch and measure the release (lvd fetch b101 --flavour " FLAVOUR
+                                       "), or move the pin by hand (build = b101 in the pin file)");
     sel_pin_eval_free(&e);
 }
 
@@ -571,6 +657,8 @@ int main(void)
         cmocka_unit_test(test_regression_holds),
         cmocka_unit_test(test_regression_wins_elsewhere_still_holds),
         cmocka_unit_test(test_small_loss_inside_floor_is_no_regression),
+        cmocka_unit_test(test_wide_ci_is_inconclusive_not_regression),
+        cmocka_unit_test(test_shown_slower_is_regression),
         cmocka_unit_test(test_no_win_holds),
         cmocka_unit_test(test_failed_check_holds),
         cmocka_unit_test(test_failed_run_holds),
