@@ -4,6 +4,7 @@
  * store (load.c) nor for the allocation lines (engine/alloclog.c). */
 #include "evidence/format.h"
 #include "evidence/render.h"
+#include "select/armset.h"
 #include "stats/stats.h"
 
 #include <ctype.h>
@@ -34,6 +35,7 @@ void ev_alloc_build(ev_model *m, const lvd_run *runs, size_t n)
             ev_alloc_row *r = &m->alloc[m->n_alloc++];
             memset(r, 0, sizeof *r);
             r->arm = lvd_xstrdup(arm);
+            r->words = sel_params_brief(&runs[i].params);
             r->a = *a;
             r->newest = 1;
             backend_of(a->device, r->backend);
@@ -43,8 +45,10 @@ void ev_alloc_build(ev_model *m, const lvd_run *runs, size_t n)
 
 void ev_alloc_free(ev_model *m)
 {
-    for (size_t i = 0; i < m->n_alloc; i++)
+    for (size_t i = 0; i < m->n_alloc; i++) {
         free(m->alloc[i].arm);
+        free(m->alloc[i].words);
+    }
     free(m->alloc);
     m->alloc = NULL;
     m->n_alloc = 0;
@@ -103,7 +107,7 @@ void ev_alloc_render_model(lvd_sb *sb, const ev_model *m)
         if (!r->newest)
             continue;
         lvd_sb_adds(sb, "| ");
-        ev_md_cell(sb, r->arm);
+        ev_md_cell(sb, r->words);
         lvd_sb_adds(sb, " | ");
         ev_md_cell(sb, r->a.device);
         lvd_sb_adds(sb, " |");

@@ -114,7 +114,8 @@ typedef struct ev_arm {
  * llama.cpp reported (lvd_alloc, bytes, -1 = none), for the predicted-vs-
  * actual table (newest run of each arm) and the estimator's error (every run). */
 typedef struct ev_alloc_row {
-    char *arm;              /* the run's arm_key */
+    char *arm;              /* the run's arm_key (the rows' key) */
+    char *words;            /* the same in the page's words (sel_params_brief): the cell shown */
     char backend[16];       /* "vulkan", "cuda", "cpu" (from the device name) */
     lvd_alloc a;
     int newest;             /* the newest run of this arm and device */

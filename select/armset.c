@@ -289,3 +289,16 @@ char *sel_params_brief(const lvd_params *p)
         lvd_sb_addf(&sb, "%s%s", i ? ", " : "", words[i]);
     return lvd_sb_detach(&sb);
 }
+
+char *sel_arm_words(const char *backend, const char *engine, const lvd_params *p)
+{
+    char words[24][256];
+    size_t n = sel_params_words(p, words, LVD_ARRAY_LEN(words));
+    lvd_sb sb = {0};
+    lvd_sb_adds(&sb, backend && *backend ? backend : LVD_BACKEND_UNKNOWN);
+    for (size_t i = 0; i < n; i++)
+        lvd_sb_addf(&sb, "%s%s", i ? ", " : " · ", words[i]);
+    if (engine)
+        lvd_sb_addf(&sb, " on %s", engine);
+    return lvd_sb_detach(&sb);
+}

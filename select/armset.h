@@ -84,5 +84,11 @@ void sel_backend_label(const lvd_probe *probe, const char *reported, char *out, 
 size_t sel_params_words(const lvd_params *p, char (*words)[256], size_t max);
 /* The same joined by ", "; "defaults" when nothing was passed. Caller frees. */
 char *sel_params_brief(const lvd_params *p);
+/* An arm as a person reads it, in the words of the evidence page's table:
+ * backend label, then its parameters' words, then the engine (NULL: left
+ * out): "cuda · CUDA0, ngl 99, fa 1 on b9749-cuda", "cpu on b9749-cpu".
+ * Every line a person reads names arms so (the arm key stays in --json).
+ * Caller frees. */
+char *sel_arm_words(const char *backend, const char *engine, const lvd_params *p);
 
 #endif

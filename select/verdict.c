@@ -7,7 +7,7 @@
 #include "stats/energy.h"
 #include "common/json.h"
 #include "select/heuristic.h"
-#include "stats/energy.h"
+#include "select/armset.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -103,9 +103,14 @@ static size_t arm_of(vsession *vs, const lvd_run *r, const sel_engines *es)
     a->arm_key = key;
     a->params = r->params;
     engine_check_device(a->eng ? &a->eng->probe : NULL, &r->params, a->device, sizeof a->device);
-    snprintf(a->label, sizeof a->label, "%s %s [%s]",
-             a->eng && a->eng->e.name ? a->eng->e.name : "(unregistered engine)",
-             a->device[0] ? a->device : "cpu", key);
+    char backend[16];
+    sel_backend_label(a->eng ? &a->eng->probe : NULL,
+                      !strcmp(r->status, "ok") && r->n_results ? r->results[0].backends : NULL, backend,
+                      sizeof backend);
+    char *words = sel_arm_words(backend, a->eng && a->eng->e.name ? a->eng->e.name : "(unregistered engine)",
+                                &r->params);
+    snprintf(a->label, sizeof a->label, "%s", words);
+    free(words);
     return vs->n_arms - 1;
 }
 

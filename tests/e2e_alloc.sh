@@ -29,4 +29,7 @@ check "KV and compute recorded" is "$(sql "SELECT kv > 0 AND compute > 0 AND pre
 check "the out-of-memory load: a placement failure with the predicted bytes" is "$(sql "SELECT count(*) FROM runs WHERE status = 'failed' AND reason LIKE 'placement failure: out of memory on Vulkan0, predicted % MiB (weights 11.30, KV %ErrorOutOfDeviceMemory%'")" "[(3,)]"
 lvd evidence --out "$tmp/page.md"
 check "the evidence page shows predicted vs actual" grep -q "Placement: predicted next to actual" "$tmp/page.md"
+# its arm cell in the page's words (Vulkan0, ngl 99, fa 1), never the arm key (dev=Vulkan0 ngl=99 ...)
+check "the placement table names the arm in words" grep -qE '^\| Vulkan0, ngl [0-9]+, fa 1[^|]* \| Vulkan0 \|' "$tmp/page.md"
+check "and shows no arm key" sh -c '! grep -F "dev=" "$0"' "$tmp/page.md"
 e2e_finish

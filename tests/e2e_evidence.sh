@@ -89,9 +89,12 @@ LAUNCH="/opt/llama.cpp/b9749-cuda/llama-server -m MODEL.gguf -ngl 99 -ub 512 -fa
 # leader by median is kept, and the rule says it is undecided. (Until issue
 # 13 the Mann-Whitney floor also kept it open: 2/252 for 5 against 5, above
 # 0.01/4; the sequential rule now decides these gaps, see the leader lines.)
-grep -qE '^# recorded verdict #1 \(undecided: leader, objective tg\): undecided: leader: b9749-cuda auto \[dev=- ngl=99 fa=1 [^]]*\], median 995.61 t/s on tg128 over 5 kept samples; 5 ranked arms, state open; the heuristic has nothing to go on' "$tmp/select" ||
+# --explain names arms in the page's words, never by the internal arm key
+grep -qF '# recorded verdict #1 (undecided: leader, objective tg): undecided: leader: cuda · ngl 99, fa 1, ub 512, ctk f16, ctv f16, t 16 on b9749-cuda, median 995.61 t/s on tg128 over 5 kept samples; 5 ranked arms, state open; the heuristic has nothing to go on' "$tmp/select" ||
   fail "recorded verdict: $(sed -n 2p "$tmp/select")"
-grep -qF "excluded b9749-vulkan-nodriver auto [dev=- ngl=99 fa=0" "$tmp/select" || fail "the no-driver arms are excluded"
+grep -qF "excluded unknown · ngl 99, fa 0, ub 512, ctk f16, ctv f16, t 16 on b9749-vulkan-nodriver: gpu_ignored run" "$tmp/select" ||
+  fail "the no-driver arms are excluded: $(sed -n 2p "$tmp/select")"
+! grep -qF "dev=" "$tmp/select" || fail "an arm key in the explanation: $(grep -F dev= "$tmp/select")"
 grep -qxF "# placement unknown: shape not recorded (the store knows this model by its sha256 only; \`lvd store model FILE\` records its GGUF shape)" "$tmp/select" ||
   fail "placement line: $(grep placement "$tmp/select")"
 grep -qxF "# MODEL.gguf stands for the model 973978067daa: its path is not in the store" "$tmp/select" || fail "placeholder note"

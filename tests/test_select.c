@@ -554,7 +554,8 @@ static void test_rule2_verdict(void **state)
     assert_string_equal(v.objective, "tg");
     assert_int_equal(v.engine_id, b.cuda);
     assert_string_equal(v.params.device, "CUDA0");
-    assert_non_null(strstr(v.explain, "win: cuda CUDA0 [dev=CUDA0 ngl=99 fa=1"));
+    assert_non_null(strstr(v.explain, "win: cuda · CUDA0, ngl 99, fa 1"));
+    assert_null(strstr(v.explain, "dev=")); /* the readable words, never the arm key */
     assert_non_null(strstr(v.explain, "median 899.55 t/s on tg128 over 10 kept samples"));
     cJSON *stats = cJSON_Parse(v.stats_json);
     assert_non_null(stats);
@@ -671,7 +672,7 @@ static void test_rule2_failed_check(void **state)
     assert_int_equal(record(f, NULL, &v), 0);
     assert_int_equal(v.engine_id, vulkan);
     assert_string_equal(v.rule, "only-arm");
-    assert_non_null(strstr(v.explain, "excluded cuda CUDA0"));
+    assert_non_null(strstr(v.explain, "excluded cuda · CUDA0"));
     lvd_verdict_free(&v);
 }
 
@@ -700,7 +701,7 @@ static void test_verdict_exclusions(void **state)
     assert_int_equal(record(f, NULL, &v), 0);
     assert_int_equal(v.engine_id, 0); /* CUDA2 is faster than the CPU and unchecked */
     assert_string_equal(v.rule, SEL_VERDICT_UNCHECKED);
-    assert_non_null(strstr(v.explain, "cuda CUDA2 [dev=CUDA2"));
+    assert_non_null(strstr(v.explain, "cuda · CUDA2, ngl 99"));
     assert_non_null(strstr(v.explain, "check fail on CUDA0: mean KLD 0.41"));
     assert_non_null(strstr(v.explain, "gpu_ignored run"));
     assert_non_null(strstr(v.explain, "unchecked: no correctness check of CUDA2"));
@@ -745,9 +746,9 @@ static void test_verdict_unchecked(void **state)
     assert_int_equal(record(f, NULL, &v), 0); /* nothing checked: no win for the CPU */
     assert_int_equal(v.engine_id, 0);
     assert_string_equal(v.rule, SEL_VERDICT_UNCHECKED);
-    assert_non_null(strstr(v.explain, SEL_VERDICT_UNCHECKED ": cuda CUDA0 [dev=CUDA0 ngl=99 fa=1"));
+    assert_non_null(strstr(v.explain, SEL_VERDICT_UNCHECKED ": cuda · CUDA0, ngl 99, fa 1"));
     assert_non_null(strstr(v.explain, "has no correctness check and measured 999.50 t/s on tg128 (2"
-                                      " faster arms unchecked), faster than the best checked arm, cpu cpu"));
+                                      " faster arms unchecked), faster than the best checked arm, cpu on cpu"));
     lvd_verdict_free(&v);
     sel_request rq = request(f);
     sel_result r = choose(f, &rq);
@@ -766,7 +767,7 @@ static void test_verdict_unchecked(void **state)
     check(f, cuda, "CUDA0", "fail"); /* failed is excluded; CUDA1, faster than the CPU, unchecked */
     assert_int_equal(record(f, NULL, &v), 0);
     assert_int_equal(v.engine_id, 0);
-    assert_non_null(strstr(v.explain, SEL_VERDICT_UNCHECKED ": cuda CUDA1 [dev=CUDA1 ngl=99 fa=1"));
+    assert_non_null(strstr(v.explain, SEL_VERDICT_UNCHECKED ": cuda · CUDA1, ngl 99, fa 1"));
     assert_null(strstr(v.explain, "faster arms unchecked),"));
     lvd_verdict_free(&v);
 
