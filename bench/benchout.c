@@ -226,6 +226,7 @@ static int row_from_object(const cJSON *o, const char *name, const char *where, 
     copy_str(r->rep_type_k, sizeof r->rep_type_k, obj_str(o, "type_k"));
     copy_str(r->rep_type_v, sizeof r->rep_type_v, obj_str(o, "type_v"));
     copy_str(row->devices, sizeof row->devices, obj_str(o, "devices"));
+    copy_str(row->gpu_info, sizeof row->gpu_info, obj_str(o, "gpu_info"));
     copy_str(row->test_time, sizeof row->test_time, obj_str(o, "test_time"));
     row->test_epoch = row->test_time[0] ? parse_test_time(row->test_time) : 0;
     const char *s;

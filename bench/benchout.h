@@ -32,6 +32,7 @@ typedef struct bench_row {
     char *model_type;       /* "llama 1B F16"; NULL when absent */
     int64_t model_size;     /* bytes of tensor data as llama-bench counts them; -1 when absent */
     char devices[64];       /* the "devices" field ("auto", "CUDA0"); "" when absent */
+    char gpu_info[128];     /* the "gpu_info" field ("NVIDIA H200"; "" for a CPU build or absent) */
     char test_time[40];     /* as printed, "" when absent */
     int64_t test_epoch;     /* test_time in seconds since the epoch; 0 when absent */
     double avg_ts, stddev_ts; /* as printed; NAN when absent */

@@ -4,7 +4,9 @@
 
 #include "bench/arm.h"
 #include "bench/benchsql.h"
+#include "bench/importsel.h"
 #include "common/sha256.h"
+#include "store/backenddb.h"
 #include "store/benchdb.h"
 #include "store/identify.h"
 
@@ -40,48 +42,11 @@ static char *absolute_dir(const char *dir)
     return lvd_xasprintf("%s/%s", buf, dir);
 }
 
-static int row_selected(const bench_row *r, const bench_import_opts *o)
-{
-    if (o->select_build) {
-        char num[32];
-        int64_t n;
-        snprintf(num, sizeof num, "b%lld", (long long)r->build_number);
-        int hit = (r->build_commit && !strcmp(r->build_commit, o->select_build)) || !strcmp(num, o->select_build) ||
-                  (lvd_parse_i64(o->select_build, &n) == 0 && n == r->build_number);
-        if (!hit)
-            return 0;
-    }
-    if (o->select_model) {
-        const char *m = r->model_filename ? r->model_filename : "";
-        if (strcmp(m, o->select_model) && strcmp(lvd_base_name(m), o->select_model))
-            return 0;
-    }
-    return 1;
-}
-
-/* Drops the rows --select-build / --select-model do not name; had is how
- * many the file held (the message says it when none is left). */
-static int select_rows(bench_rows *rows, const bench_import_opts *o, size_t had, lvd_err *err)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < rows->n; i++) {
-        if (row_selected(&rows->v[i], o))
-            rows->v[kept++] = rows->v[i];
-        else
-            bench_row_free(&rows->v[i]);
-    }
-    rows->n = kept;
-    if (kept == 0)
-        return lvd_errf(err, "%s: none of its %zu results is of%s%s%s%s", o->file, had,
-                        o->select_build ? " build " : "", str_or(o->select_build, ""),
-                        o->select_model ? " model " : "", str_or(o->select_model, ""));
-    return 0;
-}
-
 typedef struct db_reader {
     const bench_import_opts *o;
     bench_rows *rows;
     size_t cap, seen;
+    size_t other_backend;    /* rows --select-backend dropped */
     lvd_err *err;
 } db_reader;
 
@@ -95,8 +60,10 @@ static int db_row(const cJSON *row, size_t i, void *ctx)
     r->seen = i + 1;
     if (bench_rows_add_object(r->rows, &r->cap, row, r->o->file, where, r->err))
         return -1;
-    if (!row_selected(&r->rows->v[r->rows->n - 1], r->o))
+    int other;
+    if (!bench_import_row_selected(&r->rows->v[r->rows->n - 1], r->o, &other))
         bench_row_free(&r->rows->v[--r->rows->n]);
+    r->other_backend += (size_t)other;
     return 0;
 }
 
@@ -129,6 +96,7 @@ static int read_rows(const bench_import_opts *o, bench_rows *rows, size_t *had, 
     }
     rows->format = BENCH_FMT_SQL;
     *had = r.seen;
+    rep->rows_other_backend = r.other_backend;
     if (r.seen == 0)
         return lvd_errf(err, "%s: the database's table llama_bench has no row", o->file);
     return 0;
@@ -161,6 +129,19 @@ static int check_build_matches(const lvd_engine *e, const bench_row *row, const 
     if (n != row->build_number)
         return lvd_errf(err, "%s: llama-bench reports build b%lld (%s), but engine '%s' is build %s",
                         name, (long long)row->build_number, str_or(row->build_commit, "?"), e->name, e->build);
+    return 0;
+}
+
+/* The rows ran on one backend, the engine's (bench_import_check_backend). */
+static int check_backend(store *s, const bench_rows *rows, const lvd_engine *e, const bench_import_opts *o,
+                         bench_import_report *rep, lvd_err *err)
+{
+    char had[64];
+    int rc = store_engine_reported_backends(s, e->id, had, sizeof had, err);
+    if (rc < 0)
+        return fail(rep, BENCH_IMPORT_STORE);
+    if (bench_import_check_backend(rows, o->file, e->name, rc == 0 ? had : NULL, err))
+        return fail(rep, BENCH_IMPORT_INPUT);
     return 0;
 }
 
@@ -397,7 +378,8 @@ int bench_import_file(store *s, const bench_import_opts *o, bench_import_report 
     rep->rows = had;
     int ret = -1;
     lvd_engine e = {0};
-    if (select_rows(&rows, o, had, err) || check_one_model_and_build(&rows, o->file, err)) {
+    if (bench_import_select_rows(&rows, o, had, &rep->rows_other_backend, err) ||
+        check_one_model_and_build(&rows, o->file, err)) {
         fail(rep, BENCH_IMPORT_INPUT);
         goto out;
     }
@@ -432,6 +414,8 @@ int bench_import_file(store *s, const bench_import_opts *o, bench_import_report 
         fail(rep, BENCH_IMPORT_INPUT);
         goto rollback;
     }
+    if (check_backend(s, &rows, &e, o, rep, err))
+        goto rollback;
     if (check_model_size(s, o, &rows.v[0], rep->artifact, rep, err))
         goto rollback;
     if (import_rows(s, &rows, &e, o, rep, err))

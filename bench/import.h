@@ -21,6 +21,8 @@ typedef struct bench_import_opts {
     const char *session;     /* the session the runs join; NULL = "import:BASENAME" */
     const char *select_build;/* keep only rows of this build: commit, "bNNNN" or NNNN */
     const char *select_model;/* keep only rows of this model_filename (path or basename) */
+    const char *select_backend; /* keep only rows whose llama-bench "backends" is this ("CUDA",
+                                   case-insensitive); the others are counted, never filed */
 } bench_import_opts;
 
 /* Why an import failed, for the tool's exit code. */
@@ -35,7 +37,8 @@ typedef struct bench_import_report {
     bench_format format;
     int sqlite_db;           /* the file was an SQLite database of -o sql rows */
     size_t rows;             /* results in the file */
-    size_t rows_selected;    /* of which --select-build / --select-model kept */
+    size_t rows_selected;    /* of which --select-build / --select-model / --select-backend kept */
+    size_t rows_other_backend; /* of which --select-backend skipped (another backend's) */
     size_t runs_added;       /* one per consecutive parameter set */
     size_t runs_skipped;     /* already in the store (same engine, artifact, arm, test_time, tests) */
     char skipped_session[256]; /* the session of the first skipped run when it is not the
@@ -60,7 +63,12 @@ typedef struct bench_import_report {
  * llama-bench reported (bench/arm.h), and its warm-up samples flagged per
  * result exactly as the bench runner flags them (bench_result_flag_warmup).
  * A file holding several models or builds, or a build other than the
- * engine's, is refused unless select_build / select_model narrow it to one.
+ * engine's, is refused unless select_build / select_model narrow it to one;
+ * so is one whose rows ran on more than one backend (llama-bench's
+ * "backends" and "gpu_info") or on another backend than the engine's newest
+ * ok run in the store reported, unless select_backend keeps that one
+ * (bench/importsel.h): a CPU and a CUDA build of one source share commit and
+ * build number, and their rows are never filed under one engine.
  * Importing the same results again adds nothing, whatever the session (a
  * run stays in the session it was first imported into; rep says which).
  * 0 or -1 with err and rep->fail set. */

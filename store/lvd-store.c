@@ -25,7 +25,7 @@ typedef struct options {
     const char *command;
     const char *arg;         /* FILE for import, M.gguf for model */
     const char *engine, *engine_dir, *build, *model, *artifact, *env, *session;
-    const char *select_build, *select_model;
+    const char *select_build, *select_model, *select_backend;
     bench_format format;
     int limit;
 } options;
@@ -55,7 +55,10 @@ static void usage(FILE *f)
             "                                                 import:BASENAME); imports that\n"
             "                                                 share one are compared together\n"
             "                    [--select-build COMMIT|bNNNN] [--select-model FILENAME]\n"
-            "                                                 only those rows of a mixed file\n"
+            "                    [--select-backend CUDA|CPU|Vulkan|...]\n"
+            "                                                 only those rows of a mixed file;\n"
+            "                                                 rows of another backend than the\n"
+            "                                                 engine's are refused, never filed\n"
             "                  One run per consecutive parameter set, warm-up samples flagged as\n"
             "                  lvd bench flags them; importing again adds nothing.\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
@@ -80,7 +83,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_ENGINE = 256, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
-       OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SESSION };
+       OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SELECT_BACKEND, OPT_SESSION };
 
 /* Fills o from argv; returns -1 after printing --help, or an exit code > 0 on a usage error. */
 /* One of this tool's own options (lvd_option_fn). */
@@ -98,6 +101,7 @@ static int option(void *opts, int c, const char *arg)
     case OPT_SESSION: o->session = arg; break;
     case OPT_SELECT_BUILD: o->select_build = arg; break;
     case OPT_SELECT_MODEL: o->select_model = arg; break;
+    case OPT_SELECT_BACKEND: o->select_backend = arg; break;
     case OPT_FORMAT:
         if (bench_format_parse(arg, &o->format))
             return lvd_usage_error(TOOL, "--format %s: expected auto, json, jsonl or sql", arg);
@@ -122,6 +126,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"limit", required_argument, NULL, OPT_LIMIT},
         {"select-build", required_argument, NULL, OPT_SELECT_BUILD},
         {"select-model", required_argument, NULL, OPT_SELECT_MODEL},
+        {"select-backend", required_argument, NULL, OPT_SELECT_BACKEND},
         {"session", required_argument, NULL, OPT_SESSION},
         {NULL, 0, NULL, 0},
     };
@@ -512,7 +517,7 @@ static int cmd_import(store *s, const options *o)
     bench_import_opts io = {.file = o->arg, .format = o->format, .engine = o->engine, .engine_dir = o->engine_dir,
                             .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->t.host,
                             .env = o->env, .session = o->session, .select_build = o->select_build,
-                            .select_model = o->select_model};
+                            .select_model = o->select_model, .select_backend = o->select_backend};
     bench_import_report rep;
     lvd_err err = {0};
     if (bench_import_file(s, &io, &rep, &err)) {
@@ -528,6 +533,7 @@ static int cmd_import(store *s, const options *o)
         cJSON_AddBoolToObject(j, "sqlite_db", rep.sqlite_db);
         cJSON_AddNumberToObject(j, "rows", (double)rep.rows);
         cJSON_AddNumberToObject(j, "rows_selected", (double)rep.rows_selected);
+        cJSON_AddNumberToObject(j, "rows_other_backend", (double)rep.rows_other_backend);
         cJSON_AddNumberToObject(j, "runs_added", (double)rep.runs_added);
         cJSON_AddNumberToObject(j, "runs_skipped", (double)rep.runs_skipped);
         cJSON_AddNumberToObject(j, "results_added", (double)rep.results_added);
@@ -545,6 +551,8 @@ static int cmd_import(store *s, const options *o)
                rep.sqlite_db ? " in an SQLite database" : "");
         if (rep.rows_selected != rep.rows)
             printf(", %zu selected", rep.rows_selected);
+        if (rep.rows_other_backend)
+            printf(" (%zu of another backend skipped)", rep.rows_other_backend);
         printf(": %zu runs added (%zu results, %zu samples, %zu flagged as warm-up), %zu already in the store\n",
                rep.runs_added, rep.results_added, rep.samples_added, rep.warmup_flagged, rep.runs_skipped);
         if (rep.skipped_session[0])

@@ -1,0 +1,120 @@
+/* importsel.c: the rows an import files under its engine (see importsel.h).
+ * Not for parsing (benchout.c) or recording (import.c). */
+#include "bench/importsel.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *str_or(const char *s, const char *dflt)
+{
+    return s ? s : dflt;
+}
+
+static int build_selected(const bench_row *r, const char *want)
+{
+    char num[32];
+    int64_t n;
+    snprintf(num, sizeof num, "b%lld", (long long)r->build_number);
+    return (r->build_commit && !strcmp(r->build_commit, want)) || !strcmp(num, want) ||
+           (lvd_parse_i64(want, &n) == 0 && n == r->build_number);
+}
+
+int bench_import_row_selected(const bench_row *r, const bench_import_opts *o, int *other_backend)
+{
+    *other_backend = 0;
+    if (o->select_build && !build_selected(r, o->select_build))
+        return 0;
+    if (o->select_model) {
+        const char *m = r->model_filename ? r->model_filename : "";
+        if (strcmp(m, o->select_model) && strcmp(lvd_base_name(m), o->select_model))
+            return 0;
+    }
+    if (o->select_backend && strcasecmp(r->result.backends, o->select_backend)) {
+        *other_backend = 1;
+        return 0;
+    }
+    return 1;
+}
+
+int bench_import_select_rows(bench_rows *rows, const bench_import_opts *o, size_t had, size_t *skipped,
+                             lvd_err *err)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < rows->n; i++) {
+        int other;
+        if (bench_import_row_selected(&rows->v[i], o, &other))
+            rows->v[kept++] = rows->v[i];
+        else
+            bench_row_free(&rows->v[i]);
+        *skipped += (size_t)other;
+    }
+    rows->n = kept;
+    if (kept == 0)
+        return lvd_errf(err, "%s: none of its %zu results is of%s%s%s%s%s%s", o->file, had,
+                        o->select_build ? " build " : "", str_or(o->select_build, ""),
+                        o->select_model ? " model " : "", str_or(o->select_model, ""),
+                        o->select_backend ? " backend " : "", str_or(o->select_backend, ""));
+    return 0;
+}
+
+void bench_row_backend(const bench_row *r, char *buf, size_t len)
+{
+    const char *b = r->result.backends[0] ? r->result.backends : "?";
+    if (r->gpu_info[0])
+        snprintf(buf, len, "%s on %s", b, r->gpu_info);
+    else
+        snprintf(buf, len, "%s", b);
+}
+
+enum { MAX_SEEN = 8 };
+
+typedef struct seen_backends {
+    char name[MAX_SEEN][200];
+    size_t count[MAX_SEEN];
+    size_t n, others; /* others: rows past MAX_SEEN distinct backends */
+} seen_backends;
+
+static void seen_add(seen_backends *s, const bench_row *r)
+{
+    char b[200];
+    bench_row_backend(r, b, sizeof b);
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->name[i], b)) {
+            s->count[i]++;
+            return;
+        }
+    if (s->n == MAX_SEEN) {
+        s->others++;
+        return;
+    }
+    snprintf(s->name[s->n], sizeof s->name[0], "%s", b);
+    s->count[s->n++] = 1;
+}
+
+int bench_import_check_backend(const bench_rows *rows, const char *file, const char *engine,
+                               const char *engine_backends, lvd_err *err)
+{
+    seen_backends s = {0};
+    for (size_t i = 0; i < rows->n; i++)
+        seen_add(&s, &rows->v[i]);
+    if (s.n > 1) {
+        lvd_sb sb = {0};
+        for (size_t i = 0; i < s.n; i++)
+            lvd_sb_addf(&sb, "%s%s: %zu", i ? ", " : "", s.name[i], s.count[i]);
+        if (s.others)
+            lvd_sb_addf(&sb, ", others: %zu", s.others);
+        lvd_errf(err, "%s: %zu results of more than one backend (%s); builds of one source share commit and "
+                 "number, so each is imported for its own engine: pick one with --select-backend NAME",
+                 file, rows->n, lvd_sb_str(&sb));
+        lvd_sb_free(&sb);
+        return -1;
+    }
+    const char *b = rows->n ? rows->v[0].result.backends : "";
+    if (rows->n && engine_backends && *engine_backends && strcasecmp(b, engine_backends))
+        return lvd_errf(err, "%s: its %zu results ran on backend %s, but engine '%s' has results of backend %s: "
+                        "another build's rows; import them for their own engine (or narrow the file with "
+                        "--select-backend %s)", file, rows->n, s.name[0], engine, engine_backends,
+                        engine_backends);
+    return 0;
+}

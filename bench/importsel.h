@@ -1,0 +1,32 @@
+/* importsel.h: which rows of a llama-bench file `lvd store import` files
+ * under the engine (bench/import.c): --select-build, --select-model and
+ * --select-backend narrow a mixed file, and rows of another backend are
+ * refused, never filed (a CPU and a CUDA build of one source share commit
+ * and build number, so only llama-bench's "backends" and "gpu_info" tell
+ * them apart). Not for parsing (benchout.h) or recording (import.c). */
+#ifndef LVD_BENCH_IMPORTSEL_H
+#define LVD_BENCH_IMPORTSEL_H
+
+#include "bench/import.h"
+
+/* 1 when row r passes the --select-* options of o; *other_backend is set to
+ * 1 when only --select-backend dropped it (counted as skipped). */
+int bench_import_row_selected(const bench_row *r, const bench_import_opts *o, int *other_backend);
+
+/* Keeps the selected rows of rows (had: how many the file held); counts
+ * those of another backend into *skipped. 0, or -1 (err naming o->file)
+ * when none is left. */
+int bench_import_select_rows(bench_rows *rows, const bench_import_opts *o, size_t had, size_t *skipped,
+                             lvd_err *err);
+
+/* What a row ran on, in llama-bench's words: "CUDA on NVIDIA H200", "CPU". */
+void bench_row_backend(const bench_row *r, char *buf, size_t len);
+
+/* The backend rule: every row ran on one backend (bench_row_backend), and
+ * on the engine's, engine_backends being what llama-bench reported for the
+ * engine's newest ok run in the store ("" or NULL: nothing recorded yet).
+ * 0, or -1 with one line naming file, the row count and the backends seen. */
+int bench_import_check_backend(const bench_rows *rows, const char *file, const char *engine,
+                               const char *engine_backends, lvd_err *err);
+
+#endif
