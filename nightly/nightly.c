@@ -10,6 +10,7 @@
 #include "select/launch.h"
 #include "stats/stats.h"
 #include "nightly/hunt.h"
+#include "nightly/remeasure.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -31,6 +32,7 @@ typedef struct job {
                             build older than the pin (builds/older.h), in the log; or NULL */
     night_resume resume;  /* this night's session, and what became of the last night */
     int64_t since;        /* runs read back for the overlap check start here */
+    int64_t bench_left_s; /* the bench steps' budget they did not use (remeasure_step) */
 } job;
 
 typedef struct argv_b {
@@ -322,47 +324,23 @@ static void per_model(job *j, const char *what, const char *model)
         int64_t budget = 900;
         lvd_parse_duration(c->budget, &budget);
         timeout = (int)budget + 600; /* the bench stops itself at its budget */
-        tool(j, &a, "bench");
-        arg(&a, "--model");
-        arg(&a, "%s", model);
-        arg(&a, "--session");
-        arg(&a, "%s", j->r->session);
-        if (j->resume.resumed)
-            arg(&a, "--resume");
-        arg(&a, "--tests");
-        arg(&a, "%s", c->tests);
-        if (c->ctx >= 0) { /* measured at the context it serves (bench/depth.h) */
-            arg(&a, "--ctx");
-            arg(&a, "%d", c->ctx);
-        }
-        if (c->depth) {
-            arg(&a, "--depth");
-            arg(&a, "%s", c->depth);
-        }
-        arg(&a, "--budget");
-        arg(&a, "%s", c->budget);
-        arg(&a, "--max-samples");
-        arg(&a, "%d", c->max_samples);
         stats_rule pin; /* the first look gives lvd pin what its rule needs per build and test */
         stats_rule_pin(&pin);
-        arg(&a, "--min-samples");
-        arg(&a, "%zu", pin.min_samples);
-        if (c->reps > 0) { /* unset (0): the bench's cost model chooses -r */
-            arg(&a, "--reps");
-            arg(&a, "%d", c->reps);
-        }
-        arg(&a, "--objective");
-        arg(&a, "%s", c->objective);
+        a.v = night_bench_argv(c, j->o->tools_dir, j->o->store, model, j->r->session, j->resume.resumed,
+                               c->tests, c->budget, pin.min_samples, &a.n);
     }
-    if (c->run_timeout && strcmp(what, "select")) {
+    if (c->run_timeout && !strcmp(what, "check")) {
         arg(&a, "--timeout");
         arg(&a, "%s", c->run_timeout);
     }
     run_step(j, name, &a, timeout, NULL);
     argv_free(&a);
     report_step(j, 0);
-    if (!strcmp(what, "bench"))
+    if (!strcmp(what, "bench")) {
+        int64_t left = (timeout - 600) - j->r->steps[j->r->n_steps - 1].ms / 1000;
+        j->bench_left_s += left > 0 ? left : 0;
         alone_step(j);
+    }
 }
 
 static void pin_step(job *j)
@@ -390,6 +368,24 @@ static void pin_step(job *j)
         return;
     }
     report_step(j, 0);
+}
+
+/* The bench budget the night left, spent on the comparisons lvd pin called
+ * inconclusive (nightly/remeasure.h), then lvd pin again on what they added. */
+static void remeasure_step(job *j)
+{
+    night_remeasure *v;
+    size_t n = night_remeasures(j->o->cfg, j->o->tools_dir, j->o->store, j->r->session, j->bench_left_s, &v);
+    for (size_t i = 0; i < n; i++) {
+        argv_b a = {.v = v[i].argv, .n = v[i].n};
+        char name[200];
+        snprintf(name, sizeof name, "more samples: %.180s", v[i].what);
+        run_step(j, name, &a, v[i].timeout_s, NULL);
+        report_step(j, 1); /* an arm that fails again is the next pin's to judge */
+    }
+    night_remeasures_free(v, n);
+    if (n)
+        pin_step(j);
 }
 
 /* lvd bisect when the newest pin decision names a regression (nightly/hunt.h). */
@@ -558,6 +554,7 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         free(after);
     }
     pin_step(&j);
+    remeasure_step(&j);
     bisect_step(&j);
     int ev = evidence_step(&j);
     if (ev != LVD_EXIT_OK && ev != LVD_EXIT_PARTIAL)

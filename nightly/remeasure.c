@@ -1,0 +1,193 @@
+/* remeasure.c: the nightly's lvd bench command lines (see remeasure.h). Not
+ * for running them (nightly.c) or deciding anything (select/pin.c). */
+#include "nightly/remeasure.h"
+
+#include "common/json.h"
+#include "stats/stats.h"
+#include "store/store.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void push(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void push(char ***v, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lvd_strv_vpushf(v, n, fmt, ap);
+    va_end(ap);
+}
+
+char **night_bench_argv(const night_config *c, const char *tools_dir, const char *store_path, const char *model,
+                        const char *session, int resume, const char *tests, const char *budget,
+                        size_t min_samples, size_t *n)
+{
+    char **v = NULL;
+    *n = 0;
+    push(&v, n, "%s/lvd-bench", tools_dir);
+    const char *words[] = {"--store", store_path, "--model", model, "--session", session};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(words); i++)
+        push(&v, n, "%s", words[i]);
+    if (resume)
+        push(&v, n, "--resume");
+    push(&v, n, "--tests");
+    push(&v, n, "%s", tests);
+    if (c->ctx >= 0) { /* measured at the context it serves (bench/depth.h) */
+        push(&v, n, "--ctx");
+        push(&v, n, "%d", c->ctx);
+    }
+    if (c->depth) {
+        push(&v, n, "--depth");
+        push(&v, n, "%s", c->depth);
+    }
+    push(&v, n, "--budget");
+    push(&v, n, "%s", budget);
+    push(&v, n, "--max-samples");
+    push(&v, n, "%d", c->max_samples);
+    push(&v, n, "--min-samples");
+    push(&v, n, "%zu", min_samples);
+    if (c->reps > 0) { /* unset (0): the bench's cost model chooses -r */
+        push(&v, n, "--reps");
+        push(&v, n, "%d", c->reps);
+    }
+    push(&v, n, "--objective");
+    push(&v, n, "%s", c->objective);
+    if (c->run_timeout) {
+        push(&v, n, "--timeout");
+        push(&v, n, "%s", c->run_timeout);
+    }
+    return v;
+}
+
+/* lvd bench's flags for the parameters of arm key ("dev=- ngl=99 fa=1 ub=-
+ * ... env=K=V"); the device is the bench's to choose from the probe. */
+static void arm_flags(char ***v, size_t *n, const char *key)
+{
+    static const char *const flag[][2] = {{"ngl=", "-ngl"}, {"fa=", "-fa"},    {"ub=", "-ub"},
+                                          {"ctk=", "-ctk"}, {"ctv=", "-ctv"},  {"ncmoe=", "-ncmoe"},
+                                          {"t=", "-t"},     {"sm=", "-sm"},    {"ts=", "-ts"}};
+    const char *env = strstr(key, "env=");
+    char *head = lvd_xstrndup(key, env ? (size_t)(env - key) : strlen(key));
+    size_t nt;
+    char **tok = lvd_split(head, ' ', &nt);
+    for (size_t i = 0; i < nt; i++)
+        for (size_t k = 0; k < LVD_ARRAY_LEN(flag); k++) {
+            size_t len = strlen(flag[k][0]);
+            if (!strncmp(tok[i], flag[k][0], len) && tok[i][len] && strcmp(tok[i] + len, "-")) {
+                push(v, n, "%s", flag[k][1]);
+                push(v, n, "%s", tok[i] + len);
+            }
+        }
+    lvd_strv_free(tok);
+    free(head);
+    if (env && env[4]) {
+        push(v, n, "--env");
+        push(v, n, "%s", env + 4);
+    }
+}
+
+static size_t side_n(const cJSON *cmp, const char *side)
+{
+    double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cmp, side), "n"));
+    return v > 0 ? (size_t)v : 0;
+}
+
+/* The config's model the store last saw artifact at, or NULL. */
+static const char *model_of(store *s, const night_config *c, const char *artifact)
+{
+    store_artifact a;
+    lvd_err err = {{0}};
+    const char *found = NULL;
+    if (store_artifact_get(s, artifact, &a, &err) != 0)
+        return NULL;
+    for (size_t i = 0; a.last_path && i < c->n_models && !found; i++)
+        if (!strcmp(c->models[i], a.last_path))
+            found = c->models[i];
+    store_artifact_free(&a);
+    return found;
+}
+
+/* One re-measurement of comparison cmp (verdict "inconclusive"). */
+static int remeasure_of(store *s, const night_config *c, const char *tools_dir, const char *store_path,
+                        const char *session, const cJSON *cmp, night_remeasure *r)
+{
+    const char *model = model_of(s, c, lvd_json_string(cmp, "artifact"));
+    if (!model)
+        return -1;
+    size_t want = 2 * (side_n(cmp, "pinned") > side_n(cmp, "candidate") ? side_n(cmp, "pinned")
+                                                                          : side_n(cmp, "candidate"));
+    if (want > (size_t)c->max_samples)
+        want = (size_t)c->max_samples;
+    stats_rule pin;
+    stats_rule_pin(&pin);
+    if (want < pin.min_samples)
+        want = pin.min_samples;
+    memset(r, 0, sizeof *r);
+    char *more = lvd_xasprintf("%s-more", session);
+    r->argv = night_bench_argv(c, tools_dir, store_path, model, more, 0, lvd_json_string(cmp, "test"), "0", want,
+                               &r->n);
+    free(more);
+    push(&r->argv, &r->n, "--engines");
+    push(&r->argv, &r->n, "%.0f,%.0f", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
+         cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine")));
+    arm_flags(&r->argv, &r->n, lvd_json_string(cmp, "arm_key"));
+    r->what = lvd_xasprintf("%s on %s, %s", lvd_json_string(cmp, "test"), lvd_json_string(cmp, "backend"),
+                            lvd_json_string(cmp, "params"));
+    return 0;
+}
+
+/* Sets each command's --budget to its share of budget_s. */
+static void share_budget(night_remeasure *v, size_t n, int64_t budget_s)
+{
+    int64_t each = n ? budget_s / (int64_t)n : 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k + 1 < v[i].n; k++)
+            if (!strcmp(v[i].argv[k], "--budget")) {
+                free(v[i].argv[k + 1]);
+                v[i].argv[k + 1] = lvd_xasprintf("%llds", (long long)each);
+            }
+        v[i].timeout_s = (int)each + 600; /* the bench stops itself at its budget */
+    }
+}
+
+size_t night_remeasures(const night_config *c, const char *tools_dir, const char *store_path, const char *session,
+                        int64_t budget_s, night_remeasure **out)
+{
+    *out = NULL;
+    store *s = NULL;
+    lvd_err err = {{0}};
+    lvd_pin_decision *d = NULL;
+    size_t nd = 0, n = 0;
+    if (budget_s < 60 || store_open(store_path, STORE_OPEN_READONLY, &s, &err) ||
+        store_pin_decision_list(s, 1, &d, &nd, &err)) {
+        store_close(s);
+        return 0;
+    }
+    cJSON *j = nd && d[0].rule && !strncmp(d[0].rule, "inconclusive: ", 14) ? cJSON_Parse(d[0].details_json) : NULL;
+    const cJSON *cmp;
+    cJSON_ArrayForEach(cmp, cJSON_GetObjectItemCaseSensitive(j, "comparisons"))
+    {
+        if (strcmp(lvd_json_string(cmp, "verdict"), "inconclusive"))
+            continue;
+        *out = lvd_xrealloc(*out, (n + 1) * sizeof **out);
+        if (remeasure_of(s, c, tools_dir, store_path, session, cmp, &(*out)[n]) == 0)
+            n++;
+    }
+    share_budget(*out, n, budget_s);
+    cJSON_Delete(j);
+    store_pin_decision_list_free(d, nd);
+    store_close(s);
+    return n;
+}
+
+void night_remeasures_free(night_remeasure *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        lvd_strv_free(v[i].argv);
+        free(v[i].what);
+    }
+    free(v);
+}
