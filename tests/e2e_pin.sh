@@ -61,6 +61,11 @@ expect_output 0 "too few samples: pp512 on cuda (4 candidate, 4 pinned; 5 needed
   pin --pin-file "$PINF" --candidate b9750 --promote
 grep -q "pinned b9749 (bin-ubuntu-vulkan-x64), candidate b9750: keep" "$tmp/out" || fail "decision line: $(cat "$tmp/out")"
 cmp -s "$PINF" "$tmp/llama.pin.orig" || fail "a kept pin file was rewritten"
+# the table names each arm in full (42 characters, once cut at 40) and says what its statistics show:
+# fa 1's pp512 CI reaches below the floor and above 1: inconclusive, never "regression"
+grep -Eq '^  973978067daa  cuda      ngl 99, fa 1, ub 512, ctk f16, ctv f16, t 16  pp512 .* inconclusive$' "$tmp/out" ||
+  fail "comparison table: $(cat "$tmp/out")"
+grep -q "regression$" "$tmp/out" && fail "a comparison not shown slower is called a regression: $(cat "$tmp/out")"
 [ "$(decisions)" = 3 ] || fail "the decision was not recorded"
 pin --pin-file "$PINF" --candidate b9750 --no-record --json >"$tmp/j"
 [ "$(decisions)" = 3 ] || fail "--no-record recorded"
@@ -79,6 +84,8 @@ for x in c:
     assert x["pinned"]["warmup"] == x["candidate"]["warmup"] == (1 if pp else 0), x
     # tg's CI is within +-1 %; fa 1's four pp samples spread wider than the 2 % floor
     assert x["no_regression"] == (not pp or "fa=0" in x["arm_key"]), x
+    # not free of regression but not shown slower (ratio 1): inconclusive
+    assert x["verdict"] == ("" if x["no_regression"] else "inconclusive"), x
 assert v["sessions"] == ["import:bench-cuda-dense-ngl99.jsonl"], v["sessions"]
 PY
 
@@ -87,5 +94,7 @@ PY
 grep -qF -- "**keep** — pinned b9749, candidate b9750." "$tmp/page.md" || fail "pin section: $(grep -A3 '## Pin' "$tmp/page.md")"
 grep -qF -- "| dense-1b-f16.gguf | cuda | ngl 99, fa 1, ub 512, ctk f16, ctv f16, t 16 | tg128 | 995.6 (n 5) | 995.6 (n 5) | +0.0 % [" "$tmp/page.md" ||
   fail "pin comparison row"
+grep -qE -- "^\| dense-1b-f16.gguf \| cuda \| ngl 99, fa 1, ub 512, ctk f16, ctv f16, t 16 \| pp512 \| .* \| inconclusive \| " "$tmp/page.md" ||
+  fail "the page's word for the inconclusive comparison: $(grep pp512 "$tmp/page.md")"
 grep -qF -- "no candidate measured: no build other than the pinned b9749" "$tmp/page.md" || fail "decision history"
 e2e_finish
