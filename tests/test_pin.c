@@ -641,12 +641,16 @@ static void test_store_explicit_candidate_and_no_digest(void **state)
     assert_int_equal(e.n_pairs, 1);
     e.has_prev = e.prev_would_promote = 1;
     expect_hold(&e, SEL_PIN_NO_DIGEST, "no digest recorded for b102");
+    /* the registered engine is named, and what its user does instead */
+    assert_string_equal(e.candidate_local, "b102-local");
+    expect_hold(&e, SEL_PIN_NO_DIGEST, "it was measured as a local build (engine b102-local)");
     sel_pin_eval_free(&e);
     /* without --candidate the newest fetched build other than the pin is taken */
     o.candidate = NULL;
     assert_int_equal(sel_pin_gather(f->s, &pin, &o, &e, &err), 0);
     assert_string_equal(e.candidate_build, "b101");
     assert_string_equal(e.candidate_digest, DIGEST_NEW);
+    assert_null(e.candidate_local); /* b101 is fetched only */
     sel_pin_eval_free(&e);
     builds_pin_free(&pin);
 }
