@@ -7,7 +7,7 @@ int store_engine_reported_backends(store *s, int64_t engine_id, char *buf, size_
 {
     if (len)
         buf[0] = '\0';
-    sqlite3_stmt *st;
+    store_stmt *st;
     /* the newest run first: runs are read backwards by rowid and the scan stops
        at the engine's newest ok run that reported a backend */
     if (store_prepare(s,
@@ -16,12 +16,12 @@ int store_engine_reported_backends(store *s, int64_t engine_id, char *buf, size_
                       " AND x.backends <> '' ORDER BY r.id DESC LIMIT 1",
                       &st, err))
         return -1;
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)engine_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    store_bind_i64(st, 1, engine_id);
+    int rc = store_step(st);
+    if (rc == STORE_ROW)
         store_col_copy(st, 0, buf, len);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    store_finalize(st);
+    if (rc != STORE_ROW && rc != STORE_DONE)
         return store_fail(s, err, "cannot read the backend of an engine's runs");
-    return rc == SQLITE_ROW ? 0 : 1;
+    return rc == STORE_ROW ? 0 : 1;
 }
