@@ -7,18 +7,20 @@
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void push(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void push(char ***v, size_t *n, const char *fmt, ...)
+static void push(char ***v, size_t *n, const char *s)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    lvd_strv_vpushf(v, n, fmt, ap);
-    va_end(ap);
+    lvd_strv_push(v, n, lvd_xstrdup(s));
+}
+
+/* flag and its value */
+static void push2(char ***v, size_t *n, const char *flag, char *value)
+{
+    push(v, n, flag);
+    lvd_strv_push(v, n, value);
 }
 
 char **night_bench_argv(const night_config *c, const char *tools_dir, const char *store_path, const char *model,
@@ -27,37 +29,28 @@ char **night_bench_argv(const night_config *c, const char *tools_dir, const char
 {
     char **v = NULL;
     *n = 0;
-    push(&v, n, "%s/lvd-bench", tools_dir);
+    lvd_strv_push(&v, n, lvd_xasprintf("%s/lvd-bench", tools_dir));
     const char *words[] = {"--store", store_path, "--model", model, "--session", session};
     for (size_t i = 0; i < LVD_ARRAY_LEN(words); i++)
-        push(&v, n, "%s", words[i]);
+        push(&v, n, words[i]);
     if (resume)
         push(&v, n, "--resume");
-    push(&v, n, "--tests");
-    push(&v, n, "%s", tests);
+    push2(&v, n, "--tests", lvd_xstrdup(tests));
     if (c->ctx >= 0) { /* measured at the context it serves (bench/depth.h) */
-        push(&v, n, "--ctx");
-        push(&v, n, "%d", c->ctx);
+        push2(&v, n, "--ctx", lvd_xasprintf("%d", c->ctx));
     }
     if (c->depth) {
-        push(&v, n, "--depth");
-        push(&v, n, "%s", c->depth);
+        push2(&v, n, "--depth", lvd_xstrdup(c->depth));
     }
-    push(&v, n, "--budget");
-    push(&v, n, "%s", budget);
-    push(&v, n, "--max-samples");
-    push(&v, n, "%d", c->max_samples);
-    push(&v, n, "--min-samples");
-    push(&v, n, "%zu", min_samples);
+    push2(&v, n, "--budget", lvd_xstrdup(budget));
+    push2(&v, n, "--max-samples", lvd_xasprintf("%d", c->max_samples));
+    push2(&v, n, "--min-samples", lvd_xasprintf("%zu", min_samples));
     if (c->reps > 0) { /* unset (0): the bench's cost model chooses -r */
-        push(&v, n, "--reps");
-        push(&v, n, "%d", c->reps);
+        push2(&v, n, "--reps", lvd_xasprintf("%d", c->reps));
     }
-    push(&v, n, "--objective");
-    push(&v, n, "%s", c->objective);
+    push2(&v, n, "--objective", lvd_xstrdup(c->objective));
     if (c->run_timeout) {
-        push(&v, n, "--timeout");
-        push(&v, n, "%s", c->run_timeout);
+        push2(&v, n, "--timeout", lvd_xstrdup(c->run_timeout));
     }
     return v;
 }
@@ -77,15 +70,13 @@ static void arm_flags(char ***v, size_t *n, const char *key)
         for (size_t k = 0; k < LVD_ARRAY_LEN(flag); k++) {
             size_t len = strlen(flag[k][0]);
             if (!strncmp(tok[i], flag[k][0], len) && tok[i][len] && strcmp(tok[i] + len, "-")) {
-                push(v, n, "%s", flag[k][1]);
-                push(v, n, "%s", tok[i] + len);
+                push2(v, n, flag[k][1], lvd_xstrdup(tok[i] + len));
             }
         }
     lvd_strv_free(tok);
     free(head);
     if (env && env[4]) {
-        push(v, n, "--env");
-        push(v, n, "%s", env + 4);
+        push2(v, n, "--env", lvd_xstrdup(env + 4));
     }
 }
 
@@ -130,9 +121,9 @@ static int remeasure_of(store *s, const night_config *c, const char *tools_dir, 
     r->argv = night_bench_argv(c, tools_dir, store_path, model, more, 0, lvd_json_string(cmp, "test"), "0", want,
                                &r->n);
     free(more);
-    push(&r->argv, &r->n, "--engines");
-    push(&r->argv, &r->n, "%.0f,%.0f", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
-         cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine")));
+    push2(&r->argv, &r->n, "--engines",
+          lvd_xasprintf("%.0f,%.0f", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
+                        cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine"))));
     arm_flags(&r->argv, &r->n, lvd_json_string(cmp, "arm_key"));
     r->what = lvd_xasprintf("%s on %s, %s", lvd_json_string(cmp, "test"), lvd_json_string(cmp, "backend"),
                             lvd_json_string(cmp, "params"));
