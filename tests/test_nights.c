@@ -23,30 +23,16 @@
 /* One tg128 run of 5 samples in session at time t. */
 static void run_at(store *s, const char *sha, int64_t engine, int64_t t, const char *session)
 {
-    lvd_run r = {0};
-    snprintf(r.artifact, sizeof r.artifact, "%s", sha);
-    r.engine_id = engine;
-    r.binary = "/x/llama-bench";
-    r.build = "b200";
-    r.host = "box";
-    r.session = (char *)session;
-    lvd_params_init(&r.params);
-    r.arm_key = "cpu";
-    snprintf(r.status, sizeof r.status, "ok");
-    snprintf(r.source, sizeof r.source, "bench");
-    r.started_at = t;
-    lvd_result res = {0};
-    snprintf(res.test, sizeof res.test, "tg128");
-    res.n_gen = 128;
-    res.n = 5;
+    double ts[5] = {50.0, 50.1, 50.2, 50.3, 50.4};
     int64_t ns[5];
-    double ts[5];
-    for (size_t k = 0; k < 5; k++) {
-        ts[k] = 50.0 + (double)k * 0.1;
+    for (size_t k = 0; k < 5; k++)
         ns[k] = (int64_t)(128e9 / ts[k]);
-    }
-    res.ns = ns, res.ts = ts;
-    r.results = &res, r.n_results = 1;
+    lvd_result res = {.test = "tg128", .n_gen = 128, .n = 5, .ns = ns, .ts = ts};
+    lvd_run r = {.engine_id = engine, .binary = "/x/llama-bench", .build = "b200", .host = "box",
+                 .session = (char *)session, .arm_key = "cpu", .status = "ok", .source = "bench",
+                 .started_at = t, .results = &res, .n_results = 1};
+    snprintf(r.artifact, sizeof r.artifact, "%s", sha);
+    lvd_params_init(&r.params);
     lvd_err err = {0};
     assert_int_equal(store_run_put(s, &r, &err), 0);
 }
