@@ -314,7 +314,8 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
     ev_hunt_render_culprit(sb, &p->hunt);
     if (pin->n_rows) {
         lvd_sb_adds(sb, "Candidate against pinned, per model, backend, arm and test (newest session, kept "
-                        "samples; no regression needs CI low >= -2 %, a win the sequential interval's low > +2 %):\n\n");
+                        "samples; no regression needs CI low >= -2 %, a win the sequential interval's low > +2 %; "
+                        "below that, a regression when the CI's high < 0 %, else inconclusive):\n\n");
         lvd_sb_adds(sb, "| model | backend | arm | test | pinned t/s | candidate t/s | Δ [95 % CI] | p | | "
                         "energy Δ |\n");
         lvd_sb_adds(sb, "|---|---|---|---|---:|---:|---:|---:|---|---:|\n");

@@ -37,7 +37,7 @@ check "one allocation row per device, predicted and actual" is \
   "[('CUDA0', 1, 1), ('CUDA1', 1, 1)]"
 lvd check --model "$MODEL"
 lvd select --model "$MODEL" --record
-check "the split row arm wins the verdict (a split is checked when each device is)" grep -qE "recorded verdict #1 \(win.*CUDA0/CUDA1 sm=row" "$tmp/out" "$tmp/err"
+check "the split row arm wins the verdict (a split is checked when each device is)" grep -qE "recorded verdict #1 \(win.*CUDA0/CUDA1, sm row" "$tmp/out" "$tmp/err"
 lvd select --model "$MODEL" --json
 check "the verdict's launch line splits: --device CUDA0,CUDA1 -sm row -ts 0.50,0.50" has \
   "\"--device\",\\s*\"CUDA0,CUDA1\",\\s*\"-sm\",\\s*\"row\",\\s*\"-ts\",\\s*\"0.50,0.50\""

@@ -88,7 +88,7 @@ SHA=$(sha256sum "$PLAIN" | cut -d' ' -f1)
 lvd select --record --artifact "$SHA"
 expect_rc "select --record --artifact" 0
 check "the verdict's launch line is the one select prints" test "$(head -1 "$tmp/out")" = "$plain_line"
-check "then the recorded verdict, as a comment" has "^# recorded verdict #[0-9]+ \(win, objective tg\): win: vk Vulkan0"
+check "then the recorded verdict, as a comment" has "^# recorded verdict #[0-9]+ \(win, objective tg\): win: vulkan · Vulkan0, [^;]* on vk, "
 check "and the placement" has "^# placement: reduced ubatch|^# placement: .* on Vulkan0 \(5900 MiB free, context 4096\)"
 lvd select --record --artifact "$SHA" --json
 check "--json: the verdict, argv and the model's last known path" \

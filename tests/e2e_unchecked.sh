@@ -35,7 +35,7 @@ expect_rc "select --record" 0
 check "the verdict records no win: faster arms unchecked" is "d['recorded']['rule']" "$UNCHECKED"
 check "and no engine" is "d['recorded']['engine_id']" "None"
 check "its explanation names the unchecked arm and the slower CPU" \
-  is "'cuda CUDA0' in d['recorded']['explain'] and 'faster than the best checked arm, cpu cpu' in d['recorded']['explain']" True
+  is "'cuda · CUDA0' in d['recorded']['explain'] and 'faster than the best checked arm, cpu on cpu' in d['recorded']['explain'] and 'dev=' not in d['recorded']['explain']" True
 check "selection falls through to the heuristic" is "d['rule']" "heuristic"
 check "which chooses CUDA on an H200" is "(d['engine'], d['device'])" "('cuda', 'CUDA0')"
 
@@ -45,7 +45,7 @@ check "is the CUDA launch line, not the CPU's" has "^$W/cuda/llama-server -m $MO
 lvd select --model "$MODEL" --explain
 check "--explain: rule 3 decided" has "^# decided by rule: heuristic$"
 check "--explain: the verdict recommends no arm, and why" \
-  has "^# rule 2 \(verdict\): verdict #[0-9]+ \(undecided: faster arms unchecked \(run lvd check\)\) recommends no arm: .*cuda CUDA0 .*has no correctness check"
+  has "^# rule 2 \(verdict\): verdict #[0-9]+ \(undecided: faster arms unchecked \(run lvd check\)\) recommends no arm: .*cuda · CUDA0, .* on cuda has no correctness check"
 
 # ------------------------------------------------------------ bench --check: passed
 lvd bench --model "$MODEL" --fa on --check --session e2e-checked
