@@ -19,6 +19,7 @@
 #define PANEL_H 110.0
 #define PANEL_GAP 38.0
 #define LEGEND_ROW 18.0
+#define LOG_RATIO 5.0
 
 typedef struct hseries {
     const ev_arm *arm;
@@ -30,6 +31,7 @@ typedef struct hseries {
 typedef struct hpanel {
     const char *backend;
     double top, bottom, lo, hi, step;
+    int log;                /* log10 scale: the panel's speeds differ by EV_LOG_RATIO or more */
     size_t n_arms;
 } hpanel;
 
@@ -87,7 +89,13 @@ static void panel_scale(hchart *c, size_t k)
             lo = fmin(lo, c->s[i].pts[j].lo);
             hi = fmax(hi, c->s[i].pts[j].hi);
         }
-    double span = hi - lo;
+    if (lo > 0 && hi / lo >= LOG_RATIO) {
+        p->log = 1;
+        p->lo = lo / 1.15;
+        p->hi = hi * 1.15;
+        return;
+    }
+    double span = hi - lo, raw_lo = lo;
     if (!(span > fabs(hi) * 1e-6))
         span = fabs(hi) > 0 ? fabs(hi) * 0.04 : 2;
     lo -= span * 0.08;
@@ -95,7 +103,7 @@ static void panel_scale(hchart *c, size_t k)
     p->step = ev_svg_nice_step(hi - lo, 3.0);
     p->lo = floor(lo / p->step) * p->step;
     p->hi = ceil(hi / p->step) * p->step;
-    if (p->lo < 0 && lo >= 0)
+    if (p->lo < 0 && raw_lo >= 0)
         p->lo = 0;
 }
 
@@ -161,22 +169,48 @@ static double x_of(const hchart *c, double day)
 
 static double y_of(const hpanel *p, double v)
 {
+    if (p->log)
+        return p->bottom - (log10(v) - log10(p->lo)) / (log10(p->hi) - log10(p->lo)) * PANEL_H;
     return p->bottom - (v - p->lo) / (p->hi - p->lo) * PANEL_H;
+}
+
+/* The tick after v: the next step, or on a log scale the next 1, 2, 5 x
+ * 10^k (only powers of ten past three decades). */
+static double next_tick(const hpanel *p, double v)
+{
+    if (!p->log)
+        return v + p->step;
+    double mag = pow(10.0, floor(log10(v) + 1e-9)), f = v / mag;
+    if (log10(p->hi / p->lo) > 3)
+        return mag * 10;
+    return f < 1.5 ? 2 * mag : f < 3.5 ? 5 * mag : 10 * mag;
+}
+
+/* The first tick at or above the panel's bottom. */
+static double first_tick(const hpanel *p)
+{
+    if (!p->log)
+        return p->lo;
+    double t = pow(10.0, floor(log10(p->lo)));
+    while (t < p->lo * (1 - 1e-9))
+        t = next_tick(p, t);
+    return t;
 }
 
 /* A panel's horizontal grid, its y labels and its backend above it. */
 static void panel_axes(lvd_sb *out, const hchart *c, const hpanel *p)
 {
-    for (double v = p->lo; v <= p->hi + p->step * 1e-6; v += p->step) {
+    for (double v = first_tick(p); v <= p->hi * (1 + 1e-9) + p->step * 1e-6; v = next_tick(p, v)) {
         double y = y_of(p, v);
         ev_svg_line(out, c->x0, y, c->x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
         lvd_sb lbl = {0};
-        ev_svg_tick_label(&lbl, v, p->step);
+        ev_svg_tick_label(&lbl, v, p->log ? fmin(1, v) : p->step);
         ev_svg_text(out, c->x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
         lvd_sb_free(&lbl);
     }
     lvd_sb name = {0};
-    lvd_sb_addf(&name, "%s (%zu arm%s)", *p->backend ? p->backend : "other", p->n_arms, p->n_arms == 1 ? "" : "s");
+    lvd_sb_addf(&name, "%s (%zu arm%s%s)", *p->backend ? p->backend : "other", p->n_arms, p->n_arms == 1 ? "" : "s",
+                p->log ? ", log scale" : "");
     ev_svg_text(out, c->x0, p->top - 9, "start", "font-weight=\"bold\"", lvd_sb_str(&name));
     lvd_sb_free(&name);
 }
