@@ -347,17 +347,7 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
         }
         lvd_sb_adds(sb, "\n");
     }
-    lvd_sb_adds(sb, "Recent decisions, newest first:\n\n| decided | pinned | candidate | decision | rule |\n"
-                    "|---|---|---|---|---|\n");
-    for (size_t i = 0; i < pin->n_hist; i++) {
-        const ev_pin_entry *e = &pin->hist[i];
-        lvd_sb_addf(sb, "| %s", e->date);
-        cell(sb, " | ", e->pinned);
-        cell(sb, " | ", e->candidate);
-        lvd_sb_addf(sb, " | %s%s", e->decision, e->applied ? " (applied)" : "");
-        cell(sb, " | ", e->rule);
-        lvd_sb_adds(sb, " |\n");
-    }
+    ev_pin_render_recent(sb, pin);
 }
 
 static void summary_table(lvd_sb *sb, const ev_page *p)

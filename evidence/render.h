@@ -64,6 +64,11 @@ void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p);
 void ev_ceilings_render_model(lvd_sb *sb, const ev_model *m);
 void ev_older_render(lvd_sb *sb, const ev_page *p);
 
+/* The recent pin decisions, newest first, a run of the same decision
+ * (pinned, candidate, decision, applied) folded into one row with its date
+ * range and its rules counted by kind (evidence/pinfold.c). */
+void ev_pin_render_recent(lvd_sb *sb, const ev_pin *pin);
+
 /* Horizontal bar chart of one test kind (tg 1: the tg column, 0: pp); _of
  * with the unit of the figures named ("t/s"; evidence/energy.c: tokens per
  * joule). */

@@ -5,7 +5,8 @@
  * 365 nights; each chart must stay under 60 KB, give every arm its own
  * colour and dash, keep the CPU arms apart, show nights up to four weeks and
  * weeks beyond, and (tests/svg-text-boxes.py: rendered by rsvg-convert) draw
- * no text over another. Also the weekly rule on known medians. */
+ * no text over another. Also the weekly rule on known medians, and the pin
+ * table's folding of repeated decisions (the page at 365 nights stays short). */
 #include "tests/testutil.h"
 
 #include "common/proc.h"
@@ -245,11 +246,46 @@ static void test_weekly_points(void **state)
     assert_true(ev_hist_weekly(&m));
 }
 
+/* Repeated identical decisions fold into one row with their date range;
+ * a different decision between them splits the run. */
+static void test_pin_folding(void **state)
+{
+    (void)state;
+    ev_pin_entry hist[] = {
+        {.date = "2026-11-30 03:02 UTC", .pinned = "b100", .candidate = "b101", .decision = "keep",
+         .rule = "regression: tg128 on cuda -1.1 % [CI -2.2 %, +0.6 %] (model m, CUDA0)"},
+        {.date = "2026-11-29 03:02 UTC", .pinned = "b100", .candidate = "b101", .decision = "keep",
+         .rule = "no significant win (best: pp512 on vulkan +1.1 %, p 0.0156)"},
+        {.date = "2026-11-28 03:02 UTC", .pinned = "b100", .candidate = "b101", .decision = "keep",
+         .rule = "no significant win (best: tg128 on cuda +1.0 %, p 0.0046)"},
+        {.date = "2026-11-27 03:02 UTC", .pinned = "b99", .candidate = "b100", .decision = "promote",
+         .rule = "promote b100: no regression in 4 comparisons", .applied = 1},
+        {.date = "2026-11-26 03:02 UTC", .pinned = "b99", .candidate = "b100", .decision = "keep",
+         .rule = "first night: needs a second consecutive night"},
+        {.date = "2026-11-25 03:02 UTC", .pinned = "b99", .candidate = "b100", .decision = "keep",
+         .rule = "first night: needs a second consecutive night"},
+    };
+    ev_pin pin = {.hist = hist, .n_hist = LVD_ARRAY_LEN(hist)};
+    lvd_sb sb = {0};
+    ev_pin_render_recent(&sb, &pin);
+    const char *want =
+        "Recent decisions, newest first (a run of the same decision is one row):\n\n"
+        "| decided | pinned | candidate | decision | rule |\n|---|---|---|---|---|\n"
+        "| 2026-11-28 to 2026-11-30 (3 decisions) | b100 | b101 | keep | rules 1 regression, 2 no significant "
+        "win; newest (2026-11-30): regression: tg128 on cuda -1.1 % [CI -2.2 %, +0.6 %] (model m, CUDA0) |\n"
+        "| 2026-11-27 03:02 UTC | b99 | b100 | promote (applied) | promote b100: no regression in 4 comparisons |\n"
+        "| 2026-11-25 to 2026-11-26 (2 decisions) | b99 | b100 | keep | rules 2 first night; newest (2026-11-26): "
+        "first night: needs a second consecutive night |\n";
+    assert_string_equal(lvd_sb_str(&sb), want);
+    lvd_sb_free(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_year_of_history),
         cmocka_unit_test(test_weekly_points),
+        cmocka_unit_test(test_pin_folding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
