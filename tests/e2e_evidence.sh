@@ -274,4 +274,8 @@ assert labels[:2] == ["d0", "d2048"], labels
 assert len(list(d.iter(ns + "polyline"))) == 3, "one line per leading arm"
 PY
 grep -qF -- "-194f08028caf-tg-depth.svg)" "$N" || fail "the page links the depth chart"
+
+# --- every chart drawn (rsvg-convert): no text over another or cut by the edge ---
+out=$(python3 "$LVD_SOURCE/tests/svg-text-boxes.py" "$(dirname "$OUT")"/*.svg "$tmp"/night/page-*.svg) ||
+  fail "charts with overlapping text: $out"
 e2e_finish
