@@ -63,24 +63,24 @@ static void week_point(ev_hist_pt *p, long monday, double *v, const long *day, s
     p->nights = n;
 }
 
-void ev_hist_points(const ev_arm *a, int weekly, ev_hist_pt **out, size_t *n)
+void ev_hist_points(const ev_point *hist, size_t nh, int weekly, ev_hist_pt **out, size_t *n)
 {
-    *out = lvd_xcalloc(a->n_hist ? a->n_hist : 1, sizeof **out);
+    *out = lvd_xcalloc(nh ? nh : 1, sizeof **out);
     *n = 0;
-    double *v = lvd_xcalloc(a->n_hist ? a->n_hist : 1, sizeof *v);
-    long *day = lvd_xcalloc(a->n_hist ? a->n_hist : 1, sizeof *day);
-    for (size_t k = 0, start = 0; k < a->n_hist; k++) {
-        day[k] = ev_day_of(a->hist[k].date);
-        v[k] = a->hist[k].median;
+    double *v = lvd_xcalloc(nh ? nh : 1, sizeof *v);
+    long *day = lvd_xcalloc(nh ? nh : 1, sizeof *day);
+    for (size_t k = 0, start = 0; k < nh; k++) {
+        day[k] = ev_day_of(hist[k].date);
+        v[k] = hist[k].median;
         if (!weekly) {
             ev_hist_pt *p = &(*out)[(*n)++];
-            snprintf(p->date, sizeof p->date, "%s", a->hist[k].date);
+            snprintf(p->date, sizeof p->date, "%s", hist[k].date);
             p->day = (double)day[k];
             p->median = p->lo = p->hi = v[k];
             p->nights = 1;
             continue;
         }
-        int last = k + 1 == a->n_hist || week_of(ev_day_of(a->hist[k + 1].date)) != week_of(day[k]);
+        int last = k + 1 == nh || week_of(ev_day_of(hist[k + 1].date)) != week_of(day[k]);
         if (last) {
             week_point(&(*out)[(*n)++], week_of(day[k]), v + start, day + start, k + 1 - start);
             start = k + 1;

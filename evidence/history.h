@@ -30,8 +30,8 @@ void ev_day_date(long day, char out[11]);
  * EV_HIST_DAILY_DAYS days). */
 int ev_hist_weekly(const ev_model *m);
 
-/* Arm a's points, oldest first, by night or by week (weekly); *out is
- * allocated (free it), *n set. */
-void ev_hist_points(const ev_arm *a, int weekly, ev_hist_pt **out, size_t *n);
+/* The points of a history hist[0..nh) (an arm's, oldest first), by night
+ * or by week (weekly); *out is allocated (free it), *n set. */
+void ev_hist_points(const ev_point *hist, size_t nh, int weekly, ev_hist_pt **out, size_t *n);
 
 #endif

@@ -16,6 +16,7 @@ void ev_model_charts(const ev_model *m, ev_charts *out)
         out->pp |= m->arms[i].pp.has;
         out->tg |= m->arms[i].tg.has;
         out->history |= m->arms[i].n_hist > 0;
+        out->pp_history |= m->arms[i].n_hist_pp > 0;
         out->tpj |= m->arms[i].tg_j.has;
         for (size_t k = 0; k < m->arms[i].n_depth && m->n_depths > 1; k++) {
             out->pp_depth |= m->arms[i].depth[k].has_pp;
@@ -273,6 +274,10 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
     if (c.history) {
         snprintf(alt, sizeof alt, "%s t/s per arm across nights", m->tg_test[0] ? m->tg_test : "tg");
         chart_link(sb, page_path, m, "tg-history", alt);
+    }
+    if (c.pp_history) {
+        snprintf(alt, sizeof alt, "%s t/s per arm across nights", m->pp_test[0] ? m->pp_test : "pp");
+        chart_link(sb, page_path, m, "pp-history", alt);
     }
     if (c.tpj) {
         snprintf(alt, sizeof alt, "%s tokens per joule per arm, median with 95 %% CI (net of idle)",

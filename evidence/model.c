@@ -413,6 +413,7 @@ int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *obj
 
 typedef struct bucket {
     size_t arm;
+    int tg;                 /* the arm's tg test (1) or its pp test (0) */
     char date[11];
     double *v;
     size_t n;
@@ -452,19 +453,19 @@ static void sessions_free(sessions *ss)
     free(ss->first);
 }
 
-/* Adds r's kept tg samples of arm a to the bucket of (a, date). */
-static void bucket_add(bucket **b, size_t *nb, size_t a, const char *date, const lvd_result *r)
+/* Adds r's kept samples of arm a to the bucket of (a, tg, date). */
+static void bucket_add(bucket **b, size_t *nb, size_t a, int tg, const char *date, const lvd_result *r)
 {
     double *kept;
     size_t nk = stats_result_kept(r, &kept, NULL);
     if (!nk)
         return;
     size_t j = 0;
-    while (j < *nb && !((*b)[j].arm == a && !strcmp((*b)[j].date, date)))
+    while (j < *nb && !((*b)[j].arm == a && (*b)[j].tg == tg && !strcmp((*b)[j].date, date)))
         j++;
     if (j == *nb) {
         *b = lvd_xrealloc(*b, (*nb + 1) * sizeof **b);
-        (*b)[j] = (bucket){.arm = a};
+        (*b)[j] = (bucket){.arm = a, .tg = tg};
         snprintf((*b)[j].date, sizeof (*b)[j].date, "%s", date);
         (*nb)++;
     }
@@ -475,7 +476,8 @@ static void bucket_add(bucket **b, size_t *nb, size_t a, const char *date, const
     free(kept);
 }
 
-/* The buckets of (arm, session date) of the ok runs' tg samples. */
+/* The buckets of (arm, test, session date) of the ok runs' samples of each
+ * arm's tg and pp tests. */
 static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const sessions *ss, size_t *nb)
 {
     bucket *b = NULL;
@@ -488,7 +490,7 @@ static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const s
         while (a < m->n_arms &&
                !(m->arms[a].engine_id == r->engine_id && !strcmp(m->arms[a].arm_key, r->arm_key ? r->arm_key : "")))
             a++;
-        if (a == m->n_arms || !m->arms[a].tg.test[0])
+        if (a == m->n_arms)
             continue;
         const char *s = r->session ? r->session : "";
         size_t k = 0;
@@ -497,8 +499,10 @@ static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const s
         char date[11];
         ev_date(ss->first[k], date);
         for (size_t t = 0; t < r->n_results; t++)
-            if (!strcmp(r->results[t].test, m->arms[a].tg.test))
-                bucket_add(&b, nb, a, date, &r->results[t]);
+            for (int tg = 0; tg < 2; tg++)
+                if (*(tg ? m->arms[a].tg.test : m->arms[a].pp.test) &&
+                    !strcmp(r->results[t].test, tg ? m->arms[a].tg.test : m->arms[a].pp.test))
+                    bucket_add(&b, nb, a, tg, date, &r->results[t]);
     }
     return b;
 }
@@ -526,6 +530,19 @@ static char **last_dates(const bucket *b, size_t nb, size_t nights, size_t *n_ou
     return dates;
 }
 
+/* Appends bucket j's median as a point of its arm's tg or pp history. */
+static void add_point(ev_arm *arm, bucket *j)
+{
+    ev_point **hist = j->tg ? &arm->hist : &arm->hist_pp;
+    size_t *n = j->tg ? &arm->n_hist : &arm->n_hist_pp;
+    *hist = lvd_xrealloc(*hist, (*n + 1) * sizeof **hist);
+    ev_point *p = &(*hist)[(*n)++];
+    snprintf(p->date, sizeof p->date, "%s", j->date);
+    qsort(j->v, j->n, sizeof *j->v, lvd_cmp_double);
+    p->median = stats_median(j->v, j->n);
+    p->n = j->n;
+}
+
 void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
 {
     sessions ss;
@@ -533,21 +550,11 @@ void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
     size_t nb;
     bucket *b = collect(m, runs, n, &ss, &nb);
     m->dates = last_dates(b, nb, nights, &m->n_dates);
-    for (size_t a = 0; a < m->n_arms; a++) {
-        ev_arm *arm = &m->arms[a];
-        for (size_t k = 0; k < m->n_dates; k++) {
-            for (size_t j = 0; j < nb; j++) {
-                if (b[j].arm != a || strcmp(b[j].date, m->dates[k]))
-                    continue;
-                arm->hist = lvd_xrealloc(arm->hist, (arm->n_hist + 1) * sizeof *arm->hist);
-                ev_point *p = &arm->hist[arm->n_hist++];
-                snprintf(p->date, sizeof p->date, "%s", m->dates[k]);
-                qsort(b[j].v, b[j].n, sizeof *b[j].v, lvd_cmp_double);
-                p->median = stats_median(b[j].v, b[j].n);
-                p->n = b[j].n;
-            }
-        }
-    }
+    for (size_t a = 0; a < m->n_arms; a++)
+        for (size_t k = 0; k < m->n_dates; k++)
+            for (size_t j = 0; j < nb; j++)
+                if (b[j].arm == a && !strcmp(b[j].date, m->dates[k]))
+                    add_point(&m->arms[a], &b[j]);
     for (size_t j = 0; j < nb; j++)
         free(b[j].v);
     free(b);
@@ -567,6 +574,7 @@ static void arm_free(ev_arm *a)
     free(a->why);
     free(a->check);
     free(a->hist);
+    free(a->hist_pp);
 }
 
 void ev_model_free(ev_model *m)

@@ -1,4 +1,4 @@
-/* svghist.c: the tg history chart (render.h ev_svg_history), readable at
+/* svghist.c: the tg and pp history charts (render.h ev_svg_history), readable at
  * 14 and at 365 nights: one panel per backend, each on its own y scale (a
  * CPU arm at 50 t/s and a CUDA arm at 1000 never share an axis); points by
  * night or by ISO week with the week's spread as a band (history.h); each
@@ -120,7 +120,7 @@ static void by_panel(hchart *c)
     c->s = v;
 }
 
-static void chart_build(const ev_model *m, hchart *c)
+static void chart_build(const ev_model *m, int tg, hchart *c)
 {
     memset(c, 0, sizeof *c);
     c->weekly = ev_hist_weekly(m);
@@ -128,11 +128,12 @@ static void chart_build(const ev_model *m, hchart *c)
     c->p = lvd_xcalloc(m->n_arms + 1, sizeof *c->p);
     for (size_t i = 0; i < m->n_arms; i++) {
         const ev_arm *a = &m->arms[i];
-        if (!a->n_hist)
+        size_t nh = tg ? a->n_hist : a->n_hist_pp;
+        if (!nh)
             continue;
         hseries *s = &c->s[c->ns++];
         s->arm = a;
-        ev_hist_points(a, c->weekly, &s->pts, &s->n);
+        ev_hist_points(tg ? a->hist : a->hist_pp, nh, c->weekly, &s->pts, &s->n);
         s->panel = panel_of(c, a->backend ? a->backend : "");
         c->p[s->panel].n_arms++;
     }
@@ -313,9 +314,14 @@ static void legend_row(lvd_sb *out, const hchart *c, const hseries *s, size_t ro
 
 void ev_svg_history(const ev_model *m, lvd_sb *out)
 {
+    ev_svg_history_of(m, 1, out);
+}
+
+void ev_svg_history_of(const ev_model *m, int tg, lvd_sb *out)
+{
     hchart c;
-    chart_build(m, &c);
-    const char *test = m->tg_test[0] ? m->tg_test : "tg";
+    chart_build(m, tg, &c);
+    const char *col = tg ? m->tg_test : m->pp_test, *test = *col ? col : tg ? "tg" : "pp";
     lvd_sb title = {0};
     lvd_sb_addf(&title, "%s t/s per arm across nights: %s", test, m->name);
     ev_svg_open(out, CHART_W, c.h, lvd_sb_str(&title));

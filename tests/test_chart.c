@@ -1,8 +1,8 @@
 /* test_chart.c: the history chart stays readable from 14 to 365 nights. A
  * synthetic year of nights (16 arms of one model as the year store has them:
  * 6 CUDA near 1000 t/s, 6 Vulkan near 700, 4 CPU from 30 to 50, one run a
- * night each) goes through ev_history_build and ev_svg_history at 14, 90 and
- * 365 nights; each chart must stay under 60 KB, give every arm its own
+ * night each, tg128 and pp512) goes through ev_history_build and the tg and
+ * pp history charts at 14, 90 and 365 nights; each chart must stay under 60 KB, give every arm its own
  * colour and dash, keep the CPU arms apart, show nights up to four weeks and
  * weeks beyond, and (tests/svg-text-boxes.py: rendered by rsvg-convert) draw
  * no text over another. Also the weekly rule on known medians, and the pin
@@ -42,6 +42,7 @@ static void year_model(ev_model *m)
     memset(m, 0, sizeof *m);
     m->name = lvd_xstrdup("kv-llama.gguf");
     snprintf(m->tg_test, sizeof m->tg_test, "tg128");
+    snprintf(m->pp_test, sizeof m->pp_test, "pp512");
     m->n_arms = ARMS;
     m->arms = lvd_xcalloc(ARMS, sizeof *m->arms);
     for (size_t a = 0; a < ARMS; a++) {
@@ -53,11 +54,13 @@ static void year_model(ev_model *m)
                                  a, backend_of(a), a < 6 ? "CUDA0" : a < 12 ? "Vulkan0" : "CPU", a % 2,
                                  a % 4 < 2 ? 512 : 256);
         snprintf(x->tg.test, sizeof x->tg.test, "tg128");
+        snprintf(x->pp.test, sizeof x->pp.test, "pp512");
     }
 }
 
 /* One ok run per arm and night, SAMPLES tg128 samples within 1 % of the
- * arm's speed, drifting by a step every 90 nights. */
+ * arm's speed and SAMPLES pp512 at 8 times it, drifting by a step every 90
+ * nights. */
 static lvd_run *year_runs(size_t *n)
 {
     stats_rng r;
@@ -72,17 +75,20 @@ static lvd_run *year_runs(size_t *n)
             x->session = lvd_xasprintf("night-%03zu", night);
             x->started_at = t0 + (int64_t)night * 86400 + (int64_t)a;
             snprintf(x->status, sizeof x->status, "ok");
-            x->n_results = 1;
-            x->results = lvd_xcalloc(1, sizeof *x->results);
-            lvd_result *res = &x->results[0];
-            snprintf(res->test, sizeof res->test, "tg128");
-            res->n_gen = 128;
-            res->n = SAMPLES;
-            res->ts = lvd_xcalloc(SAMPLES, sizeof *res->ts);
-            res->warmup = lvd_xcalloc(SAMPLES, 1);
+            x->n_results = 2;
+            x->results = lvd_xcalloc(2, sizeof *x->results);
             double mean = speed_of(a) * (1 + 0.01 * (double)((night / 90) % 2));
-            for (size_t k = 0; k < SAMPLES; k++)
-                res->ts[k] = mean * (1 + 0.004 * stats_rng_normal(&r));
+            for (size_t t = 0; t < 2; t++) {
+                lvd_result *res = &x->results[t];
+                snprintf(res->test, sizeof res->test, "%s", t ? "pp512" : "tg128");
+                res->n_gen = t ? 0 : 128;
+                res->n_prompt = t ? 512 : 0;
+                res->n = SAMPLES;
+                res->ts = lvd_xcalloc(SAMPLES, sizeof *res->ts);
+                res->warmup = lvd_xcalloc(SAMPLES, 1);
+                for (size_t k = 0; k < SAMPLES; k++)
+                    res->ts[k] = mean * (t ? 8 : 1) * (1 + 0.004 * stats_rng_normal(&r));
+            }
         }
     *n = ARMS * YEAR;
     return runs;
@@ -93,8 +99,10 @@ static void runs_free(lvd_run *runs, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(runs[i].arm_key);
         free(runs[i].session);
-        free(runs[i].results[0].ts);
-        free(runs[i].results[0].warmup);
+        for (size_t t = 0; t < runs[i].n_results; t++) {
+            free(runs[i].results[t].ts);
+            free(runs[i].results[t].warmup);
+        }
         free(runs[i].results);
     }
     free(runs);
@@ -146,7 +154,8 @@ static size_t lines_of(const char *svg, size_t *pts, double *ys)
 static void check_text_boxes(const char *const *files, size_t n)
 {
     char *script = tu_source("tests/svg-text-boxes.py");
-    const char *argv[8] = {"/usr/bin/env", "python3", script};
+    const char *argv[12] = {"/usr/bin/env", "python3", script};
+    assert_true(n + 4 <= LVD_ARRAY_LEN(argv));
     for (size_t i = 0; i < n; i++)
         argv[3 + i] = files[i];
     proc_spec spec = {.argv = argv, .timeout_ms = 120000};
@@ -159,6 +168,29 @@ static void check_text_boxes(const char *const *files, size_t n)
     free(script);
 }
 
+/* The tg (tg 1) or pp history of m at `nights` nights: under 60 KB, a line
+ * per arm with its own colour and dash, nights then weeks, the CPU arms
+ * apart; written to path. */
+static void check_chart(const ev_model *m, int tg, size_t nights, const char *path)
+{
+    lvd_sb svg = {0};
+    ev_svg_history_of(m, tg, &svg);
+    /* its size does not grow with nights */
+    assert_true(svg.len < 60 * 1024);
+    size_t pts[ARMS * 2];
+    double ys[ARMS * 2];
+    assert_int_equal(lines_of(lvd_sb_str(&svg), pts, ys), ARMS);
+    /* every night up to four weeks, then a point per ISO week: 90 nights to
+     * a Monday are 14 weeks, 365 from a Monday 53 (the last one of one night) */
+    for (size_t a = 0; a < ARMS; a++)
+        assert_int_equal(pts[a], nights == 14 ? 14 : nights == 90 ? 14 : 53);
+    /* the CPU arms (the legend's last four) are at least 10 px apart */
+    for (size_t a = ARMS - 4; a + 1 < ARMS; a++)
+        assert_true(ys[a] - ys[a + 1] >= 10);
+    tu_write(path, svg.buf, svg.len);
+    lvd_sb_free(&svg);
+}
+
 static void test_year_of_history(void **state)
 {
     (void)state;
@@ -166,35 +198,22 @@ static void test_year_of_history(void **state)
     lvd_run *runs = year_runs(&nr);
     char *dir = tu_tmpdir();
     static const size_t nights[] = {14, 90, YEAR};
-    const char *files[3];
-    char *paths[3];
+    const char *files[6];
+    char *paths[6];
     for (size_t c = 0; c < 3; c++) {
         ev_model m;
         year_model(&m);
         ev_history_build(&m, runs, nr, nights[c]);
         assert_int_equal(m.n_dates, nights[c]);
-        lvd_sb svg = {0};
-        ev_svg_history(&m, &svg);
-        /* its size does not grow with nights */
-        assert_true(svg.len < 60 * 1024);
-        size_t pts[ARMS * 2];
-        double ys[ARMS * 2];
-        assert_int_equal(lines_of(lvd_sb_str(&svg), pts, ys), ARMS);
-        /* every night up to four weeks, then a point per ISO week: 365
-         * nights from a Monday are 53 weeks (the last one of one night) */
-        for (size_t a = 0; a < ARMS; a++)
-            assert_int_equal(pts[a], nights[c] == 14 ? 14 : nights[c] == 90 ? 14 : 53);
-        /* the CPU arms (the legend's last four) are at least 10 px apart */
-        for (size_t a = ARMS - 4; a + 1 < ARMS; a++)
-            assert_true(ys[a] - ys[a + 1] >= 10);
-        paths[c] = lvd_xasprintf("%s/history-%zu.svg", dir, nights[c]);
-        files[c] = paths[c];
-        tu_write(paths[c], svg.buf, svg.len);
-        lvd_sb_free(&svg);
+        for (int tg = 0; tg < 2; tg++) {
+            paths[2 * c + (size_t)tg] = lvd_xasprintf("%s/%s-history-%zu.svg", dir, tg ? "tg" : "pp", nights[c]);
+            files[2 * c + (size_t)tg] = paths[2 * c + (size_t)tg];
+            check_chart(&m, tg, nights[c], paths[2 * c + (size_t)tg]);
+        }
         ev_model_free(&m);
     }
-    check_text_boxes(files, 3);
-    for (size_t c = 0; c < 3; c++)
+    check_text_boxes(files, 6);
+    for (size_t c = 0; c < 6; c++)
         free(paths[c]);
     tu_tmpdir_free(dir);
     runs_free(runs, nr);
@@ -217,7 +236,7 @@ static void test_weekly_points(void **state)
     }
     ev_hist_pt *p;
     size_t n;
-    ev_hist_points(&a, 1, &p, &n);
+    ev_hist_points(a.hist, a.n_hist, 1, &p, &n);
     assert_int_equal(n, 2);
     assert_string_equal(p[0].date, "2026-11-16");
     assert_true(p[0].median == 20 && p[0].lo == 10 && p[0].hi == 30);
@@ -226,7 +245,7 @@ static void test_weekly_points(void **state)
     assert_string_equal(p[1].date, "2026-11-23");
     assert_true(p[1].median == 6 && p[1].lo == 5 && p[1].hi == 7);
     free(p);
-    ev_hist_points(&a, 0, &p, &n);
+    ev_hist_points(a.hist, a.n_hist, 0, &p, &n);
     assert_int_equal(n, 5);
     assert_true(p[1].median == 30 && p[1].lo == 30 && p[1].hi == 30);
     free(p);
