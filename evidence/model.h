@@ -250,7 +250,7 @@ void ev_depth_free(ev_model *m);
 /* Adds the tg and pp histories to m's arms from runs[0..n) (the model's
  * runs, any session, with samples): the last nights session dates of
  * either (0 = all). Arms are matched by engine id and arm key; each arm's
- * tests are m->arms[i].tg.test and .pp.test. */
+ * tests are m->arms[i].tg.test and .pp.test (evidence/history.c). */
 void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights);
 
 /* YYYY-MM-DD and "YYYY-MM-DD HH:MM UTC" of epoch seconds. */

@@ -1,12 +1,13 @@
-/* test_chart.c: the history chart stays readable from 14 to 365 nights. A
+/* test_chart.c: the history charts stay readable from 14 to 365 nights. A
  * synthetic year of nights (16 arms of one model as the year store has them:
  * 6 CUDA near 1000 t/s, 6 Vulkan near 700, 4 CPU from 30 to 50, one run a
  * night each, tg128 and pp512) goes through ev_history_build and the tg and
- * pp history charts at 14, 90 and 365 nights; each chart must stay under 60 KB, give every arm its own
- * colour and dash, keep the CPU arms apart, show nights up to four weeks and
- * weeks beyond, and (tests/svg-text-boxes.py: rendered by rsvg-convert) draw
- * no text over another. Also the weekly rule on known medians, and the pin
- * table's folding of repeated decisions (the page at 365 nights stays short). */
+ * pp history charts at 14, 90 and 365 nights; each chart must stay under
+ * 60 KB, give every arm its own colour and dash, keep the CPU arms apart,
+ * show nights up to four weeks and weeks beyond, and (tests/svg-text-boxes.py:
+ * rendered by rsvg-convert) draw no text over another. Also the weekly rule
+ * on known medians, and the pin table's folding of repeated decisions (the
+ * page at 365 nights stays short). */
 #include "tests/testutil.h"
 
 #include "common/proc.h"
