@@ -147,9 +147,10 @@ static void bucket_add(bucket **b, size_t *nb, size_t a, int tg, const char *dat
     size_t nk = stats_result_kept(r, &kept, NULL);
     if (!nk)
         return;
-    size_t j = 0;
-    while (j < *nb && !((*b)[j].arm == a && (*b)[j].tg == tg && !strcmp((*b)[j].date, date)))
-        j++;
+    size_t j = *nb; /* newest first: the runs come by night */
+    while (j > 0 && !((*b)[j - 1].arm == a && (*b)[j - 1].tg == tg && !strcmp((*b)[j - 1].date, date)))
+        j--;
+    j = j ? j - 1 : *nb;
     if (j == *nb) {
         *b = lvd_xrealloc(*b, (*nb + 1) * sizeof **b);
         (*b)[j] = (bucket){.arm = a, .tg = tg};
