@@ -31,7 +31,7 @@ typedef struct hseries {
 typedef struct hpanel {
     const char *backend;
     double top, bottom, lo, hi, step;
-    int log;                /* log10 scale: the panel's speeds differ by EV_LOG_RATIO or more */
+    int log;                /* log10 scale: the panel's speeds differ by LOG_RATIO or more */
     size_t n_arms;
 } hpanel;
 
