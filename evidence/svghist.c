@@ -198,7 +198,8 @@ static double first_tick(const hpanel *p)
     return t;
 }
 
-/* A panel's horizontal grid, its y labels and its backend above it. */
+/* A panel's horizontal grid, its y labels, its bottom edge and its backend
+ * above it. */
 static void panel_axes(lvd_sb *out, const hchart *c, const hpanel *p)
 {
     for (double v = first_tick(p); v <= p->hi * (1 + 1e-9) + p->step * 1e-6; v = next_tick(p, v)) {
@@ -209,10 +210,11 @@ static void panel_axes(lvd_sb *out, const hchart *c, const hpanel *p)
         ev_svg_text(out, c->x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
         lvd_sb_free(&lbl);
     }
+    ev_svg_line(out, c->x0, p->bottom, c->x1, p->bottom, "stroke=\"#999999\" stroke-width=\"1\"");
     lvd_sb name = {0};
     lvd_sb_addf(&name, "%s (%zu arm%s%s)", *p->backend ? p->backend : "other", p->n_arms, p->n_arms == 1 ? "" : "s",
                 p->log ? ", log scale" : "");
-    ev_svg_text(out, c->x0, p->top - 9, "start", "font-weight=\"bold\"", lvd_sb_str(&name));
+    ev_svg_text(out, c->x0, p->top - 13, "start", "font-weight=\"bold\"", lvd_sb_str(&name));
     lvd_sb_free(&name);
 }
 
