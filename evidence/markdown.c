@@ -16,6 +16,7 @@ void ev_model_charts(const ev_model *m, ev_charts *out)
         out->pp |= m->arms[i].pp.has;
         out->tg |= m->arms[i].tg.has;
         out->history |= m->arms[i].n_hist > 0;
+        out->pp_history |= m->arms[i].n_hist_pp > 0;
         out->tpj |= m->arms[i].tg_j.has;
         for (size_t k = 0; k < m->arms[i].n_depth && m->n_depths > 1; k++) {
             out->pp_depth |= m->arms[i].depth[k].has_pp;
@@ -274,6 +275,10 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
         snprintf(alt, sizeof alt, "%s t/s per arm across nights", m->tg_test[0] ? m->tg_test : "tg");
         chart_link(sb, page_path, m, "tg-history", alt);
     }
+    if (c.pp_history) {
+        snprintf(alt, sizeof alt, "%s t/s per arm across nights", m->pp_test[0] ? m->pp_test : "pp");
+        chart_link(sb, page_path, m, "pp-history", alt);
+    }
     if (c.tpj) {
         snprintf(alt, sizeof alt, "%s tokens per joule per arm, median with 95 %% CI (net of idle)",
                  m->tg_test[0] ? m->tg_test : "tg");
@@ -348,17 +353,7 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
         }
         lvd_sb_adds(sb, "\n");
     }
-    lvd_sb_adds(sb, "Recent decisions, newest first:\n\n| decided | pinned | candidate | decision | rule |\n"
-                    "|---|---|---|---|---|\n");
-    for (size_t i = 0; i < pin->n_hist; i++) {
-        const ev_pin_entry *e = &pin->hist[i];
-        lvd_sb_addf(sb, "| %s", e->date);
-        cell(sb, " | ", e->pinned);
-        cell(sb, " | ", e->candidate);
-        lvd_sb_addf(sb, " | %s%s", e->decision, e->applied ? " (applied)" : "");
-        cell(sb, " | ", e->rule);
-        lvd_sb_adds(sb, " |\n");
-    }
+    ev_pin_render_recent(sb, pin);
 }
 
 static void summary_table(lvd_sb *sb, const ev_page *p)

@@ -1,7 +1,7 @@
 /* model.c: the evidence page as data (see model.h), the pure part: a
- * model's arms, columns, ranking, deltas and history from what the caller
- * hands in, and freeing. Not for reading the store (load.c), rendering
- * (markdown.c, svg.c) nor writing files (write.c). */
+ * model's arms, columns, ranking and deltas from what the caller hands in,
+ * and freeing (the history across nights is history.c). Not for reading the
+ * store (load.c), rendering (markdown.c, svg.c) nor writing files (write.c). */
 #include "evidence/model.h"
 
 #include "evidence/energy.h"
@@ -30,11 +30,6 @@ void ev_datetime(int64_t t, char out[24])
     struct tm tm;
     if (!gmtime_r(&tt, &tm) || strftime(out, 24, "%Y-%m-%d %H:%M UTC", &tm) == 0)
         snprintf(out, 24, "?");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* --- columns and figures --------------------------------------------------- */
@@ -409,151 +404,6 @@ int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *obj
     return 0;
 }
 
-/* --- history ------------------------------------------------------------------ */
-
-typedef struct bucket {
-    size_t arm;
-    char date[11];
-    double *v;
-    size_t n;
-} bucket;
-
-/* The sessions of the runs and each one's first start (which dates it). */
-typedef struct sessions {
-    char **name;
-    int64_t *first;
-    size_t n;
-} sessions;
-
-static void sessions_build(sessions *ss, const lvd_run *runs, size_t n)
-{
-    ss->name = lvd_xcalloc(n + 1, sizeof *ss->name);
-    ss->first = lvd_xcalloc(n + 1, sizeof *ss->first);
-    ss->n = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *s = runs[i].session ? runs[i].session : "";
-        size_t k = 0;
-        while (k < ss->n && strcmp(ss->name[k], s))
-            k++;
-        if (k == ss->n) {
-            ss->name[ss->n] = lvd_xstrdup(s);
-            ss->first[ss->n++] = runs[i].started_at;
-        } else if (runs[i].started_at < ss->first[k]) {
-            ss->first[k] = runs[i].started_at;
-        }
-    }
-}
-
-static void sessions_free(sessions *ss)
-{
-    for (size_t k = 0; k < ss->n; k++)
-        free(ss->name[k]);
-    free(ss->name);
-    free(ss->first);
-}
-
-/* Adds r's kept tg samples of arm a to the bucket of (a, date). */
-static void bucket_add(bucket **b, size_t *nb, size_t a, const char *date, const lvd_result *r)
-{
-    double *kept;
-    size_t nk = stats_result_kept(r, &kept, NULL);
-    if (!nk)
-        return;
-    size_t j = 0;
-    while (j < *nb && !((*b)[j].arm == a && !strcmp((*b)[j].date, date)))
-        j++;
-    if (j == *nb) {
-        *b = lvd_xrealloc(*b, (*nb + 1) * sizeof **b);
-        (*b)[j] = (bucket){.arm = a};
-        snprintf((*b)[j].date, sizeof (*b)[j].date, "%s", date);
-        (*nb)++;
-    }
-    bucket *x = &(*b)[j];
-    x->v = lvd_xrealloc(x->v, (x->n + nk) * sizeof *x->v);
-    memcpy(x->v + x->n, kept, nk * sizeof *kept);
-    x->n += nk;
-    free(kept);
-}
-
-/* The buckets of (arm, session date) of the ok runs' tg samples. */
-static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const sessions *ss, size_t *nb)
-{
-    bucket *b = NULL;
-    *nb = 0;
-    for (size_t i = 0; i < n; i++) {
-        const lvd_run *r = &runs[i];
-        if (strcmp(r->status, "ok"))
-            continue;
-        size_t a = 0;
-        while (a < m->n_arms &&
-               !(m->arms[a].engine_id == r->engine_id && !strcmp(m->arms[a].arm_key, r->arm_key ? r->arm_key : "")))
-            a++;
-        if (a == m->n_arms || !m->arms[a].tg.test[0])
-            continue;
-        const char *s = r->session ? r->session : "";
-        size_t k = 0;
-        while (strcmp(ss->name[k], s))
-            k++;
-        char date[11];
-        ev_date(ss->first[k], date);
-        for (size_t t = 0; t < r->n_results; t++)
-            if (!strcmp(r->results[t].test, m->arms[a].tg.test))
-                bucket_add(&b, nb, a, date, &r->results[t]);
-    }
-    return b;
-}
-
-/* The buckets' dates, sorted and distinct, the last `nights` of them (0 = all). */
-static char **last_dates(const bucket *b, size_t nb, size_t nights, size_t *n_out)
-{
-    char **dates = lvd_xcalloc(nb + 1, sizeof *dates);
-    size_t nd = 0;
-    for (size_t j = 0; j < nb; j++) {
-        int seen = 0;
-        for (size_t k = 0; k < nd && !seen; k++)
-            seen = !strcmp(dates[k], b[j].date);
-        if (!seen)
-            dates[nd++] = lvd_xstrdup(b[j].date);
-    }
-    qsort(dates, nd, sizeof *dates, cmp_str);
-    size_t skip = nights && nd > nights ? nd - nights : 0;
-    for (size_t k = 0; k < skip; k++)
-        free(dates[k]);
-    memmove(dates, dates + skip, (nd - skip) * sizeof *dates);
-    nd -= skip;
-    dates[nd] = NULL;
-    *n_out = nd;
-    return dates;
-}
-
-void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
-{
-    sessions ss;
-    sessions_build(&ss, runs, n);
-    size_t nb;
-    bucket *b = collect(m, runs, n, &ss, &nb);
-    m->dates = last_dates(b, nb, nights, &m->n_dates);
-    for (size_t a = 0; a < m->n_arms; a++) {
-        ev_arm *arm = &m->arms[a];
-        for (size_t k = 0; k < m->n_dates; k++) {
-            for (size_t j = 0; j < nb; j++) {
-                if (b[j].arm != a || strcmp(b[j].date, m->dates[k]))
-                    continue;
-                arm->hist = lvd_xrealloc(arm->hist, (arm->n_hist + 1) * sizeof *arm->hist);
-                ev_point *p = &arm->hist[arm->n_hist++];
-                snprintf(p->date, sizeof p->date, "%s", m->dates[k]);
-                qsort(b[j].v, b[j].n, sizeof *b[j].v, lvd_cmp_double);
-                p->median = stats_median(b[j].v, b[j].n);
-                p->n = b[j].n;
-            }
-        }
-    }
-    for (size_t j = 0; j < nb; j++)
-        free(b[j].v);
-    free(b);
-    sessions_free(&ss);
-}
-
 /* --- freeing ------------------------------------------------------------------ */
 
 static void arm_free(ev_arm *a)
@@ -567,6 +417,7 @@ static void arm_free(ev_arm *a)
     free(a->why);
     free(a->check);
     free(a->hist);
+    free(a->hist_pp);
 }
 
 void ev_model_free(ev_model *m)

@@ -38,7 +38,7 @@
  * said to be one. Unlike lvd select, nothing on disk is consulted, so the
  * page depends on the store only. History: per arm and session date (UTC day of
  * the session's first run), the median of the kept samples of the arm's tg
- * test over that date's ok runs; the last `nights` dates. */
+ * test (and of its pp test) over that date's ok runs; the last `nights` dates. */
 #ifndef LVD_EV_MODEL_H
 #define LVD_EV_MODEL_H
 
@@ -71,7 +71,7 @@ typedef struct ev_delta {
     size_t other;           /* index of the other arm in ev_model.arms */
 } ev_delta;
 
-/* One point of the tg history. */
+/* One point of the tg or pp history. */
 typedef struct ev_point {
     char date[11];          /* YYYY-MM-DD (UTC) */
     double median;
@@ -104,8 +104,10 @@ typedef struct ev_arm {
     ev_delta pp_vs_cpu, tg_vs_cpu; /* against the CPU reference */
     ev_delta pp_vs_alt, tg_vs_alt; /* against the best-ranked arm of another backend */
     char *check;            /* "pass (PPL ratio 1.0006, KLD 0.0012)", "base (CPU reference)", "not checked" */
-    ev_point *hist;
+    ev_point *hist;         /* the tg history (the arm's tg test), by date */
     size_t n_hist;
+    ev_point *hist_pp;      /* the pp history (the arm's pp test), by date */
+    size_t n_hist_pp;
     ev_depth_point *depth;  /* the leading arms only (evidence/depth.c), by depth */
     size_t n_depth;
 } ev_arm;
@@ -246,9 +248,10 @@ int ev_model_compute(ev_model *m, const ev_arm_in *in, size_t n, const char *obj
 void ev_depth_build(ev_model *m, const ev_arm_in *in, size_t n);
 void ev_depth_free(ev_model *m);
 
-/* Adds the tg history to m's arms from runs[0..n) (the model's runs, any
- * session, with samples): the last nights session dates (0 = all). Arms are
- * matched by engine id and arm key; each arm's tg test is m->arms[i].tg.test. */
+/* Adds the tg and pp histories to m's arms from runs[0..n) (the model's
+ * runs, any session, with samples): the last nights session dates of
+ * either (0 = all). Arms are matched by engine id and arm key; each arm's
+ * tests are m->arms[i].tg.test and .pp.test (evidence/history.c). */
 void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights);
 
 /* YYYY-MM-DD and "YYYY-MM-DD HH:MM UTC" of epoch seconds. */

@@ -21,7 +21,10 @@
  *   STEM-SHA12-pp.svg, STEM-SHA12-tg.svg   horizontal bars per arm, median
  *                                          with CI whiskers, excluded arms
  *                                          listed without a bar
- *   STEM-SHA12-tg-history.svg              tg median per arm per session date
+ *   STEM-SHA12-tg-history.svg, STEM-SHA12-pp-history.svg
+ *                                          tg (pp) median per arm per session
+ *                                          date, or per ISO week past 28 days,
+ *                                          a panel per backend (svghist.c)
  *   STEM-SHA12-pp-depth.svg, STEM-SHA12-tg-depth.svg
  *                                          median per leading arm (rank 1 to
  *                                          EV_DEPTH_ARMS) at each llama-bench
@@ -35,9 +38,9 @@
 #include <stddef.h>
 
 /* Which charts a model gets: pp bars when an arm has pp figures, tg bars
- * when one has tg figures, the history when there is a dated point. */
+ * when one has tg figures, each history when there is a dated point of it. */
 typedef struct ev_charts {
-    int pp, tg, history;
+    int pp, tg, history, pp_history;
     int tpj;               /* the tg tokens-per-joule chart (evidence/energy.h) */
     int pp_depth, tg_depth; /* two or more depths of the leading arms */
 } ev_charts;
@@ -64,13 +67,21 @@ void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p);
 void ev_ceilings_render_model(lvd_sb *sb, const ev_model *m);
 void ev_older_render(lvd_sb *sb, const ev_page *p);
 
+/* The recent pin decisions, newest first, a run of the same decision
+ * (pinned, candidate, decision, applied) folded into one row with its date
+ * range and its rules counted by kind (evidence/pinfold.c). */
+void ev_pin_render_recent(lvd_sb *sb, const ev_pin *pin);
+
 /* Horizontal bar chart of one test kind (tg 1: the tg column, 0: pp); _of
  * with the unit of the figures named ("t/s"; evidence/energy.c: tokens per
  * joule). */
 void ev_svg_bars(const ev_model *m, int tg, lvd_sb *out);
 void ev_svg_bars_of(const ev_model *m, int tg, const char *unit, lvd_sb *out);
-/* The tg history: one line per arm with points, dates on the x axis. */
+/* The history across nights (evidence/svghist.c, history.h): a panel per
+ * backend, a line per arm, nights (or ISO weeks past 28 days) on x; of the
+ * tg column (tg 1, ev_svg_history) or of the pp column (tg 0). */
 void ev_svg_history(const ev_model *m, lvd_sb *out);
+void ev_svg_history_of(const ev_model *m, int tg, lvd_sb *out);
 /* tg (1) or pp (0) against depth: one line per leading arm, depths on x. */
 void ev_svg_depth(const ev_model *m, int tg, lvd_sb *out);
 

@@ -1,9 +1,11 @@
-/* svg.c: the evidence charts as hand-written SVG 1.1 (no dependency): bars
- * with CI whiskers per arm, and the tg history across nights. Pure: an
+/* svg.c: the evidence charts as hand-written SVG 1.1 (no dependency): the
+ * shared primitives (svgkit.h), bars with CI whiskers per arm, and speed
+ * against context depth (the history is svghist.c). Pure: an
  * ev_model in, bytes out; every coordinate printed with one decimal so the
  * same model gives the same bytes. Not for the page (markdown.c). */
 #include "evidence/format.h"
 #include "evidence/render.h"
+#include "evidence/svgkit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,8 +13,6 @@
 #include <string.h>
 
 #define FONT "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
-#define CHAR_W 7.2        /* a generous advance of a 12 px sans character */
-#define LABEL_MAX 64      /* longer labels are cut with an ellipsis */
 
 /* Colour of a backend's bars (Okabe-Ito, legible for colour-blind readers). */
 static const char *backend_colour(const char *backend)
@@ -27,8 +27,7 @@ static const char *backend_colour(const char *backend)
     return "#E69F00";
 }
 
-/* Line colours of the history, by arm. */
-static const char *line_colour(size_t i)
+const char *ev_svg_line_colour(size_t i)
 {
     static const char *const pal[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                       "#E69F00", "#56B4E9", "#000000", "#7F7F7F"};
@@ -36,7 +35,7 @@ static const char *line_colour(size_t i)
 }
 
 /* A number with one decimal, never "-0.0". */
-static void num(lvd_sb *sb, double v)
+void ev_svg_num(lvd_sb *sb, double v)
 {
     char buf[48];
     snprintf(buf, sizeof buf, "%.1f", v);
@@ -45,11 +44,11 @@ static void num(lvd_sb *sb, double v)
     lvd_sb_adds(sb, buf);
 }
 
-/* Escaped text cut to LABEL_MAX characters (UTF-8 aware). */
+/* Escaped text cut to EV_SVG_LABEL_MAX characters (UTF-8 aware). */
 static void label_text(lvd_sb *sb, const char *s)
 {
     size_t chars = 0, i = 0;
-    for (; s[i] && chars < LABEL_MAX; i++)
+    for (; s[i] && chars < EV_SVG_LABEL_MAX; i++)
         chars += ((unsigned char)s[i] & 0xC0) != 0x80;
     while (s[i] && ((unsigned char)s[i] & 0xC0) == 0x80)
         i++;
@@ -60,32 +59,37 @@ static void label_text(lvd_sb *sb, const char *s)
     free(cut);
 }
 
-static size_t label_chars(const char *s)
+size_t ev_svg_label_chars(const char *s)
 {
     size_t n = 0;
     for (; *s; s++)
         n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n < LABEL_MAX ? n : LABEL_MAX + 1;
+    return n < EV_SVG_LABEL_MAX ? n : EV_SVG_LABEL_MAX + 1;
 }
 
-/* A "nice" axis step (1, 2 or 5 x 10^k) for about five intervals up to max. */
-static double nice_step(double max)
+double ev_svg_nice_step(double span, double intervals)
 {
-    if (!(max > 0))
+    if (!(span > 0) || !(intervals > 0))
         return 1;
-    double raw = max / 5.0, mag = pow(10.0, floor(log10(raw)));
+    double raw = span / intervals, mag = pow(10.0, floor(log10(raw)));
     double f = raw / mag;
     return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }
 
-/* <text>: s cut to LABEL_MAX characters, then rest (may be NULL) whole. */
-static void text_parts(lvd_sb *sb, double x, double y, const char *anchor, const char *extra, const char *s,
+/* The bar and depth charts' step: about five intervals from 0 to max. */
+static double nice_step(double max)
+{
+    return ev_svg_nice_step(max, 5.0);
+}
+
+/* <text>: s cut to EV_SVG_LABEL_MAX characters, then rest (may be NULL) whole. */
+void ev_svg_text_parts(lvd_sb *sb, double x, double y, const char *anchor, const char *extra, const char *s,
                        const char *rest)
 {
     lvd_sb_adds(sb, "<text x=\"");
-    num(sb, x);
+    ev_svg_num(sb, x);
     lvd_sb_adds(sb, "\" y=\"");
-    num(sb, y);
+    ev_svg_num(sb, y);
     lvd_sb_addf(sb, "\" text-anchor=\"%s\"%s%s>", anchor, extra ? " " : "", extra ? extra : "");
     label_text(sb, s);
     if (rest)
@@ -93,19 +97,19 @@ static void text_parts(lvd_sb *sb, double x, double y, const char *anchor, const
     lvd_sb_adds(sb, "</text>\n");
 }
 
-static void text(lvd_sb *sb, double x, double y, const char *anchor, const char *extra, const char *s)
+void ev_svg_text(lvd_sb *sb, double x, double y, const char *anchor, const char *extra, const char *s)
 {
-    text_parts(sb, x, y, anchor, extra, s, NULL);
+    ev_svg_text_parts(sb, x, y, anchor, extra, s, NULL);
 }
 
 /* The chart's title, never cut. */
-static void title_text(lvd_sb *sb, const char *s)
+void ev_svg_title(lvd_sb *sb, const char *s)
 {
-    text_parts(sb, 10, 20, "start", "font-size=\"14\" font-weight=\"bold\"", "", s);
+    ev_svg_text_parts(sb, 10, 20, "start", "font-size=\"14\" font-weight=\"bold\"", "", s);
 }
 
 /* An axis tick: as many decimals as the step needs ("0", "200", "0.5"). */
-static void tick_label(lvd_sb *sb, double v, double step)
+void ev_svg_tick_label(lvd_sb *sb, double v, double step)
 {
     int d = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
     char buf[48];
@@ -113,36 +117,36 @@ static void tick_label(lvd_sb *sb, double v, double step)
     lvd_sb_adds(sb, buf);
 }
 
-static void line(lvd_sb *sb, double x1, double y1, double x2, double y2, const char *style)
+void ev_svg_line(lvd_sb *sb, double x1, double y1, double x2, double y2, const char *style)
 {
     lvd_sb_adds(sb, "<line x1=\"");
-    num(sb, x1);
+    ev_svg_num(sb, x1);
     lvd_sb_adds(sb, "\" y1=\"");
-    num(sb, y1);
+    ev_svg_num(sb, y1);
     lvd_sb_adds(sb, "\" x2=\"");
-    num(sb, x2);
+    ev_svg_num(sb, x2);
     lvd_sb_adds(sb, "\" y2=\"");
-    num(sb, y2);
+    ev_svg_num(sb, y2);
     lvd_sb_addf(sb, "\" %s/>\n", style);
 }
 
-static void open_svg(lvd_sb *sb, double w, double h, const char *title)
+void ev_svg_open(lvd_sb *sb, double w, double h, const char *title)
 {
     lvd_sb_adds(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"");
-    num(sb, w);
+    ev_svg_num(sb, w);
     lvd_sb_adds(sb, "\" height=\"");
-    num(sb, h);
+    ev_svg_num(sb, h);
     lvd_sb_adds(sb, "\" viewBox=\"0 0 ");
-    num(sb, w);
+    ev_svg_num(sb, w);
     lvd_sb_adds(sb, " ");
-    num(sb, h);
+    ev_svg_num(sb, h);
     lvd_sb_adds(sb, "\" " FONT " font-size=\"12\">\n<title>");
     ev_xml(sb, title);
     lvd_sb_adds(sb, "</title>\n<rect x=\"0\" y=\"0\" width=\"");
-    num(sb, w);
+    ev_svg_num(sb, w);
     lvd_sb_adds(sb, "\" height=\"");
-    num(sb, h);
+    ev_svg_num(sb, h);
     lvd_sb_adds(sb, "\" fill=\"#ffffff\"/>\n");
 }
 
@@ -152,10 +156,10 @@ static void x_grid(lvd_sb *sb, double x0, double scale, double max, double y_top
     double step = nice_step(max);
     for (double v = 0; v <= max + step * 1e-9; v += step) {
         double x = x0 + v * scale;
-        line(sb, x, y_top, x, y_bottom, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
+        ev_svg_line(sb, x, y_top, x, y_bottom, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
         lvd_sb lbl = {0};
-        tick_label(&lbl, v, step);
-        text(sb, x, y_bottom + 14, "middle", "fill=\"#555555\"", lvd_sb_str(&lbl));
+        ev_svg_tick_label(&lbl, v, step);
+        ev_svg_text(sb, x, y_bottom + 14, "middle", "fill=\"#555555\"", lvd_sb_str(&lbl));
         lvd_sb_free(&lbl);
     }
 }
@@ -178,72 +182,72 @@ void ev_svg_bars_of(const ev_model *m, int tg, const char *unit, lvd_sb *out)
             max = s->hi;
         if (s->has && s->median > max)
             max = s->median;
-        if (label_chars(m->arms[i].label) > longest)
-            longest = label_chars(m->arms[i].label);
+        if (ev_svg_label_chars(m->arms[i].label) > longest)
+            longest = ev_svg_label_chars(m->arms[i].label);
     }
     double step = nice_step(max);
     double axis_max = max > 0 ? ceil(max / step) * step : 1;
     const double row = 24, top = 44, plot_w = 420, value_w = 150;
-    double label_w = ceil(longest * CHAR_W) + 20;
+    double label_w = ceil(longest * EV_SVG_CHAR_W) + 20;
     double x0 = label_w, w = label_w + plot_w + value_w;
     double h = top + row * (double)(m->n_arms ? m->n_arms : 1) + 44;
     double scale = plot_w / axis_max;
 
     lvd_sb title = {0};
     lvd_sb_addf(&title, "%s %s per arm (median, 95 %% CI): %s", test, unit, m->name);
-    open_svg(out, w, h, lvd_sb_str(&title));
-    title_text(out, lvd_sb_str(&title));
+    ev_svg_open(out, w, h, lvd_sb_str(&title));
+    ev_svg_title(out, lvd_sb_str(&title));
     lvd_sb_free(&title);
     double y_bottom = top + row * (double)(m->n_arms ? m->n_arms : 1);
     x_grid(out, x0, scale, axis_max, top - 6, y_bottom);
     if (!m->n_arms)
-        text(out, x0 + 8, top + 16, "start", "fill=\"#555555\"", "no arms measured");
+        ev_svg_text(out, x0 + 8, top + 16, "start", "fill=\"#555555\"", "no arms measured");
     for (size_t i = 0; i < m->n_arms; i++) {
         const ev_arm *a = &m->arms[i];
         const ev_stat *s = tg ? &a->tg : &a->pp;
         double cy = top + row * (double)i + row / 2;
-        text(out, x0 - 8, cy + 4, "end", a->is_verdict ? "font-weight=\"bold\"" : NULL, a->label);
+        ev_svg_text(out, x0 - 8, cy + 4, "end", a->is_verdict ? "font-weight=\"bold\"" : NULL, a->label);
         int ok = !strcmp(a->status, "ok");
         if (!s->has) {
             lvd_sb why = {0};
             lvd_sb_adds(&why, ok ? "not measured" : !strcmp(a->status, "gpu_ignored") ? "GPU flags ignored" : a->status);
-            text(out, x0 + 6, cy + 4, "start", "fill=\"#888888\" font-style=\"italic\"", lvd_sb_str(&why));
+            ev_svg_text(out, x0 + 6, cy + 4, "start", "fill=\"#888888\" font-style=\"italic\"", lvd_sb_str(&why));
             lvd_sb_free(&why);
             continue;
         }
         /* excluded arms with data: hatched by opacity, never ranked */
         lvd_sb_adds(out, "<rect x=\"");
-        num(out, x0);
+        ev_svg_num(out, x0);
         lvd_sb_adds(out, "\" y=\"");
-        num(out, cy - 8);
+        ev_svg_num(out, cy - 8);
         lvd_sb_adds(out, "\" width=\"");
-        num(out, s->median * scale);
+        ev_svg_num(out, s->median * scale);
         lvd_sb_addf(out, "\" height=\"16\" fill=\"%s\"%s/>\n", backend_colour(a->backend),
                     ok ? "" : " fill-opacity=\"0.35\"");
         const char *wstyle = "stroke=\"#222222\" stroke-width=\"1.5\"";
-        line(out, x0 + s->lo * scale, cy, x0 + s->hi * scale, cy, wstyle);
-        line(out, x0 + s->lo * scale, cy - 5, x0 + s->lo * scale, cy + 5, wstyle);
-        line(out, x0 + s->hi * scale, cy - 5, x0 + s->hi * scale, cy + 5, wstyle);
+        ev_svg_line(out, x0 + s->lo * scale, cy, x0 + s->hi * scale, cy, wstyle);
+        ev_svg_line(out, x0 + s->lo * scale, cy - 5, x0 + s->lo * scale, cy + 5, wstyle);
+        ev_svg_line(out, x0 + s->hi * scale, cy - 5, x0 + s->hi * scale, cy + 5, wstyle);
         lvd_sb v = {0};
         ev_fmt_ts(&v, s->median);
         if (!ok)
             lvd_sb_addf(&v, "  %s", !strcmp(a->status, "gpu_ignored") ? "GPU flags ignored (CPU speed)" : a->status);
         if (strcmp(s->test, test))
             lvd_sb_addf(&v, " (%s)", s->test);
-        text(out, x0 + fmax(s->hi, s->median) * scale + 8, cy + 4, "start", NULL, lvd_sb_str(&v));
+        ev_svg_text(out, x0 + fmax(s->hi, s->median) * scale + 8, cy + 4, "start", NULL, lvd_sb_str(&v));
         lvd_sb_free(&v);
     }
     lvd_sb_adds(out, "</svg>\n");
 }
 
-/* The history chart's frame: where the plot lies and its y scale. */
+/* The depth chart's frame: where the plot lies, its y scale and the legend. */
 typedef struct hist_frame {
     double x0, x1, top, y_bottom, plot_h, axis_max, legend_row;
     size_t nd;
 } hist_frame;
 
-/* x of date index d on the frame. */
-static double hist_x(const hist_frame *f, size_t d)
+/* x of depth index d on the frame. */
+static double depth_x(const hist_frame *f, size_t d)
 {
     return f->nd == 1 ? (f->x0 + f->x1) / 2 : f->x0 + (f->x1 - f->x0) * (double)d / (double)(f->nd - 1);
 }
@@ -254,109 +258,14 @@ static void legend_row(lvd_sb *out, const hist_frame *f, size_t legend, const ch
 {
     double ly = f->y_bottom + 40 + f->legend_row * (double)legend;
     lvd_sb_adds(out, "<rect x=\"");
-    num(out, f->x0);
+    ev_svg_num(out, f->x0);
     lvd_sb_adds(out, "\" y=\"");
-    num(out, ly - 9);
+    ev_svg_num(out, ly - 9);
     lvd_sb_addf(out, "\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", colour);
-    text_parts(out, f->x0 + 20, ly, "start", NULL, label, suffix);
-}
-
-/* One arm's line (or lone point), its dots and its legend row. */
-static void hist_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, const hist_frame *f, size_t legend)
-{
-    const char *colour = line_colour(legend);
-    if (a->n_hist > 1)
-        lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
-    for (int pass = a->n_hist > 1 ? 0 : 1; pass < 2; pass++) {
-        for (size_t k = 0, d = 0; k < a->n_hist; k++) {
-            while (d < f->nd && strcmp(m->dates[d], a->hist[k].date))
-                d++;
-            double x = hist_x(f, d);
-            double y = f->y_bottom - a->hist[k].median / f->axis_max * f->plot_h;
-            if (pass == 0) {
-                lvd_sb_adds(out, k ? " " : "");
-                num(out, x);
-                lvd_sb_adds(out, ",");
-                num(out, y);
-            } else {
-                lvd_sb_adds(out, "<circle cx=\"");
-                num(out, x);
-                lvd_sb_adds(out, "\" cy=\"");
-                num(out, y);
-                lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
-            }
-        }
-        if (pass == 0)
-            lvd_sb_adds(out, "\"/>\n");
-    }
-    lvd_sb lbl = {0};
-    lvd_sb_adds(&lbl, ": ");
-    ev_fmt_ts(&lbl, a->hist[a->n_hist - 1].median);
-    lvd_sb_addf(&lbl, " on %s", a->hist[a->n_hist - 1].date);
-    legend_row(out, f, legend, colour, a->label, lvd_sb_str(&lbl));
-    lvd_sb_free(&lbl);
-}
-
-/* The horizontal grid with the y labels, and at most about eight date
- * labels (always the last). */
-static void hist_axes(lvd_sb *out, const ev_model *m, const hist_frame *f, double step)
-{
-    for (double v = 0; v <= f->axis_max + step * 1e-9; v += step) {
-        double y = f->y_bottom - v / f->axis_max * f->plot_h;
-        line(out, f->x0, y, f->x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
-        lvd_sb lbl = {0};
-        tick_label(&lbl, v, step);
-        text(out, f->x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
-        lvd_sb_free(&lbl);
-    }
-    size_t every = f->nd > 8 ? (f->nd + 7) / 8 : 1;
-    for (size_t k = 0; k < f->nd; k++)
-        if (k % every == 0 || k + 1 == f->nd)
-            text(out, hist_x(f, k), f->y_bottom + 16, "middle", "fill=\"#555555\"", m->dates[k]);
-}
-
-void ev_svg_history(const ev_model *m, lvd_sb *out)
-{
-    const char *test = m->tg_test[0] ? m->tg_test : "tg";
-    size_t nd = m->n_dates, shown = 0;
-    double max = 0;
-    for (size_t i = 0; i < m->n_arms; i++) {
-        shown += m->arms[i].n_hist > 0;
-        for (size_t k = 0; k < m->arms[i].n_hist; k++)
-            if (m->arms[i].hist[k].median > max)
-                max = m->arms[i].hist[k].median;
-    }
-    double step = nice_step(max);
-    const double w = 760;
-    hist_frame f = {.x0 = 70, .top = 44, .plot_h = 220, .legend_row = 18, .nd = nd};
-    f.axis_max = max > 0 ? ceil(max / step) * step : 1;
-    /* the last date label is centred on the plot's right end: leave it room */
-    double half_date = nd ? ceil((double)label_chars(m->dates[nd - 1]) * CHAR_W / 2) : 0;
-    f.x1 = w - fmax(30, half_date + 6);
-    f.y_bottom = f.top + f.plot_h;
-    double h = f.y_bottom + 40 + f.legend_row * (double)(shown ? shown : 1) + 10;
-    lvd_sb title = {0};
-    lvd_sb_addf(&title, "%s t/s per arm across nights (median per session date): %s", test, m->name);
-    open_svg(out, w, h, lvd_sb_str(&title));
-    title_text(out, lvd_sb_str(&title));
-    lvd_sb_free(&title);
-    hist_axes(out, m, &f, step);
-    size_t legend = 0;
-    for (size_t i = 0; i < m->n_arms; i++)
-        if (m->arms[i].n_hist)
-            hist_arm(out, m, &m->arms[i], &f, legend++);
-    if (!shown)
-        text(out, f.x0 + 8, f.top + 16, "start", "fill=\"#555555\"", "no dated measurements");
-    lvd_sb_adds(out, "</svg>\n");
+    ev_svg_text_parts(out, f->x0 + 20, ly, "start", NULL, label, suffix);
 }
 
 /* --- throughput against context depth ------------------------------------ */
-
-/* The depth chart's frame: the history's, with the depths as the x categories. */
-static double depth_x(const hist_frame *f, size_t d)
-{
-    return hist_x(f, d);
-}
 
 static double point_value(const ev_depth_point *p, int tg, int *has)
 {
@@ -367,7 +276,7 @@ static double point_value(const ev_depth_point *p, int tg, int *has)
 /* One leading arm's line over the depths, its dots and its legend row. */
 static void depth_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, int tg, const hist_frame *f, size_t legend)
 {
-    const char *colour = line_colour(legend);
+    const char *colour = ev_svg_line_colour(legend);
     lvd_sb pts = {0};
     double last = 0;
     for (size_t k = 0, d = 0; k < a->n_depth; k++) {
@@ -379,13 +288,13 @@ static void depth_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, int tg, c
             continue;
         double x = depth_x(f, d), y = f->y_bottom - v / f->axis_max * f->plot_h;
         lvd_sb_adds(&pts, pts.len ? " " : "");
-        num(&pts, x);
+        ev_svg_num(&pts, x);
         lvd_sb_adds(&pts, ",");
-        num(&pts, y);
+        ev_svg_num(&pts, y);
         lvd_sb_adds(out, "<circle cx=\"");
-        num(out, x);
+        ev_svg_num(out, x);
         lvd_sb_adds(out, "\" cy=\"");
-        num(out, y);
+        ev_svg_num(out, y);
         lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
         last = v;
     }
@@ -422,21 +331,21 @@ void ev_svg_depth(const ev_model *m, int tg, lvd_sb *out)
     const char *test = tg ? m->tg_test : m->pp_test;
     lvd_sb_addf(&title, "%.*s t/s against context depth (llama-bench -d), leading arms: %s",
                 (int)strcspn(*test ? test : tg ? "tg" : "pp", "@"), *test ? test : tg ? "tg" : "pp", m->name);
-    open_svg(out, 760, h, lvd_sb_str(&title));
-    title_text(out, lvd_sb_str(&title));
+    ev_svg_open(out, 760, h, lvd_sb_str(&title));
+    ev_svg_title(out, lvd_sb_str(&title));
     lvd_sb_free(&title);
     for (double v = 0; v <= f.axis_max + step * 1e-9; v += step) {
         double y = f.y_bottom - v / f.axis_max * f.plot_h;
-        line(out, f.x0, y, f.x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
+        ev_svg_line(out, f.x0, y, f.x1, y, "stroke=\"#e0e0e0\" stroke-width=\"1\"");
         lvd_sb lbl = {0};
-        tick_label(&lbl, v, step);
-        text(out, f.x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
+        ev_svg_tick_label(&lbl, v, step);
+        ev_svg_text(out, f.x0 - 6, y + 4, "end", "fill=\"#555555\"", lvd_sb_str(&lbl));
         lvd_sb_free(&lbl);
     }
     for (size_t k = 0; k < m->n_depths; k++) {
         char d[32];
         snprintf(d, sizeof d, "d%d", m->depths[k]);
-        text(out, depth_x(&f, k), f.y_bottom + 16, "middle", "fill=\"#555555\"", d);
+        ev_svg_text(out, depth_x(&f, k), f.y_bottom + 16, "middle", "fill=\"#555555\"", d);
     }
     size_t legend = 0;
     for (size_t i = 0; i < m->n_arms; i++)

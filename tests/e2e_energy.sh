@@ -81,6 +81,8 @@ expect_rc "evidence" 0
 check "the arms table has J/token columns" grep -q "tg32 J/token \[95 % CI\]" "$W/ev/page.md"
 check "the Vulkan arm's J/token on the page" grep -qE "\| 0\.2[0-9]+ \[0\.2[0-9]+, 0\.2[0-9]+\] \|$" "$W/ev/page.md"
 check "a tokens-per-joule chart beside the t/s chart" bash -c "grep -q 'tg-tpj.svg' '$W/ev/page.md' && grep -q 'tokens per joule per arm' '$W'/ev/page-*-tg-tpj.svg"
+check "the energy page's charts draw no text over another (rsvg-convert)" \
+  bash -c "python3 '$LVD_SOURCE/tests/svg-text-boxes.py' '$W'/ev/page-*.svg"
 
 # ------------------------------------------------------------ short windows grow
 world short

@@ -115,7 +115,7 @@ v = json.load(open(sys.argv[1]))
 d = os.path.dirname(sys.argv[2])
 assert v["page"] == sys.argv[2], v["page"]
 svgs = [os.path.join(d, "h200-example-" + m + "-" + k + ".svg") for m in ("973978067daa", "000000000000")
-        for k in ("pp", "tg", "tg-history")]
+        for k in ("pp", "tg", "tg-history", "pp-history")]
 assert v["files"] == svgs + [sys.argv[2]], v["files"]
 m = v["models"]
 assert [x["name"] for x in m] == ["dense-1b-f16.gguf", "moe-8x-f16.gguf"], m
@@ -185,7 +185,7 @@ grep -qF -- "- Placement unknown for the measured leader (no verdict: \`lvd sele
   fail "MoE placement"
 grep -qF -- "No pin decision recorded in this store" "$P" || fail "pin section"
 for m in 973978067daa 000000000000; do
-  for k in pp tg tg-history; do
+  for k in pp tg tg-history pp-history; do
     grep -qF -- "](h200-example-$m-$k.svg)" "$P" || fail "no link to the $m $k chart"
   done
 done
@@ -212,7 +212,7 @@ for model, arms, points in (("973978067daa", 8, 6), ("000000000000", 6, 4)):
 PY
 
 # --- determinism: the same store gives the same bytes, wherever the page goes ----------
-FILES=(h200-example.md h200-example-{973978067daa,000000000000}-{pp,tg,tg-history}.svg)
+FILES=(h200-example.md h200-example-{973978067daa,000000000000}-{pp,tg,tg-history,pp-history}.svg)
 ev --host h200 --title "$TITLE" --out "$tmp/b/h200-example.md" >/dev/null
 for f in "${FILES[@]}"; do
   cmp -s "$tmp/a/docs/evidence/$f" "$tmp/b/$f" || fail "$f differs between two renders of one store"
@@ -265,8 +265,8 @@ grep -qxF -- "  $line" "$N" || fail "launch line: lvd select printed '$line'"
 python3 - "$tmp/night" <<'PY' || fail "nightly charts"
 import glob, sys, xml.etree.ElementTree as ET
 files = sorted(glob.glob(sys.argv[1] + "/page-*.svg"))
-assert [f.split("-194f08028caf-")[-1] for f in files] == ["pp-depth.svg", "pp.svg", "tg-depth.svg",
-                                                           "tg-history.svg", "tg.svg"], files
+assert [f.split("-194f08028caf-")[-1] for f in files] == ["pp-depth.svg", "pp-history.svg", "pp.svg",
+                                                           "tg-depth.svg", "tg-history.svg", "tg.svg"], files
 for f in files:
     ET.parse(f)
 # tg against depth: the leading arms, one x label per depth lvd bench measured (0 and half of -c)
@@ -277,4 +277,8 @@ assert labels[:2] == ["d0", "d2048"], labels
 assert len(list(d.iter(ns + "polyline"))) == 3, "one line per leading arm"
 PY
 grep -qF -- "-194f08028caf-tg-depth.svg)" "$N" || fail "the page links the depth chart"
+
+# --- every chart drawn (rsvg-convert): no text over another or cut by the edge ---
+out=$(python3 "$LVD_SOURCE/tests/svg-text-boxes.py" "$(dirname "$OUT")"/*.svg "$tmp"/night/page-*.svg) ||
+  fail "charts with overlapping text: $out"
 e2e_finish

@@ -1,0 +1,251 @@
+/* history.c: each arm's history across nights: its nightly medians from
+ * the runs (model.h ev_history_build), and the chart's points from those by
+ * night or by ISO week (evidence/history.h). Pure. Not for drawing
+ * (svghist.c). */
+#include "evidence/history.h"
+
+#include "stats/stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+long ev_day_of(const char *date)
+{
+    int y = 1970, m = 1, d = 1;
+    if (sscanf(date, "%d-%d-%d", &y, &m, &d) != 3)
+        return 0;
+    /* days from the civil date (proleptic Gregorian), March-based years */
+    y -= m <= 2;
+    long era = (y >= 0 ? y : y - 399) / 400;
+    long yoe = y - era * 400;
+    long doy = (153L * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+void ev_day_date(long day, char out[11])
+{
+    long z = day + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    long doe = z - era * 146097;
+    long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    long d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+    long y = yoe + era * 400 + (m <= 2);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%04ld-%02ld-%02ld", y, m, d);
+    snprintf(out, 11, "%.10s", buf);
+}
+
+int ev_hist_weekly(const ev_model *m)
+{
+    if (m->n_dates < 2)
+        return 0;
+    return ev_day_of(m->dates[m->n_dates - 1]) - ev_day_of(m->dates[0]) > EV_HIST_DAILY_DAYS;
+}
+
+/* The Monday of day's ISO week (1970-01-01 was a Thursday). */
+static long week_of(long day)
+{
+    long since_monday = ((day + 3) % 7 + 7) % 7;
+    return day - since_monday;
+}
+
+/* One week's point from the nightly medians v[0..n) of days day[0..n). */
+static void week_point(ev_hist_pt *p, long monday, double *v, const long *day, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    ev_day_date(monday, p->date);
+    p->day = (double)(day[0] + day[n - 1]) / 2.0;
+    qsort(v, n, sizeof *v, lvd_cmp_double);
+    p->median = stats_median(v, n);
+    p->lo = v[0];
+    p->hi = v[n - 1];
+    p->nights = n;
+}
+
+void ev_hist_points(const ev_point *hist, size_t nh, int weekly, ev_hist_pt **out, size_t *n)
+{
+    *out = lvd_xcalloc(nh ? nh : 1, sizeof **out);
+    *n = 0;
+    double *v = lvd_xcalloc(nh ? nh : 1, sizeof *v);
+    long *day = lvd_xcalloc(nh ? nh : 1, sizeof *day);
+    for (size_t k = 0, start = 0; k < nh; k++) {
+        day[k] = ev_day_of(hist[k].date);
+        v[k] = hist[k].median;
+        if (!weekly) {
+            ev_hist_pt *p = &(*out)[(*n)++];
+            snprintf(p->date, sizeof p->date, "%s", hist[k].date);
+            p->day = (double)day[k];
+            p->median = p->lo = p->hi = v[k];
+            p->nights = 1;
+            continue;
+        }
+        int last = k + 1 == nh || week_of(ev_day_of(hist[k + 1].date)) != week_of(day[k]);
+        if (last) {
+            week_point(&(*out)[(*n)++], week_of(day[k]), v + start, day + start, k + 1 - start);
+            start = k + 1;
+        }
+    }
+    free(v);
+    free(day);
+}
+
+/* --- nightly medians from runs ------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct bucket {
+    size_t arm;
+    int tg;                 /* the arm's tg test (1) or its pp test (0) */
+    char date[11];
+    double *v;
+    size_t n;
+} bucket;
+
+/* The sessions of the runs and each one's first start (which dates it). */
+typedef struct sessions {
+    char **name;
+    int64_t *first;
+    size_t n;
+} sessions;
+
+static void sessions_build(sessions *ss, const lvd_run *runs, size_t n)
+{
+    ss->name = lvd_xcalloc(n + 1, sizeof *ss->name);
+    ss->first = lvd_xcalloc(n + 1, sizeof *ss->first);
+    ss->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = runs[i].session ? runs[i].session : "";
+        size_t k = 0;
+        while (k < ss->n && strcmp(ss->name[k], s))
+            k++;
+        if (k == ss->n) {
+            ss->name[ss->n] = lvd_xstrdup(s);
+            ss->first[ss->n++] = runs[i].started_at;
+        } else if (runs[i].started_at < ss->first[k]) {
+            ss->first[k] = runs[i].started_at;
+        }
+    }
+}
+
+static void sessions_free(sessions *ss)
+{
+    for (size_t k = 0; k < ss->n; k++)
+        free(ss->name[k]);
+    free(ss->name);
+    free(ss->first);
+}
+
+/* Adds r's kept samples of arm a to the bucket of (a, tg, date). */
+static void bucket_add(bucket **b, size_t *nb, size_t a, int tg, const char *date, const lvd_result *r)
+{
+    double *kept;
+    size_t nk = stats_result_kept(r, &kept, NULL);
+    if (!nk)
+        return;
+    size_t j = *nb; /* newest first: the runs come by night */
+    while (j > 0 && !((*b)[j - 1].arm == a && (*b)[j - 1].tg == tg && !strcmp((*b)[j - 1].date, date)))
+        j--;
+    j = j ? j - 1 : *nb;
+    if (j == *nb) {
+        *b = lvd_xrealloc(*b, (*nb + 1) * sizeof **b);
+        (*b)[j] = (bucket){.arm = a, .tg = tg};
+        snprintf((*b)[j].date, sizeof (*b)[j].date, "%s", date);
+        (*nb)++;
+    }
+    bucket *x = &(*b)[j];
+    x->v = lvd_xrealloc(x->v, (x->n + nk) * sizeof *x->v);
+    memcpy(x->v + x->n, kept, nk * sizeof *kept);
+    x->n += nk;
+    free(kept);
+}
+
+/* The buckets of (arm, test, session date) of the ok runs' samples of each
+ * arm's tg and pp tests. */
+static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const sessions *ss, size_t *nb)
+{
+    bucket *b = NULL;
+    *nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lvd_run *r = &runs[i];
+        if (strcmp(r->status, "ok"))
+            continue;
+        size_t a = 0;
+        while (a < m->n_arms &&
+               !(m->arms[a].engine_id == r->engine_id && !strcmp(m->arms[a].arm_key, r->arm_key ? r->arm_key : "")))
+            a++;
+        if (a == m->n_arms)
+            continue;
+        const char *s = r->session ? r->session : "";
+        size_t k = 0;
+        while (strcmp(ss->name[k], s))
+            k++;
+        char date[11];
+        ev_date(ss->first[k], date);
+        for (size_t t = 0; t < r->n_results; t++)
+            for (int tg = 0; tg < 2; tg++) {
+                const char *test = tg ? m->arms[a].tg.test : m->arms[a].pp.test;
+                if (*test && !strcmp(r->results[t].test, test))
+                    bucket_add(&b, nb, a, tg, date, &r->results[t]);
+            }
+    }
+    return b;
+}
+
+/* The buckets' dates, sorted and distinct, the last `nights` of them (0 = all). */
+static char **last_dates(const bucket *b, size_t nb, size_t nights, size_t *n_out)
+{
+    char **dates = lvd_xcalloc(nb + 1, sizeof *dates);
+    size_t nd = 0;
+    for (size_t j = 0; j < nb; j++) {
+        int seen = 0;
+        for (size_t k = 0; k < nd && !seen; k++)
+            seen = !strcmp(dates[k], b[j].date);
+        if (!seen)
+            dates[nd++] = lvd_xstrdup(b[j].date);
+    }
+    qsort(dates, nd, sizeof *dates, cmp_str);
+    size_t skip = nights && nd > nights ? nd - nights : 0;
+    for (size_t k = 0; k < skip; k++)
+        free(dates[k]);
+    memmove(dates, dates + skip, (nd - skip) * sizeof *dates);
+    nd -= skip;
+    dates[nd] = NULL;
+    *n_out = nd;
+    return dates;
+}
+
+/* Appends bucket j's median as a point of its arm's tg or pp history. */
+static void add_point(ev_arm *arm, bucket *j)
+{
+    ev_point **hist = j->tg ? &arm->hist : &arm->hist_pp;
+    size_t *n = j->tg ? &arm->n_hist : &arm->n_hist_pp;
+    *hist = lvd_xrealloc(*hist, (*n + 1) * sizeof **hist);
+    ev_point *p = &(*hist)[(*n)++];
+    snprintf(p->date, sizeof p->date, "%s", j->date);
+    qsort(j->v, j->n, sizeof *j->v, lvd_cmp_double);
+    p->median = stats_median(j->v, j->n);
+    p->n = j->n;
+}
+
+void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
+{
+    sessions ss;
+    sessions_build(&ss, runs, n);
+    size_t nb;
+    bucket *b = collect(m, runs, n, &ss, &nb);
+    m->dates = last_dates(b, nb, nights, &m->n_dates);
+    for (size_t a = 0; a < m->n_arms; a++)
+        for (size_t k = 0; k < m->n_dates; k++)
+            for (size_t j = 0; j < nb; j++)
+                if (b[j].arm == a && !strcmp(b[j].date, m->dates[k]))
+                    add_point(&m->arms[a], &b[j]);
+    for (size_t j = 0; j < nb; j++)
+        free(b[j].v);
+    free(b);
+    sessions_free(&ss);
+}
