@@ -79,4 +79,87 @@ expect_rc "the page of box-1" 0
 check "a store with several hosts: the page ends with the fleet" grep -q "^## Fleet$" "$tmp/page/p.md"
 check "with the map" grep -q "^### Backend map: tg$" "$tmp/page/p.md"
 
+# ------------------------------------------------------------ pin --fleet
+# Three Vulkan boxes with the pinned b9749 and a candidate b9750 each: the
+# candidate decodes 10 % faster on pin-a and pin-b and 4 % slower on pin-c.
+world pin
+PINF=$tmp/llama.pin
+printf 'build = b9749\nflavour = bin-ubuntu-vulkan-x64\n' >"$PINF"
+cp "$PINF" "$tmp/llama.pin.orig"
+# pinbox HOST CANDIDATE_TG: HOST's old and new Vulkan builds on one GTX 1060
+pinbox() {
+  fake_engine "$W/$1-old" "noise = 0.003" "device = Vulkan0|$GTX|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
+  fake_engine "$W/$1-new" "noise = 0.003" "build_number = 9750" "device = Vulkan0|$GTX|6144|5900" \
+    "dev.Vulkan0.tg = $2" "dev.Vulkan0.pp = 2500"
+  reg "$W/$1-old" b9749
+  reg "$W/$1-new" b9750
+}
+pinbox pin-a 770
+pinbox pin-b 770
+pinbox pin-c 672
+for h in pin-a pin-b pin-c; do night "$h" "$h-old,$h-new" n1; done
+
+lvd pin --pin-file "$PINF" --candidate b9750 --fleet --promote
+expect_rc "pin --fleet decides" 0
+check "one host's regression holds the fleet, named" \
+  has "^  regression on pin-c: tg128(@d2048)? on vulkan -4\.[0-9] % \[CI -[0-9.]+ %, -[0-9.]+ %\]"
+check "the decision line keeps the pin" has "^pinned b9749 \(bin-ubuntu-vulkan-x64\), candidate b9750: keep$"
+check "per host: pin-a shows its win (first night on its own)" has "^  pin-a +first-night +first night"
+check "per host: pin-c its regression" has "^  pin-c +regression +regression: tg128(@d2048)? on vulkan -4"
+check "text: the comparisons are left to --json" has "^every host's comparisons: --json$"
+check "the pin file is untouched" same "$PINF" "$tmp/llama.pin.orig"
+lvd pin --pin-file "$PINF" --candidate b9750 --fleet --no-record --json
+expect_rc "pin --fleet --json" 0
+check "--json: the fleet's hold and rule" is "(d['hold'], d['rule'].startswith('regression on pin-c: tg128'), ' on vulkan -4.' in d['rule'])" "('regression', True, True)"
+check "--json: per-host outcomes" \
+  is "[(h['host'], h['hold'], h['measured'], h['held_the_fleet']) for h in d['hosts']]" \
+  "[('pin-a', 'first-night', True, False), ('pin-b', 'first-night', True, False), ('pin-c', 'regression', True, True)]"
+check "--json: every host's comparisons (2 fa x 2 depths x pp, tg each), each naming its host" \
+  is "(len(d['comparisons']), [h['comparisons'] for h in d['hosts']], sorted({c['host'] for c in d['comparisons']}))" \
+  "(24, [8, 8, 8], ['pin-a', 'pin-b', 'pin-c'])"
+check "--json: pin-c's regressions are pin-c's" \
+  is "sorted({c['host'] for c in d['comparisons'] if not c['no_regression']})" "['pin-c']"
+lvd pin --pin-file "$PINF" --candidate b9750 --fleet --host pin-a
+expect_rc "--fleet with --host" 2
+
+# pin-c measures the candidate again, now as fast as the others: the fleet
+# would promote; its first night, since no earlier decision would have
+sed -i 's/^dev.Vulkan0.tg = 672$/dev.Vulkan0.tg = 770/' "$W/pin-c-new/fake-scenario"
+LVD_HOST=pin-c capture "$LVD_BIN/lvd" bench --model "$MODEL" --engines pin-c-old,pin-c-new --reps 5 --budget 120s --session pin-c-n3
+expect_rc "pin-c's second night" 0
+lvd pin --pin-file "$PINF" --candidate b9750 --fleet --json
+check "no host holds: the fleet's rule 7 (first night) speaks" \
+  is "(d['hold'], d['would_promote'], d['rule'].endswith('3 hosts measured both builds'))" "('first-night', True, True)"
+lvd pin --pin-file "$PINF" --candidate b9750 --fleet --no-record --json
+check "the same measurements a second time are still one night" is "d['hold']" "first-night"
+
+# ------------------------------------------------------------ select's fallback copy
+# box-1 of the fleet store: --record refreshes the copy; a store that cannot
+# be opened (a path that fails to open stands in for an unreachable server)
+# is read from the copy, with a warning naming both.
+export LVD_STORE=$tmp/fleet.db
+FB=$tmp/local/fallback.db
+mkdir -p "$tmp/local"
+LVD_HOST=box-1 capture "$LVD_BIN/lvd" select --model "$MODEL"
+expect_rc "box-1 selects from the store" 0
+line=$(cat "$tmp/out")
+LVD_HOST=box-1 LVD_STORE_FALLBACK=$FB capture "$LVD_BIN/lvd" select --model "$MODEL" --record
+expect_rc "select --record with a fallback configured" 0
+check "writes the copy" test -s "$FB"
+check "holding box-1's verdicts only" test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT group_concat(DISTINCT host) FROM verdicts").fetchone()[0])' "$FB")" = box-1
+check "and no measurements" test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' "$FB")" = 0
+check "and no leftover temporary file" test ! -e "$FB.tmp"
+LVD_HOST=box-1 LVD_STORE=$tmp/gone/store.db LVD_STORE_FALLBACK=$FB capture "$LVD_BIN/lvd" select --model "$MODEL"
+expect_rc "the store unreachable: select reads the copy" 0
+check "the same launch line" test "$(cat "$tmp/out")" = "$line"
+check "a warning names the store and the copy" has_err "warning.*$tmp/gone/store.db.*reading the fallback copy $FB"
+LVD_HOST=box-1 LVD_STORE=$tmp/gone/store.db capture "$LVD_BIN/lvd" select --model "$MODEL"
+expect_rc "without a copy: the store error" 4
+LVD_HOST=box-1 LVD_STORE=$tmp/gone/store.db LVD_STORE_FALLBACK=$tmp/gone/fb.db capture "$LVD_BIN/lvd" select --model "$MODEL"
+expect_rc "a copy that is missing too" 4
+check "names both" has_err "$tmp/gone/store.db.*the fallback copy too: $tmp/gone/fb.db"
+LVD_HOST=box-1 LVD_STORE_FALLBACK=/proc/nope/fb.db capture "$LVD_BIN/lvd" select --model "$MODEL" --record
+expect_rc "a copy that cannot be written never fails the verdict" 0
+check "but is said" has_err "warning: fallback copy not refreshed: /proc/nope"
+
 e2e_finish
