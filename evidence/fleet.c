@@ -63,20 +63,41 @@ static const lvd_device *arm_card(const sel_arm *a, const lvd_probe *p)
     return probe_device(p, dev);
 }
 
+/* The arms of h's runs from the day before its newest run's UTC date on (a
+ * night that runs past midnight stays whole), each arm its newest session
+ * there: read through the host's index, so a year of history costs nothing. */
+static int load_arms(store *s, const char *host, sel_armset *set, lvd_err *err)
+{
+    store_run_filter f = {.host = host};
+    if (store_run_nights_since(s, NULL, host, 1, &f.since, err) != 0)
+        return -1;
+    if (f.since > 86400)
+        f.since -= 86400;
+    lvd_run *runs;
+    size_t n;
+    if (store_run_list(s, &f, &runs, &n, err) != 0)
+        return -1;
+    int rc = store_run_load_results(s, runs, n, err);
+    if (rc == 0)
+        sel_armset_build(runs, n, set);
+    store_run_list_free(runs, n);
+    return rc;
+}
+
 /* h's arms on cards and its GPUs from its armset; the models it measured
  * into the sorted vector *models. */
 static int read_arms(store *s, ev_fleet_host *h, probes *ps, char ***models, size_t *n_models, lvd_err *err)
 {
-    sel_armset set;
-    if (sel_armset_load(s, NULL, h->host, 0, NULL, &set, err) != 0)
+    sel_armset set = {0};
+    if (load_arms(s, h->host, &set, err) != 0)
         return -1;
     int failed = 0;
     for (size_t i = 0; i < set.n && !failed; i++) {
         const sel_arm *a = &set.v[i];
         ev_fleet_sorted_add(models, n_models, a->artifact);
         const lvd_device *d = arm_card(a, probe_of(s, ps, a->engine_id, err, &failed));
-        if (!d || strcmp(a->status, "ok"))
-            continue;
+        if (!d || strcmp(a->status, "ok") || engine_device_is_software(d->name))
+            continue; /* not on a card (the CPU, llvmpipe), or no figures to compare */
         ev_fleet_sorted_add(&h->gpus, &h->n_gpus, d->name);
         for (size_t t = 0; t < a->n_series; t++) {
             const sel_series *x = &a->series[t];

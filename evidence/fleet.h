@@ -3,10 +3,14 @@
  * backend map across hosts. Read only; the same store gives the same view.
  *
  * Per host (ev_fleet_load): the arms of each model in their newest session
- * (select/armset.h, kept samples); an arm is on a card when the device it
+ * among the host's runs since the day before its newest run's UTC date (a
+ * night past midnight stays whole; select/armset.h, kept samples): the
+ * fleet's view is each host's latest night, and a year of history costs
+ * nothing; an arm is on a card when the device it
  * ran on (engine_check_device) is one of its engine's latest probe's devices
- * (card = the device's name as listed, backend = the device's backend). The
- * GPUs are those cards. The winner per model is the host's newest verdict
+ * (card = the device's name as listed, backend = the device's backend; a
+ * software device such as llvmpipe is no card) and its newest session has an
+ * ok run. The GPUs are those cards. The winner per model is the host's newest verdict
  * (any objective): its engine, backend and device, or its rule when it
  * recorded no winner.
  *

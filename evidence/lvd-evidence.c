@@ -106,7 +106,11 @@ static int parse_options(int argc, char **argv, options *o)
         {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
-    return rc != 0 ? rc : lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc == 0)
+        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc == 0 && o->fleet && (o->n_models || o->t.host))
+        return lvd_usage_error(TOOL, "--fleet shows every host and model; it excludes --model and --host");
+    return rc;
 }
 
 static void print_result(const ev_page *p, const ev_file *files, size_t n, int json)

@@ -50,10 +50,22 @@ box box-2 "$GTX" 500 750     # +50 %
 box box-3 "$GTX" 500 650     # +30 %
 box box-4 "NVIDIA H200" 900 600
 for h in box-1 box-2 box-3 box-4; do night "$h" "$h-cuda,$h-vk" n1; done
+# box-5 (an RTX 3060): a month ago it also measured a second Vulkan build twice
+# as fast; the fleet reads each host's newest nights, where only its Vulkan
+# +10 % build ran
+RTX="NVIDIA GeForce RTX 3060"
+box box-5 "$RTX" 500 550
+fake_engine "$W/box-5-vk2" "noise = 0.003" "device = Vulkan0|$RTX|6144|5900" "dev.Vulkan0.tg = 1000"
+reg "$W/box-5-vk2" b9749
+LVD_FAKE_NOW=$(( $(date +%s) - 30 * 86400 )) LVD_HOST=box-5 capture "$LVD_BIN/lvd" bench --model "$MODEL" \
+  --engines box-5-cuda,box-5-vk,box-5-vk2 --reps 5 --budget 120s --session box-5-old
+expect_rc "box-5's old night" 0
+LVD_HOST=box-5 capture "$LVD_BIN/lvd" bench --model "$MODEL" --engines box-5-cuda,box-5-vk --reps 5 --budget 120s --session box-5-new
+expect_rc "box-5's new night" 0
 
 lvd evidence --fleet
 expect_rc "evidence --fleet" 0
-check "four hosts" has "^4 hosts write this store"
+check "five hosts" has "^5 hosts write this store"
 check "box-1's GPU and its winner: Vulkan" has "^\| box-1 \| $GTX \| tiny-llama-q4_0.gguf: box-1-vk \(vulkan, Vulkan0\) \|$"
 check "box-4's winner: CUDA on the H200" has "^\| box-4 \| NVIDIA H200 \| tiny-llama-q4_0.gguf: box-4-cuda \(cuda, CUDA0\) \|$"
 check "the tg map states its method" has "^### Backend map: tg$"
@@ -61,10 +73,15 @@ check "GTX 1060 row: Vulkan +40 % median over 3 hosts, the range with its covera
   has "^\| $GTX \| -2[0-9]\.[0-9] % \[-3[0-9]\.[0-9] %, -2[0-9]\.[0-9] %\] range, 75\.0 % coverage n = 3 \| \+(39|40)\.[0-9] % \[\+(29|30)\.[0-9] %, \+(49|50)\.[0-9] %\] range, 75\.0 % coverage n = 3 \|$"
 check "H200 row: one host, no interval" has "^\| NVIDIA H200 \| \+[0-9.]+ % n = 1 \| -3[0-9]\.[0-9] % n = 1 \|$"
 check "a pp map too" has "^### Backend map: pp$"
+check "box-5: its newest night only (not last month's faster build)" has "^\| $RTX \| -9\.[0-9] % n = 1 \| \+(9|10)\.[0-9] % n = 1 \|$"
+check "box-5 recorded no verdict" has "^\| box-5 \| $RTX \| - \|$"
 
+lvd evidence --fleet --host box-1
+expect_rc "--fleet with --host" 2
+check "says why" has_err "excludes --model and --host"
 lvd evidence --fleet --json
 expect_rc "evidence --fleet --json" 0
-check "--json: hosts" is "[h['host'] for h in d['hosts']]" "['box-1', 'box-2', 'box-3', 'box-4']"
+check "--json: hosts" is "[h['host'] for h in d['hosts']]" "['box-1', 'box-2', 'box-3', 'box-4', 'box-5']"
 check "--json: box-2's GPU" is "d['hosts'][1]['gpus']" "['$GTX']"
 check "--json: the GTX Vulkan tg cell: median of 1.4, 1.5, 1.3 over three hosts" \
   is "[(round(c['median'], 1), round(c['ci_lo'], 1), round(c['ci_hi'], 1), c['n_hosts'], c['short_of_level']) for c in d['backend_map']['tg'] if c['card'] == '$GTX' and c['backend'] == 'vulkan']" \
@@ -97,6 +114,9 @@ pinbox() {
 pinbox pin-a 770
 pinbox pin-b 770
 pinbox pin-c 672
+lvd evidence --fleet
+expect_rc "--fleet on a store without runs: nothing measured" 1
+check "says so" has_err "nothing measured on any host"
 for h in pin-a pin-b pin-c; do night "$h" "$h-old,$h-new" n1; done
 
 lvd pin --pin-file "$PINF" --candidate b9750 --fleet --promote
