@@ -20,8 +20,8 @@ int store_fleet_hosts(store *s, char ***hosts, size_t *n, lvd_err *err);
  * each row with its id (verdicts name engines by id, fingerprints too).
  * Measurements (runs, results, samples) are not copied. The copy is built
  * beside fallback_path and renamed over it: a reader sees the old copy or
- * the new one, never half of one. 0, or -1 with err (fallback_path as it
- * was). */
+ * the new one, never half of one. A fallback_path that is the primary's own
+ * file is refused. 0, or -1 with err (fallback_path as it was). */
 int store_fallback_refresh(store *primary, const char *fallback_path, const char *host, lvd_err *err);
 
 #endif

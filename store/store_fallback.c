@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* What is copied, parents before children (foreign keys hold at each insert);
@@ -108,8 +109,18 @@ static void remove_db(const char *path)
     }
 }
 
+/* Whether path is the primary store's own file (never replace the store by its copy). */
+static int is_primary(store *primary, const char *path)
+{
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat(store_path(primary), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int store_fallback_refresh(store *primary, const char *fallback_path, const char *host, lvd_err *err)
 {
+    if (!strcmp(fallback_path, store_path(primary)) || is_primary(primary, fallback_path))
+        return lvd_errf(err, "%s: the fallback copy would replace the store itself; name another file",
+                        fallback_path);
     char *tmp = lvd_xasprintf("%s.tmp", fallback_path);
     remove_db(tmp);
     store *copy;

@@ -339,6 +339,15 @@ static void test_store_fleet(void **state)
     assert_true(k.runs == 0 && k.engines == 3 && k.artifacts == 1 && k.verdicts == 1);
     store_close(c);
 
+    /* the store itself is never its own copy */
+    assert_int_equal(store_fallback_refresh(f->s, f->path, "gpu-box-2", &err), -1);
+    assert_non_null(strstr(err.msg, "would replace the store itself"));
+    char *alias = lvd_xasprintf("%s/./store.db", f->dir);
+    assert_int_equal(store_fallback_refresh(f->s, alias, "gpu-box-2", &err), -1);
+    free(alias);
+    assert_int_equal(store_counts_get(f->s, &k, &err), 0);
+    assert_int_equal(k.runs, 3);
+
     /* a refresh that fails leaves the copy as it was */
     size_t len0, len1;
     char *before = tu_read(fb, &len0);
