@@ -2,6 +2,7 @@
  * model, renders the markdown page and its SVG charts, and writes them all
  * or none. Option parsing and printing only; the work is evidence/. */
 #include "common/cli.h"
+#include "evidence/fleet.h"
 #include "evidence/model.h"
 #include "evidence/render.h"
 #include "store/store.h"
@@ -25,13 +26,15 @@ typedef struct options {
     size_t nights;
     const char **notes;  /* --note */
     size_t n_notes;
+    int fleet;           /* --fleet */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd evidence [--out FILE] [-m SHA256|PATH]... [--nights N] [--title TEXT]\n"
-            "                    [--note TEXT]... [--host NAME] [--json] [--store PATH]\n\n"
+            "                    [--note TEXT]... [--host NAME] [--json] [--store PATH]\n"
+            "       lvd evidence --fleet [--json] [--store PATH]\n\n"
             "Writes the evidence page: per model, the engines and devices measured on this host\n"
             "(pp and tg medians with 95 %% CI, deltas against the CPU and the next-ranked arm,\n"
             "samples kept and warm-up dropped, correctness), the recorded verdict with its rule,\n"
@@ -50,13 +53,19 @@ static void usage(FILE *f)
             "  --note TEXT      a line shown at the top of the page (repeatable; the nightly says\n"
             "                   there that a night was interrupted)\n"
             "  --host NAME      whose measurements (default: this machine, or $LVD_HOST)\n"
-            "  --json           print what was written as JSON\n"
+            "  --fleet          print the fleet instead (every host of the store): per host its\n"
+            "                   GPUs and winner per model, and the backend map (card x backend:\n"
+            "                   median tg and pp ratio against the best other backend, with its\n"
+            "                   95 %% interval across hosts and n hosts); a page of a store with\n"
+            "                   several hosts ends with the same section\n"
+            "  --json           print what was written (with --fleet: the fleet) as JSON\n"
             "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
             "  -h, --help       this text\n\n"
             "exit: 0 written, 1 nothing measured or cannot write, 2 usage, 3 a --model unknown or\n"
             "its file unreadable, 4 store error.\n\n"
             "example:\n"
-            "  lvd evidence --out docs/evidence/backend-selection.md --nights 30\n");
+            "  lvd evidence --out docs/evidence/backend-selection.md --nights 30\n"
+            "  lvd evidence --fleet --store /srv/lvd/fleet.db\n");
 }
 
 /* One of this tool's own options (lvd_option_fn). */
@@ -80,6 +89,7 @@ static int option(void *opts, int c, const char *arg)
         o->nights = (size_t)v;
         break;
     case 't': o->title = arg; break;
+    case 'F': o->fleet = 1; break;
     case 'N':
         o->notes = lvd_xrealloc(o->notes, (o->n_notes + 1) * sizeof *o->notes);
         o->notes[o->n_notes++] = arg;
@@ -93,12 +103,16 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},   {"model", required_argument, NULL, 'm'},
         {"nights", required_argument, NULL, 'n'}, {"title", required_argument, NULL, 't'},
-        {"note", required_argument, NULL, 'N'},
+        {"note", required_argument, NULL, 'N'},   {"fleet", no_argument, NULL, 'F'},
         LVD_TOOL_HOST_LONGOPT,                   LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
-    return rc != 0 ? rc : lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc == 0)
+        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    if (rc == 0 && o->fleet && (o->n_models || o->t.host))
+        return lvd_usage_error(TOOL, "--fleet shows every host and model; it excludes --model and --host");
+    return rc;
 }
 
 static void print_result(const ev_page *p, const ev_file *files, size_t n, int json)
@@ -134,6 +148,48 @@ static void print_result(const ev_page *p, const ev_file *files, size_t n, int j
            n - 1, n == 2 ? "" : "s");
 }
 
+/* --fleet: the fleet view on stdout. */
+static int print_fleet(store *s, int json)
+{
+    lvd_err err = {{0}};
+    ev_fleet f;
+    if (ev_fleet_load(s, &f, &err) != 0)
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+    int code = LVD_EXIT_OK;
+    if (!f.n_hosts) {
+        lvd_error(TOOL, "%s: nothing measured on any host (lvd bench, or lvd store import)", store_path(s));
+        code = LVD_EXIT_FAIL;
+    } else if (json) {
+        lvd_json_emit(stdout, ev_fleet_json(&f));
+    } else {
+        lvd_sb sb = {0};
+        ev_fleet_render_markdown(&f, &sb);
+        fputs(lvd_sb_str(&sb), stdout);
+        lvd_sb_free(&sb);
+    }
+    ev_fleet_free(&f);
+    return code;
+}
+
+/* A store several hosts write: the page ends with the fleet section. */
+static int fleet_section(store *s, ev_file *page, lvd_err *err)
+{
+    ev_fleet f;
+    if (ev_fleet_load(s, &f, err) != 0)
+        return -1;
+    if (f.n_hosts > 1) {
+        lvd_sb sb = {0};
+        lvd_sb_add(&sb, page->data, page->len);
+        lvd_sb_adds(&sb, "\n");
+        ev_fleet_render_markdown(&f, &sb);
+        free(page->data);
+        page->len = sb.len;
+        page->data = lvd_sb_detach(&sb);
+    }
+    ev_fleet_free(&f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o = {.out = OUT_DEFAULT};
@@ -150,6 +206,10 @@ int main(int argc, char **argv)
         return code;
     }
     lvd_err err = {{0}};
+    if (o.fleet) {
+        code = print_fleet(s, o.t.json);
+        goto out;
+    }
     ev_opts eo = {.title = o.title, .host = o.t.host, .models = o.models, .n_models = o.n_models, .nights = o.nights};
     ev_page page;
     int rc = ev_page_load(s, &eo, &page, &err);
@@ -169,6 +229,12 @@ int main(int argc, char **argv)
     ev_file *files;
     size_t n;
     ev_render_files(&page, o.out, &files, &n);
+    if (fleet_section(s, &files[n - 1], &err) != 0) {
+        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+        ev_files_free(files, n);
+        ev_page_free(&page);
+        goto out;
+    }
     if (ev_write_files(files, n, &err) != 0) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_FAIL);
     } else {

@@ -7,6 +7,7 @@
 #include "builds/pinfile.h"
 #include "select/armset.h"
 #include "select/pin.h"
+#include "select/pin_fleet.h"
 #include "store/store.h"
 #include "store/store_tool.h"
 
@@ -25,13 +26,14 @@ typedef struct options {
     const char *candidate;
     int promote;
     int no_record;
+    int fleet;          /* --fleet */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lvd pin --pin-file FILE [--candidate BUILD] [--promote] [--no-record]\n"
-            "               [--host NAME] [--json] [--store PATH]\n\n"
+            "               [--host NAME | --fleet] [--json] [--store PATH]\n\n"
             "Compares the candidate build against the pinned one for every model, backend, arm\n"
             "and test this host measured (newest session, kept samples) and decides:\n"
             "promote only when no comparison regresses (95 %% CI low >= 0.98), at least one is\n"
@@ -52,6 +54,12 @@ static void usage(FILE *f)
             "                   (comments kept); never touches a running engine\n"
             "  --no-record      print the decision without recording it\n"
             "  --host NAME      whose measurements (default: this machine, or $LVD_HOST)\n"
+            "  --fleet          every host of the store: each judged by the rules above; the\n"
+            "                   candidate is promoted only when every host that measured both\n"
+            "                   builds shows no regression and passes its checks, and at least\n"
+            "                   one shows a win; the line names the host that held it back\n"
+            "                   (regression on gpu-box-3: tg128 on vulkan -4.1 %% ...); --json\n"
+            "                   adds \"hosts\", each host's outcome\n"
             "  --json           print the decision with every comparison as JSON\n"
             "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
             "  -h, --help       this text\n\n"
@@ -74,6 +82,7 @@ static int option(void *opts, int c, const char *arg)
         break;
     case 'p': o->promote = 1; break;
     case 'n': o->no_record = 1; break;
+    case 'F': o->fleet = 1; break;
     }
     return 0;
 }
@@ -83,6 +92,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const struct option longopts[] = {
         {"pin-file", required_argument, NULL, 'f'}, {"candidate", required_argument, NULL, 'c'},
         {"promote", no_argument, NULL, 'p'},        {"no-record", no_argument, NULL, 'n'},
+        {"fleet", no_argument, NULL, 'F'},
         LVD_TOOL_HOST_LONGOPT,                      LVD_TOOL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -93,6 +103,8 @@ static int parse_options(int argc, char **argv, options *o)
         return rc;
     if (!o->pin_file)
         return lvd_usage_error(TOOL, "--pin-file FILE is required");
+    if (o->fleet && o->t.host)
+        return lvd_usage_error(TOOL, "--fleet judges every host; it excludes --host");
     if (o->promote && o->no_record)
         return lvd_usage_error(TOOL, "--promote records the decision; it excludes --no-record");
     return 0;
@@ -151,6 +163,22 @@ static void print_text(FILE *f, const sel_pin_eval *e, const sel_pin_verdict *v,
                e->candidate_digest);
 }
 
+/* --fleet: the decision, then each host's outcome, one line each. */
+static void print_fleet(FILE *f, const sel_pin_fleet *fl, const char *pin_file, int applied)
+{
+    const sel_pin_eval *e = &fl->all;
+    fprintf(f, "pinned %s (%s), candidate %s: %s\n", e->pinned_build, e->flavour ? e->flavour : "-",
+            e->candidate_build ? e->candidate_build : "none", fl->v.promote ? "promote" : "keep");
+    fprintf(f, "  %s\n\nper host:\n", fl->v.rule);
+    for (size_t i = 0; i < fl->n_hosts; i++) {
+        const sel_pin_fleet_host *h = &fl->hosts[i];
+        fprintf(f, "  %-20s  %-16s  %s\n", h->host, sel_pin_hold_name(h->v.hold), h->v.rule);
+    }
+    fprintf(f, "\nevery host's comparisons: --json\n");
+    if (applied)
+        fprintf(f, "\n%s: build %s, sha256.%s = %s\n", pin_file, e->candidate_build, e->flavour, e->candidate_digest);
+}
+
 int main(int argc, char **argv)
 {
     options o = {0};
@@ -171,14 +199,24 @@ int main(int argc, char **argv)
         return code;
     }
     sel_pin_opts po = {.candidate = o.candidate, .host = o.t.host};
+    sel_pin_fleet fl = {0};
     sel_pin_eval e;
     sel_pin_verdict v;
     int applied = 0;
-    if (sel_pin_gather(s, &pin, &po, &e, &err) != 0) {
+    if (o.fleet) {
+        if (sel_pin_fleet_gather(s, &pin, &po, &fl, &err) != 0) {
+            code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+            goto out;
+        }
+        sel_pin_fleet_judge(&fl);
+        e = fl.all; /* the fleet's evaluation and decision; fl keeps ownership */
+        v = fl.v;
+    } else if (sel_pin_gather(s, &pin, &po, &e, &err) != 0) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         goto out;
+    } else {
+        sel_pin_judge(&e, &v);
     }
-    sel_pin_judge(&e, &v);
     if (o.promote && v.promote) {
         if (sel_pin_apply(s, &pin, o.pin_file, &e, &err) != 0) {
             code = lvd_tool_fail(TOOL, &err, LVD_EXIT_FAIL);
@@ -194,13 +232,20 @@ int main(int argc, char **argv)
         cJSON *j = sel_pin_details_json(&e, &v, applied);
         cJSON_AddStringToObject(j, "pin_file", o.pin_file);
         cJSON_AddBoolToObject(j, "recorded", !o.no_record);
+        if (o.fleet)
+            sel_pin_fleet_json(&fl, j);
         lvd_json_emit(stdout, j);
+    } else if (o.fleet) {
+        print_fleet(stdout, &fl, o.pin_file, applied);
     } else {
         print_text(stdout, &e, &v, o.pin_file, applied);
     }
     code = v.hold == SEL_PIN_NO_CANDIDATE ? LVD_EXIT_FAIL : LVD_EXIT_OK;
 out_eval:
-    sel_pin_eval_free(&e);
+    if (o.fleet)
+        sel_pin_fleet_free(&fl);
+    else
+        sel_pin_eval_free(&e);
 out:
     store_close(s);
     builds_pin_free(&pin);

@@ -11,6 +11,7 @@
 #include "common/json.h"
 #include "common/sha256.h"
 #include "select/choice.h"
+#include "select/fallback.h"
 #include "select/select.h"
 #include "select/verdict.h"
 #include "store/store_tool.h"
@@ -80,6 +81,9 @@ static void usage(FILE *f)
             "                     rule above it did not\n"
             "  --store PATH       the store (default $LVD_STORE, else the XDG default)\n"
             "  -h, --help         this text\n\n"
+            "environment: LVD_STORE_FALLBACK=FILE names a local SQLite copy of this host's\n"
+            "verdicts that --record refreshes and that a plain select reads (with a warning)\n"
+            "when the store cannot be opened (a database server out of reach).\n\n"
             "exit: 0 ok, 1 no engine can serve (or --record found no bench run, or the recorded\n"
             "verdict has no winner, or --ctx max has no valid ceiling), 2 usage, 3 bad model or\n"
             "profile (or a profile the probes cannot honour, or an artifact the store does not\n"
@@ -165,6 +169,15 @@ static int parse_options(int argc, char **argv, options *o)
 }
 
 /* --record: computes and stores the verdict; *v receives it. An exit code. */
+/* $LVD_STORE_FALLBACK: the copy follows each recorded verdict; a copy that
+ * cannot be written is said, never fatal (the verdict is recorded). */
+static void refresh_fallback(store *s, const options *o)
+{
+    lvd_err err = {{0}};
+    if (sel_fallback_refresh(s, o->t.host, &err) != 0)
+        lvd_warn(TOOL, "fallback copy not refreshed: %s", err.msg);
+}
+
 static int record(store *s, const store_artifact *a, const options *o, lvd_verdict *v)
 {
     sel_verdict_opts vo;
@@ -175,6 +188,7 @@ static int record(store *s, const store_artifact *a, const options *o, lvd_verdi
     int rc = sel_verdict_record(s, a->sha256, &vo, v, &err);
     if (rc != 0)
         return lvd_tool_fail(TOOL, &err, rc > 0 ? LVD_EXIT_FAIL : LVD_EXIT_STORE);
+    refresh_fallback(s, o);
     return LVD_EXIT_OK;
 }
 
@@ -251,6 +265,7 @@ static int record_artifact(const options *o)
         store_close(s);
         return lvd_tool_fail(TOOL, &err, code);
     }
+    refresh_fallback(s, o);
     if (o->t.json) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddItemToObject(j, "recorded", verdict_json(&v));
@@ -315,8 +330,13 @@ int main(int argc, char **argv)
     int recorded = 0;
     sel_result r = {0};
     if (sel_open_identify(path, o.model, o.record, &s, &a, &code, &err) != 0) {
-        lvd_error(TOOL, "%s", err.msg);
-        goto out;
+        char *why = NULL;
+        if (o.record || sel_fallback_open(path, o.model, &s, &a, &code, &why, &err) != 1) {
+            lvd_error(TOOL, "%s", err.msg);
+            goto out;
+        }
+        lvd_warn(TOOL, "%s; reading the fallback copy %s", why, sel_fallback_path());
+        free(why);
     }
     if (o.record) {
         code = record(s, &a, &o, &v);

@@ -176,8 +176,8 @@ static int check_pair(store *s, sel_pin_eval *e, const sel_arm *p, const char *p
     return 0;
 }
 
-/* Reads a previous decision's would_promote and sessions. */
-static void read_prev(const lvd_pin_decision *d, sel_pin_eval *e)
+/* Reads a previous decision's would_promote and sessions (pin.h). */
+void sel_pin_read_prev(const lvd_pin_decision *d, sel_pin_eval *e)
 {
     e->has_prev = 1;
     e->prev_decided_at = d->decided_at;
@@ -253,7 +253,7 @@ int sel_pin_gather(store *s, const builds_pin *pin, const sel_pin_opts *o, sel_p
     for (size_t i = 0; i < nd; i++) {
         if (ds[i].pinned_build && ds[i].candidate_build && !strcmp(ds[i].pinned_build, pinned) &&
             !strcmp(ds[i].candidate_build, candidate)) {
-            read_prev(&ds[i], e);
+            sel_pin_read_prev(&ds[i], e);
             break;
         }
     }

@@ -282,6 +282,10 @@ static const char *const migrations[] = {
      * in samples); new results are stored without them (bench/benchout.c).
      * Only valid JSON is touched, so a hand-made row never fails the step. */
     "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts') WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
+    /* 13 (issue 18, the round's migration 17; the lead renumbers): the
+     * fleet's per-host reads (hosts of a store, one host's runs for the
+     * evidence page and pin --fleet) without scanning every run */
+    "CREATE INDEX runs_host ON runs(host, started_at);",
 };
 
 size_t store_schema_version(void)
