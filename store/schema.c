@@ -282,6 +282,20 @@ static const char *const migrations[] = {
      * in samples); new results are stored without them (bench/benchout.c).
      * Only valid JSON is touched, so a hand-made row never fails the step. */
     "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts') WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
+    /* 13 (issue 15; "16: indexes" in the round's plan, renumbered at merge):
+     * every reading command's cost bounded by what it shows. On a host:
+     * runs_arm, an arm's runs by time (each arm's newest session, one seek:
+     * store_newest.c); runs_time, a model's runs by time (its newest run, a
+     * night window); runs_night, a session's runs (an arm's newest session
+     * read, not its year). run_alloc_device: a device's newest allocation
+     * rows (the margin correction's window); the pin decisions between two
+     * builds, and by time (a night window). */
+    "CREATE INDEX runs_arm ON runs(host, artifact, engine_id, arm_key, started_at);"
+    "CREATE INDEX runs_time ON runs(host, artifact, started_at);"
+    "CREATE INDEX runs_night ON runs(host, session, artifact, started_at);"
+    "CREATE INDEX run_alloc_device ON run_alloc(device, run_id);"
+    "CREATE INDEX pin_decisions_builds ON pin_decisions(pinned_build, candidate_build, decided_at);"
+    "CREATE INDEX pin_decisions_at ON pin_decisions(decided_at);",
 };
 
 size_t store_schema_version(void)
