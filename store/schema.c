@@ -287,12 +287,16 @@ static const char *const migrations[] = {
      * runs_arm, an arm's runs by time (each arm's newest session, one seek:
      * store_newest.c); runs_time, a model's runs by time (its newest run, a
      * night window); runs_night, a session's runs (an arm's newest session
-     * read, not its year). run_alloc_device: a device's newest allocation
+     * read, not its year); runs_host, the host's runs by time (its night
+     * window over every model). verdicts_newest: a model's newest verdict
+     * whatever its objective. run_alloc_device: a device's newest allocation
      * rows (the margin correction's window); the pin decisions between two
      * builds, and by time (a night window). */
     "CREATE INDEX runs_arm ON runs(host, artifact, engine_id, arm_key, started_at);"
     "CREATE INDEX runs_time ON runs(host, artifact, started_at);"
     "CREATE INDEX runs_night ON runs(host, session, artifact, started_at);"
+    "CREATE INDEX runs_host ON runs(host, started_at);"
+    "CREATE INDEX verdicts_newest ON verdicts(artifact, host, decided_at);"
     "CREATE INDEX run_alloc_device ON run_alloc(device, run_id);"
     "CREATE INDEX pin_decisions_builds ON pin_decisions(pinned_build, candidate_build, decided_at);"
     "CREATE INDEX pin_decisions_at ON pin_decisions(decided_at);",

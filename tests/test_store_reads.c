@@ -1,9 +1,9 @@
 /* test_store_reads.c: the bounded reads of issue 15 (a reading command's cost
  * is what it shows, not the history behind it): each arm's newest session
  * (store_newest.h) and an armset read from it (select/armset.h), the
- * newest-per-device window of allocation rows, the newest pin decision
- * between two builds, and the indexes migration 13 adds, used by those
- * queries. */
+ * night window, the newest-per-device window of allocation rows, the newest
+ * pin decision between two builds, and the indexes migration 13 adds, used
+ * by those queries. */
 #include "tests/testutil.h"
 
 #include "common/util.h"
@@ -188,6 +188,37 @@ static void test_armset_picked(void **state)
     sel_armset_free(&set);
 }
 
+/* --- the night window ------------------------------------------------------------ */
+
+static void test_nights_since(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {0};
+    add_artifacts(f->s);
+    int64_t e1 = add_engine(f->s, "one");
+    const int64_t day = 86400;
+    int64_t since = -1;
+    assert_int_equal(store_run_nights_since(f->s, NULL, HOST, 3, &since, &err), 0);
+    assert_int_equal(since, 0); /* no run: read everything */
+    put_run(f->s, SHA_A, e1, "fa=1", "n1", 1 * day + 10, 1);
+    put_run(f->s, SHA_A, e1, "fa=1", "n1b", 1 * day + 900, 1); /* a second run that night */
+    put_run(f->s, SHA_A, e1, "fa=1", "n3", 3 * day + 5, 1);
+    put_run(f->s, SHA_B, e1, "fa=1", "n5", 5 * day + 5, 1);
+    put_run(f->s, SHA_A, e1, "fa=1", "n7", 7 * day + 86399, 1);
+    assert_int_equal(store_run_nights_since(f->s, NULL, HOST, 2, &since, &err), 0);
+    assert_int_equal(since, 5 * day);
+    assert_int_equal(store_run_nights_since(f->s, NULL, HOST, 4, &since, &err), 0);
+    assert_int_equal(since, 1 * day); /* nights 7, 5, 3, 1: day 1 counts once */
+    assert_int_equal(store_run_nights_since(f->s, SHA_A, HOST, 2, &since, &err), 0);
+    assert_int_equal(since, 3 * day); /* SHA_A's nights: 7, 3 */
+    assert_int_equal(store_run_nights_since(f->s, SHA_A, HOST, 10, &since, &err), 0);
+    assert_int_equal(since, 1 * day); /* fewer nights than asked: all of them */
+    assert_int_equal(store_run_nights_since(f->s, SHA_A, HOST, 0, &since, &err), 0);
+    assert_int_equal(since, 0);
+    assert_int_equal(store_run_nights_since(f->s, SHA_A, "other-host", 2, &since, &err), 0);
+    assert_int_equal(since, 0);
+}
+
 /* --- the margin correction's window -------------------------------------------- */
 
 /* One run_alloc row (the store writes them with a bench run; the test adds them behind its back). */
@@ -290,6 +321,9 @@ static void test_plans(void **state)
                          " AND session = 's' ORDER BY started_at, id", "runs_night");
     expect_plan(f->path, "SELECT id, session FROM runs WHERE started_at >= 0 AND artifact = 'a' AND host = 'h'"
                          " ORDER BY started_at DESC, id DESC LIMIT 1", "runs_time");
+    expect_plan(f->path, "SELECT max(started_at) FROM runs WHERE host = 'h' AND started_at < 5", "runs_host");
+    expect_plan(f->path, "SELECT id FROM verdicts WHERE artifact = 'a' AND host = 'h'"
+                         " ORDER BY decided_at DESC, id DESC LIMIT 1", "verdicts_newest");
     expect_plan(f->path, "SELECT model FROM run_alloc WHERE device = 'CUDA0' ORDER BY run_id DESC LIMIT 3",
                 "run_alloc_device");
     expect_plan(f->path, "SELECT id FROM pin_decisions WHERE pinned_build = 'a' AND candidate_build = 'b'"
@@ -302,6 +336,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_newest_sessions, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_armset_newest, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_armset_picked, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_nights_since, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_alloc_window, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_pin_latest, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_plans, tu_store_setup, tu_store_teardown),
