@@ -13,7 +13,8 @@ runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
-a few runs, wall ms of the process), store bytes per sample, import samples/s
+a few runs: wall ms of the process, and its CPU ms, user + system, which a
+busy machine inflates less), store bytes per sample, import samples/s
 (per file of a night, over the year, and one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite. With --time
 (and --dir of a store it built, the same --nights) it only times the reading
@@ -30,6 +31,7 @@ import datetime as dt
 import json
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -187,12 +189,26 @@ def fill(w, nights):
 
 
 def timed(w, args, reps=5, now=None, ok=(0, 1)):
-    v = []
+    """Median wall ms of `reps` runs of lvd args, and the median CPU ms
+    (user + system of the process and what it waited for: on a busy machine
+    the wall time is mostly waiting for a core)."""
+    wall, cpu = [], []
     for _ in range(reps):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.monotonic()
         w.lvd(args, now=now, ok=ok)
-        v.append((time.monotonic() - t) * 1e3)
-    return statistics.median(v)
+        wall.append((time.monotonic() - t) * 1e3)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1e3)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def ms(wc):
+    return "%.1f ms (CPU %.1f ms)" % wc
+
+
+def secs(wc):
+    return "%.2f s (CPU %.2f s)" % (wc[0] / 1e3, wc[1] / 1e3)
 
 
 def child_rss_kib(argv, env):
@@ -232,15 +248,15 @@ def reading_rows(w, last):
     m = w.models[0]
     w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
     return [
-        ("lvd select --model M (warm)", "%.1f ms" % timed(w, ["select", "--model", m], 9, last)),
-        ("lvd select --record", "%.1f ms" % timed(w, ["select", "--model", m, "--record"], 5, last)),
-        ("lvd evidence --nights 14", "%.2f s" % (timed(w, ["evidence", "--nights", "14", "--out",
-                                                           os.path.join(w.dir, "page14.md")], 3, last) / 1e3)),
-        ("lvd evidence --nights 365", "%.2f s" % (timed(w, ["evidence", "--nights", "365", "--out",
-                                                            os.path.join(w.dir, "page365.md")], 3, last) / 1e3)),
-        ("lvd pin --no-record", "%.2f s" % (timed(w, ["pin", "--pin-file", w.pin, "--candidate", "b9800",
-                                                      "--no-record"], 3, last) / 1e3)),
-        ("lvd store runs --limit 10", "%.1f ms" % timed(w, ["store", "runs", "--limit", "10"], 9, last)),
+        ("lvd select --model M (warm)", ms(timed(w, ["select", "--model", m], 9, last))),
+        ("lvd select --record", ms(timed(w, ["select", "--model", m, "--record"], 5, last))),
+        ("lvd evidence --nights 14", secs(timed(w, ["evidence", "--nights", "14", "--out",
+                                                    os.path.join(w.dir, "page14.md")], 3, last))),
+        ("lvd evidence --nights 365", secs(timed(w, ["evidence", "--nights", "365", "--out",
+                                                     os.path.join(w.dir, "page365.md")], 3, last))),
+        ("lvd pin --no-record", secs(timed(w, ["pin", "--pin-file", w.pin, "--candidate", "b9800",
+                                               "--no-record"], 3, last))),
+        ("lvd store runs --limit 10", ms(timed(w, ["store", "runs", "--limit", "10"], 9, last))),
     ]
 
 
