@@ -5,6 +5,7 @@
  * Only reads the store. Not for computing figures (model.c) nor rendering. */
 #include "builds/older.h"
 #include "evidence/model.h"
+#include "evidence/window.h"
 
 #include "select/choice.h"
 #include "select/engines.h"
@@ -329,51 +330,9 @@ out:
     return rc;
 }
 
-/* The runs the page reads, once for every section: the host's runs of the
- * drift's nights (ev_hunt_nights, which hold the page's own), oldest first,
- * with their samples. */
-typedef struct window {
-    lvd_run *v;
-    size_t n;
-    int64_t since;
-} window;
-
-static int window_load(store *s, const char *host, size_t nights, window *w, lvd_err *err)
-{
-    memset(w, 0, sizeof *w);
-    if (store_run_nights_since(s, NULL, host, ev_hunt_nights(nights), &w->since, err))
-        return -1;
-    store_run_filter f = {.host = host, .since = w->since, .with_samples = 1};
-    return store_run_list(s, &f, &w->v, &w->n, err);
-}
-
-/* The model's runs of its page's `nights` nights (the newest nights that
- * have runs of it): a view into the window (*owned 0: the runs belong to
- * it) when they lie inside it, else read apart (*owned 1: a model not
- * measured lately). Free *out with free(), its runs too when owned. */
-static int model_runs(store *s, const window *w, const char *host, const char *sha, size_t nights, lvd_run **out,
-                      size_t *n, int *owned, lvd_err *err)
-{
-    *out = NULL;
-    *n = 0;
-    *owned = 0;
-    store_run_filter f = {.artifact = sha, .host = host, .with_samples = 1};
-    if (store_run_nights_since(s, sha, host, nights, &f.since, err))
-        return -1;
-    if (f.since < w->since) {
-        *owned = 1;
-        return store_run_list(s, &f, out, n, err);
-    }
-    *out = lvd_xcalloc(w->n ? w->n : 1, sizeof **out);
-    for (size_t i = 0; i < w->n; i++)
-        if (!strcmp(w->v[i].artifact, sha) && w->v[i].started_at >= f.since)
-            (*out)[(*n)++] = w->v[i]; /* a shallow copy: the window keeps it */
-    return 0;
-}
-
 /* Every model's section from the window w. */
 static int load_models(store *s, const ev_opts *o, const char *host, char **shas, size_t n, const engines *es,
-                       const window *w, ev_page *out, int64_t *t_min, int64_t *t_max, lvd_err *err)
+                       const ev_window *w, ev_page *out, int64_t *t_min, int64_t *t_max, lvd_err *err)
 {
     size_t nights = o->nights ? o->nights : EV_NIGHTS_DEFAULT;
     int rc = 0;
@@ -381,7 +340,7 @@ static int load_models(store *s, const ev_opts *o, const char *host, char **shas
         lvd_run *runs;
         size_t nr;
         int owned;
-        rc = model_runs(s, w, host, shas[i], nights, &runs, &nr, &owned, err);
+        rc = ev_window_model(s, w, host, shas[i], nights, &runs, &nr, &owned, err);
         if (rc == 0)
             rc = load_model(s, o, host, shas[i], es, runs, nr, &out->models[i], t_min, t_max, err);
         out->n_models = i + 1;
@@ -591,8 +550,8 @@ int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
     int64_t t_min = 0, t_max = 0;
     size_t nights = o->nights ? o->nights : EV_NIGHTS_DEFAULT;
     /* the page's nights and the drift's, read once, and nothing older: its cost is what it shows */
-    window w;
-    int rc = window_load(s, host, nights, &w, err);
+    ev_window w;
+    int rc = ev_window_load(s, host, ev_hunt_nights(nights), &w, err);
     if (rc == 0)
         rc = load_models(s, o, host, shas, n, &es, &w, out, &t_min, &t_max, err);
     engines_free(&es);
@@ -601,7 +560,7 @@ int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
         rc = load_pin(s, nights, &out->pin, err);
     if (rc == 0)
         rc = ev_hunt_load(s, host, w.v, w.n, &out->hunt, err);
-    store_run_list_free(w.v, w.n);
+    ev_window_free(&w);
     if (rc != 0) {
         ev_page_free(out);
         return -1;

@@ -1,12 +1,14 @@
 /* test_store_reads.c: the bounded reads of issue 15 (a reading command's cost
  * is what it shows, not the history behind it): each arm's newest session
  * (store_newest.h) and an armset read from it (select/armset.h), the
- * night window, the newest-per-device window of allocation rows, the newest
- * pin decision between two builds, and the indexes migration 13 adds, used
+ * night window and the evidence page's window read once, the
+ * newest-per-device window of allocation rows, the newest pin decision
+ * between two builds, and the indexes migration 13 adds, used
  * by those queries. */
 #include "tests/testutil.h"
 
 #include "common/util.h"
+#include "evidence/window.h"
 #include "placement/correction.h"
 #include "select/armset.h"
 #include "store/store.h"
@@ -219,6 +221,41 @@ static void test_nights_since(void **state)
     assert_int_equal(since, 0);
 }
 
+/* The evidence page's window: one listing for every section; a model's
+ * nights are a view into it, or read apart when they lie before it. */
+static void test_page_window(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {0};
+    add_artifacts(f->s);
+    int64_t e1 = add_engine(f->s, "one");
+    const int64_t day = 86400;
+    for (int d = 1; d <= 3; d++)
+        put_run(f->s, SHA_A, e1, "fa=1", "a", d * day + 5, d);
+    for (int d = 10; d <= 20; d++)
+        put_run(f->s, SHA_B, e1, "fa=1", "b", d * day + 5, d);
+    ev_window w;
+    assert_int_equal(ev_window_load(f->s, HOST, 5, &w, &err), 0);
+    assert_int_equal(w.since, 16 * day);
+    assert_int_equal(w.n, 5);
+    assert_int_equal(w.v[0].results[0].n, 2); /* with samples */
+    lvd_run *r;
+    size_t n;
+    int owned;
+    assert_int_equal(ev_window_model(f->s, &w, HOST, SHA_B, 2, &r, &n, &owned, &err), 0);
+    assert_int_equal(owned, 0);
+    assert_int_equal(n, 2);
+    assert_true(r[0].started_at == 19 * day + 5 && r[1].started_at == 20 * day + 5);
+    assert_ptr_equal(r[0].results, w.v[3].results); /* the window's own runs */
+    free(r);
+    assert_int_equal(ev_window_model(f->s, &w, HOST, SHA_A, 2, &r, &n, &owned, &err), 0);
+    assert_int_equal(owned, 1); /* not measured lately: read apart */
+    assert_int_equal(n, 2);
+    assert_true(r[0].started_at == 2 * day + 5 && r[1].results[0].ts[0] == 3);
+    store_run_list_free(r, n);
+    ev_window_free(&w);
+}
+
 /* --- the margin correction's window -------------------------------------------- */
 
 /* One run_alloc row (the store writes them with a bench run; the test adds them behind its back). */
@@ -337,6 +374,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_armset_newest, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_armset_picked, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_nights_since, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_page_window, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_alloc_window, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_pin_latest, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_plans, tu_store_setup, tu_store_teardown),
