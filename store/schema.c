@@ -291,12 +291,15 @@ static const char *const migrations[] = {
      * window over every model). verdicts_newest: a model's newest verdict
      * whatever its objective. run_alloc_device: a device's newest allocation
      * rows (the margin correction's window); the pin decisions between two
-     * builds, and by time (a night window). */
+     * builds, and by time (a night window). runs_key goes: runs_arm serves
+     * what it did (the same columns, host first), and each index costs
+     * bytes per run. */
     "CREATE INDEX runs_arm ON runs(host, artifact, engine_id, arm_key, started_at);"
     "CREATE INDEX runs_time ON runs(host, artifact, started_at);"
-    "CREATE INDEX runs_night ON runs(host, session, artifact, started_at);"
+    "CREATE INDEX runs_night ON runs(host, session, started_at);"
     "CREATE INDEX runs_host ON runs(host, started_at);"
     "CREATE INDEX verdicts_newest ON verdicts(artifact, host, decided_at);"
+    "DROP INDEX runs_key;"
     "CREATE INDEX run_alloc_device ON run_alloc(device, run_id);"
     "CREATE INDEX pin_decisions_builds ON pin_decisions(pinned_build, candidate_build, decided_at);"
     "CREATE INDEX pin_decisions_at ON pin_decisions(decided_at);",

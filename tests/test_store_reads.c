@@ -356,8 +356,12 @@ static void test_plans(void **state)
                          " AND arm_key = 'k' ORDER BY started_at DESC, id DESC LIMIT 1", "runs_arm");
     expect_plan(f->path, "SELECT id, session FROM runs WHERE started_at >= 0 AND artifact = 'a' AND host = 'h'"
                          " AND session = 's' ORDER BY started_at, id", "runs_night");
+    expect_plan(f->path, "SELECT id, session FROM runs WHERE started_at >= 0 AND host = 'h'"
+                         " AND session = 's' ORDER BY started_at, id", "runs_night");
     expect_plan(f->path, "SELECT id, session FROM runs WHERE started_at >= 0 AND artifact = 'a' AND host = 'h'"
                          " ORDER BY started_at DESC, id DESC LIMIT 1", "runs_time");
+    expect_plan(f->path, "SELECT id FROM runs WHERE started_at >= 0 AND artifact = 'a' AND host = 'h'"
+                         " AND engine_id = 1 AND arm_key = 'k' ORDER BY started_at, id", "runs_arm");
     expect_plan(f->path, "SELECT max(started_at) FROM runs WHERE host = 'h' AND started_at < 5", "runs_host");
     expect_plan(f->path, "SELECT id FROM verdicts WHERE artifact = 'a' AND host = 'h'"
                          " ORDER BY decided_at DESC, id DESC LIMIT 1", "verdicts_newest");
