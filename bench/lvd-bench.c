@@ -16,6 +16,7 @@
 #include "engine/devlock.h"
 #include "engine/engines.h"
 #include "engine/hostfacts.h"
+#include "placement/correction.h"
 #include "store/factsdb.h"
 #include "store/store.h"
 
@@ -503,7 +504,7 @@ static int run(const options *o)
     };
     split_modes = bench_split_modes_probe(b.engines, b.probes, b.n);
     po.split_modes = split_modes;
-    if (store_alloc_rows(b.s, &alloc_rows, &po.n_alloc_rows, &err)) {
+    if (store_alloc_rows(b.s, PLACEMENT_CORRECTION_WINDOW, &alloc_rows, &po.n_alloc_rows, &err)) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         goto out;
     }

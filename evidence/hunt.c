@@ -93,10 +93,10 @@ static long build_no(const lvd_run *r)
 static series *series_of(all_series *a, const lvd_run *run, const lvd_result *res)
 {
     char *key = lvd_xasprintf("%s|%s|%s", run->artifact, run->arm_key ? run->arm_key : "", res->test);
-    for (size_t i = 0; i < a->n; i++)
-        if (!strcmp(a->v[i].key, key)) {
+    for (size_t i = a->n; i > 0; i--) /* a run's series were seen last (its other tests) or a night ago */
+        if (!strcmp(a->v[i - 1].key, key)) {
             free(key);
-            return &a->v[i];
+            return &a->v[i - 1];
         }
     a->v = lvd_xrealloc(a->v, (a->n + 1) * sizeof *a->v);
     series *s = &a->v[a->n++];
@@ -111,9 +111,9 @@ static series *series_of(all_series *a, const lvd_run *run, const lvd_result *re
 static void add_samples(series *s, const lvd_run *run, const lvd_result *res)
 {
     point *pt = NULL;
-    for (size_t i = 0; i < s->n && !pt; i++)
-        if (!strcmp(s->p[i].session, run->session))
-            pt = &s->p[i];
+    for (size_t i = s->n; i > 0 && !pt; i--) /* the runs come oldest first: their session is the newest point */
+        if (!strcmp(s->p[i - 1].session, run->session))
+            pt = &s->p[i - 1];
     if (!pt) {
         s->p = lvd_xrealloc(s->p, (s->n + 1) * sizeof *s->p);
         pt = &s->p[s->n++];
@@ -182,7 +182,8 @@ static int64_t session_time(const lvd_run *runs, size_t n, const char *session)
 {
     int64_t t = 0;
     for (size_t i = 0; i < n; i++)
-        if (runs[i].session && !strcmp(runs[i].session, session) && (!t || runs[i].started_at < t))
+        if (runs[i].session && !strcmp(runs[i].status, "ok") && !strcmp(runs[i].session, session) &&
+            (!t || runs[i].started_at < t))
             t = runs[i].started_at;
     return t;
 }
@@ -221,32 +222,27 @@ static int load_pin_note(store *s, const lvd_run *runs, size_t nr, ev_hunt *h, l
     return 0;
 }
 
-int ev_hunt_load(store *s, const char *host, size_t nights, ev_hunt *out, lvd_err *err)
+size_t ev_hunt_nights(size_t nights)
+{
+    stats_cp_opts cp;
+    stats_cp_default(&cp);
+    return nights + 2 * cp.window;
+}
+
+int ev_hunt_load(store *s, const char *host, const lvd_run *runs, size_t nr, ev_hunt *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     if (load_culprit(s, out, err))
         return -1;
-    /* drift in the page's nights: they and the two windows of nights before
-     * them that a step at their start is judged against */
-    stats_cp_opts cp;
-    stats_cp_default(&cp);
-    store_run_filter rf = {.host = host, .status = "ok", .with_samples = 1};
-    if (store_run_nights_since(s, NULL, host, nights + 2 * cp.window, &rf.since, err)) {
-        ev_hunt_free(out);
-        return -1;
-    }
-    lvd_run *runs = NULL;
-    size_t nr = 0;
     store_fact *facts = NULL;
     size_t nf = 0;
-    if (store_run_list(s, &rf, &runs, &nr, err) || store_facts_list(s, host, &facts, &nf, err)) {
-        store_run_list_free(runs, nr);
+    if (store_facts_list(s, host, &facts, &nf, err)) {
         ev_hunt_free(out);
         return -1;
     }
     all_series a = {0};
     for (size_t i = 0; i < nr; i++)
-        for (size_t k = 0; runs[i].session && k < runs[i].n_results; k++)
+        for (size_t k = 0; runs[i].session && !strcmp(runs[i].status, "ok") && k < runs[i].n_results; k++)
             add_samples(series_of(&a, &runs[i], &runs[i].results[k]), &runs[i], &runs[i].results[k]);
     int rc = 0;
     for (size_t i = 0; i < a.n && rc == 0; i++)
@@ -257,7 +253,6 @@ int ev_hunt_load(store *s, const char *host, size_t nights, ev_hunt *out, lvd_er
         rc = load_pin_note(s, runs, nr, out, err);
     series_free(&a);
     store_facts_free(facts, nf);
-    store_run_list_free(runs, nr);
     if (rc)
         ev_hunt_free(out);
     return rc;

@@ -8,6 +8,7 @@
 #ifndef LVD_EV_HUNT_H
 #define LVD_EV_HUNT_H
 
+#include "common/types.h"
 #include "common/util.h"
 #include "evidence/drift.h"
 
@@ -22,11 +23,15 @@ typedef struct ev_hunt {
     char *pin_note;         /* the newest pin decision against the drift flags, or NULL */
 } ev_hunt;
 
+/* The nights of runs the drift of a page of `nights` nights reads: those
+ * and two change-point windows of nights before them (what a step at their
+ * start is judged against). */
+size_t ev_hunt_nights(size_t nights);
 /* Loads host's hunt from s: the newest bisect's culprit and the drift of
- * the last `nights` nights (their runs and two change-point windows of
- * nights before them, what a step at their start is judged against). 0, or
- * -1 with err. */
-int ev_hunt_load(struct store *s, const char *host, size_t nights, ev_hunt *out, lvd_err *err);
+ * runs[0..nr) (host's runs of ev_hunt_nights nights, oldest first, with
+ * their samples, read once by the page for every section; the not-ok runs
+ * are left out here). 0, or -1 with err. */
+int ev_hunt_load(struct store *s, const char *host, const lvd_run *runs, size_t nr, ev_hunt *out, lvd_err *err);
 void ev_hunt_free(ev_hunt *h);
 
 /* Under the pin decision: the culprit and the pin note (nothing when neither). */

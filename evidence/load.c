@@ -5,6 +5,7 @@
  * Only reads the store. Not for computing figures (model.c) nor rendering. */
 #include "builds/older.h"
 #include "evidence/model.h"
+#include "evidence/window.h"
 
 #include "select/choice.h"
 #include "select/engines.h"
@@ -258,9 +259,10 @@ static int arm_input(store *s, const char *sha, const char *host, const engines 
     return 0;
 }
 
-/* One model: its runs into arms, checks, verdict, figures and history. */
+/* One model: its runs[0..nr) (the page's nights of it, oldest first, with
+ * samples) into arms, checks, verdict, figures and history. */
 static int load_model(store *s, const ev_opts *o, const char *host, const char *sha, const engines *es,
-                      ev_model *m, int64_t *t_min, int64_t *t_max, lvd_err *err)
+                      const lvd_run *runs, size_t nr, ev_model *m, int64_t *t_min, int64_t *t_max, lvd_err *err)
 {
     memset(m, 0, sizeof *m);
     snprintf(m->sha256, sizeof m->sha256, "%s", sha);
@@ -269,12 +271,6 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     if (has_a < 0)
         return -1;
     const store_artifact *ap = has_a == 0 ? &a : NULL;
-    /* the page's nights, and nothing older: its cost is what it shows */
-    store_run_filter f = {.artifact = sha, .host = host, .with_samples = 1};
-    if (store_run_nights_since(s, sha, host, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &f.since, err))
-        return -1;
-    lvd_run *runs = NULL;
-    size_t nr = 0;
     lvd_verdict v;
     int has_v = 0;
     sel_armset set = {0};
@@ -282,9 +278,7 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     lvd_check *checks = NULL;
     char **texts = NULL;
     char(*backend)[16] = NULL;
-    int rc = store_run_list(s, &f, &runs, &nr, err);
-    if (rc == 0)
-        rc = newest_verdict(s, sha, host, &v, &has_v, err);
+    int rc = newest_verdict(s, sha, host, &v, &has_v, err);
     if (rc != 0)
         goto out;
     for (size_t i = 0; i < nr; i++) {
@@ -331,9 +325,30 @@ out:
     if (has_v)
         lvd_verdict_free(&v);
     sel_armset_free(&set);
-    store_run_list_free(runs, nr);
     if (ap)
         store_artifact_free(&a);
+    return rc;
+}
+
+/* Every model's section from the window w. */
+static int load_models(store *s, const ev_opts *o, const char *host, char **shas, size_t n, const engines *es,
+                       const ev_window *w, ev_page *out, int64_t *t_min, int64_t *t_max, lvd_err *err)
+{
+    size_t nights = o->nights ? o->nights : EV_NIGHTS_DEFAULT;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        lvd_run *runs;
+        size_t nr;
+        int owned;
+        rc = ev_window_model(s, w, host, shas[i], nights, &runs, &nr, &owned, err);
+        if (rc == 0)
+            rc = load_model(s, o, host, shas[i], es, runs, nr, &out->models[i], t_min, t_max, err);
+        out->n_models = i + 1;
+        if (owned)
+            store_run_list_free(runs, nr);
+        else
+            free(runs);
+    }
     return rc;
 }
 
@@ -533,17 +548,19 @@ int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
     older_load(&es, out);
     out->models = lvd_xcalloc(n ? n : 1, sizeof *out->models);
     int64_t t_min = 0, t_max = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = load_model(s, o, host, shas[i], &es, &out->models[i], &t_min, &t_max, err);
-        out->n_models = i + 1;
-    }
+    size_t nights = o->nights ? o->nights : EV_NIGHTS_DEFAULT;
+    /* the page's nights and the drift's, read once, and nothing older: its cost is what it shows */
+    ev_window w;
+    int rc = ev_window_load(s, host, ev_hunt_nights(nights), &w, err);
+    if (rc == 0)
+        rc = load_models(s, o, host, shas, n, &es, &w, out, &t_min, &t_max, err);
     engines_free(&es);
     lvd_strv_free(shas);
     if (rc == 0)
-        rc = load_pin(s, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &out->pin, err);
+        rc = load_pin(s, nights, &out->pin, err);
     if (rc == 0)
-        rc = ev_hunt_load(s, host, o->nights ? o->nights : EV_NIGHTS_DEFAULT, &out->hunt, err);
+        rc = ev_hunt_load(s, host, w.v, w.n, &out->hunt, err);
+    ev_window_free(&w);
     if (rc != 0) {
         ev_page_free(out);
         return -1;

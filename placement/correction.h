@@ -18,6 +18,10 @@
 #define PLACEMENT_CORRECTION_MIN_ROWS 3
 /* The quantile of the ratios the factor is taken from. */
 #define PLACEMENT_CORRECTION_QUANTILE 0.9
+/* The rows it is computed over: the newest this many of each device
+ * (store_alloc_rows), so the margin follows the backend as it is now and the
+ * cost of reading them does not grow with the store. */
+#define PLACEMENT_CORRECTION_WINDOW 200
 /* The largest factor (an estimate 3x off says the rows are wrong, not the margin). */
 #define PLACEMENT_CORRECTION_MAX 3.0
 

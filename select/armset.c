@@ -5,6 +5,7 @@
 #include "stats/energy.h"
 #include "stats/stats.h"
 #include "store/store.h"
+#include "store/store_newest.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -136,69 +137,100 @@ void sel_armset_build(const lvd_run *runs, size_t n, sel_armset *out)
     free(idx);
 }
 
-/* Moves the runs of each arm's newest session (the session of the arm's
- * newest run, as build_arm takes it) to the front of runs; returns how
- * many. The others stay behind them, to be freed with the rest. */
-static size_t keep_newest_sessions(lvd_run *runs, size_t n)
+static int same_session(const char *a, const char *b)
 {
-    if (!n)
-        return 0;
-    const lvd_run **idx = lvd_xmalloc(n * sizeof *idx);
-    for (size_t i = 0; i < n; i++)
-        idx[i] = &runs[i];
-    qsort(idx, n, sizeof *idx, cmp_runs);
-    unsigned char *keep = lvd_xcalloc(n, 1);
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && same_arm(idx[i], idx[j]))
-            j++;
-        const char *newest = session_of(idx[j - 1]);
-        for (size_t k = i; k < j; k++)
-            if (!strcmp(session_of(idx[k]), newest))
-                keep[idx[k] - runs] = 1;
-        i = j;
-    }
-    free(idx);
-    size_t w = 0;
+    return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* Appends to *all the runs of v[0..n) (listed for session; NULL: every
+ * session) that are of session and of a kept arm whose newest session it is
+ * (arms, keep), moving them out of v (left zeroed, freed with v). */
+static void take_session_runs(lvd_run *v, size_t n, const char *session, const store_arm_session *arms,
+                              size_t na, const unsigned char *keep, lvd_run **all, size_t *n_all, size_t *cap)
+{
     for (size_t i = 0; i < n; i++) {
-        if (!keep[i])
+        const store_arm_session *a = store_arm_session_find(arms, na, v[i].artifact, v[i].engine_id, v[i].arm_key);
+        if (!a || !keep[a - arms] || !same_session(v[i].session, session) || !same_session(a->session, session))
             continue;
-        if (w != i) {
-            lvd_run t = runs[w];
-            runs[w] = runs[i];
-            runs[i] = t;
-            unsigned char kt = keep[w];
-            keep[w] = keep[i];
-            keep[i] = kt;
+        if (*n_all == *cap) {
+            *cap = *cap ? *cap * 2 : 16;
+            *all = lvd_xrealloc(*all, *cap * sizeof **all);
         }
-        w++;
+        (*all)[(*n_all)++] = v[i];
+        memset(&v[i], 0, sizeof v[i]);
     }
+}
+
+/* Whether kept arms[i]'s session already came up among the kept arms[0..i). */
+static int session_seen(const store_arm_session *arms, const unsigned char *keep, size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (keep[k] && same_session(arms[k].session, arms[i].session))
+            return 1;
+    return 0;
+}
+
+/* The runs of the kept arms' newest sessions, with results and samples: one
+ * listing per distinct session (usually one: the last night). 0 or -1. */
+static int load_sessions(store *s, const store_run_filter *base, const store_arm_session *arms, size_t na,
+                         const unsigned char *keep, lvd_run **all, size_t *n_all, lvd_err *err)
+{
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < na && rc == 0; i++) {
+        if (!keep[i] || session_seen(arms, keep, i))
+            continue;
+        store_run_filter f = *base;
+        f.session = arms[i].session;
+        /* a session by host and model only (runs_night serves it; the engine and arm
+         * key would steer the planner to the arm's whole history on runs_arm):
+         * take_session_runs keeps the arms asked for */
+        if (f.session) {
+            f.engine_id = 0;
+            f.arm_key = NULL;
+        }
+        lvd_run *runs;
+        size_t n;
+        rc = store_run_list(s, &f, &runs, &n, err);
+        if (rc == 0) {
+            take_session_runs(runs, n, f.session, arms, na, keep, all, n_all, &cap);
+            store_run_list_free(runs, n);
+        }
+    }
+    return rc ? rc : store_run_load_results(s, *all, *n_all, err);
+}
+
+int sel_armset_load_picked(store *s, const char *artifact, const char *host, int64_t engine_id,
+                           const char *arm_key, sel_arm_pick_fn pick, void *ctx, sel_armset *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    host = host ? host : lvd_hostname();
+    store_arm_session *arms;
+    size_t na;
+    if (store_arm_newest_sessions(s, artifact, host, engine_id, arm_key, &arms, &na, err) != 0)
+        return -1;
+    unsigned char *keep = lvd_xcalloc(na ? na : 1, 1);
+    if (pick)
+        pick(arms, na, keep, ctx);
+    else
+        memset(keep, 1, na);
+    /* an arm is its newest session's runs (build_arm): only those are read */
+    store_run_filter f = {.artifact = artifact, .host = host, .engine_id = engine_id, .arm_key = arm_key};
+    lvd_run *all = NULL;
+    size_t n_all = 0;
+    int rc = load_sessions(s, &f, arms, na, keep, &all, &n_all, err);
+    if (rc == 0)
+        sel_armset_build(all, n_all, out);
+    store_run_list_free(all, n_all);
     free(keep);
-    return w;
+    store_arm_sessions_free(arms, na);
+    return rc;
 }
 
 int sel_armset_load(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    store_run_filter f = {
-        .artifact = artifact,
-        .host = host ? host : lvd_hostname(),
-        .engine_id = engine_id,
-        .arm_key = arm_key,
-    };
-    lvd_run *runs;
-    size_t n;
-    if (store_run_list(s, &f, &runs, &n, err) != 0)
-        return -1;
-    /* an arm is its newest session's runs (build_arm): only theirs are read
-     * whole, so a year of history costs its run rows, not its samples */
-    size_t kept = keep_newest_sessions(runs, n);
-    int rc = store_run_load_results(s, runs, kept, err);
-    if (rc == 0)
-        sel_armset_build(runs, kept, out);
-    store_run_list_free(runs, n);
-    return rc;
+    return sel_armset_load_picked(s, artifact, host, engine_id, arm_key, NULL, NULL, out, err);
 }
 
 void sel_armset_free(sel_armset *set)

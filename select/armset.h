@@ -63,9 +63,17 @@ typedef struct sel_armset {
 void sel_armset_build(const lvd_run *runs, size_t n, sel_armset *out);
 /* Loads the runs of host (NULL = this machine) for artifact (NULL = every
  * artifact), engine (0 = every engine) and arm key (NULL = every arm) and
- * groups them; only each arm's newest session is read whole. 0 or -1 (err). */
+ * groups them; only each arm's newest session is read (store_newest.h finds
+ * it by index), so the cost is those sessions', not the history's. 0 or -1 (err). */
 int sel_armset_load(struct store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err);
+/* Which arms to read, chosen from all of them before any run is: sets
+ * keep[i] (zeroed) for arms[0..n) wanted. */
+struct store_arm_session;
+typedef void (*sel_arm_pick_fn)(const struct store_arm_session *arms, size_t n, unsigned char *keep, void *ctx);
+/* sel_armset_load of the arms pick keeps (a reader that pairs arms reads no arm without its pair). */
+int sel_armset_load_picked(struct store *s, const char *artifact, const char *host, int64_t engine_id,
+                           const char *arm_key, sel_arm_pick_fn pick, void *ctx, sel_armset *out, lvd_err *err);
 void sel_armset_free(sel_armset *set);
 
 /* The series of test in arm a, or NULL. */

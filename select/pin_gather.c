@@ -10,6 +10,7 @@
 #include "select/armset.h"
 #include "select/engines.h"
 #include "store/store.h"
+#include "store/store_newest.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -64,39 +65,87 @@ typedef struct side {
     char (*device)[64];    /* the device each arm's check is under (engine_check_device) */
 } side;
 
-static int load_side(store *s, const lvd_engine *engines, size_t n_engines, const char *build,
-                     const char *host, side *out, lvd_err *err)
+/* The two builds' engines, for choosing the arms that pair before reading any. */
+typedef struct pair_pick {
+    const lvd_engine *engines;
+    size_t n;
+    const char *pinned, *candidate;
+} pair_pick;
+
+/* 1: an engine of the pinned build, 2: of the candidate, 0: another. */
+static int side_of(const pair_pick *p, int64_t engine_id)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->engines[i].id == engine_id)
+            return !strcmp(p->engines[i].build, p->pinned) ? 1 : !strcmp(p->engines[i].build, p->candidate) ? 2 : 0;
+    return 0;
+}
+
+/* Keeps the arms of either build that an arm of the other build has the
+ * artifact and arm key of (the pairs, by backend too, are made from what is
+ * read): an arm without a counterpart is never compared, so never read. */
+static void pick_pairs(const store_arm_session *arms, size_t n, unsigned char *keep, void *ctx)
+{
+    const pair_pick *p = ctx;
+    int *side = lvd_xcalloc(n ? n : 1, sizeof *side);
+    for (size_t i = 0; i < n; i++)
+        side[i] = side_of(p, arms[i].engine_id);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; side[i] && j < n && !keep[i]; j++)
+            keep[i] = side[j] && side[j] != side[i] && !strcmp(arms[i].artifact, arms[j].artifact) &&
+                      !strcmp(arms[i].arm_key, arms[j].arm_key);
+    free(side);
+}
+
+/* Moves the arms of the engines of build out of all (left zeroed) into
+ * out, each with its backend label and check device from its engine's
+ * latest probe. 0 or -1 (store). */
+static int take_side(store *s, const lvd_engine *engines, size_t n_engines, const char *build, sel_armset *all,
+                     side *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
+    size_t cap = all->n ? all->n : 1;
+    out->arms.v = lvd_xcalloc(cap, sizeof *out->arms.v);
+    out->backend = lvd_xcalloc(cap, sizeof *out->backend);
+    out->device = lvd_xcalloc(cap, sizeof *out->device);
     for (size_t i = 0; i < n_engines; i++) {
         if (strcmp(engines[i].build, build))
             continue;
-        sel_armset one;
-        if (sel_armset_load(s, NULL, host, engines[i].id, NULL, &one, err) != 0)
-            return -1;
         lvd_probe probe;
         int rc = store_probe_latest(s, engines[i].id, &probe, err);
-        if (rc < 0) {
-            sel_armset_free(&one);
+        if (rc < 0)
             return -1;
-        }
-        size_t base = out->arms.n;
-        out->arms.v = lvd_xrealloc(out->arms.v, (base + one.n + 1) * sizeof *out->arms.v);
-        out->backend = lvd_xrealloc(out->backend, (base + one.n + 1) * sizeof *out->backend);
-        out->device = lvd_xrealloc(out->device, (base + one.n + 1) * sizeof *out->device);
-        for (size_t k = 0; k < one.n; k++) {
-            out->arms.v[base + k] = one.v[k];
-            sel_backend_label(rc == 0 ? &probe : NULL, one.v[k].backends, out->backend[base + k],
+        for (size_t k = 0; k < all->n; k++) {
+            sel_arm *a = &all->v[k];
+            if (a->engine_id != engines[i].id || !a->arm_key)
+                continue;
+            size_t w = out->arms.n++;
+            out->arms.v[w] = *a;
+            memset(a, 0, sizeof *a);
+            sel_backend_label(rc == 0 ? &probe : NULL, out->arms.v[w].backends, out->backend[w],
                               sizeof out->backend[0]);
-            engine_check_device(rc == 0 ? &probe : NULL, &one.v[k].params, out->device[base + k],
-                             sizeof out->device[0]);
+            engine_check_device(rc == 0 ? &probe : NULL, &out->arms.v[w].params, out->device[w],
+                                sizeof out->device[0]);
         }
-        out->arms.n += one.n;
-        free(one.v);
         if (rc == 0)
             lvd_probe_free(&probe);
     }
     return 0;
+}
+
+/* Both builds' arms on host that may pair, read in one pass. 0 or -1. */
+static int load_sides(store *s, const lvd_engine *engines, size_t n_engines, const char *pinned,
+                      const char *candidate, const char *host, side *ps, side *cs, lvd_err *err)
+{
+    pair_pick pp = {engines, n_engines, pinned, candidate};
+    sel_armset all;
+    if (sel_armset_load_picked(s, NULL, host, 0, NULL, pick_pairs, &pp, &all, err) != 0)
+        return -1;
+    int rc = take_side(s, engines, n_engines, pinned, &all, ps, err);
+    if (rc == 0)
+        rc = take_side(s, engines, n_engines, candidate, &all, cs, err);
+    sel_armset_free(&all);
+    return rc;
 }
 
 static void side_free(side *x)
@@ -221,8 +270,7 @@ int sel_pin_gather(store *s, const builds_pin *pin, const sel_pin_opts *o, sel_p
     for (size_t i = 0; i < n_engines && !e->candidate_local; i++)
         if (!strcmp(engines[i].build, candidate) && (!engines[i].origin || strcmp(engines[i].origin, "fetched")))
             e->candidate_local = lvd_xstrdup(engines[i].name);
-    if (load_side(s, engines, n_engines, pinned, host, &ps, err) != 0 ||
-        load_side(s, engines, n_engines, candidate, host, &cs, err) != 0)
+    if (load_sides(s, engines, n_engines, pinned, candidate, host, &ps, &cs, err) != 0)
         goto out;
     for (size_t i = 0; i < ps.arms.n; i++) {
         const sel_arm *p = &ps.arms.v[i];
@@ -246,18 +294,14 @@ int sel_pin_gather(store *s, const builds_pin *pin, const sel_pin_opts *o, sel_p
                 goto out;
         }
     }
-    lvd_pin_decision *ds;
-    size_t nd;
-    if (store_pin_decision_list(s, 0, &ds, &nd, err) != 0)
+    lvd_pin_decision prev;
+    int has_prev = store_pin_decision_latest(s, pinned, candidate, &prev, err);
+    if (has_prev < 0)
         goto out;
-    for (size_t i = 0; i < nd; i++) {
-        if (ds[i].pinned_build && ds[i].candidate_build && !strcmp(ds[i].pinned_build, pinned) &&
-            !strcmp(ds[i].candidate_build, candidate)) {
-            sel_pin_read_prev(&ds[i], e);
-            break;
-        }
+    if (has_prev == 0) {
+        sel_pin_read_prev(&prev, e);
+        lvd_pin_decision_free(&prev);
     }
-    store_pin_decision_list_free(ds, nd);
     ret = 0;
 out:
     side_free(&ps);

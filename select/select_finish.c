@@ -9,6 +9,7 @@
 #include "common/util.h"
 #include "builds/older.h"
 #include "engine/cudaarch.h"
+#include "placement/correction.h"
 #include "select/choice.h"
 #include "select/heuristic.h"
 #include "select/launch.h"
@@ -106,7 +107,7 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
     if (sel_ceiling_apply(c, pk, &in, exit_code, err) != 0)
         return -1;
     lvd_alloc *rows = NULL;
-    if (c->s && store_alloc_rows(c->s, &rows, &in.n_alloc_rows, err) != 0) {
+    if (c->s && store_alloc_rows(c->s, PLACEMENT_CORRECTION_WINDOW, &rows, &in.n_alloc_rows, err) != 0) {
         *exit_code = LVD_EXIT_STORE;
         return -1;
     }

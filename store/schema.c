@@ -282,10 +282,30 @@ static const char *const migrations[] = {
      * in samples); new results are stored without them (bench/benchout.c).
      * Only valid JSON is touched, so a hand-made row never fails the step. */
     "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts') WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
-    /* 13 (issue 18, the round's migration 17; the lead renumbers): the
+    /* 13 (issue 18): the
      * fleet's per-host reads (hosts of a store, one host's runs for the
      * evidence page and pin --fleet) without scanning every run */
     "CREATE INDEX runs_host ON runs(host, started_at);",
+    /* 14 (issue 15):
+     * every reading command's cost bounded by what it shows. On a host:
+     * runs_arm, an arm's runs by time (each arm's newest session, one seek:
+     * store_newest.c); runs_time, a model's runs by time (its newest run, a
+     * night window); runs_night, a session's runs (an arm's newest session
+     * read, not its year); the host's runs by time (its night window over every model) is
+     * runs_host, of step 13. verdicts_newest: a model's newest verdict
+     * whatever its objective. run_alloc_device: a device's newest allocation
+     * rows (the margin correction's window); the pin decisions between two
+     * builds, and by time (a night window). runs_key goes: runs_arm serves
+     * what it did (the same columns, host first), and each index costs
+     * bytes per run. */
+    "CREATE INDEX runs_arm ON runs(host, artifact, engine_id, arm_key, started_at);"
+    "CREATE INDEX runs_time ON runs(host, artifact, started_at);"
+    "CREATE INDEX runs_night ON runs(host, session, started_at);"
+    "CREATE INDEX verdicts_newest ON verdicts(artifact, host, decided_at);"
+    "DROP INDEX runs_key;"
+    "CREATE INDEX run_alloc_device ON run_alloc(device, run_id);"
+    "CREATE INDEX pin_decisions_builds ON pin_decisions(pinned_build, candidate_build, decided_at);"
+    "CREATE INDEX pin_decisions_at ON pin_decisions(decided_at);",
 };
 
 size_t store_schema_version(void)

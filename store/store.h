@@ -139,10 +139,12 @@ int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err);
  * not; -1 with err. One indexed query (started_at), nothing loaded. */
 int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err);
 
-/* Every device row of run_alloc (host rows "CPU" left out) with both the
- * actual model bytes and the predicted ones, oldest run first, into *out
- * (malloc'd, free with free()): the margin correction's input. 0, or -1. */
-int store_alloc_rows(store *s, lvd_alloc **out, size_t *n, lvd_err *err);
+/* The device rows of run_alloc (host rows "CPU" left out) with both the
+ * actual model bytes and the predicted ones, the newest per_device runs'
+ * rows of each device (newest first), into *out (malloc'd, free with
+ * free()): the margin correction's input (its window:
+ * PLACEMENT_CORRECTION_WINDOW). 0, or -1. */
+int store_alloc_rows(store *s, size_t per_device, lvd_alloc **out, size_t *n, lvd_err *err);
 
 /* --- llama.cpp's own fit plans (issue 14) ------------------------------ */
 
@@ -201,6 +203,10 @@ int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err);
  * six decisions on one day are one night), newest first; 0 = all. */
 int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t *n, lvd_err *err);
 void store_pin_decision_list_free(lvd_pin_decision *v, size_t n);
+/* The newest decision between pinned and candidate into *out (free with
+ * lvd_pin_decision_free): 0, 1 when there is none, -1 with err. */
+int store_pin_decision_latest(store *s, const char *pinned, const char *candidate, lvd_pin_decision *out,
+                              lvd_err *err);
 int store_pin_record(store *s, const char *build, const char *flavour, const char *sha256,
                      const char *source, lvd_err *err);
 

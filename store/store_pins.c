@@ -27,6 +27,8 @@ int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err)
     return 0;
 }
 
+#define DECISION_COLUMNS "id, decided_at, pinned_build, candidate_build, decision, rule, details_json"
+
 static void col_decision(store_stmt *st, void *item)
 {
     lvd_pin_decision *d = item;
@@ -51,8 +53,7 @@ int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t
     *n = 0;
     store_stmt *st;
     if (store_prepare(s,
-                      "SELECT id, decided_at, pinned_build, candidate_build, decision, rule, details_json"
-                      " FROM pin_decisions WHERE ?1 <= 0 OR decided_at >= (SELECT min(d) * 86400 FROM"
+                      "SELECT " DECISION_COLUMNS " FROM pin_decisions WHERE ?1 <= 0 OR decided_at >= (SELECT min(d) * 86400 FROM"
                       "   (SELECT DISTINCT decided_at / 86400 AS d FROM pin_decisions ORDER BY d DESC LIMIT ?1))"
                       " ORDER BY decided_at DESC, id DESC",
                       &st, err))
@@ -63,6 +64,29 @@ int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t
         return -1;
     *out = v;
     return 0;
+}
+
+int store_pin_decision_latest(store *s, const char *pinned, const char *candidate, lvd_pin_decision *out,
+                              lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    store_stmt *st;
+    /* pin_decisions_builds (pinned_build, candidate_build, decided_at) serves it */
+    if (store_prepare(s,
+                      "SELECT " DECISION_COLUMNS " FROM pin_decisions WHERE pinned_build = ?1 AND candidate_build = ?2"
+                      " ORDER BY decided_at DESC, id DESC LIMIT 1",
+                      &st, err))
+        return -1;
+    store_bind_text(st, 1, pinned);
+    store_bind_text(st, 2, candidate);
+    void *v;
+    size_t n;
+    if (store_rows(s, st, sizeof *out, col_decision, free_decision, "cannot read pin decisions", &v, &n, err))
+        return -1;
+    if (n)
+        *out = *(lvd_pin_decision *)v;
+    free(v);
+    return n ? 0 : 1;
 }
 
 void store_pin_decision_list_free(lvd_pin_decision *v, size_t n)

@@ -13,12 +13,15 @@ runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
-a few runs, wall ms of the process), store bytes per sample, import samples/s
+a few runs: wall ms of the process, and its CPU ms, user + system, which a
+busy machine inflates less), store bytes per sample, import samples/s
 (per file of a night, over the year, and one big file), re-importing the big
-file, and the RSS of importing a 35 000-row llama-bench.sqlite.
+file, and the RSS of importing a 35 000-row llama-bench.sqlite. With --time
+(and --dir of a store it built, the same --nights) it only times the reading
+commands again: select, evidence, pin, store runs.
 
   bench/perf/year-store.py [--nights N] [--bin build/bin] [--fake build/tests/fake-engine]
-                           [--models tests/fixtures/models] [--dir DIR] [--keep]
+                           [--models tests/fixtures/models] [--dir DIR] [--keep] [--time]
 
 Not a test: it prints numbers and fails nothing (exit 1 when a setup step
 fails). Run from the repository root after a build; it needs only python3.
@@ -28,6 +31,7 @@ import datetime as dt
 import json
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -185,12 +189,26 @@ def fill(w, nights):
 
 
 def timed(w, args, reps=5, now=None, ok=(0, 1)):
-    v = []
+    """Median wall ms of `reps` runs of lvd args, and the median CPU ms
+    (user + system of the process and what it waited for: on a busy machine
+    the wall time is mostly waiting for a core)."""
+    wall, cpu = [], []
     for _ in range(reps):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.monotonic()
         w.lvd(args, now=now, ok=ok)
-        v.append((time.monotonic() - t) * 1e3)
-    return statistics.median(v)
+        wall.append((time.monotonic() - t) * 1e3)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1e3)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def ms(wc):
+    return "%.1f ms (CPU %.1f ms)" % wc
+
+
+def secs(wc):
+    return "%.2f s (CPU %.2f s)" % (wc[0] / 1e3, wc[1] / 1e3)
 
 
 def child_rss_kib(argv, env):
@@ -225,6 +243,30 @@ def big_sqlite(w, rows):
     return p
 
 
+def reading_rows(w, last):
+    """The rows of the commands that read the store, timed at `last`."""
+    m = w.models[0]
+    w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
+    return [
+        ("lvd select --model M (warm)", ms(timed(w, ["select", "--model", m], 9, last))),
+        ("lvd select --record", ms(timed(w, ["select", "--model", m, "--record"], 5, last))),
+        ("lvd evidence --nights 14", secs(timed(w, ["evidence", "--nights", "14", "--out",
+                                                    os.path.join(w.dir, "page14.md")], 3, last))),
+        ("lvd evidence --nights 365", secs(timed(w, ["evidence", "--nights", "365", "--out",
+                                                     os.path.join(w.dir, "page365.md")], 3, last))),
+        ("lvd pin --no-record", secs(timed(w, ["pin", "--pin-file", w.pin, "--candidate", "b9800",
+                                               "--no-record"], 3, last))),
+        ("lvd store runs --limit 10", ms(timed(w, ["store", "runs", "--limit", "10"], 9, last))),
+    ]
+
+
+def print_rows(rows):
+    print("| command, full year | measured |")
+    print("|---|---|")
+    for k, v in rows:
+        print("| %s | %s |" % (k, v))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--nights", type=int, default=365)
@@ -233,27 +275,21 @@ def main():
     ap.add_argument("--models", default="tests/fixtures/models")
     ap.add_argument("--dir")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--time", action="store_true")
     a = ap.parse_args()
     w = World(a)
+    last = START + (a.nights - 1) * DAY + 7200
+    if a.time:
+        if not a.dir or not os.path.exists(w.db):
+            die("--time needs --dir DIR holding a store this script built (with the same --nights)")
+        print_rows(reading_rows(w, last))
+        return
     print("year-store: %d nights into %s" % (a.nights, w.db), file=sys.stderr)
     setup(w)
     t = time.monotonic()
     samples, imp_s, files = fill(w, a.nights)
     fill_s = time.monotonic() - t
-    last = START + (a.nights - 1) * DAY + 7200
-    m = w.models[0]
-    w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
-    rows = [
-        ("lvd select --model M (warm)", "%.1f ms" % timed(w, ["select", "--model", m], 9, last)),
-        ("lvd select --record", "%.1f ms" % timed(w, ["select", "--model", m, "--record"], 5, last)),
-        ("lvd evidence --nights 14", "%.2f s" % (timed(w, ["evidence", "--nights", "14", "--out",
-                                                           os.path.join(w.dir, "page14.md")], 3, last) / 1e3)),
-        ("lvd evidence --nights 365", "%.2f s" % (timed(w, ["evidence", "--nights", "365", "--out",
-                                                            os.path.join(w.dir, "page365.md")], 3, last) / 1e3)),
-        ("lvd pin --no-record", "%.2f s" % (timed(w, ["pin", "--pin-file", w.pin, "--candidate", "b9800",
-                                                      "--no-record"], 3, last) / 1e3)),
-        ("lvd store runs --limit 10", "%.1f ms" % timed(w, ["store", "runs", "--limit", "10"], 9, last)),
-    ]
+    rows = reading_rows(w, last)
     size = os.path.getsize(w.db)
     rows.append(("store size", "%.1f MB, %.0f B/sample" % (size / 1e6, size / max(samples, 1))))
     rows.append(("import, per file of a night", "%.0f samples/s over %d files (%.1f ms per file)"
@@ -282,10 +318,7 @@ def main():
                                "--model", w.models[2], "--select-build", "9700"], env)
     rows.append(("importing a 35 000-row llama-bench.sqlite", "%.0f MB RSS (exit %d)" % (rss / 1024, code)))
     print("\nyear store: %d nights, %d samples, filled in %.0f s\n" % (a.nights, samples, fill_s))
-    print("| command, full year | measured |")
-    print("|---|---|")
-    for k, v in rows:
-        print("| %s | %s |" % (k, v))
+    print_rows(rows)
     if not a.keep and not a.dir:
         shutil.rmtree(w.dir)
 

@@ -1,0 +1,107 @@
+/* store_newest.c: each arm's newest session (see store_newest.h). One query:
+ * the distinct arms of the host from the runs_arm index (schema migration
+ * "indexes"), then per arm one seek to its newest run on the same index. */
+#include "store/store_newest.h"
+
+#include "store/bisectdb.h"
+#include "store/store_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void col_arm(store_stmt *st, void *item)
+{
+    store_arm_session *a = item;
+    memset(a, 0, sizeof *a);
+    store_col_copy(st, 0, a->artifact, sizeof a->artifact);
+    a->engine_id = store_col_i64(st, 1);
+    a->arm_key = store_col_strdup(st, 2);
+    a->session = store_col_strdup(st, 3);
+}
+
+static void free_arm(void *item)
+{
+    store_arm_session *a = item;
+    free(a->arm_key);
+    free(a->session);
+}
+
+/* The order of the list: artifact, engine id, arm key, text bytewise (in C:
+ * a database's collation need not be bytewise). */
+static int cmp_key(const store_arm_session *a, const char *artifact, int64_t engine_id, const char *arm_key)
+{
+    int c = strcmp(a->artifact, artifact);
+    if (c)
+        return c;
+    if (a->engine_id != engine_id)
+        return a->engine_id < engine_id ? -1 : 1;
+    return strcmp(a->arm_key ? a->arm_key : "", arm_key ? arm_key : "");
+}
+
+static int cmp_arms(const void *pa, const void *pb)
+{
+    const store_arm_session *b = pb;
+    return cmp_key(pa, b->artifact, b->engine_id, b->arm_key);
+}
+
+int store_arm_newest_sessions(store *s, const char *artifact, const char *host, int64_t engine_id,
+                              const char *arm_key, store_arm_session **out, size_t *n, lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    lvd_sb sql = {0};
+    /* only the filters that are set (a "?1 IS NULL OR" term keeps the planner off the index) */
+    lvd_sb_adds(&sql, "SELECT a.artifact, a.engine_id, a.arm_key, t.session FROM (SELECT d.artifact, d.engine_id,"
+                      " d.arm_key, (SELECT n.id FROM runs n WHERE n.host = ?2 AND n.artifact = d.artifact"
+                      " AND n.engine_id = d.engine_id AND n.arm_key = d.arm_key AND (n.session IS NULL OR"
+                      " n.session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%') ORDER BY n.started_at DESC,"
+                      " n.id DESC LIMIT 1) AS newest FROM (SELECT DISTINCT artifact, engine_id, arm_key"
+                      " FROM runs WHERE host = ?2");
+    if (artifact)
+        lvd_sb_adds(&sql, " AND artifact = ?1");
+    if (engine_id)
+        lvd_sb_adds(&sql, " AND engine_id = ?3");
+    if (arm_key)
+        lvd_sb_adds(&sql, " AND arm_key = ?4");
+    lvd_sb_adds(&sql, ") d) a JOIN runs t ON t.id = a.newest");
+    store_stmt *st;
+    int rc = store_prepare(s, lvd_sb_str(&sql), &st, err);
+    lvd_sb_free(&sql);
+    if (rc)
+        return -1;
+    store_bind_text(st, 1, artifact);
+    store_bind_text(st, 2, host);
+    store_bind_i64(st, 3, engine_id);
+    store_bind_text(st, 4, arm_key);
+    void *v;
+    if (store_rows(s, st, sizeof **out, col_arm, free_arm, "cannot read the arms' newest sessions", &v, n, err))
+        return -1;
+    *out = v;
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, cmp_arms);
+    return 0;
+}
+
+const store_arm_session *store_arm_session_find(const store_arm_session *v, size_t n, const char *artifact,
+                                                int64_t engine_id, const char *arm_key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_key(&v[mid], artifact, engine_id, arm_key);
+        if (c == 0)
+            return &v[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void store_arm_sessions_free(store_arm_session *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free_arm(&v[i]);
+    free(v);
+}
