@@ -317,7 +317,7 @@ static void free_run(void *r)
 /* The listing statement of filter f, parameters bound. Only the filters
  * that are set appear in the WHERE clause (a "?1 IS NULL OR artifact = ?1"
  * term keeps SQLite off every index: a full scan of the runs each time), so
- * runs_key (artifact, host, engine_id, arm_key), runs_session and
+ * runs_arm (host, artifact, engine_id, arm_key, started_at), runs_session and
  * runs_started serve the query. Newest first when limited: a plain ORDER BY
  * on started_at. A hunt's sessions (STORE_HUNT_SESSION_PREFIX) are left out
  * unless one is asked for by name. */
