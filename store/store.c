@@ -1,7 +1,7 @@
 /* store.c: the store's life (open, forward migrations, close), nested
  * transactions, and the column and row helpers the other store_*.c files
  * share, all written against store_internal.h's dialect seam (the SQLite
- * side is store_sqlite.c). */
+ * side is store_sqlite.c, the PostgreSQL side store_pg*.c). */
 #include "store/store_internal.h"
 #include "store/schema.h"
 
@@ -120,9 +120,17 @@ static int migrate(store *s, lvd_err *err)
         return -1;
     if (store_version_get(s, &have, err))
         goto fail;
-    for (int64_t v = have + 1; v <= want; v++)
-        if (store_exec(s, store_schema_step((size_t)v), err) || store_version_set(s, v, err))
+    while (have < want) {
+        int64_t to = have;
+        char *sql = store_migration(s, have, &to);
+        int rc = !sql || to <= have ? lvd_errf(err, "%s: no migration from schema version %lld", s->path,
+                                               (long long)have)
+                                    : store_exec(s, sql, err);
+        free(sql);
+        if (rc || store_version_set(s, to, err))
             goto fail;
+        have = to;
+    }
     if (store_exec(s, "COMMIT", err))
         goto fail;
     return 0;
@@ -135,9 +143,10 @@ int store_open(const char *path, int flags, store **out, lvd_err *err)
 {
     *out = NULL;
     store *s = lvd_xcalloc(1, sizeof *s);
+    s->ops = store_is_remote(path) ? &store_pg_ops : &store_sqlite_ops;
     s->path = lvd_xstrdup(path);
     s->readonly = (flags & STORE_OPEN_READONLY) != 0;
-    if (store_sqlite_open(s, flags, err) || migrate(s, err)) {
+    if (s->ops->open(s, flags, err) || migrate(s, err)) {
         store_close(s);
         return -1;
     }
@@ -149,7 +158,7 @@ void store_close(store *s)
 {
     if (!s)
         return;
-    store_sqlite_close(s);
+    s->ops->close(s);
     free(s->path);
     free(s);
 }

@@ -34,6 +34,12 @@ char *store_default_path(const char *explicit_path);
  * forward migrations to store_schema_version(). A store whose user_version is
  * newer than this binary knows is refused and left untouched. */
 int store_open(const char *path, int flags, store **out, lvd_err *err);
+/* Whether spec (a --store value) names a PostgreSQL database: a URI
+ * postgresql://... or postgres://..., or libpq's service=NAME; anything else
+ * is an SQLite file. */
+int store_is_remote(const char *spec);
+/* spec as it may be shown or logged: a password in it scrubbed. Malloc'd. */
+char *store_display(const char *spec);
 void store_close(store *s);
 const char *store_path(const store *s);
 int store_user_version(store *s, int64_t *version, lvd_err *err);

@@ -287,7 +287,7 @@ static int probe_latest(store *s, int64_t engine_id, int any_env, const char *en
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? OR env = ?) ORDER BY probed_at DESC, id DESC"
+    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? <> 0 OR env = ?) ORDER BY probed_at DESC, id DESC"
                       " LIMIT 1", &st, err))
         return -1;
     store_bind_i64(st, 1, engine_id);

@@ -13,8 +13,9 @@ int store_facts_put(store *s, const char *session, const char *host, char *const
     for (size_t i = 0; i < n; i++) {
         store_stmt *st;
         if (store_prepare(s,
-                          "INSERT OR REPLACE INTO session_facts (session, host, name, value, at)"
-                          " VALUES (?, ?, ?, ?, ?)",
+                          "INSERT INTO session_facts (session, host, name, value, at)"
+                          " VALUES (?, ?, ?, ?, ?) ON CONFLICT(session, name) DO UPDATE SET"
+                          " host = excluded.host, value = excluded.value, at = excluded.at",
                           &st, err))
             return -1;
         store_bind_text(st, 1, session);

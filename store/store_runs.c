@@ -97,8 +97,11 @@ static int put_alloc(store *s, const lvd_run *r, lvd_err *err)
     if (!r->n_alloc)
         return 0;
     store_stmt *st;
-    if (store_prepare(s, "INSERT OR REPLACE INTO run_alloc (run_id, device, model, kv, compute,"
-                         " pred_model, pred_kv, pred_compute) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    if (store_prepare(s, "INSERT INTO run_alloc (run_id, device, model, kv, compute,"
+                         " pred_model, pred_kv, pred_compute) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                         " ON CONFLICT(run_id, device) DO UPDATE SET model = excluded.model, kv = excluded.kv,"
+                         " compute = excluded.compute, pred_model = excluded.pred_model,"
+                         " pred_kv = excluded.pred_kv, pred_compute = excluded.pred_compute",
                       &st, err))
         return -1;
     for (size_t i = 0; i < r->n_alloc; i++) {
