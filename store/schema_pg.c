@@ -36,15 +36,15 @@ static const char *const base[] = {
     " origin TEXT NOT NULL CHECK (origin IN ('fetched','registered','imported')), created_at BIGINT NOT NULL,"
     " retired_at BIGINT)",
     "CREATE TABLE probes (" ID ", engine_id BIGINT NOT NULL REFERENCES engines(id) ON DELETE CASCADE,"
-    " binary TEXT NOT NULL, bin_mtime_ns BIGINT NOT NULL, bin_size BIGINT NOT NULL, probed_at BIGINT NOT NULL,"
+    " \"binary\" TEXT NOT NULL, bin_mtime_ns BIGINT NOT NULL, bin_size BIGINT NOT NULL, probed_at BIGINT NOT NULL,"
     " backend TEXT NOT NULL, reason TEXT, env TEXT, files TEXT, backends TEXT, no_device TEXT, cuda_archs TEXT)",
-    "CREATE INDEX probes_binary ON probes(binary, probed_at)",
+    "CREATE INDEX probes_binary ON probes(\"binary\", probed_at)",
     "CREATE INDEX probes_engine_env ON probes(engine_id, env, probed_at)",
     "CREATE TABLE devices (probe_id BIGINT NOT NULL REFERENCES probes(id) ON DELETE CASCADE,"
     " idx BIGINT NOT NULL, selector TEXT NOT NULL, name TEXT NOT NULL, total_mib BIGINT, free_mib BIGINT,"
     " backend TEXT NOT NULL, compute_cap TEXT, PRIMARY KEY (probe_id, idx))",
     "CREATE TABLE runs (" ID ", artifact TEXT NOT NULL REFERENCES artifacts(sha256),"
-    " engine_id BIGINT NOT NULL REFERENCES engines(id), binary TEXT NOT NULL, build TEXT NOT NULL,"
+    " engine_id BIGINT NOT NULL REFERENCES engines(id), \"binary\" TEXT NOT NULL, build TEXT NOT NULL,"
     " host TEXT NOT NULL, session TEXT, arm_key TEXT NOT NULL, p_device TEXT, p_ngl BIGINT, p_fa BIGINT,"
     " p_ubatch BIGINT, p_type_k TEXT, p_type_v TEXT, p_n_cpu_moe BIGINT, p_threads BIGINT, p_env TEXT,"
     " build_commit TEXT, build_number BIGINT,"

@@ -55,7 +55,7 @@ int store_facts_list(store *s, const char *host, store_fact **v, size_t *n, lvd_
     store_stmt *st;
     if (store_prepare(s,
                       "SELECT session, host, name, value, at FROM session_facts"
-                      " WHERE ?1 IS NULL OR host = ?1 ORDER BY at, session, name",
+                      " WHERE CAST(?1 AS TEXT) IS NULL OR host = ?1 ORDER BY at, session, name",
                       &st, err))
         return -1;
     store_bind_text(st, 1, host);

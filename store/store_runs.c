@@ -161,7 +161,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
         return -1;
     store_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO runs (artifact, engine_id, binary, build, host, session, arm_key,"
+                      "INSERT INTO runs (artifact, engine_id, \"binary\", build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
                       " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx)"
@@ -327,7 +327,7 @@ static void free_run(void *r)
 static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lvd_err *err)
 {
     lvd_sb sql = {0};
-    lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"
+    lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, \"binary\", build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
                       " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx"

@@ -14,7 +14,7 @@ int store_run_nights_since(store *s, const char *artifact, const char *host, siz
     /* nights are UTC dates that have a run; runs_key (artifact, host, ...) serves the scan */
     if (store_prepare(s,
                       "SELECT min(d) * 86400 FROM (SELECT DISTINCT started_at / 86400 AS d FROM runs"
-                      " WHERE (?1 IS NULL OR artifact = ?1) AND host = ?2 ORDER BY d DESC LIMIT ?3) AS n",
+                      " WHERE (CAST(?1 AS TEXT) IS NULL OR artifact = ?1) AND host = ?2 ORDER BY d DESC LIMIT ?3) AS n",
                       &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
