@@ -22,6 +22,21 @@ char *store_default_path(const char *explicit_path)
     return lvd_state_path("store.db");
 }
 
+char *store_local_anchor(const char *spec)
+{
+    if (!store_is_remote(spec))
+        return lvd_xstrdup(spec);
+    char *name = store_display(spec);
+    for (char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            *p = '_';
+    char *rel = lvd_xasprintf("pg-%.120s", name);
+    char *path = lvd_state_path(rel);
+    free(rel);
+    free(name);
+    return path;
+}
+
 char *store_col_strdup(store_stmt *st, int col)
 {
     const char *t = store_col_text(st, col);

@@ -40,6 +40,10 @@ int store_open(const char *path, int flags, store **out, lvd_err *err);
 int store_is_remote(const char *spec);
 /* spec as it may be shown or logged: a password in it scrubbed. Malloc'd. */
 char *store_display(const char *spec);
+/* The local file path that a store's lock and state files are named after
+ * (SPEC.nightly.lock ...): the SQLite file itself, or for a PostgreSQL store
+ * a name in the local state directory made from its URI. Malloc'd. */
+char *store_local_anchor(const char *spec);
 void store_close(store *s);
 const char *store_path(const store *s);
 int store_user_version(store *s, int64_t *version, lvd_err *err);
