@@ -1,5 +1,6 @@
-/* store.h: the typed API of the llama-verdict store, the one SQLite file every
- * tool shares. Only store/ speaks SQL; everything else calls these functions.
+/* store.h: the typed API of the llama-verdict store, the one SQLite file (or
+ * PostgreSQL database) every tool shares. Only store/ speaks SQL; everything
+ * else calls these functions.
  *
  * Conventions: functions return 0 on success and -1 on error with a one-line
  * message in err (naming the store file). Lookups that may find nothing return
@@ -30,9 +31,11 @@ enum {
  * Returns a malloc'd string. */
 char *store_default_path(const char *explicit_path);
 
-/* Opens (and with CREATE creates) the store: WAL, busy timeout, foreign keys,
- * forward migrations to store_schema_version(). A store whose user_version is
- * newer than this binary knows is refused and left untouched. */
+/* Opens (and with CREATE creates) the store: a PostgreSQL database when path
+ * is a URI or service (store_is_remote; the database must exist), else the
+ * SQLite file (WAL, busy timeout, foreign keys); forward migrations to
+ * store_schema_version(). A store whose schema version is newer than this
+ * binary knows is refused and left untouched. */
 int store_open(const char *path, int flags, store **out, lvd_err *err);
 /* Whether spec (a --store value) names a PostgreSQL database: a URI
  * postgresql://... or postgres://..., or libpq's service=NAME; anything else

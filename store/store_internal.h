@@ -28,8 +28,13 @@ struct store {
  * uses ?N parameters (numbered from 1; a number the text lacks is ignored
  * when bound; a bare ? is the next number) and the dialect both backends
  * share: ON CONFLICT, RETURNING, COALESCE, CASE, standard types; no
- * backend's own functions, no bare columns beside an aggregate. Where the
- * dialects must differ, the difference is one store_ops entry per backend.
+ * backend's own functions (date, strftime, group_concat, json_*, scalar
+ * max), no bare columns beside an aggregate, no INSERT OR REPLACE, no
+ * LIMIT -1, no integer used as a boolean (WHEN x <> 0), an alias on every
+ * subquery in FROM, the column "binary" quoted (reserved on PostgreSQL),
+ * and a parameter that only meets IS NULL typed: CAST(?1 AS TEXT) IS NULL.
+ * Where the dialects must differ, the difference is one store_ops entry
+ * per backend.
  * store_sqlite.c and store_pg.c are the two sides; store_seam.c dispatches. */
 enum { STORE_ERROR = -1, STORE_ROW = 1, STORE_DONE = 2 };
 

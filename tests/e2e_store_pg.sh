@@ -56,8 +56,14 @@ check "argv[0] is the Vulkan engine's llama-server" is "d['argv'][0]" "$W/vk/lla
 lvd evidence --store "$PG" --out "$tmp/page.md"
 expect_rc "evidence from the PostgreSQL store" 0
 check "the page names the winner" grep -q "vk" "$tmp/page.md"
+printf '[lvd-e2e]\nhost=%s\nuser=lvd\ndbname=tools\nsslmode=disable\n' "$SOCK" >"$tmp/pg_service.conf"
+PGSERVICEFILE=$tmp/pg_service.conf lvd store --store service=lvd-e2e info --json
+expect_rc "the same database through a service (sslmode passed through)" 0
+cp "$tmp/out" "$tmp/info-service"
 lvd store --store "$PG" info --json
 expect_rc "store info" 0
+check "the service names the same store" test "$(q "d['counts']['runs'] if 'counts' in d else d['runs']")" -eq \
+  "$(python3 -c "import json; d=json.load(open('$tmp/info-service')); print(d['counts']['runs'] if 'counts' in d else d['runs'])")"
 check "the runs are in the database" test "$(q "d['counts']['runs'] if 'counts' in d else d['runs']")" -gt 0
 
 # ------------------------------------------------------------ two hosts, one database
