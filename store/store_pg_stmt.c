@@ -2,7 +2,9 @@
  * ?N parameters become $k (only the numbers the text uses, compactly, since
  * PostgreSQL refuses a parameter it cannot type), values are bound as text
  * and the statement runs on its first step (PQexecParams); steps then walk
- * the rows it returned. Reset keeps the bindings, as SQLite's does. */
+ * the rows it returned. Reset keeps the bindings, as SQLite's does. A
+ * statement run a second time (a loop of inserts) is prepared on the server
+ * then, and runs prepared from there on: parsed and planned once. */
 #include "store/store_pg.h"
 
 #include <libpq-fe.h>
@@ -21,6 +23,8 @@ typedef struct pg_stmt {
     char **values;  /* nparam text values; NULL binds SQL NULL */
     PGresult *res;  /* after the first step */
     int row;        /* the current row; -1 before the first */
+    int runs;       /* times executed */
+    char name[32];  /* the server's prepared statement, "" until prepared */
 } pg_stmt;
 
 static pg_stmt *P(store_stmt *st) { return (pg_stmt *)st; }
@@ -128,12 +132,29 @@ static void clear_result(pg_stmt *t)
     t->row = -1;
 }
 
+/* Runs t: prepared on the server from its second run on. */
+static PGresult *execute(pg_stmt *t)
+{
+    static unsigned long serial;
+    const char *const *values = (const char *const *)t->values;
+    if (t->runs++ == 1) {
+        char name[32];
+        snprintf(name, sizeof name, "lvd_%lu", ++serial);
+        PGresult *prep = PQprepare(t->s->pg, name, t->sql, t->nparam, NULL);
+        if (PQresultStatus(prep) == PGRES_COMMAND_OK)
+            snprintf(t->name, sizeof t->name, "%s", name);
+        PQclear(prep); /* not prepared: it runs unprepared, failing as it would */
+    }
+    if (t->name[0])
+        return PQexecPrepared(t->s->pg, t->name, t->nparam, values, NULL, NULL, 0);
+    return PQexecParams(t->s->pg, t->sql, t->nparam, NULL, values, NULL, NULL, 0);
+}
+
 int pg_step(store_stmt *st)
 {
     pg_stmt *t = P(st);
     if (!t->res) {
-        PGresult *res = PQexecParams(t->s->pg, t->sql, t->nparam, NULL, (const char *const *)t->values, NULL,
-                                     NULL, 0);
+        PGresult *res = execute(t);
         ExecStatusType status = PQresultStatus(res);
         if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
             pg_keep_error(t->s, res);
@@ -155,6 +176,11 @@ void pg_finalize(store_stmt *st)
 {
     pg_stmt *t = P(st);
     clear_result(t);
+    if (t->name[0] && PQtransactionStatus(t->s->pg) != PQTRANS_INERROR) {
+        char sql[48];
+        snprintf(sql, sizeof sql, "DEALLOCATE %s", t->name);
+        PQclear(PQexec(t->s->pg, sql));
+    }
     for (int i = 0; i < t->nparam; i++)
         free(t->values[i]);
     free(t->values);
