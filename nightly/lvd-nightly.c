@@ -152,18 +152,15 @@ int main(int argc, char **argv)
         night_config_free(&cfg);
         return LVD_EXIT_LOCKED;
     }
-    engine_devlock devices;
-    if ((rc = engine_devlock_tool(TOOL, store, cfg.device_wait_s * 1000, &devices)) != LVD_EXIT_OK) {
-        night_unlock(lock);
-        free(store);
-        night_config_free(&cfg);
-        return rc;
-    }
+    /* the store before the device lock: the steps' tools take that lock by
+       the store they are given, the fallback store when it replaces the shared one */
     char *fallback_from = NULL;
-    if ((rc = open_store(&cfg, &store, &fallback_from)) != LVD_EXIT_OK) {
-        engine_devlock_release(&devices);
+    engine_devlock devices;
+    if ((rc = open_store(&cfg, &store, &fallback_from)) != LVD_EXIT_OK ||
+        (rc = engine_devlock_tool(TOOL, store, cfg.device_wait_s * 1000, &devices)) != LVD_EXIT_OK) {
         night_unlock(lock);
         free(store);
+        free(fallback_from);
         night_config_free(&cfg);
         return rc;
     }

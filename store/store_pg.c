@@ -63,6 +63,8 @@ static const char *describe(store *s, char *buf, size_t len)
     const char *m = s->pg_err ? PQresultErrorField(s->pg_err, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     if (!m && s->pg_err)
         m = PQresultErrorMessage(s->pg_err);
+    if ((!m || !*m) && s->pg_err) /* run()'s COMMIT that rolled back */
+        m = "the transaction was rolled back: a statement in it had failed";
     if (!m || !*m)
         m = s->pg ? PQerrorMessage(s->pg) : NULL;
     first_line(m && *m ? m : "no row where one was expected", buf, len);
@@ -78,9 +80,18 @@ static int pgs_fail(store *s, lvd_err *err, const char *what)
 /* Runs sql (no parameters); 0 with *out (may be NULL) or -1, the failure kept. */
 static int run(store *s, const char *sql, PGresult **out)
 {
+    /* a COMMIT of a transaction a failed statement aborted rolls back, and
+       says so only in its command tag: a failure here, as SQLite's would be */
+    int commit = !strncmp(sql, "COMMIT", 6) && PQtransactionStatus(s->pg) == PQTRANS_INERROR;
     PGresult *res = PQexec(s->pg, sql);
     ExecStatusType st = PQresultStatus(res);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        pg_keep_error(s, res);
+        return -1;
+    }
+    if (commit) {
+        PQclear(res);
+        res = PQmakeEmptyPGresult(s->pg, PGRES_FATAL_ERROR);
         pg_keep_error(s, res);
         return -1;
     }

@@ -3,7 +3,8 @@
  * shared migrations' SQLite type names rewritten for PostgreSQL; and, on the
  * test server (test_store_dialect_pg, tests/pg), the base schema created
  * whole matching an SQLite store migrated step by step (every table's
- * columns in order, every index), and ?N parameters as the seam promises. */
+ * columns in order, every index), ?N parameters as the seam promises, and
+ * a COMMIT after a failed statement reported as the rollback it is. */
 #include "tests/testutil.h"
 
 #include "common/util.h"
@@ -162,6 +163,30 @@ static void test_parameters(void **state)
     tu_tmpdir_free(dir);
 }
 
+/* A failed statement aborts a PostgreSQL transaction: its COMMIT rolls back,
+ * and store_commit says so instead of reporting success. */
+static void test_commit_after_failure(void **state)
+{
+    (void)state;
+    if (!tu_pg())
+        skip();
+    char *dir = tu_tmpdir();
+    store *s = tu_store(dir);
+    lvd_err err = {{0}};
+    assert_int_equal(store_begin(s, &err), 0);
+    assert_int_equal(store_exec(s, "INSERT INTO pins (build, pinned_at) VALUES ('b1', 1)", &err), 0);
+    assert_int_equal(store_exec(s, "INSERT INTO pins (build) VALUES ('b2')", &err), -1); /* NOT NULL */
+    assert_int_equal(store_commit(s, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot commit: the transaction was rolled back"));
+    store_stmt *st;
+    assert_int_equal(store_prepare(s, "SELECT count(*) FROM pins", &st, &err), 0);
+    assert_int_equal(store_step(st), STORE_ROW);
+    assert_int_equal(store_col_int(st, 0), 0);
+    store_finalize(st);
+    store_close(s);
+    tu_tmpdir_free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_ddl),
         cmocka_unit_test(test_base_schema_matches),
         cmocka_unit_test(test_parameters),
+        cmocka_unit_test(test_commit_after_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
