@@ -24,7 +24,9 @@ char *engine_devlock_path(const char *store)
     if (dir && *dir)
         return lvd_xasprintf("%s/devices.lock", dir);
     char *s = store_default_path(store);
-    char *p = lvd_xasprintf("%s.devices.lock", s);
+    char *local = store_local_anchor(s); /* a PostgreSQL store locks this host's devices locally */
+    char *p = lvd_xasprintf("%s.devices.lock", local);
+    free(local);
     free(s);
     return p;
 }

@@ -12,6 +12,7 @@ static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
     "run_timeout", "discover", "ctx", "depth", "device_wait", "resume_within", "bisect", "bisect_budget",
+    "fallback_store",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -41,6 +42,7 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->resume_within_s = 86400;
     c->evidence = lvd_state_path("evidence/backend-selection.md");
     c->log = lvd_state_path("nightly.log");
+    c->fallback_store = lvd_state_path("store.db");
     char *pin = lvd_data_file("pin.default");
     if (!pin)
         return lvd_errf(err, "%s/pin.default: the shipped pin file is missing (reinstall llama-verdict)",
@@ -116,6 +118,8 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             replace(&c->pin_file, resolve(dir, e->value));
         else if (!strcmp(key, "evidence"))
             replace(&c->evidence, resolve(dir, e->value));
+        else if (!strcmp(key, "fallback_store"))
+            replace(&c->fallback_store, resolve(dir, e->value));
         else if (!strcmp(key, "log"))
             replace(&c->log, resolve(dir, e->value));
         else if (!strcmp(key, "builds_dir"))
@@ -241,6 +245,7 @@ void night_config_free(night_config *c)
     free(c->objective);
     free(c->evidence);
     free(c->log);
+    free(c->fallback_store);
     free(c->builds_dir);
     free(c->run_timeout);
     free(c->bisect_budget);

@@ -29,6 +29,8 @@ typedef struct night_config {
     char *objective;     /* tg | pp | W */
     char *evidence;      /* the evidence page path (absolute) */
     char *log;           /* the log file (absolute) */
+    char *fallback_store; /* the local SQLite store a night records into when its
+                           * PostgreSQL store cannot be opened (default: the state path's store.db) */
     char *builds_dir;    /* NULL = lvd-fetch's default */
     int fetch;           /* 0: never touch the network */
     int discover;        /* 1: find and register the engines on the box before probing */

@@ -1,6 +1,8 @@
 /* lock.c: the nightly's job lock (lock.h): one nightly per store. */
 #include "nightly/lock.h"
 
+#include "store/store.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,7 +13,9 @@
 
 int night_lock(const char *store, int *fd, lvd_err *err)
 {
-    char *path = lvd_xasprintf("%s.nightly.lock", store);
+    char *local = store_local_anchor(store); /* a PostgreSQL store: one nightly per host */
+    char *path = lvd_xasprintf("%s.nightly.lock", local);
+    free(local);
     char *dir = lvd_xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {

@@ -35,7 +35,9 @@ static void usage(FILE *f)
             "  --config FILE  the job's configuration (`key = value` lines; see README).\n"
             "                 Without it: the bundled tiny model, the shipped pin file\n"
             "                 (never rewritten), the engines already registered\n"
-            "  --store PATH   the store (default $LVD_STORE, else the XDG default)\n"
+            "  --store PATH   the store (default $LVD_STORE, else the XDG default): a file,\n"
+            "                 or a PostgreSQL URI; when that cannot be opened, the night\n"
+            "                 records into the local fallback_store and says so\n"
             "  --json         print the steps and their outcomes as JSON\n"
             "  -h, --help     this text\n\n"
             "Exit status: 0 every step succeeded; 5 the job finished but some step failed\n"
@@ -70,9 +72,43 @@ static int parse(int argc, char **argv, options *o)
     return rc != 0 ? rc : lvd_tool_no_operands(TOOL, argc, argv);
 }
 
-static void print_json(const night_report *r, const night_config *c)
+/* Every step opens the same store: created once here, so that a first night
+ * on a new machine does not fail its read-only steps for want of a file. A
+ * PostgreSQL store that cannot be opened (the server unreachable, ...) is
+ * replaced by the local fallback store, said on stderr and in the log:
+ * *store becomes it and *fallback_from the shared store as shown. */
+static int open_store(const night_config *cfg, char **store, char **fallback_from)
+{
+    struct store *st;
+    lvd_err err = {{0}};
+    if (store_open(*store, STORE_OPEN_CREATE, &st, &err) == 0) {
+        store_close(st);
+        return LVD_EXIT_OK;
+    }
+    if (!store_is_remote(*store))
+        return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
+    lvd_warn(TOOL, "%s", err.msg);
+    lvd_warn(TOOL, "this night records into the local fallback store %s (lvd store merge pushes it later)",
+             cfg->fallback_store);
+    *fallback_from = store_display(*store);
+    free(*store);
+    *store = lvd_xstrdup(cfg->fallback_store);
+    if (store_tool_open(TOOL, *store, STORE_OPEN_CREATE, &st) != LVD_EXIT_OK)
+        return LVD_EXIT_STORE;
+    store_close(st);
+    return LVD_EXIT_OK;
+}
+
+static void print_json(const night_report *r, const night_config *c, const night_opts *no)
 {
     cJSON *root = cJSON_CreateObject();
+    char *shown = store_display(no->store);
+    cJSON_AddStringToObject(root, "store", shown);
+    free(shown);
+    if (no->fallback_from)
+        cJSON_AddStringToObject(root, "store_fallback_from", no->fallback_from);
+    else
+        cJSON_AddNullToObject(root, "store_fallback_from");
     cJSON_AddStringToObject(root, "session", r->session);
     cJSON_AddStringToObject(root, "config", c->source);
     cJSON_AddBoolToObject(root, "offline", r->offline);
@@ -118,34 +154,29 @@ int main(int argc, char **argv)
         night_config_free(&cfg);
         return LVD_EXIT_LOCKED;
     }
+    /* the store before the device lock: the steps' tools take that lock by
+       the store they are given, the fallback store when it replaces the shared one */
+    char *fallback_from = NULL;
     engine_devlock devices;
-    if ((rc = engine_devlock_tool(TOOL, store, cfg.device_wait_s * 1000, &devices)) != LVD_EXIT_OK) {
+    if ((rc = open_store(&cfg, &store, &fallback_from)) != LVD_EXIT_OK ||
+        (rc = engine_devlock_tool(TOOL, store, cfg.device_wait_s * 1000, &devices)) != LVD_EXIT_OK) {
         night_unlock(lock);
         free(store);
+        free(fallback_from);
         night_config_free(&cfg);
         return rc;
     }
-    /* every step opens the same store: create it once, so that a first night on a
-       new machine does not fail its read-only steps for want of a file */
-    struct store *st;
-    if ((rc = store_tool_open(TOOL, store, STORE_OPEN_CREATE, &st)) != LVD_EXIT_OK) {
-        engine_devlock_release(&devices);
-        night_unlock(lock);
-        free(store);
-        night_config_free(&cfg);
-        return rc;
-    }
-    store_close(st);
     char *dir = lvd_exe_dir();
     if (!dir)
         dir = lvd_xstrdup(".");
-    night_opts no = {.cfg = &cfg, .store = store, .tools_dir = dir, .console = o.t.json ? NULL : stdout};
+    night_opts no = {.cfg = &cfg, .store = store, .fallback_from = fallback_from, .tools_dir = dir,
+                     .console = o.t.json ? NULL : stdout};
     night_report r;
     if (night_run(&no, &r, &err)) {
         rc = lvd_tool_fail(TOOL, &err, LVD_EXIT_FAIL);
     } else {
         if (o.t.json)
-            print_json(&r, &cfg);
+            print_json(&r, &cfg, &no);
         rc = r.exit_code;
     }
     night_report_free(&r);
@@ -153,6 +184,7 @@ int main(int argc, char **argv)
     night_unlock(lock);
     free(dir);
     free(store);
+    free(fallback_from);
     night_config_free(&cfg);
     return rc;
 }

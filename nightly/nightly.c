@@ -11,6 +11,7 @@
 #include "stats/stats.h"
 #include "nightly/hunt.h"
 #include "nightly/remeasure.h"
+#include "store/store.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -474,7 +475,12 @@ static int begin(job *j, lvd_err *err)
     r->session = lvd_xstrdup(j->resume.session);
     r->resumed = j->resume.resumed;
     r->note = j->resume.note ? lvd_xstrdup(j->resume.note) : NULL;
-    logf_(j, "nightly %s starts: config %s, store %s", r->session, j->o->cfg->source, j->o->store);
+    char *shown = store_display(j->o->store);
+    logf_(j, "nightly %s starts: config %s, store %s", r->session, j->o->cfg->source, shown);
+    free(shown);
+    if (j->o->fallback_from)
+        logf_(j, "store %s unreachable: this night records into the local fallback store %s "
+                 "(lvd store merge pushes it to the shared store later)", j->o->fallback_from, j->o->store);
     console(j, "nightly %s (config: %s, log: %s)", r->session, j->o->cfg->source, j->o->cfg->log);
     if (r->note) {
         logf_(j, "interrupted: %s", r->note);

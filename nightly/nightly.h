@@ -32,6 +32,8 @@ typedef struct night_report {
 typedef struct night_opts {
     const night_config *cfg;
     const char *store;     /* the store path every step gets */
+    const char *fallback_from; /* the PostgreSQL store (as shown) that could not be opened, when
+                                * store is cfg->fallback_store instead; NULL */
     const char *tools_dir; /* where lvd-* live */
     FILE *console;         /* one line per step; NULL = quiet */
 } night_opts;

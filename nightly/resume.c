@@ -2,6 +2,8 @@
  * resume.h). */
 #include "nightly/resume.h"
 
+#include "store/store.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,10 @@
 
 static char *state_path(const char *store)
 {
-    return lvd_xasprintf("%s.nightly.state", store);
+    char *local = store_local_anchor(store);
+    char *path = lvd_xasprintf("%s.nightly.state", local);
+    free(local);
+    return path;
 }
 
 /* The record a night left: 1 when there is one (fields filled), else 0. */

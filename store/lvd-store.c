@@ -65,8 +65,10 @@ static void usage(FILE *f)
             "                  (or model -m M.gguf)\n"
             "\n"
             "options:\n"
-            "  --store PATH    the store (default: $LVD_STORE, else\n"
-            "                  $XDG_DATA_HOME/llama-verdict/store.db)\n"
+            "  --store PATH    the store: an SQLite file, or a PostgreSQL URI\n"
+            "                  (postgresql://USER@HOST/DB, service=NAME; its password only in\n"
+            "                  ~/.pgpass, PGPASSWORD or a service file); default: $LVD_STORE,\n"
+            "                  else $XDG_DATA_HOME/llama-verdict/store.db\n"
             "  --json          print JSON instead of a table\n"
             "  -h, --help      this text\n"
             "\n"
@@ -77,9 +79,11 @@ static void usage(FILE *f)
             "  lvd store import old.sql --engine-dir /opt/llama-b9749 --build b9749 --artifact 9739...\n"
             "  lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
             "  lvd store runs --limit 20 --json\n"
+            "  lvd store --store postgresql://lvd@db.lab/llama_verdict info\n"
             "\n"
             "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model),\n"
-            "            4 store cannot be opened, is newer than this binary, or failed\n");
+            "            4 store cannot be opened (its server unreachable), is newer than\n"
+            "            this binary, or failed\n");
 }
 
 enum { OPT_ENGINE = 256, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,

@@ -108,7 +108,7 @@ int store_prices_last(store *s, const char *artifact, const char *host, int64_t 
                       " WHERE r.id IN (SELECT id FROM runs WHERE session = ? AND artifact = ? AND host = ?"
                       "  AND engine_id = ? AND arm_key = ? AND status = 'ok' AND invocation IS NOT NULL"
                       "  ORDER BY id DESC LIMIT ?)"
-                      " GROUP BY x.id ORDER BY r.id, x.id",
+                      " GROUP BY r.id, r.invocation, x.id, x.test ORDER BY r.id, x.id",
                       &st, err))
         return -1;
     store_bind_text(st, 1, out->session);

@@ -1,7 +1,7 @@
 /* store.c: the store's life (open, forward migrations, close), nested
  * transactions, and the column and row helpers the other store_*.c files
  * share, all written against store_internal.h's dialect seam (the SQLite
- * side is store_sqlite.c). */
+ * side is store_sqlite.c, the PostgreSQL side store_pg*.c). */
 #include "store/store_internal.h"
 #include "store/schema.h"
 
@@ -20,6 +20,21 @@ char *store_default_path(const char *explicit_path)
     if (env && *env)
         return lvd_xstrdup(env);
     return lvd_state_path("store.db");
+}
+
+char *store_local_anchor(const char *spec)
+{
+    if (!store_is_remote(spec))
+        return lvd_xstrdup(spec);
+    char *name = store_display(spec);
+    for (char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            *p = '_';
+    char *rel = lvd_xasprintf("pg-%.120s", name);
+    char *path = lvd_state_path(rel);
+    free(rel);
+    free(name);
+    return path;
 }
 
 char *store_col_strdup(store_stmt *st, int col)
@@ -120,9 +135,17 @@ static int migrate(store *s, lvd_err *err)
         return -1;
     if (store_version_get(s, &have, err))
         goto fail;
-    for (int64_t v = have + 1; v <= want; v++)
-        if (store_exec(s, store_schema_step((size_t)v), err) || store_version_set(s, v, err))
+    while (have < want) {
+        int64_t to = have;
+        char *sql = store_migration(s, have, &to);
+        int rc = !sql || to <= have ? lvd_errf(err, "%s: no migration from schema version %lld", s->path,
+                                               (long long)have)
+                                    : store_exec(s, sql, err);
+        free(sql);
+        if (rc || store_version_set(s, to, err))
             goto fail;
+        have = to;
+    }
     if (store_exec(s, "COMMIT", err))
         goto fail;
     return 0;
@@ -135,9 +158,10 @@ int store_open(const char *path, int flags, store **out, lvd_err *err)
 {
     *out = NULL;
     store *s = lvd_xcalloc(1, sizeof *s);
+    s->ops = store_is_remote(path) ? &store_pg_ops : &store_sqlite_ops;
     s->path = lvd_xstrdup(path);
     s->readonly = (flags & STORE_OPEN_READONLY) != 0;
-    if (store_sqlite_open(s, flags, err) || migrate(s, err)) {
+    if (s->ops->open(s, flags, err) || migrate(s, err)) {
         store_close(s);
         return -1;
     }
@@ -149,7 +173,7 @@ void store_close(store *s)
 {
     if (!s)
         return;
-    store_sqlite_close(s);
+    s->ops->close(s);
     free(s->path);
     free(s);
 }

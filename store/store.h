@@ -1,5 +1,6 @@
-/* store.h: the typed API of the llama-verdict store, the one SQLite file every
- * tool shares. Only store/ speaks SQL; everything else calls these functions.
+/* store.h: the typed API of the llama-verdict store, the one SQLite file (or
+ * PostgreSQL database) every tool shares. Only store/ speaks SQL; everything
+ * else calls these functions.
  *
  * Conventions: functions return 0 on success and -1 on error with a one-line
  * message in err (naming the store file). Lookups that may find nothing return
@@ -30,10 +31,22 @@ enum {
  * Returns a malloc'd string. */
 char *store_default_path(const char *explicit_path);
 
-/* Opens (and with CREATE creates) the store: WAL, busy timeout, foreign keys,
- * forward migrations to store_schema_version(). A store whose user_version is
- * newer than this binary knows is refused and left untouched. */
+/* Opens (and with CREATE creates) the store: a PostgreSQL database when path
+ * is a URI or service (store_is_remote; the database must exist), else the
+ * SQLite file (WAL, busy timeout, foreign keys); forward migrations to
+ * store_schema_version(). A store whose schema version is newer than this
+ * binary knows is refused and left untouched. */
 int store_open(const char *path, int flags, store **out, lvd_err *err);
+/* Whether spec (a --store value) names a PostgreSQL database: a URI
+ * postgresql://... or postgres://..., or libpq's service=NAME; anything else
+ * is an SQLite file. */
+int store_is_remote(const char *spec);
+/* spec as it may be shown or logged: a password in it scrubbed. Malloc'd. */
+char *store_display(const char *spec);
+/* The local file path that a store's lock and state files are named after
+ * (SPEC.nightly.lock ...): the SQLite file itself, or for a PostgreSQL store
+ * a name in the local state directory made from its URI. Malloc'd. */
+char *store_local_anchor(const char *spec);
 void store_close(store *s);
 const char *store_path(const store *s);
 int store_user_version(store *s, int64_t *version, lvd_err *err);

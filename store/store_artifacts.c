@@ -19,7 +19,7 @@
 #define SHAPE_ONE(c) +1
 #define SHAPE_N (0 SHAPE_COLUMNS(SHAPE_ONE))
 /* A stub (shape unknown) never overwrites a known shape. */
-#define SHAPE_UPDATE(c) ", " #c " = CASE WHEN excluded.shape_known THEN excluded." #c " ELSE artifacts." #c " END"
+#define SHAPE_UPDATE(c) ", " #c " = CASE WHEN excluded.shape_known <> 0 THEN excluded." #c " ELSE artifacts." #c " END"
 #define SHAPE_FIRST_COL 5 /* 0-based column of "name" in SELECT_ARTIFACT */
 
 #define SELECT_ARTIFACT                                                                    \
@@ -108,7 +108,8 @@ int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
         " ON CONFLICT(sha256) DO UPDATE SET"
         " size = CASE WHEN excluded.size >= 0 THEN excluded.size ELSE artifacts.size END,"
         " last_path = coalesce(excluded.last_path, artifacts.last_path),"
-        " shape_known = max(excluded.shape_known, artifacts.shape_known)"
+        " shape_known = CASE WHEN excluded.shape_known > artifacts.shape_known THEN excluded.shape_known"
+        " ELSE artifacts.shape_known END"
         SHAPE_COLUMNS(SHAPE_UPDATE);
     store_stmt *st;
     if (store_prepare(s, sql, &st, err))

@@ -50,11 +50,19 @@ int store_bisect_open(store *s, store_bisect *b, int *resumed, lvd_err *err)
     return 0;
 }
 
-int store_bisect_step_put(store *s, int64_t id, const store_bisect_step *x, lvd_err *err)
+/* A step decided again replaces the first: deleted and inserted anew, so
+ * that it lists after the steps decided before it (ORDER BY at, rowid). */
+static int step_insert(store *s, int64_t id, const store_bisect_step *x, lvd_err *err)
 {
     store_stmt *st;
+    if (store_prepare(s, "DELETE FROM bisect_steps WHERE bisect_id = ? AND build = ?", &st, err))
+        return -1;
+    store_bind_i64(st, 1, id);
+    store_bind_text(st, 2, x->build);
+    if (store_step_done(s, st, "cannot record a bisect step", err))
+        return -1;
     if (store_prepare(s,
-                      "INSERT OR REPLACE INTO bisect_steps (bisect_id, build, verdict, reason, commit_id,"
+                      "INSERT INTO bisect_steps (bisect_id, build, verdict, reason, commit_id,"
                       " session, vs_good, vs_good_lo, vs_good_hi, vs_bad, vs_bad_lo, vs_bad_hi,"
                       " downloaded, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
@@ -71,6 +79,17 @@ int store_bisect_step_put(store *s, int64_t id, const store_bisect_step *x, lvd_
     store_bind_int(st, 13, x->downloaded);
     store_bind_i64(st, 14, x->at ? x->at : lvd_now());
     return store_step_done(s, st, "cannot record a bisect step", err);
+}
+
+int store_bisect_step_put(store *s, int64_t id, const store_bisect_step *x, lvd_err *err)
+{
+    if (store_begin(s, err))
+        return -1;
+    if (step_insert(s, id, x, err)) {
+        store_rollback(s);
+        return -1;
+    }
+    return store_commit(s, err);
 }
 
 static void col_step(store_stmt *st, void *item)

@@ -14,8 +14,10 @@ int store_energy_put(store *s, const lvd_result *x, lvd_err *err)
     if (!e->measured && !e->source[0])
         return 0; /* no source at all: nothing to record */
     store_stmt *st;
-    if (store_prepare(s, "INSERT OR REPLACE INTO result_energy (result_id, source, device, joules, window_s,"
-                         " idle_watts, note) VALUES (?, ?, ?, ?, ?, ?, ?)", &st, err))
+    if (store_prepare(s, "INSERT INTO result_energy (result_id, source, device, joules, window_s,"
+                         " idle_watts, note) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(result_id) DO UPDATE SET"
+                         " source = excluded.source, device = excluded.device, joules = excluded.joules,"
+                         " window_s = excluded.window_s, idle_watts = excluded.idle_watts, note = excluded.note", &st, err))
         return -1;
     store_bind_i64(st, 1, x->id);
     store_bind_text(st, 2, e->source);

@@ -148,7 +148,7 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
         return -1;
     store_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason,"
+                      "INSERT INTO probes (engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason,"
                       " env, files, backends, no_device, cuda_archs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
@@ -258,7 +258,7 @@ static int probe_one(store *s, store_stmt *st, lvd_probe *out, lvd_err *err)
 }
 
 #define SELECT_PROBE \
-    "SELECT id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason, env," \
+    "SELECT id, engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason, env," \
     " files, backends, no_device, cuda_archs FROM probes"
 
 int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mtime_ns, int64_t size,
@@ -267,7 +267,7 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
     memset(out, 0, sizeof *out);
     store_stmt *st;
     if (store_prepare(s,
-                      SELECT_PROBE " WHERE binary = ? AND env = ? AND bin_mtime_ns = ? AND bin_size = ?"
+                      SELECT_PROBE " WHERE \"binary\" = ? AND env = ? AND bin_mtime_ns = ? AND bin_size = ?"
                       " AND backend <> 'unknown' AND probed_at >= ?"
                       " ORDER BY probed_at DESC, id DESC LIMIT 1",
                       &st, err))
@@ -287,7 +287,7 @@ static int probe_latest(store *s, int64_t engine_id, int any_env, const char *en
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? OR env = ?) ORDER BY probed_at DESC, id DESC"
+    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? <> 0 OR env = ?) ORDER BY probed_at DESC, id DESC"
                       " LIMIT 1", &st, err))
         return -1;
     store_bind_i64(st, 1, engine_id);

@@ -13,8 +13,9 @@ int store_facts_put(store *s, const char *session, const char *host, char *const
     for (size_t i = 0; i < n; i++) {
         store_stmt *st;
         if (store_prepare(s,
-                          "INSERT OR REPLACE INTO session_facts (session, host, name, value, at)"
-                          " VALUES (?, ?, ?, ?, ?)",
+                          "INSERT INTO session_facts (session, host, name, value, at)"
+                          " VALUES (?, ?, ?, ?, ?) ON CONFLICT(session, name) DO UPDATE SET"
+                          " host = excluded.host, value = excluded.value, at = excluded.at",
                           &st, err))
             return -1;
         store_bind_text(st, 1, session);
@@ -54,7 +55,7 @@ int store_facts_list(store *s, const char *host, store_fact **v, size_t *n, lvd_
     store_stmt *st;
     if (store_prepare(s,
                       "SELECT session, host, name, value, at FROM session_facts"
-                      " WHERE ?1 IS NULL OR host = ?1 ORDER BY at, session, name",
+                      " WHERE CAST(?1 AS TEXT) IS NULL OR host = ?1 ORDER BY at, session, name",
                       &st, err))
         return -1;
     store_bind_text(st, 1, host);

@@ -57,8 +57,10 @@ int store_file_hash_put(store *s, const char *path, int64_t size, int64_t mtime_
 {
     store_stmt *st;
     if (store_prepare(s,
-                      "INSERT OR REPLACE INTO file_hashes (path, size, mtime_ns, inode, sha256, hashed_at)"
-                      " VALUES (?, ?, ?, ?, ?, ?)",
+                      "INSERT INTO file_hashes (path, size, mtime_ns, inode, sha256, hashed_at)"
+                      " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET size = excluded.size,"
+                      " mtime_ns = excluded.mtime_ns, inode = excluded.inode, sha256 = excluded.sha256,"
+                      " hashed_at = excluded.hashed_at",
                       &st, err))
         return -1;
     store_bind_hash_row(st, path, size, mtime_ns, inode, sha256);

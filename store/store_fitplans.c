@@ -77,7 +77,7 @@ int store_fit_plan_list(store *s, const char *artifact, store_fit_plan **out, si
     store_stmt *st;
     if (store_prepare(s, "SELECT id, artifact, engine_id, host, session, device, free_mib, fit_target,"
                          " fit_ctx, ctx, ngl, overrides, host_blocks, ours, created_at FROM fit_plans"
-                         " WHERE ?1 IS NULL OR artifact = ?1 ORDER BY created_at, id", &st, err))
+                         " WHERE CAST(?1 AS TEXT) IS NULL OR artifact = ?1 ORDER BY created_at, id", &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     void *v;

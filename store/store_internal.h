@@ -8,10 +8,17 @@
 #include <stdint.h>
 
 struct sqlite3;
+struct pg_conn;
+struct pg_result;
+typedef struct store_stmt store_stmt;
+typedef struct store_ops store_ops;
 
 struct store {
-    struct sqlite3 *db;
-    char *path;
+    const store_ops *ops;     /* the backend: store_sqlite_ops or store_pg_ops */
+    struct sqlite3 *db;       /* SQLite */
+    struct pg_conn *pg;       /* PostgreSQL */
+    struct pg_result *pg_err; /* PostgreSQL: the last failed statement's result */
+    char *path;               /* the file, or the URI as shown (never a password) */
     int tx_depth;
     int readonly;
 };
@@ -19,9 +26,16 @@ struct store {
 /* --- the dialect seam ----------------------------------------------------
  * The only calls through which store_*.c files reach the database. SQL text
  * uses ?N parameters (numbered from 1; a number the text lacks is ignored
- * when bound) and the dialect both backends share. store_sqlite.c is the
- * SQLite side. */
-typedef struct store_stmt store_stmt;
+ * when bound; a bare ? is the next number) and the dialect both backends
+ * share: ON CONFLICT, RETURNING, COALESCE, CASE, standard types; no
+ * backend's own functions (date, strftime, group_concat, json_*, scalar
+ * max), no bare columns beside an aggregate, no INSERT OR REPLACE, no
+ * LIMIT -1, no integer used as a boolean (WHEN x <> 0), an alias on every
+ * subquery in FROM, the column "binary" quoted (reserved on PostgreSQL),
+ * and a parameter that only meets IS NULL typed: CAST(?1 AS TEXT) IS NULL.
+ * Where the dialects must differ, the difference is one store_ops entry
+ * per backend.
+ * store_sqlite.c and store_pg.c are the two sides; store_seam.c dispatches. */
 enum { STORE_ERROR = -1, STORE_ROW = 1, STORE_DONE = 2 };
 
 /* Prepares sql; on failure fills err with the store path and the database's message. */
@@ -39,10 +53,10 @@ int store_begin_write(store *s, lvd_err *err);
 /* The schema version recorded in the store, and setting it (in a transaction). */
 int store_version_get(store *s, int64_t *v, lvd_err *err);
 int store_version_set(store *s, int64_t v, lvd_err *err);
-/* Opens s->path as SQLite (creating it with STORE_OPEN_CREATE); leaves a
- * newer schema to the caller's refusal; and closes it. */
-int store_sqlite_open(store *s, int flags, lvd_err *err);
-void store_sqlite_close(store *s);
+/* The migration that takes a store at version have forward: malloc'd SQL and
+ * the version it reaches in *to (several steps at once where a backend
+ * creates its schema whole), or NULL when have is the newest. */
+char *store_migration(store *s, int64_t have, int64_t *to);
 
 /* Statement calls: bind (NULL text binds SQL NULL), step (STORE_ROW,
  * STORE_DONE or STORE_ERROR), reset (bindings kept), finalize (NULL is a
@@ -62,6 +76,41 @@ const char *store_col_text(store_stmt *st, int col);
 int store_col_null(store_stmt *st, int col);
 /* The id of the row the last INSERT on s created. */
 int64_t store_last_id(store *s);
+
+/* A backend: the seam's calls for one database kind (store_seam.c calls
+ * them; store_sqlite.c and store_pg*.c define them). open connects s->path
+ * (flags as store_open's) and leaves a newer schema to the caller's refusal. */
+struct store_ops {
+    int (*open)(store *s, int flags, lvd_err *err);
+    void (*close)(store *s);
+    int (*prepare)(store *s, const char *sql, store_stmt **st, lvd_err *err);
+    int (*fail)(store *s, lvd_err *err, const char *what);
+    int (*exec)(store *s, const char *sql, lvd_err *err);
+    int (*exec_quiet)(store *s, const char *sql);
+    int (*unique_violation)(store *s, const char *column);
+    int (*begin_write)(store *s, lvd_err *err);
+    int (*version_get)(store *s, int64_t *v, lvd_err *err);
+    int (*version_set)(store *s, int64_t v, lvd_err *err);
+    char *(*migration)(int64_t have, int64_t *to);
+    int (*integrity_check)(store *s, lvd_err *err);
+    int64_t (*last_id)(store *s);
+    void (*bind_i64)(store_stmt *st, int idx, int64_t v);
+    void (*bind_double)(store_stmt *st, int idx, double v);
+    void (*bind_text)(store_stmt *st, int idx, const char *v); /* NULL: SQL NULL */
+    int (*step)(store_stmt *st);
+    void (*reset)(store_stmt *st);
+    void (*finalize)(store_stmt *st);
+    int64_t (*col_i64)(store_stmt *st, int col);
+    double (*col_real)(store_stmt *st, int col);
+    const char *(*col_text)(store_stmt *st, int col);
+    int (*col_null)(store_stmt *st, int col);
+};
+/* Every backend's statement starts with this. */
+struct store_stmt {
+    const store_ops *ops;
+};
+extern const store_ops store_sqlite_ops;
+extern const store_ops store_pg_ops;
 
 /* --- helpers on top of the seam ------------------------------------------ */
 /* Column helpers: malloc'd copy or NULL; fixed buffer copy ("" for NULL). */

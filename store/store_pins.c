@@ -54,11 +54,11 @@ int store_pin_decision_list(store *s, int nights, lvd_pin_decision **out, size_t
     store_stmt *st;
     if (store_prepare(s,
                       "SELECT " DECISION_COLUMNS " FROM pin_decisions WHERE ?1 <= 0 OR decided_at >= (SELECT min(d) * 86400 FROM"
-                      "   (SELECT DISTINCT decided_at / 86400 AS d FROM pin_decisions ORDER BY d DESC LIMIT ?1))"
+                      "   (SELECT DISTINCT decided_at / 86400 AS d FROM pin_decisions ORDER BY d DESC LIMIT ?1) AS n)"
                       " ORDER BY decided_at DESC, id DESC",
                       &st, err))
         return -1;
-    store_bind_int(st, 1, nights > 0 ? nights : -1);
+    store_bind_int(st, 1, nights > 0 ? nights : 0); /* 0: all (and a valid LIMIT) */
     void *v;
     if (store_rows(s, st, sizeof **out, col_decision, free_decision, "cannot list pin decisions", &v, n, err))
         return -1;

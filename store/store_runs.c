@@ -97,8 +97,11 @@ static int put_alloc(store *s, const lvd_run *r, lvd_err *err)
     if (!r->n_alloc)
         return 0;
     store_stmt *st;
-    if (store_prepare(s, "INSERT OR REPLACE INTO run_alloc (run_id, device, model, kv, compute,"
-                         " pred_model, pred_kv, pred_compute) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    if (store_prepare(s, "INSERT INTO run_alloc (run_id, device, model, kv, compute,"
+                         " pred_model, pred_kv, pred_compute) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                         " ON CONFLICT(run_id, device) DO UPDATE SET model = excluded.model, kv = excluded.kv,"
+                         " compute = excluded.compute, pred_model = excluded.pred_model,"
+                         " pred_kv = excluded.pred_kv, pred_compute = excluded.pred_compute",
                       &st, err))
         return -1;
     for (size_t i = 0; i < r->n_alloc; i++) {
@@ -158,7 +161,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
         return -1;
     store_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO runs (artifact, engine_id, binary, build, host, session, arm_key,"
+                      "INSERT INTO runs (artifact, engine_id, \"binary\", build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
                       " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx)"
@@ -324,7 +327,7 @@ static void free_run(void *r)
 static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lvd_err *err)
 {
     lvd_sb sql = {0};
-    lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, binary, build, host, session, arm_key,"
+    lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, \"binary\", build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
                       " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx"

@@ -15,9 +15,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct store_stmt {
+typedef struct lite_stmt {
+    store_stmt base;
     sqlite3_stmt *lite;
-};
+} lite_stmt;
+
+static sqlite3_stmt *L(store_stmt *st) { return ((lite_stmt *)st)->lite; }
 
 /* SQLite's message for the last error, plainer where a write failed: SQLite
  * reports a file size limit (EFBIG) as a bare "disk I/O error" and has often
@@ -37,29 +40,31 @@ static const char *describe(store *s, char *buf, size_t len)
     return buf;
 }
 
-int store_fail(store *s, lvd_err *err, const char *what)
+static int lite_fail(store *s, lvd_err *err, const char *what)
 {
     char why[256];
     return lvd_errf(err, "%s: %s: %s", s->path, what, describe(s, why, sizeof why));
 }
 
-int store_unique_violation(store *s, const char *column)
+static int lite_unique_violation(store *s, const char *column)
 {
     return sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE && strstr(sqlite3_errmsg(s->db), column);
 }
 
-int store_prepare(store *s, const char *sql, store_stmt **st, lvd_err *err)
+static int lite_prepare(store *s, const char *sql, store_stmt **st, lvd_err *err)
 {
     sqlite3_stmt *lite;
     *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &lite, NULL) != SQLITE_OK)
         return store_fail(s, err, "cannot prepare statement");
-    *st = lvd_xcalloc(1, sizeof **st);
-    (*st)->lite = lite;
+    lite_stmt *l = lvd_xcalloc(1, sizeof *l);
+    l->base.ops = &store_sqlite_ops;
+    l->lite = lite;
+    *st = &l->base;
     return 0;
 }
 
-int store_exec(store *s, const char *sql, lvd_err *err)
+static int lite_exec(store *s, const char *sql, lvd_err *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -71,49 +76,44 @@ int store_exec(store *s, const char *sql, lvd_err *err)
     return 0;
 }
 
-int store_exec_quiet(store *s, const char *sql)
+static int lite_exec_quiet(store *s, const char *sql)
 {
     return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
-void store_bind_i64(store_stmt *st, int idx, int64_t v) { sqlite3_bind_int64(st->lite, idx, v); }
-void store_bind_int(store_stmt *st, int idx, int v) { sqlite3_bind_int(st->lite, idx, v); }
-void store_bind_double(store_stmt *st, int idx, double v) { sqlite3_bind_double(st->lite, idx, v); }
-void store_bind_null(store_stmt *st, int idx) { sqlite3_bind_null(st->lite, idx); }
+static void lite_bind_i64(store_stmt *st, int idx, int64_t v) { sqlite3_bind_int64(L(st), idx, v); }
+static void lite_bind_double(store_stmt *st, int idx, double v) { sqlite3_bind_double(L(st), idx, v); }
 
-void store_bind_text(store_stmt *st, int idx, const char *v)
+static void lite_bind_text(store_stmt *st, int idx, const char *v)
 {
     if (v)
-        sqlite3_bind_text(st->lite, idx, v, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(L(st), idx, v, -1, SQLITE_TRANSIENT);
     else
-        sqlite3_bind_null(st->lite, idx);
+        sqlite3_bind_null(L(st), idx);
 }
 
-int store_step(store_stmt *st)
+static int lite_step(store_stmt *st)
 {
-    int rc = sqlite3_step(st->lite);
+    int rc = sqlite3_step(L(st));
     return rc == SQLITE_ROW ? STORE_ROW : rc == SQLITE_DONE ? STORE_DONE : STORE_ERROR;
 }
 
-void store_reset(store_stmt *st) { sqlite3_reset(st->lite); }
+static void lite_reset(store_stmt *st) { sqlite3_reset(L(st)); }
 
-void store_finalize(store_stmt *st)
+static void lite_finalize(store_stmt *st)
 {
-    if (!st)
-        return;
-    sqlite3_finalize(st->lite);
+    sqlite3_finalize(L(st));
     free(st);
 }
 
-int64_t store_col_i64(store_stmt *st, int col) { return sqlite3_column_int64(st->lite, col); }
-int store_col_int(store_stmt *st, int col) { return sqlite3_column_int(st->lite, col); }
-double store_col_real(store_stmt *st, int col) { return sqlite3_column_double(st->lite, col); }
-const char *store_col_text(store_stmt *st, int col) { return (const char *)sqlite3_column_text(st->lite, col); }
-int store_col_null(store_stmt *st, int col) { return sqlite3_column_type(st->lite, col) == SQLITE_NULL; }
+static int64_t lite_col_i64(store_stmt *st, int col) { return sqlite3_column_int64(L(st), col); }
+static double lite_col_real(store_stmt *st, int col) { return sqlite3_column_double(L(st), col); }
+static const char *lite_col_text(store_stmt *st, int col) { return (const char *)sqlite3_column_text(L(st), col); }
+static int lite_col_null(store_stmt *st, int col) { return sqlite3_column_type(L(st), col) == SQLITE_NULL; }
 
-int64_t store_last_id(store *s) { return sqlite3_last_insert_rowid(s->db); }
+static int64_t lite_last_id(store *s) { return sqlite3_last_insert_rowid(s->db); }
 
-int store_version_get(store *s, int64_t *v, lvd_err *err)
+static int lite_version_get(store *s, int64_t *v, lvd_err *err)
 {
     store_stmt *st;
     if (store_prepare(s, "PRAGMA user_version", &st, err))
@@ -127,14 +127,14 @@ int store_version_get(store *s, int64_t *v, lvd_err *err)
     return 0;
 }
 
-int store_version_set(store *s, int64_t v, lvd_err *err)
+static int lite_version_set(store *s, int64_t v, lvd_err *err)
 {
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %lld", (long long)v);
     return store_exec(s, pragma, err);
 }
 
-int store_begin_write(store *s, lvd_err *err)
+static int lite_begin_write(store *s, lvd_err *err)
 {
     /* IMMEDIATE: two writers (or two processes migrating an old store) take
      * turns instead of failing on a lock upgrade. */
@@ -176,7 +176,7 @@ static int writer_pragmas(store *s, lvd_err *err)
     return 0;
 }
 
-int store_sqlite_open(store *s, int flags, lvd_err *err)
+static int lite_open(store *s, int flags, lvd_err *err)
 {
     const char *path = s->path;
     if (prepare_path(path, flags, err))
@@ -204,12 +204,21 @@ int store_sqlite_open(store *s, int flags, lvd_err *err)
     return store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", err);
 }
 
-void store_sqlite_close(store *s)
+static void lite_close(store *s)
 {
     if (s->db)
         sqlite3_close_v2(s->db);
     s->db = NULL;
 }
+
+/* One migration at a time: the file's history is migrations 1 .. N. */
+static char *lite_migration(int64_t have, int64_t *to)
+{
+    const char *sql = store_schema_step((size_t)(have + 1));
+    *to = have + 1;
+    return sql ? lvd_xstrdup(sql) : NULL;
+}
+
 /* Runs one checking pragma; counts its rows and keeps the first as text. */
 static int check_rows(store *s, const char *sql, int ok_row, int64_t *n, char *first, size_t len,
                       lvd_err *err)
@@ -239,7 +248,7 @@ static int check_rows(store *s, const char *sql, int ok_row, int64_t *n, char *f
     return 0;
 }
 
-int store_integrity_check(store *s, lvd_err *err)
+static int lite_integrity_check(store *s, lvd_err *err)
 {
     char first[512] = "";
     int64_t n = 0;
@@ -251,3 +260,29 @@ int store_integrity_check(store *s, lvd_err *err)
                         n == 1 ? "" : "s");
     return 0;
 }
+
+const store_ops store_sqlite_ops = {
+    .open = lite_open,
+    .close = lite_close,
+    .prepare = lite_prepare,
+    .fail = lite_fail,
+    .exec = lite_exec,
+    .exec_quiet = lite_exec_quiet,
+    .unique_violation = lite_unique_violation,
+    .begin_write = lite_begin_write,
+    .version_get = lite_version_get,
+    .version_set = lite_version_set,
+    .migration = lite_migration,
+    .integrity_check = lite_integrity_check,
+    .last_id = lite_last_id,
+    .bind_i64 = lite_bind_i64,
+    .bind_double = lite_bind_double,
+    .bind_text = lite_bind_text,
+    .step = lite_step,
+    .reset = lite_reset,
+    .finalize = lite_finalize,
+    .col_i64 = lite_col_i64,
+    .col_real = lite_col_real,
+    .col_text = lite_col_text,
+    .col_null = lite_col_null,
+};

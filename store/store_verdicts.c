@@ -115,7 +115,7 @@ int store_verdict_list(store *s, const char *artifact, const char *host, int lim
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
-    store_bind_int(st, 3, limit > 0 ? limit : -1);
+    store_bind_i64(st, 3, limit > 0 ? limit : INT64_MAX); /* no LIMIT -1: PostgreSQL refuses it */
     return verdict_rows(s, st, out, n, err);
 }
 

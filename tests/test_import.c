@@ -136,14 +136,20 @@ static void test_all_or_nothing(void **state)
     fx *f = *state;
     /* The store rejects the second run (a trigger from "another process"):
      * neither the first run nor the engine registration remain. */
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db,
-                                  "CREATE TRIGGER no_ncmoe4 BEFORE INSERT ON runs WHEN NEW.p_n_cpu_moe = 4"
-                                  " BEGIN SELECT RAISE(ABORT, 'store full'); END",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    if (tu_pg()) {
+        tu_pg_exec(f->path, "CREATE FUNCTION no_ncmoe4() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+                            " IF NEW.p_n_cpu_moe = 4 THEN RAISE EXCEPTION 'store full'; END IF; RETURN NEW; END$$;"
+                            " CREATE TRIGGER no_ncmoe4 BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION no_ncmoe4()");
+    } else {
+        sqlite3 *db;
+        assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+        assert_int_equal(sqlite3_exec(db,
+                                      "CREATE TRIGGER no_ncmoe4 BEFORE INSERT ON runs WHEN NEW.p_n_cpu_moe = 4"
+                                      " BEGIN SELECT RAISE(ABORT, 'store full'); END",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+        sqlite3_close(db);
+    }
     bench_import_report rep;
     lvd_err err = {0};
     assert_int_equal(import(f, FIX "gpu-h200/bench-cuda-moe-ncmoe.jsonl", "cuda-local", &rep, &err), -1);

@@ -44,8 +44,8 @@ static int setup(void **state)
     fx *f = lvd_xcalloc(1, sizeof *f);
     lvd_err err = {{0}};
     f->dir = tu_tmpdir();
-    f->db = lvd_xasprintf("%s/store.db", f->dir);
-    f->s = tu_store(f->dir);
+    f->db = tu_store_spec(f->dir);
+    f->s = tu_store_at(f->db);
     f->model = tu_model("small-llama-q8_0.gguf");
     if (store_identify(f->s, f->model, 0, &f->a, NULL, &err) != 0)
         fail_msg("%s", err.msg);

@@ -6,7 +6,9 @@
  * mid-run (RLIMIT_FSIZE: a clear error, earlier runs intact), and the
  * integrity check that judges all of this. Writers run in forked children so
  * that each has its own connection, as separate tools would. A download
- * meeting a full disk is e2e_fetch.sh's "disk full" case (ulimit -f). */
+ * meeting a full disk is e2e_fetch.sh's "disk full" case (ulimit -f). Its
+ * twin test_store_crash_pg runs the kills and the two writers on PostgreSQL
+ * (tests/pg); what inspects the SQLite file skips there. */
 #include "tests/testutil.h"
 
 #include "common/util.h"
@@ -47,7 +49,7 @@ static int setup(void **state)
 {
     fx *f = lvd_xcalloc(1, sizeof *f);
     f->dir = tu_tmpdir();
-    f->path = lvd_xasprintf("%s/store.db", f->dir);
+    f->path = tu_store_spec(f->dir); /* a new PostgreSQL database under tests/pg */
     store *s = open_store(f->path, STORE_OPEN_CREATE);
     lvd_err err = {0};
     store_artifact a = {.sha256 = SHA, .size = 1};
@@ -213,6 +215,7 @@ static uint32_t next_rand(uint32_t *state)
 
 static void test_integrity_clean_and_orphans(void **state)
 {
+    tu_sqlite_only(); /* the SQLite file itself */
     fx *f = *state;
     store *s = open_store(f->path, 0);
     lvd_err err = {0};
@@ -246,6 +249,7 @@ static void test_integrity_clean_and_orphans(void **state)
 
 static void test_integrity_damaged_page(void **state)
 {
+    tu_sqlite_only(); /* the SQLite file itself */
     fx *f = *state;
     store *s = open_store(f->path, 0);
     lvd_err err = {0};
@@ -302,7 +306,8 @@ static void test_sigkill_writer(void **state)
             writer_child(f->path, f->eid, (int64_t)k * 1000000, fds[1]);
         }
         close(fds[1]);
-        usleep(2000 + next_rand(&rnd) % 38000);
+        /* a run takes a round trip per row on PostgreSQL: kill later there */
+        usleep((2000 + next_rand(&rnd) % 38000) * (tu_pg() ? 10 : 1));
         kill(pid, SIGKILL);
         int st = wait_status(pid);
         if (!WIFSIGNALED(st))
@@ -531,6 +536,7 @@ static void run_reader(fx *f, int want_ok)
  * owner still reads it. */
 static void test_reader_without_write_access(void **state)
 {
+    tu_sqlite_only(); /* the SQLite file itself */
     fx *f = *state;
     put_seq(f->path, f->eid, 1);
     char *wal = lvd_xasprintf("%s-wal", f->path), *shm = lvd_xasprintf("%s-shm", f->path);
@@ -588,6 +594,7 @@ static void full_disk_writer(const char *path, int64_t eid, int fd)
 
 static void test_disk_full(void **state)
 {
+    tu_sqlite_only(); /* the SQLite file itself */
     fx *f = *state;
     for (int64_t seq = 1; seq <= 3; seq++)
         put_seq(f->path, f->eid, seq);

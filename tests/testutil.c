@@ -5,6 +5,7 @@
 #include "common/util.h"
 #include "store/identify.h"
 
+#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,13 +90,90 @@ void tu_copy(const char *from, const char *to, unsigned mode)
     assert_int_equal(chmod(to, (mode_t)mode), 0);
 }
 
-store *tu_store(const char *dir)
+const char *tu_pg(void)
 {
-    char *path = lvd_xasprintf("%s/store.db", dir);
+    const char *pg = getenv("LVD_TEST_PG");
+    return pg && *pg ? pg : NULL;
+}
+
+/* A new, empty database on the test server; its URI (the server's, another
+ * dbname). */
+static char *pg_fresh_database(void)
+{
+    static unsigned n;
+    PGconn *c = PQconnectdb(tu_pg());
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("LVD_TEST_PG: %s", PQerrorMessage(c));
+    char name[64];
+    snprintf(name, sizeof name, "t%ld_%u", (long)getpid(), n++);
+    char *sql = lvd_xasprintf("CREATE DATABASE %s", name);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
+    free(sql);
+    const char *host = PQhost(c), *user = PQuser(c);
+    char *uri = lvd_xasprintf("postgresql://%s@/%s?host=%s", user, name, host);
+    PQfinish(c);
+    return uri;
+}
+
+/* The first value of sql's result on the database uri (NULL: no row), or
+ * fails the test. */
+static char *pg_query(const char *uri, const char *sql)
+{
+    PGconn *c = PQconnectdb(uri);
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("%s: %s", uri, PQerrorMessage(c));
+    PGresult *r = PQexec(c, sql);
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    char *v = st == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0) ? lvd_xstrdup(PQgetvalue(r, 0, 0))
+                                                                                 : NULL;
+    PQclear(r);
+    PQfinish(c);
+    return v;
+}
+
+void tu_pg_exec(const char *uri, const char *sql)
+{
+    free(pg_query(uri, sql));
+}
+
+int64_t tu_pg_int(const char *uri, const char *sql)
+{
+    char *v = pg_query(uri, sql);
+    assert_non_null(v);
+    int64_t n = strtoll(v, NULL, 10);
+    free(v);
+    return n;
+}
+
+char *tu_store_spec(const char *dir)
+{
+    return tu_pg() ? pg_fresh_database() : lvd_xasprintf("%s/store.db", dir);
+}
+
+void tu_sqlite_only(void)
+{
+    if (tu_pg())
+        skip();
+}
+
+store *tu_store_at(const char *spec)
+{
     store *s = NULL;
     lvd_err err = {{0}};
-    if (store_open(path, STORE_OPEN_CREATE, &s, &err) != 0)
+    if (store_open(spec, STORE_OPEN_CREATE, &s, &err) != 0)
         fail_msg("%s", err.msg);
+    return s;
+}
+
+store *tu_store(const char *dir)
+{
+    char *path = tu_store_spec(dir);
+    store *s = tu_store_at(path);
     free(path);
     return s;
 }
@@ -104,8 +182,8 @@ int tu_store_setup(void **state)
 {
     tu_storefx *f = lvd_xcalloc(1, sizeof *f);
     f->dir = tu_tmpdir();
-    f->path = lvd_xasprintf("%s/store.db", f->dir);
-    f->s = tu_store(f->dir);
+    f->path = tu_store_spec(f->dir);
+    f->s = tu_store_at(f->path);
     *state = f;
     return 0;
 }

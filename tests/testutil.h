@@ -33,13 +33,28 @@ char *tu_read(const char *path, size_t *n);
 /* Copies file from to to and sets its mode (fails the test on error). */
 void tu_copy(const char *from, const char *to, unsigned mode);
 
-/* A fresh store DIR/store.db, created (fails the test on error). */
+/* A fresh store, created (fails the test on error): DIR/store.db, or a new
+ * database on the test's PostgreSQL server when LVD_TEST_PG names one
+ * (tests/pg/with-postgres.sh sets it: the _pg twins of the store tests). */
 store *tu_store(const char *dir);
+/* Opens (creating) the store spec names (fails the test on error). */
+store *tu_store_at(const char *spec);
+/* The specification tu_store opens (malloc'd): DIR/store.db or a new
+ * database's URI. */
+char *tu_store_spec(const char *dir);
+/* LVD_TEST_PG (the test server's URI), or NULL: the tests run on SQLite. */
+const char *tu_pg(void);
+/* Skips the calling test on PostgreSQL: it inspects the SQLite file itself. */
+void tu_sqlite_only(void);
+/* Runs sql on the PostgreSQL database uri through a connection of its own
+ * (the "other process"); its first value as an integer. Fail the test on error. */
+void tu_pg_exec(const char *uri, const char *sql);
+int64_t tu_pg_int(const char *uri, const char *sql);
 
 /* A temporary directory with a fresh store in it. */
 typedef struct tu_storefx {
     char *dir;
-    char *path;   /* dir/store.db */
+    char *path;   /* dir/store.db, or the PostgreSQL database's URI (tu_store) */
     store *s;
 } tu_storefx;
 /* cmocka setup and teardown: *state is a new tu_storefx. */
