@@ -4,6 +4,7 @@
  * balance. Not for the session loop (runner.c) or the prices (cost.c). */
 #include "bench/reps.h"
 
+#include "bench/voi.h"
 #include "stats/stats.h"
 
 #include <math.h>
@@ -163,10 +164,14 @@ static int arm_need(const bench_session *s, size_t arm)
         if (want > 0)
             need = want > (double)kept + 1 ? (size_t)ceil(want) - kept : 1;
     }
-    if (st->runs_ok)
-        need += (st->dropped + st->runs_ok - 1) / st->runs_ok;
+    need += bench_reps_dropped(st);
     size_t room = s->o.max_samples > kept ? s->o.max_samples - kept : 1;
     return (int)(need < room ? need : room);
+}
+
+size_t bench_reps_dropped(const bench_arm_state *st)
+{
+    return st->runs_ok ? (st->dropped + st->runs_ok - 1) / st->runs_ok : 0;
 }
 
 static int clamp_reps(int r, int hi)
@@ -197,6 +202,8 @@ int bench_reps_group(const bench_session *s, const bench_group *g, const bench_c
     }
     if (!priced)
         *rep_max = -1;
+    if (s->voi_n && !fresh)
+        return clamp_reps(bench_voi_reps(s, g, s->voi_n), hi); /* bench/voi.h sized this look */
     if (s->o.inv.reps > 0)
         return fresh ? clamp_reps((first_reps(s) + (int)slots - 1) / (int)slots, hi) : s->o.inv.reps;
     return bench_cost_reps(c, priced && balanced(s, g) ? rep_sum / (double)g->n : -1, slots, need, 1, hi);

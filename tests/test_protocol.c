@@ -20,6 +20,7 @@
 #include "bench/plan.h"
 #include "bench/race.h"
 #include "bench/runner.h"
+#include "bench/voi.h"
 
 typedef tu_session fx;
 
@@ -160,6 +161,7 @@ static void test_racing(void **state)
     plan_of(f, fa, 1, &plan);
     bench_session_opts o;
     opts_of(f, &o);
+    o.no_voi = 1; /* the close pair's later looks are racing's subject here (test_voi_stop: without) */
     bench_session s;
     lvd_err err = {0};
     if (bench_session_run(f->s, &plan, &o, &s, &err))
@@ -336,7 +338,7 @@ static void note_first(const bench_session *s, size_t arm, const lvd_run *run, v
  * (all four runs of a shared process priced as one) and the report says
  * which night priced it. *procs1: processes arm 0 ran in on night 1; *first2:
  * night 2's first -r of arm 0 (checked equal for arm 1). */
-static void two_nights(fx *f, double fa_ratio, double noise, size_t *procs1, int *first2)
+static void two_nights(fx *f, double fa_ratio, double noise, int no_voi, size_t *procs1, int *first2)
 {
     simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
     char *scn = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = %g\n"
@@ -351,6 +353,7 @@ static void two_nights(fx *f, double fa_ratio, double noise, size_t *procs1, int
     o.clock_ms = sim_ms;
     o.clock_ctx = &c;
     o.on_run = note_first;
+    o.no_voi = no_voi;
     first_reps n1 = {{0}}, n2 = {{0}};
     o.ctx = &n1;
     bench_session s1, s2;
@@ -393,21 +396,86 @@ static void test_prices_first_look(void **state)
 {
     size_t procs1;
     int first2;
-    two_nights(*state, 1.5, 0.01, &procs1, &first2);
+    two_nights(*state, 1.5, 0.01, 0, &procs1, &first2);
     assert_int_equal(procs1, 1);
     assert_int_equal(first2, 5);
 }
 
 /* A close pair (1 % apart at 3 % noise) night 1 needed several processes
- * for: night 2's first invocation is sized by the balance rule (3 s fixed /
- * (2 x 0.1 s): -r 14 or more, at most max_samples' 15). */
+ * for (without the value-of-information stop, which would end night 1 after
+ * its first look: test_voi_stop): night 2's first invocation is sized by the
+ * balance rule (3 s fixed / (2 x 0.1 s): -r 14 or more, at most
+ * max_samples' 15). */
 static void test_prices_balance(void **state)
 {
     size_t procs1;
     int first2;
-    two_nights(*state, 1.01, 0.03, &procs1, &first2);
+    two_nights(*state, 1.01, 0.03, 1, &procs1, &first2);
     assert_true(procs1 > 1);
     assert_true(first2 >= 14 && first2 <= 15);
+}
+
+/* The value-of-information stop (bench/voi.h): the racing test's close pair
+ * (1 % apart at 3 % noise, undecided at its first look of 10) is not looked
+ * at again: a second look would cost about the first's price and decide it
+ * with a probability well below 1. */
+static void test_voi_stop(void **state)
+{
+    fx *f = *state;
+    const char *dev = "device = CUDA0|NVIDIA H200|143155|142629\nnoise = 0.03\nwarmup = 1\n";
+    char *fast = lvd_xasprintf("%sdev.CUDA0.tg = 1000\n", dev), *tie = lvd_xasprintf("%sdev.CUDA0.tg = 990\n", dev);
+    tu_session_engine(f, "fast", 0, fast);
+    tu_session_engine(f, "twin", 0, tie);
+    free(fast);
+    free(tie);
+    bench_plan plan;
+    static const int fa[] = {1};
+    plan_of(f, fa, 1, &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.rounds, 1);
+    assert_int_equal(s.stop, BENCH_STOP_NOT_WORTH);
+    assert_string_equal(bench_stop_name(s.stop), "not-worth-a-look");
+    assert_int_equal(s.voi_ref_ms, s.engine_ms);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+}
+
+/* The predictive power (bench_voi_power) of a comparison at n_min samples. */
+static double power_of(double ratio, double se, size_t n, size_t n_add)
+{
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_comparison c;
+    stats_comparison_clear(&c);
+    c.seq.look = 1;
+    c.seq.n_min = n;
+    c.seq.log_ratio = log(ratio);
+    c.seq.se = se;
+    c.seq.df = 2.0 * (double)(n - 1);
+    c.ratio = ratio;
+    c.ci_lo = ratio * exp(-2.45 * se);
+    c.ci_hi = ratio * exp(2.45 * se);
+    return bench_voi_power(&rule, 1, &c, n_add);
+}
+
+/* A clear gap just short of the win threshold's interval is decided by the
+ * next look; a ratio on the threshold about half the time at most; more
+ * samples buy more power; a tie well inside the band at 1 % noise is called;
+ * no interval, no power. */
+static void test_voi_power(void **state)
+{
+    (void)state;
+    assert_true(power_of(1.06, 0.008, 9, 10) > 0.9);
+    assert_true(power_of(1.03, 0.008, 9, 10) < 0.5);
+    assert_true(power_of(1.045, 0.008, 9, 20) > power_of(1.045, 0.008, 9, 3));
+    assert_true(power_of(1.0, 0.0047, 9, 10) > 0.9);            /* 1 % noise: a tie */
+    assert_true(power_of(1.0, 0.014, 9, 1) < 0.2);              /* 3 % noise, one more sample */
+    assert_true(power_of(1.0, 0.014, 9, 0) == 0);
 }
 
 int main(void)
@@ -419,6 +487,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_race_rule),
+        cmocka_unit_test(test_voi_power),
+        cmocka_unit_test_setup_teardown(test_voi_stop, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
