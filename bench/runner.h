@@ -158,6 +158,7 @@ typedef struct bench_session {
     size_t n_costs;
     bench_stop stop;
     int64_t voi_ref_ms;            /* engine_ms at the first look's end (bench/voi.h's lambda) */
+    double voi_p1;                 /* the first look's expected decisions (bench/voi.h) */
     size_t voi_n;                  /* samples per arm this look adds (bench/voi.h); 0: other rules */
     stats_ranking *by_test;          /* one per test (display), reference included */
     int weighted;                  /* the objective is w=W */

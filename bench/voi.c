@@ -27,8 +27,8 @@ static double within(double lo, double hi, double mu, double sd)
     return hi > lo ? norm_cdf((hi - mu) / sd) - norm_cdf((lo - mu) / sd) : 0;
 }
 
-/* The tie part: the bootstrap CI's log half-widths shrunk by sqrt(n / n1)
- * around the next log ratio of medians, inside the tie band. */
+/* The tie part: the bootstrap CI's log half-widths shrunk by `shrink`
+ * around the next log ratio of medians (spread sd), inside the tie band. */
 static double tie_power(const stats_rule *rule, const stats_comparison *c, double shrink, double sd)
 {
     if (!(c->ratio > 0) || !(c->ci_lo > 0) || !(c->ci_hi >= c->ci_lo))
@@ -39,20 +39,41 @@ static double tie_power(const stats_rule *rule, const stats_comparison *c, doubl
     return within(log(rule->tie_lo) + below, log(rule->tie_hi) - above, lr, VOI_MEDIAN_SE * sd);
 }
 
-double bench_voi_power(const stats_rule *rule, size_t m, const stats_comparison *c, size_t n_add)
+/* 1 when c's sequential interval can be reasoned on. */
+static int has_interval(const stats_comparison *c)
 {
     const stats_sequential *q = &c->seq;
-    if (!q->look || q->n_min < 2 || !(q->se > 0) || !isfinite(q->log_ratio) || !(q->df > 0) || !n_add)
-        return 0;
-    double n = (double)q->n_min, n1 = n + (double)n_add, d = q->log_ratio, shrink = sqrt(n / n1);
-    double sd = q->se * sqrt((double)n_add / n1); /* the next estimate's predictive spread */
-    double df1 = isfinite(q->df) ? q->df * (n1 - 1) / (n - 1) : q->df;
-    double alpha = stats_alpha_spend(rule->alpha, q->look + 1) / (double)(m ? m : 1);
+    return q->look && q->n_min >= 2 && q->se > 0 && isfinite(q->log_ratio) && q->df > 0;
+}
+
+/* P(c is decided at look `look` with n1 samples per arm), its next log ratio
+ * normal around today's with spread sd (the rules in voi.h). */
+static double decided(const stats_rule *rule, size_t m, const stats_comparison *c, size_t look, double n1, double sd)
+{
+    const stats_sequential *q = &c->seq;
+    double n = (double)q->n_min, shrink = sqrt(n / n1);
+    double df1 = isfinite(q->df) && n > 1 ? q->df * (n1 - 1) / (n - 1) : q->df;
+    double alpha = stats_alpha_spend(rule->alpha, look) / (double)(m ? m : 1);
     double w = log(rule->win) + stats_t_isf(alpha / 2, df1) * q->se * shrink;
-    double p = 1 - within(-w, w, d, sd); /* a win either way */
+    double p = 1 - within(-w, w, q->log_ratio, sd); /* a win either way */
     if (n1 >= (double)rule->min_samples)
         p += tie_power(rule, c, shrink, sd);
     return p < 1 ? p : 1;
+}
+
+double bench_voi_power(const stats_rule *rule, size_t m, const stats_comparison *c, size_t n_add)
+{
+    if (!has_interval(c) || !n_add)
+        return 0;
+    double n = (double)c->seq.n_min, n1 = n + (double)n_add;
+    return decided(rule, m, c, c->seq.look + 1, n1, c->seq.se * sqrt((double)n_add / n1));
+}
+
+double bench_voi_replicate(const stats_rule *rule, size_t m, const stats_comparison *c)
+{
+    if (!has_interval(c))
+        return 0;
+    return decided(rule, m, c, 1, (double)c->seq.n_min, c->seq.se * sqrt(2.0));
 }
 
 int bench_voi_reps(const bench_session *s, const bench_group *g, size_t n_add)
@@ -87,31 +108,36 @@ static double look_price(bench_session *s, const bench_group *g, size_t ng, size
     return x;
 }
 
-/* q(n_add) over the open comparisons of the needed arms; *any set when one
- * has an interval; *decisions: the deciding rankings. */
-static double look_power(const bench_session *s, const unsigned char *need, size_t n_add, int *any,
-                         size_t *decisions)
+/* The expected decisions of the deciding rankings: of a look adding n_add
+ * samples to the needed arms (bench_voi_power; n_add 0: of a fresh first
+ * look, bench_voi_replicate, a settled ranking counting 1). *any set when an
+ * open comparison of a needed arm has an interval. */
+static double expected_decisions(const bench_session *s, const unsigned char *need, size_t n_add, int *any)
 {
-    double q = 1;
+    double sum = 0;
     *any = 0;
-    *decisions = 0;
     for (size_t t = 0; t < s->o.inv.n_tests; t++) {
         const stats_ranking *r = bench_session_decider(s, t);
         if (!r || (s->weighted && t != s->w_tg))
             continue;
-        (*decisions)++;
-        if (r->state != STATS_RANK_OPEN || r->leader == STATS_NO_ARM || !need[r->leader])
+        if (r->state != STATS_RANK_OPEN) {
+            sum += n_add ? 0 : 1;
             continue;
-        for (size_t i = 0; i < r->n; i++) {
+        }
+        double q = 1;
+        size_t open = 0;
+        for (size_t i = 0; r->leader != STATS_NO_ARM && need[r->leader] && i < r->n; i++) {
             const stats_rank_entry *e = &r->v[i];
             if (!e->rank || !e->has_vs_leader || e->settle != STATS_OPEN || !need[e->arm])
                 continue;
-            if (e->vs_leader.seq.look && e->vs_leader.seq.se > 0)
-                *any = 1;
-            q *= bench_voi_power(&s->o.rule, r->m, &e->vs_leader, n_add);
+            *any |= has_interval(&e->vs_leader);
+            q *= n_add ? bench_voi_power(&s->o.rule, r->m, &e->vs_leader, n_add)
+                       : bench_voi_replicate(&s->o.rule, r->m, &e->vs_leader);
+            open++;
         }
+        sum += open ? q : 0;
     }
-    return q;
+    return sum;
 }
 
 /* What max_samples leaves the needed arm with the most samples. */
@@ -126,24 +152,35 @@ static size_t look_room(const bench_session *s, const unsigned char *need)
     return room;
 }
 
+int bench_voi_worth(double price_ms, double q, double t1_ms, double p1)
+{
+    if (!(q > 0))
+        return 0;          /* it decides nothing: infinite price */
+    if (!(p1 > 0))
+        return 1;          /* the first look decides nothing: any decision is cheaper */
+    return price_ms / q <= t1_ms / p1;
+}
+
 void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const unsigned char *need, bench_voi *out)
 {
     *out = (bench_voi){.decide = -1};
-    size_t room = look_room(s, need), decisions = 0;
+    size_t room = look_room(s, need);
     int any = 0;
-    look_power(s, need, 1, &any, &decisions);
-    if (!room || !any || !decisions || s->voi_ref_ms <= 0 || look_price(s, g, ng, 1) < 0)
+    if (s->rounds == 1) /* the first look's expected decisions, kept for every later look */
+        s->voi_p1 = expected_decisions(s, need, 0, &any);
+    expected_decisions(s, need, 1, &any);
+    if (!room || !any || s->voi_ref_ms <= 0 || look_price(s, g, ng, 1) < 0)
         return;
-    out->lambda_ms = (double)s->voi_ref_ms / (double)decisions;
+    out->lambda_ms = s->voi_p1 > 0 ? (double)s->voi_ref_ms / s->voi_p1 : INFINITY; /* shown */
     double best = INFINITY;
     for (size_t n = 1; n <= room; n++) {
-        double q = look_power(s, need, n, &any, &decisions), x = look_price(s, g, ng, n);
+        double q = expected_decisions(s, need, n, &any), x = look_price(s, g, ng, n);
         if (q > 0 && x / q < best) {
             best = x / q;
             out->n_add = n, out->price_ms = x, out->q = q;
         }
     }
-    out->decide = best <= out->lambda_ms;
+    out->decide = bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1);
     if (!out->n_add) /* no look can decide: its price per decision is infinite */
         out->n_add = room;
 }

@@ -7,33 +7,45 @@
  *   price   X(n) = sum over the look's invocations of the process key's mean
  *           fixed cost (load + warm-up, bench/cost.h) + slots x r x the sum
  *           of its arms' mean repetition costs, r = ceil((n + the samples an
- *           invocation of the arm drops as warm-up on average) / slots)
+ *           invocation of the arm drops as warm-up on average) / slots), at
+ *           least win_min_samples (fewer in a row could not show a cold
+ *           start to stats_warmup; -r 1 after --no-warmup kept one)
  *           (bench_voi_reps);
- *   power   q(n) = the product over the open comparisons of the needed arms
- *           of their predictive power (bench_voi_power): the probability
- *           that the comparison is decided at the next look, averaged over
- *           what the samples so far say of its true log ratio (flat prior:
- *           the next estimate is normal around today's, with variance se^2
- *           n / (n0 + n) for n new samples on n0; Spiegelhalter, Freedman &
- *           Blackburn (1986), "Monitoring clinical trials: conditional or
- *           predictive power?", Controlled Clinical Trials 7(1); the plain
- *           conditional power, which takes today's estimate for the truth,
- *           bought looks that did not decide: perf_protocol's grid 1.00 /
- *           3 % at L = 20 s cost 384 s per correct decision against 367);
+ *   power   q(n) = the expected decisions the look buys: over the open
+ *           deciding rankings, the product over their open comparisons of
+ *           the needed arms of the predictive power (bench_voi_power): the
+ *           probability that the comparison is decided at the next look,
+ *           averaged over what the samples so far say of its true log ratio
+ *           (flat prior: the next estimate is normal around today's, with
+ *           variance se^2 n / (n0 + n) for n new samples on n0;
+ *           Spiegelhalter, Freedman & Blackburn (1986), "Monitoring clinical
+ *           trials: conditional or predictive power?", Controlled Clinical
+ *           Trials 7(1); the plain conditional power, which takes today's
+ *           estimate for the truth, bought looks that did not decide);
  *   worth   the n in [1, what max_samples leaves] with the least X(n)/q(n),
  *           the expected price of one decision bought by the look; the look
- *           is run when that price is at most lambda = the session's engine
- *           time at its first look's end / its deciding rankings (what one
- *           decision cost if the session had stopped there, as a fixed
- *           protocol does), else the session stops undecided
- *           (BENCH_STOP_NOT_WORTH).
+ *           is run when that price is at most lambda = T1 / p1
+ *           (bench_voi_worth), T1 the session's engine time at its first
+ *           look's end and p1 the decisions that first look makes in
+ *           expectation (settled rankings 1, open ones the product of their
+ *           comparisons' replicate power, bench_voi_replicate: the chance a
+ *           fresh first look of the same size would decide it); else the
+ *           session stops undecided (BENCH_STOP_NOT_WORTH). lambda is fixed
+ *           at the first later look and kept for every one after it.
  * Why lambda: a protocol that stops at the first look (fixed -r N) pays T1
- * per session and decides a share p1 of them, so T1 / p1 per correct
+ * per session and decides p1 of its comparisons, so T1 / p1 per correct
  * decision; every further look run here buys an expected decision for at
- * most T1 <= T1 / p1, so the sessions that go on can only lower the price
- * per correct decision below the one that stopped (at equal first looks:
- * perf_protocol). A look whose decisions cost more than that (a second pair
- * of loads to decide the last few % of a cell) is not taken.
+ * most that, so the sessions that go on cannot raise the price per correct
+ * decision above the one that stopped (at equal first looks: perf_protocol
+ * runs its protocols on common random numbers). A look that costs more per
+ * decision than that (a second pair of loads to decide the last few % of a
+ * cell that the first look decides 95 % of) is not taken; one that a first
+ * look would seldom decide (a true 1.02 at 1 % noise: fixed -r 10 decides a
+ * third) is worth several looks. lambda = T1 alone (the first look's price
+ * as if it always decided) was measured too strict: every later look of the
+ * grid was refused and the new protocol became fixed -r 10 (perf_protocol,
+ * 1.02 / 1 % at L = 20 s: 191.7 s per correct decision where this rule
+ * gives 123.4).
  * No opinion (decide -1: the other rules size the look) while a needed arm
  * or process key is unpriced, no open comparison has an interval, or no room
  * is left. Not for the first look (bench/reps.h) or the loop (runner.h). */
@@ -64,10 +76,21 @@ typedef struct bench_voi {
  * / (n_min + n_add)) (x 1.25 for the ratio of medians the CI is centred on).
  * 0 when c's interval says nothing. */
 double bench_voi_power(const stats_rule *rule, size_t m, const stats_comparison *c, size_t n_add);
+/* The replicate power of comparison c: the probability that a fresh first
+ * look of c's sample sizes would decide it, the log ratio it would see being
+ * normal around today's with sd = se sqrt(2) (today's uncertainty of the
+ * truth and the fresh look's own). 0 when c's interval says nothing. */
+double bench_voi_replicate(const stats_rule *rule, size_t m, const stats_comparison *c);
 /* -r of an invocation of g that adds n_add samples to each arm (rule above). */
 int bench_voi_reps(const bench_session *s, const bench_group *g, size_t n_add);
+/* The stop, in one function: 1 when a look of price price_ms that decides
+ * q comparisons in expectation is worth it against a first look that cost
+ * t1_ms and decided p1 in expectation (price_ms / q <= t1_ms / p1; p1 0: 1;
+ * q 0: 0). */
+int bench_voi_worth(double price_ms, double q, double t1_ms, double p1);
 /* The rule above over the look's invocations g[0..ng) (need[]: the arms the
- * look runs); lambda from s->voi_ref_ms. */
+ * look runs); T1 is s->voi_ref_ms, p1 s->voi_p1 (set here at the first later
+ * look). */
 void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const unsigned char *need,
                     bench_voi *out);
 

@@ -415,13 +415,12 @@ static void test_prices_balance(void **state)
     assert_true(first2 >= 14 && first2 <= 15);
 }
 
-/* The value-of-information stop (bench/voi.h): the racing test's close pair
- * (1 % apart at 3 % noise, undecided at its first look of 10) is not looked
- * at again: a second look would cost about the first's price and decide it
- * with a probability well below 1. */
-static void test_voi_stop(void **state)
+/* One session of the racing test's close pair (1 % apart at 3 % noise:
+ * its first look of 10 decides neither a win nor a tie) at most max_samples
+ * samples an arm; no_voi: without the value-of-information rule. Returns
+ * the rounds run, *stop how it ended. */
+static size_t close_pair(fx *f, size_t max_samples, int no_voi, bench_stop *stop)
 {
-    fx *f = *state;
     const char *dev = "device = CUDA0|NVIDIA H200|143155|142629\nnoise = 0.03\nwarmup = 1\n";
     char *fast = lvd_xasprintf("%sdev.CUDA0.tg = 1000\n", dev), *tie = lvd_xasprintf("%sdev.CUDA0.tg = 990\n", dev);
     tu_session_engine(f, "fast", 0, fast);
@@ -433,16 +432,49 @@ static void test_voi_stop(void **state)
     plan_of(f, fa, 1, &plan);
     bench_session_opts o;
     opts_of(f, &o);
+    o.max_samples = max_samples;
+    o.no_voi = no_voi;
     bench_session s;
     lvd_err err = {0};
     if (bench_session_run(f->s, &plan, &o, &s, &err))
         fail_msg("%s", err.msg);
-    assert_int_equal(s.rounds, 1);
-    assert_int_equal(s.stop, BENCH_STOP_NOT_WORTH);
-    assert_string_equal(bench_stop_name(s.stop), "not-worth-a-look");
-    assert_int_equal(s.voi_ref_ms, s.engine_ms);
+    size_t rounds = s.rounds;
+    *stop = s.stop;
     bench_session_free(&s);
     bench_plan_free(&plan);
+    return rounds;
+}
+
+/* The value-of-information stop (bench/voi.h): with 12 samples at most, the
+ * close pair's second look could add 2 an arm, which cannot narrow its tie
+ * interval into the band nor its win interval past 1.03: no decision at any
+ * price, so the session stops after its first look (not-worth-a-look);
+ * without the rule it takes that look and stops at max-samples. */
+static void test_voi_stop(void **state)
+{
+    bench_stop stop;
+    assert_int_equal(close_pair(*state, 12, 0, &stop), 1);
+    assert_int_equal(stop, BENCH_STOP_NOT_WORTH);
+    assert_string_equal(bench_stop_name(stop), "not-worth-a-look");
+}
+
+static void test_voi_stop_off(void **state)
+{
+    bench_stop stop;
+    assert_true(close_pair(*state, 12, 1, &stop) > 1);
+    assert_int_equal(stop, BENCH_STOP_MAX_SAMPLES);
+}
+
+/* The stop's arithmetic (bench_voi_worth): a look is worth it when its
+ * price per expected decision is at most the first look's (T1 / p1). */
+static void test_voi_worth(void **state)
+{
+    (void)state;
+    assert_false(bench_voi_worth(60000, 0.8, 67000, 0.95)); /* 75 s against 70.5 s */
+    assert_true(bench_voi_worth(60000, 0.9, 67000, 0.95));  /* 66.7 s */
+    assert_true(bench_voi_worth(60000, 0.3, 67000, 0.3));   /* 200 s against 223 s: a rare decision */
+    assert_true(bench_voi_worth(1e6, 0.01, 67000, 0));      /* a first look that decides nothing */
+    assert_false(bench_voi_worth(1, 0, 67000, 0));          /* a look that decides nothing */
 }
 
 /* The predictive power (bench_voi_power) of a comparison at n_min samples. */
@@ -460,13 +492,14 @@ static double power_of(double ratio, double se, size_t n, size_t n_add)
     c.ratio = ratio;
     c.ci_lo = ratio * exp(-2.45 * se);
     c.ci_hi = ratio * exp(2.45 * se);
-    return bench_voi_power(&rule, 1, &c, n_add);
+    return n_add ? bench_voi_power(&rule, 1, &c, n_add) : bench_voi_replicate(&rule, 1, &c);
 }
 
 /* A clear gap just short of the win threshold's interval is decided by the
  * next look; a ratio on the threshold about half the time at most; more
- * samples buy more power; a tie well inside the band at 1 % noise is called;
- * no interval, no power. */
+ * samples buy more power; a tie well inside the band at 1 % noise is called,
+ * one at 3 % noise is not by one more sample; a fresh first look decides a
+ * clear gap, seldom one near the threshold or a tie at 3 % noise. */
 static void test_voi_power(void **state)
 {
     (void)state;
@@ -475,7 +508,10 @@ static void test_voi_power(void **state)
     assert_true(power_of(1.045, 0.008, 9, 20) > power_of(1.045, 0.008, 9, 3));
     assert_true(power_of(1.0, 0.0047, 9, 10) > 0.9);            /* 1 % noise: a tie */
     assert_true(power_of(1.0, 0.014, 9, 1) < 0.2);              /* 3 % noise, one more sample */
-    assert_true(power_of(1.0, 0.014, 9, 0) == 0);
+    /* n_add 0: the replicate power of a fresh first look */
+    assert_true(power_of(1.08, 0.005, 9, 0) > 0.9);
+    assert_true(power_of(1.035, 0.008, 9, 0) < 0.2);
+    assert_true(power_of(1.0, 0.014, 9, 0) < 0.2);              /* 3 % noise: no tie at 9 */
 }
 
 int main(void)
@@ -488,7 +524,9 @@ int main(void)
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_race_rule),
         cmocka_unit_test(test_voi_power),
+        cmocka_unit_test(test_voi_worth),
         cmocka_unit_test_setup_teardown(test_voi_stop, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_voi_stop_off, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
