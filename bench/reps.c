@@ -85,9 +85,8 @@ static double seq_need(const bench_session *s, const stats_ranking *r, const sta
     return n;
 }
 
-/* The most samples any open comparison of arm needs (seq_need); 0 when none
- * says. */
-static double arm_want(const bench_session *s, size_t arm)
+/* The most samples any open comparison of arm needs (seq_need; reps.h). */
+double bench_reps_want(const bench_session *s, size_t arm)
 {
     double want = 0;
     for (size_t t = 0; t < s->o.inv.n_tests; t++) {
@@ -160,7 +159,7 @@ static int arm_need(const bench_session *s, size_t arm)
     size_t kept = bench_kept_min(s, arm);
     size_t need = kept ? kept : carried_need(s, arm);
     if (kept) {
-        double want = arm_want(s, arm);
+        double want = bench_reps_want(s, arm);
         if (want > 0)
             need = want > (double)kept + 1 ? (size_t)ceil(want) - kept : 1;
     }

@@ -152,6 +152,24 @@ static size_t look_room(const bench_session *s, const unsigned char *need)
     return room;
 }
 
+/* The look's samples per arm from the sequential need (bench_reps_want: the
+ * most any needed arm's open comparisons need, less what it holds, at least
+ * 1; more than room when max_samples cannot hold it); 0 when no interval
+ * says. */
+static size_t sized(const bench_session *s, const unsigned char *need)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < s->plan->n_arms; i++) {
+        double want = need[i] ? bench_reps_want(s, i) : 0;
+        size_t kept = bench_kept_min(s, i);
+        if (want > 0) {
+            size_t add = want > (double)kept + 1 ? (size_t)ceil(want) - kept : 1;
+            most = add > most ? add : most;
+        }
+    }
+    return most;
+}
+
 int bench_voi_worth(double price_ms, double q, double t1_ms, double p1)
 {
     if (!(q > 0))
@@ -172,15 +190,18 @@ void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const uns
     if (!room || !any || s->voi_ref_ms <= 0 || look_price(s, g, ng, 1) < 0)
         return;
     out->lambda_ms = s->voi_p1 > 0 ? (double)s->voi_ref_ms / s->voi_p1 : INFINITY; /* shown */
+    size_t n = sized(s, need);
     double best = INFINITY;
-    for (size_t n = 1; n <= room; n++) {
-        double q = expected_decisions(s, need, n, &any), x = look_price(s, g, ng, n);
+    for (size_t k = 1; k <= room; k++) {
+        double q = expected_decisions(s, need, k, &any), x = look_price(s, g, ng, k);
         if (q > 0 && x / q < best) {
             best = x / q;
-            out->n_add = n, out->price_ms = x, out->q = q;
+            out->n_add = k, out->price_ms = x, out->q = q;
         }
     }
-    out->decide = bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1);
+    out->decide = bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1) && n <= room;
+    if (n && n < out->n_add)
+        out->n_add = n;
     if (!out->n_add) /* no look can decide: its price per decision is infinite */
         out->n_add = room;
 }

@@ -22,16 +22,21 @@
  *           trials: conditional or predictive power?", Controlled Clinical
  *           Trials 7(1); the plain conditional power, which takes today's
  *           estimate for the truth, bought looks that did not decide);
- *   worth   the n in [1, what max_samples leaves] with the least X(n)/q(n),
- *           the expected price of one decision bought by the look; the look
- *           is run when that price is at most lambda = T1 / p1
- *           (bench_voi_worth), T1 the session's engine time at its first
- *           look's end and p1 the decisions that first look makes in
- *           expectation (settled rankings 1, open ones the product of their
- *           comparisons' replicate power, bench_voi_replicate: the chance a
- *           fresh first look of the same size would decide it); else the
- *           session stops undecided (BENCH_STOP_NOT_WORTH). lambda is fixed
- *           at the first later look and kept for every one after it.
+ *   worth   the look is run when its best price per expected decision,
+ *           the least X(n)/q(n) over n in [1, what max_samples leaves], is
+ *           at most lambda = T1 / p1 (bench_voi_worth), T1 the session's
+ *           engine time at its first look's end and p1 the decisions that
+ *           first look makes in expectation (settled rankings 1, open ones
+ *           the product of their comparisons' replicate power,
+ *           bench_voi_replicate: the chance a fresh first look of the same
+ *           size would decide it; fixed at the first later look, kept for
+ *           every one after it), and the sequential need at today's estimate
+ *           (bench_reps_want) fits in what max_samples leaves; else the
+ *           session stops undecided (BENCH_STOP_NOT_WORTH);
+ *   size    the lesser of that best n and the sequential need's (the
+ *           predictive power is pessimistic for a comparison whose truth is
+ *           clearly past a threshold and the first look just missed, so its
+ *           best n is larger than the look needs).
  * Why lambda: a protocol that stops at the first look (fixed -r N) pays T1
  * per session and decides p1 of its comparisons, so T1 / p1 per correct
  * decision; every further look run here buys an expected decision for at
@@ -41,11 +46,13 @@
  * decision than that (a second pair of loads to decide the last few % of a
  * cell that the first look decides 95 % of) is not taken; one that a first
  * look would seldom decide (a true 1.02 at 1 % noise: fixed -r 10 decides a
- * third) is worth several looks. lambda = T1 alone (the first look's price
- * as if it always decided) was measured too strict: every later look of the
- * grid was refused and the new protocol became fixed -r 10 (perf_protocol,
- * 1.02 / 1 % at L = 20 s: 191.7 s per correct decision where this rule
- * gives 123.4).
+ * third) is worth several looks. The need within max_samples: a look is
+ * not bought for a comparison today's estimate says max_samples cannot
+ * decide (a true 1.05 at 3 % noise, about 55 samples an arm). lambda = T1
+ * alone (the first look's price as if it always decided) was measured too
+ * strict: every later look of the grid was refused and the new protocol
+ * became fixed -r 10. The figures of each variant: README, "Through the
+ * real runner and the fake engine".
  * No opinion (decide -1: the other rules size the look) while a needed arm
  * or process key is unpriced, no open comparison has an interval, or no room
  * is left. Not for the first look (bench/reps.h) or the loop (runner.h). */
