@@ -155,13 +155,17 @@ static size_t look_room(const bench_session *s, const unsigned char *need)
 /* The look's samples per arm from the sequential need (bench_reps_want: the
  * most any needed arm's open comparisons need, less what it holds, at least
  * 1; more than room when max_samples cannot hold it); 0 when no interval
- * says. */
-static size_t sized(const bench_session *s, const unsigned char *need)
+ * says. *trusted: every needed arm holds min_samples (a need estimated from
+ * fewer is not held against the look). */
+static size_t sized(const bench_session *s, const unsigned char *need, int *trusted)
 {
     size_t most = 0;
+    *trusted = 1;
     for (size_t i = 0; i < s->plan->n_arms; i++) {
         double want = need[i] ? bench_reps_want(s, i) : 0;
         size_t kept = bench_kept_min(s, i);
+        if (need[i] && kept < s->o.rule.min_samples)
+            *trusted = 0;
         if (want > 0) {
             size_t add = want > (double)kept + 1 ? (size_t)ceil(want) - kept : 1;
             most = add > most ? add : most;
@@ -190,7 +194,8 @@ void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const uns
     if (!room || !any || s->voi_ref_ms <= 0 || look_price(s, g, ng, 1) < 0)
         return;
     out->lambda_ms = s->voi_p1 > 0 ? (double)s->voi_ref_ms / s->voi_p1 : INFINITY; /* shown */
-    size_t n = sized(s, need);
+    int trusted;
+    size_t n = sized(s, need, &trusted);
     double best = INFINITY;
     for (size_t k = 1; k <= room; k++) {
         double q = expected_decisions(s, need, k, &any), x = look_price(s, g, ng, k);
@@ -199,7 +204,7 @@ void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const uns
             out->n_add = k, out->price_ms = x, out->q = q;
         }
     }
-    out->decide = bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1) && n <= room;
+    out->decide = bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1) && (n <= room || !trusted);
     if (n && n < out->n_add)
         out->n_add = n;
     if (!out->n_add) /* no look can decide: its price per decision is infinite */

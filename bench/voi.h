@@ -31,7 +31,9 @@
  *           bench_voi_replicate: the chance a fresh first look of the same
  *           size would decide it; fixed at the first later look, kept for
  *           every one after it), and the sequential need at today's estimate
- *           (bench_reps_want) fits in what max_samples leaves; else the
+ *           (bench_reps_want) fits in what max_samples leaves (while every
+ *           needed arm holds min_samples: a need estimated from fewer, e.g.
+ *           a night's first look of 4, is not trusted); else the
  *           session stops undecided (BENCH_STOP_NOT_WORTH);
  *   size    the lesser of that best n and the sequential need's (the
  *           predictive power is pessimistic for a comparison whose truth is
