@@ -46,6 +46,18 @@ static void plan_of(fx *f, const int *fa, size_t n_fa, bench_plan *plan)
         fail_msg("%s", err.msg);
 }
 
+/* Registers engines named na and nb with scenarios a and b, frees both
+ * scenario strings, and builds their plan at fa on. */
+static void pair_plan(fx *f, const char *na, char *a, const char *nb, char *b, bench_plan *plan)
+{
+    tu_session_engine(f, na, 0, a);
+    tu_session_engine(f, nb, 0, b);
+    free(a);
+    free(b);
+    static const int fa[] = {1};
+    plan_of(f, fa, 1, plan);
+}
+
 static size_t lines_of(const char *path, const char *needle)
 {
     lvd_sb sb = {0};
@@ -292,13 +304,8 @@ static void test_budget_bound(void **state)
                             "sim_clock = %s\nload_ms = 2000\n", c.path);
     char *b = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20.2\nnoise = 0.03\n"
                             "sim_clock = %s\nload_ms = 2000\n", c.path);
-    tu_session_engine(f, "a", 0, a);
-    tu_session_engine(f, "b", 0, b);
-    free(a);
-    free(b);
     bench_plan plan;
-    static const int fa[] = {1};
-    plan_of(f, fa, 1, &plan);
+    pair_plan(f, "a", a, "b", b, &plan);
     bench_session_opts o;
     opts_of(f, &o);
     o.budget_ms = 60000;
@@ -422,14 +429,9 @@ static void test_prices_balance(void **state)
 static size_t close_pair(fx *f, size_t max_samples, int no_voi, bench_stop *stop)
 {
     const char *dev = "device = CUDA0|NVIDIA H200|143155|142629\nnoise = 0.03\nwarmup = 1\n";
-    char *fast = lvd_xasprintf("%sdev.CUDA0.tg = 1000\n", dev), *tie = lvd_xasprintf("%sdev.CUDA0.tg = 990\n", dev);
-    tu_session_engine(f, "fast", 0, fast);
-    tu_session_engine(f, "twin", 0, tie);
-    free(fast);
-    free(tie);
     bench_plan plan;
-    static const int fa[] = {1};
-    plan_of(f, fa, 1, &plan);
+    pair_plan(f, "fast", lvd_xasprintf("%sdev.CUDA0.tg = 1000\n", dev), "twin",
+              lvd_xasprintf("%sdev.CUDA0.tg = 990\n", dev), &plan);
     bench_session_opts o;
     opts_of(f, &o);
     o.max_samples = max_samples;
