@@ -4,6 +4,7 @@
  * balance. Not for the session loop (runner.c) or the prices (cost.c). */
 #include "bench/reps.h"
 
+#include "bench/voi.h"
 #include "stats/stats.h"
 
 #include <math.h>
@@ -84,9 +85,8 @@ static double seq_need(const bench_session *s, const stats_ranking *r, const sta
     return n;
 }
 
-/* The most samples any open comparison of arm needs (seq_need); 0 when none
- * says. */
-static double arm_want(const bench_session *s, size_t arm)
+/* The most samples any open comparison of arm needs (seq_need; reps.h). */
+double bench_reps_want(const bench_session *s, size_t arm)
 {
     double want = 0;
     for (size_t t = 0; t < s->o.inv.n_tests; t++) {
@@ -159,14 +159,18 @@ static int arm_need(const bench_session *s, size_t arm)
     size_t kept = bench_kept_min(s, arm);
     size_t need = kept ? kept : carried_need(s, arm);
     if (kept) {
-        double want = arm_want(s, arm);
+        double want = bench_reps_want(s, arm);
         if (want > 0)
             need = want > (double)kept + 1 ? (size_t)ceil(want) - kept : 1;
     }
-    if (st->runs_ok)
-        need += (st->dropped + st->runs_ok - 1) / st->runs_ok;
+    need += bench_reps_dropped(st);
     size_t room = s->o.max_samples > kept ? s->o.max_samples - kept : 1;
     return (int)(need < room ? need : room);
+}
+
+size_t bench_reps_dropped(const bench_arm_state *st)
+{
+    return st->runs_ok ? (st->dropped + st->runs_ok - 1) / st->runs_ok : 0;
 }
 
 static int clamp_reps(int r, int hi)
@@ -197,6 +201,8 @@ int bench_reps_group(const bench_session *s, const bench_group *g, const bench_c
     }
     if (!priced)
         *rep_max = -1;
+    if (s->voi_n && !fresh)
+        return clamp_reps(bench_voi_reps(s, g, s->voi_n), hi); /* bench/voi.h sized this look */
     if (s->o.inv.reps > 0)
         return fresh ? clamp_reps((first_reps(s) + (int)slots - 1) / (int)slots, hi) : s->o.inv.reps;
     return bench_cost_reps(c, priced && balanced(s, g) ? rep_sum / (double)g->n : -1, slots, need, 1, hi);

@@ -62,6 +62,11 @@
 
 /* Fewest kept samples of arm over the objective's tests. */
 size_t bench_kept_min(const bench_session *s, size_t arm);
+/* The samples per arm arm's open comparisons need to be decided, from their
+ * sequential intervals now (the most of them; 0 when none says). */
+double bench_reps_want(const bench_session *s, size_t arm);
+/* Samples an invocation of the arm drops as warm-up, on average (rounded up). */
+size_t bench_reps_dropped(const bench_arm_state *st);
 /* -r of one invocation of g whose process key's prices are c (rules above),
  * before the budget; *rep_max: the largest repetition cost of g's arms, -1
  * when one of them is unpriced. */

@@ -14,6 +14,7 @@
 #include "bench/race.h"
 #include "bench/rung.h"
 #include "bench/reps.h"
+#include "bench/voi.h"
 #include "common/cli.h"
 #include "stats/energy.h"
 #include "stats/stats.h"
@@ -34,6 +35,7 @@ const char *bench_stop_name(bench_stop stop)
     case BENCH_STOP_BUDGET: return "budget";
     case BENCH_STOP_NOTHING: return "nothing-measured";
     case BENCH_STOP_MAX_ROUNDS: return "max-rounds";
+    case BENCH_STOP_NOT_WORTH: return "not-worth-a-look";
     }
     return "?";
 }
@@ -391,6 +393,23 @@ static int run_group(store *st, bench_session *s, const bench_group *grp, int64_
     return rc;
 }
 
+/* 0 when the value-of-information rule stops the session before this look
+ * (bench/voi.h: later looks of the cost model's protocol, -r not given);
+ * else 1, with s->voi_n the samples per arm it sizes the look for (0: the
+ * other rules of bench/reps.h). */
+static int worth_a_look(bench_session *s, const bench_group *g, size_t ng, const unsigned char *need)
+{
+    s->voi_n = 0;
+    if (!s->rounds || s->o.no_voi || s->o.inv.reps > 0 || s->o.first_reps > 0)
+        return 1;
+    bench_voi v;
+    bench_voi_plan(s, g, ng, need, &v);
+    if (v.decide == 0)
+        return 0;
+    s->voi_n = v.decide > 0 ? v.n_add : 0;
+    return 1;
+}
+
 void bench_arm_state_init(bench_arm_state *st, size_t n_tests)
 {
     memset(st, 0, sizeof *st);
@@ -443,6 +462,11 @@ int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
         }
         bench_group *groups;
         size_t ng = bench_groups_make(plan, need, solo, !s->o.no_share, &groups);
+        if (!worth_a_look(s, groups, ng, need)) {
+            bench_groups_free(groups, ng);
+            s->stop = BENCH_STOP_NOT_WORTH;
+            break;
+        }
         int spent = 0, failed = 0;
         for (size_t i = 0; i < ng && !failed; i++) {
             const bench_group *g = &groups[s->rounds % 2 ? ng - 1 - i : i];
@@ -454,6 +478,8 @@ int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
         if (failed)
             goto out;
         s->rounds++;
+        if (s->rounds == 1)
+            s->voi_ref_ms = s->engine_ms;
         n = bench_session_next_rungs(s, &need, &solo); /* arms may join (bench/rung.h) */
         for (size_t i = 0; i < n; i++)
             solo[i] = s->st[i].solo;

@@ -13,8 +13,9 @@
  *   2. stop when no ranking is open (every comparison that matters is
  *      decided, or settled on a threshold's edge where more rounds teach
  *      nothing), when every arm still needed holds max_samples kept samples,
- *      when max_rounds rounds ran, or when the budget is spent (checked
- *      before each invocation);
+ *      when max_rounds rounds ran, when the budget is spent (checked
+ *      before each invocation), or (a later look, -r not given) when no
+ *      further look buys a decision at its price (bench/voi.h);
  *   3. else run once each arm still needed: the leader of an open ranking,
  *      every arm whose comparison with it is open, every eligible arm with no
  *      samples yet; arms out of contention sit out (bench/race.h). Arms that
@@ -101,6 +102,7 @@ typedef enum bench_stop {
     BENCH_STOP_BUDGET,             /* the time budget ran out */
     BENCH_STOP_NOTHING,            /* no arm could be measured */
     BENCH_STOP_MAX_ROUNDS,         /* o.max_rounds rounds ran */
+    BENCH_STOP_NOT_WORTH,          /* no further look buys a decision at its price (bench/voi.h) */
 } bench_stop;
 
 struct bench_session;
@@ -128,6 +130,8 @@ typedef struct bench_session_opts {
     bench_run_cb on_run;
     void *ctx;
     int no_share;                  /* every arm in its own process (the pre-issue-13 protocol) */
+    int no_voi;                    /* no value-of-information stop or sizing of later looks
+                                      (bench/voi.h): each look as bench/reps.h sizes it */
     int no_prices;                 /* price every process key afresh, as on a first night
                                       (else the last night's prices seed them: bench/prices.h) */
     int64_t (*clock_ms)(void *ctx);/* the session's clock; NULL: lvd_mono_ms (benchmarks
@@ -153,6 +157,9 @@ typedef struct bench_session {
     bench_cost *costs;             /* one per process key run (bench/cost.h) */
     size_t n_costs;
     bench_stop stop;
+    int64_t voi_ref_ms;            /* engine_ms at the first look's end (bench/voi.h's lambda) */
+    double voi_p1;                 /* the first look's expected decisions (bench/voi.h) */
+    size_t voi_n;                  /* samples per arm this look adds (bench/voi.h); 0: other rules */
     stats_ranking *by_test;          /* one per test (display), reference included */
     int weighted;                  /* the objective is w=W */
     size_t w_tg, w_pp;             /* the tests the weighted objective uses */
@@ -197,7 +204,8 @@ int bench_seed_apply(bench_session *s, bench_absorb_fn absorb, lvd_err *err);
  * joule tally per test (the session's, and an arm that joins it: bench/rung.h). */
 void bench_arm_state_init(bench_arm_state *st, size_t n_tests);
 
-/* "settled", "max-samples", "budget", "nothing-measured", "max-rounds". */
+/* "settled", "max-samples", "budget", "nothing-measured", "max-rounds",
+ * "not-worth-a-look". */
 const char *bench_stop_name(bench_stop stop);
 /* "active", "excluded", "gpu_ignored". */
 const char *bench_arm_status_name(bench_arm_status st);

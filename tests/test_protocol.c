@@ -20,6 +20,7 @@
 #include "bench/plan.h"
 #include "bench/race.h"
 #include "bench/runner.h"
+#include "bench/voi.h"
 
 typedef tu_session fx;
 
@@ -43,6 +44,18 @@ static void plan_of(fx *f, const int *fa, size_t n_fa, bench_plan *plan)
     lvd_err err = {0};
     if (bench_plan_build(f->e, f->p, f->n, &o, plan, &err))
         fail_msg("%s", err.msg);
+}
+
+/* Registers engines named na and nb with scenarios a and b, frees both
+ * scenario strings, and builds their plan at fa on. */
+static void pair_plan(fx *f, const char *na, char *a, const char *nb, char *b, bench_plan *plan)
+{
+    tu_session_engine(f, na, 0, a);
+    tu_session_engine(f, nb, 0, b);
+    free(a);
+    free(b);
+    static const int fa[] = {1};
+    plan_of(f, fa, 1, plan);
 }
 
 static size_t lines_of(const char *path, const char *needle)
@@ -160,6 +173,7 @@ static void test_racing(void **state)
     plan_of(f, fa, 1, &plan);
     bench_session_opts o;
     opts_of(f, &o);
+    o.no_voi = 1; /* the close pair's later looks are racing's subject here (test_voi_stop: without) */
     bench_session s;
     lvd_err err = {0};
     if (bench_session_run(f->s, &plan, &o, &s, &err))
@@ -290,13 +304,8 @@ static void test_budget_bound(void **state)
                             "sim_clock = %s\nload_ms = 2000\n", c.path);
     char *b = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20.2\nnoise = 0.03\n"
                             "sim_clock = %s\nload_ms = 2000\n", c.path);
-    tu_session_engine(f, "a", 0, a);
-    tu_session_engine(f, "b", 0, b);
-    free(a);
-    free(b);
     bench_plan plan;
-    static const int fa[] = {1};
-    plan_of(f, fa, 1, &plan);
+    pair_plan(f, "a", a, "b", b, &plan);
     bench_session_opts o;
     opts_of(f, &o);
     o.budget_ms = 60000;
@@ -336,7 +345,7 @@ static void note_first(const bench_session *s, size_t arm, const lvd_run *run, v
  * (all four runs of a shared process priced as one) and the report says
  * which night priced it. *procs1: processes arm 0 ran in on night 1; *first2:
  * night 2's first -r of arm 0 (checked equal for arm 1). */
-static void two_nights(fx *f, double fa_ratio, double noise, size_t *procs1, int *first2)
+static void two_nights(fx *f, double fa_ratio, double noise, int no_voi, size_t *procs1, int *first2)
 {
     simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
     char *scn = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = %g\n"
@@ -351,6 +360,7 @@ static void two_nights(fx *f, double fa_ratio, double noise, size_t *procs1, int
     o.clock_ms = sim_ms;
     o.clock_ctx = &c;
     o.on_run = note_first;
+    o.no_voi = no_voi;
     first_reps n1 = {{0}}, n2 = {{0}};
     o.ctx = &n1;
     bench_session s1, s2;
@@ -393,21 +403,117 @@ static void test_prices_first_look(void **state)
 {
     size_t procs1;
     int first2;
-    two_nights(*state, 1.5, 0.01, &procs1, &first2);
+    two_nights(*state, 1.5, 0.01, 0, &procs1, &first2);
     assert_int_equal(procs1, 1);
     assert_int_equal(first2, 5);
 }
 
 /* A close pair (1 % apart at 3 % noise) night 1 needed several processes
- * for: night 2's first invocation is sized by the balance rule (3 s fixed /
- * (2 x 0.1 s): -r 14 or more, at most max_samples' 15). */
+ * for (without the value-of-information stop, which would end night 1 after
+ * its first look: test_voi_stop): night 2's first invocation is sized by the
+ * balance rule (3 s fixed / (2 x 0.1 s): -r 14 or more, at most
+ * max_samples' 15). */
 static void test_prices_balance(void **state)
 {
     size_t procs1;
     int first2;
-    two_nights(*state, 1.01, 0.03, &procs1, &first2);
+    two_nights(*state, 1.01, 0.03, 1, &procs1, &first2);
     assert_true(procs1 > 1);
     assert_true(first2 >= 14 && first2 <= 15);
+}
+
+/* One session of the racing test's close pair (1 % apart at 3 % noise:
+ * its first look of 10 decides neither a win nor a tie) at most max_samples
+ * samples an arm; no_voi: without the value-of-information rule. Returns
+ * the rounds run, *stop how it ended. */
+static size_t close_pair(fx *f, size_t max_samples, int no_voi, bench_stop *stop)
+{
+    const char *dev = "device = CUDA0|NVIDIA H200|143155|142629\nnoise = 0.03\nwarmup = 1\n";
+    bench_plan plan;
+    pair_plan(f, "fast", lvd_xasprintf("%sdev.CUDA0.tg = 1000\n", dev), "twin",
+              lvd_xasprintf("%sdev.CUDA0.tg = 990\n", dev), &plan);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.max_samples = max_samples;
+    o.no_voi = no_voi;
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    size_t rounds = s.rounds;
+    *stop = s.stop;
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+    return rounds;
+}
+
+/* The value-of-information stop (bench/voi.h): with 12 samples at most, the
+ * close pair's second look could add 2 an arm, which cannot narrow its tie
+ * interval into the band nor its win interval past 1.03: no decision at any
+ * price, so the session stops after its first look (not-worth-a-look);
+ * without the rule it takes that look and stops at max-samples. */
+static void test_voi_stop(void **state)
+{
+    bench_stop stop;
+    assert_int_equal(close_pair(*state, 12, 0, &stop), 1);
+    assert_int_equal(stop, BENCH_STOP_NOT_WORTH);
+    assert_string_equal(bench_stop_name(stop), "not-worth-a-look");
+}
+
+static void test_voi_stop_off(void **state)
+{
+    bench_stop stop;
+    assert_true(close_pair(*state, 12, 1, &stop) > 1);
+    assert_int_equal(stop, BENCH_STOP_MAX_SAMPLES);
+}
+
+/* The stop's arithmetic (bench_voi_worth): a look is worth it when its
+ * price per expected decision is at most the first look's (T1 / p1). */
+static void test_voi_worth(void **state)
+{
+    (void)state;
+    assert_false(bench_voi_worth(60000, 0.8, 67000, 0.95)); /* 75 s against 70.5 s */
+    assert_true(bench_voi_worth(60000, 0.9, 67000, 0.95));  /* 66.7 s */
+    assert_true(bench_voi_worth(60000, 0.3, 67000, 0.3));   /* 200 s against 223 s: a rare decision */
+    assert_true(bench_voi_worth(1e6, 0.01, 67000, 0));      /* a first look that decides nothing */
+    assert_false(bench_voi_worth(1, 0, 67000, 0));          /* a look that decides nothing */
+}
+
+/* The predictive power (bench_voi_power) of a comparison at n_min samples. */
+static double power_of(double ratio, double se, size_t n, size_t n_add)
+{
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_comparison c;
+    stats_comparison_clear(&c);
+    c.seq.look = 1;
+    c.seq.n_min = n;
+    c.seq.log_ratio = log(ratio);
+    c.seq.se = se;
+    c.seq.df = 2.0 * (double)(n - 1);
+    c.ratio = ratio;
+    c.ci_lo = ratio * exp(-2.45 * se);
+    c.ci_hi = ratio * exp(2.45 * se);
+    return n_add ? bench_voi_power(&rule, 1, &c, n_add) : bench_voi_replicate(&rule, 1, &c);
+}
+
+/* A clear gap just short of the win threshold's interval is decided by the
+ * next look; a ratio on the threshold about half the time at most; more
+ * samples buy more power; a tie well inside the band at 1 % noise is called,
+ * one at 3 % noise is not by one more sample; a fresh first look decides a
+ * clear gap, seldom one near the threshold or a tie at 3 % noise. */
+static void test_voi_power(void **state)
+{
+    (void)state;
+    assert_true(power_of(1.06, 0.008, 9, 10) > 0.9);
+    assert_true(power_of(1.03, 0.008, 9, 10) < 0.5);
+    assert_true(power_of(1.045, 0.008, 9, 20) > power_of(1.045, 0.008, 9, 3));
+    assert_true(power_of(1.0, 0.0047, 9, 10) > 0.9);            /* 1 % noise: a tie */
+    assert_true(power_of(1.0, 0.014, 9, 1) < 0.2);              /* 3 % noise, one more sample */
+    /* n_add 0: the replicate power of a fresh first look */
+    assert_true(power_of(1.08, 0.005, 9, 0) > 0.9);
+    assert_true(power_of(1.035, 0.008, 9, 0) < 0.2);
+    assert_true(power_of(1.0, 0.014, 9, 0) < 0.2);              /* 3 % noise: no tie at 9 */
 }
 
 int main(void)
@@ -419,6 +525,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_race_rule),
+        cmocka_unit_test(test_voi_power),
+        cmocka_unit_test(test_voi_worth),
+        cmocka_unit_test_setup_teardown(test_voi_stop, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_voi_stop_off, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),

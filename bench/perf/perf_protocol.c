@@ -15,6 +15,13 @@
  *           prices are carried over from that session (bench/prices.h).
  * Every other protocol runs as a first night (o.no_prices); fixed and before
  * take their -r as given, so a second night would not change them.
+ * Common random numbers: the protocols of one trial run on one seed
+ * (FAKE_SEED) with the fake engine's invocation counter reset before each
+ * session, so an invocation with the same arguments at the same place in two
+ * protocols' sessions draws the same samples (the grid's first look of 10 is
+ * fixed's -r 10: where the new protocol stops at its first look it decides
+ * exactly what fixed decides); the protocols then differ by their rules, not
+ * by their luck.
  * Scenarios:
  *   grid    two engines, one arm each, true tg ratios 1.00 1.02 1.05 1.20 at
  *           1 % and 3 % noise, a x0.6 first repetition in every invocation;
@@ -214,6 +221,11 @@ static void trial(world *w, int p, const bench_test *tests, size_t n_tests, int 
     snprintf(session, sizeof session, "perf-%d-%d", id, p); /* one id per session */
     snprintf(seed, sizeof seed, "%d", id);
     setenv("FAKE_SEED", seed, 1);
+    for (size_t i = 0; i < w->n; i++) { /* common random numbers: every session counts from 0 */
+        char *counter = lvd_xasprintf("%s/fake-counter", w->e[i].dir);
+        unlink(counter);
+        free(counter);
+    }
     bench_session_opts o = {
         .inv = {.model = w->model, .tests = tests, .n_tests = n_tests, .reps = p == P_FIXED ? 10 : p == P_BEFORE ? 3 : 0,
                 .timeout_ms = 30000},
@@ -322,9 +334,9 @@ static void grid(const char *fake, int trials, double load_s)
                 w.truth[i] = tgs;
             }
             tally t[P_COUNT] = {{0}};
-            for (int i = 0; i < trials; i++)
+            for (int i = 0; i < trials; i++, id++)
                 for (int p = 0; p < P_NEW2; p++)
-                    trial(&w, p, tg, 1, ++id, &t[p]);
+                    trial(&w, p, tg, 1, id, &t[p]);
             printf("%5.2f %4.0f%% ", ratios[r], 100 * noises[k]);
             for (int p = 0; p < P_NEW2; p++) {
                 print_cell(&t[p]);
