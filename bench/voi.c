@@ -174,6 +174,22 @@ static size_t sized(const bench_session *s, const unsigned char *need, int *trus
     return most;
 }
 
+/* The first look's engine time on the price model of later looks (each
+ * arm's repetitions at its measured cost per repetition): where the wall
+ * clock is not the samples' clock (a fake or replaying engine, whose wall
+ * time is nothing), T1 is not taken for less than what X would charge for
+ * the same look. */
+static double first_look_priced(const bench_session *s)
+{
+    double x = 0;
+    for (size_t i = 0; i < s->plan->n_arms; i++) {
+        double rep = bench_arm_cost_rep_ms(&s->st[i].cost);
+        if (rep > 0)
+            x += rep * (double)(bench_kept_min(s, i) + bench_reps_dropped(&s->st[i]));
+    }
+    return x;
+}
+
 int bench_voi_worth(double price_ms, double q, double t1_ms, double p1)
 {
     if (!(q > 0))
@@ -188,8 +204,12 @@ void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const uns
     *out = (bench_voi){.decide = -1};
     size_t room = look_room(s, need);
     int any = 0;
-    if (s->rounds == 1) /* the first look's expected decisions, kept for every later look */
+    if (s->rounds == 1) { /* the first look's expected decisions and price, kept for every later look */
         s->voi_p1 = expected_decisions(s, need, 0, &any);
+        double priced = first_look_priced(s);
+        if (priced > (double)s->voi_ref_ms)
+            s->voi_ref_ms = (int64_t)priced;
+    }
     expected_decisions(s, need, 1, &any);
     if (!room || !any || s->voi_ref_ms <= 0 || look_price(s, g, ng, 1) < 0)
         return;

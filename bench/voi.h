@@ -99,7 +99,9 @@ int bench_voi_reps(const bench_session *s, const bench_group *g, size_t n_add);
 int bench_voi_worth(double price_ms, double q, double t1_ms, double p1);
 /* The rule above over the look's invocations g[0..ng) (need[]: the arms the
  * look runs); T1 is s->voi_ref_ms, p1 s->voi_p1 (set here at the first later
- * look). */
+ * look; T1 at least the first look's repetitions at their measured costs, so
+ * an engine whose wall clock is not its samples' clock is priced alike on
+ * both sides). */
 void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const unsigned char *need,
                     bench_voi *out);
 
