@@ -282,6 +282,28 @@ static const char *const migrations[] = {
      * in samples); new results are stored without them (bench/benchout.c).
      * Only valid JSON is touched, so a hand-made row never fails the step. */
     "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts') WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
+    /* 15 (issue 15): packed samples. A result's samples are one TEXT column
+     * in its row (the format: store/store_samples.h) with their count, in
+     * place of a samples row per repetition (about 24 bytes each, its index
+     * and result id repeated). The conversion of an old store is SQLite's
+     * (group_concat, printf), in the samples' idx order; it writes each NS
+     * absolute ('=') and each t/s in 6, 9 or 12 digits when those read back
+     * as the same double, else 20 (SQLite's printf is not correctly rounded
+     * at 17; its 20 digits read back exactly).
+     * A store created at this version (PostgreSQL's base schema) has no
+     * samples table to convert. */
+    "ALTER TABLE results ADD COLUMN n_samples BIGINT NOT NULL DEFAULT 0;"
+    "ALTER TABLE results ADD COLUMN samples TEXT NOT NULL DEFAULT '';"
+    "UPDATE results SET n_samples = (SELECT count(*) FROM samples WHERE result_id = results.id),"
+    " samples = COALESCE((SELECT group_concat(t, ' ') FROM (SELECT CASE WHEN warmup <> 0 THEN '*' ELSE '' END"
+    " || CASE WHEN ns IS NULL THEN '' ELSE '=' || ns END || ':' || CASE"
+    " WHEN CAST(printf('%!.6g', ts) AS REAL) = ts THEN printf('%!.6g', ts)"
+    " WHEN CAST(printf('%!.9g', ts) AS REAL) = ts THEN printf('%!.9g', ts)"
+    " WHEN CAST(printf('%!.12g', ts) AS REAL) = ts THEN printf('%!.12g', ts)"
+    " ELSE printf('%!.20g', ts) END AS t"
+    " FROM samples WHERE result_id = results.id ORDER BY idx)), '')"
+    " WHERE id IN (SELECT result_id FROM samples);"
+    "DROP TABLE samples;",
 };
 
 size_t store_schema_version(void)

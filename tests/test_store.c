@@ -809,9 +809,10 @@ static void test_run_atomic(void **state)
     int64_t eid;
     setup_run_deps(f->s, &eid);
 
-    /* A sample insert that SQLite itself rejects mid-run (a trigger added by
-     * "another process"): nothing of the run remains. */
-    raw_exec(f->path, "CREATE TRIGGER boom BEFORE INSERT ON samples WHEN NEW.ts = 666"
+    /* A result insert that SQLite itself rejects mid-run (a trigger added by
+     * "another process", on the second result's packed samples): nothing of
+     * the run remains. */
+    raw_exec(f->path, "CREATE TRIGGER boom BEFORE INSERT ON results WHEN NEW.samples || ' ' LIKE '%:666 %'"
                       " BEGIN SELECT RAISE(ABORT, 'boom'); END");
     lvd_run r;
     make_run(&r, eid, "arm", 100);
