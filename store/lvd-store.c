@@ -2,6 +2,7 @@
  * runs), import llama-bench output, record a model. Option parsing and
  * printing only; the work is in store/ and bench/import.c. */
 #include "bench/import.h"
+#include "bench/import_report.h"
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/gguf.h"
@@ -24,6 +25,8 @@ typedef struct options {
     lvd_tool_opts t;         /* --store, --json, --host */
     const char *command;
     const char *arg;         /* FILE for import, M.gguf for model */
+    char **files;            /* import: FILE and the files after it */
+    int n_files;
     const char *engine, *engine_dir, *build, *model, *artifact, *env, *session;
     const char *select_build, *select_model;
     bench_format format;
@@ -44,7 +47,7 @@ static void usage(FILE *f)
             "  runs            runs, one line per test: id, engine, test, median t/s, samples,\n"
             "                  status, arm  [--limit N (default 50, 0 = all)] [--engine NAME]\n"
             "                  [--artifact SHA256]\n"
-            "  import FILE     record llama-bench output (-o json, -o jsonl or -o sql, or the\n"
+            "  import FILE...  record llama-bench output (-o json, -o jsonl or -o sql, or the\n"
             "                  SQLite database compare-llama-bench.py reads) as runs:\n"
             "                    --engine NAME                an engine in the store, or\n"
             "                    --engine-dir DIR --build ID  register DIR (origin \"imported\")\n"
@@ -57,7 +60,10 @@ static void usage(FILE *f)
             "                    [--select-build COMMIT|bNNNN] [--select-model FILENAME]\n"
             "                                                 only those rows of a mixed file\n"
             "                  One run per consecutive parameter set, warm-up samples flagged as\n"
-            "                  lvd bench flags them; importing again adds nothing.\n"
+            "                  lvd bench flags them; importing again adds nothing. Several\n"
+            "                  files (a night's, one per engine) take one store open, one\n"
+            "                  transaction each, the options applying to all; the first that\n"
+            "                  fails stops the rest (--json: an array of the files' objects).\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
             "                  (or model -m M.gguf)\n"
             "\n"
@@ -72,6 +78,7 @@ static void usage(FILE *f)
             "  llama-bench -m m.gguf -o jsonl > out.jsonl\n"
             "  lvd store import out.jsonl --engine b9749-cpu --model m.gguf\n"
             "  lvd store import old.sql --engine-dir /opt/llama-b9749 --build b9749 --artifact 9739...\n"
+            "  lvd store import night/*-cuda.jsonl --engine b9749-cuda --model m.gguf --session n1\n"
             "  lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
             "  lvd store runs --limit 20 --json\n"
             "\n"
@@ -142,7 +149,11 @@ static int parse_options(int argc, char **argv, options *o)
     } else if (wants_arg) {
         if (optind >= argc)
             return lvd_usage_error(TOOL, "%s needs a %s", o->command, model_cmd ? "model file" : "FILE");
+        o->files = &argv[optind];
         o->arg = argv[optind++];
+        o->n_files = 1;
+        while (!model_cmd && optind < argc) /* import F1 F2 ...: one store open */
+            o->n_files++, optind++;
     }
     return lvd_tool_no_operands(TOOL, argc, argv);
 }
@@ -507,55 +518,42 @@ static int cmd_runs(store *s, const options *o)
 
 /* --- import ----------------------------------------------------------------- */
 
+/* Imports each file in turn (one store open, one transaction per file); the
+ * first that fails stops the rest, the files before it stay imported. With
+ * --json: one file's object, or an array of them for several files. */
 static int cmd_import(store *s, const options *o)
 {
-    bench_import_opts io = {.file = o->arg, .format = o->format, .engine = o->engine, .engine_dir = o->engine_dir,
-                            .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->t.host,
-                            .env = o->env, .session = o->session, .select_build = o->select_build,
-                            .select_model = o->select_model};
-    bench_import_report rep;
-    lvd_err err = {0};
-    if (bench_import_file(s, &io, &rep, &err)) {
-        if (rep.fail == BENCH_IMPORT_USAGE)
-            return lvd_usage_error(TOOL, "%s", err.msg);
-        lvd_error(TOOL, "%s", err.msg);
-        return rep.fail == BENCH_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
+    cJSON *all = o->t.json && o->n_files > 1 ? cJSON_CreateArray() : NULL;
+    int rc = LVD_EXIT_OK;
+    for (int i = 0; i < o->n_files && rc == LVD_EXIT_OK; i++) {
+        bench_import_opts io = {.file = o->files[i], .format = o->format, .engine = o->engine,
+                                .engine_dir = o->engine_dir, .build = o->build, .model = o->model,
+                                .artifact = o->artifact, .host = o->t.host, .env = o->env, .session = o->session,
+                                .select_build = o->select_build, .select_model = o->select_model};
+        bench_import_report rep;
+        lvd_err err = {0};
+        if (bench_import_file(s, &io, &rep, &err)) {
+            if (i)
+                lvd_error(TOOL, "%d of %d files imported before this one", i, o->n_files);
+            if (rep.fail == BENCH_IMPORT_USAGE)
+                rc = lvd_usage_error(TOOL, "%s", err.msg);
+            else {
+                lvd_error(TOOL, "%s", err.msg);
+                rc = rep.fail == BENCH_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
+            }
+        } else if (all) {
+            cJSON_AddItemToArray(all, bench_import_report_json(o->files[i], &rep));
+        } else if (o->t.json) {
+            lvd_json_emit(stdout, bench_import_report_json(o->files[i], &rep));
+        } else {
+            bench_import_report_print(stdout, o->files[i], &rep);
+        }
     }
-    if (o->t.json) {
-        cJSON *j = cJSON_CreateObject();
-        cJSON_AddStringToObject(j, "file", o->arg);
-        cJSON_AddStringToObject(j, "format", bench_format_name(rep.format));
-        cJSON_AddBoolToObject(j, "sqlite_db", rep.sqlite_db);
-        cJSON_AddNumberToObject(j, "rows", (double)rep.rows);
-        cJSON_AddNumberToObject(j, "rows_selected", (double)rep.rows_selected);
-        cJSON_AddNumberToObject(j, "runs_added", (double)rep.runs_added);
-        cJSON_AddNumberToObject(j, "runs_skipped", (double)rep.runs_skipped);
-        cJSON_AddNumberToObject(j, "results_added", (double)rep.results_added);
-        cJSON_AddNumberToObject(j, "samples_added", (double)rep.samples_added);
-        cJSON_AddNumberToObject(j, "warmup_flagged", (double)rep.warmup_flagged);
-        cJSON_AddItemToObject(j, "skipped_session", rep.skipped_session[0] ? cJSON_CreateString(rep.skipped_session)
-                                                                        : cJSON_CreateNull());
-        cJSON_AddNumberToObject(j, "gpu_ignored", (double)rep.gpu_ignored);
-        cJSON_AddNumberToObject(j, "engine_id", (double)rep.engine_id);
-        cJSON_AddBoolToObject(j, "engine_registered", rep.engine_registered);
-        cJSON_AddStringToObject(j, "artifact", rep.artifact);
-        lvd_json_emit(stdout, j);
-    } else {
-        printf("%s: %zu results (%s%s)", o->arg, rep.rows, bench_format_name(rep.format),
-               rep.sqlite_db ? " in an SQLite database" : "");
-        if (rep.rows_selected != rep.rows)
-            printf(", %zu selected", rep.rows_selected);
-        printf(": %zu runs added (%zu results, %zu samples, %zu flagged as warm-up), %zu already in the store\n",
-               rep.runs_added, rep.results_added, rep.samples_added, rep.warmup_flagged, rep.runs_skipped);
-        if (rep.skipped_session[0])
-            printf("note: runs already in the store stay in their session '%s'\n", rep.skipped_session);
-        if (rep.engine_registered)
-            printf("registered engine %lld (origin imported)\n", (long long)rep.engine_id);
-        if (rep.gpu_ignored)
-            printf("warning: %zu runs asked for GPU layers but ran on the CPU (recorded as gpu_ignored)\n",
-                   rep.gpu_ignored);
-    }
-    return LVD_EXIT_OK;
+    if (all && rc == LVD_EXIT_OK)
+        lvd_json_emit(stdout, all);
+    else
+        cJSON_Delete(all);
+    return rc;
 }
 
 int main(int argc, char **argv)
