@@ -13,8 +13,9 @@ runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
-a few runs, wall ms of the process), store bytes per sample, import samples/s
-(per file of a night, over the year, and one big file), re-importing the big
+a few runs, wall ms of the process), store bytes per sample (file and WAL after
+a checkpoint), import samples/s (per file of a night, over the year; a week of
+one engine's files in one invocation; one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite.
 
   bench/perf/year-store.py [--nights N] [--bin build/bin] [--fake build/tests/fake-engine]
@@ -225,6 +226,35 @@ def big_sqlite(w, rows):
     return p
 
 
+def store_bytes(db):
+    """The store's bytes: its file and WAL after a checkpoint that empties the WAL."""
+    c = sqlite3.connect(db)
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+    return sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p))
+
+
+def several_files(w, nights, now):
+    """A user catching up on a week of one engine and model: seven nights'
+    files (after the year) in one invocation; samples/s per file."""
+    rnd = random.Random(7)
+    paths, n_samples = [], 0
+    for n in range(nights, nights + 7):
+        for name, model, p, ns in night_files(w, n, rnd):
+            if name == "b9700-cuda" and model == w.models[0]:
+                paths.append(p)
+                n_samples += ns
+            else:
+                os.unlink(p)
+    t = time.monotonic()
+    w.lvd(["store", "import"] + paths + ["--engine", "b9700-cuda", "--model", w.models[0],
+                                         "--session", "week"], now=now)
+    el = time.monotonic() - t
+    for p in paths:
+        os.unlink(p)
+    return "%.0f samples/s (%d files, %.1f ms per file)" % (n_samples / el, len(paths), el / len(paths) * 1e3)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--nights", type=int, default=365)
@@ -254,10 +284,13 @@ def main():
                                                       "--no-record"], 3, last) / 1e3)),
         ("lvd store runs --limit 10", "%.1f ms" % timed(w, ["store", "runs", "--limit", "10"], 9, last)),
     ]
-    size = os.path.getsize(w.db)
-    rows.append(("store size", "%.1f MB, %.0f B/sample" % (size / 1e6, size / max(samples, 1))))
+    size = store_bytes(w.db)
+    rows.append(("store size (file and WAL after a checkpoint)",
+                 "%.1f MB, %.1f B/sample" % (size / 1e6, size / max(samples, 1))))
     rows.append(("import, per file of a night", "%.0f samples/s over %d files (%.1f ms per file)"
                  % (samples / imp_s, files, imp_s / files * 1e3)))
+    rows.append(("import, a week of one engine's files in one `lvd store import F1 ... F7`",
+                 several_files(w, a.nights, last)))
     # one big file: every night of one engine and model in one jsonl
     big = os.path.join(w.dir, "big.jsonl")
     rnd = random.Random(3)
