@@ -2,7 +2,7 @@
  * runs), import llama-bench output, record a model. Option parsing and
  * printing only; the work is in store/ and bench/import.c. */
 #include "bench/import.h"
-#include "bench/import_report.h"
+#include "bench/import_batch.h"
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/gguf.h"
@@ -27,6 +27,10 @@ typedef struct options {
     const char *arg;         /* FILE for import, M.gguf for model */
     char **files;            /* import: FILE and the files after it */
     int n_files;
+    /* import: each --engine, --model, --artifact given (once: for every file;
+     * once per file: the file's, in order) */
+    const char **engines, **models, **artifacts;
+    int n_engines, n_models, n_artifacts;
     const char *engine, *engine_dir, *build, *model, *artifact, *env, *session;
     const char *select_build, *select_model;
     bench_format format;
@@ -61,9 +65,10 @@ static void usage(FILE *f)
             "                                                 only those rows of a mixed file\n"
             "                  One run per consecutive parameter set, warm-up samples flagged as\n"
             "                  lvd bench flags them; importing again adds nothing. Several\n"
-            "                  files (a night's, one per engine) take one store open, one\n"
-            "                  transaction each, the options applying to all; the first that\n"
-            "                  fails stops the rest (--json: an array of the files' objects).\n"
+            "                  files take one store open, one transaction each; --engine,\n"
+            "                  --model and --artifact given once serve every file, given once\n"
+            "                  per file name each file's in order; the first file that fails\n"
+            "                  stops the rest (--json: an array of the files' objects).\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
             "                  (or model -m M.gguf)\n"
             "\n"
@@ -78,7 +83,8 @@ static void usage(FILE *f)
             "  llama-bench -m m.gguf -o jsonl > out.jsonl\n"
             "  lvd store import out.jsonl --engine b9749-cpu --model m.gguf\n"
             "  lvd store import old.sql --engine-dir /opt/llama-b9749 --build b9749 --artifact 9739...\n"
-            "  lvd store import night/*-cuda.jsonl --engine b9749-cuda --model m.gguf --session n1\n"
+            "  lvd store import week/*-cuda.jsonl --engine b9749-cuda --model m.gguf\n"
+            "  lvd store import cpu.jsonl cuda.jsonl --engine b9749-cpu --engine b9749-cuda -m m.gguf\n"
             "  lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
             "  lvd store runs --limit 20 --json\n"
             "\n"
@@ -89,18 +95,25 @@ static void usage(FILE *f)
 enum { OPT_ENGINE = 256, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
        OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SESSION };
 
-/* Fills o from argv; returns -1 after printing --help, or an exit code > 0 on a usage error. */
+/* Appends arg to the values of a repeatable option; returns arg. */
+static const char *add_value(const char ***v, int *n, const char *arg)
+{
+    *v = lvd_xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[(*n)++] = arg;
+    return arg;
+}
+
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
 {
     options *o = opts;
     int64_t n;
     switch (c) {
-    case OPT_ENGINE: o->engine = arg; break;
+    case OPT_ENGINE: o->engine = add_value(&o->engines, &o->n_engines, arg); break;
     case OPT_ENGINE_DIR: o->engine_dir = arg; break;
     case OPT_BUILD: o->build = arg; break;
-    case OPT_MODEL: o->model = arg; break;
-    case OPT_ARTIFACT: o->artifact = arg; break;
+    case OPT_MODEL: o->model = add_value(&o->models, &o->n_models, arg); break;
+    case OPT_ARTIFACT: o->artifact = add_value(&o->artifacts, &o->n_artifacts, arg); break;
     case OPT_ENV: o->env = arg; break;
     case OPT_SESSION: o->session = arg; break;
     case OPT_SELECT_BUILD: o->select_build = arg; break;
@@ -518,50 +531,22 @@ static int cmd_runs(store *s, const options *o)
 
 /* --- import ----------------------------------------------------------------- */
 
-/* Imports each file in turn (one store open, one transaction per file); the
- * first that fails stops the rest, the files before it stay imported. With
- * --json: one file's object, or an array of them for several files. */
 static int cmd_import(store *s, const options *o)
 {
-    cJSON *all = o->t.json && o->n_files > 1 ? cJSON_CreateArray() : NULL;
-    int rc = LVD_EXIT_OK;
-    for (int i = 0; i < o->n_files && rc == LVD_EXIT_OK; i++) {
-        bench_import_opts io = {.file = o->files[i], .format = o->format, .engine = o->engine,
-                                .engine_dir = o->engine_dir, .build = o->build, .model = o->model,
-                                .artifact = o->artifact, .host = o->t.host, .env = o->env, .session = o->session,
-                                .select_build = o->select_build, .select_model = o->select_model};
-        bench_import_report rep;
-        lvd_err err = {0};
-        if (bench_import_file(s, &io, &rep, &err)) {
-            if (i)
-                lvd_error(TOOL, "%d of %d files imported before this one", i, o->n_files);
-            if (rep.fail == BENCH_IMPORT_USAGE)
-                rc = lvd_usage_error(TOOL, "%s", err.msg);
-            else {
-                lvd_error(TOOL, "%s", err.msg);
-                rc = rep.fail == BENCH_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
-            }
-        } else if (all) {
-            cJSON_AddItemToArray(all, bench_import_report_json(o->files[i], &rep));
-        } else if (o->t.json) {
-            lvd_json_emit(stdout, bench_import_report_json(o->files[i], &rep));
-        } else {
-            bench_import_report_print(stdout, o->files[i], &rep);
-        }
-    }
-    if (all && rc == LVD_EXIT_OK)
-        lvd_json_emit(stdout, all);
-    else
-        cJSON_Delete(all);
-    return rc;
+    bench_import_opts base = {.format = o->format, .engine = o->engine, .engine_dir = o->engine_dir,
+                              .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->t.host,
+                              .env = o->env, .session = o->session, .select_build = o->select_build,
+                              .select_model = o->select_model};
+    bench_import_batch b = {.base = &base, .files = (const char *const *)o->files, .n_files = o->n_files,
+                            .engines = o->engines, .models = o->models, .artifacts = o->artifacts,
+                            .n_engines = o->n_engines, .n_models = o->n_models, .n_artifacts = o->n_artifacts,
+                            .json = o->t.json};
+    return bench_import_batch_run(s, &b, TOOL);
 }
 
-int main(int argc, char **argv)
+/* Opens the store as the command needs and runs it. */
+static int run_command(const options *o)
 {
-    options o;
-    int rc = parse_options(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? LVD_EXIT_OK : rc;
     static const struct {
         const char *name;
         int (*fn)(store *, const options *);
@@ -571,15 +556,28 @@ int main(int argc, char **argv)
         {"runs", cmd_runs, 0},     {"import", cmd_import, 1},   {"model", cmd_model, 1},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(commands); i++) {
-        if (strcmp(o.command, commands[i].name))
+        if (strcmp(o->command, commands[i].name))
             continue;
         store *s;
         int flags = commands[i].writes ? STORE_OPEN_CREATE : STORE_OPEN_READONLY;
-        if ((rc = store_tool_open(TOOL, o.t.store, flags, &s)) != LVD_EXIT_OK)
+        int rc = store_tool_open(TOOL, o->t.store, flags, &s);
+        if (rc != LVD_EXIT_OK)
             return rc;
-        rc = commands[i].fn(s, &o);
+        rc = commands[i].fn(s, o);
         store_close(s);
         return rc;
     }
-    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model)", o.command);
+    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model)", o->command);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc == 0)
+        rc = run_command(&o);
+    free(o.engines);
+    free(o.models);
+    free(o.artifacts);
+    return rc < 0 ? LVD_EXIT_OK : rc;
 }

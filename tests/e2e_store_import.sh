@@ -178,6 +178,15 @@ jcheck "$tmp/multi" 'len(v) == 2' 'v[0]["runs_added"] == 1' 'v[1]["runs_added"] 
 expect_exit 3 "1 of 2 files imported before this one" st2 import "$FIX/bench-sql.stdout" "$tmp/missing.jsonl" \
   --engine b9749 --model "$MODEL"
 [ "$("$LVD_STORE_BIN" --store "$tmp/multi.db" info --json | json counts runs)" = 3 ] || fail "multi-file import counts"
+# Given once per file, --artifact (like --engine and --model) names each file's, in order.
+OTHER=cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc
+msha=$("$LVD_STORE_BIN" --store "$tmp/multi.db" artifacts --json | json 0 sha256)
+st2 import "$FIX/bench-json.stdout" "$FIX/bench-jsonl.stdout" --engine b9749 --artifact "$msha" \
+  --artifact "$OTHER" --json >"$tmp/multi2"
+jcheck "$tmp/multi2" 'v[0]["runs_skipped"] == 1' "v[0]['artifact'] == '$msha'" 'v[1]["runs_added"] == 1' \
+  "v[1]['artifact'] == '$OTHER'"
+expect_exit 2 "--engine given 2 times for 3 files" st2 import "$FIX/bench-json.stdout" "$FIX/bench-jsonl.stdout" \
+  "$FIX/bench-sql.stdout" --engine b9749 --engine b9749 --artifact "$msha"
 
 # A store newer than this binary is refused, byte for byte untouched.
 cp "$S" "$tmp/newer.db"
