@@ -290,8 +290,13 @@ static const char *const migrations[] = {
      * absolute ('=') and each t/s in 6, 9 or 12 digits when those read back
      * as the same double, else 20 (SQLite's printf is not correctly rounded
      * at 17; its 20 digits read back exactly).
+     * Nothing stored twice: a result's reported object is split before its
+     * first test field (`,"n_prompt":`); that head (what llama-bench ran
+     * with: build, devices, model, parameters) is kept once in
+     * reported_heads, the result keeps its tail and the head's id
+     * (store/store_reported.h). Old rows are split by SQLite's instr.
      * A store created at this version (PostgreSQL's base schema) has no
-     * samples table to convert. */
+     * samples table or whole objects to convert. */
     "ALTER TABLE results ADD COLUMN n_samples BIGINT NOT NULL DEFAULT 0;"
     "ALTER TABLE results ADD COLUMN samples TEXT NOT NULL DEFAULT '';"
     "UPDATE results SET n_samples = (SELECT count(*) FROM samples WHERE result_id = results.id),"
@@ -303,7 +308,15 @@ static const char *const migrations[] = {
     " ELSE printf('%!.20g', ts) END AS t"
     " FROM samples WHERE result_id = results.id ORDER BY idx)), '')"
     " WHERE id IN (SELECT result_id FROM samples);"
-    "DROP TABLE samples;",
+    "DROP TABLE samples;"
+    "CREATE TABLE reported_heads (id INTEGER PRIMARY KEY, head TEXT NOT NULL UNIQUE);"
+    "ALTER TABLE results ADD COLUMN reported_head BIGINT REFERENCES reported_heads(id);"
+    "INSERT INTO reported_heads (head) SELECT DISTINCT substr(reported_json, 1, instr(reported_json, ',\"n_prompt\":') - 1)"
+    " FROM results WHERE instr(reported_json, ',\"n_prompt\":') > 1;"
+    "UPDATE results SET reported_head = (SELECT h.id FROM reported_heads h"
+    " WHERE h.head = substr(results.reported_json, 1, instr(results.reported_json, ',\"n_prompt\":') - 1)),"
+    " reported_json = substr(reported_json, instr(reported_json, ',\"n_prompt\":'))"
+    " WHERE instr(reported_json, ',\"n_prompt\":') > 1;",
 };
 
 size_t store_schema_version(void)

@@ -1,19 +1,25 @@
 /* store_runs.c: llama-bench runs with their results (one per test) and every
- * repetition's sample (packed in the result's row: store_samples.h), written in
- * one transaction and read back with filters.
+ * repetition's sample (packed in the result's row: store_samples.h; the
+ * reported object's shared head: store_reported.h), written in one
+ * transaction and read back with filters.
  * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
 #include "store/bisectdb.h"
 #include "store/store_energy.h"
 #include "store/store_internal.h"
+#include "store/store_reported.h"
 #include "store/store_samples.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Binds the result columns of x (all but run_id) from parameter 2 on; -1
- * with err when its samples cannot be packed. */
-static int bind_result(store *s, store_stmt *res, const lvd_result *x, lvd_err *err)
+ * with err when its samples cannot be packed or its head recorded. */
+static int bind_result(store *s, store_stmt *res, store_reported_writer *w, const lvd_result *x, lvd_err *err)
 {
+    int64_t head;
+    const char *tail;
+    if (store_reported_split(s, w, x->reported_json, &head, &tail, err))
+        return -1;
     char *samples = store_samples_encode(s->path, x, err);
     if (!samples)
         return -1;
@@ -29,9 +35,10 @@ static int bind_result(store *s, store_stmt *res, const lvd_result *x, lvd_err *
     store_bind_int(res, 11, x->rep_threads);
     store_bind_text(res, 12, x->rep_type_k);
     store_bind_text(res, 13, x->rep_type_v);
-    store_bind_text(res, 14, x->reported_json);
+    store_bind_text(res, 14, tail);
     store_bind_i64(res, 15, (int64_t)x->n);
     store_bind_text(res, 16, samples);
+    store_bind_i64_or_null(res, 17, head, 0);
     free(samples);
     return 0;
 }
@@ -43,15 +50,16 @@ static int put_results(store *s, lvd_run *r, lvd_err *err)
     if (store_prepare(s,
                       "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, backends,"
                       " rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k,"
-                      " rep_type_v, reported_json, n_samples, samples)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                      " rep_type_v, reported_json, n_samples, samples, reported_head)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                       &res, err))
         return -1;
+    store_reported_writer w = {0};
     int ret = 0;
     for (size_t i = 0; i < r->n_results && !ret; i++) {
         lvd_result *x = &r->results[i];
         store_bind_i64(res, 1, r->id);
-        if (bind_result(s, res, x, err)) {
+        if (bind_result(s, res, &w, x, err)) {
             ret = -1;
         } else if (store_step(res) != STORE_DONE) {
             ret = store_fail(s, err, "cannot record result");
@@ -61,6 +69,7 @@ static int put_results(store *s, lvd_run *r, lvd_err *err)
         }
         store_reset(res);
     }
+    store_reported_close(&w);
     store_finalize(res);
     return ret;
 }
@@ -224,9 +233,10 @@ static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
     if (store_prepare(s,
                       "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"
                       " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"
-                      " r.rep_type_v, r.reported_json, e.source, e.device, e.joules, e.window_s,"
+                      " r.rep_type_v, " STORE_REPORTED_SQL ", e.source, e.device, e.joules, e.window_s,"
                       " e.idle_watts, e.note, r.samples FROM results r LEFT JOIN result_energy e"
-                      " ON e.result_id = r.id WHERE r.run_id = ?1 ORDER BY r.id",
+                      " ON e.result_id = r.id LEFT JOIN reported_heads h ON h.id = r.reported_head"
+                      " WHERE r.run_id = ?1 ORDER BY r.id",
                       &res, err))
         return -1;
     int ret = 0;

@@ -1,7 +1,8 @@
 /* test_store_samples.c: the packed samples of a result (store/store_samples.h):
  * the text read back bit for bit, its size on llama-bench's numbers, bad text
- * refused, the totals prices read, a store round trip, and migration 15
- * converting a store with one samples row per repetition. */
+ * refused, the totals prices read, and migration 15 converting a store with
+ * one samples row per repetition and whole reported objects (their shared
+ * head stored once, for the runs recorded after it too). */
 #include "testutil.h"
 
 #include "store/schema.h"
@@ -173,6 +174,43 @@ static void exec_sql(const char *path, const char *sql)
     sqlite3_close(db);
 }
 
+/* A llama-bench object's head (what it ran with) and two tests' tails. */
+#define HEAD "{\"build_commit\":\"d32676d77\",\"n_threads\":8,\"devices\":\"auto\""
+#define TAIL1 ",\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":50.5}"
+#define TAIL2 ",\"n_prompt\":512,\"n_gen\":0,\"avg_ts\":400.25}"
+
+static int64_t count_of(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* The reported objects read back byte for byte, their shared head stored
+ * once: after migration 15 and for a run recorded after it. */
+static void assert_reported(store *s, const char *path)
+{
+    store_run_filter f = {.with_samples = 1};
+    lvd_run *v;
+    size_t n;
+    lvd_err err = {0};
+    assert_int_equal(store_run_list(s, &f, &v, &n, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(v[i].results[0].reported_json, HEAD TAIL1);
+        assert_string_equal(v[i].results[1].reported_json, HEAD TAIL2);
+        assert_string_equal(v[i].results[2].reported_json, "not json");
+    }
+    store_run_list_free(v, n);
+    assert_int_equal(count_of(path, "SELECT count(*) FROM reported_heads"), 1);
+    assert_int_equal(count_of(path, "SELECT count(*) FROM results WHERE reported_json LIKE '%build_commit%'"), 0);
+}
+
 /* A store of schema 14 (one samples row per repetition, inserted out of
  * order, NULL ns, warm-ups, t/s that need 17 digits): migration 15 packs
  * every result's samples in idx order, the same numbers read back, the
@@ -192,8 +230,9 @@ static void test_migrate_packed(void **state)
                       " VALUES (1, 'cpu', '/e/cpu', 'b9749', 'registered', 1);"
                       "INSERT INTO runs (id, artifact, engine_id, binary, build, host, arm_key, status, started_at,"
                       " source) VALUES (1, '" SHA_A "', 1, '/e/cpu/llama-bench', 'b9749', 'h', 'k', 'ok', 1, 'bench');"
-                      "INSERT INTO results (id, run_id, test, n_prompt, n_gen) VALUES (1, 1, 'tg128', 0, 128),"
-                      " (2, 1, 'pp512', 512, 0), (3, 1, 'pp512', 512, 0);"
+                      "INSERT INTO results (id, run_id, test, n_prompt, n_gen, reported_json) VALUES"
+                      " (1, 1, 'tg128', 0, 128, '" HEAD TAIL1 "'), (2, 1, 'pp512', 512, 0, '" HEAD TAIL2 "'),"
+                      " (3, 1, 'pp512', 512, 0, 'not json');"
                       "INSERT INTO samples (result_id, idx, ns, ts, warmup) VALUES"
                       " (1, 2, 300, 0.1, 0), (1, 0, 100, 7735.96, 1), (1, 1, NULL, 0.30000000000000004, 0),"
                       " (2, 0, 5, 1e-300, 0), (2, 1, 6, 5e-324, 0), (2, 2, 7, 1.7976931348623157e308, 1);");
@@ -228,10 +267,16 @@ static void test_migrate_packed(void **state)
     assert_same_samples(&want, &v[0].results[1]);
     assert_int_equal(v[0].results[2].n, 0);
     lvd_result_free(&want);
+    assert_reported(s, path);
+    v[0].id = 0; /* the same run recorded again, after the migration: its head is shared */
+    free(v[0].session);
+    v[0].session = lvd_xstrdup("again");
+    assert_int_equal(store_run_put(s, &v[0], &err), 0);
     store_run_list_free(v, n);
+    assert_reported(s, path);
     store_counts c;
     assert_int_equal(store_counts_get(s, &c, &err), 0);
-    assert_int_equal(c.samples, 6);
+    assert_int_equal(c.samples, 12); /* the migrated run and its copy */
     store_close(s);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
