@@ -117,6 +117,7 @@ static void test_compact(void **state)
     assert_string_equal(text, "");
     free(text);
     a.n = 1; /* a t/s that is not finite is refused */
+    free(a.ts);
     a.ts = lvd_xcalloc(1, sizeof *a.ts);
     a.ts[0] = NAN;
     assert_null(store_samples_encode("s.db", &a, &err));
