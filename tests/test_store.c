@@ -22,30 +22,6 @@
 
 typedef tu_storefx fx;
 
-/* Runs SQL on path through a separate connection (the "other process"). */
-static void raw_exec(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        fail_msg("%s: %s", sql, msg);
-    sqlite3_close(db);
-}
-
-static int64_t raw_int(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
 static void assert_near(double a, double b)
 {
     if (!(fabs(a - b) <= 1e-12 * (fabs(a) + fabs(b) + 1)))
@@ -114,7 +90,7 @@ static void test_migrate_probe_env(void **state)
                               "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend)"
                               " VALUES (1, '/e/vk/llama-bench', 5, 6, 100, 'cpu');",
                               store_schema_step(1));
-    raw_exec(path, sql);
+    tu_sql(path, sql);
     free(sql);
     store *s;
     lvd_err err = {0};
@@ -152,7 +128,7 @@ static void test_migrate_reported_arrays(void **state)
                       "INSERT INTO results (id, run_id, test, reported_json) VALUES"
                       " (1, 1, 'tg128', '{\"avg_ts\": 5, \"samples_ns\": [1, 2], \"samples_ts\": [3.5, 4.5]}'),"
                       " (2, 1, 'pp512', 'not json \"samples_ns\"');");
-    raw_exec(path, lvd_sb_str(&sql));
+    tu_sql(path, lvd_sb_str(&sql));
     lvd_sb_free(&sql);
     store *s;
     lvd_err err = {0};
@@ -178,7 +154,7 @@ static void test_migrate_from_zero(void **state)
     char *dir = tu_tmpdir();
     /* An SQLite file at user_version 0 with an unrelated table, and an empty file. */
     char *old = lvd_xasprintf("%s/old.db", dir);
-    raw_exec(old, "CREATE TABLE keep_me (x INTEGER); INSERT INTO keep_me VALUES (42);");
+    tu_sql(old, "CREATE TABLE keep_me (x INTEGER); INSERT INTO keep_me VALUES (42);");
     char *empty = lvd_xasprintf("%s/empty.db", dir);
     tu_write(empty, "", 0);
     const char *paths[] = {old, empty};
@@ -188,7 +164,7 @@ static void test_migrate_from_zero(void **state)
         /* Read-only never migrates. */
         assert_int_equal(store_open(paths[i], STORE_OPEN_READONLY, &s, &err), -1);
         assert_non_null(strstr(err.msg, "needs migrating"));
-        assert_int_equal(raw_int(paths[i], "PRAGMA user_version"), 0);
+        assert_int_equal(tu_sql_int(paths[i], "PRAGMA user_version"), 0);
         if (store_open(paths[i], 0, &s, &err))
             fail_msg("%s", err.msg);
         int64_t v;
@@ -198,8 +174,8 @@ static void test_migrate_from_zero(void **state)
         assert_int_equal(store_artifact_put(s, &a, &err), 0);
         store_close(s);
     }
-    assert_int_equal(raw_int(old, "SELECT x FROM keep_me"), 42);
-    assert_int_equal(raw_int(old, "SELECT count(*) FROM artifacts"), 1);
+    assert_int_equal(tu_sql_int(old, "SELECT x FROM keep_me"), 42);
+    assert_int_equal(tu_sql_int(old, "SELECT count(*) FROM artifacts"), 1);
     /* Every migration step exists and the list ends where the version says. */
     for (size_t v = 1; v <= store_schema_version(); v++)
         assert_non_null(store_schema_step(v));
@@ -218,7 +194,7 @@ static void test_refuse_newer(void **state)
     assert_int_equal(store_artifact_put(f->s, &a, &err), 0);
     store_close(f->s);
     f->s = NULL;
-    raw_exec(f->path, "PRAGMA user_version = 99");
+    tu_sql(f->path, "PRAGMA user_version = 99");
     size_t n0;
     char *before = tu_read(f->path, &n0);
     const int flags[] = {0, STORE_OPEN_CREATE, STORE_OPEN_READONLY};
@@ -234,7 +210,7 @@ static void test_refuse_newer(void **state)
     char *after = tu_read(f->path, &n1);
     assert_int_equal(n0, n1);
     assert_memory_equal(before, after, n0);
-    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 99);
+    assert_int_equal(tu_sql_int(f->path, "PRAGMA user_version"), 99);
     free(before);
     free(after);
 }
@@ -812,7 +788,7 @@ static void test_run_atomic(void **state)
     /* A result insert that SQLite itself rejects mid-run (a trigger added by
      * "another process", on the second result's packed samples): nothing of
      * the run remains. */
-    raw_exec(f->path, "CREATE TRIGGER boom BEFORE INSERT ON results WHEN NEW.samples || ' ' LIKE '%:666 %'"
+    tu_sql(f->path, "CREATE TRIGGER boom BEFORE INSERT ON results WHEN NEW.samples || ' ' LIKE '%:666 %'"
                       " BEGIN SELECT RAISE(ABORT, 'boom'); END");
     lvd_run r;
     make_run(&r, eid, "arm", 100);

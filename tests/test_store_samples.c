@@ -165,51 +165,48 @@ static void test_totals(void **state)
     assert_int_equal(store_samples_totals("s", "oops", 128, &t, &err), -1);
 }
 
-static void exec_sql(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        fail_msg("%s", msg);
-    sqlite3_close(db);
-}
-
 /* A llama-bench object's head (what it ran with) and two tests' tails. */
 #define HEAD "{\"build_commit\":\"d32676d77\",\"n_threads\":8,\"devices\":\"auto\""
 #define TAIL1 ",\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":50.5}"
 #define TAIL2 ",\"n_prompt\":512,\"n_gen\":0,\"avg_ts\":400.25}"
 
-static int64_t count_of(const char *path, const char *sql)
+/* The store made of sql (freed), opened: migrated to this schema. */
+static store *migrated(const char *path, lvd_sb *sql)
 {
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return n;
+    tu_sql(path, lvd_sb_str(sql));
+    lvd_sb_free(sql);
+    store *s;
+    lvd_err err = {0};
+    if (store_open(path, 0, &s, &err))
+        fail_msg("%s", err.msg);
+    return s;
+}
+
+/* Every run of s with its results and samples. */
+static lvd_run *runs_of(store *s, size_t *n)
+{
+    store_run_filter f = {.with_samples = 1};
+    lvd_run *v;
+    lvd_err err = {0};
+    if (store_run_list(s, &f, &v, n, &err))
+        fail_msg("%s", err.msg);
+    return v;
 }
 
 /* The reported objects read back byte for byte, their shared head stored
  * once: after migration 15 and for a run recorded after it. */
 static void assert_reported(store *s, const char *path)
 {
-    store_run_filter f = {.with_samples = 1};
-    lvd_run *v;
     size_t n;
-    lvd_err err = {0};
-    assert_int_equal(store_run_list(s, &f, &v, &n, &err), 0);
+    lvd_run *v = runs_of(s, &n);
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(v[i].results[0].reported_json, HEAD TAIL1);
         assert_string_equal(v[i].results[1].reported_json, HEAD TAIL2);
         assert_string_equal(v[i].results[2].reported_json, "not json");
     }
     store_run_list_free(v, n);
-    assert_int_equal(count_of(path, "SELECT count(*) FROM reported_heads"), 1);
-    assert_int_equal(count_of(path, "SELECT count(*) FROM results WHERE reported_json LIKE '%build_commit%'"), 0);
+    assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM reported_heads"), 1);
+    assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM results WHERE reported_json LIKE '%build_commit%'"), 0);
 }
 
 /* A store of schema 14 (one samples row per repetition, inserted out of
@@ -237,16 +234,10 @@ static void test_migrate_packed(void **state)
                       "INSERT INTO samples (result_id, idx, ns, ts, warmup) VALUES"
                       " (1, 2, 300, 0.1, 0), (1, 0, 100, 7735.96, 1), (1, 1, NULL, 0.30000000000000004, 0),"
                       " (2, 0, 5, 1e-300, 0), (2, 1, 6, 5e-324, 0), (2, 2, 7, 1.7976931348623157e308, 1);");
-    exec_sql(path, lvd_sb_str(&sql));
-    lvd_sb_free(&sql);
-    store *s;
+    store *s = migrated(path, &sql);
     lvd_err err = {0};
-    if (store_open(path, 0, &s, &err))
-        fail_msg("%s", err.msg);
-    store_run_filter f = {.with_samples = 1};
-    lvd_run *v;
     size_t n;
-    assert_int_equal(store_run_list(s, &f, &v, &n, &err), 0);
+    lvd_run *v = runs_of(s, &n);
     assert_int_equal(n, 1);
     assert_int_equal(v[0].n_results, 3);
     lvd_result want;
