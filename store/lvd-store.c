@@ -2,6 +2,7 @@
  * runs), import llama-bench output, record a model. Option parsing and
  * printing only; the work is in store/ and bench/import.c. */
 #include "bench/import.h"
+#include "bench/import_batch.h"
 #include "common/cli.h"
 #include "common/json.h"
 #include "common/gguf.h"
@@ -24,6 +25,12 @@ typedef struct options {
     lvd_tool_opts t;         /* --store, --json, --host */
     const char *command;
     const char *arg;         /* FILE for import, M.gguf for model */
+    char **files;            /* import: FILE and the files after it */
+    int n_files;
+    /* import: each --engine, --model, --artifact given (once: for every file;
+     * once per file: the file's, in order) */
+    const char **engines, **models, **artifacts;
+    int n_engines, n_models, n_artifacts;
     const char *engine, *engine_dir, *build, *model, *artifact, *env, *session;
     const char *select_build, *select_model, *select_backend;
     bench_format format;
@@ -44,7 +51,7 @@ static void usage(FILE *f)
             "  runs            runs, one line per test: id, engine, test, median t/s, samples,\n"
             "                  status, arm  [--limit N (default 50, 0 = all)] [--engine NAME]\n"
             "                  [--artifact SHA256]\n"
-            "  import FILE     record llama-bench output (-o json, -o jsonl or -o sql, or the\n"
+            "  import FILE...  record llama-bench output (-o json, -o jsonl or -o sql, or the\n"
             "                  SQLite database compare-llama-bench.py reads) as runs:\n"
             "                    --engine NAME                an engine in the store, or\n"
             "                    --engine-dir DIR --build ID  register DIR (origin \"imported\")\n"
@@ -60,7 +67,11 @@ static void usage(FILE *f)
             "                                                 rows of another backend than the\n"
             "                                                 engine's are refused, never filed\n"
             "                  One run per consecutive parameter set, warm-up samples flagged as\n"
-            "                  lvd bench flags them; importing again adds nothing.\n"
+            "                  lvd bench flags them; importing again adds nothing. Several\n"
+            "                  files take one store open, one transaction each; --engine,\n"
+            "                  --model and --artifact given once serve every file, given once\n"
+            "                  per file name each file's in order; the first file that fails\n"
+            "                  stops the rest (--json: an array of the files' objects).\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
             "                  (or model -m M.gguf)\n"
             "\n"
@@ -77,6 +88,8 @@ static void usage(FILE *f)
             "  llama-bench -m m.gguf -o jsonl > out.jsonl\n"
             "  lvd store import out.jsonl --engine b9749-cpu --model m.gguf\n"
             "  lvd store import old.sql --engine-dir /opt/llama-b9749 --build b9749 --artifact 9739...\n"
+            "  lvd store import week/*-cuda.jsonl --engine b9749-cuda --model m.gguf\n"
+            "  lvd store import cpu.jsonl cuda.jsonl --engine b9749-cpu --engine b9749-cuda -m m.gguf\n"
             "  lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
             "  lvd store runs --limit 20 --json\n"
             "  lvd store --store postgresql://lvd@db.lab/llama_verdict info\n"
@@ -89,18 +102,25 @@ static void usage(FILE *f)
 enum { OPT_ENGINE = 256, OPT_ENGINE_DIR, OPT_BUILD, OPT_MODEL, OPT_ARTIFACT,
        OPT_ENV, OPT_FORMAT, OPT_LIMIT, OPT_SELECT_BUILD, OPT_SELECT_MODEL, OPT_SELECT_BACKEND, OPT_SESSION };
 
-/* Fills o from argv; returns -1 after printing --help, or an exit code > 0 on a usage error. */
+/* Appends arg to the values of a repeatable option; returns arg. */
+static const char *add_value(const char ***v, int *n, const char *arg)
+{
+    *v = lvd_xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[(*n)++] = arg;
+    return arg;
+}
+
 /* One of this tool's own options (lvd_option_fn). */
 static int option(void *opts, int c, const char *arg)
 {
     options *o = opts;
     int64_t n;
     switch (c) {
-    case OPT_ENGINE: o->engine = arg; break;
+    case OPT_ENGINE: o->engine = add_value(&o->engines, &o->n_engines, arg); break;
     case OPT_ENGINE_DIR: o->engine_dir = arg; break;
     case OPT_BUILD: o->build = arg; break;
-    case OPT_MODEL: o->model = arg; break;
-    case OPT_ARTIFACT: o->artifact = arg; break;
+    case OPT_MODEL: o->model = add_value(&o->models, &o->n_models, arg); break;
+    case OPT_ARTIFACT: o->artifact = add_value(&o->artifacts, &o->n_artifacts, arg); break;
     case OPT_ENV: o->env = arg; break;
     case OPT_SESSION: o->session = arg; break;
     case OPT_SELECT_BUILD: o->select_build = arg; break;
@@ -151,7 +171,11 @@ static int parse_options(int argc, char **argv, options *o)
     } else if (wants_arg) {
         if (optind >= argc)
             return lvd_usage_error(TOOL, "%s needs a %s", o->command, model_cmd ? "model file" : "FILE");
+        o->files = &argv[optind];
         o->arg = argv[optind++];
+        o->n_files = 1;
+        while (!model_cmd && optind < argc) /* import F1 F2 ...: one store open */
+            o->n_files++, optind++;
     }
     return lvd_tool_no_operands(TOOL, argc, argv);
 }
@@ -518,64 +542,20 @@ static int cmd_runs(store *s, const options *o)
 
 static int cmd_import(store *s, const options *o)
 {
-    bench_import_opts io = {.file = o->arg, .format = o->format, .engine = o->engine, .engine_dir = o->engine_dir,
-                            .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->t.host,
-                            .env = o->env, .session = o->session, .select_build = o->select_build,
-                            .select_model = o->select_model, .select_backend = o->select_backend};
-    bench_import_report rep;
-    lvd_err err = {0};
-    if (bench_import_file(s, &io, &rep, &err)) {
-        if (rep.fail == BENCH_IMPORT_USAGE)
-            return lvd_usage_error(TOOL, "%s", err.msg);
-        lvd_error(TOOL, "%s", err.msg);
-        return rep.fail == BENCH_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
-    }
-    if (o->t.json) {
-        cJSON *j = cJSON_CreateObject();
-        cJSON_AddStringToObject(j, "file", o->arg);
-        cJSON_AddStringToObject(j, "format", bench_format_name(rep.format));
-        cJSON_AddBoolToObject(j, "sqlite_db", rep.sqlite_db);
-        cJSON_AddNumberToObject(j, "rows", (double)rep.rows);
-        cJSON_AddNumberToObject(j, "rows_selected", (double)rep.rows_selected);
-        cJSON_AddNumberToObject(j, "rows_other_backend", (double)rep.rows_other_backend);
-        cJSON_AddNumberToObject(j, "runs_added", (double)rep.runs_added);
-        cJSON_AddNumberToObject(j, "runs_skipped", (double)rep.runs_skipped);
-        cJSON_AddNumberToObject(j, "results_added", (double)rep.results_added);
-        cJSON_AddNumberToObject(j, "samples_added", (double)rep.samples_added);
-        cJSON_AddNumberToObject(j, "warmup_flagged", (double)rep.warmup_flagged);
-        cJSON_AddItemToObject(j, "skipped_session", rep.skipped_session[0] ? cJSON_CreateString(rep.skipped_session)
-                                                                        : cJSON_CreateNull());
-        cJSON_AddNumberToObject(j, "gpu_ignored", (double)rep.gpu_ignored);
-        cJSON_AddNumberToObject(j, "engine_id", (double)rep.engine_id);
-        cJSON_AddBoolToObject(j, "engine_registered", rep.engine_registered);
-        cJSON_AddStringToObject(j, "artifact", rep.artifact);
-        lvd_json_emit(stdout, j);
-    } else {
-        printf("%s: %zu results (%s%s)", o->arg, rep.rows, bench_format_name(rep.format),
-               rep.sqlite_db ? " in an SQLite database" : "");
-        if (rep.rows_selected != rep.rows)
-            printf(", %zu selected", rep.rows_selected);
-        if (rep.rows_other_backend)
-            printf(" (%zu of another backend skipped)", rep.rows_other_backend);
-        printf(": %zu runs added (%zu results, %zu samples, %zu flagged as warm-up), %zu already in the store\n",
-               rep.runs_added, rep.results_added, rep.samples_added, rep.warmup_flagged, rep.runs_skipped);
-        if (rep.skipped_session[0])
-            printf("note: runs already in the store stay in their session '%s'\n", rep.skipped_session);
-        if (rep.engine_registered)
-            printf("registered engine %lld (origin imported)\n", (long long)rep.engine_id);
-        if (rep.gpu_ignored)
-            printf("warning: %zu runs asked for GPU layers but ran on the CPU (recorded as gpu_ignored)\n",
-                   rep.gpu_ignored);
-    }
-    return LVD_EXIT_OK;
+    bench_import_opts base = {.format = o->format, .engine = o->engine, .engine_dir = o->engine_dir,
+                              .build = o->build, .model = o->model, .artifact = o->artifact, .host = o->t.host,
+                              .env = o->env, .session = o->session, .select_build = o->select_build,
+                              .select_model = o->select_model, .select_backend = o->select_backend};
+    bench_import_batch b = {.base = &base, .files = (const char *const *)o->files, .n_files = o->n_files,
+                            .engines = o->engines, .models = o->models, .artifacts = o->artifacts,
+                            .n_engines = o->n_engines, .n_models = o->n_models, .n_artifacts = o->n_artifacts,
+                            .json = o->t.json};
+    return bench_import_batch_run(s, &b, TOOL);
 }
 
-int main(int argc, char **argv)
+/* Opens the store as the command needs and runs it. */
+static int run_command(const options *o)
 {
-    options o;
-    int rc = parse_options(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? LVD_EXIT_OK : rc;
     static const struct {
         const char *name;
         int (*fn)(store *, const options *);
@@ -585,15 +565,28 @@ int main(int argc, char **argv)
         {"runs", cmd_runs, 0},     {"import", cmd_import, 1},   {"model", cmd_model, 1},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(commands); i++) {
-        if (strcmp(o.command, commands[i].name))
+        if (strcmp(o->command, commands[i].name))
             continue;
         store *s;
         int flags = commands[i].writes ? STORE_OPEN_CREATE : STORE_OPEN_READONLY;
-        if ((rc = store_tool_open(TOOL, o.t.store, flags, &s)) != LVD_EXIT_OK)
+        int rc = store_tool_open(TOOL, o->t.store, flags, &s);
+        if (rc != LVD_EXIT_OK)
             return rc;
-        rc = commands[i].fn(s, &o);
+        rc = commands[i].fn(s, o);
         store_close(s);
         return rc;
     }
-    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model)", o.command);
+    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model)", o->command);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc == 0)
+        rc = run_command(&o);
+    free(o.engines);
+    free(o.models);
+    free(o.artifacts);
+    return rc < 0 ? LVD_EXIT_OK : rc;
 }

@@ -3,6 +3,7 @@
 #include "store/prices.h"
 
 #include "store/store_internal.h"
+#include "store/store_samples.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,29 +63,53 @@ static int test_asked(const char *test, const char *const *tests, size_t n_tests
     return 0;
 }
 
+/* The ns of the kept samples of every run of invocation (inv_st's ?1). */
+static int invocation_kept_ns(store *s, store_stmt *inv_st, int64_t invocation, int64_t *out, lvd_err *err)
+{
+    *out = 0;
+    store_bind_i64(inv_st, 1, invocation);
+    int rc, ret = 0;
+    while (!ret && (rc = store_step(inv_st)) == STORE_ROW) {
+        store_sample_totals t;
+        ret = store_samples_totals(s->path, store_col_text(inv_st, 0), store_col_int(inv_st, 1), &t, err);
+        *out += t.kept_ns;
+    }
+    store_reset(inv_st);
+    if (!ret && rc != STORE_DONE)
+        ret = store_fail(s, err, "cannot read the last prices");
+    return ret;
+}
+
 /* One row (a run and one of its tests) folded into out: a new run starts a
- * new price (the rows come ordered by run). */
-static void fold_row(store_stmt *st, const char *const *tests, size_t n_tests, store_prices *out, size_t *cap,
-                     int64_t *run)
+ * new price (the rows come ordered by run). The invocation's kept ns are
+ * read once per run. */
+static int fold_row(store *s, store_stmt *st, store_stmt *inv_st, const char *const *tests, size_t n_tests,
+                    store_prices *out, size_t *cap, int64_t *run, lvd_err *err)
 {
     int64_t id = store_col_i64(st, 0);
-    if (!out->n || id != *run) {
+    store_price *p = out->n ? &out->v[out->n - 1] : NULL;
+    if (!p || id != *run) {
         out->v = store_grow(out->v, sizeof *out->v, out->n, cap);
-        memset(&out->v[out->n++], 0, sizeof *out->v);
+        p = memset(&out->v[out->n++], 0, sizeof *out->v);
         *run = id;
+        p->invocation = store_col_i64(st, 1);
+        int64_t kept;
+        if (invocation_kept_ns(s, inv_st, p->invocation, &kept, err))
+            return -1;
+        double fixed = store_col_real(st, 5) - (double)kept / 1e6;
+        p->fixed_ms = fixed > 0 ? fixed : 0;
     }
-    store_price *p = &out->v[out->n - 1];
-    p->invocation = store_col_i64(st, 1);
-    double fixed = store_col_real(st, 7) - (double)store_col_i64(st, 8) / 1e6;
-    p->fixed_ms = fixed > 0 ? fixed : 0;
-    if (test_asked(store_col_text(st, 2), tests, n_tests)) {
-        int n = store_col_int(st, 3);
-        p->reps = n > p->reps ? n : p->reps;
-        p->samples_ms += (double)store_col_i64(st, 4) / 1e6;
-        double longest = (double)store_col_i64(st, 5) / 1e6;
-        p->longest_ms = longest > p->longest_ms ? longest : p->longest_ms;
-        p->dropped += store_col_int(st, 6);
-    }
+    if (!test_asked(store_col_text(st, 2), tests, n_tests))
+        return 0;
+    store_sample_totals t;
+    if (store_samples_totals(s->path, store_col_text(st, 3), store_col_int(st, 4), &t, err))
+        return -1;
+    p->reps = t.n > p->reps ? t.n : p->reps;
+    p->samples_ms += (double)t.ns_sum / 1e6;
+    double longest = (double)t.ns_max / 1e6;
+    p->longest_ms = longest > p->longest_ms ? longest : p->longest_ms;
+    p->dropped += t.warmups;
+    return 0;
 }
 
 int store_prices_last(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
@@ -96,21 +121,23 @@ int store_prices_last(store *s, const char *artifact, const char *host, int64_t 
         return -1;
     if (!out->session)
         return 0;
-    store_stmt *st;
+    store_stmt *st = NULL, *inv_st = NULL;
     if (store_prepare(s,
-                      "SELECT r.id, r.invocation, x.test, COUNT(m.idx), COALESCE(SUM(m.ns), 0), COALESCE(MAX(m.ns), 0),"
-                      " COALESCE(SUM(m.warmup), 0),"
-                      " (SELECT SUM(q.wall_ms) FROM runs q WHERE q.invocation = r.invocation),"
-                      " (SELECT COALESCE(SUM(k.ns), 0) FROM runs q JOIN results y ON y.run_id = q.id"
-                      "  JOIN samples k ON k.result_id = y.id WHERE q.invocation = r.invocation"
-                      "  AND k.warmup = 0 AND k.ts > 0)"
-                      " FROM runs r JOIN results x ON x.run_id = r.id LEFT JOIN samples m ON m.result_id = x.id"
-                      " WHERE r.id IN (SELECT id FROM runs WHERE session = ? AND artifact = ? AND host = ?"
-                      "  AND engine_id = ? AND arm_key = ? AND status = 'ok' AND invocation IS NOT NULL"
-                      "  ORDER BY id DESC LIMIT ?)"
-                      " GROUP BY r.id, r.invocation, x.id, x.test ORDER BY r.id, x.id",
-                      &st, err))
+                      "SELECT r.id, r.invocation, x.test, x.samples, x.n_prompt + x.n_gen,"
+                      " (SELECT SUM(q.wall_ms) FROM runs q WHERE q.invocation = r.invocation)"
+                      " FROM runs r JOIN results x ON x.run_id = r.id"
+                      " WHERE r.id IN (SELECT id FROM runs WHERE session = ?1 AND artifact = ?2 AND host = ?3"
+                      "  AND engine_id = ?4 AND arm_key = ?5 AND status = 'ok' AND invocation IS NOT NULL"
+                      "  ORDER BY id DESC LIMIT ?6)"
+                      " ORDER BY r.id, x.id",
+                      &st, err) ||
+        store_prepare(s,
+                      "SELECT x.samples, x.n_prompt + x.n_gen FROM runs q JOIN results x ON x.run_id = q.id"
+                      " WHERE q.invocation = ?1",
+                      &inv_st, err)) {
+        store_finalize(st);
         return -1;
+    }
     store_bind_text(st, 1, out->session);
     store_bind_text(st, 2, artifact);
     store_bind_text(st, 3, host);
@@ -119,10 +146,12 @@ int store_prices_last(store *s, const char *artifact, const char *host, int64_t 
     store_bind_int(st, 6, STORE_PRICES_MAX_RUNS);
     size_t cap = 0;
     int64_t run = 0;
-    int rc;
-    while ((rc = store_step(st)) == STORE_ROW)
-        fold_row(st, tests, n_tests, out, &cap, &run);
-    int ret = rc == STORE_DONE ? 0 : store_fail(s, err, "cannot read the last prices");
+    int rc = STORE_DONE, ret = 0;
+    while (!ret && (rc = store_step(st)) == STORE_ROW)
+        ret = fold_row(s, st, inv_st, tests, n_tests, out, &cap, &run, err);
+    if (!ret && rc != STORE_DONE)
+        ret = store_fail(s, err, "cannot read the last prices");
+    store_finalize(inv_st);
     store_finalize(st);
     if (ret)
         store_prices_free(out);

@@ -306,6 +306,41 @@ static const char *const migrations[] = {
     "CREATE INDEX run_alloc_device ON run_alloc(device, run_id);"
     "CREATE INDEX pin_decisions_builds ON pin_decisions(pinned_build, candidate_build, decided_at);"
     "CREATE INDEX pin_decisions_at ON pin_decisions(decided_at);",
+    /* 15 (issue 15): packed samples. A result's samples are one TEXT column
+     * in its row (the format: store/store_samples.h) with their count, in
+     * place of a samples row per repetition (about 24 bytes each, its index
+     * and result id repeated). The conversion of an old store is SQLite's
+     * (group_concat, printf), in the samples' idx order; it writes each NS
+     * absolute ('=') and each t/s in 6, 9 or 12 digits when those read back
+     * as the same double, else 20 (SQLite's printf is not correctly rounded
+     * at 17; its 20 digits read back exactly).
+     * Nothing stored twice: a result's reported object is split before its
+     * first test field (`,"n_prompt":`); that head (what llama-bench ran
+     * with: build, devices, model, parameters) is kept once in
+     * reported_heads, the result keeps its tail and the head's id
+     * (store/store_reported.h). Old rows are split by SQLite's instr.
+     * A store created at this version (PostgreSQL's base schema) has no
+     * samples table or whole objects to convert. */
+    "ALTER TABLE results ADD COLUMN n_samples BIGINT NOT NULL DEFAULT 0;"
+    "ALTER TABLE results ADD COLUMN samples TEXT NOT NULL DEFAULT '';"
+    "UPDATE results SET n_samples = (SELECT count(*) FROM samples WHERE result_id = results.id),"
+    " samples = COALESCE((SELECT group_concat(t, ' ') FROM (SELECT CASE WHEN warmup <> 0 THEN '*' ELSE '' END"
+    " || CASE WHEN ns IS NULL THEN '' ELSE '=' || ns END || ':' || CASE"
+    " WHEN CAST(printf('%!.6g', ts) AS REAL) = ts THEN printf('%!.6g', ts)"
+    " WHEN CAST(printf('%!.9g', ts) AS REAL) = ts THEN printf('%!.9g', ts)"
+    " WHEN CAST(printf('%!.12g', ts) AS REAL) = ts THEN printf('%!.12g', ts)"
+    " ELSE printf('%!.20g', ts) END AS t"
+    " FROM samples WHERE result_id = results.id ORDER BY idx)), '')"
+    " WHERE id IN (SELECT result_id FROM samples);"
+    "DROP TABLE samples;"
+    "CREATE TABLE reported_heads (id INTEGER PRIMARY KEY, head TEXT NOT NULL UNIQUE);"
+    "ALTER TABLE results ADD COLUMN reported_head BIGINT REFERENCES reported_heads(id);"
+    "INSERT INTO reported_heads (head) SELECT DISTINCT substr(reported_json, 1, instr(reported_json, ',\"n_prompt\":') - 1)"
+    " FROM results WHERE instr(reported_json, ',\"n_prompt\":') > 1;"
+    "UPDATE results SET reported_head = (SELECT h.id FROM reported_heads h"
+    " WHERE h.head = substr(results.reported_json, 1, instr(results.reported_json, ',\"n_prompt\":') - 1)),"
+    " reported_json = substr(reported_json, instr(reported_json, ',\"n_prompt\":'))"
+    " WHERE instr(reported_json, ',\"n_prompt\":') > 1;",
 };
 
 size_t store_schema_version(void)

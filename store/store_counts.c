@@ -10,7 +10,7 @@ int store_counts_get(store *s, store_counts *out, lvd_err *err)
     if (store_prepare(s,
                       "SELECT (SELECT count(*) FROM artifacts), (SELECT count(*) FROM engines),"
                       " (SELECT count(*) FROM probes), (SELECT count(*) FROM runs),"
-                      " (SELECT count(*) FROM results), (SELECT count(*) FROM samples),"
+                      " (SELECT count(*) FROM results), (SELECT COALESCE(SUM(n_samples), 0) FROM results),"
                       " (SELECT count(*) FROM checks), (SELECT count(*) FROM verdicts),"
                       " (SELECT count(*) FROM pin_decisions)",
                       &st, err))

@@ -1,94 +1,77 @@
 /* store_runs.c: llama-bench runs with their results (one per test) and every
- * repetition's sample, written in one transaction and read back with filters.
+ * repetition's sample (packed in the result's row: store_samples.h; the
+ * reported object's shared head: store_reported.h), written in one
+ * transaction and read back with filters.
  * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
 #include "store/bisectdb.h"
 #include "store/store_energy.h"
 #include "store/store_internal.h"
+#include "store/store_reported.h"
+#include "store/store_samples.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int put_samples(store *s, store_stmt *st, int64_t result_id, const lvd_result *r, lvd_err *err)
+/* Binds the result columns of x (all but run_id) from parameter 2 on; -1
+ * with err when its samples cannot be packed or its head recorded. */
+static int bind_result(store *s, store_stmt *res, store_reported_writer *w, const lvd_result *x, lvd_err *err)
 {
-    for (size_t i = 0; i < r->n; i++) {
-        store_bind_i64(st, 1, result_id);
-        store_bind_i64(st, 2, (int64_t)i);
-        if (r->ns)
-            store_bind_i64(st, 3, r->ns[i]);
-        else
-            store_bind_null(st, 3);
-        if (!isfinite(r->ts[i])) {
-            store_reset(st);
-            return lvd_errf(err, "%s: %s sample %zu has no finite t/s; run not recorded", s->path, r->test, i);
-        }
-        store_bind_double(st, 4, r->ts[i]);
-        store_bind_int(st, 5, r->warmup ? r->warmup[i] != 0 : 0);
-        if (store_step(st) != STORE_DONE) {
-            store_fail(s, err, "cannot record sample");
-            store_reset(st);
-            return -1;
-        }
-        store_reset(st);
-    }
+    int64_t head;
+    const char *tail;
+    if (store_reported_split(s, w, x->reported_json, &head, &tail, err))
+        return -1;
+    char *samples = store_samples_encode(s->path, x, err);
+    if (!samples)
+        return -1;
+    store_bind_text(res, 2, x->test);
+    store_bind_int(res, 3, x->n_prompt);
+    store_bind_int(res, 4, x->n_gen);
+    store_bind_int(res, 5, x->n_depth);
+    store_bind_text(res, 6, x->backends);
+    store_bind_int(res, 7, x->rep_ngl);
+    store_bind_int(res, 8, x->rep_fa);
+    store_bind_int(res, 9, x->rep_ubatch);
+    store_bind_int(res, 10, x->rep_n_cpu_moe);
+    store_bind_int(res, 11, x->rep_threads);
+    store_bind_text(res, 12, x->rep_type_k);
+    store_bind_text(res, 13, x->rep_type_v);
+    store_bind_text(res, 14, tail);
+    store_bind_i64(res, 15, (int64_t)x->n);
+    store_bind_text(res, 16, samples);
+    store_bind_i64_or_null(res, 17, head, 0);
+    free(samples);
     return 0;
 }
 
-/* Prepares the results statement (res_sql) and the samples statement
- * (smp_sql), runs fn over them, finalizes both: what recording and loading a
- * run's results share. fn's value, or -1 when a statement cannot be prepared. */
-static int with_result_statements(store *s, const char *res_sql, const char *smp_sql,
-                                  int (*fn)(store *, store_stmt *, store_stmt *, void *, lvd_err *),
-                                  void *ctx, lvd_err *err)
-{
-    store_stmt *res = NULL, *smp = NULL;
-    int ret = -1;
-    if (store_prepare(s, res_sql, &res, err) == 0 && store_prepare(s, smp_sql, &smp, err) == 0)
-        ret = fn(s, res, smp, ctx, err);
-    store_finalize(res);
-    store_finalize(smp);
-    return ret;
-}
-
-static int put_results_with(store *s, store_stmt *res, store_stmt *smp, void *ctx, lvd_err *err)
-{
-    lvd_run *r = ctx;
-    for (size_t i = 0; i < r->n_results; i++) {
-        lvd_result *x = &r->results[i];
-        store_bind_i64(res, 1, r->id);
-        store_bind_text(res, 2, x->test);
-        store_bind_int(res, 3, x->n_prompt);
-        store_bind_int(res, 4, x->n_gen);
-        store_bind_int(res, 5, x->n_depth);
-        store_bind_text(res, 6, x->backends);
-        store_bind_int(res, 7, x->rep_ngl);
-        store_bind_int(res, 8, x->rep_fa);
-        store_bind_int(res, 9, x->rep_ubatch);
-        store_bind_int(res, 10, x->rep_n_cpu_moe);
-        store_bind_int(res, 11, x->rep_threads);
-        store_bind_text(res, 12, x->rep_type_k);
-        store_bind_text(res, 13, x->rep_type_v);
-        store_bind_text(res, 14, x->reported_json);
-        if (store_step(res) != STORE_DONE) {
-            store_fail(s, err, "cannot record result");
-            return -1;
-        }
-        store_reset(res);
-        x->id = store_last_id(s);
-        if (put_samples(s, smp, x->id, x, err) || store_energy_put(s, x, err))
-            return -1;
-    }
-    return 0;
-}
-
+/* The results of r, each with its samples packed (store_samples.h). */
 static int put_results(store *s, lvd_run *r, lvd_err *err)
 {
-    return with_result_statements(s,
-                                  "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, backends,"
-                                  " rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k,"
-                                  " rep_type_v, reported_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                  "INSERT INTO samples (result_id, idx, ns, ts, warmup) VALUES (?, ?, ?, ?, ?)",
-                                  put_results_with, r, err);
+    store_stmt *res;
+    if (store_prepare(s,
+                      "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, backends,"
+                      " rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k,"
+                      " rep_type_v, reported_json, n_samples, samples, reported_head)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                      &res, err))
+        return -1;
+    store_reported_writer w = {0};
+    int ret = 0;
+    for (size_t i = 0; i < r->n_results && !ret; i++) {
+        lvd_result *x = &r->results[i];
+        store_bind_i64(res, 1, r->id);
+        if (bind_result(s, res, &w, x, err)) {
+            ret = -1;
+        } else if (store_step(res) != STORE_DONE) {
+            ret = store_fail(s, err, "cannot record result");
+        } else {
+            x->id = store_last_id(s);
+            ret = store_energy_put(s, x, err);
+        }
+        store_reset(res);
+    }
+    store_reported_close(&w);
+    store_finalize(res);
+    return ret;
 }
 
 /* run_alloc: per device, what llama.cpp allocated and placement predicted. */
@@ -247,69 +230,37 @@ static void col_result(store_stmt *st, lvd_result *x)
     x->reported_json = store_col_strdup(st, 13);
 }
 
-/* Loads one result's samples; smp is reset and reused by the caller. */
-static int load_samples(store *s, store_stmt *smp, lvd_result *x, lvd_err *err)
-{
-    store_bind_i64(smp, 1, x->id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = store_step(smp)) == STORE_ROW) {
-        if (x->n == cap) {
-            cap = cap ? cap * 2 : 8;
-            x->ns = lvd_xrealloc(x->ns, cap * sizeof *x->ns);
-            x->ts = lvd_xrealloc(x->ts, cap * sizeof *x->ts);
-            x->warmup = lvd_xrealloc(x->warmup, cap * sizeof *x->warmup);
-        }
-        x->ns[x->n] = store_col_i64_or(smp, 0, -1);
-        x->ts[x->n] = store_col_real(smp, 1);
-        x->warmup[x->n] = (unsigned char)store_col_int(smp, 2);
-        x->n++;
-    }
-    store_reset(smp);
-    if (rc != STORE_DONE)
-        return store_fail(s, err, "cannot read samples");
-    return 0;
-}
-
-/* The runs to load results into, for load_results_with. */
-typedef struct runs_ctx {
-    lvd_run *v;
-    size_t n;
-} runs_ctx;
-
-static int load_results_with(store *s, store_stmt *res, store_stmt *smp, void *ctx, lvd_err *err)
-{
-    runs_ctx *rs = ctx;
-    for (size_t i = 0; i < rs->n; i++) {
-        lvd_run *r = &rs->v[i];
-        store_bind_i64(res, 1, r->id);
-        size_t cap = 0;
-        int rc;
-        while ((rc = store_step(res)) == STORE_ROW) {
-            r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
-            col_result(res, &r->results[r->n_results++]);
-            store_energy_col(res, 14, &r->results[r->n_results - 1]);
-            if (load_samples(s, smp, &r->results[r->n_results - 1], err))
-                return -1;
-        }
-        store_reset(res);
-        if (rc != STORE_DONE)
-            return store_fail(s, err, "cannot read results");
-    }
-    return 0;
-}
-
 static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
 {
-    runs_ctx rs = {runs, n};
-    return with_result_statements(s,
-                                  "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"
-                                  " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"
-                                  " r.rep_type_v, r.reported_json, e.source, e.device, e.joules, e.window_s,"
-                                  " e.idle_watts, e.note FROM results r LEFT JOIN result_energy e"
-                                  " ON e.result_id = r.id WHERE r.run_id = ? ORDER BY r.id",
-                                  "SELECT ns, ts, warmup FROM samples WHERE result_id = ? ORDER BY idx",
-                                  load_results_with, &rs, err);
+    store_stmt *res;
+    if (store_prepare(s,
+                      "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"
+                      " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"
+                      " r.rep_type_v, " STORE_REPORTED_SQL ", e.source, e.device, e.joules, e.window_s,"
+                      " e.idle_watts, e.note, r.samples FROM results r LEFT JOIN result_energy e"
+                      " ON e.result_id = r.id LEFT JOIN reported_heads h ON h.id = r.reported_head"
+                      " WHERE r.run_id = ?1 ORDER BY r.id",
+                      &res, err))
+        return -1;
+    int ret = 0;
+    for (size_t i = 0; i < n && !ret; i++) {
+        lvd_run *r = &runs[i];
+        store_bind_i64(res, 1, r->id);
+        size_t cap = 0;
+        int rc = STORE_DONE;
+        while (!ret && (rc = store_step(res)) == STORE_ROW) {
+            r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
+            lvd_result *x = &r->results[r->n_results++];
+            col_result(res, x);
+            store_energy_col(res, 14, x);
+            ret = store_samples_decode(s->path, store_col_text(res, 20), x, err);
+        }
+        store_reset(res);
+        if (!ret && rc != STORE_DONE)
+            ret = store_fail(s, err, "cannot read results");
+    }
+    store_finalize(res);
+    return ret;
 }
 
 static void free_run(void *r)

@@ -31,7 +31,7 @@ check "each single card's partial rung is skipped for the split" is \
 check "no single-card run" is "$(sql "SELECT count(*) FROM runs WHERE p_device IN ('CUDA0', 'CUDA1') AND status = 'ok'")" "[(0,)]"
 check "runs record the split" is "$(sql "SELECT DISTINCT p_device, p_split_mode, p_tensor_split FROM runs WHERE p_split_mode = 'row'")" \
   "[('CUDA0/CUDA1', 'row', '0.50/0.50')]"
-check "llama-bench reported it back" is "$(sql "SELECT count(*) FROM results WHERE reported_json LIKE '%\"split_mode\":\"tensor\"%' AND reported_json LIKE '%\"tensor_split\":\"0.50/0.50\"%' AND reported_json LIKE '%\"devices\":\"CUDA0/CUDA1\"%'")" "[(1,)]"
+check "llama-bench reported it back" is "$(sql "SELECT count(*) FROM results r JOIN reported_heads h ON h.id = r.reported_head WHERE h.head LIKE '%\"split_mode\":\"tensor\"%' AND h.head LIKE '%\"tensor_split\":\"0.50/0.50\"%' AND h.head LIKE '%\"devices\":\"CUDA0/CUDA1\"%'")" "[(1,)]"
 check "one allocation row per device, predicted and actual" is \
   "$(sql "SELECT a.device, a.model > 0, a.pred_model > 0 FROM run_alloc a JOIN runs r ON r.id = a.run_id WHERE r.p_split_mode = 'layer' AND a.device != 'CPU' ORDER BY a.device")" \
   "[('CUDA0', 1, 1), ('CUDA1', 1, 1)]"

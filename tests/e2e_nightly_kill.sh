@@ -104,7 +104,7 @@ for p in $KIDS; do alive "$p" && left="$left $p($(cat "/proc/$p/comm" 2>/dev/nul
     || { fail "left alive:$left"; for p in $KIDS; do kill -9 "$p" 2>/dev/null; done; }
 S1=$(sql "SELECT session FROM runs WHERE source = 'bench' ORDER BY id LIMIT 1")
 RUNS1=$(sql "SELECT count(*) FROM runs WHERE session = '$S1'")
-SAMPLES1=$(sql "SELECT count(*) FROM samples")
+SAMPLES1=$(sql "SELECT SUM(n_samples) FROM results")
 MAXID1=$(sql "SELECT max(id) FROM runs")
 [ -e "$LVD_STORE.nightly.state" ] && ok "the killed night left its record" || fail "no $LVD_STORE.nightly.state"
 
@@ -146,8 +146,8 @@ RUNS=$(invocations)
 [ "$RUNS" -le "$CALLS" ] && [ "$RUNS" -ge $((CALLS - 1)) ] \
     && ok "the store holds each of the $CALLS llama-bench runs once ($RUNS recorded)" \
     || fail "$RUNS llama-bench runs recorded for $CALLS llama-bench calls"
-SAMPLES=$(sql "SELECT count(*) FROM samples")
-of_runs() { sql "SELECT count(*) FROM samples s JOIN results r ON s.result_id = r.id WHERE r.run_id $1"; }
+SAMPLES=$(sql "SELECT SUM(n_samples) FROM results")
+of_runs() { sql "SELECT COALESCE(SUM(n_samples), 0) FROM results WHERE run_id $1"; }
 OLD=$(of_runs "<= $MAXID1")
 NEW=$(of_runs "> $MAXID1")
 [ "$OLD" -eq "$SAMPLES1" ] && [ "$NEW" -gt 0 ] && [ "$SAMPLES" -eq $((SAMPLES1 + NEW)) ] \

@@ -2,7 +2,7 @@
 # e2e_store_import.sh: `lvd store` end to end on the real llama-bench captures:
 # import json, jsonl and sql output (counts checked through --json), re-import
 # without duplicates, the gpu_ignored marking, shared sessions and warm-up
-# flags, refusals with their exit codes, and the listings. Needs LVD_BIN and LVD_FIXTURES (set by ctest).
+# flags, several files in one invocation, refusals with their exit codes, and the listings. Needs LVD_BIN and LVD_FIXTURES (set by ctest).
 E2E_FAIL_FAST=1
 . "$(dirname "$0")/e2e_lib.sh"
 
@@ -65,7 +65,7 @@ grep -q "1 runs added (2 results, 0 samples, 0 flagged as warm-up)" "$tmp/r3" ||
 
 st info --json >"$tmp/info"
 jcheck "$tmp/info" 'v["counts"]["runs"] == 3' 'v["counts"]["results"] == 7' 'v["counts"]["samples"] == 15' \
-  'v["counts"]["artifacts"] == 1' 'v["counts"]["engines"] == 1' 'v["schema_version"] == 14' "v['path'] == '$S'"
+  'v["counts"]["artifacts"] == 1' 'v["counts"]["engines"] == 1' 'v["schema_version"] == 15' "v['path'] == '$S'"
 
 # Importing again adds nothing, in any of the three formats.
 for f in bench-json.stdout bench-jsonl.stdout bench-sql.stdout; do
@@ -166,6 +166,27 @@ expect_exit 3 "$tmp/cut.json: line" st import "$tmp/cut.json" --engine b9749 --a
 expect_exit 3 "no-such.jsonl" st import "$tmp/no-such.jsonl" --engine b9749 --artifact "$sha"
 [ "$(st info --json | json counts)" = "$before" ] || fail "a refused import changed the store"
 st engines | grep -q b9800 && fail "a refused import registered its engine"
+
+# Several files in one invocation: one transaction each, --json an array; the
+# first file that fails stops the rest and the files before it stay imported.
+st2() { "$LVD_STORE_BIN" --store "$tmp/multi.db" "$@"; }
+st2 import "$FIX/bench-json.stdout" "$FIX/bench-jsonl.stdout" --engine-dir "$FIX" --engine b9749 --build b9749 \
+  --model "$MODEL" --json >"$tmp/multi"
+jcheck "$tmp/multi" 'len(v) == 2' 'v[0]["runs_added"] == 1' 'v[1]["runs_added"] == 1' \
+  'v[0]["file"].endswith("bench-json.stdout")' 'v[1]["samples_added"] == 9' 'v[0]["engine_registered"]' \
+  'not v[1]["engine_registered"]'
+expect_exit 3 "1 of 2 files imported before this one" st2 import "$FIX/bench-sql.stdout" "$tmp/missing.jsonl" \
+  --engine b9749 --model "$MODEL"
+[ "$("$LVD_STORE_BIN" --store "$tmp/multi.db" info --json | json counts runs)" = 3 ] || fail "multi-file import counts"
+# Given once per file, --artifact (like --engine and --model) names each file's, in order.
+OTHER=cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc
+msha=$("$LVD_STORE_BIN" --store "$tmp/multi.db" artifacts --json | json 0 sha256)
+st2 import "$FIX/bench-json.stdout" "$FIX/bench-jsonl.stdout" --engine b9749 --artifact "$msha" \
+  --artifact "$OTHER" --json >"$tmp/multi2"
+jcheck "$tmp/multi2" 'v[0]["runs_skipped"] == 1' "v[0]['artifact'] == '$msha'" 'v[1]["runs_added"] == 1' \
+  "v[1]['artifact'] == '$OTHER'"
+expect_exit 2 "--engine given 2 times for 3 files" st2 import "$FIX/bench-json.stdout" "$FIX/bench-jsonl.stdout" \
+  "$FIX/bench-sql.stdout" --engine b9749 --engine b9749 --artifact "$msha"
 
 # A store newer than this binary is refused, byte for byte untouched.
 cp "$S" "$tmp/newer.db"

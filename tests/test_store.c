@@ -122,7 +122,7 @@ static void test_migrate_probe_env(void **state)
                               "INSERT INTO probes (engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend)"
                               " VALUES (1, '/e/vk/llama-bench', 5, 6, 100, 'cpu');",
                               store_schema_step(1));
-    raw_exec(path, sql);
+    tu_sql(path, sql);
     free(sql);
     store *s;
     lvd_err err = {0};
@@ -161,7 +161,7 @@ static void test_migrate_reported_arrays(void **state)
                       "INSERT INTO results (id, run_id, test, reported_json) VALUES"
                       " (1, 1, 'tg128', '{\"avg_ts\": 5, \"samples_ns\": [1, 2], \"samples_ts\": [3.5, 4.5]}'),"
                       " (2, 1, 'pp512', 'not json \"samples_ns\"');");
-    raw_exec(path, lvd_sb_str(&sql));
+    tu_sql(path, lvd_sb_str(&sql));
     lvd_sb_free(&sql);
     store *s;
     lvd_err err = {0};
@@ -188,7 +188,7 @@ static void test_migrate_from_zero(void **state)
     char *dir = tu_tmpdir();
     /* An SQLite file at user_version 0 with an unrelated table, and an empty file. */
     char *old = lvd_xasprintf("%s/old.db", dir);
-    raw_exec(old, "CREATE TABLE keep_me (x INTEGER); INSERT INTO keep_me VALUES (42);");
+    tu_sql(old, "CREATE TABLE keep_me (x INTEGER); INSERT INTO keep_me VALUES (42);");
     char *empty = lvd_xasprintf("%s/empty.db", dir);
     tu_write(empty, "", 0);
     const char *paths[] = {old, empty};
@@ -198,7 +198,7 @@ static void test_migrate_from_zero(void **state)
         /* Read-only never migrates. */
         assert_int_equal(store_open(paths[i], STORE_OPEN_READONLY, &s, &err), -1);
         assert_non_null(strstr(err.msg, "needs migrating"));
-        assert_int_equal(raw_int(paths[i], "PRAGMA user_version"), 0);
+        assert_int_equal(tu_sql_int(paths[i], "PRAGMA user_version"), 0);
         if (store_open(paths[i], 0, &s, &err))
             fail_msg("%s", err.msg);
         int64_t v;
@@ -208,8 +208,8 @@ static void test_migrate_from_zero(void **state)
         assert_int_equal(store_artifact_put(s, &a, &err), 0);
         store_close(s);
     }
-    assert_int_equal(raw_int(old, "SELECT x FROM keep_me"), 42);
-    assert_int_equal(raw_int(old, "SELECT count(*) FROM artifacts"), 1);
+    assert_int_equal(tu_sql_int(old, "SELECT x FROM keep_me"), 42);
+    assert_int_equal(tu_sql_int(old, "SELECT count(*) FROM artifacts"), 1);
     /* Every migration step exists and the list ends where the version says. */
     for (size_t v = 1; v <= store_schema_version(); v++)
         assert_non_null(store_schema_step(v));
@@ -828,12 +828,14 @@ static void test_run_atomic(void **state)
     int64_t eid;
     setup_run_deps(f->s, &eid);
 
-    /* A sample insert that SQLite itself rejects mid-run (a trigger added by
-     * "another process"): nothing of the run remains. */
+    /* A result insert that the database itself rejects mid-run (a trigger
+     * added by "another process", on the second result's packed samples):
+     * nothing of the run remains. */
     raw_exec(f->path, tu_pg() ? "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
-                                " IF NEW.ts = 666 THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END$$;"
-                                " CREATE TRIGGER boom BEFORE INSERT ON samples FOR EACH ROW EXECUTE FUNCTION boom()"
-                              : "CREATE TRIGGER boom BEFORE INSERT ON samples WHEN NEW.ts = 666"
+                                " IF NEW.samples || ' ' LIKE '%:666 %' THEN RAISE EXCEPTION 'boom'; END IF;"
+                                " RETURN NEW; END$$;"
+                                " CREATE TRIGGER boom BEFORE INSERT ON results FOR EACH ROW EXECUTE FUNCTION boom()"
+                              : "CREATE TRIGGER boom BEFORE INSERT ON results WHEN NEW.samples || ' ' LIKE '%:666 %'"
                                 " BEGIN SELECT RAISE(ABORT, 'boom'); END");
     lvd_run r;
     make_run(&r, eid, "arm", 100);

@@ -228,21 +228,18 @@ static void test_integrity_clean_and_orphans(void **state)
     assert_int_equal(store_integrity_check(s, &err), 0);
     store_close(s);
 
-    /* samples whose result is gone: what a non-atomic writer would leave */
+    /* results whose run is gone: what a non-atomic writer would leave */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    char *sql = lvd_xasprintf("PRAGMA foreign_keys=OFF; DELETE FROM results WHERE id = %lld",
-                              (long long)run.results[1].id);
+    char *sql = lvd_xasprintf("PRAGMA foreign_keys=OFF; DELETE FROM runs WHERE id = %lld", (long long)run.id);
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     free(sql);
     sqlite3_close(db);
     s = open_store(f->path, 0);
     assert_int_equal(store_integrity_check(s, &err), -1);
     assert_non_null(strstr(err.msg, f->path));
-    assert_non_null(strstr(err.msg, "a row of samples"));
-    char want[64];
-    snprintf(want, sizeof want, "(%zu problems)", samples_of(1, 1));
-    assert_non_null(strstr(err.msg, want));
+    assert_non_null(strstr(err.msg, "a row of results"));
+    assert_non_null(strstr(err.msg, "(2 problems)"));
     store_close(s);
     lvd_run_free(&run);
 }

@@ -13,6 +13,12 @@
 #include "common/types.h"
 #include "store/store.h"
 
+/* SQL on the SQLite file at path through a connection of its own (the
+ * "other process" of a test): run, failing the test on an error; or the
+ * integer in the first column of its first row. */
+void tu_sql(const char *path, const char *sql);
+int64_t tu_sql_int(const char *path, const char *sql);
+
 /* A fresh directory under $TMPDIR, removed by tu_tmpdir_free. */
 char *tu_tmpdir(void);
 void tu_tmpdir_free(char *dir);

@@ -7,15 +7,17 @@ b9800; copies of the fake engine, registered with `lvd fetch --register` and
 checked with `lvd check`), 3 models (tests/fixtures/models kv-*.gguf), 16 arms
 per model over the engines, pp512 and tg128, 30 samples each, one night a day:
 per night one llama-bench -o jsonl file per engine and model (15 files), read
-with `lvd store import`, then `lvd select --record` per model and `lvd pin`,
+by one `lvd store import F1 ... F15 --engine E1 --model M1 ...` (each file's
+engine and model, given once per file), then `lvd select --record` per model and `lvd pin`,
 each under LVD_FAKE_NOW = that night. 365 nights = 1 051 200 samples, 17 520
 runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
 a few runs: wall ms of the process, and its CPU ms, user + system, which a
-busy machine inflates less), store bytes per sample, import samples/s
-(per file of a night, over the year, and one big file), re-importing the big
+busy machine inflates less), store bytes per sample (file and WAL after a
+checkpoint), import samples/s (per file of a night, over the year; a week of
+one engine's files in one invocation; one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite. With --time
 (and --dir of a store it built, the same --nights) it only times the reading
 commands again: select, evidence, pin, store runs.
@@ -167,16 +169,22 @@ def night_files(w, night, rnd):
 def fill(w, nights):
     os.makedirs(os.path.join(w.dir, "nights"), exist_ok=True)
     rnd = random.Random(15)
-    imp_s = 0.0
+    imp_s = imp_cpu = 0.0
     imp_samples = 0
     files = 0
     for n in range(nights):
         now = START + n * DAY + 3600
-        for name, model, p, ns in night_files(w, n, rnd):
-            t = time.monotonic()
-            w.lvd(["store", "import", p, "--engine", name, "--model", model,
-                   "--session", "night-%03d" % n], now=now)
-            imp_s += time.monotonic() - t
+        # the night's files in one invocation, each with its engine and model
+        night = night_files(w, n, rnd)
+        args = ["store", "import"] + [p for _, _, p, _ in night] + ["--session", "night-%03d" % n]
+        for name, model, _, _ in night:
+            args += ["--engine", name, "--model", model]
+        t, ru = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        w.lvd(args, now=now)
+        imp_s += time.monotonic() - t
+        ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        imp_cpu += ru2.ru_utime + ru2.ru_stime - ru.ru_utime - ru.ru_stime
+        for _, _, p, ns in night:
             imp_samples += ns
             files += 1
             os.unlink(p)
@@ -185,7 +193,7 @@ def fill(w, nights):
         w.lvd(["pin", "--pin-file", w.pin, "--candidate", "b9800"], now=now + 120, ok=(0, 1))
         if (n + 1) % 30 == 0:
             print("  night %d of %d" % (n + 1, nights), file=sys.stderr)
-    return imp_samples, imp_s, files
+    return imp_samples, imp_s, files, imp_cpu
 
 
 def timed(w, args, reps=5, now=None, ok=(0, 1)):
@@ -267,6 +275,35 @@ def print_rows(rows):
         print("| %s | %s |" % (k, v))
 
 
+def store_bytes(db):
+    """The store's bytes: its file and WAL after a checkpoint that empties the WAL."""
+    c = sqlite3.connect(db)
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+    return sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p))
+
+
+def several_files(w, nights, now):
+    """A user catching up on a week of one engine and model: seven nights'
+    files (after the year) in one invocation; samples/s per file."""
+    rnd = random.Random(7)
+    paths, n_samples = [], 0
+    for n in range(nights, nights + 7):
+        for name, model, p, ns in night_files(w, n, rnd):
+            if name == "b9700-cuda" and model == w.models[0]:
+                paths.append(p)
+                n_samples += ns
+            else:
+                os.unlink(p)
+    t = time.monotonic()
+    w.lvd(["store", "import"] + paths + ["--engine", "b9700-cuda", "--model", w.models[0],
+                                         "--session", "week"], now=now)
+    el = time.monotonic() - t
+    for p in paths:
+        os.unlink(p)
+    return "%.0f samples/s (%d files, %.1f ms per file)" % (n_samples / el, len(paths), el / len(paths) * 1e3)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--nights", type=int, default=365)
@@ -287,13 +324,17 @@ def main():
     print("year-store: %d nights into %s" % (a.nights, w.db), file=sys.stderr)
     setup(w)
     t = time.monotonic()
-    samples, imp_s, files = fill(w, a.nights)
+    samples, imp_s, files, imp_cpu = fill(w, a.nights)
     fill_s = time.monotonic() - t
     rows = reading_rows(w, last)
-    size = os.path.getsize(w.db)
-    rows.append(("store size", "%.1f MB, %.0f B/sample" % (size / 1e6, size / max(samples, 1))))
-    rows.append(("import, per file of a night", "%.0f samples/s over %d files (%.1f ms per file)"
-                 % (samples / imp_s, files, imp_s / files * 1e3)))
+    size = store_bytes(w.db)
+    rows.append(("store size (file and WAL after a checkpoint)",
+                 "%.1f MB, %.1f B/sample" % (size / 1e6, size / max(samples, 1))))
+    rows.append(("import, per file of a night (a night's 15 files in one invocation)",
+                 "%.0f samples/s over %d files (%.1f ms per file; CPU %.1f ms per file)"
+                 % (samples / imp_s, files, imp_s / files * 1e3, imp_cpu / files * 1e3)))
+    rows.append(("import, a week of one engine's files in one `lvd store import F1 ... F7`",
+                 several_files(w, a.nights, last)))
     # one big file: every night of one engine and model in one jsonl
     big = os.path.join(w.dir, "big.jsonl")
     rnd = random.Random(3)

@@ -1,0 +1,142 @@
+/* store_samples.c: the packed sample text of results.samples (the format is
+ * described in store_samples.h): writing it from a result's arrays, reading
+ * it back exactly, and the totals prices need. Not for SQL (store_runs.c
+ * stores and loads the column). */
+#include "store/store_samples.h"
+
+#include "common/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t store_samples_predict(int tokens, double ts)
+{
+    if (tokens <= 0 || !(ts > 0) || !isfinite(ts))
+        return 0;
+    double ns = (double)tokens * 1e9 / ts;
+    return ns >= 0 && ns < 9e18 ? llround(ns) : 0;
+}
+
+/* v in the shortest %g form that strtod reads back as v. */
+static void put_shortest(lvd_sb *sb, double v)
+{
+    char buf[40];
+    int p = 6;
+    snprintf(buf, sizeof buf, "%.*g", p, v);
+    if (strtod(buf, NULL) == v) {
+        char shorter[40];
+        while (p > 1) {
+            snprintf(shorter, sizeof shorter, "%.*g", p - 1, v);
+            if (strtod(shorter, NULL) != v)
+                break;
+            memcpy(buf, shorter, sizeof buf);
+            p--;
+        }
+    } else {
+        while (p < 17) {
+            snprintf(buf, sizeof buf, "%.*g", ++p, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
+    }
+    lvd_sb_adds(sb, buf);
+}
+
+char *store_samples_encode(const char *path, const lvd_result *r, lvd_err *err)
+{
+    lvd_sb sb = {0};
+    int tokens = r->n_prompt + r->n_gen;
+    for (size_t i = 0; i < r->n; i++) {
+        if (!isfinite(r->ts[i])) {
+            lvd_sb_free(&sb);
+            lvd_errf(err, "%s: %s sample %zu has no finite t/s; run not recorded", path, r->test, i);
+            return NULL;
+        }
+        if (i)
+            lvd_sb_addc(&sb, ' ');
+        if (r->warmup && r->warmup[i])
+            lvd_sb_addc(&sb, '*');
+        if (r->ns && r->ns[i] >= 0)
+            lvd_sb_addf(&sb, "%lld", (long long)(r->ns[i] - store_samples_predict(tokens, r->ts[i])));
+        lvd_sb_addc(&sb, ':');
+        put_shortest(&sb, r->ts[i]);
+    }
+    return lvd_sb_detach(&sb);
+}
+
+/* One token at *p (advanced past it and its separator): 0, or -1 when it
+ * is malformed. */
+static int read_token(const char **p, int tokens, int64_t *ns, double *ts, unsigned char *warmup)
+{
+    const char *s = *p;
+    if (*s == ' ')
+        return -1;
+    *warmup = *s == '*';
+    s += *warmup;
+    int absolute = *s == '=';
+    s += absolute;
+    int64_t num = 0;
+    int known = *s != ':';
+    if (known) {
+        char *end;
+        errno = 0;
+        num = strtoll(s, &end, 10);
+        if (end == s || errno || (absolute && num < 0))
+            return -1;
+        s = end;
+    }
+    if (*s != ':' || s[1] == ' ')
+        return -1;
+    char *end;
+    *ts = strtod(s + 1, &end);
+    if (end == s + 1 || (*end && (*end != ' ' || !end[1])))
+        return -1;
+    *ns = !known ? -1 : absolute ? num : num + store_samples_predict(tokens, *ts);
+    *p = *end ? end + 1 : end;
+    return 0;
+}
+
+int store_samples_decode(const char *path, const char *text, lvd_result *x, lvd_err *err)
+{
+    x->n = 0;
+    if (!text || !*text)
+        return 0;
+    size_t cap = 1;
+    for (const char *c = text; *c; c++)
+        cap += *c == ' ';
+    x->ns = lvd_xrealloc(x->ns, cap * sizeof *x->ns);
+    x->ts = lvd_xrealloc(x->ts, cap * sizeof *x->ts);
+    x->warmup = lvd_xrealloc(x->warmup, cap * sizeof *x->warmup);
+    const char *p = text;
+    while (*p && x->n < cap) {
+        if (read_token(&p, x->n_prompt + x->n_gen, &x->ns[x->n], &x->ts[x->n], &x->warmup[x->n]))
+            return lvd_errf(err, "%s: result %lld: malformed samples near \"%.20s\"", path, (long long)x->id, p);
+        x->n++;
+    }
+    return 0;
+}
+
+int store_samples_totals(const char *path, const char *text, int tokens, store_sample_totals *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    lvd_result x = {.n_prompt = tokens};
+    if (store_samples_decode(path, text, &x, err)) {
+        lvd_result_free(&x);
+        return -1;
+    }
+    out->n = (int)x.n;
+    for (size_t i = 0; i < x.n; i++) {
+        out->warmups += x.warmup[i];
+        if (x.ns[i] < 0)
+            continue;
+        out->ns_sum += x.ns[i];
+        out->ns_max = x.ns[i] > out->ns_max ? x.ns[i] : out->ns_max;
+        if (!x.warmup[i] && x.ts[i] > 0)
+            out->kept_ns += x.ns[i];
+    }
+    lvd_result_free(&x);
+    return 0;
+}
