@@ -1,6 +1,6 @@
 /* lvd-store.c: `lvd store`: look into the store (info, engines, artifacts,
- * runs), import llama-bench output, record a model. Option parsing and
- * printing only; the work is in store/ and bench/import.c. */
+ * runs), import llama-bench output, record a model, merge another store.
+ * Option parsing and printing only; the work is in store/ and bench/import.c. */
 #include "bench/import.h"
 #include "common/cli.h"
 #include "common/json.h"
@@ -63,6 +63,9 @@ static void usage(FILE *f)
             "                  lvd bench flags them; importing again adds nothing.\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
             "                  (or model -m M.gguf)\n"
+            "  merge OTHER     copy another store's measurements (another box's file) into\n"
+            "                  this one, rows keeping their host (not pins, hunts, path\n"
+            "                  caches); one transaction; merging again adds nothing\n"
             "\n"
             "options:\n"
             "  --store PATH    the store (default: $LVD_STORE, else\n"
@@ -77,8 +80,10 @@ static void usage(FILE *f)
             "  lvd store import old.sql --engine-dir /opt/llama-b9749 --build b9749 --artifact 9739...\n"
             "  lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
             "  lvd store runs --limit 20 --json\n"
+            "  lvd store merge /mnt/usb/gpu-box-3.db\n"
             "\n"
-            "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model),\n"
+            "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model,\n"
+            "            a store to merge that cannot be opened, has another schema or is this one),\n"
             "            4 store cannot be opened, is newer than this binary, or failed\n");
 }
 
@@ -136,9 +141,9 @@ static int parse_options(int argc, char **argv, options *o)
     if (rc != 0)
         return rc;
     if (optind >= argc)
-        return lvd_usage_error(TOOL, "missing COMMAND (info, engines, artifacts, runs, import, model)");
+        return lvd_usage_error(TOOL, "missing COMMAND (info, engines, artifacts, runs, import, model, merge)");
     o->command = argv[optind++];
-    int wants_arg = !strcmp(o->command, "import") || !strcmp(o->command, "model");
+    int wants_arg = !strcmp(o->command, "import") || !strcmp(o->command, "model") || !strcmp(o->command, "merge");
     int model_cmd = !strcmp(o->command, "model");
     if (model_cmd && o->model) { /* lvd store model -m M.gguf */
         if (optind < argc)
@@ -146,7 +151,8 @@ static int parse_options(int argc, char **argv, options *o)
         o->arg = o->model;
     } else if (wants_arg) {
         if (optind >= argc)
-            return lvd_usage_error(TOOL, "%s needs a %s", o->command, model_cmd ? "model file" : "FILE");
+            return lvd_usage_error(TOOL, "%s needs %s", o->command,
+                                   model_cmd ? "a model file" : strcmp(o->command, "merge") ? "a FILE" : "OTHER");
         o->arg = argv[optind++];
     }
     return lvd_tool_no_operands(TOOL, argc, argv);
@@ -566,6 +572,11 @@ static int cmd_import(store *s, const options *o)
     return LVD_EXIT_OK;
 }
 
+static int cmd_merge(store *s, const options *o)
+{
+    return store_tool_merge(TOOL, s, o->arg, o->t.json);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -579,6 +590,7 @@ int main(int argc, char **argv)
     } commands[] = {
         {"info", cmd_info, 0},     {"engines", cmd_engines, 0}, {"artifacts", cmd_artifacts, 0},
         {"runs", cmd_runs, 0},     {"import", cmd_import, 1},   {"model", cmd_model, 1},
+        {"merge", cmd_merge, 1},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(commands); i++) {
         if (strcmp(o.command, commands[i].name))
@@ -591,5 +603,6 @@ int main(int argc, char **argv)
         store_close(s);
         return rc;
     }
-    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model)", o.command);
+    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model, merge)",
+                           o.command);
 }
