@@ -175,12 +175,21 @@ static void test_engines_per_host(void **state)
     lvd_engine e;
     lvd_err err = {0};
     assert_int_equal(store_engine_by_name(s, "cuda", &e, &err), 1); /* box-b's is not this host's */
+    lvd_probe p; /* nor is box-b's probe of the same path, size and mtime */
+    assert_int_equal(store_probe_fresh(s, CUDA_DIR "/llama-bench", "", 1, 2, 200, 1000, &p, &err), 1);
     int64_t ours = put_engine(s, NULL, "cuda", CUDA_DIR);
     assert_true(ours != theirs);
     assert_int_equal(store_engine_by_name(s, "cuda", &e, &err), 0);
     assert_int_equal(e.id, ours);
     assert_string_equal(e.host, "box-a");
     lvd_engine_free(&e);
+    p = (lvd_probe){.engine_id = ours, .binary = CUDA_DIR "/llama-bench", .bin_mtime_ns = 1, .bin_size = 2,
+                    .probed_at = 150, .backend = "cuda"};
+    assert_int_equal(store_probe_put(s, &p, &err), 0);
+    lvd_probe got;
+    assert_int_equal(store_probe_fresh(s, CUDA_DIR "/llama-bench", "", 1, 2, 200, 1000, &got, &err), 0);
+    assert_int_equal(got.engine_id, ours);
+    lvd_probe_free(&got);
     assert_int_equal(store_engine_get(s, theirs, &e, &err), 0);
     assert_string_equal(e.host, "box-b");
     lvd_engine_free(&e);
