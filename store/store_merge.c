@@ -27,17 +27,24 @@ void merge_map_add(merge_map *m, int64_t from, int64_t to)
     m->to[m->n++] = to;
 }
 
-int64_t merge_map_get(const merge_map *m, int64_t from)
+/* The index of the first of v[0..n) (increasing) not below x; n when none. */
+static size_t lower_bound(const int64_t *v, size_t n, int64_t x)
 {
-    size_t lo = 0, hi = m->n;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (m->from[mid] < from)
+        if (v[mid] < x)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < m->n && m->from[lo] == from ? m->to[lo] : 0;
+    return lo;
+}
+
+int64_t merge_map_get(const merge_map *m, int64_t from)
+{
+    size_t at = lower_bound(m->from, m->n, from);
+    return at < m->n && m->from[at] == from ? m->to[at] : 0;
 }
 
 void merge_map_free(merge_map *m)
@@ -149,15 +156,7 @@ static void src_runs_free(src_runs *r)
 /* The index of run id in r (read ordered by id). */
 static size_t src_index(const src_runs *r, int64_t id)
 {
-    size_t lo = 0, hi = r->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->id[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return lower_bound(r->id, r->n, id);
 }
 
 /* This store's id of the run with uid, 0 when it has none. */
