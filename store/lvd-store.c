@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define TOOL "lvd-store"
+#define COMMANDS "info, engines, artifacts, runs, import, model, merge"
 
 typedef struct options {
     lvd_tool_opts t;         /* --store, --json, --host */
@@ -63,9 +64,7 @@ static void usage(FILE *f)
             "                  lvd bench flags them; importing again adds nothing.\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
             "                  (or model -m M.gguf)\n"
-            "  merge OTHER     copy another store's measurements (another box's file) into\n"
-            "                  this one, rows keeping their host (not pins, hunts, path\n"
-            "                  caches); one transaction; merging again adds nothing\n"
+            "  merge OTHER     add another store's measurements (rows keep their host; idempotent)\n"
             "\n"
             "options:\n"
             "  --store PATH    the store (default: $LVD_STORE, else\n"
@@ -82,8 +81,7 @@ static void usage(FILE *f)
             "  lvd store runs --limit 20 --json\n"
             "  lvd store merge /mnt/usb/gpu-box-3.db\n"
             "\n"
-            "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model,\n"
-            "            a store to merge that cannot be opened, has another schema or is this one),\n"
+            "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model, OTHER),\n"
             "            4 store cannot be opened, is newer than this binary, or failed\n");
 }
 
@@ -141,18 +139,17 @@ static int parse_options(int argc, char **argv, options *o)
     if (rc != 0)
         return rc;
     if (optind >= argc)
-        return lvd_usage_error(TOOL, "missing COMMAND (info, engines, artifacts, runs, import, model, merge)");
+        return lvd_usage_error(TOOL, "missing COMMAND (" COMMANDS ")");
     o->command = argv[optind++];
-    int wants_arg = !strcmp(o->command, "import") || !strcmp(o->command, "model") || !strcmp(o->command, "merge");
-    int model_cmd = !strcmp(o->command, "model");
+    int model_cmd = !strcmp(o->command, "model"), merge = !strcmp(o->command, "merge");
     if (model_cmd && o->model) { /* lvd store model -m M.gguf */
         if (optind < argc)
             return lvd_usage_error(TOOL, "model takes M.gguf or --model M.gguf, not both");
         o->arg = o->model;
-    } else if (wants_arg) {
+    } else if (model_cmd || merge || !strcmp(o->command, "import")) {
         if (optind >= argc)
             return lvd_usage_error(TOOL, "%s needs %s", o->command,
-                                   model_cmd ? "a model file" : strcmp(o->command, "merge") ? "a FILE" : "OTHER");
+                                   model_cmd ? "a model file" : merge ? "OTHER" : "a FILE");
         o->arg = argv[optind++];
     }
     return lvd_tool_no_operands(TOOL, argc, argv);
@@ -572,10 +569,7 @@ static int cmd_import(store *s, const options *o)
     return LVD_EXIT_OK;
 }
 
-static int cmd_merge(store *s, const options *o)
-{
-    return store_tool_merge(TOOL, s, o->arg, o->t.json);
-}
+static int cmd_merge(store *s, const options *o) { return store_tool_merge(TOOL, s, o->arg, o->t.json); }
 
 int main(int argc, char **argv)
 {
@@ -589,8 +583,7 @@ int main(int argc, char **argv)
         int writes;
     } commands[] = {
         {"info", cmd_info, 0},     {"engines", cmd_engines, 0}, {"artifacts", cmd_artifacts, 0},
-        {"runs", cmd_runs, 0},     {"import", cmd_import, 1},   {"model", cmd_model, 1},
-        {"merge", cmd_merge, 1},
+        {"runs", cmd_runs, 0},     {"import", cmd_import, 1},   {"model", cmd_model, 1}, {"merge", cmd_merge, 1},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(commands); i++) {
         if (strcmp(o.command, commands[i].name))
@@ -603,6 +596,5 @@ int main(int argc, char **argv)
         store_close(s);
         return rc;
     }
-    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model, merge)",
-                           o.command);
+    return lvd_usage_error(TOOL, "unknown command '%s' (" COMMANDS ")", o.command);
 }
