@@ -13,6 +13,7 @@
 #include "check/check.h"
 #include "common/cli.h"
 #include "common/paths.h"
+#include "common/uid.h"
 #include "engine/devlock.h"
 #include "engine/engines.h"
 #include "engine/hostfacts.h"
@@ -514,8 +515,9 @@ static int run(const options *o)
         code = LVD_EXIT_USAGE;
         goto out;
     }
-    session = o->session ? lvd_xstrdup(o->session)
-                         : lvd_xasprintf("bench-%lld-%d", (long long)lvd_now(), (int)getpid());
+    char now[24]; /* a new session's name carries the host and random digits: stores merge */
+    snprintf(now, sizeof now, "%lld", (long long)lvd_now());
+    session = o->session ? lvd_xstrdup(o->session) : lvd_session_name("bench", now);
     bench_fit_in fi = {.s = b.s, .model = b.model, .artifact = b.art.sha256, .host = lvd_hostname(),
                        .session = session};
     if (bench_fit_arms_add(&plan, &po, &fi, &err)) {

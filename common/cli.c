@@ -230,6 +230,7 @@ static int take_option(const char *tool, const struct option *o, int c, const ch
         if (!*arg)
             return lvd_usage_error(tool, "--host wants a name");
         t->host = arg;
+        lvd_hostname_set(arg); /* the engines known by name are that host's (store/store_engines.c) */
         return 0;
     case 'h': usage(stdout); return -1;
     case 'V': printf("%s (llama-verdict) %s\n", tool, LVD_VERSION); return -1;

@@ -29,6 +29,7 @@ void lvd_engine_free(lvd_engine *e)
     free(e->flavour);
     free(e->digest);
     free(e->origin);
+    free(e->host);
     memset(e, 0, sizeof *e);
 }
 

@@ -57,6 +57,7 @@ typedef struct lvd_engine {
     char *digest;          /* sha256 of the archive (fetched) or of the main binary */
     char *origin;          /* "fetched" | "registered" | "imported" */
     int64_t created_at;
+    char *host;            /* the machine it is on; NULL when writing: this one (lvd_hostname) */
 } lvd_engine;
 
 /* What an arm asks llama-bench / llama-server for. Defaults mean "flag not passed". */
@@ -126,6 +127,7 @@ typedef struct lvd_run {
     char *build;           /* engine build id at the time */
     char *host;
     char *session;         /* groups runs of one bench session / night */
+    char uid[33];          /* unique across stores (common/uid.h); "" when writing: a new one */
     lvd_params params;     /* what was asked */
     char *arm_key;         /* canonical arm id (bench/arm.c) */
     char *build_commit;    /* as llama-bench reported it */

@@ -423,16 +423,23 @@ void lvd_strv_free(char **v)
     free(v);
 }
 
+static char hostname_buf[256];
+
+void lvd_hostname_set(const char *name)
+{
+    snprintf(hostname_buf, sizeof hostname_buf, "%s", name);
+}
+
 const char *lvd_hostname(void)
 {
-    static char name[256];
+    char *name = hostname_buf;
     if (!name[0]) {
         const char *env = getenv("LVD_HOST"); /* override for tests and imports */
         if (env && *env)
-            snprintf(name, sizeof name, "%s", env);
-        else if (gethostname(name, sizeof name - 1) != 0 || !name[0])
-            snprintf(name, sizeof name, "localhost");
-        name[sizeof name - 1] = '\0';
+            snprintf(name, sizeof hostname_buf, "%s", env);
+        else if (gethostname(name, sizeof hostname_buf - 1) != 0 || !name[0])
+            snprintf(name, sizeof hostname_buf, "localhost");
+        name[sizeof hostname_buf - 1] = '\0';
     }
     return name;
 }

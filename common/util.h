@@ -93,8 +93,11 @@ int lvd_ends_with(const char *s, const char *suffix);
 char **lvd_split(const char *s, char sep, size_t *count);
 void lvd_strv_free(char **v);
 
-/* This machine's name (for keying measurements by host). */
+/* This machine's name (for keying measurements by host): LVD_HOST, else
+ * gethostname; a tool given --host NAME acts for NAME (lvd_hostname_set:
+ * its engines, its runs), as on that machine. */
 const char *lvd_hostname(void);
+void lvd_hostname_set(const char *name);
 
 /* Appends s (the vector takes it) to the NULL-terminated vector *v of *n
  * strings (*v NULL and *n 0 to start; free with lvd_strv_free). */

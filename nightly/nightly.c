@@ -5,6 +5,7 @@
 
 #include "common/cli.h"
 #include "common/proc.h"
+#include "common/uid.h"
 #include "nightly/overlap.h"
 #include "nightly/resume.h"
 #include "select/launch.h"
@@ -465,7 +466,7 @@ static int begin(job *j, lvd_err *err)
 {
     char ts[32], *fresh;
     stamp(ts, sizeof ts);
-    fresh = lvd_xasprintf("night-%s", ts);
+    fresh = lvd_session_name("night", ts); /* unique across boxes: stores merge (common/uid.h) */
     j->since = lvd_now() - 2 * 86400;
     int rc = night_resume_begin(j->o->store, fresh, lvd_now(), j->o->cfg->resume_within_s, &j->resume, err);
     free(fresh);

@@ -39,6 +39,7 @@ static void engine_copy(lvd_engine *dst, const lvd_engine *src)
     dst->flavour = src->flavour ? lvd_xstrdup(src->flavour) : NULL;
     dst->digest = src->digest ? lvd_xstrdup(src->digest) : NULL;
     dst->origin = src->origin ? lvd_xstrdup(src->origin) : NULL;
+    dst->host = src->host ? lvd_xstrdup(src->host) : NULL;
 }
 
 /* The explain line of the line's placement (choice.h made it). */

@@ -1,6 +1,6 @@
 /* lvd-store.c: `lvd store`: look into the store (info, engines, artifacts,
- * runs), import llama-bench output, record a model. Option parsing and
- * printing only; the work is in store/ and bench/import.c. */
+ * runs), import llama-bench output, record a model, merge another store.
+ * Option parsing and printing only; the work is in store/ and bench/import.c. */
 #include "bench/import.h"
 #include "bench/import_batch.h"
 #include "common/cli.h"
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #define TOOL "lvd-store"
+#define COMMANDS "info, engines, artifacts, runs, import, model, merge"
 
 typedef struct options {
     lvd_tool_opts t;         /* --store, --json, --host */
@@ -74,6 +75,7 @@ static void usage(FILE *f)
             "                  stops the rest (--json: an array of the files' objects).\n"
             "  model M.gguf    record a model file and print its sha256 and GGUF shape\n"
             "                  (or model -m M.gguf)\n"
+            "  merge OTHER     add another store's measurements (rows keep their host; idempotent)\n"
             "\n"
             "options:\n"
             "  --store PATH    the store: an SQLite file, or a PostgreSQL URI\n"
@@ -93,8 +95,9 @@ static void usage(FILE *f)
             "  lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
             "  lvd store runs --limit 20 --json\n"
             "  lvd store --store postgresql://lvd@db.lab/llama_verdict info\n"
+            "  lvd store merge /mnt/usb/gpu-box-3.db\n"
             "\n"
-            "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model),\n"
+            "exit codes: 0 ok, 1 failed, 2 usage, 3 bad input file (import file, model, OTHER),\n"
             "            4 store cannot be opened (its server unreachable), is newer than\n"
             "            this binary, or failed\n");
 }
@@ -160,17 +163,17 @@ static int parse_options(int argc, char **argv, options *o)
     if (rc != 0)
         return rc;
     if (optind >= argc)
-        return lvd_usage_error(TOOL, "missing COMMAND (info, engines, artifacts, runs, import, model)");
+        return lvd_usage_error(TOOL, "missing COMMAND (" COMMANDS ")");
     o->command = argv[optind++];
-    int wants_arg = !strcmp(o->command, "import") || !strcmp(o->command, "model");
-    int model_cmd = !strcmp(o->command, "model");
+    int model_cmd = !strcmp(o->command, "model"), merge = !strcmp(o->command, "merge");
     if (model_cmd && o->model) { /* lvd store model -m M.gguf */
         if (optind < argc)
             return lvd_usage_error(TOOL, "model takes M.gguf or --model M.gguf, not both");
         o->arg = o->model;
-    } else if (wants_arg) {
+    } else if (model_cmd || merge || !strcmp(o->command, "import")) {
         if (optind >= argc)
-            return lvd_usage_error(TOOL, "%s needs a %s", o->command, model_cmd ? "model file" : "FILE");
+            return lvd_usage_error(TOOL, "%s needs %s", o->command,
+                                   model_cmd ? "a model file" : merge ? "OTHER" : "a FILE");
         o->files = &argv[optind];
         o->arg = argv[optind++];
         o->n_files = 1;
@@ -553,6 +556,8 @@ static int cmd_import(store *s, const options *o)
     return bench_import_batch_run(s, &b, TOOL);
 }
 
+static int cmd_merge(store *s, const options *o) { return store_tool_merge(TOOL, s, o->arg, o->t.json); }
+
 /* Opens the store as the command needs and runs it. */
 static int run_command(const options *o)
 {
@@ -562,7 +567,7 @@ static int run_command(const options *o)
         int writes;
     } commands[] = {
         {"info", cmd_info, 0},     {"engines", cmd_engines, 0}, {"artifacts", cmd_artifacts, 0},
-        {"runs", cmd_runs, 0},     {"import", cmd_import, 1},   {"model", cmd_model, 1},
+        {"runs", cmd_runs, 0},     {"import", cmd_import, 1},   {"model", cmd_model, 1}, {"merge", cmd_merge, 1},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(commands); i++) {
         if (strcmp(o->command, commands[i].name))
@@ -576,7 +581,7 @@ static int run_command(const options *o)
         store_close(s);
         return rc;
     }
-    return lvd_usage_error(TOOL, "unknown command '%s' (info, engines, artifacts, runs, import, model)", o->command);
+    return lvd_usage_error(TOOL, "unknown command '%s' (" COMMANDS ")", o->command);
 }
 
 int main(int argc, char **argv)

@@ -3,6 +3,10 @@
  * append a new one. Not for queries (see the store_*.c files). */
 #include "store/schema.h"
 
+#include "common/util.h"
+
+#include <string.h>
+
 static const char *const migrations[] = {
     /* 1: the first schema */
     "CREATE TABLE artifacts ("
@@ -341,6 +345,36 @@ static const char *const migrations[] = {
     " WHERE h.head = substr(results.reported_json, 1, instr(results.reported_json, ',\"n_prompt\":') - 1)),"
     " reported_json = substr(reported_json, instr(reported_json, ',\"n_prompt\":'))"
     " WHERE instr(reported_json, ',\"n_prompt\":') > 1;",
+    /* 16 (issue 18, stores that merge): identities unique across boxes. A
+     * run's uid is 128 random bits as hex (common/uid.h), given to every
+     * old run here, so `lvd store merge` matches runs by it; engines are
+     * known per host (two boxes both have /opt/llama.cpp/b9749-cuda):
+     * UNIQUE (host, name) and (host, dir) replace name's and dir's own. An
+     * old engine's host is the host most of its runs have, else this
+     * machine's ({HOST}, replaced by store_schema_sql). SQLite cannot drop
+     * a UNIQUE constraint: the table is rebuilt, with foreign keys off
+     * (store_schema_fk_off), or DROP TABLE would cascade to probes. */
+    "CREATE TABLE engines_new ("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  dir TEXT NOT NULL,"
+    "  build TEXT NOT NULL,"
+    "  commit_id TEXT, flavour TEXT, digest TEXT,"
+    "  origin TEXT NOT NULL CHECK (origin IN ('fetched','registered','imported')),"
+    "  created_at BIGINT NOT NULL,"
+    "  retired_at BIGINT,"
+    "  host TEXT NOT NULL,"           /* last: where PostgreSQL's ADD COLUMN puts it */
+    "  UNIQUE (host, name), UNIQUE (host, dir)"
+    ");"
+    "INSERT INTO engines_new (id, name, dir, build, commit_id, flavour, digest, origin, created_at,"
+    " retired_at, host) SELECT e.id, e.name, e.dir, e.build, e.commit_id, e.flavour, e.digest, e.origin,"
+    " e.created_at, e.retired_at, COALESCE((SELECT r.host FROM runs r WHERE r.engine_id = e.id GROUP BY r.host"
+    " ORDER BY count(*) DESC, r.host LIMIT 1), '{HOST}') FROM engines e;"
+    "DROP TABLE engines;"
+    "ALTER TABLE engines_new RENAME TO engines;"
+    "ALTER TABLE runs ADD COLUMN uid TEXT;"
+    "UPDATE runs SET uid = lower(hex(randomblob(16)));"
+    "CREATE UNIQUE INDEX runs_uid ON runs(uid);",
 };
 
 size_t store_schema_version(void)
@@ -353,4 +387,29 @@ const char *store_schema_step(size_t to_version)
     if (to_version < 1 || to_version > store_schema_version())
         return NULL;
     return migrations[to_version - 1];
+}
+
+int store_schema_fk_off(size_t to_version)
+{
+    return to_version == 16;
+}
+
+char *store_schema_fill(const char *step)
+{
+    lvd_sb sb = {0};
+    const char *at;
+    while ((at = strstr(step, "{HOST}")) != NULL) {
+        lvd_sb_add(&sb, step, (size_t)(at - step));
+        for (const char *h = lvd_hostname(); *h; h++)
+            lvd_sb_add(&sb, *h == '\'' ? "''" : h, *h == '\'' ? 2 : 1);
+        step = at + strlen("{HOST}");
+    }
+    lvd_sb_adds(&sb, step);
+    return lvd_sb_detach(&sb);
+}
+
+char *store_schema_sql(size_t to_version)
+{
+    const char *step = store_schema_step(to_version);
+    return step ? store_schema_fill(step) : NULL;
 }

@@ -114,6 +114,24 @@ int store_user_version(store *s, int64_t *version, lvd_err *err)
     return store_version_get(s, version, err);
 }
 
+/* After a step that ran with foreign keys off: 0 when every reference
+ * still holds, else -1 naming the first table that breaks one. */
+static int foreign_keys_hold(store *s, lvd_err *err)
+{
+    store_stmt *st;
+    if (store_prepare(s, "PRAGMA foreign_key_check", &st, err))
+        return -1;
+    int rc = store_step(st);
+    char table[128] = "";
+    if (rc == STORE_ROW)
+        store_col_copy(st, 0, table, sizeof table);
+    store_finalize(st);
+    if (rc == STORE_ROW)
+        return lvd_errf(err, "%s: migrating breaks a reference of table %s; the store was not changed", s->path,
+                        table);
+    return rc == STORE_DONE ? 0 : store_fail(s, err, "cannot check foreign keys");
+}
+
 /* Runs the forward migrations from the store's version to this binary's, in
  * one write transaction; a store newer than the binary is refused untouched. */
 static int migrate(store *s, lvd_err *err)
@@ -131,8 +149,13 @@ static int migrate(store *s, lvd_err *err)
     if (s->readonly)
         return lvd_errf(err, "%s: store schema version %lld needs migrating to %lld; open it read-write once",
                         s->path, (long long)have, (long long)want);
-    if (store_begin_write(s, err))
-        return -1;
+    /* a step that rebuilds a table runs with foreign keys off (a no-op
+     * inside a transaction, so before it) and checks them before COMMIT */
+    int fk_off = 0;
+    for (int64_t v = have + 1; v <= want && s->db; v++) /* SQLite's (PostgreSQL's steps ALTER in place) */
+        fk_off |= store_schema_fk_off((size_t)v);
+    if ((fk_off && store_exec(s, "PRAGMA foreign_keys=OFF", err)) || store_begin_write(s, err))
+        goto fail;
     if (store_version_get(s, &have, err))
         goto fail;
     while (have < want) {
@@ -146,11 +169,13 @@ static int migrate(store *s, lvd_err *err)
             goto fail;
         have = to;
     }
-    if (store_exec(s, "COMMIT", err))
+    if ((fk_off && foreign_keys_hold(s, err)) || store_exec(s, "COMMIT", err))
         goto fail;
-    return 0;
+    return fk_off ? store_exec(s, "PRAGMA foreign_keys=ON", err) : 0;
 fail:
     store_exec_quiet(s, "ROLLBACK");
+    if (fk_off)
+        store_exec_quiet(s, "PRAGMA foreign_keys=ON");
     return -1;
 }
 

@@ -1,13 +1,18 @@
 /* store_engines.c: engines (llama.cpp build directories) and their probes
  * with the devices each probe saw. Not for running probes or parsing
- * --list-devices (bench/), nor for deciding the TTL (the caller passes it). */
+ * --list-devices (bench/), nor for deciding the TTL (the caller passes it).
+ * Engines are known per host (schema 13): a name or a directory names one
+ * engine of one machine; lookups by name, the list and registration are
+ * this machine's (lvd_hostname); an id is the store's own, any host's. */
 #include "store/store_internal.h"
+
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define SELECT_ENGINE \
-    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at FROM engines"
+    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at, host FROM engines"
 
 static void col_engine(store_stmt *st, void *item)
 {
@@ -22,15 +27,23 @@ static void col_engine(store_stmt *st, void *item)
     e->digest = store_col_strdup(st, 6);
     e->origin = store_col_strdup(st, 7);
     e->created_at = store_col_i64(st, 8);
+    e->host = store_col_strdup(st, 9);
 }
 
-/* Explains a UNIQUE(dir) clash by naming the engine that holds the directory. */
+/* The host an engine being written is on: its own, else this machine. */
+static const char *engine_host(const lvd_engine *e)
+{
+    return e->host && *e->host ? e->host : lvd_hostname();
+}
+
+/* Explains a UNIQUE(host, dir) clash by naming the engine that holds the directory. */
 static int dir_taken(store *s, const lvd_engine *e, lvd_err *err)
 {
     store_stmt *st;
-    if (store_prepare(s, "SELECT name FROM engines WHERE dir = ?", &st, err))
+    if (store_prepare(s, "SELECT name FROM engines WHERE host = ?2 AND dir = ?1", &st, err))
         return -1;
     store_bind_text(st, 1, e->dir);
+    store_bind_text(st, 2, engine_host(e));
     char other[256] = "";
     if (store_step(st) == STORE_ROW)
         store_col_copy(st, 0, other, sizeof other);
@@ -45,8 +58,8 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
         return lvd_errf(err, "%s: an engine needs a name, a directory, a build and an origin", s->path);
     store_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
+                      "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at, host)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(host, name) DO UPDATE SET"
                       " dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
                       " flavour = excluded.flavour, digest = excluded.digest, origin = excluded.origin,"
                       " retired_at = NULL"
@@ -61,6 +74,7 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
     store_bind_text(st, 6, e->digest);
     store_bind_text(st, 7, e->origin);
     store_bind_i64(st, 8, e->created_at ? e->created_at : lvd_now());
+    store_bind_text(st, 9, engine_host(e));
     int rc = store_step(st);
     if (rc != STORE_ROW) {
         int dir_clash = store_unique_violation(s, "engines.dir");
@@ -104,9 +118,10 @@ int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *e
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s, SELECT_ENGINE " WHERE name = ?", &st, err))
+    if (store_prepare(s, SELECT_ENGINE " WHERE host = ? AND name = ?", &st, err))
         return -1;
-    store_bind_text(st, 1, name);
+    store_bind_text(st, 1, lvd_hostname());
+    store_bind_text(st, 2, name);
     return engine_one(s, st, out, err);
 }
 
@@ -120,8 +135,9 @@ int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err)
     *out = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s, SELECT_ENGINE " WHERE retired_at IS NULL ORDER BY id", &st, err))
+    if (store_prepare(s, SELECT_ENGINE " WHERE host = ? AND retired_at IS NULL ORDER BY id", &st, err))
         return -1;
+    store_bind_text(st, 1, lvd_hostname());
     void *v;
     if (store_rows(s, st, sizeof **out, col_engine, free_engine, "cannot list engines", &v, n, err))
         return -1;
@@ -269,6 +285,7 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
     if (store_prepare(s,
                       SELECT_PROBE " WHERE \"binary\" = ? AND env = ? AND bin_mtime_ns = ? AND bin_size = ?"
                       " AND backend <> 'unknown' AND probed_at >= ?"
+                      " AND engine_id IN (SELECT id FROM engines WHERE host = ?6)"
                       " ORDER BY probed_at DESC, id DESC LIMIT 1",
                       &st, err))
         return -1;
@@ -277,6 +294,7 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
     store_bind_i64(st, 3, mtime_ns);
     store_bind_i64(st, 4, size);
     store_bind_i64(st, 5, now - ttl);
+    store_bind_text(st, 6, lvd_hostname());
     return probe_one(s, st, out, err);
 }
 

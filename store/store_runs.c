@@ -9,6 +9,9 @@
 #include "store/store_reported.h"
 #include "store/store_samples.h"
 
+#include "common/uid.h"
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,9 +150,9 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
                       "INSERT INTO runs (artifact, engine_id, \"binary\", build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx)"
+                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, uid)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                      " ?, ?, ?, ?)",
+                      " ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     store_bind_text(st, 1, r->artifact);
@@ -171,6 +174,10 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     store_bind_text(st, 25, r->source);
     store_bind_split(st, 26, &r->params);
     store_bind_fit(st, 28, &r->params);
+    char uid[LVD_UID_LEN + 1]; /* r's own (a merged run keeps it), else a new one */
+    if (!r->uid[0])
+        lvd_uid(uid);
+    store_bind_text(st, 30, r->uid[0] ? r->uid : uid);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = store_last_id(s);

@@ -214,9 +214,8 @@ static void lite_close(store *s)
 /* One migration at a time: the file's history is migrations 1 .. N. */
 static char *lite_migration(int64_t have, int64_t *to)
 {
-    const char *sql = store_schema_step((size_t)(have + 1));
     *to = have + 1;
-    return sql ? lvd_xstrdup(sql) : NULL;
+    return store_schema_sql((size_t)(have + 1));
 }
 
 /* Runs one checking pragma; counts its rows and keeps the first as text. */

@@ -11,4 +11,10 @@
  * as tool's error line and *out NULL. Close it with store_close. */
 int store_tool_open(const char *tool, const char *store_opt, int flags, store **out);
 
+/* `lvd store merge OTHER`: merges OTHER into s (store/mergedb.h) and prints
+ * the rows added per table (JSON when json). LVD_EXIT_OK; LVD_EXIT_INPUT
+ * when OTHER cannot be merged (cannot be opened, another schema, s itself);
+ * LVD_EXIT_STORE when s fails; the error printed as tool's line. */
+int store_tool_merge(const char *tool, store *s, const char *other, int json);
+
 #endif

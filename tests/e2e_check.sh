@@ -108,7 +108,7 @@ lvd check --import --artifact "$SHA" --engine cuda --model "$MODEL" --output "$F
 expect_rc "--import with --model" 2
 lvd check --engine cuda --model "$MODEL"
 expect_rc "--engine without --import" 2
-lvd check --import --artifact "$SHA" --engine cuda --output "$tmp/nope.out" --base-output "$F/ppl-cpu.out"
+lvd check --import --artifact "$SHA" --engine cuda --host h200 --output "$tmp/nope.out" --base-output "$F/ppl-cpu.out"
 expect_rc "unreadable capture" 3
 
 e2e_finish

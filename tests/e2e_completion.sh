@@ -45,7 +45,7 @@ contains --model lvd select --mo
 expect --model lvd select --mo
 expect --model lvd-select --mo
 expect "--help --version" lvd --
-expect "info engines artifacts runs import model" lvd store ''
+expect "info engines artifacts runs import model merge" lvd store ''
 expect "import" lvd store --json im
 expect "" lvd store info ''
 expect --format lvd store import f.jsonl --for
