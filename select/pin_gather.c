@@ -253,7 +253,7 @@ int sel_pin_gather(store *s, const builds_pin *pin, const sel_pin_opts *o, sel_p
     const char *host = o->host ? o->host : lvd_hostname();
     lvd_engine *engines;
     size_t n_engines;
-    if (store_engine_list(s, &engines, &n_engines, err) != 0)
+    if (store_engine_list_host(s, host, &engines, &n_engines, err) != 0)
         return -1;
     const char *pinned = builds_pin_build(pin);
     const char *candidate = o->candidate ? o->candidate : newest_candidate(engines, n_engines, pinned);

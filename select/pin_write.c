@@ -199,7 +199,9 @@ int sel_pin_apply(store *s, builds_pin *pin, const char *path, const sel_pin_eva
         return lvd_errf(err, "%s: no candidate digest to record", path);
     lvd_engine *engines;
     size_t n;
-    if (store_engine_list(s, &engines, &n, err) != 0)
+    /* every host's: a fetched archive's digest is the release's wherever it
+     * was fetched (lvd pin --fleet runs where no engine may be) */
+    if (store_engine_list_host(s, "*", &engines, &n, err) != 0)
         return -1;
     /* the flavours the file lists, copied before the rewrite changes them */
     size_t nf = 0;

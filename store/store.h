@@ -98,8 +98,10 @@ int store_shard_put(store *s, const char *path, int64_t size, int64_t mtime_ns, 
 int store_engine_put(store *s, lvd_engine *e, lvd_err *err);
 int store_engine_get(store *s, int64_t id, lvd_engine *out, lvd_err *err);          /* 1 = none */
 int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *err); /* 1 = none */
-/* Every engine but the retired ones (store/bisectdb.h store_engine_retire), by id. */
+/* This host's engines but the retired ones (store/bisectdb.h store_engine_retire), by id. */
 int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err);
+/* The same for host (NULL: this host's; "*": every host's), as lvd pin --fleet reads them. */
+int store_engine_list_host(store *s, const char *host, lvd_engine **out, size_t *n, lvd_err *err);
 void store_engine_list_free(lvd_engine *v, size_t n);
 
 /* Records a probe and its devices; sets p->id. Probes whose backend is

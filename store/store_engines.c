@@ -132,12 +132,20 @@ static void free_engine(void *e)
 
 int store_engine_list(store *s, lvd_engine **out, size_t *n, lvd_err *err)
 {
+    return store_engine_list_host(s, NULL, out, n, err);
+}
+
+int store_engine_list_host(store *s, const char *host, lvd_engine **out, size_t *n, lvd_err *err)
+{
     *out = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s, SELECT_ENGINE " WHERE host = ? AND retired_at IS NULL ORDER BY id", &st, err))
+    int every = host && !strcmp(host, "*");
+    if (store_prepare(s, every ? SELECT_ENGINE " WHERE retired_at IS NULL ORDER BY id"
+                               : SELECT_ENGINE " WHERE host = ?1 AND retired_at IS NULL ORDER BY id",
+                      &st, err))
         return -1;
-    store_bind_text(st, 1, lvd_hostname());
+    store_bind_text(st, 1, host ? host : lvd_hostname());
     void *v;
     if (store_rows(s, st, sizeof **out, col_engine, free_engine, "cannot list engines", &v, n, err))
         return -1;

@@ -22,15 +22,15 @@ cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
 REGISTER_OK=0
 GTX="NVIDIA GeForce GTX 1060 6GB"
 
-# reg DIR BUILD: registers DIR as BUILD under its basename
-reg() { "$LVD_BIN/lvd" fetch --register "$1" --build "$2" --name "$(basename "$1")" >/dev/null || fail "register $1"; }
+# reg HOST DIR BUILD: registers DIR as BUILD under its basename, an engine of HOST (engines are per host)
+reg() { LVD_HOST=$1 "$LVD_BIN/lvd" fetch --register "$2" --build "$3" --name "$(basename "$2")" >/dev/null || fail "register $2"; }
 # box HOST CARD CUDA_TG VK_TG: a host with a CUDA and a Vulkan build of b9749 seeing CARD
 box() {
   local h=$1 card=$2
   fake_engine "$W/$h-cuda" "noise = 0.003" "device = CUDA0|$card|6144|5800|6.1" "dev.CUDA0.tg = $3" "dev.CUDA0.pp = 3000"
   fake_engine "$W/$h-vk" "noise = 0.003" "device = Vulkan0|$card|6144|5900" "dev.Vulkan0.tg = $4" "dev.Vulkan0.pp = 2500"
-  reg "$W/$h-cuda" b9749
-  reg "$W/$h-vk" b9749
+  reg "$h" "$W/$h-cuda" b9749
+  reg "$h" "$W/$h-vk" b9749
 }
 # night HOST ENGINES: the nightly's steps on HOST for those engines
 night() {
@@ -56,7 +56,7 @@ for h in box-1 box-2 box-3 box-4; do night "$h" "$h-cuda,$h-vk" n1; done
 RTX="NVIDIA GeForce RTX 3060"
 box box-5 "$RTX" 500 550
 fake_engine "$W/box-5-vk2" "noise = 0.003" "device = Vulkan0|$RTX|6144|5900" "dev.Vulkan0.tg = 1000"
-reg "$W/box-5-vk2" b9749
+reg box-5 "$W/box-5-vk2" b9749
 LVD_FAKE_NOW=$(( $(date +%s) - 30 * 86400 )) LVD_HOST=box-5 capture "$LVD_BIN/lvd" bench --model "$MODEL" \
   --engines box-5-cuda,box-5-vk,box-5-vk2 --reps 5 --budget 120s --session box-5-old
 expect_rc "box-5's old night" 0
@@ -108,8 +108,8 @@ pinbox() {
   fake_engine "$W/$1-old" "noise = 0.003" "device = Vulkan0|$GTX|6144|5900" "dev.Vulkan0.tg = 700" "dev.Vulkan0.pp = 2500"
   fake_engine "$W/$1-new" "noise = 0.003" "build_number = 9750" "device = Vulkan0|$GTX|6144|5900" \
     "dev.Vulkan0.tg = $2" "dev.Vulkan0.pp = 2500"
-  reg "$W/$1-old" b9749
-  reg "$W/$1-new" b9750
+  reg "$1" "$W/$1-old" b9749
+  reg "$1" "$W/$1-new" b9750
 }
 pinbox pin-a 770
 pinbox pin-b 770

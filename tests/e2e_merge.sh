@@ -42,6 +42,13 @@ answer() {
   rm -rf "$3.page" && mkdir -p "$3.page" # one name for every page: its charts are named after it
   "$LVD_BIN/lvd-evidence" --store "$1" --host "$2" --out "$3.page/page.md" >/dev/null || fail "evidence on $1 for $2"
   sed -Ei 's/verdict #[0-9]+/verdict #N/g' "$3.page/page.md"
+  # a store of several hosts ends the page with its fleet section (lvd evidence): the host's own
+  # page is what came before it
+  python3 - "$3.page/page.md" <<'PY'
+import sys
+p = sys.argv[1]; t = open(p).read(); i = t.find("\n\n## Fleet\n")
+open(p, "w").write(t if i < 0 else t[:i + 1])
+PY
 }
 # added JSON TABLE: rows of TABLE a merge's --json says it added
 added() { python3 -c "import json,sys; print(json.load(open('$1'))['added']['$2'])"; }

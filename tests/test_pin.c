@@ -657,6 +657,7 @@ static void test_store_explicit_candidate_and_no_digest(void **state)
 
 int main(void)
 {
+    setenv("LVD_HOST", "gpu-box", 1); /* the stores' runs are gpu-box's, and so are its engines */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_regression_holds),
         cmocka_unit_test(test_regression_wins_elsewhere_still_holds),

@@ -218,7 +218,7 @@ static void test_migrate_packed(void **state)
     (void)state;
     char *dir = tu_tmpdir();
     char *path = lvd_xasprintf("%s/v14.db", dir);
-    size_t to = store_schema_version() - 1;
+    size_t to = 14; /* the version before step 15 packed the samples */
     lvd_sb sql = {0};
     for (size_t v = 1; v <= to; v++)
         lvd_sb_adds(&sql, store_schema_step(v));
