@@ -18,7 +18,6 @@ struct store {
     struct sqlite3 *db;       /* SQLite */
     struct pg_conn *pg;       /* PostgreSQL */
     struct pg_result *pg_err; /* PostgreSQL: the last failed statement's result */
-    struct pg_cache *pg_cache; /* PostgreSQL: texts prepared on the server (store_pg_stmt.c) */
     char *path;               /* the file, or the URI as shown (never a password) */
     int tx_depth;
     int readonly;

@@ -283,7 +283,6 @@ static void pgs_close(store *s)
     if (s->pg_err) /* NULL, too, when libpq never loaded */
         PQclear(s->pg_err);
     s->pg_err = NULL;
-    pg_cache_free(s);
     if (s->pg)
         PQfinish(s->pg);
     s->pg = NULL;

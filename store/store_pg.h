@@ -8,9 +8,6 @@
 /* Keeps res as s's last failure (for store_fail, store_unique_violation). */
 void pg_keep_error(store *s, struct pg_result *res);
 
-/* Forgets the connection's prepared statements (store_pg_stmt.c), at close. */
-void pg_cache_free(store *s);
-
 int pg_prepare(store *s, const char *sql, store_stmt **st, lvd_err *err);
 void pg_bind_i64(store_stmt *st, int idx, int64_t v);
 void pg_bind_double(store_stmt *st, int idx, double v);

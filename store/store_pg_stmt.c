@@ -3,12 +3,8 @@
  * PostgreSQL refuses a parameter it cannot type), values are bound as text
  * and the statement runs on its first step (PQexecParams); steps then walk
  * the rows it returned. Reset keeps the bindings, as SQLite's does. A
- * statement run a second time (a loop of inserts), or a text prepared a
- * second time on the connection (a query per engine), is prepared on the
- * server then and runs prepared from there on: parsed and planned once. The
- * connection's cache of those texts (struct pg_cache, up to PG_CACHE_MAX)
- * keeps them prepared until the connection closes, so a statement object
- * made again for the same text finds its server statement ready. */
+ * statement run a second time (a loop of inserts) is prepared on the server
+ * then, and runs prepared from there on: parsed and planned once. */
 #include "store/store_pg.h"
 #include "store/store_pg_lib.h"
 
@@ -16,19 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define PG_CACHE_MAX 256
-
-typedef struct pg_cached {
-    char *sql;     /* with $k parameters */
-    char name[32]; /* the server's prepared statement, "" until prepared */
-    int seen;      /* statement objects made for this text */
-} pg_cached;
-
-struct pg_cache {
-    pg_cached *v;
-    size_t n, cap;
-};
 
 typedef struct pg_stmt {
     store_stmt base;
@@ -42,7 +25,6 @@ typedef struct pg_stmt {
     int row;        /* the current row; -1 before the first */
     int runs;       /* times executed */
     char name[32];  /* the server's prepared statement, "" until prepared */
-    long cached;    /* its entry in s->pg_cache (which then owns name), or -1 */
 } pg_stmt;
 
 static pg_stmt *P(store_stmt *st) { return (pg_stmt *)st; }
@@ -109,35 +91,6 @@ static void translate(pg_stmt *t, const char *sql)
     t->sql = lvd_sb_detach(&out);
 }
 
-/* The cache entry for t's text, made when there is room: its index, or -1. */
-static long cache_entry(store *s, const char *sql)
-{
-    struct pg_cache *c = s->pg_cache ? s->pg_cache : (s->pg_cache = lvd_xcalloc(1, sizeof *c));
-    for (size_t i = 0; i < c->n; i++)
-        if (!strcmp(c->v[i].sql, sql))
-            return (long)i;
-    if (c->n == PG_CACHE_MAX)
-        return -1;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 32;
-        c->v = lvd_xrealloc(c->v, c->cap * sizeof *c->v);
-    }
-    c->v[c->n] = (pg_cached){.sql = lvd_xstrdup(sql)};
-    return (long)c->n++;
-}
-
-void pg_cache_free(store *s)
-{
-    struct pg_cache *c = s->pg_cache;
-    if (!c)
-        return;
-    for (size_t i = 0; i < c->n; i++)
-        free(c->v[i].sql);
-    free(c->v);
-    free(c);
-    s->pg_cache = NULL; /* the server drops its statements with the connection */
-}
-
 int pg_prepare(store *s, const char *sql, store_stmt **st, lvd_err *err)
 {
     (void)err;
@@ -145,9 +98,6 @@ int pg_prepare(store *s, const char *sql, store_stmt **st, lvd_err *err)
     t->base.ops = &store_pg_ops;
     t->s = s;
     translate(t, sql);
-    t->cached = cache_entry(s, t->sql);
-    if (t->cached >= 0)
-        s->pg_cache->v[t->cached].seen++;
     t->values = lvd_xcalloc((size_t)(t->nparam ? t->nparam : 1), sizeof *t->values);
     t->row = -1;
     *st = &t->base;
@@ -182,33 +132,19 @@ static void clear_result(pg_stmt *t)
     t->row = -1;
 }
 
-/* Prepares t on the server (a name unique in the process), kept in the
- * connection's cache when t has an entry there. */
-static void server_prepare(pg_stmt *t)
-{
-    static unsigned long serial;
-    char name[32];
-    snprintf(name, sizeof name, "lvd_%lu", __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED));
-    PGresult *prep = PQprepare(t->s->pg, name, t->sql, t->nparam, NULL);
-    if (PQresultStatus(prep) == PGRES_COMMAND_OK) {
-        snprintf(t->name, sizeof t->name, "%s", name);
-        if (t->cached >= 0)
-            snprintf(t->s->pg_cache->v[t->cached].name, sizeof t->name, "%s", name);
-    }
-    PQclear(prep); /* not prepared: it runs unprepared, failing as it would */
-}
-
-/* Runs t: prepared on the server from its second run on, or its first when
- * its text was prepared before on this connection. */
+/* Runs t: prepared on the server from its second run on. */
 static PGresult *execute(pg_stmt *t)
 {
+    static unsigned long serial;
     const char *const *values = (const char *const *)t->values;
-    pg_cached *e = t->cached >= 0 ? &t->s->pg_cache->v[t->cached] : NULL;
-    if (!t->name[0] && e && e->name[0]) /* another object for this text prepared it */
-        snprintf(t->name, sizeof t->name, "%s", e->name);
-    if (!t->name[0] && (t->runs == 1 || (t->runs == 0 && e && e->seen > 1)))
-        server_prepare(t);
-    t->runs++;
+    if (t->runs++ == 1) {
+        char name[32];
+        snprintf(name, sizeof name, "lvd_%lu", ++serial);
+        PGresult *prep = PQprepare(t->s->pg, name, t->sql, t->nparam, NULL);
+        if (PQresultStatus(prep) == PGRES_COMMAND_OK)
+            snprintf(t->name, sizeof t->name, "%s", name);
+        PQclear(prep); /* not prepared: it runs unprepared, failing as it would */
+    }
     if (t->name[0])
         return PQexecPrepared(t->s->pg, t->name, t->nparam, values, NULL, NULL, 0);
     return PQexecParams(t->s->pg, t->sql, t->nparam, NULL, values, NULL, NULL, 0);
@@ -240,7 +176,7 @@ void pg_finalize(store_stmt *st)
 {
     pg_stmt *t = P(st);
     clear_result(t);
-    if (t->name[0] && t->cached < 0 && PQtransactionStatus(t->s->pg) != PQTRANS_INERROR) {
+    if (t->name[0] && PQtransactionStatus(t->s->pg) != PQTRANS_INERROR) {
         char sql[48];
         snprintf(sql, sizeof sql, "DEALLOCATE %s", t->name);
         PQclear(PQexec(t->s->pg, sql));
