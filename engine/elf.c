@@ -1,8 +1,8 @@
 /* elf.c: DT_NEEDED and DT_RPATH/DT_RUNPATH from an ELF file (see elf.h).
  * Every offset and size read from the file is checked against the file's
  * size and a bound before it is used; only the ELF header, the section
- * headers, the dynamic section and its string table are read (pread), never
- * the whole file. Not for ELF files that lack section headers (stripped with
+ * header table (one pread), the dynamic section and its string table are read,
+ * never the whole file. Not for ELF files that lack section headers (stripped with
  * sstrip): those report no dynamic section. */
 #include "engine/elf.h"
 
@@ -42,22 +42,6 @@ static int read_at(const elf_file *f, uint64_t off, void *buf, size_t n)
     return pread(f->fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
-/* Section header idx: its type, offset, size and link. */
-static int section(const elf_file *f, uint64_t shoff, uint64_t shentsize, uint64_t idx, uint64_t *type,
-                   uint64_t *off, uint64_t *size, uint64_t *link)
-{
-    unsigned char sh[64];
-    size_t need = f->is64 ? 64 : 40;
-    if (shentsize < need || idx > (UINT64_MAX - shoff) / shentsize ||
-        read_at(f, shoff + idx * shentsize, sh, need))
-        return -1;
-    *type = get(sh + 4, 4, f->be);
-    *link = get(sh + (f->is64 ? 40 : 24), 4, f->be);
-    *off = f->is64 ? get(sh + 24, 8, f->be) : get(sh + 16, 4, f->be);
-    *size = f->is64 ? get(sh + 32, 8, f->be) : get(sh + 20, 4, f->be);
-    return 0;
-}
-
 /* Reads a whole section of at most max bytes into a malloc'd buffer. */
 static unsigned char *load(const elf_file *f, uint64_t off, uint64_t size, uint64_t max)
 {
@@ -70,6 +54,22 @@ static unsigned char *load(const elf_file *f, uint64_t off, uint64_t size, uint6
     }
     buf[size] = '\0';
     return buf;
+}
+
+/* Section header idx of the table sht (n headers of shentsize bytes, read
+ * whole): its type, offset, size and link. */
+static int section(const elf_file *f, const unsigned char *sht, uint64_t n, uint64_t shentsize, uint64_t idx,
+                   uint64_t *type, uint64_t *off, uint64_t *size, uint64_t *link)
+{
+    size_t need = f->is64 ? 64 : 40;
+    if (shentsize < need || idx >= n)
+        return -1;
+    const unsigned char *sh = sht + idx * shentsize;
+    *type = get(sh + 4, 4, f->be);
+    *link = get(sh + (f->is64 ? 40 : 24), 4, f->be);
+    *off = f->is64 ? get(sh + 24, 8, f->be) : get(sh + 16, 4, f->be);
+    *size = f->is64 ? get(sh + 32, 8, f->be) : get(sh + 20, 4, f->be);
+    return 0;
 }
 
 /* The string at off in strtab, or NULL when it is not NUL-terminated inside it. */
@@ -111,21 +111,18 @@ static int entries(const unsigned char *dyn, uint64_t dynsz, const unsigned char
     return 0;
 }
 
-/* The dynamic section of f: 0 read, 1 none, -1 malformed. */
-static int dynamic(const elf_file *f, const unsigned char *eh, engine_elf_dyn *out)
+/* The dynamic section of the section header table sht (n headers): 0 read,
+ * 1 none, -1 malformed. */
+static int dynamic_in(const elf_file *f, const unsigned char *sht, uint64_t n, uint64_t shentsize,
+                      engine_elf_dyn *out)
 {
-    uint64_t shoff = f->is64 ? get(eh + 40, 8, f->be) : get(eh + 32, 4, f->be);
-    uint64_t shentsize = get(eh + (f->is64 ? 58 : 46), 2, f->be);
-    uint64_t shnum = get(eh + (f->is64 ? 60 : 48), 2, f->be);
-    if (shoff == 0 || shnum == 0)
-        return 1;
-    for (uint64_t i = 0; i < shnum && i < MAX_SECTIONS; i++) {
+    for (uint64_t i = 0; i < n; i++) {
         uint64_t type, off, size, link, stype, soff, ssize, slink;
-        if (section(f, shoff, shentsize, i, &type, &off, &size, &link))
+        if (section(f, sht, n, shentsize, i, &type, &off, &size, &link))
             return -1;
         if (type != SHT_DYNAMIC_)
             continue;
-        if (link >= shnum || section(f, shoff, shentsize, link, &stype, &soff, &ssize, &slink))
+        if (section(f, sht, n, shentsize, link, &stype, &soff, &ssize, &slink))
             return -1;
         unsigned char *dyn = load(f, off, size, MAX_DYNAMIC);
         unsigned char *str = dyn ? load(f, soff, ssize, MAX_DYNSTR) : NULL;
@@ -135,6 +132,26 @@ static int dynamic(const elf_file *f, const unsigned char *eh, engine_elf_dyn *o
         return rc;
     }
     return 1;
+}
+
+/* The dynamic section of f: 0 read, 1 none, -1 malformed. The section
+ * header table is read in one pread (a few KiB), not a header at a time. */
+static int dynamic(const elf_file *f, const unsigned char *eh, engine_elf_dyn *out)
+{
+    uint64_t shoff = f->is64 ? get(eh + 40, 8, f->be) : get(eh + 32, 4, f->be);
+    uint64_t shentsize = get(eh + (f->is64 ? 58 : 46), 2, f->be);
+    uint64_t shnum = get(eh + (f->is64 ? 60 : 48), 2, f->be);
+    if (shoff == 0 || shnum == 0)
+        return 1;
+    if (shentsize < (f->is64 ? 64u : 40u))
+        return -1;
+    uint64_t n = shnum < MAX_SECTIONS ? shnum : MAX_SECTIONS; /* shentsize, shnum < 2^16: no overflow */
+    unsigned char *sht = load(f, shoff, n * shentsize, n * shentsize);
+    if (!sht)
+        return -1;
+    int rc = dynamic_in(f, sht, n, shentsize, out);
+    free(sht);
+    return rc;
 }
 
 int engine_elf_read(const char *path, engine_elf_dyn *out, lvd_err *err)

@@ -199,24 +199,32 @@ static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const s
 /* The buckets' dates, sorted and distinct, the last `nights` of them (0 = all). */
 static char **last_dates(const bucket *b, size_t nb, size_t nights, size_t *n_out)
 {
-    char **dates = lvd_xcalloc(nb + 1, sizeof *dates);
-    size_t nd = 0;
-    for (size_t j = 0; j < nb; j++) {
-        int seen = 0;
-        for (size_t k = 0; k < nd && !seen; k++)
-            seen = !strcmp(dates[k], b[j].date);
-        if (!seen)
-            dates[nd++] = lvd_xstrdup(b[j].date);
-    }
-    qsort(dates, nd, sizeof *dates, cmp_str);
+    const char **all = lvd_xcalloc(nb + 1, sizeof *all);
+    for (size_t j = 0; j < nb; j++)
+        all[j] = b[j].date;
+    qsort(all, nb, sizeof *all, cmp_str);
+    size_t nd = 0; /* distinct, in place */
+    for (size_t j = 0; j < nb; j++)
+        if (!nd || strcmp(all[nd - 1], all[j]))
+            all[nd++] = all[j];
     size_t skip = nights && nd > nights ? nd - nights : 0;
-    for (size_t k = 0; k < skip; k++)
-        free(dates[k]);
-    memmove(dates, dates + skip, (nd - skip) * sizeof *dates);
-    nd -= skip;
-    dates[nd] = NULL;
-    *n_out = nd;
+    char **dates = lvd_xcalloc(nd - skip + 1, sizeof *dates);
+    for (size_t k = skip; k < nd; k++)
+        dates[k - skip] = lvd_xstrdup(all[k]);
+    free(all);
+    *n_out = nd - skip;
     return dates;
+}
+
+/* Buckets by arm, test, then date: each arm's history in date order. */
+static int cmp_bucket(const void *x, const void *y)
+{
+    const bucket *a = x, *b = y;
+    if (a->arm != b->arm)
+        return a->arm < b->arm ? -1 : 1;
+    if (a->tg != b->tg)
+        return a->tg - b->tg;
+    return strcmp(a->date, b->date);
 }
 
 /* Appends bucket j's median as a point of its arm's tg or pp history. */
@@ -239,11 +247,12 @@ void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
     size_t nb;
     bucket *b = collect(m, runs, n, &ss, &nb);
     m->dates = last_dates(b, nb, nights, &m->n_dates);
-    for (size_t a = 0; a < m->n_arms; a++)
-        for (size_t k = 0; k < m->n_dates; k++)
-            for (size_t j = 0; j < nb; j++)
-                if (b[j].arm == a && !strcmp(b[j].date, m->dates[k]))
-                    add_point(&m->arms[a], &b[j]);
+    /* one bucket per (arm, test, date): sorted, each arm's points come in
+       date order, from the first of the nights shown */
+    qsort(b, nb, sizeof *b, cmp_bucket);
+    for (size_t j = 0; j < nb && m->n_dates; j++)
+        if (strcmp(b[j].date, m->dates[0]) >= 0)
+            add_point(&m->arms[b[j].arm], &b[j]);
     for (size_t j = 0; j < nb; j++)
         free(b[j].v);
     free(b);

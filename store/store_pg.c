@@ -3,12 +3,13 @@
  * sslmode and the rest passed through), its error messages (naming the
  * server, never a password), the schema version (table lvd_schema), write
  * transactions serialised by an advisory lock, and the migrations
- * (schema_pg.c). The statements are store_pg_stmt.c. */
+ * (schema_pg.c). The statements are store_pg_stmt.c; libpq itself is
+ * loaded on the first open (store_pg_lib.c). */
 #include "store/store_pg.h"
 #include "store/schema.h"
 #include "store/schema_pg.h"
+#include "store/store_pg_lib.h"
 
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,7 +253,7 @@ static int pgs_open(store *s, int flags, lvd_err *err)
     (void)flags; /* the database must exist: the server's owner creates it */
     char *spec = s->path;
     s->path = store_display(spec);
-    if (refuse_password(spec, s->path, err)) {
+    if (store_pg_load(s->path, err) || refuse_password(spec, s->path, err)) {
         free(spec);
         return -1;
     }
@@ -279,7 +280,8 @@ static int pgs_open(store *s, int flags, lvd_err *err)
 
 static void pgs_close(store *s)
 {
-    PQclear(s->pg_err);
+    if (s->pg_err) /* NULL, too, when libpq never loaded */
+        PQclear(s->pg_err);
     s->pg_err = NULL;
     if (s->pg)
         PQfinish(s->pg);

@@ -6,8 +6,8 @@
  * statement run a second time (a loop of inserts) is prepared on the server
  * then, and runs prepared from there on: parsed and planned once. */
 #include "store/store_pg.h"
+#include "store/store_pg_lib.h"
 
-#include <libpq-fe.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -58,6 +58,7 @@ for lib in libc6 libsqlite3 libcjson libcurl libssl libpcre2-8 libarchive; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
 done
 ok "Depends from dpkg-shlibdeps: $depends"
+check "Recommends libpq5 (loaded at run time for a PostgreSQL store)" grep -qw libpq5 <(field Recommends)
 dpkg-deb -c "$deb" | awk '{print $6}' > "$tmp/contents"
 for p in usr/bin/lvd usr/bin/lvd-select usr/share/man/man1/lvd.1 usr/share/man/man1/lvd-select.1 \
          usr/share/bash-completion/completions/lvd usr/share/bash-completion/completions/lvd-select \
