@@ -42,16 +42,73 @@ static char *absolute_dir(const char *dir)
     return lvd_xasprintf("%s/%s", buf, dir);
 }
 
+/* What the checks keep of a file's selected rows while it is read (a
+ * database is read twice and never held whole): the first selected row, the
+ * backends counted, the first row without a test time. */
+typedef struct import_check {
+    bench_rows first;       /* v[0]: the first selected row (all of them for a text file) */
+    size_t selected;
+    size_t no_time;         /* 1-based index of the first selected row without test_time; 0: none */
+    char no_time_test[64];
+    bench_seen_backends backends;
+} import_check;
+
+/* Rows a and b come from one model and one build: the user names one of each. */
+static int check_same_model_and_build(const bench_row *a, const bench_row *b, const char *name, lvd_err *err)
+{
+    if (strcmp(str_or(a->model_filename, ""), str_or(b->model_filename, "")))
+        return lvd_errf(err, "%s: results for more than one model (%s, %s); pick one with --select-model",
+                        name, str_or(a->model_filename, "?"), str_or(b->model_filename, "?"));
+    if (a->build_number != b->build_number || strcmp(str_or(a->build_commit, ""), str_or(b->build_commit, "")))
+        return lvd_errf(err, "%s: results of more than one build (%s %lld, %s %lld); pick one with --select-build",
+                        name, str_or(a->build_commit, "?"), (long long)a->build_number,
+                        str_or(b->build_commit, "?"), (long long)b->build_number);
+    return 0;
+}
+
+/* Counts the selected row r into c and checks it against the first. */
+static int check_row(import_check *c, const bench_row *r, const char *name, lvd_err *err)
+{
+    c->selected++;
+    bench_seen_add(&c->backends, r);
+    if (r->test_epoch == 0 && !c->no_time) {
+        c->no_time = c->selected;
+        snprintf(c->no_time_test, sizeof c->no_time_test, "%s", r->result.test);
+    }
+    return c->selected > 1 ? check_same_model_and_build(&c->first.v[0], r, name, err) : 0;
+}
+
+/* What every selected row was checked for, once all are counted. */
+static int check_rows_done(const import_check *c, const char *name, lvd_err *err)
+{
+    if (c->no_time)
+        return lvd_errf(err, "%s: result %zu (%s) has no readable test_time; it cannot be keyed", name, c->no_time,
+                        c->no_time_test);
+    return 0;
+}
+
 typedef struct db_reader {
     const bench_import_opts *o;
-    bench_rows *rows;
+    bench_rows *rows;       /* the rows parsed and kept */
     size_t cap, seen;
-    size_t other_backend;    /* rows --select-backend dropped */
+    size_t selected;
+    size_t other_backend;   /* rows --select-backend dropped */
+    import_check *check;    /* the first reading: checks, keeps only the first row */
+    store *s;               /* the second: imports in batches */
+    const lvd_engine *e;
+    bench_import_report *rep;
     lvd_err *err;
 } db_reader;
 
-/* One row of a llama-bench database: parsed, and kept only when selected,
- * so memory holds the rows imported, never the whole database. */
+static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const bench_import_opts *o, int last,
+                       bench_import_report *rep, lvd_err *err);
+
+/* Selected rows the second reading holds before it records the runs they make. */
+#define IMPORT_BATCH 512
+
+/* One row of a llama-bench database: parsed, and kept only while needed:
+ * on the first reading checked (only the first selected row kept), on the
+ * second held in a batch until its runs are recorded. */
 static int db_row(const cJSON *row, size_t i, void *ctx)
 {
     db_reader *r = ctx;
@@ -61,16 +118,27 @@ static int db_row(const cJSON *row, size_t i, void *ctx)
     if (bench_rows_add_object(r->rows, &r->cap, row, r->o->file, where, r->err))
         return -1;
     int other;
-    if (!bench_import_row_selected(&r->rows->v[r->rows->n - 1], r->o, &other))
+    bench_row *last = &r->rows->v[r->rows->n - 1];
+    if (!bench_import_row_selected(last, r->o, &other)) {
         bench_row_free(&r->rows->v[--r->rows->n]);
-    r->other_backend += (size_t)other;
-    return 0;
+        r->other_backend += (size_t)other;
+        return 0;
+    }
+    r->selected++;
+    if (r->check) {
+        int rc = check_row(r->check, last, r->o->file, r->err);
+        if (r->rows->n > 1)
+            bench_row_free(&r->rows->v[--r->rows->n]);
+        return rc ? fail(r->rep, BENCH_IMPORT_INPUT) : 0;
+    }
+    return r->rows->n >= IMPORT_BATCH ? import_rows(r->s, r->rows, r->e, r->o, 0, r->rep, r->err) : 0;
 }
 
-/* Reads and parses the file: llama-bench text output, or an SQLite database
- * of it (streamed: rows not selected are dropped as they are read); *had is
- * how many results the file held. */
-static int read_rows(const bench_import_opts *o, bench_rows *rows, size_t *had, bench_import_report *rep,
+/* Reads and parses the file and checks its selected rows: llama-bench text
+ * output (its selected rows kept in c->first), or an SQLite database of it
+ * (streamed: only the first selected row kept); *had is how many results
+ * the file held. */
+static int read_rows(const bench_import_opts *o, import_check *c, size_t *had, bench_import_report *rep,
                      lvd_err *err)
 {
     char head[16] = {0};
@@ -78,45 +146,57 @@ static int read_rows(const bench_import_opts *o, bench_rows *rows, size_t *had, 
     size_t got = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);
-    memset(rows, 0, sizeof *rows);
+    memset(c, 0, sizeof *c);
+    bench_rows *rows = &c->first;
     if (!store_is_sqlite_file(head, got)) {
         lvd_sb text = {0};
         if (lvd_read_file(o->file, IMPORT_MAX_BYTES, &text, err))
-            return -1;
+            return fail(rep, BENCH_IMPORT_INPUT);
         int rc = bench_parse_rows(text.buf, text.len, o->format, o->file, rows, err);
         lvd_sb_free(&text);
         *had = rows->n;
-        return rc;
+        if (rc || bench_import_select_rows(rows, o, *had, &rep->rows_other_backend, err))
+            return fail(rep, BENCH_IMPORT_INPUT);
+        for (size_t i = 0; i < rows->n; i++)
+            if (check_row(c, &rows->v[i], o->file, err))
+                return fail(rep, BENCH_IMPORT_INPUT);
+        return check_rows_done(c, o->file, err) ? fail(rep, BENCH_IMPORT_INPUT) : 0;
     }
     rep->sqlite_db = 1;
-    db_reader r = {.o = o, .rows = rows, .err = err};
-    if (store_llama_bench_db_each(o->file, db_row, &r, err)) {
-        bench_rows_free(rows);
-        return -1;
-    }
+    db_reader r = {.o = o, .rows = rows, .check = c, .rep = rep, .err = err};
+    int rc = store_llama_bench_db_each(o->file, db_row, &r, err);
     rows->format = BENCH_FMT_SQL;
     *had = r.seen;
     rep->rows_other_backend = r.other_backend;
-    if (r.seen == 0)
-        return lvd_errf(err, "%s: the database's table llama_bench has no row", o->file);
+    if (rc)
+        return fail(rep, BENCH_IMPORT_INPUT);
+    if (r.seen == 0) {
+        lvd_errf(err, "%s: the database's table llama_bench has no row", o->file);
+        return fail(rep, BENCH_IMPORT_INPUT);
+    }
+    size_t none = 0; /* the "none selected" rule, on what is left of the rows */
+    if (bench_import_select_rows(rows, o, *had, &none, err) || check_rows_done(c, o->file, err))
+        return fail(rep, BENCH_IMPORT_INPUT);
     return 0;
 }
 
-/* Every row must come from one model and one build: the user names one of each. */
-static int check_one_model_and_build(const bench_rows *rows, const char *name, lvd_err *err)
+/* The second reading of a database, in the write transaction: its selected
+ * rows recorded as runs a batch at a time. */
+static int import_db(store *s, const lvd_engine *e, const bench_import_opts *o, const import_check *c,
+                     bench_import_report *rep, lvd_err *err)
 {
-    const bench_row *a = &rows->v[0];
-    for (size_t i = 1; i < rows->n; i++) {
-        const bench_row *b = &rows->v[i];
-        if (strcmp(str_or(a->model_filename, ""), str_or(b->model_filename, "")))
-            return lvd_errf(err, "%s: results for more than one model (%s, %s); pick one with --select-model",
-                            name, str_or(a->model_filename, "?"), str_or(b->model_filename, "?"));
-        if (a->build_number != b->build_number || strcmp(str_or(a->build_commit, ""), str_or(b->build_commit, "")))
-            return lvd_errf(err, "%s: results of more than one build (%s %lld, %s %lld); pick one with --select-build",
-                            name, str_or(a->build_commit, "?"), (long long)a->build_number,
-                            str_or(b->build_commit, "?"), (long long)b->build_number);
-    }
-    return 0;
+    bench_rows batch = {0};
+    db_reader r = {.o = o, .rows = &batch, .s = s, .e = e, .rep = rep, .err = err};
+    int rc = store_llama_bench_db_each(o->file, db_row, &r, err);
+    if (rc == 0 && r.selected != c->selected)
+        rc = lvd_errf(err, "%s: the database changed while it was imported (%zu results selected, then %zu)",
+                      o->file, c->selected, r.selected);
+    if (rc == 0)
+        rc = import_rows(s, &batch, e, o, 1, rep, err);
+    else if (!rep->fail)
+        fail(rep, BENCH_IMPORT_INPUT);
+    bench_rows_free(&batch);
+    return rc;
 }
 
 /* A build id of the form bNNNN names a release; llama-bench reports NNNN.
@@ -132,15 +212,15 @@ static int check_build_matches(const lvd_engine *e, const bench_row *row, const 
     return 0;
 }
 
-/* The rows ran on one backend, the engine's (bench_import_check_backend). */
-static int check_backend(store *s, const bench_rows *rows, const lvd_engine *e, const bench_import_opts *o,
+/* The rows ran on one backend, the engine's (bench_seen_check). */
+static int check_backend(store *s, const bench_seen_backends *seen, const lvd_engine *e, const bench_import_opts *o,
                          bench_import_report *rep, lvd_err *err)
 {
     char had[64];
     int rc = store_engine_reported_backends(s, e->id, had, sizeof had, err);
     if (rc < 0)
         return fail(rep, BENCH_IMPORT_STORE);
-    if (bench_import_check_backend(rows, o->file, e->name, rc == 0 ? had : NULL, err))
+    if (bench_seen_check(seen, o->file, e->name, rc == 0 ? had : NULL, err))
         return fail(rep, BENCH_IMPORT_INPUT);
     return 0;
 }
@@ -290,8 +370,10 @@ static int params_of(const bench_row *row, const bench_import_opts *o, lvd_param
     return 0;
 }
 
-/* Groups the rows into runs and records the new ones. */
-static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const bench_import_opts *o,
+/* Groups the rows into runs and records the new ones, and drops the rows
+ * recorded; unless last, the final group is kept (more of its rows may
+ * follow) at the start of rows. */
+static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const bench_import_opts *o, int last,
                        bench_import_report *rep, lvd_err *err)
 {
     size_t from = 0;
@@ -312,6 +394,8 @@ static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const be
             if (strcmp(key, k2) || repeated)
                 break;
         }
+        if (!last && to == rows->n)
+            break;
         lvd_run r;
         build_run(rows, from, to, &p, key, e, rep->artifact, o, &r);
         char *had = NULL;
@@ -342,6 +426,10 @@ static int import_rows(store *s, bench_rows *rows, const lvd_engine *e, const be
         lvd_run_free(&r);
         from = to;
     }
+    for (size_t i = 0; i < from; i++)
+        bench_row_free(&rows->v[i]);
+    memmove(rows->v, rows->v + from, (rows->n - from) * sizeof *rows->v);
+    rows->n -= from;
     return 0;
 }
 
@@ -370,27 +458,17 @@ int bench_import_file(store *s, const bench_import_opts *o, bench_import_report 
     memset(rep, 0, sizeof *rep);
     if (check_options(o, rep, err))
         return -1;
-    bench_rows rows;
-    size_t had;
-    if (read_rows(o, &rows, &had, rep, err))
-        return fail(rep, BENCH_IMPORT_INPUT);
-    rep->format = rows.format;
-    rep->rows = had;
+    import_check c;
+    size_t had = 0;
     int ret = -1;
     lvd_engine e = {0};
-    if (bench_import_select_rows(&rows, o, had, &rep->rows_other_backend, err) ||
-        check_one_model_and_build(&rows, o->file, err)) {
-        fail(rep, BENCH_IMPORT_INPUT);
+    int rc = read_rows(o, &c, &had, rep, err);
+    rep->format = c.first.format;
+    rep->rows = had;
+    if (rc)
         goto out;
-    }
-    rep->rows_selected = rows.n;
-    for (size_t i = 0; i < rows.n; i++)
-        if (rows.v[i].test_epoch == 0) {
-            lvd_errf(err, "%s: result %zu (%s) has no readable test_time; it cannot be keyed", o->file, i + 1,
-                     rows.v[i].result.test);
-            fail(rep, BENCH_IMPORT_INPUT);
-            goto out;
-        }
+    rep->rows_selected = c.selected;
+    const bench_row *first = &c.first.v[0];
     if (o->model) {
         /* Hashing may take a while: outside the write transaction. */
         store_artifact a;
@@ -407,18 +485,16 @@ int bench_import_file(store *s, const bench_import_opts *o, bench_import_report 
         fail(rep, BENCH_IMPORT_STORE);
         goto out;
     }
-    if (resolve_engine(s, o, &rows.v[0], &e, rep, err) || (o->artifact && resolve_artifact_stub(s, o->artifact, rep, err)))
+    if (resolve_engine(s, o, first, &e, rep, err) || (o->artifact && resolve_artifact_stub(s, o->artifact, rep, err)))
         goto rollback;
     rep->engine_id = e.id;
-    if (check_build_matches(&e, &rows.v[0], o->file, err)) {
+    if (check_build_matches(&e, first, o->file, err)) {
         fail(rep, BENCH_IMPORT_INPUT);
         goto rollback;
     }
-    if (check_backend(s, &rows, &e, o, rep, err))
+    if (check_backend(s, &c.backends, &e, o, rep, err) || check_model_size(s, o, first, rep->artifact, rep, err))
         goto rollback;
-    if (check_model_size(s, o, &rows.v[0], rep->artifact, rep, err))
-        goto rollback;
-    if (import_rows(s, &rows, &e, o, rep, err))
+    if (rep->sqlite_db ? import_db(s, &e, o, &c, rep, err) : import_rows(s, &c.first, &e, o, 1, rep, err))
         goto rollback;
     if (store_commit(s, err)) {
         fail(rep, BENCH_IMPORT_STORE);
@@ -432,6 +508,6 @@ rollback:
     rep->engine_registered = 0;
 out:
     lvd_engine_free(&e);
-    bench_rows_free(&rows);
+    bench_rows_free(&c.first);
     return ret;
 }

@@ -67,24 +67,18 @@ void bench_row_backend(const bench_row *r, char *buf, size_t len)
         snprintf(buf, len, "%s", b);
 }
 
-enum { MAX_SEEN = 8 };
-
-typedef struct seen_backends {
-    char name[MAX_SEEN][200];
-    size_t count[MAX_SEEN];
-    size_t n, others; /* others: rows past MAX_SEEN distinct backends */
-} seen_backends;
-
-static void seen_add(seen_backends *s, const bench_row *r)
+void bench_seen_add(bench_seen_backends *s, const bench_row *r)
 {
     char b[200];
     bench_row_backend(r, b, sizeof b);
+    if (s->rows++ == 0)
+        snprintf(s->first, sizeof s->first, "%s", r->result.backends);
     for (size_t i = 0; i < s->n; i++)
         if (!strcmp(s->name[i], b)) {
             s->count[i]++;
             return;
         }
-    if (s->n == MAX_SEEN) {
+    if (s->n == BENCH_MAX_SEEN) {
         s->others++;
         return;
     }
@@ -92,29 +86,25 @@ static void seen_add(seen_backends *s, const bench_row *r)
     s->count[s->n++] = 1;
 }
 
-int bench_import_check_backend(const bench_rows *rows, const char *file, const char *engine,
-                               const char *engine_backends, lvd_err *err)
+int bench_seen_check(const bench_seen_backends *s, const char *file, const char *engine,
+                     const char *engine_backends, lvd_err *err)
 {
-    seen_backends s = {0};
-    for (size_t i = 0; i < rows->n; i++)
-        seen_add(&s, &rows->v[i]);
-    if (s.n > 1) {
+    if (s->n > 1) {
         lvd_sb sb = {0};
-        for (size_t i = 0; i < s.n; i++)
-            lvd_sb_addf(&sb, "%s%s: %zu", i ? ", " : "", s.name[i], s.count[i]);
-        if (s.others)
-            lvd_sb_addf(&sb, ", others: %zu", s.others);
+        for (size_t i = 0; i < s->n; i++)
+            lvd_sb_addf(&sb, "%s%s: %zu", i ? ", " : "", s->name[i], s->count[i]);
+        if (s->others)
+            lvd_sb_addf(&sb, ", others: %zu", s->others);
         lvd_errf(err, "%s: %zu results of more than one backend (%s); builds of one source share commit and "
                  "number, so each is imported for its own engine: pick one with --select-backend NAME",
-                 file, rows->n, lvd_sb_str(&sb));
+                 file, s->rows, lvd_sb_str(&sb));
         lvd_sb_free(&sb);
         return -1;
     }
-    const char *b = rows->n ? rows->v[0].result.backends : "";
-    if (rows->n && engine_backends && *engine_backends && strcasecmp(b, engine_backends))
+    if (s->rows && engine_backends && *engine_backends && strcasecmp(s->first, engine_backends))
         return lvd_errf(err, "%s: its %zu results ran on backend %s, but engine '%s' has results of backend %s: "
                         "another build's rows; import them for their own engine (or narrow the file with "
-                        "--select-backend %s)", file, rows->n, s.name[0], engine, engine_backends,
+                        "--select-backend %s)", file, s->rows, s->name[0], engine, engine_backends,
                         engine_backends);
     return 0;
 }

@@ -22,11 +22,26 @@ int bench_import_select_rows(bench_rows *rows, const bench_import_opts *o, size_
 /* What a row ran on, in llama-bench's words: "CUDA on NVIDIA H200", "CPU". */
 void bench_row_backend(const bench_row *r, char *buf, size_t len);
 
-/* The backend rule: every row ran on one backend (bench_row_backend), and
- * on the engine's, engine_backends being what llama-bench reported for the
- * engine's newest ok run in the store ("" or NULL: nothing recorded yet).
+enum { BENCH_MAX_SEEN = 8 };
+
+/* The backends a file's selected rows ran on, counted as they are read (a
+ * database is not held whole): name (bench_row_backend) and count of each. */
+typedef struct bench_seen_backends {
+    char name[BENCH_MAX_SEEN][200];
+    size_t count[BENCH_MAX_SEEN];
+    size_t n, others; /* others: rows past BENCH_MAX_SEEN distinct backends */
+    size_t rows;      /* rows counted */
+    char first[64];   /* the first row's "backends" */
+} bench_seen_backends;
+
+/* Counts row r into s. */
+void bench_seen_add(bench_seen_backends *s, const bench_row *r);
+
+/* The backend rule: every row counted ran on one backend (bench_row_backend),
+ * and on the engine's, engine_backends being what llama-bench reported for
+ * the engine's newest ok run in the store ("" or NULL: nothing recorded yet).
  * 0, or -1 with one line naming file, the row count and the backends seen. */
-int bench_import_check_backend(const bench_rows *rows, const char *file, const char *engine,
-                               const char *engine_backends, lvd_err *err);
+int bench_seen_check(const bench_seen_backends *s, const char *file, const char *engine,
+                     const char *engine_backends, lvd_err *err);
 
 #endif

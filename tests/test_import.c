@@ -1,13 +1,15 @@
 /* test_import.c: bench_import_file on the real captures: grouping into runs,
  * keys and statuses, no duplicates on re-import, shared sessions, warm-up
  * flags as the bench runner sets them, all-or-nothing on a store failure,
- * and the refusals (options, inconsistent files). */
+ * the refusals (options, inconsistent files), and a llama-bench.sqlite read
+ * in batches (runs whole across them, a mixed file refused whole). */
 #include "tests/testutil.h"
 
 #include "bench/benchout.h"
 #include "bench/import.h"
 #include "common/util.h"
 
+#include <cjson/cJSON.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +163,120 @@ static void test_all_or_nothing(void **state)
     assert_int_equal(c.results, 0);
     assert_int_equal(c.engines, 0);
     assert_int_equal(c.artifacts, 0);
+}
+
+/* A llama-bench.sqlite (llama-bench -o sql | sqlite3: no sample arrays) of
+ * `copies` invocations of the 3-row CPU capture, each a minute later; the
+ * last `cuda` invocations report backend CUDA. */
+static char *write_bench_db(fx *f, int copies, int cuda)
+{
+    size_t len;
+    char *src = tu_fixture(FIX "cpu-build-b9749/bench-jsonl.stdout");
+    char *text = tu_read(src, &len);
+    char *path = lvd_xasprintf("%s/llama-bench.sqlite", f->dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_stmt *ins = NULL;
+    for (int k = 0; k < copies; k++) {
+        char *line = text, *nl;
+        for (; *line && (nl = strchr(line, '\n')); line = nl + 1) {
+            *nl = 0;
+            cJSON *o = cJSON_Parse(line);
+            *nl = '\n';
+            assert_non_null(o);
+            cJSON_DeleteItemFromObject(o, "samples_ns");
+            cJSON_DeleteItemFromObject(o, "samples_ts");
+            char when[32];
+            snprintf(when, sizeof when, "2026-11-%02dT%02d:%02d:5%dZ", 1 + k / 1440, k / 60 % 24, k % 60,
+                     (int)(line - text) % 10);
+            cJSON_ReplaceItemInObject(o, "test_time", cJSON_CreateString(when));
+            if (k >= copies - cuda)
+                cJSON_ReplaceItemInObject(o, "backends", cJSON_CreateString("CUDA"));
+            if (!ins) {
+                lvd_sb sql = {0};
+                lvd_sb_adds(&sql, "CREATE TABLE llama_bench (");
+                const cJSON *c;
+                int n = 0;
+                cJSON_ArrayForEach(c, o) lvd_sb_addf(&sql, "%s%s", n++ ? ", " : "", c->string);
+                lvd_sb_adds(&sql, ")");
+                assert_int_equal(sqlite3_exec(db, lvd_sb_str(&sql), NULL, NULL, NULL), SQLITE_OK);
+                lvd_sb_free(&sql);
+                lvd_sb_adds(&sql, "INSERT INTO llama_bench VALUES (?");
+                for (int i = 1; i < n; i++)
+                    lvd_sb_adds(&sql, ", ?");
+                lvd_sb_adds(&sql, ")");
+                assert_int_equal(sqlite3_prepare_v2(db, lvd_sb_str(&sql), -1, &ins, NULL), SQLITE_OK);
+                lvd_sb_free(&sql);
+            }
+            const cJSON *c;
+            int i = 1;
+            cJSON_ArrayForEach(c, o)
+            {
+                if (cJSON_IsString(c))
+                    sqlite3_bind_text(ins, i++, c->valuestring, -1, SQLITE_TRANSIENT);
+                else if (cJSON_IsBool(c))
+                    sqlite3_bind_int(ins, i++, cJSON_IsTrue(c));
+                else
+                    sqlite3_bind_double(ins, i++, c->valuedouble);
+            }
+            assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+            sqlite3_reset(ins);
+            cJSON_Delete(o);
+        }
+    }
+    sqlite3_finalize(ins);
+    assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    free(text);
+    free(src);
+    return path;
+}
+
+static void test_sqlite_in_batches(void **state)
+{
+    fx *f = *state;
+    /* 1 200 rows, 400 runs of 3: read in batches of 512 rows, so runs
+     * straddle the batches; none is split, none lost. */
+    char *db = write_bench_db(f, 400, 0);
+    bench_import_report rep;
+    lvd_err err = {0};
+    if (import(f, db, "b9749", &rep, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(rep.rows, 1200);
+    assert_int_equal(rep.rows_selected, 1200);
+    assert_int_equal(rep.runs_added, 400);
+    assert_int_equal(rep.results_added, 1200);
+    lvd_run *v;
+    size_t n;
+    store_run_filter flt = {.with_samples = 1};
+    assert_int_equal(store_run_list(f->s, &flt, &v, &n, &err), 0);
+    assert_int_equal(n, 400);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(v[i].n_results, 3);
+    store_run_list_free(v, n);
+    if (import(f, db, "b9749", &rep, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(rep.runs_added, 0);
+    assert_int_equal(rep.runs_skipped, 400);
+    free(db);
+}
+
+static void test_sqlite_mixed_past_a_batch(void **state)
+{
+    fx *f = *state;
+    /* The other backend's rows come after the first batches: still refused
+     * whole, with every row counted, and nothing written. */
+    char *db = write_bench_db(f, 400, 1);
+    bench_import_report rep;
+    lvd_err err = {0};
+    assert_int_equal(import(f, db, "b9749", &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_non_null(strstr(err.msg, "1200 results of more than one backend (CPU: 1197, CUDA: 3)"));
+    store_counts c = counts(f);
+    assert_int_equal(c.runs, 0);
+    assert_int_equal(c.engines, 0);
+    free(db);
 }
 
 static void test_refusals(void **state)
@@ -385,6 +501,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_repeated_test_starts_a_run, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_all_or_nothing, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_refusals, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_sqlite_in_batches, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_sqlite_mixed_past_a_batch, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_shared_session, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_warmup_flags, tu_store_setup, tu_store_teardown),
     };
