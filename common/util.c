@@ -265,6 +265,19 @@ int lvd_write_file_atomic(const char *path, const void *data, size_t n, lvd_err 
     return 0;
 }
 
+int lvd_mkdir_parent(const char *path, lvd_err *err)
+{
+    char *dir = lvd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    int rc = 0;
+    if (slash && slash != dir) {
+        *slash = '\0';
+        rc = lvd_mkdir_p(dir, err);
+    }
+    free(dir);
+    return rc;
+}
+
 int lvd_mkdir_p(const char *path, lvd_err *err)
 {
     char *p = lvd_xstrdup(path);

@@ -53,6 +53,8 @@ int lvd_read_file(const char *path, size_t max, lvd_sb *out, lvd_err *err);
 int lvd_write_file_atomic(const char *path, const void *data, size_t n, lvd_err *err);
 /* mkdir -p with mode 0755 for every missing component. */
 int lvd_mkdir_p(const char *path, lvd_err *err);
+/* lvd_mkdir_p of the directory path is in (nothing for a bare name or "/x"). */
+int lvd_mkdir_parent(const char *path, lvd_err *err);
 /* Removes a directory tree (no symlink following). Errors ignored except the top. */
 int lvd_rm_rf(const char *path);
 

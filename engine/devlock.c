@@ -87,15 +87,7 @@ static void mark(engine_devlock *l, const char *tool)
 /* Opens the lock file (no O_CLOEXEC: children inherit the lock). */
 static int open_lock(const char *path, lvd_err *err)
 {
-    char *dir = lvd_xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    int rc = 0;
-    if (slash && slash != dir) {
-        *slash = '\0';
-        rc = lvd_mkdir_p(dir, err);
-    }
-    free(dir);
-    if (rc)
+    if (lvd_mkdir_parent(path, err))
         return -1;
     int fd = open(path, O_RDWR | O_CREAT, 0644);
     if (fd < 0)

@@ -16,17 +16,10 @@ int night_lock(const char *store, int *fd, lvd_err *err)
     char *local = store_local_anchor(store); /* a PostgreSQL store: one nightly per host */
     char *path = lvd_xasprintf("%s.nightly.lock", local);
     free(local);
-    char *dir = lvd_xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
-        if (lvd_mkdir_p(dir, err)) {
-            free(dir);
-            free(path);
-            return -1;
-        }
+    if (lvd_mkdir_parent(path, err)) {
+        free(path);
+        return -1;
     }
-    free(dir);
     int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (f < 0) {
         lvd_errf(err, "%s: cannot open the lock: %s", path, strerror(errno));

@@ -150,17 +150,7 @@ static int prepare_path(const char *path, int flags, lvd_err *err)
         return lvd_errf(err, "%s: no store here (run a tool that records, or pass --store)", path);
     if (exists && !S_ISREG(st.st_mode))
         return lvd_errf(err, "%s: not a regular file", path);
-    if (exists)
-        return 0;
-    char *dir = lvd_xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    int rc = 0;
-    if (slash && slash != dir) {
-        *slash = '\0';
-        rc = lvd_mkdir_p(dir, err);
-    }
-    free(dir);
-    return rc;
+    return exists ? 0 : lvd_mkdir_parent(path, err);
 }
 
 /* The pragmas of a store opened for writing: WAL kept across closes. */

@@ -25,31 +25,15 @@ typedef tu_storefx fx;
 /* Runs SQL on path through a separate connection (the "other process"). */
 static void raw_exec(const char *path, const char *sql)
 {
-    if (store_is_remote(path)) {
+    if (store_is_remote(path))
         tu_pg_exec(path, sql);
-        return;
-    }
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-        fail_msg("%s: %s", sql, msg);
-    sqlite3_close(db);
+    else
+        tu_sql(path, sql);
 }
 
 static int64_t raw_int(const char *path, const char *sql)
 {
-    if (store_is_remote(path))
-        return tu_pg_int(path, sql);
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    return store_is_remote(path) ? tu_pg_int(path, sql) : tu_sql_int(path, sql);
 }
 
 static void assert_near(double a, double b)
