@@ -140,6 +140,33 @@ static double expected_decisions(const bench_session *s, const unsigned char *ne
     return sum;
 }
 
+/* The factor past which a comparison is obvious (the page's rule for a
+ * factor, evidence/format.c: a ratio of 2 or more either way). */
+#define VOI_OBVIOUS 2.0
+
+/* 1 when an open comparison of a needed arm is obvious: its CI lies past a
+ * factor of VOI_OBVIOUS. Such a look is bought whatever its price: what it
+ * decides is no close call (a CPU build against a software device, 100x
+ * apart, left undecided because its first look held too few samples). */
+static int obvious_open(const bench_session *s, const unsigned char *need)
+{
+    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
+        const stats_ranking *r = bench_session_decider(s, t);
+        if (!r || (s->weighted && t != s->w_tg) || r->state != STATS_RANK_OPEN || r->leader == STATS_NO_ARM ||
+            !need[r->leader])
+            continue;
+        for (size_t i = 0; i < r->n; i++) {
+            const stats_rank_entry *e = &r->v[i];
+            if (!e->rank || !e->has_vs_leader || e->settle != STATS_OPEN || !need[e->arm])
+                continue;
+            const stats_comparison *c = &e->vs_leader;
+            if ((c->ci_hi > 0 && c->ci_hi <= 1 / VOI_OBVIOUS) || c->ci_lo >= VOI_OBVIOUS)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* What max_samples leaves the needed arm with the most samples. */
 static size_t look_room(const bench_session *s, const unsigned char *need)
 {
@@ -224,7 +251,8 @@ void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const uns
             out->n_add = k, out->price_ms = x, out->q = q;
         }
     }
-    out->decide = bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1) && (n <= room || !trusted);
+    int worth = obvious_open(s, need) || bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1);
+    out->decide = worth && (n <= room || !trusted);
     if (n && n < out->n_add)
         out->n_add = n;
     if (!out->n_add) /* no look can decide: its price per decision is infinite */

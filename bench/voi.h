@@ -101,7 +101,8 @@ int bench_voi_worth(double price_ms, double q, double t1_ms, double p1);
  * look runs); T1 is s->voi_ref_ms, p1 s->voi_p1 (set here at the first later
  * look; T1 at least the first look's repetitions at their measured costs, so
  * an engine whose wall clock is not its samples' clock is priced alike on
- * both sides). */
+ * both sides). A look is bought whatever its price when an open comparison's
+ * CI lies past a factor of 2: that decision is no close call. */
 void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const unsigned char *need,
                     bench_voi *out);
 
