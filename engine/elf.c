@@ -42,10 +42,12 @@ static int read_at(const elf_file *f, uint64_t off, void *buf, size_t n)
     return pread(f->fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
-/* Reads a whole section of at most max bytes into a malloc'd buffer. */
+/* Reads a whole section of at most max bytes into a malloc'd buffer; NULL
+ * when it is not all in the file (checked before the allocation: a header's
+ * sizes are untrusted, and 65535 headers of 65535 bytes are 4 GiB). */
 static unsigned char *load(const elf_file *f, uint64_t off, uint64_t size, uint64_t max)
 {
-    if (size > max)
+    if (size > max || off > f->size || size > f->size - off)
         return NULL;
     unsigned char *buf = lvd_xmalloc(size + 1);
     if (read_at(f, off, buf, (size_t)size)) {
