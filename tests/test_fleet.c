@@ -250,16 +250,6 @@ static void test_pin_fleet(void **state)
 
 /* --- the store: hosts and the fallback copy -------------------------------- */
 
-static int64_t engine(store *s, const char *name)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/e/%s", name);
-    lvd_engine e = {.name = (char *)name, .dir = dir, .build = "b9749", .origin = "registered"};
-    lvd_err err = {0};
-    if (store_engine_put(s, &e, &err))
-        fail_msg("%s", err.msg);
-    return e.id;
-}
 
 static void run(store *s, int64_t eid, const char *host)
 {
@@ -307,7 +297,8 @@ static void test_store_fleet(void **state)
     size_t n;
     assert_int_equal(store_fleet_hosts(f->s, &hosts, &n, &err), 0);
     assert_true(n == 0 && hosts == NULL);
-    int64_t e1 = engine(f->s, "one"), e2 = engine(f->s, "two"), e3 = engine(f->s, "three");
+    int64_t e1 = tu_engine_put(f->s, "one", NULL), e2 = tu_engine_put(f->s, "two", NULL);
+    int64_t e3 = tu_engine_put(f->s, "three", NULL);
     run(f->s, e1, "gpu-box-2");
     run(f->s, e2, "gpu-box-1");
     run(f->s, e3, "gpu-box-2");

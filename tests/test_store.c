@@ -416,15 +416,6 @@ static void test_path_cache(void **state)
 
 /* --- engines and probes --------------------------------------------------- */
 
-static int64_t add_engine(store *s, const char *name, const char *dir)
-{
-    lvd_engine e = {.name = (char *)name, .dir = (char *)dir, .build = "b9749", .origin = "registered"};
-    lvd_err err = {0};
-    if (store_engine_put(s, &e, &err))
-        fail_msg("%s", err.msg);
-    assert_true(e.id > 0);
-    return e.id;
-}
 
 static void test_engines(void **state)
 {
@@ -470,7 +461,7 @@ static void test_engines(void **state)
     assert_int_equal(store_engine_put(f->s, &no_build, &err), -1);
     assert_non_null(strstr(err.msg, "needs a name"));
 
-    add_engine(f->s, "cuda-local", "/e/cuda");
+    tu_engine_put(f->s, "cuda-local", "/e/cuda");
     lvd_engine *v;
     size_t n;
     assert_int_equal(store_engine_list(f->s, &v, &n, &err), 0);
@@ -486,7 +477,7 @@ static void test_probes(void **state)
 {
     fx *f = *state;
     lvd_err err = {0};
-    int64_t eid = add_engine(f->s, "cuda", "/e/cuda");
+    int64_t eid = tu_engine_put(f->s, "cuda", "/e/cuda");
     const char *bin = "/e/cuda/llama-bench";
     lvd_probe got;
     assert_int_equal(store_probe_latest(f->s, eid, &got, &err), 1);
@@ -648,7 +639,7 @@ static void setup_run_deps(store *s, int64_t *eid)
     lvd_err err = {0};
     store_artifact a = {.sha256 = SHA_A, .size = 1};
     assert_int_equal(store_artifact_put(s, &a, &err), 0);
-    *eid = add_engine(s, "cuda", "/e/cuda");
+    *eid = tu_engine_put(s, "cuda", "/e/cuda");
 }
 
 static void test_run_roundtrip(void **state)
@@ -739,7 +730,7 @@ static void test_run_filters(void **state)
     lvd_err err = {0};
     int64_t eid;
     setup_run_deps(f->s, &eid);
-    int64_t eid2 = add_engine(f->s, "vulkan", "/e/vulkan");
+    int64_t eid2 = tu_engine_put(f->s, "vulkan", "/e/vulkan");
     struct {
         int64_t engine;
         const char *arm, *status, *session;

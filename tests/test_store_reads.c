@@ -25,16 +25,6 @@
 
 typedef tu_storefx fx;
 
-static int64_t add_engine(store *s, const char *name)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/e/%s", name);
-    lvd_engine e = {.name = (char *)name, .dir = dir, .build = "b9749", .origin = "registered"};
-    lvd_err err = {0};
-    if (store_engine_put(s, &e, &err))
-        fail_msg("%s", err.msg);
-    return e.id;
-}
 
 static void add_artifacts(store *s)
 {
@@ -92,7 +82,7 @@ static void test_newest_sessions(void **state)
     fx *f = *state;
     lvd_err err = {0};
     add_artifacts(f->s);
-    int64_t e1 = add_engine(f->s, "one"), e2 = add_engine(f->s, "two");
+    int64_t e1 = tu_engine_put(f->s, "one", NULL), e2 = tu_engine_put(f->s, "two", NULL);
     put_run(f->s, SHA_A, e1, "fa=1", "night-1", 100, 10);
     put_run(f->s, SHA_A, e1, "fa=1", "night-2", 200, 11);
     put_run(f->s, SHA_A, e1, "fa=1", "bisect-x", 300, 12);  /* a hunt's: not the arm's newest */
@@ -134,7 +124,7 @@ static void test_armset_newest(void **state)
     fx *f = *state;
     lvd_err err = {0};
     add_artifacts(f->s);
-    int64_t e1 = add_engine(f->s, "one");
+    int64_t e1 = tu_engine_put(f->s, "one", NULL);
     put_run(f->s, SHA_A, e1, "fa=1", "night-1", 100, 10);
     put_run(f->s, SHA_A, e1, "fa=1", "night-2", 200, 20);
     put_run(f->s, SHA_A, e1, "fa=1", "night-2", 210, 22);
@@ -180,7 +170,7 @@ static void test_armset_picked(void **state)
     fx *f = *state;
     lvd_err err = {0};
     add_artifacts(f->s);
-    int64_t e1 = add_engine(f->s, "one");
+    int64_t e1 = tu_engine_put(f->s, "one", NULL);
     put_run(f->s, SHA_A, e1, "fa=1", "night-1", 100, 10);
     put_run(f->s, SHA_A, e1, "fa=0", "night-1", 110, 30);
     sel_armset set;
@@ -197,7 +187,7 @@ static void test_nights_since(void **state)
     fx *f = *state;
     lvd_err err = {0};
     add_artifacts(f->s);
-    int64_t e1 = add_engine(f->s, "one");
+    int64_t e1 = tu_engine_put(f->s, "one", NULL);
     const int64_t day = 86400;
     int64_t since = -1;
     assert_int_equal(store_run_nights_since(f->s, NULL, HOST, 3, &since, &err), 0);
@@ -228,7 +218,7 @@ static void test_page_window(void **state)
     fx *f = *state;
     lvd_err err = {0};
     add_artifacts(f->s);
-    int64_t e1 = add_engine(f->s, "one");
+    int64_t e1 = tu_engine_put(f->s, "one", NULL);
     const int64_t day = 86400;
     for (int d = 1; d <= 3; d++)
         put_run(f->s, SHA_A, e1, "fa=1", "a", d * day + 5, d);
@@ -276,7 +266,7 @@ static void test_alloc_window(void **state)
     fx *f = *state;
     lvd_err err = {0};
     add_artifacts(f->s);
-    int64_t e1 = add_engine(f->s, "one");
+    int64_t e1 = tu_engine_put(f->s, "one", NULL);
     for (int i = 0; i < 5; i++) {
         int64_t id = put_run(f->s, SHA_A, e1, "fa=1", "night-1", 100 + i, 10);
         put_alloc(f->s, id, "CUDA0", 100 + i);

@@ -171,6 +171,19 @@ store *tu_store_at(const char *spec)
     return s;
 }
 
+int64_t tu_engine_put(store *s, const char *name, const char *dir)
+{
+    char own[256];
+    snprintf(own, sizeof own, "/e/%s", name);
+    lvd_engine e = {.name = (char *)name, .dir = (char *)(dir ? dir : own), .build = "b9749",
+                    .origin = "registered"};
+    lvd_err err = {{0}};
+    if (store_engine_put(s, &e, &err))
+        fail_msg("%s", err.msg);
+    assert_true(e.id > 0);
+    return e.id;
+}
+
 store *tu_store(const char *dir)
 {
     char *path = tu_store_spec(dir);

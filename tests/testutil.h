@@ -45,6 +45,9 @@ void tu_copy(const char *from, const char *to, unsigned mode);
 store *tu_store(const char *dir);
 /* Opens (creating) the store spec names (fails the test on error). */
 store *tu_store_at(const char *spec);
+/* Records a plain engine NAME at dir (NULL: /e/NAME), build b9749, origin
+ * registered, this host's; returns its id (fails the test otherwise). */
+int64_t tu_engine_put(store *s, const char *name, const char *dir);
 /* The specification tu_store opens (malloc'd): DIR/store.db or a new
  * database's URI. */
 char *tu_store_spec(const char *dir);
