@@ -4,6 +4,7 @@
  * line (select/choice.h, as lvd select prints them), and the pin history.
  * Only reads the store. Not for computing figures (model.c) nor rendering. */
 #include "builds/older.h"
+#include "evidence/fleet.h"
 #include "evidence/model.h"
 #include "evidence/window.h"
 
@@ -522,7 +523,28 @@ void ev_page_free(ev_page *p)
     sel_pin_rows_free(p->pin.rows, p->pin.n_rows);
     lvd_strv_free(p->pin.issues);
     ev_hunt_free(&p->hunt);
+    if (p->fleet) {
+        ev_fleet_free(p->fleet);
+        free(p->fleet);
+    }
     memset(p, 0, sizeof *p);
+}
+
+/* A store several hosts write: the page ends with the fleet section. */
+static int load_fleet(store *s, ev_page *out, lvd_err *err)
+{
+    ev_fleet *f = lvd_xcalloc(1, sizeof *f);
+    if (ev_fleet_load(s, f, err) != 0) {
+        free(f);
+        return -1;
+    }
+    if (f->n_hosts > 1) {
+        out->fleet = f;
+    } else {
+        ev_fleet_free(f);
+        free(f);
+    }
+    return 0;
 }
 
 int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
@@ -561,6 +583,8 @@ int ev_page_load(store *s, const ev_opts *o, ev_page *out, lvd_err *err)
     if (rc == 0)
         rc = ev_hunt_load(s, host, w.v, w.n, &out->hunt, err);
     ev_window_free(&w);
+    if (rc == 0)
+        rc = load_fleet(s, out, err);
     if (rc != 0) {
         ev_page_free(out);
         return -1;

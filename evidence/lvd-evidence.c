@@ -59,7 +59,8 @@ static void usage(FILE *f)
             "                   95 %% interval across hosts and n hosts); a page of a store with\n"
             "                   several hosts ends with the same section\n"
             "  --json           print what was written (with --fleet: the fleet) as JSON\n"
-            "  --store PATH     the store (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
+            "  --store PATH     the store: an SQLite file or a PostgreSQL URI (postgresql://...)\n"
+            "                   (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
             "  -h, --help       this text\n\n"
             "exit: 0 written, 1 nothing measured or cannot write, 2 usage, 3 a --model unknown or\n"
             "its file unreadable, 4 store error.\n\n"
@@ -171,25 +172,6 @@ static int print_fleet(store *s, int json)
     return code;
 }
 
-/* A store several hosts write: the page ends with the fleet section. */
-static int fleet_section(store *s, ev_file *page, lvd_err *err)
-{
-    ev_fleet f;
-    if (ev_fleet_load(s, &f, err) != 0)
-        return -1;
-    if (f.n_hosts > 1) {
-        lvd_sb sb = {0};
-        lvd_sb_add(&sb, page->data, page->len);
-        lvd_sb_adds(&sb, "\n");
-        ev_fleet_render_markdown(&f, &sb);
-        free(page->data);
-        page->len = sb.len;
-        page->data = lvd_sb_detach(&sb);
-    }
-    ev_fleet_free(&f);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     options o = {.out = OUT_DEFAULT};
@@ -229,12 +211,6 @@ int main(int argc, char **argv)
     ev_file *files;
     size_t n;
     ev_render_files(&page, o.out, &files, &n);
-    if (fleet_section(s, &files[n - 1], &err) != 0) {
-        code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
-        ev_files_free(files, n);
-        ev_page_free(&page);
-        goto out;
-    }
     if (ev_write_files(files, n, &err) != 0) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_FAIL);
     } else {

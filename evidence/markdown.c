@@ -1,6 +1,7 @@
 /* markdown.c: the evidence page as GitHub-flavoured markdown (layout in
  * render.h). Pure: an ev_page in, bytes out. Not for the charts (svg.c). */
 #include "evidence/energy.h"
+#include "evidence/fleet.h"
 #include "evidence/format.h"
 #include "evidence/render.h"
 
@@ -415,4 +416,8 @@ void ev_render_markdown(const ev_page *p, const char *page_path, lvd_sb *out)
     ev_alloc_render_summary(out, p);
     pin_section(out, p);
     ev_hunt_render_drift(out, &p->hunt);
+    if (p->fleet) {
+        lvd_sb_adds(out, "\n");
+        ev_fleet_render_markdown(p->fleet, out);
+    }
 }

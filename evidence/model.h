@@ -219,6 +219,8 @@ typedef struct ev_page {
     const char *const *notes;  /* lvd evidence --note lines (borrowed), shown first */
     size_t n_notes;
     ev_hunt hunt;           /* the newest bisect's culprit, drift flags (evidence/hunt.h) */
+    struct ev_fleet *fleet; /* the fleet section (evidence/fleet.h) when the store holds more
+                               than one host; NULL else */
 } ev_page;
 
 /* --- the pure part ---------------------------------------------------------- */
