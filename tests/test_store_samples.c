@@ -2,16 +2,18 @@
  * the text read back bit for bit, its size on llama-bench's numbers, bad text
  * refused, the totals prices read, and migration 15 converting a store with
  * one samples row per repetition and whole reported objects (their shared
- * head stored once, for the runs recorded after it too). */
+ * head stored once, for the runs recorded after it too), on SQLite and, in
+ * the _pg twin, on PostgreSQL (its own step 15, store/schema_pg.c). */
 #include "testutil.h"
 
 #include "store/schema.h"
+#include "store/schema_pg.h"
+#include "store/store.h"
 #include "store/store_samples.h"
 
 #include "common/util.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,9 +173,45 @@ static void test_totals(void **state)
 #define TAIL2 ",\"n_prompt\":512,\"n_gen\":0,\"avg_ts\":400.25}"
 
 /* The store made of sql (freed), opened: migrated to this schema. */
+/* Raw SQL on the store spec names, beside the store: SQLite or PostgreSQL. */
+static void raw_exec(const char *spec, const char *sql)
+{
+    if (store_is_remote(spec))
+        tu_pg_exec(spec, sql);
+    else
+        tu_sql(spec, sql);
+}
+
+static int64_t raw_int(const char *spec, const char *sql)
+{
+    return store_is_remote(spec) ? tu_pg_int(spec, sql) : tu_sql_int(spec, sql);
+}
+
+/* The schema of version `to` as each backend built it then: SQLite every
+ * step, PostgreSQL its base and its later steps. */
+static void schema_upto(const char *spec, size_t to, lvd_sb *sql)
+{
+    if (!store_is_remote(spec)) {
+        for (size_t v = 1; v <= to; v++)
+            lvd_sb_adds(sql, store_schema_step(v));
+        lvd_sb_addf(sql, "PRAGMA user_version = %zu;", to);
+        return;
+    }
+    char *base = store_pg_schema_base();
+    lvd_sb_adds(sql, base);
+    free(base);
+    for (size_t v = STORE_PG_BASE_VERSION + 1; v <= to; v++) {
+        char *step = store_pg_schema_step(v);
+        lvd_sb_adds(sql, step);
+        lvd_sb_adds(sql, ";");
+        free(step);
+    }
+    lvd_sb_addf(sql, "UPDATE lvd_schema SET version = %zu;", to);
+}
+
 static store *migrated(const char *path, lvd_sb *sql)
 {
-    tu_sql(path, lvd_sb_str(sql));
+    raw_exec(path, lvd_sb_str(sql));
     lvd_sb_free(sql);
     store *s;
     lvd_err err = {0};
@@ -205,8 +243,8 @@ static void assert_reported(store *s, const char *path)
         assert_string_equal(v[i].results[2].reported_json, "not json");
     }
     store_run_list_free(v, n);
-    assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM reported_heads"), 1);
-    assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM results WHERE reported_json LIKE '%build_commit%'"), 0);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM reported_heads"), 1);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM results WHERE reported_json LIKE '%build_commit%'"), 0);
 }
 
 /* A store of schema 14 (one samples row per repetition, inserted out of
@@ -217,16 +255,13 @@ static void test_migrate_packed(void **state)
 {
     (void)state;
     char *dir = tu_tmpdir();
-    char *path = lvd_xasprintf("%s/v14.db", dir);
-    size_t to = 14; /* the version before step 15 packed the samples */
+    char *path = tu_store_spec(dir);
     lvd_sb sql = {0};
-    for (size_t v = 1; v <= to; v++)
-        lvd_sb_adds(&sql, store_schema_step(v));
-    lvd_sb_addf(&sql, "PRAGMA user_version = %zu;", to);
+    schema_upto(path, 14, &sql); /* the version before step 15 packed the samples */
     lvd_sb_adds(&sql, "INSERT INTO artifacts (sha256, size, created_at) VALUES ('" SHA_A "', 1, 1);"
                       "INSERT INTO engines (id, name, dir, build, origin, created_at)"
                       " VALUES (1, 'cpu', '/e/cpu', 'b9749', 'registered', 1);"
-                      "INSERT INTO runs (id, artifact, engine_id, binary, build, host, arm_key, status, started_at,"
+                      "INSERT INTO runs (id, artifact, engine_id, \"binary\", build, host, arm_key, status, started_at,"
                       " source) VALUES (1, '" SHA_A "', 1, '/e/cpu/llama-bench', 'b9749', 'h', 'k', 'ok', 1, 'bench');"
                       "INSERT INTO results (id, run_id, test, n_prompt, n_gen, reported_json) VALUES"
                       " (1, 1, 'tg128', 0, 128, '" HEAD TAIL1 "'), (2, 1, 'pp512', 512, 0, '" HEAD TAIL2 "'),"
@@ -234,6 +269,9 @@ static void test_migrate_packed(void **state)
                       "INSERT INTO samples (result_id, idx, ns, ts, warmup) VALUES"
                       " (1, 2, 300, 0.1, 0), (1, 0, 100, 7735.96, 1), (1, 1, NULL, 0.30000000000000004, 0),"
                       " (2, 0, 5, 1e-300, 0), (2, 1, 6, 5e-324, 0), (2, 2, 7, 1.7976931348623157e308, 1);");
+    if (store_is_remote(path)) /* the explicit ids above: the identities go on after them */
+        for (const char *const *t = (const char *const[]){"engines", "runs", "results", NULL}; *t; t++)
+            lvd_sb_addf(&sql, "SELECT setval(pg_get_serial_sequence('%s', 'id'), (SELECT max(id) FROM %s));", *t, *t);
     store *s = migrated(path, &sql);
     lvd_err err = {0};
     size_t n;
@@ -263,17 +301,18 @@ static void test_migrate_packed(void **state)
     v[0].id = 0; /* the same run recorded again, after the migration: its head is shared */
     free(v[0].session);
     v[0].session = lvd_xstrdup("again");
-    assert_int_equal(store_run_put(s, &v[0], &err), 0);
+    if (store_run_put(s, &v[0], &err))
+        fail_msg("%s", err.msg);
     store_run_list_free(v, n);
     assert_reported(s, path);
     store_counts c;
     assert_int_equal(store_counts_get(s, &c, &err), 0);
     assert_int_equal(c.samples, 12); /* the migrated run and its copy */
     store_close(s);
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_not_equal(sqlite3_exec(db, "SELECT count(*) FROM samples", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    assert_int_equal(raw_int(path, store_is_remote(path)
+                                       ? "SELECT count(*) FROM information_schema.tables WHERE table_name = 'samples'"
+                                       : "SELECT count(*) FROM sqlite_schema WHERE name = 'samples'"),
+                     0);
     free(path);
     tu_tmpdir_free(dir);
 }

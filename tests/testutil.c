@@ -110,7 +110,7 @@ static char *pg_fresh_database(void)
     char *sql = lvd_xasprintf("CREATE DATABASE %s", name);
     PGresult *r = PQexec(c, sql);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        fail_msg("%s: %s", sql, PQerrorMessage(c));
+        fail_msg("%s(in: %.300s)", PQerrorMessage(c), sql); /* the error first: cmocka cuts long lines */
     PQclear(r);
     free(sql);
     const char *host = PQhost(c), *user = PQuser(c);
@@ -129,7 +129,7 @@ static char *pg_query(const char *uri, const char *sql)
     PGresult *r = PQexec(c, sql);
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-        fail_msg("%s: %s", sql, PQerrorMessage(c));
+        fail_msg("%s(in: %.300s)", PQerrorMessage(c), sql);
     char *v = st == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0) ? lvd_xstrdup(PQgetvalue(r, 0, 0))
                                                                                  : NULL;
     PQclear(r);
