@@ -3,7 +3,8 @@
  * refused, the totals prices read, and migration 15 converting a store with
  * one samples row per repetition and whole reported objects (their shared
  * head stored once, for the runs recorded after it too), on SQLite and, in
- * the _pg twin, on PostgreSQL (its own step 15, store/schema_pg.c). */
+ * the _pg twin, on PostgreSQL (its own step 15, store/schema_pg.c); step 16
+ * then files the engine under its runs' host. */
 #include "testutil.h"
 
 #include "store/schema.h"
@@ -298,6 +299,9 @@ static void test_migrate_packed(void **state)
     assert_int_equal(v[0].results[2].n, 0);
     lvd_result_free(&want);
     assert_reported(s, path);
+    /* and step 16: the engine filed under the host its runs ran on, every run a uid */
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM engines WHERE id = 1 AND host = 'h'"), 1);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM runs WHERE uid IS NULL OR length(uid) < 16"), 0);
     v[0].id = 0; /* the same run recorded again, after the migration: its head is shared */
     free(v[0].session);
     v[0].session = lvd_xstrdup("again");
