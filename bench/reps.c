@@ -52,23 +52,41 @@ static int first_reps(const bench_session *s)
     return first_look(s);
 }
 
+/* The log ratio a win of c is sized on when the need must not trust a lucky
+ * estimate (bench_reps_want_sure): the end of c's CI nearer to 1, as a
+ * distance from 0 (0 when the CI spans 1; the estimate's when c has no CI).
+ * A session whose first look happened to land high (a true 1.05 at 3 % noise
+ * read as 1.08) sees a need today's estimate fits in max_samples and the
+ * truth does not. */
+static double win_ratio(const stats_comparison *c)
+{
+    double d = fabs(c->seq.log_ratio);
+    if (!(c->ci_lo > 0) || !(c->ci_hi >= c->ci_lo))
+        return d;
+    double lo = log(c->ci_lo), hi = log(c->ci_hi), near = c->seq.log_ratio >= 0 ? lo : -hi;
+    return near > 0 ? (near < d ? near : d) : 0;
+}
+
 /* Samples per arm that comparison c needs to be decided, from its sequential
  * interval now (reps.h): Welch's se shrinks as 1/sqrt(n),
  * so n = n_min x (t se / margin)^2, with t at the next look's level and the
  * margin the distance of the log ratio from the win threshold (a win) or
  * from the tie band's edge (a tie, whose bootstrap CI of medians is about
  * 1.96 x 1.25 se wide each side); the nearer outcome's n, at least
- * min_samples; 0 when the interval says nothing (then the need doubles). */
-static double seq_need(const bench_session *s, const stats_ranking *r, const stats_comparison *c)
+ * min_samples; 0 when the interval says nothing (then the need doubles).
+ * sure: the win's margin from the CI's end nearer to 1 instead of the
+ * estimate (win_ratio). */
+static double seq_need(const bench_session *s, const stats_ranking *r, const stats_comparison *c, int sure)
 {
     const stats_sequential *q = &c->seq;
     if (!q->look || q->n_min < 2 || !(q->se > 0) || !isfinite(q->log_ratio) || !(q->df > 0))
         return 0;
     double d = fabs(q->log_ratio), var = q->se * q->se * (double)q->n_min; /* se^2 at n = 1 */
+    double dw = sure ? win_ratio(c) : d;
     size_t m = r->m ? r->m : 1;
     double alpha = stats_alpha_spend(s->o.rule.alpha, s->rounds + 1) / (double)m;
     double n_win = INFINITY, n_tie = INFINITY;
-    double mw = d - log(s->o.rule.win), mt = log(s->o.rule.tie_hi) - d;
+    double mw = dw - log(s->o.rule.win), mt = log(s->o.rule.tie_hi) - d;
     if (mw > 0) {
         double n = (double)q->n_min;
         for (int k = 0; k < 3; k++) { /* df grows with n: about 2 (n - 1) */
@@ -86,7 +104,7 @@ static double seq_need(const bench_session *s, const stats_ranking *r, const sta
 }
 
 /* The most samples any open comparison of arm needs (seq_need; reps.h). */
-double bench_reps_want(const bench_session *s, size_t arm)
+static double want_of(const bench_session *s, size_t arm, int sure)
 {
     double want = 0;
     for (size_t t = 0; t < s->o.inv.n_tests; t++) {
@@ -99,11 +117,21 @@ double bench_reps_want(const bench_session *s, size_t arm)
                 continue;
             if (e->arm != arm && r->leader != arm)
                 continue;
-            double n = seq_need(s, r, &e->vs_leader);
+            double n = seq_need(s, r, &e->vs_leader, sure);
             want = n > want ? n : want;
         }
     }
     return want;
+}
+
+double bench_reps_want(const bench_session *s, size_t arm)
+{
+    return want_of(s, arm, 0);
+}
+
+double bench_reps_want_sure(const bench_session *s, size_t arm)
+{
+    return want_of(s, arm, 1);
 }
 
 /* 1 when arm was out of contention by far last night (reps.h, "far

@@ -65,6 +65,11 @@ size_t bench_kept_min(const bench_session *s, size_t arm);
 /* The samples per arm arm's open comparisons need to be decided, from their
  * sequential intervals now (the most of them; 0 when none says). */
 double bench_reps_want(const bench_session *s, size_t arm);
+/* The same need with each win's margin taken from the end of its CI nearer
+ * to 1 (a tie's from the estimate): what the value-of-information guard
+ * holds against max_samples (bench/voi.h), so that a high first estimate
+ * does not buy looks the truth cannot decide. */
+double bench_reps_want_sure(const bench_session *s, size_t arm);
 /* Samples an invocation of the arm drops as warm-up, on average (rounded up). */
 size_t bench_reps_dropped(const bench_arm_state *st);
 /* -r of one invocation of g whose process key's prices are c (rules above),
