@@ -4,8 +4,9 @@
  * load log, rows split back per arm), racing (an arm 10x slower stops after
  * its first invocation) and the budget as a bound (slow samples on the
  * simulated clock: the session ends within the budget plus one sample), and
- * max_rounds (one -r 10 invocation per arm, the fixed protocol), and prices
- * carried over from one night to the next (bench/prices.h). */
+ * max_rounds (one -r 10 invocation per arm, the fixed protocol), prices
+ * carried over from one night to the next (bench/prices.h), and a first
+ * night's first look raced against the leader measured first. */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -21,6 +22,7 @@
 #include "bench/race.h"
 #include "bench/runner.h"
 #include "bench/voi.h"
+#include "store/prices.h"
 
 typedef tu_session fx;
 
@@ -324,6 +326,63 @@ static void test_budget_bound(void **state)
     free(c.path);
 }
 
+/* A first night of five arms (CUDA fa on/off, a second GPU's fa on/off, the
+ * CPU; a 3 s load on the simulated clock): the CUDA pair runs first, sized
+ * for a tie (`-fa 1,0,0,1 -r 3`, 6 samples an arm); the session ranks before
+ * the next keys, so the second GPU's pair races that leader in a plain list
+ * (`-fa 1,0 -r 4`) and the CPU takes win_min_samples (`-r 3`); one round
+ * decides. The plain list's runs share its fixed cost (the store's price of
+ * that process is one load, not one per arm). */
+static void test_raced_first_look(void **state)
+{
+    fx *f = *state;
+    simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
+    char *gpu = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = 1.05\n"
+                              "noise = 0.01\nsim_clock = %s\nload_ms = 3000\n", c.path);
+    char *vk = lvd_xasprintf("device = Vulkan0|NVIDIA H200 (NVIDIA)|143155|142629\ndev.Vulkan0.tg = 700\n"
+                             "noise = 0.01\nsim_clock = %s\nload_ms = 3000\n", c.path);
+    char *cpu = lvd_xasprintf("cpu.tg = 50\nnoise = 0.01\nsim_clock = %s\nload_ms = 3000\n", c.path);
+    size_t ec = tu_session_engine(f, "cpu", 0, cpu), eg = tu_session_engine(f, "cuda", 0, gpu);
+    size_t ev = tu_session_engine(f, "vk", 0, vk);
+    free(gpu), free(vk), free(cpu);
+    bench_plan plan;
+    static const int fa[] = {1, 0};
+    plan_of(f, fa, 2, &plan);
+    assert_int_equal(plan.n_arms, 5);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.clock_ms = sim_ms;
+    o.clock_ctx = &c;
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.rounds, 1);
+    char *log_g = lvd_xasprintf("%s/calls.log", f->e[eg].dir), *log_v = lvd_xasprintf("%s/calls.log", f->e[ev].dir);
+    char *log_c = lvd_xasprintf("%s/calls.log", f->e[ec].dir);
+    assert_int_equal(lines_of(log_g, "-r 3 -o jsonl"), 1);
+    assert_int_equal(lines_of(log_g, "-fa 1,0,0,1"), 1);
+    assert_int_equal(lines_of(log_v, "-r 4 -o jsonl"), 1);
+    assert_int_equal(lines_of(log_v, "-fa 1,0\n"), 1);
+    assert_int_equal(lines_of(log_c, "-r 3 -o jsonl"), 1);
+    for (size_t i = 0; i < plan.n_arms; i++) {
+        const bench_arm *a = &plan.arms[i];
+        if (strcmp(a->backend, "vulkan"))
+            continue;
+        const char *test = "tg128";
+        store_prices got;
+        if (store_prices_last(f->s, f->art.sha256, "testhost", a->engine_id, a->arm_key, NULL, &test, 1, &got, &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(got.n, 1);
+        assert_true(got.v[0].fixed_ms >= 3000 && got.v[0].fixed_ms < 4500);
+        store_prices_free(&got);
+    }
+    free(log_g), free(log_v), free(log_c);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+    free(c.path);
+}
+
 /* The first run's samples per arm (an on_run callback's record). */
 typedef struct first_reps {
     int n[4];
@@ -532,6 +591,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_raced_first_look, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_max_rounds, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_prices_first_look, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_prices_balance, tu_session_setup, tu_session_teardown),
