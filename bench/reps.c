@@ -101,8 +101,9 @@ static int first_look(const bench_session *s, const bench_group *g, const bench_
     if (active_arms(s) <= 2)
         return 2 * (int)s->o.rule.min_samples;
     if (raced(s)) {
-        *spare = objective_drops(s) || bench_group_class(s->plan, g) == BENCH_CLASS_GPU;
-        return (int)s->o.rule.win_min_samples + *spare;
+        int gpu = bench_group_class(s->plan, g) == BENCH_CLASS_GPU;
+        *spare = !gpu && objective_drops(s); /* a GPU key's one more is for the df, not for a drop */
+        return (int)s->o.rule.win_min_samples + (gpu || *spare);
     }
     if (g->n > 1 && bench_group_class(s->plan, g) == BENCH_CLASS_GPU && cheap_reps(s, g, c)) {
         *spare = 0;

@@ -186,6 +186,8 @@ static void test_first_look(void **state)
     bench_group g = {.arms = gpu2, .n = 2, .abba = BENCH_CTX_FA};
     assert_false(bench_reps_abba(&f.s, &g));
     assert_int_equal(reps_of(&f, &gpu2[0], 1, -1), win + 1);
+    f.st[2].cost.seed_procs = 1; /* night 2, no drop then: a GPU key keeps its one more */
+    assert_int_equal(reps_of(&f, &gpu2[0], 1, -1), win + 1);
     f.series[1].n_dropped = 1; /* a tg sample dropped as warm-up: the spare is back */
     assert_int_equal(reps_of(&f, &cpu, 1, -1), win + 1);
     f.r.leader = STATS_NO_ARM;
