@@ -2,7 +2,8 @@
  * session built by hand (two priced arms, one open comparison): a look is
  * bought whatever its price while the comparison is obvious (its CI past a
  * factor of 2), and the need held against max_samples does not trust a
- * lucky first estimate (bench_reps_want_sure). No process runs. */
+ * lucky first estimate (bench_reps_want_sure); the stop's arithmetic and
+ * the predictive power it weighs. No process runs. */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -143,9 +144,60 @@ static void test_lucky_estimate(void **state)
     vfx_free(&f);
 }
 
+/* The stop's arithmetic (bench_voi_worth): a look is worth it when its
+ * price per expected decision is at most the first look's (T1 / p1). */
+static void test_voi_worth(void **state)
+{
+    (void)state;
+    assert_false(bench_voi_worth(60000, 0.8, 67000, 0.95)); /* 75 s against 70.5 s */
+    assert_true(bench_voi_worth(60000, 0.9, 67000, 0.95));  /* 66.7 s */
+    assert_true(bench_voi_worth(60000, 0.3, 67000, 0.3));   /* 200 s against 223 s: a rare decision */
+    assert_true(bench_voi_worth(1e6, 0.01, 67000, 0));      /* a first look that decides nothing */
+    assert_false(bench_voi_worth(1, 0, 67000, 0));          /* a look that decides nothing */
+}
+
+/* The predictive power (bench_voi_power) of a comparison at n_min samples. */
+static double power_of(double ratio, double se, size_t n, size_t n_add)
+{
+    stats_rule rule;
+    stats_rule_default(&rule);
+    stats_comparison c;
+    stats_comparison_clear(&c);
+    c.seq.look = 1;
+    c.seq.n_min = n;
+    c.seq.log_ratio = log(ratio);
+    c.seq.se = se;
+    c.seq.df = 2.0 * (double)(n - 1);
+    c.ratio = ratio;
+    c.ci_lo = ratio * exp(-2.45 * se);
+    c.ci_hi = ratio * exp(2.45 * se);
+    return n_add ? bench_voi_power(&rule, 1, &c, n_add) : bench_voi_replicate(&rule, 1, &c);
+}
+
+/* A clear gap just short of the win threshold's interval is decided by the
+ * next look; a ratio on the threshold about half the time at most; more
+ * samples buy more power; a tie well inside the band at 1 % noise is called,
+ * one at 3 % noise is not by one more sample; a fresh first look decides a
+ * clear gap, seldom one near the threshold or a tie at 3 % noise. */
+static void test_voi_power(void **state)
+{
+    (void)state;
+    assert_true(power_of(1.06, 0.008, 9, 10) > 0.9);
+    assert_true(power_of(1.03, 0.008, 9, 10) < 0.5);
+    assert_true(power_of(1.045, 0.008, 9, 20) > power_of(1.045, 0.008, 9, 3));
+    assert_true(power_of(1.0, 0.0047, 9, 10) > 0.9);            /* 1 % noise: a tie */
+    assert_true(power_of(1.0, 0.014, 9, 1) < 0.2);              /* 3 % noise, one more sample */
+    /* n_add 0: the replicate power of a fresh first look */
+    assert_true(power_of(1.08, 0.005, 9, 0) > 0.9);
+    assert_true(power_of(1.035, 0.008, 9, 0) < 0.2);
+    assert_true(power_of(1.0, 0.014, 9, 0) < 0.2);              /* 3 % noise: no tie at 9 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_voi_worth),
+        cmocka_unit_test(test_voi_power),
         cmocka_unit_test(test_obvious_rule),
         cmocka_unit_test(test_obvious_guard),
         cmocka_unit_test(test_lucky_estimate),
