@@ -91,10 +91,10 @@ static int cheap_reps(const bench_session *s, const bench_group *g, const bench_
  * behind, and 3 samples an arm give Welch's interval about 2 df, so t(2) at
  * the first look's level, near 28 with six comparisons, races out only gaps
  * far wider than 0.7x; the environment variants and the host, which the
- * order puts last, are the likeliest to be far behind); before, a shared pair of a hardware GPU key whose
- * repetitions are cheap against a load takes min_samples an arm (a tie
- * between its arms, fa on and off, can then be called without a second
- * load); else win_min_samples + 1. */
+ * order puts last, are the likeliest to be far behind); before, a shared
+ * pair of a hardware GPU key whose repetitions are cheap against a load
+ * takes min_samples an arm (a tie between its arms, fa on and off, can then
+ * be called without a second load); else win_min_samples + 1. */
 static int first_look(const bench_session *s, const bench_group *g, const bench_cost *c, int *spare)
 {
     *spare = 1;
