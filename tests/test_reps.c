@@ -163,7 +163,8 @@ static void test_order(void **state)
 
 /* The first look on a first night: before any leader, the GPU's shared pair
  * takes min_samples an arm (-r 3 x 2: a tie between fa on and off can be
- * called in one load) and a lone key win_min_samples + 1; once a leader
+ * called in one load; not when those repetitions cost more than a load) and
+ * a lone key win_min_samples + 1; once a leader
  * holds samples, the environment variant and the CPU take win_min_samples
  * (one more once an arm dropped a sample of the objective's test), a GPU
  * key one more, in a plain list (no A B B A: they race a leader in another
@@ -176,6 +177,11 @@ static void test_first_look(void **state)
     int win = (int)f.s.o.rule.win_min_samples, min = (int)f.s.o.rule.min_samples;
     size_t pair[] = {0, 1}, env = 2, cpu = 3;
     assert_int_equal(reps_of(&f, pair, 2, BENCH_CTX_FA), 2 * ((min + 1) / 2));
+    bench_cost_observe(&f.c, 2000, 1000); /* a 1 s load, 10 s repetitions: a tie is not worth them */
+    for (size_t i = 0; i < 2; i++)
+        bench_arm_cost_observe(&f.st[i].cost, 1, 10000, 10000);
+    assert_int_equal(reps_of(&f, pair, 2, BENCH_CTX_FA), 2 * ((win + 2) / 2));
+    memset(&f.c, 0, sizeof f.c);
     assert_int_equal(reps_of(&f, &cpu, 1, -1), win + 1);
     f.series[0].n_kept = f.series[1].n_kept = 6; /* the pair measured: arm 0 leads */
     f.r.leader = 0;
