@@ -3,6 +3,7 @@
 #include "bench/group.h"
 
 #include "common/util.h"
+#include "engine/devices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,4 +235,24 @@ size_t bench_group_match(const bench_plan *plan, const bench_group *g, const lvd
             return i;
     }
     return (size_t)-1;
+}
+
+int bench_group_class(const bench_plan *plan, const bench_group *g)
+{
+    const bench_arm *a = &plan->arms[g->arms[0]];
+    if (!a->gpu || engine_device_is_software(a->device_name))
+        return BENCH_CLASS_HOST;
+    return *a->params.env ? BENCH_CLASS_GPU_ENV : BENCH_CLASS_GPU;
+}
+
+void bench_groups_order(const bench_plan *plan, bench_group *g, size_t n)
+{
+    for (size_t i = 1; i < n; i++) { /* insertion: stable, and n is a handful */
+        bench_group x = g[i];
+        int cx = bench_group_class(plan, &x);
+        size_t j = i;
+        for (; j > 0 && bench_group_class(plan, &g[j - 1]) > cx; j--)
+            g[j] = g[j - 1];
+        g[j] = x;
+    }
 }

@@ -21,7 +21,8 @@
  *     arm's crash cannot exclude the others.
  * Rows are split back per arm from llama-bench's per-row fields (flash_attn,
  * n_ubatch, type_k, type_v, n_threads). Not for running the process
- * (bench/invoke.h) or the session loop (bench/runner.h). */
+ * (bench/invoke.h) or the session loop (bench/runner.h). The order of a
+ * look's groups: bench_groups_order below. */
 #ifndef LVD_BENCH_GROUP_H
 #define LVD_BENCH_GROUP_H
 
@@ -48,6 +49,18 @@ char *bench_process_key(const bench_arm *arm);
 size_t bench_groups_make(const bench_plan *plan, const unsigned char *need, const unsigned char *solo,
                          int share, bench_group **out);
 void bench_groups_free(bench_group *g, size_t n);
+
+/* The order in which a look runs its groups (bench_groups_order), lowest
+ * first: a hardware GPU device's key, then the same with an environment
+ * variant, then the host's (the CPU-only arm, or a software rasterizer the
+ * probe names: engine_device_is_software). The leader is most often on a
+ * GPU, and measured first (its samples are the cheapest) it lets every later
+ * key's first look be sized to race against it (bench/reps.h, "first look");
+ * environment variants and the host are the likeliest to be far behind. */
+enum { BENCH_CLASS_GPU, BENCH_CLASS_GPU_ENV, BENCH_CLASS_HOST };
+int bench_group_class(const bench_plan *plan, const bench_group *g);
+/* Orders g[0..n) by bench_group_class, stably (plan order within a class). */
+void bench_groups_order(const bench_plan *plan, bench_group *g, size_t n);
 
 /* Instances per arm in one invocation of g: 2 when shared (A B B A), else 1
  * (alone, or abba -1: the plain list, bench/reps.h "far behind"). */

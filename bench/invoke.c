@@ -335,7 +335,7 @@ static void split_rows(const bench_plan *plan, const bench_group *g, const bench
         lvd_run *run = &out[i];
         run->build_commit = all->build_commit ? lvd_xstrdup(all->build_commit) : NULL;
         run->build_number = all->build_number;
-        if (slots > 1)
+        if (g->n * slots > 1) /* shared, A B B A or a plain list: each run its share of the fixed cost */
             run->wall_ms = (int64_t)(samples_ms(run) + (fixed > 0 ? fixed : 0) / (double)(g->n * slots));
         flag_warmup(run);
         classify_results(&plan->arms[g->arms[i / slots]], inv, run);

@@ -8,8 +8,7 @@
  *      decide nothing; o.first_reps, when set, instead), at most what
  *      max_samples leaves; else inv.reps (the protocol before the cost model);
  *   inv.reps 0 (default): the cost model (bench/cost.h) with need = the
- *      first look's samples (first_reps: win_min_samples + 1 with more than
- *      two active arms, 2 x min_samples with two) while an arm has none, else
+ *      first look's samples while an arm has none (first look, below), else
  *      what its open comparisons' sequential intervals say they need (n_min x
  *      (t se / margin)^2 at the next look's level, margin to the win
  *      threshold or the tie band's edge, at least min_samples) less what it
@@ -17,11 +16,24 @@
  *      (looks at 5, 10, 20 ...), plus the samples its invocations
  *      drop as warm-up on average; divided over the instances (two per arm
  *      when shared); at most what max_samples leaves.
+ *   first look: 2 x min_samples with two active arms; with more, once a
+ *      leader holds win_min_samples (an arm measured earlier this session:
+ *      the session ranks before each fresh group, and its first round runs
+ *      hardware GPU keys first, bench/group.h) the key is raced against it:
+ *      win_min_samples, one more for a hardware GPU key (about 2 df at 3
+ *      samples race out only gaps far past 0.7x) or while an arm has dropped
+ *      a sample of the objective's tests, in a plain list (no A B .. B A:
+ *      its arms race a leader in another process); before any leader, a
+ *      hardware GPU key's shared pair takes min_samples an arm when its
+ *      repetitions for them cost at most one load (its key's, else the
+ *      dearest measured this session; unpriced counts as cheap), a tie
+ *      between its arms then needing no second load; else win_min_samples
+ *      + 1 (a spare for a warm-up drop).
  *   carried over (the arm's prices and record from last night, bench/prices.h):
  *      on an arm's first invocation the need is the first look when one
  *      process decided the arm last night (one less when it dropped no
- *      sample as warm-up then: the first look's spare for a dropped sample,
- *      at least win_min_samples), else the repetitions it ran then
+ *      sample as warm-up then and the first look held a spare for a dropped
+ *      sample, at least win_min_samples), else the repetitions it ran then
  *      (at least the first look: tonight asks at once for what last night
  *      needed two loads or more for); and the balance rule (bench/cost.h)
  *      does not raise the first invocation of arms one process each decided
@@ -36,7 +48,7 @@
  *      interval decides such a gap at its first look) asks for exactly
  *      win_min_samples on its first invocation (no spare sample, unless it
  *      dropped a sample of that test as warm-up then), and a group whose arms
- *      are all far behind runs its first invocation without A B .. B A
+ *      are all far behind (or raced, above) runs its first invocation without A B .. B A
  *      (`-fa 1,0 -r 3`, not `-fa 1,0,0,1 -r 2`: two instances per arm would
  *      round 3 up to 4; the drift the order evens out matters between arms
  *      of one process, and these are compared to a leader in another).
@@ -65,6 +77,11 @@ size_t bench_kept_min(const bench_session *s, size_t arm);
 /* The samples per arm arm's open comparisons need to be decided, from their
  * sequential intervals now (the most of them; 0 when none says). */
 double bench_reps_want(const bench_session *s, size_t arm);
+/* The same need with each win's margin taken from the end of its CI nearer
+ * to 1 (a tie's from the estimate): what the value-of-information guard
+ * holds against max_samples (bench/voi.h), so that a high first estimate
+ * does not buy looks the truth cannot decide. */
+double bench_reps_want_sure(const bench_session *s, size_t arm);
 /* Samples an invocation of the arm drops as warm-up, on average (rounded up). */
 size_t bench_reps_dropped(const bench_arm_state *st);
 /* -r of one invocation of g whose process key's prices are c (rules above),

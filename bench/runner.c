@@ -393,6 +393,15 @@ static int run_group(store *st, bench_session *s, const bench_group *grp, int64_
     return rc;
 }
 
+/* 1 when an arm of g holds no kept sample yet (its first look is to come). */
+static int unmeasured(const bench_session *s, const bench_group *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (!bench_kept_min(s, g->arms[i]))
+            return 1;
+    return 0;
+}
+
 /* 0 when the value-of-information rule stops the session before this look
  * (bench/voi.h: later looks of the cost model's protocol, -r not given);
  * else 1, with s->voi_n the samples per arm it sizes the look for (0: the
@@ -462,6 +471,8 @@ int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
         }
         bench_group *groups;
         size_t ng = bench_groups_make(plan, need, solo, !s->o.no_share, &groups);
+        if (!s->rounds) /* the first look: the likeliest leader first (bench/group.h); later looks alternate */
+            bench_groups_order(plan, groups, ng);
         if (!worth_a_look(s, groups, ng, need)) {
             bench_groups_free(groups, ng);
             s->stop = BENCH_STOP_NOT_WORTH;
@@ -472,7 +483,8 @@ int bench_session_run(store *st, bench_plan *plan, const bench_session_opts *o,
             const bench_group *g = &groups[s->rounds % 2 ? ng - 1 - i : i];
             lvd_progress("bench: round %zu, %s%s (%zu/%zu)", s->rounds + 1, plan->arms[g->arms[0]].label,
                          g->n > 1 ? " and others" : "", i + 1, ng);
-            failed = run_group(st, s, g, start, &spent, err) != 0;
+            /* a fresh group's first look is raced against the leader so far (bench/reps.h) */
+            failed = (i && unmeasured(s, g) && bench_session_rank(s, err)) || run_group(st, s, g, start, &spent, err);
         }
         bench_groups_free(groups, ng);
         if (failed)

@@ -22,7 +22,12 @@
  *      can share a llama-bench process do (bench/group.h: `-fa 1,0,0,1`, one
  *      model load); the invocations go in plan order on even rounds and
  *      reversed on odd ones (A B C, C B A), so arms in separate processes
- *      (other engines, devices, environments) keep the ABBA order.
+ *      (other engines, devices, environments) keep the ABBA order; the
+ *      first round instead runs hardware GPU keys first (bench_groups_order)
+ *      and ranks again before each group with an arm not yet measured, so
+ *      that group's first look can race the leader measured so far
+ *      (bench/reps.h, "first look"; the ranking only sizes it: the look
+ *      is still the round's).
  * Repetitions (-r) per invocation and llama-bench's warm-up run: bench/reps.h;
  *   o.max_rounds > 0 stops the session after that many rounds (fixed
  *   protocols: one invocation per arm, -r as given).

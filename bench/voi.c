@@ -108,6 +108,33 @@ static double look_price(bench_session *s, const bench_group *g, size_t ng, size
     return x;
 }
 
+/* The deciding rankings, one at a time (the weighted one once): the next
+ * one from test *t on, *t moved past it; NULL after the last. */
+static const stats_ranking *next_decider(const bench_session *s, size_t *t)
+{
+    while (*t < s->o.inv.n_tests) {
+        size_t test = (*t)++;
+        const stats_ranking *r = bench_session_decider(s, test);
+        if (r && (!s->weighted || test == s->w_tg))
+            return r;
+    }
+    return NULL;
+}
+
+/* The open comparison with the leader of entry i of ranking r, when r is
+ * open, its leader and entry i's arm are needed; else NULL. With
+ * next_decider, the one walk over the open comparisons that the expected
+ * decisions and the obvious guard share. */
+static const stats_comparison *open_vs_leader(const stats_ranking *r, const unsigned char *need, size_t i)
+{
+    if (r->state != STATS_RANK_OPEN || r->leader == STATS_NO_ARM || !need[r->leader])
+        return NULL;
+    const stats_rank_entry *e = &r->v[i];
+    if (!e->rank || !e->has_vs_leader || e->settle != STATS_OPEN || !need[e->arm])
+        return NULL;
+    return &e->vs_leader;
+}
+
 /* The expected decisions of the deciding rankings: of a look adding n_add
  * samples to the needed arms (bench_voi_power; n_add 0: of a fresh first
  * look, bench_voi_replicate, a settled ranking counting 1). *any set when an
@@ -115,24 +142,21 @@ static double look_price(bench_session *s, const bench_group *g, size_t ng, size
 static double expected_decisions(const bench_session *s, const unsigned char *need, size_t n_add, int *any)
 {
     double sum = 0;
+    const stats_ranking *r;
     *any = 0;
-    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
-        const stats_ranking *r = bench_session_decider(s, t);
-        if (!r || (s->weighted && t != s->w_tg))
-            continue;
+    for (size_t t = 0; (r = next_decider(s, &t));) {
         if (r->state != STATS_RANK_OPEN) {
             sum += n_add ? 0 : 1;
             continue;
         }
         double q = 1;
         size_t open = 0;
-        for (size_t i = 0; r->leader != STATS_NO_ARM && need[r->leader] && i < r->n; i++) {
-            const stats_rank_entry *e = &r->v[i];
-            if (!e->rank || !e->has_vs_leader || e->settle != STATS_OPEN || !need[e->arm])
+        for (size_t i = 0; i < r->n; i++) {
+            const stats_comparison *c = open_vs_leader(r, need, i);
+            if (!c)
                 continue;
-            *any |= has_interval(&e->vs_leader);
-            q *= n_add ? bench_voi_power(&s->o.rule, r->m, &e->vs_leader, n_add)
-                       : bench_voi_replicate(&s->o.rule, r->m, &e->vs_leader);
+            *any |= has_interval(c);
+            q *= n_add ? bench_voi_power(&s->o.rule, r->m, c, n_add) : bench_voi_replicate(&s->o.rule, r->m, c);
             open++;
         }
         sum += open ? q : 0;
@@ -140,30 +164,21 @@ static double expected_decisions(const bench_session *s, const unsigned char *ne
     return sum;
 }
 
-/* The factor past which a comparison is obvious (the page's rule for a
- * factor, evidence/format.c: a ratio of 2 or more either way). */
-#define VOI_OBVIOUS 2.0
+int bench_voi_obvious(const stats_comparison *c)
+{
+    return (c->ci_hi > 0 && c->ci_hi <= 1 / BENCH_VOI_OBVIOUS) || c->ci_lo >= BENCH_VOI_OBVIOUS;
+}
 
-/* 1 when an open comparison of a needed arm is obvious: its CI lies past a
- * factor of VOI_OBVIOUS. Such a look is bought whatever its price: what it
- * decides is no close call (a CPU build against a software device, 100x
- * apart, left undecided because its first look held too few samples). */
+/* 1 when an open comparison of a needed arm is obvious (bench_voi_obvious). */
 static int obvious_open(const bench_session *s, const unsigned char *need)
 {
-    for (size_t t = 0; t < s->o.inv.n_tests; t++) {
-        const stats_ranking *r = bench_session_decider(s, t);
-        if (!r || (s->weighted && t != s->w_tg) || r->state != STATS_RANK_OPEN || r->leader == STATS_NO_ARM ||
-            !need[r->leader])
-            continue;
+    const stats_ranking *r;
+    for (size_t t = 0; (r = next_decider(s, &t));)
         for (size_t i = 0; i < r->n; i++) {
-            const stats_rank_entry *e = &r->v[i];
-            if (!e->rank || !e->has_vs_leader || e->settle != STATS_OPEN || !need[e->arm])
-                continue;
-            const stats_comparison *c = &e->vs_leader;
-            if ((c->ci_hi > 0 && c->ci_hi <= 1 / VOI_OBVIOUS) || c->ci_lo >= VOI_OBVIOUS)
+            const stats_comparison *c = open_vs_leader(r, need, i);
+            if (c && bench_voi_obvious(c))
                 return 1;
         }
-    }
     return 0;
 }
 
@@ -182,14 +197,16 @@ static size_t look_room(const bench_session *s, const unsigned char *need)
 /* The look's samples per arm from the sequential need (bench_reps_want: the
  * most any needed arm's open comparisons need, less what it holds, at least
  * 1; more than room when max_samples cannot hold it); 0 when no interval
- * says. *trusted: every needed arm holds min_samples (a need estimated from
- * fewer is not held against the look). */
-static size_t sized(const bench_session *s, const unsigned char *need, int *trusted)
+ * says. sure: the need that does not trust a lucky estimate
+ * (bench_reps_want_sure), which the guard holds against max_samples.
+ * *trusted: every needed arm holds min_samples (a need estimated from fewer
+ * is not held against the look). */
+static size_t sized(const bench_session *s, const unsigned char *need, int sure, int *trusted)
 {
     size_t most = 0;
     *trusted = 1;
     for (size_t i = 0; i < s->plan->n_arms; i++) {
-        double want = need[i] ? bench_reps_want(s, i) : 0;
+        double want = !need[i] ? 0 : sure ? bench_reps_want_sure(s, i) : bench_reps_want(s, i);
         size_t kept = bench_kept_min(s, i);
         if (need[i] && kept < s->o.rule.min_samples)
             *trusted = 0;
@@ -242,7 +259,7 @@ void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const uns
         return;
     out->lambda_ms = s->voi_p1 > 0 ? (double)s->voi_ref_ms / s->voi_p1 : INFINITY; /* shown */
     int trusted;
-    size_t n = sized(s, need, &trusted);
+    size_t n = sized(s, need, 0, &trusted), n_sure = sized(s, need, 1, &trusted);
     double best = INFINITY;
     for (size_t k = 1; k <= room; k++) {
         double q = expected_decisions(s, need, k, &any), x = look_price(s, g, ng, k);
@@ -252,7 +269,7 @@ void bench_voi_plan(bench_session *s, const bench_group *g, size_t ng, const uns
         }
     }
     int worth = obvious_open(s, need) || bench_voi_worth(out->price_ms, out->q, (double)s->voi_ref_ms, s->voi_p1);
-    out->decide = worth && (n <= room || !trusted);
+    out->decide = worth && (n_sure <= room || !trusted);
     if (n && n < out->n_add)
         out->n_add = n;
     if (!out->n_add) /* no look can decide: its price per decision is infinite */

@@ -30,8 +30,12 @@
  *           the product of their comparisons' replicate power,
  *           bench_voi_replicate: the chance a fresh first look of the same
  *           size would decide it; fixed at the first later look, kept for
- *           every one after it), and the sequential need at today's estimate
- *           (bench_reps_want) fits in what max_samples leaves (while every
+ *           every one after it), and the sequential need with each win
+ *           sized from its CI's end nearer to 1 (bench_reps_want_sure: a
+ *           first estimate that happened to land high is not believed; a
+ *           true 1.05 at 3 % noise read as 1.08 at the first look needs 55
+ *           samples an arm, not the 25 its estimate says) fits in what
+ *           max_samples leaves (while every
  *           needed arm holds min_samples: a need estimated from fewer, e.g.
  *           a night's first look of 4, is not trusted); else the
  *           session stops undecided (BENCH_STOP_NOT_WORTH);
@@ -92,6 +96,15 @@ double bench_voi_power(const stats_rule *rule, size_t m, const stats_comparison 
 double bench_voi_replicate(const stats_rule *rule, size_t m, const stats_comparison *c);
 /* -r of an invocation of g that adds n_add samples to each arm (rule above). */
 int bench_voi_reps(const bench_session *s, const bench_group *g, size_t n_add);
+/* The factor past which a comparison is obvious (the page's rule for a
+ * factor, evidence/format.c: a ratio of 2 or more either way). */
+#define BENCH_VOI_OBVIOUS 2.0
+/* 1 when comparison c is obvious: its CI lies wholly past a factor of
+ * BENCH_VOI_OBVIOUS either way. A later look is bought whatever its price
+ * while an open comparison is obvious: what it decides is no close call (a
+ * CPU build against a software device, 100x apart, was left undecided when
+ * its first look held too few samples). */
+int bench_voi_obvious(const stats_comparison *c);
 /* The stop, in one function: 1 when a look of price price_ms that decides
  * q comparisons in expectation is worth it against a first look that cost
  * t1_ms and decided p1 in expectation (price_ms / q <= t1_ms / p1; p1 0: 1;

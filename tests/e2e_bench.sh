@@ -102,9 +102,10 @@ expect_rc "--help" 0
 check "--help has an example" has "^example:"
 
 # ------------------------------------------------------------ killed mid-session
+# (three GPU engines: a look runs GPU keys before the CPU, bench/group.h, so the hanging one is last)
 world killed
 engine first "device = CUDA0|NVIDIA H200|143155|142629|9.0" "dev.CUDA0.tg = 1000"
-engine second "cpu.tg = 50"
+engine second "device = CUDA0|NVIDIA H200|143155|142629|9.0" "dev.CUDA0.tg = 500"
 engine last "device = CUDA0|NVIDIA H200|143155|142629|9.0" "bench.fault = hang" "hang_s = 3"
 "$LVD_BIN/lvd" bench --model "$MODEL" --fa on --timeout 60 > "$tmp/out" 2> "$tmp/err" &
 bg=$!

@@ -4,8 +4,9 @@
  * load log, rows split back per arm), racing (an arm 10x slower stops after
  * its first invocation) and the budget as a bound (slow samples on the
  * simulated clock: the session ends within the budget plus one sample), and
- * max_rounds (one -r 10 invocation per arm, the fixed protocol), and prices
- * carried over from one night to the next (bench/prices.h). */
+ * max_rounds (one -r 10 invocation per arm, the fixed protocol), prices
+ * carried over from one night to the next (bench/prices.h), and a first
+ * night's first look raced against the leader measured first. */
 #include "tests/testutil.h"
 
 #include <math.h>
@@ -21,6 +22,7 @@
 #include "bench/race.h"
 #include "bench/runner.h"
 #include "bench/voi.h"
+#include "store/prices.h"
 
 typedef tu_session fx;
 
@@ -293,6 +295,25 @@ static int64_t sim_ms(void *ctx)
     return lvd_mono_ms() + (int64_t)(c->ns / 1e6);
 }
 
+/* A scenario: body on the simulated clock c with a load_ms load. malloc'd. */
+static char *on_clock(const simclock *c, const char *body, int load_ms)
+{
+    return lvd_xasprintf("%s\nsim_clock = %s\nload_ms = %d\n", body, c->path, load_ms);
+}
+
+/* One session of plan on the simulated clock c (budget_ms 0: none) into s. */
+static void sim_session(fx *f, bench_plan *plan, simclock *c, int64_t budget_ms, bench_session *s)
+{
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.budget_ms = budget_ms;
+    o.clock_ms = sim_ms;
+    o.clock_ctx = c;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, plan, &o, s, &err))
+        fail_msg("%s", err.msg);
+}
+
 /* Slow samples (tg128 at 20 t/s: 6.4 s each on the simulated clock) and a
  * 2 s load under a 60 s budget: the session ends within 60 s + one sample
  * and says which arms it could not sample. */
@@ -300,25 +321,68 @@ static void test_budget_bound(void **state)
 {
     fx *f = *state;
     simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
-    char *a = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20\nnoise = 0.03\n"
-                            "sim_clock = %s\nload_ms = 2000\n", c.path);
-    char *b = lvd_xasprintf("device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20.2\nnoise = 0.03\n"
-                            "sim_clock = %s\nload_ms = 2000\n", c.path);
+    char *a = on_clock(&c, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20\nnoise = 0.03", 2000);
+    char *b = on_clock(&c, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20.2\nnoise = 0.03", 2000);
     bench_plan plan;
     pair_plan(f, "a", a, "b", b, &plan);
-    bench_session_opts o;
-    opts_of(f, &o);
-    o.budget_ms = 60000;
-    o.clock_ms = sim_ms;
-    o.clock_ctx = &c;
     bench_session s;
-    lvd_err err = {0};
-    if (bench_session_run(f->s, &plan, &o, &s, &err))
-        fail_msg("%s", err.msg);
+    sim_session(f, &plan, &c, 60000, &s);
     assert_int_equal(s.stop, BENCH_STOP_BUDGET);
     double sample_ms = 128 / 20.0 * 1000 * 1.2;
     assert_true((double)s.wall_ms <= 60000 + sample_ms);
     assert_true(s.st[0].budget_cut || s.st[1].budget_cut);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+    free(c.path);
+}
+
+/* A first night of five arms (CUDA fa on/off, a second GPU's fa on/off, the
+ * CPU; a 3 s load on the simulated clock): the CUDA pair runs first, sized
+ * for a tie (`-fa 1,0,0,1 -r 3`, 6 samples an arm); the session ranks before
+ * the next keys, so the second GPU's pair races that leader in a plain list
+ * (`-fa 1,0 -r 4`) and the CPU takes win_min_samples (`-r 3`); one round
+ * decides. The plain list's runs share its fixed cost (the store's price of
+ * that process is one load, not one per arm). */
+static void test_raced_first_look(void **state)
+{
+    fx *f = *state;
+    simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
+    char *gpu = on_clock(&c, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 1000\ntg.fa=1 = 1.05\n"
+                             "noise = 0.01", 3000);
+    char *vk = on_clock(&c, "device = Vulkan0|NVIDIA H200 (NVIDIA)|143155|142629\ndev.Vulkan0.tg = 700\nnoise = 0.01",
+                        3000);
+    char *cpu = on_clock(&c, "cpu.tg = 50\nnoise = 0.01", 3000);
+    size_t ec = tu_session_engine(f, "cpu", 0, cpu), eg = tu_session_engine(f, "cuda", 0, gpu);
+    size_t ev = tu_session_engine(f, "vk", 0, vk);
+    free(gpu), free(vk), free(cpu);
+    bench_plan plan;
+    static const int fa[] = {1, 0};
+    plan_of(f, fa, 2, &plan);
+    assert_int_equal(plan.n_arms, 5);
+    bench_session s;
+    sim_session(f, &plan, &c, 0, &s);
+    assert_int_equal(s.rounds, 1);
+    lvd_err err = {0};
+    char *log_g = lvd_xasprintf("%s/calls.log", f->e[eg].dir), *log_v = lvd_xasprintf("%s/calls.log", f->e[ev].dir);
+    char *log_c = lvd_xasprintf("%s/calls.log", f->e[ec].dir);
+    assert_int_equal(lines_of(log_g, "-r 3 -o jsonl"), 1);
+    assert_int_equal(lines_of(log_g, "-fa 1,0,0,1"), 1);
+    assert_int_equal(lines_of(log_v, "-r 4 -o jsonl"), 1);
+    assert_int_equal(lines_of(log_v, "-fa 1,0\n"), 1);
+    assert_int_equal(lines_of(log_c, "-r 3 -o jsonl"), 1);
+    for (size_t i = 0; i < plan.n_arms; i++) {
+        const bench_arm *a = &plan.arms[i];
+        if (strcmp(a->backend, "vulkan"))
+            continue;
+        const char *test = "tg128";
+        store_prices got;
+        if (store_prices_last(f->s, f->art.sha256, "testhost", a->engine_id, a->arm_key, NULL, &test, 1, &got, &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(got.n, 1);
+        assert_true(got.v[0].fixed_ms >= 3000 && got.v[0].fixed_ms < 4500);
+        store_prices_free(&got);
+    }
+    free(log_g), free(log_v), free(log_c);
     bench_session_free(&s);
     bench_plan_free(&plan);
     free(c.path);
@@ -467,55 +531,6 @@ static void test_voi_stop_off(void **state)
     assert_int_equal(stop, BENCH_STOP_MAX_SAMPLES);
 }
 
-/* The stop's arithmetic (bench_voi_worth): a look is worth it when its
- * price per expected decision is at most the first look's (T1 / p1). */
-static void test_voi_worth(void **state)
-{
-    (void)state;
-    assert_false(bench_voi_worth(60000, 0.8, 67000, 0.95)); /* 75 s against 70.5 s */
-    assert_true(bench_voi_worth(60000, 0.9, 67000, 0.95));  /* 66.7 s */
-    assert_true(bench_voi_worth(60000, 0.3, 67000, 0.3));   /* 200 s against 223 s: a rare decision */
-    assert_true(bench_voi_worth(1e6, 0.01, 67000, 0));      /* a first look that decides nothing */
-    assert_false(bench_voi_worth(1, 0, 67000, 0));          /* a look that decides nothing */
-}
-
-/* The predictive power (bench_voi_power) of a comparison at n_min samples. */
-static double power_of(double ratio, double se, size_t n, size_t n_add)
-{
-    stats_rule rule;
-    stats_rule_default(&rule);
-    stats_comparison c;
-    stats_comparison_clear(&c);
-    c.seq.look = 1;
-    c.seq.n_min = n;
-    c.seq.log_ratio = log(ratio);
-    c.seq.se = se;
-    c.seq.df = 2.0 * (double)(n - 1);
-    c.ratio = ratio;
-    c.ci_lo = ratio * exp(-2.45 * se);
-    c.ci_hi = ratio * exp(2.45 * se);
-    return n_add ? bench_voi_power(&rule, 1, &c, n_add) : bench_voi_replicate(&rule, 1, &c);
-}
-
-/* A clear gap just short of the win threshold's interval is decided by the
- * next look; a ratio on the threshold about half the time at most; more
- * samples buy more power; a tie well inside the band at 1 % noise is called,
- * one at 3 % noise is not by one more sample; a fresh first look decides a
- * clear gap, seldom one near the threshold or a tie at 3 % noise. */
-static void test_voi_power(void **state)
-{
-    (void)state;
-    assert_true(power_of(1.06, 0.008, 9, 10) > 0.9);
-    assert_true(power_of(1.03, 0.008, 9, 10) < 0.5);
-    assert_true(power_of(1.045, 0.008, 9, 20) > power_of(1.045, 0.008, 9, 3));
-    assert_true(power_of(1.0, 0.0047, 9, 10) > 0.9);            /* 1 % noise: a tie */
-    assert_true(power_of(1.0, 0.014, 9, 1) < 0.2);              /* 3 % noise, one more sample */
-    /* n_add 0: the replicate power of a fresh first look */
-    assert_true(power_of(1.08, 0.005, 9, 0) > 0.9);
-    assert_true(power_of(1.035, 0.008, 9, 0) < 0.2);
-    assert_true(power_of(1.0, 0.014, 9, 0) < 0.2);              /* 3 % noise: no tie at 9 */
-}
-
 int main(void)
 {
     if (!getenv("LVD_FAKE_ENGINE")) {
@@ -525,13 +540,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cost_model),
         cmocka_unit_test(test_race_rule),
-        cmocka_unit_test(test_voi_power),
-        cmocka_unit_test(test_voi_worth),
         cmocka_unit_test_setup_teardown(test_voi_stop, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_voi_stop_off, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_raced_first_look, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_max_rounds, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_prices_first_look, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_prices_balance, tu_session_setup, tu_session_teardown),
