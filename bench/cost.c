@@ -94,12 +94,12 @@ int bench_cost_reps(const bench_cost *c, double rep_ms, size_t slots, int need, 
     return clamp(r, lo, hi);
 }
 
-int bench_cost_fit(const bench_cost *c, double rep_max_ms, size_t slots, int reps, int64_t left_ms)
+int bench_cost_fit(const bench_cost *c, double rep_max_ms, size_t instances, int reps, int64_t left_ms)
 {
-    if (!c || !c->invocations || !(rep_max_ms > 0) || slots == 0)
+    if (!c || !c->invocations || !(rep_max_ms > 0) || instances == 0)
         return left_ms > 0 ? reps : 0;
     double room = (double)left_ms - c->fixed_max_ms;
-    double fit = floor(room / ((double)slots * rep_max_ms));
+    double fit = floor(room / ((double)instances * rep_max_ms));
     if (fit < 1)
         return 0;
     return fit < reps ? (int)fit : reps;

@@ -26,7 +26,8 @@
  *   observed, which replaces them: tonight's engine, driver and machine
  *   state are what tonight is planned with once measured.
  * Budget (bench_cost_fit): the largest r' <= r whose planned time
- *   fixed_max + slots x r' x sample_max fits the time left; 0 when not even
+ *   fixed_max + instances x r' x sample_max fits the time left (instances:
+ *   every test instance the process runs, arms x instances per arm); 0 when not even
  *   one repetition fits (the invocation is not started). Not for running
  *   anything (bench/invoke.h) or the session loop (bench/runner.h). */
 #ifndef LVD_BENCH_COST_H
@@ -85,6 +86,6 @@ int bench_cost_reps(const bench_cost *c, double rep_ms, size_t slots, int need, 
 /* The repetitions that fit left_ms (rule in the header comment); rep_max_ms
  * the largest repetition cost of the invocation's arms (-1: unpriced, then r
  * is kept: nothing is known to plan with). */
-int bench_cost_fit(const bench_cost *c, double rep_max_ms, size_t slots, int reps, int64_t left_ms);
+int bench_cost_fit(const bench_cost *c, double rep_max_ms, size_t instances, int reps, int64_t left_ms);
 
 #endif

@@ -361,7 +361,7 @@ static int run_group(store *st, bench_session *s, const bench_group *grp, int64_
         bench_cost prior = *c;
         if (!c->invocations || rep_max <= 0)
             rep_max = session_prior(s, &prior); /* unpriced: the dearest seen so far */
-        inv.reps = bench_cost_fit(&prior, rep_max, bench_group_slots(g), inv.reps, left);
+        inv.reps = bench_cost_fit(&prior, rep_max, g->n * bench_group_slots(g), inv.reps, left);
         if (inv.reps < 1) {
             for (size_t i = 0; i < g->n; i++)
                 s->st[g->arms[i]].budget_cut = 1;

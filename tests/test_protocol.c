@@ -336,6 +336,41 @@ static void test_budget_bound(void **state)
     free(c.path);
 }
 
+/* The budget counts every instance of a shared process: fa on and off of
+ * one engine in one llama-bench (-r 2 given, slow 6.4 s samples, a 2 s
+ * load) under 70 s: the first invocation takes about 53 s, and the second,
+ * planned for both arms' instances, does not fit the 17 s left, so it is
+ * not started (planned for one arm's, one repetition would have seemed to
+ * fit and the session would have run to about 81 s). */
+static void test_budget_shared(void **state)
+{
+    fx *f = *state;
+    simclock c = {.path = lvd_xasprintf("%s/sim", f->tmp)};
+    char *a = on_clock(&c, "device = CUDA0|NVIDIA H200|143155|142629\ndev.CUDA0.tg = 20\nnoise = 0.03", 2000);
+    tu_session_engine(f, "cuda", 0, a);
+    free(a);
+    bench_plan plan;
+    static const int fa[] = {1, 0};
+    plan_of(f, fa, 2, &plan);
+    assert_int_equal(plan.n_arms, 2);
+    bench_session_opts o;
+    opts_of(f, &o);
+    o.inv.reps = 2;
+    o.budget_ms = 70000;
+    o.clock_ms = sim_ms;
+    o.clock_ctx = &c;
+    bench_session s;
+    lvd_err err = {0};
+    if (bench_session_run(f->s, &plan, &o, &s, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s.stop, BENCH_STOP_BUDGET);
+    assert_true((double)s.wall_ms <= 70000);
+    assert_true(s.st[0].budget_cut && s.st[1].budget_cut);
+    bench_session_free(&s);
+    bench_plan_free(&plan);
+    free(c.path);
+}
+
 /* A first night of five arms (CUDA fa on/off, a second GPU's fa on/off, the
  * CPU; a 3 s load on the simulated clock): the CUDA pair runs first, sized
  * for a tie (`-fa 1,0,0,1 -r 3`, 6 samples an arm); the session ranks before
@@ -545,6 +580,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shared_process, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_racing, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_budget_bound, tu_session_setup, tu_session_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_shared, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_raced_first_look, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_max_rounds, tu_session_setup, tu_session_teardown),
         cmocka_unit_test_setup_teardown(test_prices_first_look, tu_session_setup, tu_session_teardown),

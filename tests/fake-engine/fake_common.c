@@ -209,8 +209,13 @@ void inv_start(int argc, char **argv, const char *persona_name)
         seed = scn_str("seed", "0");
     uint64_t h = fnv1a(1469598103934665603ULL, seed, strlen(seed) + 1);
     h = fnv1a(h, &G.idx, sizeof G.idx);
-    for (int i = 1; i < argc; i++)
-        h = fnv1a(h, argv[i], strlen(argv[i]) + 1);
+    for (int i = 1; i < argc; i++) {
+        /* the model by its file name: the draws do not depend on where the checkout is */
+        const char *a = argv[i], *slash;
+        if ((!strcmp(argv[i - 1], "-m") || !strcmp(argv[i - 1], "--model")) && (slash = strrchr(a, '/')))
+            a = slash + 1;
+        h = fnv1a(h, a, strlen(a) + 1);
+    }
     G.rng = h;
 
     const lvd_kv *le = scn_find("log");
