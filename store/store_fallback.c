@@ -3,6 +3,7 @@
  * ids kept, into a fresh SQLite file renamed over the old copy. Not for the
  * decision to read the copy (select/fallback.c). */
 #include "store/fleetdb.h"
+#include "store/store_docs.h"
 #include "store/store_internal.h"
 
 #include <errno.h>
@@ -19,8 +20,8 @@ static const struct {
     int by_host;
 } copied[] = {
     {"artifacts", 0}, {"artifact_paths", 0}, {"shard_paths", 0}, {"engines", 0}, {"probes", 0},
-    {"devices", 0},   {"file_hashes", 0},    {"pins", 0},        {"verdicts", 1}, {"checks", 1},
-    {"ceilings", 1},
+    {"devices", 0},   {"file_hashes", 0},    {"pins", 0},        {"verdict_fingerprints", 0},
+    {"verdicts", 1},  {"checks", 1},         {"ceilings", 1},
 };
 
 /* The columns of table in the copy (the binary's own schema, which the
@@ -65,6 +66,8 @@ static int copy_table(store *primary, store *copy, const char *table, const char
     char *sel = host ? lvd_xasprintf("SELECT %s FROM %s WHERE host = ?1", lvd_sb_str(&cols), table)
                      : lvd_xasprintf("SELECT %s FROM %s", lvd_sb_str(&cols), table);
     char *ins = insert_sql(table, lvd_sb_str(&cols), n);
+    size_t n_names;
+    char **names = lvd_split(lvd_sb_str(&cols), ',', &n_names);
     lvd_sb_free(&cols);
     store_stmt *from = NULL, *to = NULL;
     int ret = -1, rc = STORE_ERROR;
@@ -74,10 +77,15 @@ static int copy_table(store *primary, store *copy, const char *table, const char
         store_bind_text(from, 1, host);
     while ((rc = store_step(from)) == STORE_ROW) {
         for (int i = 0; i < n; i++) {
-            if (store_col_null(from, i))
+            if (store_col_null(from, i)) {
                 store_bind_null(to, i + 1);
-            else
+            } else if ((size_t)i < n_names && store_doc_column(table, names[i] + strspn(names[i], " "))) {
+                char *doc = store_col_doc(from, i);
+                store_bind_doc(to, i + 1, doc);
+                free(doc);
+            } else {
                 store_bind_text(to, i + 1, store_col_text(from, i)); /* the column's affinity types it */
+            }
         }
         if (store_step(to) != STORE_DONE) {
             store_fail(copy, err, "cannot write the fallback copy");
@@ -95,6 +103,7 @@ out:
     store_finalize(to);
     free(sel);
     free(ins);
+    lvd_strv_free(names);
     return ret;
 }
 
