@@ -25,7 +25,7 @@ static const struct {
 };
 
 /* The columns of table in the copy (the binary's own schema, which the
- * primary has too: store_open migrated or refused it), as "a, b, c" into sb;
+ * primary has too: store_open migrated or refused it), quoted, as "\"a\", \"b\"" into sb;
  * how many. The copy is SQLite by definition, hence its PRAGMA. -1 on error. */
 static int columns(store *copy, const char *table, lvd_sb *sb, lvd_err *err)
 {
@@ -36,11 +36,19 @@ static int columns(store *copy, const char *table, lvd_sb *sb, lvd_err *err)
         return -1;
     int n = 0, rc;
     while ((rc = store_step(st)) == STORE_ROW)
-        lvd_sb_addf(sb, "%s%s", n++ ? ", " : "", store_col_text(st, 0));
+        lvd_sb_addf(sb, "%s\"%s\"", n++ ? ", " : "", store_col_text(st, 0)); /* quoted: "binary" */
     store_finalize(st);
     if (rc != STORE_DONE)
         return store_fail(copy, err, "cannot read the copy's columns");
     return n;
+}
+
+/* A column of the list columns() makes, without its space and quotes (in place). */
+static const char *unquoted(char *name)
+{
+    name += strspn(name, " \"");
+    name[strcspn(name, "\"")] = '\0';
+    return name;
 }
 
 /* INSERT INTO table (cols) VALUES (?1, ..., ?n). Caller frees. */
@@ -79,7 +87,7 @@ static int copy_table(store *primary, store *copy, const char *table, const char
         for (int i = 0; i < n; i++) {
             if (store_col_null(from, i)) {
                 store_bind_null(to, i + 1);
-            } else if ((size_t)i < n_names && store_doc_column(table, names[i] + strspn(names[i], " "))) {
+            } else if ((size_t)i < n_names && store_doc_column(table, unquoted(names[i]))) {
                 char *doc = store_col_doc(from, i);
                 store_bind_doc(to, i + 1, doc);
                 free(doc);

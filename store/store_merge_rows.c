@@ -40,9 +40,9 @@ static const merge_table artifacts = {
 
 static const merge_table after_engines[] = {
     {"probes",
-     "id, engine_id, binary, bin_mtime_ns, bin_size, probed_at, backend, reason, env, files, backends,"
+     "id, engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason, env, files, backends,"
      " no_device, cuda_archs",
-     "ketiiittttttt", "engine_id = ?2 AND binary = ?3 AND probed_at = ?6 AND backend = ?7", COUNT(probes), NULL},
+     "ketiiittttttt", "engine_id = ?2 AND \"binary\" = ?3 AND probed_at = ?6 AND backend = ?7", COUNT(probes), NULL},
     {"devices", "probe_id, idx, selector, name, total_mib, free_mib, backend, compute_cap", "pittiitt",
      "probe_id = ?1 AND idx = ?2", COUNT(devices), NULL},
     {"checks",
@@ -182,7 +182,8 @@ static int copy_row(merge_job *j, const merge_table *t, store_stmt *row, store_s
             snprintf(what, sizeof what, "cannot merge a row of %s", t->table);
             return store_fail(j->dst, err, what);
         }
-        here = store_last_id(j->dst);
+        if (t->kinds[0] == 'k') /* only a table with ids has one: PostgreSQL's lastval() fails elsewhere */
+            here = store_last_id(j->dst);
     }
     if (t->kinds[0] == 'k')
         merge_map_add(&j->probes, store_col_i64(row, 0), here);
