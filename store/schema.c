@@ -382,7 +382,8 @@ static const char *const migrations[] = {
      * statistics, a pin decision's details) are packed with zlib by
      * lvd_pack_doc, a function store_sqlite.c gives the connection that
      * migrates (PostgreSQL's step, pg_steps, keeps them as text: TOAST
-     * compresses them). */
+     * compresses them). A result's reported tail loses its test sizes
+     * where they are the result's columns as printed (store_reported.h). */
     "CREATE TABLE verdict_fingerprints (id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE);"
     "INSERT INTO verdict_fingerprints (fingerprint) SELECT DISTINCT fingerprint FROM verdicts"
     " WHERE fingerprint IS NOT NULL;"
@@ -391,7 +392,8 @@ static const char *const migrations[] = {
     " WHERE f.fingerprint = verdicts.fingerprint) WHERE fingerprint IS NOT NULL;"
     "ALTER TABLE verdicts DROP COLUMN fingerprint;"
     "UPDATE verdicts SET stats_json = lvd_pack_doc(stats_json) WHERE length(stats_json) >= 256;"
-    "UPDATE pin_decisions SET details_json = lvd_pack_doc(details_json) WHERE length(details_json) >= 256;",
+    "UPDATE pin_decisions SET details_json = lvd_pack_doc(details_json) WHERE length(details_json) >= 256;"
+    STORE_SCHEMA_17_TAILS,
 };
 
 size_t store_schema_version(void)

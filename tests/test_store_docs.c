@@ -2,8 +2,9 @@
  * fingerprint stored once however many verdicts share it, a verdict's
  * statistics and a pin decision's details read back byte for byte through
  * their packed form (and through the fallback copy), packed on SQLite and
- * smaller there, and migration 17 converting a store of schema 16 with
- * rows that read the same after. Runs again on PostgreSQL (_pg), where
+ * smaller there, a result's reported object stored without the test sizes
+ * its columns hold and read back whole, and migration 17 converting a store
+ * of schema 16 with rows that read the same after. Runs again on PostgreSQL (_pg), where
  * documents stay text. */
 #include "tests/testutil.h"
 
@@ -139,6 +140,67 @@ static void test_roundtrip(void **state)
     free(fp);
 }
 
+#define HEAD "{\"build_commit\":\"abc\",\"model_type\":\"llama 1B\""
+#define SIZED ",\"n_prompt\":512,\"n_gen\":0,\"n_depth\":0,\"avg_ts\":400.25}"
+#define OTHER ",\"n_prompt\":512,\"n_gen\":0,\"n_depth\":4,\"avg_ts\":1.5}" /* not the columns' n_depth 0 */
+
+/* One run of two pp512 results (sizes 512, 0, 0), reported as HEAD SIZED
+ * and HEAD OTHER, recorded in s. */
+static void put_sized_run(store *s)
+{
+    lvd_err err = {0};
+    lvd_run r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.artifact, SHA_A);
+    r.engine_id = tu_engine_put(s, "cpu", NULL);
+    r.binary = lvd_xstrdup("/e/cpu/llama-bench");
+    r.build = lvd_xstrdup("b9749");
+    r.host = lvd_xstrdup("h");
+    r.arm_key = lvd_xstrdup("k");
+    lvd_params_init(&r.params);
+    strcpy(r.status, "ok");
+    r.started_at = 1;
+    strcpy(r.source, "import");
+    r.n_results = 2;
+    r.results = lvd_xcalloc(2, sizeof *r.results);
+    for (int i = 0; i < 2; i++) {
+        strcpy(r.results[i].test, "pp512");
+        r.results[i].n_prompt = 512;
+        r.results[i].reported_json = lvd_xstrdup(i ? HEAD OTHER : HEAD SIZED);
+    }
+    if (store_run_put(s, &r, &err))
+        fail_msg("%s", err.msg);
+    lvd_run_free(&r);
+}
+
+/* The results of s's runs read back as HEAD SIZED and HEAD OTHER. */
+static void assert_sized_reads(store *s)
+{
+    store_run_filter rf = {.with_samples = 1};
+    lvd_run *v;
+    size_t n;
+    lvd_err err = {0};
+    if (store_run_list(s, &rf, &v, &n, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 1);
+    assert_int_equal(v[0].n_results, 2);
+    assert_string_equal(v[0].results[0].reported_json, HEAD SIZED);
+    assert_string_equal(v[0].results[1].reported_json, HEAD OTHER);
+    store_run_list_free(v, n);
+}
+
+/* The test sizes a result's columns hold are left out of its reported tail
+ * and put back on reading; sizes that differ from the columns stay. */
+static void test_reported_sizes(void **state)
+{
+    tu_storefx *f = *state;
+    put_artifact(f->s);
+    put_sized_run(f->s);
+    assert_sized_reads(f->s);
+    assert_int_equal(sql_int(f->s, "SELECT count(*) FROM results WHERE reported_json = ',\"avg_ts\":400.25}'"), 1);
+    assert_int_equal(sql_int(f->s, "SELECT count(*) FROM results WHERE reported_json = '" OTHER "'"), 1);
+}
+
 /* Packing refuses what is not a packed document. */
 static void test_unpack_refuses(void **state)
 {
@@ -184,7 +246,15 @@ static void test_migrate_17(void **state)
                       " ('" SHA_A "', 'h', 200, 'tg', 'win', '%s', '%s'),"
                       " ('" SHA_A "', 'h', 50, 'w', 'none', NULL, '{}');"
                       "INSERT INTO pin_decisions (decided_at, pinned_build, decision, rule, details_json)"
-                      " VALUES (100, 'b9749', 'keep', 'regression', '%s');",
+                      " VALUES (100, 'b9749', 'keep', 'regression', '%s');"
+                      "INSERT INTO engines (id, name, dir, build, origin, created_at, host)"
+                      " VALUES (1, 'cpu', '/e/cpu', 'b9749', 'registered', 1, 'h');"
+                      "INSERT INTO runs (id, artifact, engine_id, binary, build, host, arm_key, status, started_at,"
+                      " source, uid) VALUES (1, '" SHA_A "', 1, '/e/cpu/llama-bench', 'b9749', 'h', 'k', 'ok', 1,"
+                      " 'import', 'u1');"
+                      "INSERT INTO reported_heads (id, head) VALUES (1, '" HEAD "');"
+                      "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, reported_json, reported_head)"
+                      " VALUES (1, 'pp512', 512, 0, 0, '" SIZED "', 1), (1, 'pp512', 512, 0, 0, '" OTHER "', 1);",
                 fp, stats, fp, stats, details);
     tu_sql(path, lvd_sb_str(&sql));
     lvd_sb_free(&sql);
@@ -205,8 +275,10 @@ static void test_migrate_17(void **state)
     assert_int_equal(n, 1);
     assert_string_equal(d[0].details_json, details);
     store_pin_decision_list_free(d, n);
+    assert_sized_reads(s);
     store_close(s);
     assert_int_equal(tu_sql_int(path, "PRAGMA user_version"), 17);
+    assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM results WHERE reported_json = ',\"avg_ts\":400.25}'"), 1);
     assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM verdict_fingerprints"), 1);
     assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM verdicts WHERE typeof(stats_json) = 'blob'"), 2);
     assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM pin_decisions WHERE typeof(details_json) = 'blob'"), 1);
@@ -222,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_fingerprint_once, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_roundtrip, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_reported_sizes, tu_store_setup, tu_store_teardown),
         cmocka_unit_test(test_unpack_refuses),
         cmocka_unit_test(test_migrate_17),
     };
