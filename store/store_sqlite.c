@@ -183,13 +183,10 @@ static int prepare_path(const char *path, int flags, lvd_err *err)
     return exists ? 0 : lvd_mkdir_parent(path, err);
 }
 
-/* The pragmas of a store opened for writing: 16 KiB pages for a new file
- * (an existing one keeps its own: SQLite changes it only at creation), WAL
- * kept across closes. A verdict row (about 2.4 KB, its statistics packed:
- * store_docs.h) left 1.7 KB of every 4 KiB page empty. */
+/* The pragmas of a store opened for writing: WAL kept across closes. */
 static int writer_pragmas(store *s, lvd_err *err)
 {
-    if (store_exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA journal_size_limit=16777216", err))
+    if (store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA journal_size_limit=16777216", err))
         return -1;
     /* Keep the -wal and -shm files when the last writer closes: a reader
      * without write access to the directory (lvd select run by a service
