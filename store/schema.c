@@ -375,6 +375,25 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN uid TEXT;"
     "UPDATE runs SET uid = lower(hex(randomblob(16)));"
     "CREATE UNIQUE INDEX runs_uid ON runs(uid);",
+    /* 17 (issue 15, the store's size): nothing stored twice (store_docs.h).
+     * A verdict's fingerprint, the same in every verdict until an engine
+     * changes, moves to verdict_fingerprints, once per text, and verdicts
+     * name it by fingerprint_id; the large documents (a verdict's
+     * statistics, a pin decision's details) are packed with zlib by
+     * lvd_pack_doc, a function store_sqlite.c gives the connection that
+     * migrates (PostgreSQL's step, pg_steps, keeps them as text: TOAST
+     * compresses them). A result's reported tail loses its test sizes
+     * where they are the result's columns as printed (store_reported.h). */
+    "CREATE TABLE verdict_fingerprints (id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE);"
+    "INSERT INTO verdict_fingerprints (fingerprint) SELECT DISTINCT fingerprint FROM verdicts"
+    " WHERE fingerprint IS NOT NULL;"
+    "ALTER TABLE verdicts ADD COLUMN fingerprint_id BIGINT REFERENCES verdict_fingerprints(id);"
+    "UPDATE verdicts SET fingerprint_id = (SELECT f.id FROM verdict_fingerprints f"
+    " WHERE f.fingerprint = verdicts.fingerprint) WHERE fingerprint IS NOT NULL;"
+    "ALTER TABLE verdicts DROP COLUMN fingerprint;"
+    "UPDATE verdicts SET stats_json = lvd_pack_doc(stats_json) WHERE length(stats_json) >= 256;"
+    "UPDATE pin_decisions SET details_json = lvd_pack_doc(details_json) WHERE length(details_json) >= 256;"
+    STORE_SCHEMA_17_TAILS,
 };
 
 size_t store_schema_version(void)

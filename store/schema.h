@@ -17,4 +17,14 @@ char *store_schema_fill(const char *sql);
  * TABLE would cascade) and a foreign key check before it commits. */
 int store_schema_fk_off(size_t to_version);
 
+/* Step 17's statement that leaves a result's test sizes out of its reported
+ * tail where the tail starts with them as its columns print them
+ * (store_reported.h), in both dialects (schema.c and schema_pg.c run it). */
+#define STORE_SIZES_SQL "',\"n_prompt\":' || n_prompt || ',\"n_gen\":' || n_gen || ',\"n_depth\":' || n_depth"
+#define STORE_SCHEMA_17_TAILS                                                                               \
+    "UPDATE results SET reported_json = substr(reported_json, length(" STORE_SIZES_SQL ") + 1)"          \
+    " WHERE reported_head IS NOT NULL AND n_prompt IS NOT NULL AND n_gen IS NOT NULL AND n_depth IS NOT NULL" \
+    " AND substr(reported_json, 1, length(" STORE_SIZES_SQL ")) = " STORE_SIZES_SQL                       \
+    " AND substr(reported_json, length(" STORE_SIZES_SQL ") + 1, 1) IN (',', '}');"
+
 #endif

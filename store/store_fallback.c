@@ -3,6 +3,7 @@
  * ids kept, into a fresh SQLite file renamed over the old copy. Not for the
  * decision to read the copy (select/fallback.c). */
 #include "store/fleetdb.h"
+#include "store/store_docs.h"
 #include "store/store_internal.h"
 
 #include <errno.h>
@@ -19,12 +20,12 @@ static const struct {
     int by_host;
 } copied[] = {
     {"artifacts", 0}, {"artifact_paths", 0}, {"shard_paths", 0}, {"engines", 0}, {"probes", 0},
-    {"devices", 0},   {"file_hashes", 0},    {"pins", 0},        {"verdicts", 1}, {"checks", 1},
-    {"ceilings", 1},
+    {"devices", 0},   {"file_hashes", 0},    {"pins", 0},        {"verdict_fingerprints", 0},
+    {"verdicts", 1},  {"checks", 1},         {"ceilings", 1},
 };
 
 /* The columns of table in the copy (the binary's own schema, which the
- * primary has too: store_open migrated or refused it), as "a, b, c" into sb;
+ * primary has too: store_open migrated or refused it), quoted, as "\"a\", \"b\"" into sb;
  * how many. The copy is SQLite by definition, hence its PRAGMA. -1 on error. */
 static int columns(store *copy, const char *table, lvd_sb *sb, lvd_err *err)
 {
@@ -35,11 +36,19 @@ static int columns(store *copy, const char *table, lvd_sb *sb, lvd_err *err)
         return -1;
     int n = 0, rc;
     while ((rc = store_step(st)) == STORE_ROW)
-        lvd_sb_addf(sb, "%s%s", n++ ? ", " : "", store_col_text(st, 0));
+        lvd_sb_addf(sb, "%s\"%s\"", n++ ? ", " : "", store_col_text(st, 0)); /* quoted: "binary" */
     store_finalize(st);
     if (rc != STORE_DONE)
         return store_fail(copy, err, "cannot read the copy's columns");
     return n;
+}
+
+/* A column of the list columns() makes, without its space and quotes (in place). */
+static const char *unquoted(char *name)
+{
+    name += strspn(name, " \"");
+    name[strcspn(name, "\"")] = '\0';
+    return name;
 }
 
 /* INSERT INTO table (cols) VALUES (?1, ..., ?n). Caller frees. */
@@ -65,6 +74,8 @@ static int copy_table(store *primary, store *copy, const char *table, const char
     char *sel = host ? lvd_xasprintf("SELECT %s FROM %s WHERE host = ?1", lvd_sb_str(&cols), table)
                      : lvd_xasprintf("SELECT %s FROM %s", lvd_sb_str(&cols), table);
     char *ins = insert_sql(table, lvd_sb_str(&cols), n);
+    size_t n_names;
+    char **names = lvd_split(lvd_sb_str(&cols), ',', &n_names);
     lvd_sb_free(&cols);
     store_stmt *from = NULL, *to = NULL;
     int ret = -1, rc = STORE_ERROR;
@@ -74,10 +85,15 @@ static int copy_table(store *primary, store *copy, const char *table, const char
         store_bind_text(from, 1, host);
     while ((rc = store_step(from)) == STORE_ROW) {
         for (int i = 0; i < n; i++) {
-            if (store_col_null(from, i))
+            if (store_col_null(from, i)) {
                 store_bind_null(to, i + 1);
-            else
+            } else if ((size_t)i < n_names && store_doc_column(table, unquoted(names[i]))) {
+                char *doc = store_col_doc(from, i);
+                store_bind_doc(to, i + 1, doc);
+                free(doc);
+            } else {
                 store_bind_text(to, i + 1, store_col_text(from, i)); /* the column's affinity types it */
+            }
         }
         if (store_step(to) != STORE_DONE) {
             store_fail(copy, err, "cannot write the fallback copy");
@@ -95,6 +111,7 @@ out:
     store_finalize(to);
     free(sel);
     free(ins);
+    lvd_strv_free(names);
     return ret;
 }
 

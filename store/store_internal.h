@@ -74,6 +74,11 @@ int store_col_int(store_stmt *st, int col);
 double store_col_real(store_stmt *st, int col);
 const char *store_col_text(store_stmt *st, int col);
 int store_col_null(store_stmt *st, int col);
+/* A document (store_docs.h): bound packed where the backend keeps BLOBs
+ * (SQLite), else as text; read back as its text, malloc'd (NULL for NULL
+ * or a packed value that does not unpack). Defined in store_docs.c. */
+void store_bind_doc(store_stmt *st, int idx, const char *text);
+char *store_col_doc(store_stmt *st, int col);
 /* The id of the row the last INSERT on s created. */
 int64_t store_last_id(store *s);
 
@@ -104,6 +109,11 @@ struct store_ops {
     double (*col_real)(store_stmt *st, int col);
     const char *(*col_text)(store_stmt *st, int col);
     int (*col_null)(store_stmt *st, int col);
+    /* BLOBs, for packed documents: NULL where the backend keeps documents
+     * as text (PostgreSQL, which compresses them itself); col_blob gives
+     * NULL when the value is not a BLOB. */
+    void (*bind_blob)(store_stmt *st, int idx, const void *v, size_t len);
+    const void *(*col_blob)(store_stmt *st, int col, size_t *len);
 };
 /* Every backend's statement starts with this. */
 struct store_stmt {

@@ -312,4 +312,5 @@ const store_ops store_pg_ops = {
     .col_real = pg_col_real,
     .col_text = pg_col_text,
     .col_null = pg_col_null,
+    /* no bind_blob, col_blob: documents stay text (store_docs.h) */
 };

@@ -1,6 +1,6 @@
 /* store_pins.c: the nightly pin decisions and the history of pinned builds.
  * Not for deciding promotion (select/pin.c) or writing the pin file (fetch/). */
-#include "store/store_internal.h"
+#include "store/store_docs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@ int store_pin_decision_put(store *s, lvd_pin_decision *d, lvd_err *err)
     store_bind_text(st, 3, d->candidate_build);
     store_bind_text(st, 4, d->decision);
     store_bind_text(st, 5, d->rule);
-    store_bind_text(st, 6, d->details_json);
+    store_bind_doc(st, 6, d->details_json);
     if (store_step_done(s, st, "cannot record pin decision", err))
         return -1;
     d->id = store_last_id(s);
@@ -39,7 +39,7 @@ static void col_decision(store_stmt *st, void *item)
     d->candidate_build = store_col_strdup(st, 3);
     d->decision = store_col_strdup(st, 4);
     d->rule = store_col_strdup(st, 5);
-    d->details_json = store_col_strdup(st, 6);
+    d->details_json = store_col_doc(st, 6);
 }
 
 static void free_decision(void *d)

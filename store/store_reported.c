@@ -3,6 +3,7 @@
  * (see store_reported.h). Not for the results rows (store_runs.c). */
 #include "store/store_reported.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,19 @@ static int head_id_of(store *s, store_reported_writer *w, const char *head, size
     return 0;
 }
 
-int store_reported_split(store *s, store_reported_writer *w, const char *json, int64_t *head_id,
+/* tail past its test sizes when they are n's, printed as the reading SQL
+ * prints the columns (store_reported.h), and a field or the end follows. */
+static const char *past_sizes(const char *tail, const int n[3])
+{
+    char sizes[96];
+    int len = snprintf(sizes, sizeof sizes, TAIL_KEY "%d,\"n_gen\":%d,\"n_depth\":%d", n[0], n[1], n[2]);
+    if (len <= 0 || (size_t)len >= sizeof sizes || strncmp(tail, sizes, (size_t)len) ||
+        (tail[len] != ',' && tail[len] != '}'))
+        return tail;
+    return tail + len;
+}
+
+int store_reported_split(store *s, store_reported_writer *w, const char *json, const int n[3], int64_t *head_id,
                          const char **tail, lvd_err *err)
 {
     *head_id = 0;
@@ -47,7 +60,7 @@ int store_reported_split(store *s, store_reported_writer *w, const char *json, i
         return 0;
     if (head_id_of(s, w, json, (size_t)(at - json), head_id, err))
         return -1;
-    *tail = at;
+    *tail = past_sizes(at, n);
     return 0;
 }
 

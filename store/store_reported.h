@@ -7,7 +7,12 @@
  * `,"n_prompt":` is the head, kept once in reported_heads however many
  * results share it; the rest is the result's tail (results.reported_json,
  * results.reported_head naming its head). Read back, head || tail is the
- * text as it was, byte for byte; an object without that key is all tail. */
+ * text as it was, byte for byte; an object without that key is all tail.
+ * Schema step 17: the tail's first three fields, n_prompt, n_gen and
+ * n_depth, are the result's own columns; where the tail starts with them
+ * exactly as those columns print them, they are left out of it (stored
+ * once) and put back on reading: a tail that does not start with
+ * ,"n_prompt": has lost them. */
 #ifndef LVD_STORE_REPORTED_H
 #define LVD_STORE_REPORTED_H
 
@@ -23,12 +28,18 @@ typedef struct store_reported_writer {
 
 /* The SQL expression of the whole object in a results row aliased r joined
  * with "LEFT JOIN reported_heads h ON h.id = r.reported_head". */
-#define STORE_REPORTED_SQL "CASE WHEN h.head IS NULL THEN r.reported_json ELSE h.head || r.reported_json END"
+#define STORE_REPORTED_SQL                                                                              \
+    "CASE WHEN h.head IS NULL THEN r.reported_json"                                                     \
+    " WHEN substr(r.reported_json, 1, 12) = ',\"n_prompt\":' THEN h.head || r.reported_json"             \
+    " ELSE h.head || ',\"n_prompt\":' || r.n_prompt || ',\"n_gen\":' || r.n_gen || ',\"n_depth\":' || r.n_depth" \
+    " || r.reported_json END"
 
-/* Splits json (NULL: nothing reported): *head_id is the id of its head in
+/* Splits json (NULL: nothing reported) of a result of the test sizes
+ * n[0..2] (n_prompt, n_gen, n_depth): *head_id is the id of its head in
  * reported_heads (recorded when new; 0 when it has none) and *tail points
- * into json at the rest. 0, or -1 with err. */
-int store_reported_split(store *s, store_reported_writer *w, const char *json, int64_t *head_id,
+ * into json at the rest, past the sizes when they are n's. 0, or -1 with
+ * err. */
+int store_reported_split(store *s, store_reported_writer *w, const char *json, const int n[3], int64_t *head_id,
                          const char **tail, lvd_err *err);
 void store_reported_close(store_reported_writer *w);
 

@@ -21,7 +21,8 @@ static int bind_result(store *s, store_stmt *res, store_reported_writer *w, cons
 {
     int64_t head;
     const char *tail;
-    if (store_reported_split(s, w, x->reported_json, &head, &tail, err))
+    const int sizes[3] = {x->n_prompt, x->n_gen, x->n_depth};
+    if (store_reported_split(s, w, x->reported_json, sizes, &head, &tail, err))
         return -1;
     char *samples = store_samples_encode(s->path, x, err);
     if (!samples)

@@ -5,6 +5,7 @@
  * names SQLite. */
 #include "store/store_internal.h"
 #include "store/schema.h"
+#include "store/store_docs.h"
 
 #include "common/paths.h"
 
@@ -111,6 +112,35 @@ static double lite_col_real(store_stmt *st, int col) { return sqlite3_column_dou
 static const char *lite_col_text(store_stmt *st, int col) { return (const char *)sqlite3_column_text(L(st), col); }
 static int lite_col_null(store_stmt *st, int col) { return sqlite3_column_type(L(st), col) == SQLITE_NULL; }
 
+static void lite_bind_blob(store_stmt *st, int idx, const void *v, size_t len)
+{
+    sqlite3_bind_blob64(L(st), idx, v, len, SQLITE_TRANSIENT);
+}
+
+static const void *lite_col_blob(store_stmt *st, int col, size_t *len)
+{
+    if (sqlite3_column_type(L(st), col) != SQLITE_BLOB)
+        return NULL;
+    const void *v = sqlite3_column_blob(L(st), col);
+    *len = (size_t)sqlite3_column_bytes(L(st), col);
+    return v;
+}
+
+/* lvd_pack_doc(x), for migration 17: x packed (store_docs.h) when it is text
+ * long enough, else x as it is. */
+static void pack_doc_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    size_t len = 0;
+    unsigned char *packed = sqlite3_value_type(argv[0]) == SQLITE_TEXT
+                                ? store_doc_pack((const char *)sqlite3_value_text(argv[0]), &len)
+                                : NULL;
+    if (packed)
+        sqlite3_result_blob64(ctx, packed, len, free);
+    else
+        sqlite3_result_value(ctx, argv[0]);
+}
+
 static int64_t lite_last_id(store *s) { return sqlite3_last_insert_rowid(s->db); }
 
 static int lite_version_get(store *s, int64_t *v, lvd_err *err)
@@ -191,6 +221,10 @@ static int lite_open(store *s, int flags, lvd_err *err)
         return 0; /* the caller refuses it before any pragma changes the file */
     if (!s->readonly && writer_pragmas(s, err))
         return -1;
+    if (!s->readonly && have < (int64_t)store_schema_version() &&
+        sqlite3_create_function_v2(s->db, "lvd_pack_doc", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, pack_doc_fn,
+                                   NULL, NULL, NULL) != SQLITE_OK)
+        return store_fail(s, err, "cannot prepare the migration");
     return store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", err);
 }
 
@@ -274,4 +308,6 @@ const store_ops store_sqlite_ops = {
     .col_real = lite_col_real,
     .col_text = lite_col_text,
     .col_null = lite_col_null,
+    .bind_blob = lite_bind_blob,
+    .col_blob = lite_col_blob,
 };

@@ -1,6 +1,6 @@
 /* store_verdicts.c: the decisions per (artifact, host, objective), kept as a
  * history. Not for deciding them (select/). */
-#include "store/store_internal.h"
+#include "store/store_docs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,8 @@
 #define SELECT_VERDICT                                                                    \
     "SELECT id, artifact, host, decided_at, objective, engine_id, arm_key,"                \
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
-    " rule, explain, fingerprint, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx FROM verdicts"
+    " rule, explain, " STORE_FINGERPRINT_SQL ", stats_json, p_split_mode, p_tensor_split, p_fit_target,"     \
+    " p_fit_ctx FROM verdicts"
 
 static void col_verdict(store_stmt *st, void *item)
 {
@@ -26,7 +27,7 @@ static void col_verdict(store_stmt *st, void *item)
     v->rule = store_col_strdup(st, 16);
     v->explain = store_col_strdup(st, 17);
     v->fingerprint = store_col_strdup(st, 18);
-    v->stats_json = store_col_strdup(st, 19);
+    v->stats_json = store_col_doc(st, 19);
     store_col_fit(st, 22, &v->params);
 }
 
@@ -34,11 +35,14 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
 {
     if (v->decided_at == 0)
         v->decided_at = lvd_now();
+    int64_t fingerprint;
+    if (store_fingerprint_id(s, v->fingerprint, &fingerprint, err))
+        return -1;
     store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO verdicts (artifact, host, decided_at, objective, engine_id, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " rule, explain, fingerprint, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx)"
+                      " rule, explain, fingerprint_id, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
@@ -51,8 +55,8 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     store_bind_params(st, 7, &v->params);
     store_bind_text(st, 16, v->rule);
     store_bind_text(st, 17, v->explain);
-    store_bind_text(st, 18, v->fingerprint);
-    store_bind_text(st, 19, v->stats_json);
+    store_bind_i64_or_null(st, 18, fingerprint, 0);
+    store_bind_doc(st, 19, v->stats_json);
     store_bind_split(st, 20, &v->params);
     store_bind_fit(st, 22, &v->params);
     if (store_step_done(s, st, "cannot record verdict", err))

@@ -9,6 +9,7 @@
 #     both nights whole (their runs each there once, the same for both hosts);
 #   an unreachable server: one line naming it, exit 4; the nightly records
 #     into its local fallback store and says so (stderr, log, --json);
+#   lvd store merge from SQLite into PostgreSQL and back: the same verdict explained;
 #   a password in the URI: refused in one line saying where it goes, never echoed.
 if [ -z "${LVD_TEST_PG:-}" ]; then
   exec bash "$(dirname "$0")/pg/with-postgres.sh" bash "$0" "$@"
@@ -65,6 +66,40 @@ expect_rc "store info" 0
 check "the service names the same store" test "$(q "d['counts']['runs'] if 'counts' in d else d['runs']")" -eq \
   "$(python3 -c "import json; d=json.load(open('$tmp/info-service')); print(d['counts']['runs'] if 'counts' in d else d['runs'])")"
 check "the runs are in the database" test "$(q "d['counts']['runs'] if 'counts' in d else d['runs']")" -gt 0
+
+# ------------------------------------------------------------ lvd store merge, both ways
+# the SQLite store (its verdict's statistics packed: store/store_docs.h) into a
+# new PostgreSQL database (text), and that into a new SQLite file (packed
+# again): the same statistics in all three, the verdict explained the same
+LITE=$tmp/tools.db
+MERGED=$(database merged)
+lvd store --store "$MERGED" merge "$LITE"
+expect_rc "merge the SQLite store into PostgreSQL" 0
+lvd store --store "$tmp/back.db" merge "$MERGED"
+expect_rc "and that into a new SQLite file" 0
+for s in lite merged back; do
+  case $s in lite) spec=$LITE ;; merged) spec=$MERGED ;; back) spec=$tmp/back.db ;; esac
+  lvd select --store "$spec" --model "$MODEL" --explain
+  expect_rc "select --explain from the $s store" 0
+  cp "$tmp/out" "$tmp/explain-$s"
+done
+# docs FILE: an SQLite store's verdict statistics as text, unpacked (tag,
+# 4 bytes of length, zlib), one line each in decided order
+docs() {
+  python3 -c 'import sqlite3,sys,zlib
+for (b,) in sqlite3.connect(sys.argv[1]).execute("SELECT stats_json FROM verdicts ORDER BY decided_at, id"):
+    print(zlib.decompress(b[5:]).decode() if isinstance(b, bytes) else b)' "$1"
+}
+docs "$LITE" >"$tmp/docs-lite"
+docs "$tmp/back.db" >"$tmp/docs-back"
+psql -X -A -t "$MERGED" -c "SELECT stats_json FROM verdicts ORDER BY decided_at, id" >"$tmp/docs-merged"
+check "the SQLite store holds the verdicts' statistics packed" test "$(python3 -c 'import sqlite3,sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM verdicts WHERE typeof(stats_json) = '"'blob'"'").fetchone()[0])' "$LITE")" -gt 0
+check "PostgreSQL holds them as the same text" same "$tmp/docs-lite" "$tmp/docs-merged"
+check "and the SQLite store merged back too" same "$tmp/docs-lite" "$tmp/docs-back"
+check "with the arms in them" grep -q '"arms"' "$tmp/docs-back"
+check "the verdict explained the same from PostgreSQL" same "$tmp/explain-lite" "$tmp/explain-merged"
+check "and from the SQLite store merged back" same "$tmp/explain-lite" "$tmp/explain-back"
 
 # ------------------------------------------------------------ two hosts, one database
 NIGHTS=$(database nights)

@@ -16,7 +16,7 @@ Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
 a few runs: wall ms of the process, and its CPU ms, user + system, which a
 busy machine inflates less), store bytes per sample (file and WAL after a
-checkpoint), import samples/s (per file of a night, over the year; a week of
+checkpoint) and where they go (each table with its indexes), import samples/s (per file of a night, over the year; a week of
 one engine's files in one invocation; one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite. With --time
 (and --dir of a store it built, the same --nights) it only times the reading
@@ -283,6 +283,26 @@ def store_bytes(db):
     return sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p))
 
 
+def store_split(db, samples):
+    """Where the store's bytes go, B/sample per table with its indexes (SQLite's
+    dbstat), largest first; "free" is the file's pages no table holds."""
+    c = sqlite3.connect(db)
+    owner = dict(c.execute("SELECT name, tbl_name FROM sqlite_schema WHERE type IN ('table', 'index')"))
+    owner.update({"verdict_fingerprints": "verdicts", "sqlite_autoindex_verdict_fingerprints_1": "verdicts"})
+    by = {}
+    for name, size in c.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
+        t = owner.get(name, name)
+        by[t] = by.get(t, 0) + size
+    total = c.execute("PRAGMA page_count").fetchone()[0] * c.execute("PRAGMA page_size").fetchone()[0]
+    c.close()
+    by["free"] = total - sum(by.values())
+    top = sorted(by.items(), key=lambda kv: -kv[1])
+    shown = [(k, v) for k, v in top if v / samples >= 0.05]
+    rest = sum(v for k, v in top if v / samples < 0.05)
+    parts = ["%s %.1f" % (k, v / samples) for k, v in shown] + (["the rest %.1f" % (rest / samples)] if rest else [])
+    return ", ".join(parts)
+
+
 def several_files(w, nights, now):
     """A user catching up on a week of one engine and model: seven nights'
     files (after the year) in one invocation; samples/s per file."""
@@ -330,6 +350,8 @@ def main():
     size = store_bytes(w.db)
     rows.append(("store size (file and WAL after a checkpoint)",
                  "%.1f MB, %.1f B/sample" % (size / 1e6, size / max(samples, 1))))
+    rows.append(("where the store's bytes go, B/sample (each table with its indexes; verdicts with their fingerprints)",
+                 store_split(w.db, max(samples, 1))))
     rows.append(("import, per file of a night (a night's 15 files in one invocation)",
                  "%.0f samples/s over %d files (%.1f ms per file; CPU %.1f ms per file)"
                  % (samples / imp_s, files, imp_s / files * 1e3, imp_cpu / files * 1e3)))
