@@ -39,6 +39,8 @@ char *store_doc_unpack(const void *blob, size_t len)
     uLongf n = 0;
     for (int i = 0; i < 4; i++)
         n |= (uLongf)b[1 + i] << (8 * i);
+    if (n / 1032 > len) /* deflate expands at most about 1032:1: a larger claim is no packed document */
+        return NULL;
     char *text = lvd_xmalloc(n + 1);
     uLongf got = n;
     if (uncompress((Bytef *)text, &got, b + HEAD, (uLong)(len - HEAD)) != Z_OK || got != n ||

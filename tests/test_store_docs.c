@@ -219,6 +219,9 @@ static void test_unpack_refuses(void **state)
     p[0] = 'z';
     p[1] ^= 1;
     assert_null(store_doc_unpack(p, len)); /* another length */
+    p[1] ^= 1;
+    p[4] = 0xff; /* a length of 4 GB from a few bytes (refused without allocating it) */
+    assert_null(store_doc_unpack(p, len));
     free(p);
     free(text);
 }
