@@ -182,13 +182,8 @@ static int load_sessions(store *s, const store_run_filter *base, const store_arm
             continue;
         store_run_filter f = *base;
         f.session = arms[i].session;
-        /* a session by host and model only (runs_night serves it; the engine and arm
-         * key would steer the planner to the arm's whole history on runs_arm):
-         * take_session_runs keeps the arms asked for */
-        if (f.session) {
-            f.engine_id = 0;
-            f.arm_key = NULL;
-        }
+        /* a named session is read on runs_night (store_run_list), the engine and
+         * arm asked for filtered beside it; take_session_runs keeps the arms picked */
         lvd_run *runs;
         size_t n;
         rc = store_run_list(s, &f, &runs, &n, err);

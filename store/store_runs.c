@@ -278,8 +278,8 @@ static void free_run(void *r)
 /* The listing statement of filter f, parameters bound. Only the filters
  * that are set appear in the WHERE clause (a "?1 IS NULL OR artifact = ?1"
  * term keeps SQLite off every index: a full scan of the runs each time), so
- * runs_arm (host, artifact, engine_id, arm_key, started_at), runs_session and
- * runs_started serve the query. Newest first when limited: a plain ORDER BY
+ * runs_arm (host, artifact, engine_id, arm_key, started_at), runs_night,
+ * runs_session and runs_started serve the query. Newest first when limited: a plain ORDER BY
  * on started_at. A hunt's sessions (STORE_HUNT_SESSION_PREFIX) are left out
  * unless one is asked for by name. */
 static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lvd_err *err)
@@ -294,10 +294,13 @@ static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lv
         lvd_sb_adds(&sql, " AND artifact = ?1");
     if (f->host)
         lvd_sb_adds(&sql, " AND host = ?2");
+    /* with a session named, the engine and arm are filters beside runs_night
+     * (host, session): written as expressions no index serves, or the planner
+     * walks the arm's every night on runs_arm */
     if (f->engine_id)
-        lvd_sb_adds(&sql, " AND engine_id = ?3");
+        lvd_sb_adds(&sql, f->session ? " AND engine_id + 0 = ?3" : " AND engine_id = ?3");
     if (f->arm_key)
-        lvd_sb_adds(&sql, " AND arm_key = ?4");
+        lvd_sb_adds(&sql, f->session ? " AND arm_key || '' = ?4" : " AND arm_key = ?4");
     if (f->session)
         lvd_sb_adds(&sql, " AND session = ?5");
     else

@@ -858,9 +858,15 @@ static void test_run_filters(void **state)
         {{.artifact = SHA_B}, 0, 0},
         {{.host = "gpu-box", .arm_key = "a", .engine_id = 1, .limit = 1}, 1, 400},
         {{.host = "other"}, 0, 0},
+        /* a session with the engine and arm: filtered beside the session's index */
+        {{.session = "s1", .arm_key = "b"}, 1, 200},
+        {{.session = "s1", .arm_key = "a", .engine_id = 1}, 1, 100},
+        {{.session = "s2", .engine_id = 1}, 0, 0},
     };
     cases[2].f.engine_id = eid;
     cases[8].f.engine_id = eid;
+    cases[11].f.engine_id = eid;
+    cases[12].f.engine_id = eid;
     for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
         lvd_run *v;
         size_t n;

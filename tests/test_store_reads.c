@@ -112,6 +112,21 @@ static void test_newest_sessions(void **state)
     assert_int_equal(n, 1);
     assert_string_equal(v[0].session, "night-1");
     store_arm_sessions_free(v, n);
+    /* one arm named whole (lvd select's read): the newest past a hunt's, a tie to the higher id */
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_A, HOST, e1, "fa=1", &v, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(v[0].session, "night-2");
+    store_arm_sessions_free(v, n);
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_A, HOST, e2, "fa=1", &v, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(v[0].session, "night-4");
+    store_arm_sessions_free(v, n);
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_B, HOST, e2, "fa=9", &v, &n, &err), 0);
+    assert_int_equal(n, 0); /* only a hunt's runs */
+    store_arm_sessions_free(v, n);
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_A, HOST, e1, "fa=7", &v, &n, &err), 0);
+    assert_int_equal(n, 0);
+    store_arm_sessions_free(v, n);
     assert_int_equal(store_arm_newest_sessions(f->s, NULL, "other-host", 0, NULL, &v, &n, &err), 0);
     assert_int_equal(n, 0);
     store_arm_sessions_free(v, n);
