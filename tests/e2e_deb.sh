@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e_deb: scripts/package builds the .deb (cpack -G DEB, in this build's own
-# deb/ folder), its control fields are right (Depends from dpkg-shlibdeps),
+# deb/ folder), its control fields are right (Depends from dpkg-shlibdeps and
+# libssl3, loaded at run time),
 # dpkg -i installs it, the installed lvd runs from /usr/bin and finds its
 # tools, the man pages and completions are where man and bash-completion look,
 # and dpkg -r removes every file again. The package is removed on any exit

@@ -7,12 +7,7 @@
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_FIXTURES
 
-linked=0
-for tool in "$LVD_BIN"/lvd "$LVD_BIN"/lvd-*; do
-  needed=$(readelf -d "$tool" | grep '(NEEDED)') || { fail "$tool: readelf found no NEEDED entries"; continue; }
-  if grep -q 'libcrypto' <<<"$needed"; then fail "$(basename "$tool") links libcrypto: $needed"; linked=1; fi
-done
-[ "$linked" -eq 0 ] && ok "no tool links libcrypto"
+no_tool_links libcrypto
 
 world crypto
 engine cpu
