@@ -55,7 +55,10 @@ check "Section: utils" test "$(field Section)" = utils
 check "Maintainer: $(field Maintainer)" grep -qE '^[^<]+ <[^@>]+@[^>]+>$' <(field Maintainer)
 check "Description has a summary and a body" test "$(field Description | wc -l)" -ge 3
 depends=$(field Depends)
-for lib in libc6 libsqlite3 libcjson libcurl libssl libpcre2-8 libarchive; do
+libs="libc6 libcjson libcurl libssl libpcre2-8 libarchive"
+# SQLite is linked statically unless the build said -DLVD_STATIC_SQLITE=OFF
+readelf -d "$LVD_BIN/lvd-store" | grep -q 'libsqlite3' && libs="$libs libsqlite3"
+for lib in $libs; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
 done
 ok "Depends from dpkg-shlibdeps: $depends"
