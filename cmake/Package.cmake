@@ -25,6 +25,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # libpq is loaded at run time for a PostgreSQL store (store/store_pg_lib.c), so
 # dpkg-shlibdeps cannot see it: named here.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libpq5")
+# libcrypto is loaded at the first hash (common/sha256.c), so no binary names
+# it either: a dependency named here, added to what dpkg-shlibdeps finds.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libssl3 | libssl3t64")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)

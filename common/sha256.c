@@ -3,10 +3,14 @@
  * thread hashes, so reading overlaps hashing and the file hash runs at the
  * CPU's SHA-256 speed (bench/perf/perf_sha256.c measures it against
  * `openssl speed`); several files are hashed at once on a bounded pool of
- * threads (bench/perf/perf_shards.c). Not for deciding what to hash
- * (store/identify.c). */
+ * threads (bench/perf/perf_shards.c). libcrypto is loaded on the first hash
+ * (dlopen of libcrypto.so.3, its few entry points resolved once), so that a
+ * tool whose run hashes nothing (a warm lvd select) does not relocate it at
+ * every start. Not for deciding what to hash (store/identify.c). */
 #include "common/sha256.h"
+#include "common/cli.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -17,15 +21,59 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The EVP calls, resolved from libcrypto at the first hash. */
+#define SHA_FUNCS(X) X(EVP_MD_CTX_new) X(EVP_MD_CTX_free) X(EVP_DigestInit_ex) X(EVP_DigestUpdate) \
+    X(EVP_DigestFinal_ex) X(EVP_sha256)
+
+static struct {
+#define SHA_FIELD(f) __typeof__(f) *f;
+    SHA_FUNCS(SHA_FIELD)
+#undef SHA_FIELD
+} crypto;
+
+static pthread_once_t crypto_once = PTHREAD_ONCE_INIT;
+static const char *crypto_missing; /* why the load failed; NULL once loaded */
+
+static void crypto_load(void)
+{
+    const char *path = getenv("LVD_LIBCRYPTO_LIBRARY");
+    void *lib = dlopen(path && *path ? path : "libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        crypto_missing = dlerror();
+        return;
+    }
+    struct { void **fn; const char *sym; } t[] = {
+#define SHA_ENTRY(f) {(void **)&crypto.f, #f},
+        SHA_FUNCS(SHA_ENTRY)
+#undef SHA_ENTRY
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(t) && !crypto_missing; i++)
+        if (!(*t[i].fn = dlsym(lib, t[i].sym)))
+            crypto_missing = dlerror();
+}
+
+/* Every hash starts here: a missing libcrypto ($LVD_LIBCRYPTO_LIBRARY names
+ * another file, for the tests) is one line and exit 1: the library is a
+ * dependency of the package, nothing a caller could recover from. */
+static void crypto_need(void)
+{
+    pthread_once(&crypto_once, crypto_load);
+    if (crypto_missing) {
+        fprintf(stderr, "fatal: SHA-256 needs libcrypto.so.3 (Debian package libssl3): %s\n", crypto_missing);
+        exit(LVD_EXIT_FAIL);
+    }
+}
+
 struct lvd_sha256 {
     EVP_MD_CTX *ctx;
 };
 
 lvd_sha256 *lvd_sha256_new(void)
 {
+    crypto_need();
     lvd_sha256 *h = lvd_xcalloc(1, sizeof *h);
-    h->ctx = EVP_MD_CTX_new();
-    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+    h->ctx = crypto.EVP_MD_CTX_new();
+    if (!h->ctx || crypto.EVP_DigestInit_ex(h->ctx, crypto.EVP_sha256(), NULL) != 1) {
         fprintf(stderr, "fatal: OpenSSL cannot initialise SHA-256\n");
         abort();
     }
@@ -34,7 +82,7 @@ lvd_sha256 *lvd_sha256_new(void)
 
 void lvd_sha256_update(lvd_sha256 *h, const void *data, size_t n)
 {
-    if (n > 0 && EVP_DigestUpdate(h->ctx, data, n) != 1) {
+    if (n > 0 && crypto.EVP_DigestUpdate(h->ctx, data, n) != 1) {
         fprintf(stderr, "fatal: OpenSSL SHA-256 update failed\n");
         abort();
     }
@@ -45,7 +93,7 @@ void lvd_sha256_final(lvd_sha256 *h, char hex[LVD_SHA256_HEX_LEN + 1])
     static const char digits[] = "0123456789abcdef";
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int len = 0;
-    if (EVP_DigestFinal_ex(h->ctx, md, &len) != 1 || len != LVD_SHA256_HEX_LEN / 2) {
+    if (crypto.EVP_DigestFinal_ex(h->ctx, md, &len) != 1 || len != LVD_SHA256_HEX_LEN / 2) {
         fprintf(stderr, "fatal: OpenSSL SHA-256 final failed\n");
         abort();
     }
@@ -61,7 +109,7 @@ void lvd_sha256_abort(lvd_sha256 *h)
 {
     if (!h)
         return;
-    EVP_MD_CTX_free(h->ctx);
+    crypto.EVP_MD_CTX_free(h->ctx);
     free(h);
 }
 

@@ -173,7 +173,7 @@ static int session_seen(const store_arm_session *arms, const unsigned char *keep
 /* The runs of the kept arms' newest sessions, with results and samples: one
  * listing per distinct session (usually one: the last night). 0 or -1. */
 static int load_sessions(store *s, const store_run_filter *base, const store_arm_session *arms, size_t na,
-                         const unsigned char *keep, lvd_run **all, size_t *n_all, lvd_err *err)
+                         const unsigned char *keep, int with_samples, lvd_run **all, size_t *n_all, lvd_err *err)
 {
     size_t cap = 0;
     int rc = 0;
@@ -182,13 +182,8 @@ static int load_sessions(store *s, const store_run_filter *base, const store_arm
             continue;
         store_run_filter f = *base;
         f.session = arms[i].session;
-        /* a session by host and model only (runs_night serves it; the engine and arm
-         * key would steer the planner to the arm's whole history on runs_arm):
-         * take_session_runs keeps the arms asked for */
-        if (f.session) {
-            f.engine_id = 0;
-            f.arm_key = NULL;
-        }
+        /* a named session is read on runs_night (store_run_list), the engine and
+         * arm asked for filtered beside it; take_session_runs keeps the arms picked */
         lvd_run *runs;
         size_t n;
         rc = store_run_list(s, &f, &runs, &n, err);
@@ -197,11 +192,14 @@ static int load_sessions(store *s, const store_run_filter *base, const store_arm
             store_run_list_free(runs, n);
         }
     }
-    return rc ? rc : store_run_load_results(s, *all, *n_all, err);
+    if (rc)
+        return rc;
+    return with_samples ? store_run_load_results(s, *all, *n_all, err) : store_run_load_result_rows(s, *all, *n_all, err);
 }
 
-int sel_armset_load_picked(store *s, const char *artifact, const char *host, int64_t engine_id,
-                           const char *arm_key, sel_arm_pick_fn pick, void *ctx, sel_armset *out, lvd_err *err)
+/* sel_armset_load_picked, with the samples or without them. */
+static int load_picked(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
+                       sel_arm_pick_fn pick, void *ctx, int with_samples, sel_armset *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     host = host ? host : lvd_hostname();
@@ -218,7 +216,7 @@ int sel_armset_load_picked(store *s, const char *artifact, const char *host, int
     store_run_filter f = {.artifact = artifact, .host = host, .engine_id = engine_id, .arm_key = arm_key};
     lvd_run *all = NULL;
     size_t n_all = 0;
-    int rc = load_sessions(s, &f, arms, na, keep, &all, &n_all, err);
+    int rc = load_sessions(s, &f, arms, na, keep, with_samples, &all, &n_all, err);
     if (rc == 0)
         sel_armset_build(all, n_all, out);
     store_run_list_free(all, n_all);
@@ -227,10 +225,22 @@ int sel_armset_load_picked(store *s, const char *artifact, const char *host, int
     return rc;
 }
 
+int sel_armset_load_picked(store *s, const char *artifact, const char *host, int64_t engine_id,
+                           const char *arm_key, sel_arm_pick_fn pick, void *ctx, sel_armset *out, lvd_err *err)
+{
+    return load_picked(s, artifact, host, engine_id, arm_key, pick, ctx, 1, out, err);
+}
+
 int sel_armset_load(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err)
 {
-    return sel_armset_load_picked(s, artifact, host, engine_id, arm_key, NULL, NULL, out, err);
+    return load_picked(s, artifact, host, engine_id, arm_key, NULL, NULL, 1, out, err);
+}
+
+int sel_armset_load_shape(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
+                          sel_armset *out, lvd_err *err)
+{
+    return load_picked(s, artifact, host, engine_id, arm_key, NULL, NULL, 0, out, err);
 }
 
 void sel_armset_free(sel_armset *set)

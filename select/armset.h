@@ -67,6 +67,11 @@ void sel_armset_build(const lvd_run *runs, size_t n, sel_armset *out);
  * it by index), so the cost is those sessions', not the history's. 0 or -1 (err). */
 int sel_armset_load(struct store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err);
+/* sel_armset_load without the samples (every series empty): what each arm
+ * ran and how (series, params, backends, status), for a reader that needs no
+ * statistics (the launch line's measured depth and backends). */
+int sel_armset_load_shape(struct store *s, const char *artifact, const char *host, int64_t engine_id,
+                          const char *arm_key, sel_armset *out, lvd_err *err);
 /* Which arms to read, chosen from all of them before any run is: sets
  * keep[i] (zeroed) for arms[0..n) wanted. */
 struct store_arm_session;

@@ -258,7 +258,7 @@ int sel_arm_measured(store *s, const char *artifact, const char *host, int64_t e
     sel_armset set;
     backends[0] = '\0';
     *depth = 0;
-    if (sel_armset_load(s, artifact, host, engine_id, arm_key, &set, err) != 0)
+    if (sel_armset_load_shape(s, artifact, host, engine_id, arm_key, &set, err) != 0) /* no statistics here */
         return -1;
     for (size_t i = 0; i < set.n; i++) {
         if (!arm_key || strcmp(set.v[i].arm_key, arm_key))

@@ -85,28 +85,33 @@ int sel_engines_load_env(store *s, const char *env, sel_engines *out, lvd_err *e
 {
     memset(out, 0, sizeof *out);
     lvd_engine *list;
-    size_t n;
+    lvd_probe *probes;
+    size_t n, np;
     if (store_engine_list(s, &list, &n, err) != 0)
         return -1;
+    /* every engine's newest probe in one query, not one (and one for its devices) per engine */
+    if (store_probes_latest_env(s, NULL, env, &probes, &np, err) != 0) {
+        store_engine_list_free(list, n);
+        return -1;
+    }
     out->env = lvd_xstrdup(env ? env : "");
     out->v = lvd_xcalloc(n ? n : 1, sizeof *out->v);
     for (size_t i = 0; i < n; i++) {
         sel_engine *e = &out->v[out->n++];
         e->e = list[i];
-        int rc = store_probe_latest_env(s, e->e.id, out->env, &e->probe, err);
-        if (rc < 0) {
-            free(list);
-            sel_engines_free(out);
-            return -1;
-        }
-        if (rc == 1)
-            memset(&e->probe, 0, sizeof e->probe);
+        for (size_t k = 0; k < np; k++)
+            if (probes[k].engine_id == e->e.id) {
+                e->probe = probes[k]; /* moved: the list keeps a zeroed one */
+                memset(&probes[k], 0, sizeof probes[k]);
+                break;
+            }
         judge_probe(e);
         e->server = server_of(&e->e);
         if (e->probe_ok && !e->server)
             snprintf(e->why, sizeof e->why, "no executable llama-server in %s", e->e.dir);
     }
     free(list);
+    store_probe_list_free(probes, np);
     return 0;
 }
 

@@ -119,6 +119,13 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
 int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err);
 /* The same among its probes made under environment env (NULL = ""). 1 = none. */
 int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err);
+/* The newest probe under env (NULL = "") of every engine of host (NULL: this
+ * machine) not retired, each with its devices, in one query (lvd select
+ * reads them all at once): *out (NULL when none) by engine id, *n of them;
+ * an engine never probed under env has none. 0, or -1 with err. */
+int store_probes_latest_env(store *s, const char *host, const char *env, lvd_probe **out, size_t *n,
+                            lvd_err *err);
+void store_probe_list_free(lvd_probe *v, size_t n);
 /* Records the CUDA archs a log of the probed files printed (engine/cudaarch.h). */
 int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err);
 
@@ -149,6 +156,8 @@ int store_run_nights_since(store *s, const char *artifact, const char *host, siz
 /* Loads the results and samples of runs[0..n) listed without them (a
  * caller that keeps a few of many runs lists them bare first). 0 or -1. */
 int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err);
+/* The same without the samples (each result's n 0): what ran and how. */
+int store_run_load_result_rows(store *s, lvd_run *runs, size_t n, lvd_err *err);
 /* 1 when the store already holds imported run r: same start, artifact,
  * engine, arm and tests in order (*session: its session, malloc'd); 0 when
  * not; -1 with err. One indexed query (started_at), nothing loaded. */

@@ -223,6 +223,20 @@ fail:
     return -1;
 }
 
+/* Appends the device in st's columns first .. first + 5 (DEVICE_COLS) to p. */
+static void col_device(store_stmt *st, int first, lvd_probe *p, size_t *cap)
+{
+    p->devices = store_grow(p->devices, sizeof *p->devices, p->n_devices, cap);
+    lvd_device *d = &p->devices[p->n_devices++];
+    memset(d, 0, sizeof *d);
+    store_col_copy(st, first, d->selector, sizeof d->selector);
+    store_col_copy(st, first + 1, d->name, sizeof d->name);
+    d->total_mib = store_col_i64_or(st, first + 2, -1);
+    d->free_mib = store_col_i64_or(st, first + 3, -1);
+    store_col_copy(st, first + 4, d->backend, sizeof d->backend);
+    store_col_copy(st, first + 5, d->compute_cap, sizeof d->compute_cap);
+}
+
 static int load_devices(store *s, lvd_probe *p, lvd_err *err)
 {
     store_stmt *st;
@@ -234,32 +248,18 @@ static int load_devices(store *s, lvd_probe *p, lvd_err *err)
     store_bind_i64(st, 1, p->id);
     size_t cap = 0;
     int rc;
-    while ((rc = store_step(st)) == STORE_ROW) {
-        p->devices = store_grow(p->devices, sizeof *p->devices, p->n_devices, &cap);
-        lvd_device *d = &p->devices[p->n_devices++];
-        memset(d, 0, sizeof *d);
-        store_col_copy(st, 0, d->selector, sizeof d->selector);
-        store_col_copy(st, 1, d->name, sizeof d->name);
-        d->total_mib = store_col_i64_or(st, 2, -1);
-        d->free_mib = store_col_i64_or(st, 3, -1);
-        store_col_copy(st, 4, d->backend, sizeof d->backend);
-        store_col_copy(st, 5, d->compute_cap, sizeof d->compute_cap);
-    }
+    while ((rc = store_step(st)) == STORE_ROW)
+        col_device(st, 0, p, &cap);
     store_finalize(st);
     if (rc != STORE_DONE)
         return store_fail(s, err, "cannot read devices");
     return 0;
 }
 
-/* Runs a probe query (parameters bound) and loads the first row with its devices. */
-static int probe_one(store *s, store_stmt *st, lvd_probe *out, lvd_err *err)
+/* Reads the probe in st's columns 0 .. 12 (SELECT_PROBE's), no devices. */
+static void col_probe(store_stmt *st, lvd_probe *out)
 {
     memset(out, 0, sizeof *out);
-    int rc = store_step(st);
-    if (rc != STORE_ROW) {
-        store_finalize(st);
-        return rc == STORE_DONE ? 1 : store_fail(s, err, "cannot read probe");
-    }
     out->id = store_col_i64(st, 0);
     out->engine_id = store_col_i64(st, 1);
     out->binary = store_col_strdup(st, 2);
@@ -273,6 +273,18 @@ static int probe_one(store *s, store_stmt *st, lvd_probe *out, lvd_err *err)
     store_col_copy(st, 10, out->backends, sizeof out->backends);
     out->no_device = store_col_strdup(st, 11);
     store_col_copy(st, 12, out->cuda_archs, sizeof out->cuda_archs);
+}
+
+/* Runs a probe query (parameters bound) and loads the first row with its devices. */
+static int probe_one(store *s, store_stmt *st, lvd_probe *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = store_step(st);
+    if (rc != STORE_ROW) {
+        store_finalize(st);
+        return rc == STORE_DONE ? 1 : store_fail(s, err, "cannot read probe");
+    }
+    col_probe(st, out);
     store_finalize(st);
     if (load_devices(s, out, err)) {
         lvd_probe_free(out);
@@ -330,6 +342,57 @@ int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err
 int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err)
 {
     return probe_latest(s, engine_id, 0, env, out, err);
+}
+
+/* One row per device (one with NULL device columns for a probe without
+ * any) of each engine's newest probe under ?2 among the engines of host ?1
+ * not retired, by engine then device index: columns 0 .. 12 the probe's,
+ * 13 the device index, 14 .. 19 the device's. */
+#define SELECT_PROBES_WITH_DEVICES                                                                        \
+    "SELECT p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size, p.probed_at, p.backend,"         \
+    " p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs,"                                   \
+    " d.idx, d.selector, d.name, d.total_mib, d.free_mib, d.backend, d.compute_cap"                       \
+    " FROM engines e JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"         \
+    " AND q.env = ?2 ORDER BY q.probed_at DESC, q.id DESC LIMIT 1)"                                       \
+    " LEFT JOIN devices d ON d.probe_id = p.id"                                                           \
+    " WHERE e.host = ?1 AND e.retired_at IS NULL ORDER BY p.engine_id, d.idx"
+
+int store_probes_latest_env(store *s, const char *host, const char *env, lvd_probe **out, size_t *n,
+                            lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    store_stmt *st;
+    if (store_prepare(s, SELECT_PROBES_WITH_DEVICES, &st, err))
+        return -1;
+    store_bind_text(st, 1, host ? host : lvd_hostname());
+    store_bind_text(st, 2, env ? env : "");
+    size_t cap = 0, dcap = 0;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW) {
+        if (*n == 0 || (*out)[*n - 1].id != store_col_i64(st, 0)) {
+            *out = store_grow(*out, sizeof **out, *n, &cap);
+            col_probe(st, &(*out)[(*n)++]);
+            dcap = 0;
+        }
+        if (!store_col_null(st, 13))
+            col_device(st, 14, &(*out)[*n - 1], &dcap);
+    }
+    store_finalize(st);
+    if (rc != STORE_DONE) {
+        store_probe_list_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return store_fail(s, err, "cannot read probes");
+    }
+    return 0;
+}
+
+void store_probe_list_free(lvd_probe *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        lvd_probe_free(&v[i]);
+    free(v);
 }
 
 int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err)

@@ -1,6 +1,7 @@
 /* store_newest.c: each arm's newest session (see store_newest.h). One query:
  * the distinct arms of the host from the runs_arm index (schema migration
- * "indexes"), then per arm one seek to its newest run on the same index. */
+ * "indexes"), then per arm one seek to its newest run on the same index (one
+ * arm named whole: that seek alone). */
 #include "store/store_newest.h"
 
 #include "store/bisectdb.h"
@@ -44,26 +45,37 @@ static int cmp_arms(const void *pa, const void *pb)
     return cmp_key(pa, b->artifact, b->engine_id, b->arm_key);
 }
 
+/* The newest run of one arm named whole (lvd select's read): a seek to the
+ * arm's last entry on runs_arm, past a hunt's. */
+#define NEWEST_OF_ONE_ARM                                                                               \
+    "SELECT artifact, engine_id, arm_key, session FROM runs WHERE host = ?2 AND artifact = ?1"          \
+    " AND engine_id = ?3 AND arm_key = ?4 AND (session IS NULL OR session NOT LIKE '"                   \
+    STORE_HUNT_SESSION_PREFIX "%') ORDER BY started_at DESC, id DESC LIMIT 1"
+
 int store_arm_newest_sessions(store *s, const char *artifact, const char *host, int64_t engine_id,
                               const char *arm_key, store_arm_session **out, size_t *n, lvd_err *err)
 {
     *out = NULL;
     *n = 0;
     lvd_sb sql = {0};
-    /* only the filters that are set (a "?1 IS NULL OR" term keeps the planner off the index) */
-    lvd_sb_adds(&sql, "SELECT a.artifact, a.engine_id, a.arm_key, t.session FROM (SELECT d.artifact, d.engine_id,"
-                      " d.arm_key, (SELECT n.id FROM runs n WHERE n.host = ?2 AND n.artifact = d.artifact"
-                      " AND n.engine_id = d.engine_id AND n.arm_key = d.arm_key AND (n.session IS NULL OR"
-                      " n.session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%') ORDER BY n.started_at DESC,"
-                      " n.id DESC LIMIT 1) AS newest FROM (SELECT DISTINCT artifact, engine_id, arm_key"
-                      " FROM runs WHERE host = ?2");
-    if (artifact)
-        lvd_sb_adds(&sql, " AND artifact = ?1");
-    if (engine_id)
-        lvd_sb_adds(&sql, " AND engine_id = ?3");
-    if (arm_key)
-        lvd_sb_adds(&sql, " AND arm_key = ?4");
-    lvd_sb_adds(&sql, ") d) a JOIN runs t ON t.id = a.newest");
+    if (artifact && engine_id && arm_key)
+        lvd_sb_adds(&sql, NEWEST_OF_ONE_ARM);
+    else {
+        /* only the filters that are set (a "?1 IS NULL OR" term keeps the planner off the index) */
+        lvd_sb_adds(&sql, "SELECT a.artifact, a.engine_id, a.arm_key, t.session FROM (SELECT d.artifact, d.engine_id,"
+                          " d.arm_key, (SELECT n.id FROM runs n WHERE n.host = ?2 AND n.artifact = d.artifact"
+                          " AND n.engine_id = d.engine_id AND n.arm_key = d.arm_key AND (n.session IS NULL OR"
+                          " n.session NOT LIKE '" STORE_HUNT_SESSION_PREFIX "%') ORDER BY n.started_at DESC,"
+                          " n.id DESC LIMIT 1) AS newest FROM (SELECT DISTINCT artifact, engine_id, arm_key"
+                          " FROM runs WHERE host = ?2");
+        if (artifact)
+            lvd_sb_adds(&sql, " AND artifact = ?1");
+        if (engine_id)
+            lvd_sb_adds(&sql, " AND engine_id = ?3");
+        if (arm_key)
+            lvd_sb_adds(&sql, " AND arm_key = ?4");
+        lvd_sb_adds(&sql, ") d) a JOIN runs t ON t.id = a.newest");
+    }
     store_stmt *st;
     int rc = store_prepare(s, lvd_sb_str(&sql), &st, err);
     lvd_sb_free(&sql);

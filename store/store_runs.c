@@ -238,17 +238,20 @@ static void col_result(store_stmt *st, lvd_result *x)
     x->reported_json = store_col_strdup(st, 13);
 }
 
-static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
+/* The results of a run, column 20 its samples (SAMPLES: r.samples, or NULL
+ * for none). */
+#define SELECT_RESULTS(SAMPLES)                                                                          \
+    "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"                        \
+    " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"                             \
+    " r.rep_type_v, " STORE_REPORTED_SQL ", e.source, e.device, e.joules, e.window_s,"                   \
+    " e.idle_watts, e.note, " SAMPLES " FROM results r LEFT JOIN result_energy e"                        \
+    " ON e.result_id = r.id LEFT JOIN reported_heads h ON h.id = r.reported_head"                        \
+    " WHERE r.run_id = ?1 ORDER BY r.id"
+
+static int load_results(store *s, lvd_run *runs, size_t n, int with_samples, lvd_err *err)
 {
     store_stmt *res;
-    if (store_prepare(s,
-                      "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"
-                      " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"
-                      " r.rep_type_v, " STORE_REPORTED_SQL ", e.source, e.device, e.joules, e.window_s,"
-                      " e.idle_watts, e.note, r.samples FROM results r LEFT JOIN result_energy e"
-                      " ON e.result_id = r.id LEFT JOIN reported_heads h ON h.id = r.reported_head"
-                      " WHERE r.run_id = ?1 ORDER BY r.id",
-                      &res, err))
+    if (store_prepare(s, with_samples ? SELECT_RESULTS("r.samples") : SELECT_RESULTS("NULL"), &res, err))
         return -1;
     int ret = 0;
     for (size_t i = 0; i < n && !ret; i++) {
@@ -279,8 +282,8 @@ static void free_run(void *r)
 /* The listing statement of filter f, parameters bound. Only the filters
  * that are set appear in the WHERE clause (a "?1 IS NULL OR artifact = ?1"
  * term keeps SQLite off every index: a full scan of the runs each time), so
- * runs_arm (host, artifact, engine_id, arm_key, started_at), runs_session and
- * runs_started serve the query. Newest first when limited: a plain ORDER BY
+ * runs_arm (host, artifact, engine_id, arm_key, started_at), runs_night,
+ * runs_session and runs_started serve the query. Newest first when limited: a plain ORDER BY
  * on started_at. A hunt's sessions (STORE_HUNT_SESSION_PREFIX) are left out
  * unless one is asked for by name. */
 static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lvd_err *err)
@@ -295,10 +298,13 @@ static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lv
         lvd_sb_adds(&sql, " AND artifact = ?1");
     if (f->host)
         lvd_sb_adds(&sql, " AND host = ?2");
+    /* with a session named, the engine and arm are filters beside runs_night
+     * (host, session): written as expressions no index serves, or the planner
+     * walks the arm's every night on runs_arm */
     if (f->engine_id)
-        lvd_sb_adds(&sql, " AND engine_id = ?3");
+        lvd_sb_adds(&sql, f->session ? " AND engine_id + 0 = ?3" : " AND engine_id = ?3");
     if (f->arm_key)
-        lvd_sb_adds(&sql, " AND arm_key = ?4");
+        lvd_sb_adds(&sql, f->session ? " AND arm_key || '' = ?4" : " AND arm_key = ?4");
     if (f->session)
         lvd_sb_adds(&sql, " AND session = ?5");
     else
@@ -336,7 +342,7 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     void *v;
     if (store_rows(s, st, sizeof **out, col_run, free_run, "cannot list runs", &v, n, err))
         return -1;
-    if ((f->with_samples && load_results(s, v, *n, err)) || load_alloc(s, v, *n, err)) {
+    if ((f->with_samples && load_results(s, v, *n, 1, err)) || load_alloc(s, v, *n, err)) {
         store_run_list_free(v, *n);
         *n = 0;
         return -1;
@@ -347,7 +353,12 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
 
 int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
 {
-    return n ? load_results(s, runs, n, err) : 0;
+    return n ? load_results(s, runs, n, 1, err) : 0;
+}
+
+int store_run_load_result_rows(store *s, lvd_run *runs, size_t n, lvd_err *err)
+{
+    return n ? load_results(s, runs, n, 0, err) : 0;
 }
 
 void store_run_list_free(lvd_run *v, size_t n)

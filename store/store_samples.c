@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,54 @@ char *store_samples_encode(const char *path, const lvd_result *r, lvd_err *err)
     return lvd_sb_detach(&sb);
 }
 
+/* 10^0 .. 10^22, each exact in a double. */
+static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static int digit(char c) { return c >= '0' && c <= '9'; }
+
+/* The decimal at s as strtod reads it (*end past it). The t/s values
+ * written here (put_shortest: at most 17 digits, mostly 6) are read without
+ * strtod when they have at most 15 significant digits and a power of ten
+ * within 22: both are then exact doubles, and one multiply or divide rounds
+ * once, as strtod does (Clinger's fast path); anything else goes to strtod.
+ * A warm lvd select reads a few thousand of them. */
+static double read_decimal(const char *s, char **end)
+{
+    const char *p = s + (*s == '-' || *s == '+');
+    uint64_t m = 0;
+    int sig = 0, exp10 = 0, any = 0, frac = 0;
+    for (;; p++) {
+        if (*p == '.' && !frac) {
+            frac = 1;
+            continue;
+        }
+        if (!digit(*p))
+            break;
+        if ((m || *p != '0') && ++sig > 15)
+            return strtod(s, end);
+        m = m * 10 + (uint64_t)(*p - '0');
+        exp10 -= frac;
+        any = 1;
+    }
+    if (any && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1;
+        int neg = *q == '-', e = 0;
+        q += *q == '-' || *q == '+';
+        if (!digit(*q))
+            return strtod(s, end);
+        for (; digit(*q); q++)
+            e = e < 1000 ? e * 10 + (*q - '0') : e;
+        exp10 += neg ? -e : e;
+        p = q;
+    }
+    if (!any || (*p && *p != ' ') || exp10 < -22 || exp10 > 22)
+        return strtod(s, end);
+    double v = exp10 < 0 ? (double)m / exact_pow10[-exp10] : (double)m * exact_pow10[exp10];
+    *end = (char *)p;
+    return *s == '-' ? -v : v;
+}
+
 /* One token at *p (advanced past it and its separator): 0, or -1 when it
  * is malformed. */
 static int read_token(const char **p, int tokens, int64_t *ns, double *ts, unsigned char *warmup)
@@ -91,7 +140,7 @@ static int read_token(const char **p, int tokens, int64_t *ns, double *ts, unsig
     if (*s != ':' || s[1] == ' ')
         return -1;
     char *end;
-    *ts = strtod(s + 1, &end);
+    *ts = read_decimal(s + 1, &end);
     if (end == s + 1 || (*end && (*end != ' ' || !end[1])))
         return -1;
     *ns = !known ? -1 : absolute ? num : num + store_samples_predict(tokens, *ts);

@@ -80,6 +80,17 @@ expect_output() {
   grep -qF -- "$needle" "$tmp/err" "$tmp/out" || fail "$*: output lacks '$needle': $(cat "$tmp/err") $(cat "$tmp/out")"
 }
 
+# no_tool_links LIB: no tool in $LVD_BIN names LIB among its NEEDED libraries
+# (a library the tools load at run time, only when they use it)
+no_tool_links() {
+  local lib=$1 tool needed linked=0
+  for tool in "$LVD_BIN"/lvd "$LVD_BIN"/lvd-*; do
+    needed=$(readelf -d "$tool" | grep '(NEEDED)') || { fail "$tool: readelf found no NEEDED entries"; continue; }
+    if grep -q "$lib" <<<"$needed"; then fail "$(basename "$tool") links $lib: $needed"; linked=1; fi
+  done
+  [ "$linked" -eq 0 ] && ok "no tool links $lib"
+}
+
 # ------------------------------------------------------------ fake engines
 # fake_engine DIR LINES...: DIR holds copies of tests/fake-engine as
 # llama-bench, llama-server and llama-perplexity (copies: each engine has its

@@ -6,12 +6,7 @@
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_needs LVD_BIN
 
-linked=0
-for tool in "$LVD_BIN"/lvd "$LVD_BIN"/lvd-*; do
-  needed=$(readelf -d "$tool" | grep '(NEEDED)') || { fail "$tool: readelf found no NEEDED entries"; continue; }
-  if grep -q 'libpq' <<<"$needed"; then fail "$(basename "$tool") links libpq: $needed"; linked=1; fi
-done
-[ "$linked" -eq 0 ] && ok "no tool links libpq"
+no_tool_links libpq
 
 URI='postgresql://nobody@/lvd_no_such_db?host=/nonexistent'
 LVD_LIBPQ_LIBRARY=$tmp/no-such-libpq.so.5 expect_exit 4 \

@@ -5,7 +5,7 @@
 # --help, its NAME from `lvd --help`, the exit-code table; installed to
 # share/man/man1 (found there by man), the bash completion to
 # share/bash-completion/completions, and the installed lvd running the
-# installed lvd-TOOL beside it, else on PATH.
+# installed lvd-TOOL beside it, else on PATH (lvd select runs in lvd itself).
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_needs LVD_BIN LVD_SOURCE
 build=$(cd "$LVD_BIN/.." && pwd)
@@ -102,4 +102,9 @@ else
   expect_rc "lvd with no lvd-probe beside it or on PATH" 2
   check "says the tool is not found" has_err "not an lvd tool"
 fi
+# lvd select runs inside the dispatcher (no second process start): lvd alone,
+# no lvd-select beside it or on PATH, still selects
+capture env PATH=/usr/bin:/bin "$tmp/alone/lvd" select --help
+expect_rc "lvd select with no lvd-select beside it or on PATH" 0
+check "it is lvd-select's --help" same "$tmp/out" "$tmp/want"
 e2e_finish

@@ -7,6 +7,7 @@
 #include "tests/testutil.h"
 
 #include "common/util.h"
+#include "store/bisectdb.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "store/store_internal.h"
@@ -642,6 +643,95 @@ static void setup_run_deps(store *s, int64_t *eid)
     *eid = tu_engine_put(s, "cuda", "/e/cuda");
 }
 
+/* Puts a probe of engine eid under env at probed_at with the devices
+ * named in sel (NULL-terminated; none: no devices); its id. */
+static int64_t put_probe(store *s, int64_t eid, const char *env, int64_t probed_at, const char *const *sel)
+{
+    lvd_device devs[4];
+    size_t n = 0;
+    for (; sel && sel[n]; n++)
+        devs[n] = (lvd_device){.total_mib = 1000 + (int64_t)n, .free_mib = -1, .backend = "cuda"};
+    for (size_t i = 0; i < n; i++) {
+        snprintf(devs[i].selector, sizeof devs[i].selector, "%s", sel[i]);
+        snprintf(devs[i].name, sizeof devs[i].name, "card %zu", i);
+    }
+    lvd_probe p = {.engine_id = eid, .binary = "/e/x/llama-bench", .bin_mtime_ns = 5, .bin_size = 6,
+                   .probed_at = probed_at, .backend = "cuda", .env = (char *)env, .devices = devs,
+                   .n_devices = n};
+    lvd_err err = {{0}};
+    if (store_probe_put(s, &p, &err))
+        fail_msg("%s", err.msg);
+    return p.id;
+}
+
+/* Every engine's newest probe under one environment in one query (lvd
+ * select's read): the same probe store_probe_latest_env finds per engine,
+ * its devices in order; an engine never probed there, a retired one and
+ * another host's are left out. */
+static void test_probes_batch(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {{0}};
+    static const char *const two[] = {"CUDA0", "CUDA1", NULL};
+    static const char *const one[] = {"CUDA9", NULL};
+    int64_t a = tu_engine_put(f->s, "a", NULL), b = tu_engine_put(f->s, "b", NULL);
+    int64_t never = tu_engine_put(f->s, "never", NULL), old = tu_engine_put(f->s, "old", NULL);
+    lvd_engine far = {.name = "far", .dir = "/e/far", .build = "b9749", .origin = "registered", .host = "elsewhere"};
+    assert_int_equal(store_engine_put(f->s, &far, &err), 0);
+    put_probe(f->s, a, "", 100, one);
+    int64_t a_new = put_probe(f->s, a, "", 200, two);
+    int64_t a_env = put_probe(f->s, a, "CUDA_VISIBLE_DEVICES=1", 300, one);
+    int64_t b_new = put_probe(f->s, b, "", 150, NULL);
+    put_probe(f->s, b, "", 140, one);
+    put_probe(f->s, never, "CUDA_VISIBLE_DEVICES=1", 100, one);
+    put_probe(f->s, old, "", 500, one);
+    put_probe(f->s, far.id, "", 500, one);
+    assert_int_equal(store_engine_retire(f->s, old, &err), 0);
+
+    lvd_probe *v;
+    size_t n;
+    assert_int_equal(store_probes_latest_env(f->s, NULL, NULL, &v, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(v[0].engine_id, a);
+    assert_int_equal(v[0].id, a_new);
+    assert_int_equal(v[0].probed_at, 200);
+    assert_int_equal(v[0].n_devices, 2);
+    assert_string_equal(v[0].devices[0].selector, "CUDA0");
+    assert_string_equal(v[0].devices[1].selector, "CUDA1");
+    assert_string_equal(v[0].devices[1].name, "card 1");
+    assert_int_equal(v[0].devices[1].total_mib, 1001);
+    assert_int_equal(v[0].devices[1].free_mib, -1);
+    assert_int_equal(v[1].engine_id, b);
+    assert_int_equal(v[1].id, b_new);
+    assert_int_equal(v[1].n_devices, 0);
+    /* the same probes, one query per engine */
+    for (size_t i = 0; i < n; i++) {
+        lvd_probe one_by_one;
+        assert_int_equal(store_probe_latest_env(f->s, v[i].engine_id, "", &one_by_one, &err), 0);
+        assert_int_equal(one_by_one.id, v[i].id);
+        assert_int_equal(one_by_one.n_devices, v[i].n_devices);
+        lvd_probe_free(&one_by_one);
+    }
+    store_probe_list_free(v, n);
+
+    assert_int_equal(store_probes_latest_env(f->s, NULL, "CUDA_VISIBLE_DEVICES=1", &v, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(v[0].id, a_env);
+    assert_string_equal(v[0].env, "CUDA_VISIBLE_DEVICES=1");
+    assert_int_equal(v[0].n_devices, 1);
+    assert_string_equal(v[0].devices[0].selector, "CUDA9");
+    assert_int_equal(v[1].engine_id, never);
+    store_probe_list_free(v, n);
+
+    assert_int_equal(store_probes_latest_env(f->s, "elsewhere", "", &v, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(v[0].engine_id, far.id);
+    store_probe_list_free(v, n);
+    assert_int_equal(store_probes_latest_env(f->s, "nobody", "", &v, &n, &err), 0);
+    assert_int_equal(n, 0);
+    assert_null(v);
+}
+
 static void test_run_roundtrip(void **state)
 {
     fx *f = *state;
@@ -768,9 +858,15 @@ static void test_run_filters(void **state)
         {{.artifact = SHA_B}, 0, 0},
         {{.host = "gpu-box", .arm_key = "a", .engine_id = 1, .limit = 1}, 1, 400},
         {{.host = "other"}, 0, 0},
+        /* a session with the engine and arm: filtered beside the session's index */
+        {{.session = "s1", .arm_key = "b"}, 1, 200},
+        {{.session = "s1", .arm_key = "a", .engine_id = 1}, 1, 100},
+        {{.session = "s2", .engine_id = 1}, 0, 0},
     };
     cases[2].f.engine_id = eid;
     cases[8].f.engine_id = eid;
+    cases[11].f.engine_id = eid;
+    cases[12].f.engine_id = eid;
     for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
         lvd_run *v;
         size_t n;
@@ -1102,6 +1198,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_path_cache, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_engines, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_probes, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_probes_batch, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_run_roundtrip, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_run_filters, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_run_atomic, tu_store_setup, tu_store_teardown),

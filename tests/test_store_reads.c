@@ -1,7 +1,8 @@
 /* test_store_reads.c: the bounded reads of issue 15 (a reading command's cost
  * is what it shows, not the history behind it): each arm's newest session
- * (store_newest.h) and an armset read from it (select/armset.h), the
- * night window and the evidence page's window read once, the
+ * (store_newest.h) and an armset read from it (select/armset.h; with and
+ * without samples), the night window and the evidence page's window read
+ * once, the
  * newest-per-device window of allocation rows, the newest pin decision
  * between two builds, and the indexes migration 13 adds, used
  * by those queries. */
@@ -112,6 +113,21 @@ static void test_newest_sessions(void **state)
     assert_int_equal(n, 1);
     assert_string_equal(v[0].session, "night-1");
     store_arm_sessions_free(v, n);
+    /* one arm named whole (lvd select's read): the newest past a hunt's, a tie to the higher id */
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_A, HOST, e1, "fa=1", &v, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(v[0].session, "night-2");
+    store_arm_sessions_free(v, n);
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_A, HOST, e2, "fa=1", &v, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(v[0].session, "night-4");
+    store_arm_sessions_free(v, n);
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_B, HOST, e2, "fa=9", &v, &n, &err), 0);
+    assert_int_equal(n, 0); /* only a hunt's runs */
+    store_arm_sessions_free(v, n);
+    assert_int_equal(store_arm_newest_sessions(f->s, SHA_A, HOST, e1, "fa=7", &v, &n, &err), 0);
+    assert_int_equal(n, 0);
+    store_arm_sessions_free(v, n);
     assert_int_equal(store_arm_newest_sessions(f->s, NULL, "other-host", 0, NULL, &v, &n, &err), 0);
     assert_int_equal(n, 0);
     store_arm_sessions_free(v, n);
@@ -155,6 +171,26 @@ static void test_armset_newest(void **state)
             assert_true(tg->n == 2 && tg->ts[0] == 40);
         }
     }
+    /* the same arms without their samples: what ran and how, every series empty */
+    sel_armset shape;
+    assert_int_equal(sel_armset_load_shape(f->s, NULL, HOST, 0, NULL, &shape, &err), 0);
+    assert_int_equal(shape.n, set.n);
+    for (size_t i = 0; i < set.n; i++) {
+        const sel_arm *a = &set.v[i], *b = &shape.v[i];
+        assert_string_equal(b->arm_key, a->arm_key);
+        assert_string_equal(b->session, a->session);
+        assert_string_equal(b->status, a->status);
+        assert_string_equal(b->backends, a->backends);
+        assert_int_equal(b->n_runs, a->n_runs);
+        assert_int_equal(b->started_at, a->started_at);
+        assert_int_equal(b->n_series, a->n_series);
+        for (size_t k = 0; k < a->n_series; k++) {
+            assert_string_equal(b->series[k].test, a->series[k].test);
+            assert_int_equal(b->series[k].n_depth, a->series[k].n_depth);
+            assert_int_equal(b->series[k].n, 0);
+        }
+    }
+    sel_armset_free(&shape);
     sel_armset_free(&set);
 }
 

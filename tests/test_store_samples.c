@@ -1,5 +1,5 @@
 /* test_store_samples.c: the packed samples of a result (store/store_samples.h):
- * the text read back bit for bit, its size on llama-bench's numbers, bad text
+ * the text read back bit for bit (its t/s values as strtod reads them), its size on llama-bench's numbers, bad text
  * refused, the totals prices read, and migration 15 converting a store with
  * one samples row per repetition and whole reported objects (their shared
  * head stored once, for the runs recorded after it too), on SQLite and, in
@@ -126,6 +126,57 @@ static void test_compact(void **state)
     assert_null(store_samples_encode("s.db", &a, &err));
     assert_non_null(strstr(err.msg, "pp512 sample 0"));
     lvd_result_free(&a);
+}
+
+/* The t/s reader gives strtod's double, bit for bit, and refuses what
+ * strtod leaves unread: on decimals of every length (its own fast path
+ * takes up to 15 significant digits and powers of ten to 22, strtod the
+ * rest), signs, exponents, leading and trailing zeros. */
+static void test_reads_as_strtod(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {"0", "-0", "0.0", "00012.5000", "5.", ".5", "-.25", "1e6", "1e+06",
+                                        "1.5e-07", "2E5", "123456789012345", "1234567890123456",
+                                        "0.000000000000000000001", "1e22", "1e23", "1e-22", "1e-23",
+                                        "9007199254740993", "4.9406564584124654e-324", "1.7976931348623157e308",
+                                        "1e", "1e+", "--1", "+1", "1.2.3", "inf", "nan", "0x10", "12a"};
+    char buf[64];
+    uint64_t seed = 42;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(fixed) + 200000; i++) {
+        const char *num = buf;
+        if (i < LVD_ARRAY_LEN(fixed))
+            num = fixed[i];
+        else { /* random digits, a point somewhere, sometimes an exponent */
+            size_t k = 0;
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t r = seed >> 11;
+            if (r & 1)
+                buf[k++] = '-';
+            int len = 1 + (int)((r >> 1) % 18), point = (int)((r >> 6) % (unsigned)(len + 2)) - 1;
+            for (int d = 0; d < len; d++) {
+                if (d == point)
+                    buf[k++] = '.';
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                buf[k++] = (char)('0' + (seed >> 33) % 10);
+            }
+            if ((r >> 12) % 4 == 0)
+                k += (size_t)snprintf(buf + k, sizeof buf - k, "e%d", (int)((r >> 14) % 61) - 30);
+            buf[k] = '\0';
+        }
+        char *end;
+        double want = strtod(num, &end);
+        int ok = end != num && !*end;
+        char *text = lvd_xasprintf(":%s", num);
+        lvd_result x = {.id = 1};
+        lvd_err err = {{0}};
+        int rc = store_samples_decode("s.db", text, &x, &err);
+        if (rc != (ok ? 0 : -1))
+            fail_msg("\"%s\": decode %d, strtod %s", num, rc, ok ? "reads it" : "stops early");
+        if (ok && memcmp(&x.ts[0], &want, sizeof want))
+            fail_msg("\"%s\": read %.17g, strtod %.17g", num, x.ts[0], want);
+        lvd_result_free(&x);
+        free(text);
+    }
 }
 
 static void test_malformed(void **state)
@@ -325,6 +376,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_exact), cmocka_unit_test(test_compact),
+        cmocka_unit_test(test_reads_as_strtod),
         cmocka_unit_test(test_malformed), cmocka_unit_test(test_totals),
         cmocka_unit_test(test_migrate_packed),
     };
