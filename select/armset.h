@@ -67,9 +67,11 @@ void sel_armset_build(const lvd_run *runs, size_t n, sel_armset *out);
  * it by index), so the cost is those sessions', not the history's. 0 or -1 (err). */
 int sel_armset_load(struct store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err);
-/* sel_armset_load without the samples (every series empty): what each arm
- * ran and how (series, params, backends, status), for a reader that needs no
- * statistics (the launch line's measured depth and backends). */
+/* sel_armset_load without the samples (every series empty) nor parameters:
+ * what each arm ran (series with their sizes, backends, status, runs), for
+ * a reader that needs no statistics (the launch line's measured depth and
+ * backends); one query per arm for its newest session's runs and results
+ * (store_newest.h store_arm_session_shape). */
 int sel_armset_load_shape(struct store *s, const char *artifact, const char *host, int64_t engine_id,
                           const char *arm_key, sel_armset *out, lvd_err *err);
 /* Which arms to read, chosen from all of them before any run is: sets

@@ -47,13 +47,10 @@ static void judge_probe(sel_engine *e)
         snprintf(e->why, sizeof e->why, "%s changed since it was probed (run lvd probe)", p->binary);
         return;
     }
-    engine_fileset fs;
     engine_files_change ch;
     int same = 1;
-    if (p->files && engine_files_list(e->e.dir, &fs, NULL) == 0) { /* an older probe recorded none */
-        same = engine_files_compare(p->files, &fs, &ch);
-        engine_fileset_free(&fs);
-    }
+    if (p->files && e->files_listed) /* an older probe recorded none */
+        same = engine_files_compare(p->files, &e->files, &ch);
     if (!same) {
         char text[280];
         engine_files_change_text(&ch, "the last probe", text, sizeof text);
@@ -105,6 +102,9 @@ int sel_engines_load_env(store *s, const char *env, sel_engines *out, lvd_err *e
                 memset(&probes[k], 0, sizeof probes[k]);
                 break;
             }
+        lvd_err ferr = {{0}};
+        e->files_listed = engine_files_list(e->e.dir, &e->files, &ferr) == 0;
+        snprintf(e->files_err, sizeof e->files_err, "%s", ferr.msg);
         judge_probe(e);
         e->server = server_of(&e->e);
         if (e->probe_ok && !e->server)
@@ -121,6 +121,8 @@ void sel_engines_free(sel_engines *es)
         lvd_engine_free(&es->v[i].e);
         lvd_probe_free(&es->v[i].probe);
         free(es->v[i].server);
+        if (es->v[i].files_listed)
+            engine_fileset_free(&es->v[i].files);
     }
     free(es->v);
     free(es->env);

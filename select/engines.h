@@ -9,6 +9,7 @@
 
 #include "common/types.h"
 #include "engine/devices.h"
+#include "engine/files.h"
 #include "common/util.h"
 #include "select/heuristic.h"
 #include "store/store.h"
@@ -23,6 +24,10 @@ typedef struct sel_engine {
                               mtime and size are what they are now, and so is
                               the engine's file set it recorded (engine/files.h) */
     char *server;          /* DIR/llama-server when it is an executable file, else NULL */
+    engine_fileset files;  /* DIR's file set as listed once at load (engine/files.h), which the
+                              probe's and the verdict fingerprint's checks both compare */
+    int files_listed;      /* 1 when listed; 0 when DIR could not be read (files_err says why) */
+    char files_err[sizeof(lvd_err)];
     char why[320];         /* when !probe_ok or !server: why, one line */
 } sel_engine;
 

@@ -101,20 +101,17 @@ static int changed(char *why, size_t len, const char *fmt, ...)
 /* The engine's file set against the one recorded ("set"; a fingerprint
  * made before file sets were recorded has none and is judged by its files
  * alone): 1 unchanged, 0 changed (why names the file), -1 malformed. */
-static int set_unchanged(const cJSON *o, const char *name, const char *dir, char *why, size_t len)
+static int set_unchanged(const cJSON *o, const char *name, const sel_engine *e, char *why, size_t len)
 {
     const cJSON *set = cJSON_GetObjectItem(o, "set");
     if (!set || cJSON_IsNull(set))
         return 1;
     if (!cJSON_IsString(set))
         return -1;
-    engine_fileset fs;
-    lvd_err err = {{0}};
-    if (engine_files_list(dir, &fs, &err) != 0)
-        return changed(why, len, "engine %s: %s", name, err.msg);
+    if (!e->files_listed) /* the set as sel_engines_load listed it */
+        return changed(why, len, "engine %s: %s", name, e->files_err);
     engine_files_change ch;
-    int same = engine_files_compare(cJSON_GetStringValue(set), &fs, &ch);
-    engine_fileset_free(&fs);
+    int same = engine_files_compare(cJSON_GetStringValue(set), &e->files, &ch);
     if (same)
         return 1;
     if (ch.kind == ENGINE_FILES_UNRECORDED)
@@ -142,7 +139,7 @@ static int engine_unchanged(const sel_engines *es, const cJSON *o, char *why, si
                        build);
     if (strcmp(dir, lvd_json_string(o, "dir")) != 0)
         return changed(why, len, "engine %s moved from %s to %s", name, lvd_json_string(o, "dir"), dir);
-    int set = set_unchanged(o, name, dir, why, len);
+    int set = set_unchanged(o, name, e, why, len);
     if (set != 1)
         return set;
     const cJSON *f;

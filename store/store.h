@@ -156,8 +156,6 @@ int store_run_nights_since(store *s, const char *artifact, const char *host, siz
 /* Loads the results and samples of runs[0..n) listed without them (a
  * caller that keeps a few of many runs lists them bare first). 0 or -1. */
 int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err);
-/* The same without the samples (each result's n 0): what ran and how. */
-int store_run_load_result_rows(store *s, lvd_run *runs, size_t n, lvd_err *err);
 /* 1 when the store already holds imported run r: same start, artifact,
  * engine, arm and tests in order (*session: its session, malloc'd); 0 when
  * not; -1 with err. One indexed query (started_at), nothing loaded. */

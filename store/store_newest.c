@@ -7,6 +7,9 @@
 #include "store/bisectdb.h"
 #include "store/store_internal.h"
 
+#include "common/util.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,4 +119,76 @@ void store_arm_sessions_free(store_arm_session *v, size_t n)
     for (size_t i = 0; i < n; i++)
         free_arm(&v[i]);
     free(v);
+}
+
+/* A named session is read on runs_night (host, session), the engine and arm
+ * filtered beside it, as store_run_list reads one. */
+#define SHAPE_SQL                                                                                              \
+    "SELECT r.id, r.status, r.started_at, x.test, x.n_prompt, x.n_gen, x.n_depth, x.backends FROM runs r"      \
+    " LEFT JOIN results x ON x.run_id = r.id WHERE r.host = ?1 AND r.artifact = ?3"
+#define SHAPE_ORDER " ORDER BY r.started_at, r.id, x.id"
+
+/* Row of SHAPE_SQL into the run it belongs to: a new one when its id is not the last's. */
+static void shape_row(store_stmt *st, const store_arm_session *a, const char *host, lvd_run **v, size_t *n,
+                      size_t *cap)
+{
+    int64_t id = store_col_i64(st, 0);
+    if (!*n || (*v)[*n - 1].id != id) {
+        if (*n == *cap) {
+            *cap = *cap ? *cap * 2 : 8;
+            *v = lvd_xrealloc(*v, *cap * sizeof **v);
+        }
+        lvd_run *r = &(*v)[(*n)++];
+        memset(r, 0, sizeof *r);
+        r->id = id;
+        snprintf(r->artifact, sizeof r->artifact, "%s", a->artifact);
+        r->engine_id = a->engine_id;
+        r->arm_key = lvd_xstrdup(a->arm_key ? a->arm_key : "");
+        r->session = a->session ? lvd_xstrdup(a->session) : NULL;
+        r->host = lvd_xstrdup(host);
+        store_col_copy(st, 1, r->status, sizeof r->status);
+        r->started_at = store_col_i64(st, 2);
+    }
+    lvd_run *r = &(*v)[*n - 1];
+    if (store_col_null(st, 3))
+        return; /* a run without results */
+    r->results = lvd_xrealloc(r->results, (r->n_results + 1) * sizeof *r->results);
+    lvd_result *x = &r->results[r->n_results++];
+    memset(x, 0, sizeof *x);
+    store_col_copy(st, 3, x->test, sizeof x->test);
+    x->n_prompt = store_col_int(st, 4);
+    x->n_gen = store_col_int(st, 5);
+    x->n_depth = store_col_int(st, 6);
+    store_col_copy(st, 7, x->backends, sizeof x->backends);
+}
+
+int store_arm_session_shape(store *s, const store_arm_session *a, const char *host, lvd_run **out, size_t *n,
+                            lvd_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    const char *sql = a->session ? SHAPE_SQL " AND r.session = ?2 AND r.engine_id + 0 = ?4 AND r.arm_key || '' = ?5"
+                                             SHAPE_ORDER
+                                 : SHAPE_SQL " AND r.session IS NULL AND r.engine_id = ?4 AND r.arm_key = ?5"
+                                             SHAPE_ORDER;
+    store_stmt *st;
+    if (store_prepare(s, sql, &st, err))
+        return -1;
+    store_bind_text(st, 1, host);
+    store_bind_text(st, 2, a->session);
+    store_bind_text(st, 3, a->artifact);
+    store_bind_i64(st, 4, a->engine_id);
+    store_bind_text(st, 5, a->arm_key ? a->arm_key : "");
+    size_t cap = 0;
+    int rc;
+    while ((rc = store_step(st)) == STORE_ROW)
+        shape_row(st, a, host, out, n, &cap);
+    store_finalize(st);
+    if (rc != STORE_DONE) {
+        store_run_list_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return store_fail(s, err, "cannot read the arm's runs");
+    }
+    return 0;
 }

@@ -28,4 +28,13 @@ const store_arm_session *store_arm_session_find(const store_arm_session *v, size
                                                 int64_t engine_id, const char *arm_key);
 void store_arm_sessions_free(store_arm_session *v, size_t n);
 
+/* The runs of arm a's session a->session on host, oldest first (started_at,
+ * then id), bare: id, artifact, engine, arm key, session, host, status and
+ * start, each with its results' test, sizes and backends (no samples, no
+ * parameters): what the launch line reads of a measured arm, in one query
+ * (select/armset.h sel_armset_load_shape). Free with store_run_list_free.
+ * 0 or -1 (err). */
+int store_arm_session_shape(store *s, const store_arm_session *a, const char *host, lvd_run **out, size_t *n,
+                            lvd_err *err);
+
 #endif

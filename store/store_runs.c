@@ -356,11 +356,6 @@ int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
     return n ? load_results(s, runs, n, 1, err) : 0;
 }
 
-int store_run_load_result_rows(store *s, lvd_run *runs, size_t n, lvd_err *err)
-{
-    return n ? load_results(s, runs, n, 0, err) : 0;
-}
-
 void store_run_list_free(lvd_run *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
