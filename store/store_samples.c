@@ -141,9 +141,11 @@ static int read_token(const char **p, int tokens, int64_t *ns, double *ts, unsig
         return -1;
     char *end;
     *ts = read_decimal(s + 1, &end);
-    if (end == s + 1 || (*end && (*end != ' ' || !end[1])))
-        return -1;
+    if (end == s + 1 || !isfinite(*ts) || (*end && (*end != ' ' || !end[1])))
+        return -1; /* the writer never stores a t/s that is not finite (inf, nan, 1e999) */
     *ns = !known ? -1 : absolute ? num : num + store_samples_predict(tokens, *ts);
+    if (known && *ns < 0)
+        return -1; /* a duration below zero: the writer never stores one */
     *p = *end ? end + 1 : end;
     return 0;
 }
