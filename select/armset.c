@@ -197,9 +197,32 @@ static int load_sessions(store *s, const store_run_filter *base, const store_arm
     return store_run_load_results(s, *all, *n_all, err);
 }
 
-/* sel_armset_load_picked (pick NULL: every arm). */
+/* The kept arms' newest sessions bare (store_arm_session_shape: runs and
+ * results without samples or parameters), one query an arm. 0 or -1. */
+static int load_shapes(store *s, const char *host, const store_arm_session *arms, size_t na,
+                       const unsigned char *keep, lvd_run **all, size_t *n_all, lvd_err *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < na && rc == 0; i++) {
+        if (!keep[i])
+            continue;
+        lvd_run *runs;
+        size_t n;
+        rc = store_arm_session_shape(s, &arms[i], host, &runs, &n, err);
+        if (rc == 0 && n) {
+            *all = lvd_xrealloc(*all, (*n_all + n) * sizeof **all);
+            memcpy(*all + *n_all, runs, n * sizeof *runs);
+            *n_all += n;
+        }
+        if (rc == 0)
+            free(runs); /* its runs moved into *all */
+    }
+    return rc;
+}
+
+/* sel_armset_load_picked (pick NULL: every arm); shape: without samples. */
 static int load_picked(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
-                       sel_arm_pick_fn pick, void *ctx, sel_armset *out, lvd_err *err)
+                       sel_arm_pick_fn pick, void *ctx, int shape, sel_armset *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     host = host ? host : lvd_hostname();
@@ -216,7 +239,8 @@ static int load_picked(store *s, const char *artifact, const char *host, int64_t
     store_run_filter f = {.artifact = artifact, .host = host, .engine_id = engine_id, .arm_key = arm_key};
     lvd_run *all = NULL;
     size_t n_all = 0;
-    int rc = load_sessions(s, &f, arms, na, keep, &all, &n_all, err);
+    int rc = shape ? load_shapes(s, host, arms, na, keep, &all, &n_all, err)
+                   : load_sessions(s, &f, arms, na, keep, &all, &n_all, err);
     if (rc == 0)
         sel_armset_build(all, n_all, out);
     store_run_list_free(all, n_all);
@@ -228,44 +252,19 @@ static int load_picked(store *s, const char *artifact, const char *host, int64_t
 int sel_armset_load_picked(store *s, const char *artifact, const char *host, int64_t engine_id,
                            const char *arm_key, sel_arm_pick_fn pick, void *ctx, sel_armset *out, lvd_err *err)
 {
-    return load_picked(s, artifact, host, engine_id, arm_key, pick, ctx, out, err);
+    return load_picked(s, artifact, host, engine_id, arm_key, pick, ctx, 0, out, err);
 }
 
 int sel_armset_load(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                     sel_armset *out, lvd_err *err)
 {
-    return load_picked(s, artifact, host, engine_id, arm_key, NULL, NULL, out, err);
+    return load_picked(s, artifact, host, engine_id, arm_key, NULL, NULL, 0, out, err);
 }
 
 int sel_armset_load_shape(store *s, const char *artifact, const char *host, int64_t engine_id, const char *arm_key,
                           sel_armset *out, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    host = host ? host : lvd_hostname();
-    store_arm_session *arms;
-    size_t na;
-    if (store_arm_newest_sessions(s, artifact, host, engine_id, arm_key, &arms, &na, err) != 0)
-        return -1;
-    lvd_run *all = NULL;
-    size_t n_all = 0;
-    int rc = 0;
-    for (size_t i = 0; i < na && rc == 0; i++) { /* each arm's newest session, bare: one query an arm */
-        lvd_run *runs;
-        size_t n;
-        rc = store_arm_session_shape(s, &arms[i], host, &runs, &n, err);
-        if (rc == 0 && n) {
-            all = lvd_xrealloc(all, (n_all + n) * sizeof *all);
-            memcpy(all + n_all, runs, n * sizeof *runs);
-            n_all += n;
-        }
-        if (rc == 0)
-            free(runs); /* its runs moved into all */
-    }
-    if (rc == 0)
-        sel_armset_build(all, n_all, out);
-    store_run_list_free(all, n_all);
-    store_arm_sessions_free(arms, na);
-    return rc;
+    return load_picked(s, artifact, host, engine_id, arm_key, NULL, NULL, 1, out, err);
 }
 
 void sel_armset_free(sel_armset *set)

@@ -23,20 +23,6 @@
 
 typedef tu_storefx fx;
 
-/* Runs SQL on path through a separate connection (the "other process"). */
-static void raw_exec(const char *path, const char *sql)
-{
-    if (store_is_remote(path))
-        tu_pg_exec(path, sql);
-    else
-        tu_sql(path, sql);
-}
-
-static int64_t raw_int(const char *path, const char *sql)
-{
-    return store_is_remote(path) ? tu_pg_int(path, sql) : tu_sql_int(path, sql);
-}
-
 static void assert_near(double a, double b)
 {
     if (!(fabs(a - b) <= 1e-12 * (fabs(a) + fabs(b) + 1)))
@@ -214,11 +200,11 @@ static void test_refuse_newer(void **state)
     store_close(f->s);
     f->s = NULL;
     int pg = tu_pg() != NULL;
-    raw_exec(f->path, pg ? "UPDATE lvd_schema SET version = 99" : "PRAGMA user_version = 99");
+    tu_raw_exec(f->path, pg ? "UPDATE lvd_schema SET version = 99" : "PRAGMA user_version = 99");
     size_t n0 = 0;
     char *before = pg ? NULL : tu_read(f->path, &n0);
     const char *tables = "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'";
-    int64_t tables0 = pg ? raw_int(f->path, tables) : 0;
+    int64_t tables0 = pg ? tu_raw_int(f->path, tables) : 0;
     const int flags[] = {0, STORE_OPEN_CREATE, STORE_OPEN_READONLY};
     for (size_t i = 0; i < LVD_ARRAY_LEN(flags); i++) {
         store *s = NULL;
@@ -232,12 +218,12 @@ static void test_refuse_newer(void **state)
     char *after = pg ? NULL : tu_read(f->path, &n1);
     assert_int_equal(n0, n1);
     if (pg) {
-        assert_int_equal(raw_int(f->path, tables), tables0);
-        assert_int_equal(raw_int(f->path, "SELECT count(*) FROM artifacts"), 1);
+        assert_int_equal(tu_raw_int(f->path, tables), tables0);
+        assert_int_equal(tu_raw_int(f->path, "SELECT count(*) FROM artifacts"), 1);
     } else {
         assert_memory_equal(before, after, n0);
     }
-    assert_int_equal(raw_int(f->path, pg ? "SELECT version FROM lvd_schema" : "PRAGMA user_version"), 99);
+    assert_int_equal(tu_raw_int(f->path, pg ? "SELECT version FROM lvd_schema" : "PRAGMA user_version"), 99);
     free(before);
     free(after);
 }
@@ -902,7 +888,7 @@ static void test_run_atomic(void **state)
     /* A result insert that the database itself rejects mid-run (a trigger
      * added by "another process", on the second result's packed samples):
      * nothing of the run remains. */
-    raw_exec(f->path, tu_pg() ? "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+    tu_raw_exec(f->path, tu_pg() ? "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
                                 " IF NEW.samples || ' ' LIKE '%:666 %' THEN RAISE EXCEPTION 'boom'; END IF;"
                                 " RETURN NEW; END$$;"
                                 " CREATE TRIGGER boom BEFORE INSERT ON results FOR EACH ROW EXECUTE FUNCTION boom()"

@@ -226,21 +226,6 @@ static void test_totals(void **state)
 #define TAIL1 ",\"n_prompt\":0,\"n_gen\":128,\"avg_ts\":50.5}"
 #define TAIL2 ",\"n_prompt\":512,\"n_gen\":0,\"avg_ts\":400.25}"
 
-/* The store made of sql (freed), opened: migrated to this schema. */
-/* Raw SQL on the store spec names, beside the store: SQLite or PostgreSQL. */
-static void raw_exec(const char *spec, const char *sql)
-{
-    if (store_is_remote(spec))
-        tu_pg_exec(spec, sql);
-    else
-        tu_sql(spec, sql);
-}
-
-static int64_t raw_int(const char *spec, const char *sql)
-{
-    return store_is_remote(spec) ? tu_pg_int(spec, sql) : tu_sql_int(spec, sql);
-}
-
 /* The schema of version `to` as each backend built it then: SQLite every
  * step, PostgreSQL its base and its later steps. */
 static void schema_upto(const char *spec, size_t to, lvd_sb *sql)
@@ -263,9 +248,10 @@ static void schema_upto(const char *spec, size_t to, lvd_sb *sql)
     lvd_sb_addf(sql, "UPDATE lvd_schema SET version = %zu;", to);
 }
 
+/* The store made of sql (freed), opened: migrated to this schema. */
 static store *migrated(const char *path, lvd_sb *sql)
 {
-    raw_exec(path, lvd_sb_str(sql));
+    tu_raw_exec(path, lvd_sb_str(sql));
     lvd_sb_free(sql);
     store *s;
     lvd_err err = {0};
@@ -297,8 +283,8 @@ static void assert_reported(store *s, const char *path)
         assert_string_equal(v[i].results[2].reported_json, "not json");
     }
     store_run_list_free(v, n);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM reported_heads"), 1);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM results WHERE reported_json LIKE '%build_commit%'"), 0);
+    assert_int_equal(tu_raw_int(path, "SELECT count(*) FROM reported_heads"), 1);
+    assert_int_equal(tu_raw_int(path, "SELECT count(*) FROM results WHERE reported_json LIKE '%build_commit%'"), 0);
 }
 
 /* A store of schema 14 (one samples row per repetition, inserted out of
@@ -353,8 +339,8 @@ static void test_migrate_packed(void **state)
     lvd_result_free(&want);
     assert_reported(s, path);
     /* and step 16: the engine filed under the host its runs ran on, every run a uid */
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM engines WHERE id = 1 AND host = 'h'"), 1);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM runs WHERE uid IS NULL OR length(uid) < 16"), 0);
+    assert_int_equal(tu_raw_int(path, "SELECT count(*) FROM engines WHERE id = 1 AND host = 'h'"), 1);
+    assert_int_equal(tu_raw_int(path, "SELECT count(*) FROM runs WHERE uid IS NULL OR length(uid) < 16"), 0);
     v[0].id = 0; /* the same run recorded again, after the migration: its head is shared */
     free(v[0].session);
     v[0].session = lvd_xstrdup("again");
@@ -366,7 +352,7 @@ static void test_migrate_packed(void **state)
     assert_int_equal(store_counts_get(s, &c, &err), 0);
     assert_int_equal(c.samples, 12); /* the migrated run and its copy */
     store_close(s);
-    assert_int_equal(raw_int(path, store_is_remote(path)
+    assert_int_equal(tu_raw_int(path, store_is_remote(path)
                                        ? "SELECT count(*) FROM information_schema.tables WHERE table_name = 'samples'"
                                        : "SELECT count(*) FROM sqlite_schema WHERE name = 'samples'"),
                      0);

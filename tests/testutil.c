@@ -156,6 +156,19 @@ char *tu_store_spec(const char *dir)
     return tu_pg() ? pg_fresh_database() : lvd_xasprintf("%s/store.db", dir);
 }
 
+void tu_raw_exec(const char *spec, const char *sql)
+{
+    if (store_is_remote(spec))
+        tu_pg_exec(spec, sql);
+    else
+        tu_sql(spec, sql);
+}
+
+int64_t tu_raw_int(const char *spec, const char *sql)
+{
+    return store_is_remote(spec) ? tu_pg_int(spec, sql) : tu_sql_int(spec, sql);
+}
+
 void tu_sqlite_only(void)
 {
     if (tu_pg())

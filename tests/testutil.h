@@ -59,6 +59,10 @@ void tu_sqlite_only(void);
  * (the "other process"); its first value as an integer. Fail the test on error. */
 void tu_pg_exec(const char *uri, const char *sql);
 int64_t tu_pg_int(const char *uri, const char *sql);
+/* The same on the store spec names, whichever backend: SQL through a
+ * connection of its own (the "other process"), and its first value. */
+void tu_raw_exec(const char *spec, const char *sql);
+int64_t tu_raw_int(const char *spec, const char *sql);
 
 /* A temporary directory with a fresh store in it. */
 typedef struct tu_storefx {
