@@ -225,16 +225,14 @@ int main(int argc, char **argv)
         }
         applied = 1;
     }
-    if (!o.no_record && sel_pin_record(s, &e, &v, applied, &err) != 0) {
+    if (!o.no_record && sel_pin_record(s, &e, &v, applied, o.fleet ? &fl : NULL, &err) != 0) {
         code = lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         goto out_eval;
     }
     if (o.t.json) {
-        cJSON *j = sel_pin_details_json(&e, &v, applied);
+        cJSON *j = sel_pin_decision_json(&e, &v, applied, o.fleet ? &fl : NULL);
         cJSON_AddStringToObject(j, "pin_file", o.pin_file);
         cJSON_AddBoolToObject(j, "recorded", !o.no_record);
-        if (o.fleet)
-            sel_pin_fleet_json(&fl, j);
         lvd_json_emit(stdout, j);
     } else if (o.fleet) {
         print_fleet(stdout, &fl, o.pin_file, applied);

@@ -227,10 +227,18 @@ int sel_pin_details_rows(const char *details_json, sel_pin_row **rows, size_t *n
                          char ***issues, size_t *n_issues, lvd_err *err);
 void sel_pin_rows_free(sel_pin_row *rows, size_t n);
 
-/* Records the night's decision (and, when applied, the new pin) in one
- * transaction. applied says whether the pin file was rewritten. */
+struct sel_pin_fleet;
+/* The decision's document, the one both the store's record and `lvd pin
+ * --json` carry: sel_pin_details_json, and with fleet (NULL: one host) each
+ * comparison's and issue's host and every host's outcome
+ * (sel_pin_fleet_json). */
+struct cJSON *sel_pin_decision_json(const sel_pin_eval *e, const sel_pin_verdict *v, int applied,
+                                    const struct sel_pin_fleet *fleet);
+/* Records the night's decision (its document: sel_pin_decision_json; and,
+ * when applied, the new pin) in one transaction. applied says whether the
+ * pin file was rewritten. */
 int sel_pin_record(struct store *s, const sel_pin_eval *e, const sel_pin_verdict *v, int applied,
-                   lvd_err *err);
+                   const struct sel_pin_fleet *fleet, lvd_err *err);
 
 /* Promotion: writes the candidate's build and digest into the pin file at
  * path atomically (comments and order kept, digests of the old build

@@ -19,7 +19,8 @@
  *                            measurements, a digest to record
  * Hosts whose outcome is no-candidate did not measure both builds and are
  * listed, not counted. The decision is recorded once (sel_pin_record of the
- * fleet's evaluation), so the next night's rule 7 reads it. */
+ * fleet's evaluation, its document with every host's outcome and each
+ * comparison's host: sel_pin_fleet_json), so the next night's rule 7 reads it. */
 #ifndef LVD_SEL_PIN_FLEET_H
 #define LVD_SEL_PIN_FLEET_H
 

@@ -9,6 +9,7 @@
 #include "builds/asset.h"
 #include "builds/pinfile.h"
 #include "select/armset.h"
+#include "select/pin_fleet.h"
 #include "stats/rank.h"
 #include "store/store.h"
 
@@ -167,10 +168,19 @@ void sel_pin_rows_free(sel_pin_row *rows, size_t n)
     free(rows);
 }
 
-int sel_pin_record(store *s, const sel_pin_eval *e, const sel_pin_verdict *v, int applied,
-                   lvd_err *err)
+cJSON *sel_pin_decision_json(const sel_pin_eval *e, const sel_pin_verdict *v, int applied,
+                             const sel_pin_fleet *fleet)
 {
-    char *details = lvd_json_compact(sel_pin_details_json(e, v, applied));
+    cJSON *j = sel_pin_details_json(e, v, applied);
+    if (fleet)
+        sel_pin_fleet_json(fleet, j);
+    return j;
+}
+
+int sel_pin_record(store *s, const sel_pin_eval *e, const sel_pin_verdict *v, int applied,
+                   const sel_pin_fleet *fleet, lvd_err *err)
+{
+    char *details = lvd_json_compact(sel_pin_decision_json(e, v, applied, fleet));
     lvd_pin_decision d = {
         .pinned_build = e->pinned_build,
         .candidate_build = e->candidate_build,

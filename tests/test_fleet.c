@@ -19,6 +19,7 @@
 #include "store/fleetdb.h"
 #include "store/store.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,6 +362,41 @@ static void test_store_fleet(void **state)
     free(fb);
 }
 
+/* A fleet decision recorded (sel_pin_record with the fleet) keeps every
+ * host's outcome and each comparison's host in its document, as `lvd pin
+ * --fleet --json` prints them: the next night and the page read the record. */
+static void test_pin_fleet_record(void **state)
+{
+    tu_storefx *fx = *state;
+    sel_pin_fleet f = {0};
+    pin_host(&f, "gpu-box-1", 770, 10, 1);
+    pin_host(&f, "gpu-box-2", 672, 10, 2);
+    pin_host(&f, "gpu-box-3", 770, 0, 3); /* measured one build only */
+    sel_pin_fleet_judge(&f);
+    lvd_err err = {0};
+    if (sel_pin_record(fx->s, &f.all, &f.v, 0, &f, &err))
+        fail_msg("%s", err.msg);
+    lvd_pin_decision d;
+    assert_int_equal(store_pin_decision_latest(fx->s, "b100", "b101", &d, &err), 0);
+    cJSON *j = cJSON_Parse(d.details_json);
+    assert_non_null(j);
+    const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(j, "hosts");
+    assert_int_equal(cJSON_GetArraySize(hosts), 3);
+    static const char *const want[][3] = {{"gpu-box-1", "true", "false"}, {"gpu-box-2", "true", "true"},
+                                          {"gpu-box-3", "false", "false"}};
+    for (int i = 0; i < 3; i++) {
+        const cJSON *h = cJSON_GetArrayItem(hosts, i);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(h, "host")), want[i][0]);
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(h, "measured")), !strcmp(want[i][1], "true"));
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(h, "held_the_fleet")), !strcmp(want[i][2], "true"));
+    }
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "comparisons"), 1);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")), "gpu-box-2");
+    cJSON_Delete(j);
+    lvd_pin_decision_free(&d);
+    sel_pin_fleet_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_backend_map),
         cmocka_unit_test(test_pin_fleet),
         cmocka_unit_test_setup_teardown(test_store_fleet, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_pin_fleet_record, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -511,7 +511,7 @@ static sel_pin_verdict decide(fx *f, int promote)
             fail_msg("%s", err.msg);
         applied = 1;
     }
-    if (sel_pin_record(f->s, &e, &v, applied, &err))
+    if (sel_pin_record(f->s, &e, &v, applied, NULL, &err))
         fail_msg("%s", err.msg);
     sel_pin_eval_free(&e);
     builds_pin_free(&pin);
