@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 typedef struct lite_stmt {
@@ -184,10 +185,26 @@ static int prepare_path(const char *path, int flags, lvd_err *err)
     return exists ? 0 : lvd_mkdir_parent(path, err);
 }
 
+#define BUSY_MS 10000 /* how long a connection waits for another's lock */
+
+/* Switches the file to WAL. That needs it alone for a moment, and SQLite
+ * answers "database is locked" at once, without the busy handler, where
+ * waiting could deadlock: two processes opening a new store together, one
+ * creating the schema while the other asks for WAL. Retried for as long as
+ * the busy handler would wait. */
+static int set_wal(store *s, lvd_err *err)
+{
+    int64_t t0 = lvd_mono_ms();
+    while (lite_exec_quiet(s, "PRAGMA journal_mode=WAL") != 0 && (sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY &&
+           lvd_mono_ms() - t0 < BUSY_MS)
+        usleep(2000);
+    return store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA journal_size_limit=16777216", err);
+}
+
 /* The pragmas of a store opened for writing: WAL kept across closes. */
 static int writer_pragmas(store *s, lvd_err *err)
 {
-    if (store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA journal_size_limit=16777216", err))
+    if (set_wal(s, err))
         return -1;
     /* Keep the -wal and -shm files when the last writer closes: a reader
      * without write access to the directory (lvd select run by a service
@@ -216,7 +233,7 @@ static int lite_open(store *s, int flags, lvd_err *err)
     int oflags = s->readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return lvd_errf(err, "%s: cannot open store: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
-    sqlite3_busy_timeout(s->db, 10000);
+    sqlite3_busy_timeout(s->db, BUSY_MS);
     sqlite3_extended_result_codes(s->db, 1);
     /* Probe that this is an SQLite database at all before changing anything. */
     if (store_exec(s, "SELECT count(*) FROM sqlite_schema", err)) {
