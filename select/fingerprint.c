@@ -22,19 +22,17 @@ static void add_i64_str(cJSON *o, const char *key, int64_t v)
     cJSON_AddStringToObject(o, key, buf);
 }
 
-/* "set": the engine's whole file set (engine/files.h), null when its
- * directory cannot be read. */
-static void add_file_set(cJSON *o, const char *dir)
+/* "set": the engine's whole file set (engine/files.h) as sel_engines_load
+ * listed it, null when its directory could not be read. */
+static void add_file_set(cJSON *o, const sel_engine *e)
 {
-    engine_fileset fs;
-    if (!dir || engine_files_list(dir, &fs, NULL) != 0) {
+    if (!e->files_listed) {
         cJSON_AddNullToObject(o, "set");
         return;
     }
-    char *key = engine_files_key(&fs);
+    char *key = engine_files_key(&e->files);
     cJSON_AddStringToObject(o, "set", key);
     free(key);
-    engine_fileset_free(&fs);
 }
 
 char *sel_fingerprint_make(const lvd_run *runs, size_t n_runs, const sel_engines *es)
@@ -74,7 +72,7 @@ char *sel_fingerprint_make(const lvd_run *runs, size_t n_runs, const sel_engines
             add_i64_str(f, "size", size);
         }
         cJSON *o = cJSON_CreateObject();
-        add_file_set(o, e->e.dir);
+        add_file_set(o, e);
         cJSON_AddNumberToObject(o, "id", (double)e->e.id);
         cJSON_AddStringToObject(o, "name", e->e.name ? e->e.name : "");
         cJSON_AddStringToObject(o, "build", e->e.build ? e->e.build : "");

@@ -238,20 +238,19 @@ static void col_result(store_stmt *st, lvd_result *x)
     x->reported_json = store_col_strdup(st, 13);
 }
 
-/* The results of a run, column 20 its samples (SAMPLES: r.samples, or NULL
- * for none). */
-#define SELECT_RESULTS(SAMPLES)                                                                          \
+/* The results of a run, column 20 its packed samples. */
+#define SELECT_RESULTS                                                                                   \
     "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"                        \
     " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"                             \
     " r.rep_type_v, " STORE_REPORTED_SQL ", e.source, e.device, e.joules, e.window_s,"                   \
-    " e.idle_watts, e.note, " SAMPLES " FROM results r LEFT JOIN result_energy e"                        \
+    " e.idle_watts, e.note, r.samples FROM results r LEFT JOIN result_energy e"                          \
     " ON e.result_id = r.id LEFT JOIN reported_heads h ON h.id = r.reported_head"                        \
     " WHERE r.run_id = ?1 ORDER BY r.id"
 
-static int load_results(store *s, lvd_run *runs, size_t n, int with_samples, lvd_err *err)
+static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
 {
     store_stmt *res;
-    if (store_prepare(s, with_samples ? SELECT_RESULTS("r.samples") : SELECT_RESULTS("NULL"), &res, err))
+    if (store_prepare(s, SELECT_RESULTS, &res, err))
         return -1;
     int ret = 0;
     for (size_t i = 0; i < n && !ret; i++) {
@@ -342,7 +341,7 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
     void *v;
     if (store_rows(s, st, sizeof **out, col_run, free_run, "cannot list runs", &v, n, err))
         return -1;
-    if ((f->with_samples && load_results(s, v, *n, 1, err)) || load_alloc(s, v, *n, err)) {
+    if ((f->with_samples && load_results(s, v, *n, err)) || load_alloc(s, v, *n, err)) {
         store_run_list_free(v, *n);
         *n = 0;
         return -1;
@@ -353,7 +352,7 @@ int store_run_list(store *s, const store_run_filter *f, lvd_run **out, size_t *n
 
 int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
 {
-    return n ? load_results(s, runs, n, 1, err) : 0;
+    return n ? load_results(s, runs, n, err) : 0;
 }
 
 void store_run_list_free(lvd_run *v, size_t n)
