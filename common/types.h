@@ -177,6 +177,8 @@ typedef struct lvd_verdict {
     char *explain;         /* one paragraph for humans */
     char *fingerprint;     /* engines compared: "id:path:build:mtime;..." */
     char *stats_json;      /* the comparisons behind it */
+    int depth;             /* llama-bench -d of the tests it decided on: the context its launch
+                              serves; -1 when not recorded (a verdict from before schema 18) */
 } lvd_verdict;
 
 /* One nightly pin decision (select/pin.c). */

@@ -84,8 +84,9 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
         params = c->verdict.params; /* its device as measured ("" = the default device) */
         r->verdict_id = c->verdict.id;
         char backends[64];
-        if (sel_arm_measured(c->s, c->a->sha256, c->verdict.host, c->verdict.engine_id, c->verdict.arm_key,
-                             backends, sizeof backends, &depth, err) != 0) {
+        depth = c->verdict.depth; /* a verdict from before schema 18: its arm's newest session */
+        if (depth < 0 && sel_arm_measured(c->s, c->a->sha256, c->verdict.host, c->verdict.engine_id,
+                                          c->verdict.arm_key, backends, sizeof backends, &depth, err) != 0) {
             *exit_code = LVD_EXIT_STORE;
             return -1;
         }

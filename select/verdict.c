@@ -257,6 +257,20 @@ static const char *choose_test(const vsession *vs, int tg)
     return best ? best->name : NULL;
 }
 
+/* The depth of the tests the verdict decides on (the deepest of tg's and
+ * pp's): the context a launch of its winner serves (select_finish.c). */
+static int tests_depth(const vsession *vs)
+{
+    int depth = 0;
+    for (size_t t = 0; t < vs->n_tests; t++) {
+        const char *name = vs->tests[t].name;
+        if (((vs->test_tg && !strcmp(name, vs->test_tg)) || (vs->test_pp && !strcmp(name, vs->test_pp))) &&
+            vs->tests[t].n_depth > depth)
+            depth = vs->tests[t].n_depth;
+    }
+    return depth;
+}
+
 /* The kept samples of test into each arm's x (or y): tokens/s, or tokens per
  * joule for a per-joule objective (stats/energy.h). */
 static void gather(vsession *vs, const char *test, int into_y, int per_joule)
@@ -572,6 +586,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     out->explain = explain(&vs, &rk, objective, &d);
     out->fingerprint = sel_fingerprint_make(vs.runs, vs.n_runs, &es);
     out->stats_json = stats_json(&vs, &rk, objective, &d);
+    out->depth = tests_depth(&vs);
     if (have_prev)
         lvd_verdict_free(&prev);
     stats_ranking_free(&rk);

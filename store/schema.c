@@ -394,6 +394,11 @@ static const char *const migrations[] = {
     "UPDATE verdicts SET stats_json = lvd_pack_doc(stats_json) WHERE length(stats_json) >= 256;"
     "UPDATE pin_decisions SET details_json = lvd_pack_doc(details_json) WHERE length(details_json) >= 256;"
     STORE_SCHEMA_17_TAILS,
+    /* 18 (issue 15, a warm lvd select): a verdict keeps the depth its tests
+     * were measured at (llama-bench -d), the context its launch line serves,
+     * so lvd select need not read the winning arm's newest session again.
+     * NULL: a verdict recorded before it (select reads the session then). */
+    "ALTER TABLE verdicts ADD COLUMN serving_depth INTEGER;",
 };
 
 size_t store_schema_version(void)

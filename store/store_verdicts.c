@@ -5,11 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SELECT_VERDICT                                                                    \
+/* The columns of a verdict, its statistics (stats_json) as STATS: the
+ * column, or NULL where they are not read. */
+#define SELECT_VERDICT_WITH(STATS)                                                        \
     "SELECT id, artifact, host, decided_at, objective, engine_id, arm_key,"                \
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
-    " rule, explain, " STORE_FINGERPRINT_SQL ", stats_json, p_split_mode, p_tensor_split, p_fit_target,"     \
-    " p_fit_ctx FROM verdicts"
+    " rule, explain, " STORE_FINGERPRINT_SQL ", " STATS ", p_split_mode, p_tensor_split, p_fit_target," \
+    " p_fit_ctx, serving_depth FROM verdicts"
+#define SELECT_VERDICT SELECT_VERDICT_WITH("stats_json")
 
 static void col_verdict(store_stmt *st, void *item)
 {
@@ -29,6 +32,7 @@ static void col_verdict(store_stmt *st, void *item)
     v->fingerprint = store_col_strdup(st, 18);
     v->stats_json = store_col_doc(st, 19);
     store_col_fit(st, 22, &v->params);
+    v->depth = (int)store_col_i64_or(st, 24, -1);
 }
 
 int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
@@ -42,8 +46,8 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     if (store_prepare(s,
                       "INSERT INTO verdicts (artifact, host, decided_at, objective, engine_id, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " rule, explain, fingerprint_id, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      " rule, explain, fingerprint_id, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx,"
+                      " serving_depth) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
     store_bind_text(st, 1, v->artifact);
@@ -59,6 +63,7 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     store_bind_doc(st, 19, v->stats_json);
     store_bind_split(st, 20, &v->params);
     store_bind_fit(st, 22, &v->params);
+    store_bind_i64_or_null(st, 24, v->depth, -1);
     if (store_step_done(s, st, "cannot record verdict", err))
         return -1;
     v->id = store_last_id(s);
@@ -86,7 +91,7 @@ int store_verdict_latest(store *s, const char *artifact, const char *host,
     memset(out, 0, sizeof *out);
     store_stmt *st;
     if (store_prepare(s,
-                      SELECT_VERDICT " WHERE artifact = ? AND host = ? AND objective = ?"
+                      SELECT_VERDICT_WITH("NULL") " WHERE artifact = ? AND host = ? AND objective = ?"
                       " ORDER BY decided_at DESC, id DESC LIMIT 1",
                       &st, err))
         return -1;

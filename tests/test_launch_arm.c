@@ -257,8 +257,19 @@ static void measure(fx *f, const world *w, launched *l, lvd_params *arm)
     if (!strstr(v.explain, on))
         fail_msg("verdict not decided%s: %s", on, v.explain);
     assert_launch_is_arm(l, arm, depth, serving, &a->shape);
+    assert_int_equal(v.depth, depth); /* the verdict keeps the depth it decided at */
 
     assert_page_line(f, a, &v, &r.launch);
+    /* a verdict from before it kept its depth (schema 18): the line is the same,
+     * from the depth of the arm's newest session */
+    tu_raw_exec(store_path(f->s), "UPDATE verdicts SET serving_depth = NULL");
+    sel_result old;
+    if (sel_select(f->s, a, &rq, &old, &code, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(old.launch.argc, r.launch.argc);
+    for (size_t i = 0; i < r.launch.argc; i++)
+        assert_string_equal(old.launch.argv[i], r.launch.argv[i]);
+    sel_result_free(&old);
     sel_result_free(&r);
     lvd_verdict_free(&v);
     bench_plan_free(&plan);

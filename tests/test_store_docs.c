@@ -88,12 +88,14 @@ static void test_fingerprint_once(void **state)
 /* The verdict's documents as read from s equal the ones written. */
 static void assert_verdict_reads(store *s, const char *fp, const char *stats)
 {
-    lvd_verdict got;
+    lvd_verdict *got;
+    size_t n;
     lvd_err err = {0};
-    assert_int_equal(store_verdict_latest(s, SHA_A, "h", "tg", &got, &err), 0);
-    assert_string_equal(got.fingerprint, fp);
-    assert_string_equal(got.stats_json, stats);
-    lvd_verdict_free(&got);
+    assert_int_equal(store_verdict_list(s, SHA_A, "h", 1, &got, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(got[0].fingerprint, fp);
+    assert_string_equal(got[0].stats_json, stats);
+    store_verdict_list_free(got, n);
 }
 
 /* A verdict and a pin decision, large and small, through the compact form
@@ -280,7 +282,7 @@ static void test_migrate_17(void **state)
     store_pin_decision_list_free(d, n);
     assert_sized_reads(s);
     store_close(s);
-    assert_int_equal(tu_sql_int(path, "PRAGMA user_version"), 17);
+    assert_int_equal(tu_sql_int(path, "PRAGMA user_version"), (int64_t)store_schema_version());
     assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM results WHERE reported_json = ',\"avg_ts\":400.25}'"), 1);
     assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM verdict_fingerprints"), 1);
     assert_int_equal(tu_sql_int(path, "SELECT count(*) FROM verdicts WHERE typeof(stats_json) = 'blob'"), 2);
