@@ -26,11 +26,16 @@ typedef struct elf_file {
     int is64, be;
 } elf_file;
 
+/* The n-byte (1 to 8) unsigned integer at p, big-endian when be. */
 static uint64_t get(const unsigned char *p, size_t n, int be)
 {
     uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[be ? i : n - 1 - i] << (8 * (n - 1 - i));
+    if (be)
+        for (size_t i = 0; i < n; i++)
+            v = v << 8 | p[i];
+    else
+        for (size_t i = n; i-- > 0;)
+            v = v << 8 | p[i];
     return v;
 }
 
@@ -120,10 +125,10 @@ static int dynamic_in(const elf_file *f, const unsigned char *sht, uint64_t n, u
 {
     for (uint64_t i = 0; i < n; i++) {
         uint64_t type, off, size, link, stype, soff, ssize, slink;
+        if (get(sht + i * shentsize + 4, 4, f->be) != SHT_DYNAMIC_) /* sh_type; shentsize was checked */
+            continue;
         if (section(f, sht, n, shentsize, i, &type, &off, &size, &link))
             return -1;
-        if (type != SHT_DYNAMIC_)
-            continue;
         if (section(f, sht, n, shentsize, link, &stype, &soff, &ssize, &slink))
             return -1;
         unsigned char *dyn = load(f, off, size, MAX_DYNAMIC);
@@ -170,12 +175,13 @@ int engine_elf_read(const char *path, engine_elf_dyn *out, lvd_err *err)
         goto out;
     }
     f.size = (uint64_t)st.st_size;
-    if (!S_ISREG(st.st_mode) || read_at(&f, 0, eh, 52) || memcmp(eh, "\177ELF", 4) ||
+    /* the header in one read: 64 bytes (ELF64's), or ELF32's 52 of a smaller file */
+    if (!S_ISREG(st.st_mode) || read_at(&f, 0, eh, f.size < 64 ? 52 : 64) || memcmp(eh, "\177ELF", 4) ||
         (eh[4] != 1 && eh[4] != 2) || (eh[5] != 1 && eh[5] != 2))
         goto out; /* not ELF */
     f.is64 = eh[4] == 2;
     f.be = eh[5] == 2;
-    if (f.is64 && read_at(&f, 0, eh, 64))
+    if (f.is64 && f.size < 64)
         goto out;
     rc = dynamic(&f, eh, out);
     if (rc < 0) {

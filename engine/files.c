@@ -213,14 +213,27 @@ char *engine_files_key(const engine_fileset *fs)
     return lvd_sb_detach(&sb);
 }
 
+/* The decimal number at *p up to the character stop (or the end when stop
+ * is 0), *p moved past it: 0, or -1 when there is none or something else. */
+static int number(const char **p, char stop, long long *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoll(*p, &end, 10);
+    if (end == *p || errno || *end != stop)
+        return -1;
+    *p = stop ? end + 1 : end;
+    return 0;
+}
+
 /* One line of a key: 0, or -1 when it is not "REL\tSIZE\tMTIME\tINODE". */
 static int parse_line(const char *line, engine_file *f, char *rel, size_t len)
 {
     const char *tab = strchr(line, '\t');
     long long size, mtime, inode;
-    char tail;
-    if (!tab || (size_t)(tab - line) >= len || tab == line ||
-        sscanf(tab + 1, "%lld\t%lld\t%lld%c", &size, &mtime, &inode, &tail) != 3)
+    const char *p = tab ? tab + 1 : NULL;
+    if (!tab || (size_t)(tab - line) >= len || tab == line || number(&p, '\t', &size) ||
+        number(&p, '\t', &mtime) || number(&p, '\0', &inode))
         return -1;
     snprintf(rel, len, "%.*s", (int)(tab - line), line);
     *f = (engine_file){.rel = rel, .size = size, .mtime_ns = mtime, .inode = inode};

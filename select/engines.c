@@ -83,25 +83,16 @@ int sel_engines_load_env(store *s, const char *env, sel_engines *out, lvd_err *e
     memset(out, 0, sizeof *out);
     lvd_engine *list;
     lvd_probe *probes;
-    size_t n, np;
-    if (store_engine_list(s, &list, &n, err) != 0)
+    size_t n;
+    /* the engines and each one's newest probe in one query, not one (and one for its devices) per engine */
+    if (store_engines_probed(s, NULL, env, &list, &probes, &n, err) != 0)
         return -1;
-    /* every engine's newest probe in one query, not one (and one for its devices) per engine */
-    if (store_probes_latest_env(s, NULL, env, &probes, &np, err) != 0) {
-        store_engine_list_free(list, n);
-        return -1;
-    }
     out->env = lvd_xstrdup(env ? env : "");
     out->v = lvd_xcalloc(n ? n : 1, sizeof *out->v);
     for (size_t i = 0; i < n; i++) {
         sel_engine *e = &out->v[out->n++];
-        e->e = list[i];
-        for (size_t k = 0; k < np; k++)
-            if (probes[k].engine_id == e->e.id) {
-                e->probe = probes[k]; /* moved: the list keeps a zeroed one */
-                memset(&probes[k], 0, sizeof probes[k]);
-                break;
-            }
+        e->e = list[i];      /* both moved */
+        e->probe = probes[i];
         lvd_err ferr = {{0}};
         e->files_listed = engine_files_list(e->e.dir, &e->files, &ferr) == 0;
         snprintf(e->files_err, sizeof e->files_err, "%s", ferr.msg);
@@ -111,7 +102,7 @@ int sel_engines_load_env(store *s, const char *env, sel_engines *out, lvd_err *e
             snprintf(e->why, sizeof e->why, "no executable llama-server in %s", e->e.dir);
     }
     free(list);
-    store_probe_list_free(probes, np);
+    free(probes);
     return 0;
 }
 

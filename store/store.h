@@ -119,12 +119,13 @@ int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mti
 int store_probe_latest(store *s, int64_t engine_id, lvd_probe *out, lvd_err *err);
 /* The same among its probes made under environment env (NULL = ""). 1 = none. */
 int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_probe *out, lvd_err *err);
-/* The newest probe under env (NULL = "") of every engine of host (NULL: this
- * machine) not retired, each with its devices, in one query (lvd select
- * reads them all at once): *out (NULL when none) by engine id, *n of them;
- * an engine never probed under env has none. 0, or -1 with err. */
-int store_probes_latest_env(store *s, const char *host, const char *env, lvd_probe **out, size_t *n,
-                            lvd_err *err);
+/* Each engine of host (NULL: this machine) not retired, by id, with its
+ * newest probe made under env (NULL = "") and that probe's devices, in one
+ * query (lvd select reads them all at once): (*engines)[i] and
+ * (*probes)[i], *n of each (NULL when none); the probe of an engine never
+ * probed under env is zeroed (id 0). 0, or -1 with err. */
+int store_engines_probed(store *s, const char *host, const char *env, lvd_engine **engines, lvd_probe **probes,
+                         size_t *n, lvd_err *err);
 void store_probe_list_free(lvd_probe *v, size_t n);
 /* Records the CUDA archs a log of the probed files printed (engine/cudaarch.h). */
 int store_probe_set_cuda_archs(store *s, int64_t probe_id, const char *archs, lvd_err *err);
@@ -210,7 +211,9 @@ void store_check_list_free(lvd_check *v, size_t n);
 /* --- verdicts ----------------------------------------------------------- */
 
 int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err);
-/* Newest verdict for (artifact, host, objective). 1 = none. */
+/* Newest verdict for (artifact, host, objective), without its statistics
+ * (stats_json NULL: what lvd select reads at service start; the history,
+ * store_verdict_list, has them). 1 = none. */
 int store_verdict_latest(store *s, const char *artifact, const char *host,
                          const char *objective, lvd_verdict *out, lvd_err *err);
 /* Verdict history, newest first (limit 0 = all). */

@@ -14,20 +14,25 @@
 #define SELECT_ENGINE \
     "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at, host FROM engines"
 
+/* The engine in SELECT_ENGINE's columns from column first on. */
+static void col_engine_at(store_stmt *st, int first, lvd_engine *e)
+{
+    memset(e, 0, sizeof *e);
+    e->id = store_col_i64(st, first);
+    e->name = store_col_strdup(st, first + 1);
+    e->dir = store_col_strdup(st, first + 2);
+    e->build = store_col_strdup(st, first + 3);
+    e->commit = store_col_strdup(st, first + 4);
+    e->flavour = store_col_strdup(st, first + 5);
+    e->digest = store_col_strdup(st, first + 6);
+    e->origin = store_col_strdup(st, first + 7);
+    e->created_at = store_col_i64(st, first + 8);
+    e->host = store_col_strdup(st, first + 9);
+}
+
 static void col_engine(store_stmt *st, void *item)
 {
-    lvd_engine *e = item;
-    memset(e, 0, sizeof *e);
-    e->id = store_col_i64(st, 0);
-    e->name = store_col_strdup(st, 1);
-    e->dir = store_col_strdup(st, 2);
-    e->build = store_col_strdup(st, 3);
-    e->commit = store_col_strdup(st, 4);
-    e->flavour = store_col_strdup(st, 5);
-    e->digest = store_col_strdup(st, 6);
-    e->origin = store_col_strdup(st, 7);
-    e->created_at = store_col_i64(st, 8);
-    e->host = store_col_strdup(st, 9);
+    col_engine_at(st, 0, item);
 }
 
 /* The host an engine being written is on: its own, else this machine. */
@@ -257,22 +262,28 @@ static int load_devices(store *s, lvd_probe *p, lvd_err *err)
 }
 
 /* Reads the probe in st's columns 0 .. 12 (SELECT_PROBE's), no devices. */
-static void col_probe(store_stmt *st, lvd_probe *out)
+/* The probe in SELECT_PROBE's columns from column first on. */
+static void col_probe_at(store_stmt *st, int first, lvd_probe *out)
 {
     memset(out, 0, sizeof *out);
-    out->id = store_col_i64(st, 0);
-    out->engine_id = store_col_i64(st, 1);
-    out->binary = store_col_strdup(st, 2);
-    out->bin_mtime_ns = store_col_i64(st, 3);
-    out->bin_size = store_col_i64(st, 4);
-    out->probed_at = store_col_i64(st, 5);
-    store_col_copy(st, 6, out->backend, sizeof out->backend);
-    out->reason = store_col_strdup(st, 7);
-    out->env = store_col_strdup(st, 8);
-    out->files = store_col_strdup(st, 9);
-    store_col_copy(st, 10, out->backends, sizeof out->backends);
-    out->no_device = store_col_strdup(st, 11);
-    store_col_copy(st, 12, out->cuda_archs, sizeof out->cuda_archs);
+    out->id = store_col_i64(st, first);
+    out->engine_id = store_col_i64(st, first + 1);
+    out->binary = store_col_strdup(st, first + 2);
+    out->bin_mtime_ns = store_col_i64(st, first + 3);
+    out->bin_size = store_col_i64(st, first + 4);
+    out->probed_at = store_col_i64(st, first + 5);
+    store_col_copy(st, first + 6, out->backend, sizeof out->backend);
+    out->reason = store_col_strdup(st, first + 7);
+    out->env = store_col_strdup(st, first + 8);
+    out->files = store_col_strdup(st, first + 9);
+    store_col_copy(st, first + 10, out->backends, sizeof out->backends);
+    out->no_device = store_col_strdup(st, first + 11);
+    store_col_copy(st, first + 12, out->cuda_archs, sizeof out->cuda_archs);
+}
+
+static void col_probe(store_stmt *st, lvd_probe *out)
+{
+    col_probe_at(st, 0, out);
 }
 
 /* Runs a probe query (parameters bound) and loads the first row with its devices. */
@@ -344,46 +355,57 @@ int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_pro
     return probe_latest(s, engine_id, 0, env, out, err);
 }
 
-/* One row per device (one with NULL device columns for a probe without
- * any) of each engine's newest probe under ?2 among the engines of host ?1
- * not retired, by engine then device index: columns 0 .. 12 the probe's,
- * 13 the device index, 14 .. 19 the device's. */
-#define SELECT_PROBES_WITH_DEVICES                                                                        \
-    "SELECT p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size, p.probed_at, p.backend,"         \
+/* One row per device (one with NULL device columns for an engine or probe
+ * without any) of each engine of host ?1 not retired with its newest probe
+ * under ?2, by engine then device index: columns 0 .. 9 the engine's, 10 ..
+ * 22 the probe's (NULL: never probed there), 23 the device index, 24 .. 29
+ * the device's. */
+#define SELECT_ENGINES_PROBED                                                                             \
+    "SELECT e.id, e.name, e.dir, e.build, e.commit_id, e.flavour, e.digest, e.origin, e.created_at,"      \
+    " e.host, p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size, p.probed_at, p.backend,"        \
     " p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs,"                                   \
     " d.idx, d.selector, d.name, d.total_mib, d.free_mib, d.backend, d.compute_cap"                       \
-    " FROM engines e JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"         \
+    " FROM engines e LEFT JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"    \
     " AND q.env = ?2 ORDER BY q.probed_at DESC, q.id DESC LIMIT 1)"                                       \
     " LEFT JOIN devices d ON d.probe_id = p.id"                                                           \
-    " WHERE e.host = ?1 AND e.retired_at IS NULL ORDER BY p.engine_id, d.idx"
+    " WHERE e.host = ?1 AND e.retired_at IS NULL ORDER BY e.id, d.idx"
 
-int store_probes_latest_env(store *s, const char *host, const char *env, lvd_probe **out, size_t *n,
-                            lvd_err *err)
+int store_engines_probed(store *s, const char *host, const char *env, lvd_engine **engines, lvd_probe **probes,
+                         size_t *n, lvd_err *err)
 {
-    *out = NULL;
+    *engines = NULL;
+    *probes = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s, SELECT_PROBES_WITH_DEVICES, &st, err))
+    if (store_prepare(s, SELECT_ENGINES_PROBED, &st, err))
         return -1;
     store_bind_text(st, 1, host ? host : lvd_hostname());
     store_bind_text(st, 2, env ? env : "");
-    size_t cap = 0, dcap = 0;
+    size_t cap = 0, pcap = 0, dcap = 0;
     int rc;
     while ((rc = store_step(st)) == STORE_ROW) {
-        if (*n == 0 || (*out)[*n - 1].id != store_col_i64(st, 0)) {
-            *out = store_grow(*out, sizeof **out, *n, &cap);
-            col_probe(st, &(*out)[(*n)++]);
+        if (*n == 0 || (*engines)[*n - 1].id != store_col_i64(st, 0)) {
+            *engines = store_grow(*engines, sizeof **engines, *n, &cap);
+            *probes = store_grow(*probes, sizeof **probes, *n, &pcap);
+            col_engine_at(st, 0, &(*engines)[*n]);
+            if (store_col_null(st, 10))
+                memset(&(*probes)[*n], 0, sizeof **probes);
+            else
+                col_probe_at(st, 10, &(*probes)[*n]);
+            (*n)++;
             dcap = 0;
         }
-        if (!store_col_null(st, 13))
-            col_device(st, 14, &(*out)[*n - 1], &dcap);
+        if (!store_col_null(st, 23))
+            col_device(st, 24, &(*probes)[*n - 1], &dcap);
     }
     store_finalize(st);
     if (rc != STORE_DONE) {
-        store_probe_list_free(*out, *n);
-        *out = NULL;
+        store_engine_list_free(*engines, *n);
+        store_probe_list_free(*probes, *n);
+        *engines = NULL;
+        *probes = NULL;
         *n = 0;
-        return store_fail(s, err, "cannot read probes");
+        return store_fail(s, err, "cannot read engines and their probes");
     }
     return 0;
 }

@@ -210,6 +210,13 @@ static void test_file_set(void **state)
     assert_string_equal(text, "no file set was recorded with the last probe");
     assert_int_equal(engine_files_compare("garbage without tabs\n", &now, &ch), 0);
     assert_int_equal(ch.kind, ENGINE_FILES_UNRECORDED);
+    /* a line short of a number, or with anything after its inode, is not a key */
+    const char *bad[] = {"libllama.so\t1\t2\n", "libllama.so\t1\t2\t3x\n", "libllama.so\t1\tx\t3\n",
+                         "libllama.so\t1\t2\t3\t4\n", "libllama.so\t99999999999999999999\t2\t3\n"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
+        assert_int_equal(engine_files_compare(bad[i], &now, &ch), 0);
+        assert_int_equal(ch.kind, ENGINE_FILES_UNRECORDED);
+    }
     engine_fileset_free(&now);
     assert_int_equal(engine_files_list("/nonexistent/engine", &now, &err), -1);
     free(mod);

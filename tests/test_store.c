@@ -650,10 +650,10 @@ static int64_t put_probe(store *s, int64_t eid, const char *env, int64_t probed_
     return p.id;
 }
 
-/* Every engine's newest probe under one environment in one query (lvd
- * select's read): the same probe store_probe_latest_env finds per engine,
- * its devices in order; an engine never probed there, a retired one and
- * another host's are left out. */
+/* Every engine with its newest probe under one environment in one query
+ * (lvd select's read): the same probe store_probe_latest_env finds per
+ * engine, its devices in order; an engine never probed there comes with a
+ * zeroed probe; a retired one and another host's are left out. */
 static void test_probes_batch(void **state)
 {
     fx *f = *state;
@@ -674,10 +674,13 @@ static void test_probes_batch(void **state)
     put_probe(f->s, far.id, "", 500, one);
     assert_int_equal(store_engine_retire(f->s, old, &err), 0);
 
+    lvd_engine *e;
     lvd_probe *v;
     size_t n;
-    assert_int_equal(store_probes_latest_env(f->s, NULL, NULL, &v, &n, &err), 0);
-    assert_int_equal(n, 2);
+    assert_int_equal(store_engines_probed(f->s, NULL, NULL, &e, &v, &n, &err), 0);
+    assert_int_equal(n, 3); /* a, b and never; not old (retired) nor far (another host) */
+    assert_int_equal(e[0].id, a);
+    assert_string_equal(e[0].name, "a");
     assert_int_equal(v[0].engine_id, a);
     assert_int_equal(v[0].id, a_new);
     assert_int_equal(v[0].probed_at, 200);
@@ -687,34 +690,45 @@ static void test_probes_batch(void **state)
     assert_string_equal(v[0].devices[1].name, "card 1");
     assert_int_equal(v[0].devices[1].total_mib, 1001);
     assert_int_equal(v[0].devices[1].free_mib, -1);
+    assert_int_equal(e[1].id, b);
     assert_int_equal(v[1].engine_id, b);
     assert_int_equal(v[1].id, b_new);
     assert_int_equal(v[1].n_devices, 0);
+    assert_int_equal(e[2].id, never);
+    assert_int_equal(v[2].id, 0); /* never probed under "" */
+    assert_int_equal(v[2].n_devices, 0);
     /* the same probes, one query per engine */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < 2; i++) {
         lvd_probe one_by_one;
         assert_int_equal(store_probe_latest_env(f->s, v[i].engine_id, "", &one_by_one, &err), 0);
         assert_int_equal(one_by_one.id, v[i].id);
         assert_int_equal(one_by_one.n_devices, v[i].n_devices);
         lvd_probe_free(&one_by_one);
     }
+    store_engine_list_free(e, n);
     store_probe_list_free(v, n);
 
-    assert_int_equal(store_probes_latest_env(f->s, NULL, "CUDA_VISIBLE_DEVICES=1", &v, &n, &err), 0);
-    assert_int_equal(n, 2);
+    assert_int_equal(store_engines_probed(f->s, NULL, "CUDA_VISIBLE_DEVICES=1", &e, &v, &n, &err), 0);
+    assert_int_equal(n, 3);
     assert_int_equal(v[0].id, a_env);
     assert_string_equal(v[0].env, "CUDA_VISIBLE_DEVICES=1");
     assert_int_equal(v[0].n_devices, 1);
     assert_string_equal(v[0].devices[0].selector, "CUDA9");
-    assert_int_equal(v[1].engine_id, never);
+    assert_int_equal(v[1].id, 0); /* b was never probed under it */
+    assert_int_equal(e[2].id, never);
+    assert_int_equal(v[2].engine_id, never);
+    store_engine_list_free(e, n);
     store_probe_list_free(v, n);
 
-    assert_int_equal(store_probes_latest_env(f->s, "elsewhere", "", &v, &n, &err), 0);
+    assert_int_equal(store_engines_probed(f->s, "elsewhere", "", &e, &v, &n, &err), 0);
     assert_int_equal(n, 1);
+    assert_int_equal(e[0].id, far.id);
     assert_int_equal(v[0].engine_id, far.id);
+    store_engine_list_free(e, n);
     store_probe_list_free(v, n);
-    assert_int_equal(store_probes_latest_env(f->s, "nobody", "", &v, &n, &err), 0);
+    assert_int_equal(store_engines_probed(f->s, "nobody", "", &e, &v, &n, &err), 0);
     assert_int_equal(n, 0);
+    assert_null(e);
     assert_null(v);
 }
 
@@ -1013,7 +1027,7 @@ static void test_verdicts(void **state)
     lvd_verdict v1 = {.artifact = SHA_A, .host = "h", .decided_at = 100, .objective = "tg",
                       .engine_id = eid, .arm_key = "dev=CUDA0 ngl=99", .rule = "win",
                       .explain = "CUDA beats Vulkan by 41 %", .fingerprint = "1:/e/cuda:b9749:5",
-                      .stats_json = "{\"ratio\": 1.41}"};
+                      .stats_json = "{\"ratio\": 1.41}", .depth = 4096};
     lvd_params_init(&v1.params);
     strcpy(v1.params.device, "CUDA0");
     v1.params.ngl = 99;
@@ -1021,7 +1035,7 @@ static void test_verdicts(void **state)
     assert_int_equal(store_verdict_put(f->s, &v1, &err), 0);
     /* No winner: engine 0 and NULL texts. */
     lvd_verdict v2 = {.artifact = SHA_A, .host = "h", .decided_at = 200, .objective = "tg",
-                      .rule = "no-arms"};
+                      .rule = "no-arms", .depth = -1};
     lvd_params_init(&v2.params);
     assert_int_equal(store_verdict_put(f->s, &v2, &err), 0);
     lvd_verdict v3 = v1;
@@ -1036,6 +1050,7 @@ static void test_verdicts(void **state)
     assert_null(got.arm_key);
     assert_null(got.explain);
     assert_string_equal(got.rule, "no-arms");
+    assert_int_equal(got.depth, -1); /* not recorded: NULL, read as -1 */
     assert_memory_equal(&got.params, &v2.params, sizeof v2.params);
     lvd_verdict_free(&got);
     assert_int_equal(store_verdict_latest(f->s, SHA_A, "h", "pp", &got, &err), 0);
@@ -1043,7 +1058,8 @@ static void test_verdicts(void **state)
     assert_string_equal(got.arm_key, v1.arm_key);
     assert_string_equal(got.explain, v1.explain);
     assert_string_equal(got.fingerprint, v1.fingerprint);
-    assert_string_equal(got.stats_json, v1.stats_json);
+    assert_null(got.stats_json); /* the newest verdict comes without its statistics */
+    assert_int_equal(got.depth, 4096);
     assert_memory_equal(&got.params, &v1.params, sizeof v1.params);
     lvd_verdict_free(&got);
     assert_int_equal(store_verdict_latest(f->s, SHA_A, "h", "w=0.70", &got, &err), 1);
@@ -1053,6 +1069,9 @@ static void test_verdicts(void **state)
     assert_int_equal(store_verdict_list(f->s, SHA_A, "h", 0, &v, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_int_equal(v[0].decided_at, 300);
+    assert_string_equal(v[0].stats_json, v1.stats_json); /* v3: the history has the statistics */
+    assert_int_equal(v[0].depth, 4096);
+    assert_int_equal(v[1].depth, -1);
     store_verdict_list_free(v, n);
     assert_int_equal(store_verdict_list(f->s, SHA_A, "h", 2, &v, &n, &err), 0);
     assert_int_equal(n, 2);
