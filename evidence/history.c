@@ -4,6 +4,7 @@
  * (svghist.c). */
 #include "evidence/history.h"
 
+#include "evidence/sessions.h"
 #include "stats/stats.h"
 
 #include <stdio.h>
@@ -106,70 +107,54 @@ typedef struct bucket {
     size_t n;
 } bucket;
 
-/* The sessions of the runs and each one's first start (which dates it). */
-typedef struct sessions {
-    char **name;
-    int64_t *first;
-    size_t n;
-} sessions;
-
-static void sessions_build(sessions *ss, const lvd_run *runs, size_t n)
+/* Each run's session date (its session's first start dates it). */
+static char (*session_dates(const lvd_run *runs, size_t n))[11]
 {
-    ss->name = lvd_xcalloc(n + 1, sizeof *ss->name);
-    ss->first = lvd_xcalloc(n + 1, sizeof *ss->first);
-    ss->n = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *s = runs[i].session ? runs[i].session : "";
-        size_t k = 0;
-        while (k < ss->n && strcmp(ss->name[k], s))
-            k++;
-        if (k == ss->n) {
-            ss->name[ss->n] = lvd_xstrdup(s);
-            ss->first[ss->n++] = runs[i].started_at;
-        } else if (runs[i].started_at < ss->first[k]) {
-            ss->first[k] = runs[i].started_at;
+    size_t *id = lvd_xcalloc(n + 1, sizeof *id);
+    size_t ns = ev_session_ids(runs, n, id);
+    int64_t *first = lvd_xcalloc(ns + 1, sizeof *first);
+    unsigned char *seen = lvd_xcalloc(ns + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        if (!seen[id[i]] || runs[i].started_at < first[id[i]]) {
+            first[id[i]] = runs[i].started_at;
+            seen[id[i]] = 1;
         }
-    }
+    char(*date)[11] = lvd_xcalloc(n + 1, sizeof *date);
+    for (size_t i = 0; i < n; i++)
+        ev_date(first[id[i]], date[i]);
+    free(seen);
+    free(first);
+    free(id);
+    return date;
 }
 
-static void sessions_free(sessions *ss)
+/* One result of an arm's tg or pp test, on its session's date. */
+typedef struct entry {
+    size_t arm;
+    int tg;
+    const char *date;
+    const lvd_result *r;
+    size_t order;           /* run order: a bucket's samples in the order the runs came */
+} entry;
+
+/* Entries by arm, test, date (the order of cmp_bucket), then run order. */
+static int cmp_entry(const void *x, const void *y)
 {
-    for (size_t k = 0; k < ss->n; k++)
-        free(ss->name[k]);
-    free(ss->name);
-    free(ss->first);
+    const entry *a = x, *b = y;
+    if (a->arm != b->arm)
+        return a->arm < b->arm ? -1 : 1;
+    if (a->tg != b->tg)
+        return a->tg - b->tg;
+    int c = strcmp(a->date, b->date);
+    return c ? c : (a->order > b->order) - (a->order < b->order);
 }
 
-/* Adds r's kept samples of arm a to the bucket of (a, tg, date). */
-static void bucket_add(bucket **b, size_t *nb, size_t a, int tg, const char *date, const lvd_result *r)
+/* The entries of the ok runs' results of each arm's tg and pp tests. */
+static entry *entries_of(const ev_model *m, const lvd_run *runs, size_t n, char (*date)[11], size_t *ne)
 {
-    double *kept;
-    size_t nk = stats_result_kept(r, &kept, NULL);
-    if (!nk)
-        return;
-    size_t j = *nb; /* newest first: the runs come by night */
-    while (j > 0 && !((*b)[j - 1].arm == a && (*b)[j - 1].tg == tg && !strcmp((*b)[j - 1].date, date)))
-        j--;
-    j = j ? j - 1 : *nb;
-    if (j == *nb) {
-        *b = lvd_xrealloc(*b, (*nb + 1) * sizeof **b);
-        (*b)[j] = (bucket){.arm = a, .tg = tg};
-        snprintf((*b)[j].date, sizeof (*b)[j].date, "%s", date);
-        (*nb)++;
-    }
-    bucket *x = &(*b)[j];
-    x->v = lvd_xrealloc(x->v, (x->n + nk) * sizeof *x->v);
-    memcpy(x->v + x->n, kept, nk * sizeof *kept);
-    x->n += nk;
-    free(kept);
-}
-
-/* The buckets of (arm, test, session date) of the ok runs' samples of each
- * arm's tg and pp tests. */
-static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const sessions *ss, size_t *nb)
-{
-    bucket *b = NULL;
-    *nb = 0;
+    entry *e = NULL;
+    size_t cap = 0;
+    *ne = 0;
     for (size_t i = 0; i < n; i++) {
         const lvd_run *r = &runs[i];
         if (strcmp(r->status, "ok"))
@@ -180,19 +165,55 @@ static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, const s
             a++;
         if (a == m->n_arms)
             continue;
-        const char *s = r->session ? r->session : "";
-        size_t k = 0;
-        while (strcmp(ss->name[k], s))
-            k++;
-        char date[11];
-        ev_date(ss->first[k], date);
         for (size_t t = 0; t < r->n_results; t++)
             for (int tg = 0; tg < 2; tg++) {
                 const char *test = tg ? m->arms[a].tg.test : m->arms[a].pp.test;
-                if (*test && !strcmp(r->results[t].test, test))
-                    bucket_add(&b, nb, a, tg, date, &r->results[t]);
+                if (!*test || strcmp(r->results[t].test, test))
+                    continue;
+                if (*ne == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    e = lvd_xrealloc(e, cap * sizeof *e);
+                }
+                e[*ne] = (entry){.arm = a, .tg = tg, .date = date[i], .r = &r->results[t], .order = *ne};
+                (*ne)++;
             }
     }
+    return e;
+}
+
+/* The buckets of (arm, test, session date) of the ok runs' samples of each
+ * arm's tg and pp tests, sorted as cmp_bucket sorts them: the entries sorted
+ * once and each run of equal keys gathered (a key whose results kept no
+ * sample has no bucket). */
+static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, size_t *nb)
+{
+    char(*date)[11] = session_dates(runs, n);
+    size_t ne;
+    entry *e = entries_of(m, runs, n, date, &ne);
+    if (ne)
+        qsort(e, ne, sizeof *e, cmp_entry);
+    bucket *b = NULL;
+    *nb = 0;
+    for (size_t i = 0; i < ne; i++) {
+        double *kept;
+        size_t nk = stats_result_kept(e[i].r, &kept, NULL);
+        if (!nk)
+            continue;
+        int same = *nb && b[*nb - 1].arm == e[i].arm && b[*nb - 1].tg == e[i].tg && !strcmp(b[*nb - 1].date, e[i].date);
+        if (!same) {
+            b = lvd_xrealloc(b, (*nb + 1) * sizeof *b);
+            b[*nb] = (bucket){.arm = e[i].arm, .tg = e[i].tg};
+            snprintf(b[*nb].date, sizeof b[*nb].date, "%s", e[i].date);
+            (*nb)++;
+        }
+        bucket *x = &b[*nb - 1];
+        x->v = lvd_xrealloc(x->v, (x->n + nk) * sizeof *x->v);
+        memcpy(x->v + x->n, kept, nk * sizeof *kept);
+        x->n += nk;
+        free(kept);
+    }
+    free(e);
+    free(date);
     return b;
 }
 
@@ -216,17 +237,6 @@ static char **last_dates(const bucket *b, size_t nb, size_t nights, size_t *n_ou
     return dates;
 }
 
-/* Buckets by arm, test, then date: each arm's history in date order. */
-static int cmp_bucket(const void *x, const void *y)
-{
-    const bucket *a = x, *b = y;
-    if (a->arm != b->arm)
-        return a->arm < b->arm ? -1 : 1;
-    if (a->tg != b->tg)
-        return a->tg - b->tg;
-    return strcmp(a->date, b->date);
-}
-
 /* Appends bucket j's median as a point of its arm's tg or pp history. */
 static void add_point(ev_arm *arm, bucket *j)
 {
@@ -242,19 +252,15 @@ static void add_point(ev_arm *arm, bucket *j)
 
 void ev_history_build(ev_model *m, const lvd_run *runs, size_t n, size_t nights)
 {
-    sessions ss;
-    sessions_build(&ss, runs, n);
     size_t nb;
-    bucket *b = collect(m, runs, n, &ss, &nb);
+    bucket *b = collect(m, runs, n, &nb);
     m->dates = last_dates(b, nb, nights, &m->n_dates);
-    /* one bucket per (arm, test, date): sorted, each arm's points come in
-       date order, from the first of the nights shown */
-    qsort(b, nb, sizeof *b, cmp_bucket);
+    /* one bucket per (arm, test, date), by arm, test, then date: each arm's
+       points come in date order, from the first of the nights shown */
     for (size_t j = 0; j < nb && m->n_dates; j++)
         if (strcmp(b[j].date, m->dates[0]) >= 0)
             add_point(&m->arms[b[j].arm], &b[j]);
     for (size_t j = 0; j < nb; j++)
         free(b[j].v);
     free(b);
-    sessions_free(&ss);
 }

@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "evidence/format.h"
 #include "evidence/model.h"
+#include "evidence/sessions.h"
 #include "stats/changepoint.h"
 #include "stats/stats.h"
 #include "store/bisectdb.h"
@@ -72,15 +73,20 @@ typedef struct point {
     size_t n;
 } point;
 
+/* One model's arm's test across sessions; its key (artifact, arm, test)
+ * points into the runs. */
 typedef struct series {
-    char *key, *label;
+    const char *artifact, *arm_key, *test;
+    char *label;
     point *p;
     size_t n;
+    size_t *point_of;      /* by session number (sessions.h): its point's index + 1, 0 none */
 } series;
 
 typedef struct all_series {
     series *v;
     size_t n;
+    size_t n_sessions;
 } all_series;
 
 static long build_no(const lvd_run *r)
@@ -92,31 +98,35 @@ static long build_no(const lvd_run *r)
 
 static series *series_of(all_series *a, const lvd_run *run, const lvd_result *res)
 {
-    char *key = lvd_xasprintf("%s|%s|%s", run->artifact, run->arm_key ? run->arm_key : "", res->test);
-    for (size_t i = a->n; i > 0; i--) /* a run's series were seen last (its other tests) or a night ago */
-        if (!strcmp(a->v[i - 1].key, key)) {
-            free(key);
+    const char *arm = run->arm_key ? run->arm_key : "";
+    for (size_t i = a->n; i > 0; i--) { /* a run's series were seen last (its other tests) or a night ago */
+        const series *x = &a->v[i - 1];
+        if (!strcmp(x->test, res->test) && !strcmp(x->arm_key, arm) && !strcmp(x->artifact, run->artifact))
             return &a->v[i - 1];
-        }
+    }
     a->v = lvd_xrealloc(a->v, (a->n + 1) * sizeof *a->v);
     series *s = &a->v[a->n++];
     memset(s, 0, sizeof *s);
-    s->key = key;
+    s->artifact = run->artifact;
+    s->arm_key = arm;
+    s->test = res->test;
+    s->point_of = lvd_xcalloc(a->n_sessions + 1, sizeof *s->point_of);
     const lvd_params *p = &run->params;
     s->label = lvd_xasprintf("%s on %s%s", res->test, p->device[0] ? p->device : "CPU",
                              p->fa < 0 ? "" : p->fa ? " fa on" : " fa off");
     return s;
 }
 
-static void add_samples(series *s, const lvd_run *run, const lvd_result *res)
+/* Adds run's kept samples of res to the point of its session (number sid). */
+static void add_samples(series *s, const lvd_run *run, size_t sid, const lvd_result *res)
 {
-    point *pt = NULL;
-    for (size_t i = s->n; i > 0 && !pt; i--) /* the runs come oldest first: their session is the newest point */
-        if (!strcmp(s->p[i - 1].session, run->session))
-            pt = &s->p[i - 1];
-    if (!pt) {
+    point *pt;
+    if (s->point_of[sid]) {
+        pt = &s->p[s->point_of[sid] - 1];
+    } else {
         s->p = lvd_xrealloc(s->p, (s->n + 1) * sizeof *s->p);
         pt = &s->p[s->n++];
+        s->point_of[sid] = s->n;
         *pt = (point){.session = run->session, .at = run->started_at, .build_no = build_no(run), .build = run->build};
     }
     if (build_no(run) > pt->build_no)
@@ -172,7 +182,7 @@ static void series_free(all_series *a)
         for (size_t j = 0; j < a->v[i].n; j++)
             free(a->v[i].p[j].v);
         free(a->v[i].p);
-        free(a->v[i].key);
+        free(a->v[i].point_of);
         free(a->v[i].label);
     }
     free(a->v);
@@ -241,9 +251,12 @@ int ev_hunt_load(store *s, const char *host, const lvd_run *runs, size_t nr, ev_
         return -1;
     }
     all_series a = {0};
+    size_t *sid = lvd_xcalloc(nr + 1, sizeof *sid);
+    a.n_sessions = ev_session_ids(runs, nr, sid);
     for (size_t i = 0; i < nr; i++)
         for (size_t k = 0; runs[i].session && !strcmp(runs[i].status, "ok") && k < runs[i].n_results; k++)
-            add_samples(series_of(&a, &runs[i], &runs[i].results[k]), &runs[i], &runs[i].results[k]);
+            add_samples(series_of(&a, &runs[i], &runs[i].results[k]), &runs[i], sid[i], &runs[i].results[k]);
+    free(sid);
     int rc = 0;
     for (size_t i = 0; i < a.n && rc == 0; i++)
         rc = flag_series(&a.v[i], facts, nf, out, err);

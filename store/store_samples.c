@@ -6,7 +6,6 @@
 
 #include "common/util.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -116,6 +115,28 @@ static double read_decimal(const char *s, char **end)
     return *s == '-' ? -v : v;
 }
 
+/* The decimal integer at s ([+-]digits, as store_samples_encode writes it;
+ * no leading space), *end past it: 0, or -1 when there is none or it
+ * overflows an int64_t. strtoll's own work without its locale and
+ * whitespace: a year's evidence page reads a million of them. */
+static int read_int(const char *s, int64_t *v, const char **end)
+{
+    int neg = *s == '-';
+    const char *p = s + (*s == '-' || *s == '+');
+    uint64_t m = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    if (!digit(*p))
+        return -1;
+    for (; digit(*p); p++) {
+        uint64_t d = (uint64_t)(*p - '0');
+        if (m > (limit - d) / 10)
+            return -1;
+        m = m * 10 + d;
+    }
+    *v = neg ? (m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m) : (int64_t)m;
+    *end = p;
+    return 0;
+}
+
 /* One token at *p (advanced past it and its separator): 0, or -1 when it
  * is malformed. */
 static int read_token(const char **p, int tokens, int64_t *ns, double *ts, unsigned char *warmup)
@@ -130,10 +151,8 @@ static int read_token(const char **p, int tokens, int64_t *ns, double *ts, unsig
     int64_t num = 0;
     int known = *s != ':';
     if (known) {
-        char *end;
-        errno = 0;
-        num = strtoll(s, &end, 10);
-        if (end == s || errno || (absolute && num < 0))
+        const char *end;
+        if (read_int(s, &num, &end) || (absolute && num < 0))
             return -1;
         s = end;
     }

@@ -12,6 +12,7 @@
 #include "evidence/format.h"
 #include "evidence/model.h"
 #include "evidence/render.h"
+#include "evidence/sessions.h"
 #include "select/armset.h"
 #include "stats/stats.h"
 
@@ -607,47 +608,111 @@ static void make_run(lvd_run *r, int64_t engine, const char *arm_key, const char
     r->results[0].ts[2] = mean + 1;
 }
 
-static void test_history_from_runs(void **state)
+/* The page's two arms of engines 2 and 3 (arm key "k"), tg128 each. */
+static void history_model(ev_model *m)
 {
-    (void)state;
-    ev_model m = {0};
-    m.n_arms = 2;
-    m.arms = lvd_xcalloc(2, sizeof *m.arms);
-    m.arms[0].engine_id = 2;
-    m.arms[0].arm_key = lvd_xstrdup("k");
-    strcpy(m.arms[0].tg.test, "tg128");
-    m.arms[1].engine_id = 3;
-    m.arms[1].arm_key = lvd_xstrdup("k");
-    strcpy(m.arms[1].tg.test, "tg128");
-    const int64_t day = 86400, t0 = 1796000000; /* 2026-11-29 */
-    lvd_run runs[7];
+    memset(m, 0, sizeof *m);
+    m->n_arms = 2;
+    m->arms = lvd_xcalloc(2, sizeof *m->arms);
+    m->arms[0].engine_id = 2;
+    m->arms[0].arm_key = lvd_xstrdup("k");
+    strcpy(m->arms[0].tg.test, "tg128");
+    m->arms[1].engine_id = 3;
+    m->arms[1].arm_key = lvd_xstrdup("k");
+    strcpy(m->arms[1].tg.test, "tg128");
+}
+
+#define HISTORY_T0 1796000000 /* 2026-11-29 */
+#define HISTORY_DAY 86400
+
+/* Seven runs over three nights, in the order a night's runs come. */
+static void history_runs(lvd_run runs[7])
+{
+    const int64_t day = HISTORY_DAY, t0 = HISTORY_T0;
     make_run(&runs[0], 2, "k", "n1", t0, "ok", 900);
     make_run(&runs[1], 2, "k", "n2", t0 + day, "ok", 950);
-    make_run(&runs[2], 2, "k", "n2", t0 + day + 60, "ok", 960);     /* same session: pooled */
+    /* the same session past midnight (t0 is 00:53 UTC): pooled on the session's date */
+    make_run(&runs[2], 2, "k", "n2", t0 + 2 * day - 3000, "ok", 960);
     make_run(&runs[3], 2, "k", "n3", t0 + 2 * day, "failed", 10);   /* failed: no point */
     make_run(&runs[4], 3, "k", "n3", t0 + 2 * day + 1, "ok", 700);
     make_run(&runs[5], 3, "other", "n3", t0 + 2 * day + 2, "ok", 1); /* not an arm of the page */
     make_run(&runs[6], 2, "k", "n3", t0 + 2 * day + 5, "ok", 1000);
-    ev_history_build(&m, runs, 7, 2);
-    assert_int_equal(m.n_dates, 2); /* the last two of three dates */
-    char d2[11], d3[11];
-    ev_date(t0 + day, d2);
-    ev_date(t0 + 2 * day, d3);
-    assert_string_equal(m.dates[0], d2);
-    assert_string_equal(m.dates[1], d3);
-    assert_int_equal(m.arms[0].n_hist, 2);
-    /* n2 pooled 949, 951, 959, 961: median 955 */
-    assert_true(fabs(m.arms[0].hist[0].median - 955.0) < 1e-9);
-    assert_int_equal(m.arms[0].hist[0].n, 4);
-    assert_true(fabs(m.arms[0].hist[1].median - 1000.0) < 1e-9);
-    assert_int_equal(m.arms[1].n_hist, 1);
-    assert_string_equal(m.arms[1].hist[0].date, d3);
+}
+
+static void history_runs_free(lvd_run runs[7])
+{
     for (size_t i = 0; i < 7; i++) {
         runs[i].arm_key = NULL;
         runs[i].session = NULL;
         lvd_run_free(&runs[i]);
     }
+}
+
+/* The history of history_runs, the last two nights. */
+static void assert_history(const ev_model *m)
+{
+    assert_int_equal(m->n_dates, 2); /* the last two of three dates */
+    char d2[11], d3[11];
+    ev_date(HISTORY_T0 + HISTORY_DAY, d2);
+    ev_date(HISTORY_T0 + 2 * HISTORY_DAY, d3);
+    assert_string_equal(m->dates[0], d2);
+    assert_string_equal(m->dates[1], d3);
+    assert_int_equal(m->arms[0].n_hist, 2);
+    /* n2 pooled 949, 951, 959, 961: median 955 */
+    assert_string_equal(m->arms[0].hist[0].date, d2);
+    assert_true(fabs(m->arms[0].hist[0].median - 955.0) < 1e-9);
+    assert_int_equal(m->arms[0].hist[0].n, 4);
+    assert_true(fabs(m->arms[0].hist[1].median - 1000.0) < 1e-9);
+    assert_int_equal(m->arms[1].n_hist, 1);
+    assert_string_equal(m->arms[1].hist[0].date, d3);
+}
+
+static void test_history_from_runs(void **state)
+{
+    (void)state;
+    ev_model m;
+    history_model(&m);
+    lvd_run runs[7];
+    history_runs(runs);
+    ev_history_build(&m, runs, 7, 2);
+    assert_history(&m);
+    history_runs_free(runs);
     ev_model_free(&m);
+}
+
+/* Runs in any order (newest first, a session's runs apart) make the same
+ * history: a session is dated by its first start, a night's samples pool. */
+static void test_history_any_order(void **state)
+{
+    (void)state;
+    lvd_run runs[7], shuffled[7];
+    history_runs(runs);
+    static const size_t order[7] = {6, 2, 4, 0, 5, 1, 3};
+    for (size_t i = 0; i < 7; i++)
+        shuffled[i] = runs[order[i]];
+    ev_model m;
+    history_model(&m);
+    ev_history_build(&m, shuffled, 7, 2);
+    assert_history(&m);
+    history_runs_free(runs);
+    ev_model_free(&m);
+}
+
+/* Sessions numbered in the order they first appear; no session is "". */
+static void test_session_ids(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"b", "a", "b", NULL, "a", "", "c"};
+    static const size_t want[] = {0, 1, 0, 2, 1, 2, 3};
+    lvd_run runs[7];
+    memset(runs, 0, sizeof runs);
+    for (size_t i = 0; i < 7; i++)
+        runs[i].session = (char *)names[i];
+    size_t id[7];
+    assert_int_equal(ev_session_ids(runs, 7, id), 4);
+    for (size_t i = 0; i < 7; i++)
+        assert_int_equal(id[i], want[i]);
+    assert_int_equal(ev_session_ids(runs, 0, id), 0);
 }
 
 /* --- formats ---------------------------------------------------------------------- */
@@ -761,6 +826,8 @@ int main(void)
         cmocka_unit_test(test_svg_bars),
         cmocka_unit_test(test_svg_history_and_determinism),
         cmocka_unit_test(test_history_from_runs),
+        cmocka_unit_test(test_history_any_order),
+        cmocka_unit_test(test_session_ids),
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_write_all_or_none),
     };

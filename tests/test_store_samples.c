@@ -184,7 +184,9 @@ static void test_malformed(void **state)
     (void)state;
     static const char *const bad[] = {"12",     "x:5",     "1:",      "1:5x",     "=-3:5",    "1:5  2:6",
                                       ":5 *:",  "1:inf",   "=2:nan",  "3:1e999", /* t/s not finite */
-                                      "-4:1e+300" /* ns below zero */};
+                                      "-4:1e+300" /* ns below zero */,
+                                      "=9223372036854775808:5", "99999999999999999999:5" /* past int64 */,
+                                      "-:5",    "*= 5:2",  "=5.5:2"};
     for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
         lvd_result x = {.id = 7, .n_gen = 128};
         lvd_err err = {0};
@@ -202,6 +204,11 @@ static void test_malformed(void **state)
     assert_int_equal(x.warmup[1], 1);
     assert_int_equal(x.ns[2], 4); /* no tokens: the difference is the value */
     lvd_result_free(&x);
+    lvd_result big = {0};
+    assert_int_equal(store_samples_decode("s", "=9223372036854775807:2 +7:3", &big, &err), 0);
+    assert_true(big.ns[0] == INT64_MAX); /* the largest duration reads back whole */
+    assert_int_equal(big.ns[1], 7);
+    lvd_result_free(&big);
 }
 
 static void test_totals(void **state)
