@@ -15,7 +15,8 @@ runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
 a few runs: wall ms of the process, and its CPU ms, user + system, which a
-busy machine inflates less), store bytes per sample (file and WAL after a
+busy machine inflates less; and /bin/true started the same way, the floor
+they read against: this machine's speed wanders between runs), store bytes per sample (file and WAL after a
 checkpoint) and where they go (each table with its indexes), import samples/s (per file of a night, over the year; a week of
 one engine's files in one invocation; one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite (the import
@@ -212,6 +213,21 @@ def timed(w, args, reps=5, now=None, ok=(0, 1)):
     return statistics.median(wall), statistics.median(cpu)
 
 
+def timed_floor(reps=9):
+    """timed()'s figures for /bin/true started the same way: what any process
+    start costs here now (the machine's speed wanders between runs; a row
+    reads against it)."""
+    wall, cpu = [], []
+    for _ in range(reps):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.monotonic()
+        subprocess.run(["/bin/true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall.append((time.monotonic() - t) * 1e3)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1e3)
+    return statistics.median(wall), statistics.median(cpu)
+
+
 def ms(wc):
     return "%.1f ms (CPU %.1f ms)" % wc
 
@@ -257,6 +273,7 @@ def reading_rows(w, last):
     m = w.models[0]
     w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
     return [
+        ("a process start (/bin/true started the same way: the floor of the rows below)", ms(timed_floor())),
         ("lvd select --model M (warm)", ms(timed(w, ["select", "--model", m], 9, last))),
         ("lvd select --record", ms(timed(w, ["select", "--model", m, "--record"], 5, last))),
         ("lvd evidence --nights 14", secs(timed(w, ["evidence", "--nights", "14", "--out",
