@@ -9,6 +9,7 @@
  * every start. Not for deciding what to hash (store/identify.c). */
 #include "common/sha256.h"
 #include "common/cli.h"
+#include "common/parallel.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -266,64 +267,36 @@ int lvd_sha256_file(const char *path, char hex[LVD_SHA256_HEX_LEN + 1], uint64_t
 
 /* --- several files at once ------------------------------------------------ */
 
-typedef struct pool {
+typedef struct files_job {
     char *const *files;
-    size_t n, next;
     char (*hex)[LVD_SHA256_HEX_LEN + 1];
     uint64_t *bytes;
     lvd_err *errs;    /* one per file */
     int *rc;          /* one per file */
-    pthread_mutex_t mu;
-} pool;
+} files_job;
 
-/* Takes the next file until none is left. */
-static void *pool_main(void *arg)
+static void hash_one(size_t i, void *ctx)
 {
-    pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        size_t i = p->next++;
-        pthread_mutex_unlock(&p->mu);
-        if (i >= p->n)
-            return NULL;
-        p->rc[i] = lvd_sha256_file(p->files[i], p->hex[i], &p->bytes[i], &p->errs[i]);
-    }
-}
-
-static unsigned pool_size(size_t n, unsigned max_threads)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned t = max_threads ? max_threads : cores > 0 ? (unsigned)cores : 1;
-    if (t > 64)
-        t = 64;
-    return n < t ? (unsigned)n : t;
+    files_job *j = ctx;
+    j->rc[i] = lvd_sha256_file(j->files[i], j->hex[i], &j->bytes[i], &j->errs[i]);
 }
 
 int lvd_sha256_files(char *const *files, size_t n, unsigned max_threads,
                      char (*hex)[LVD_SHA256_HEX_LEN + 1], uint64_t *bytes, lvd_err *err)
 {
-    pool p = {.files = files, .n = n, .hex = hex};
-    p.bytes = lvd_xcalloc(n ? n : 1, sizeof *p.bytes);
-    p.errs = lvd_xcalloc(n ? n : 1, sizeof *p.errs);
-    p.rc = lvd_xcalloc(n ? n : 1, sizeof *p.rc);
-    pthread_mutex_init(&p.mu, NULL);
-    unsigned want = pool_size(n, max_threads), started = 0;
-    pthread_t tid[64];
-    /* this thread works too: a pool that cannot start still finishes */
-    while (started + 1 < want && pthread_create(&tid[started], NULL, pool_main, &p) == 0)
-        started++;
-    pool_main(&p);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    pthread_mutex_destroy(&p.mu);
+    files_job j = {.files = files, .hex = hex};
+    j.bytes = lvd_xcalloc(n ? n : 1, sizeof *j.bytes);
+    j.errs = lvd_xcalloc(n ? n : 1, sizeof *j.errs);
+    j.rc = lvd_xcalloc(n ? n : 1, sizeof *j.rc);
+    lvd_parallel_for(n, max_threads, hash_one, &j);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
-        if (p.rc[i] != 0)
-            rc = lvd_errf(err, "%s", p.errs[i].msg);
+        if (j.rc[i] != 0)
+            rc = lvd_errf(err, "%s", j.errs[i].msg);
     if (bytes && rc == 0)
-        memcpy(bytes, p.bytes, n * sizeof *bytes);
-    free(p.bytes);
-    free(p.errs);
-    free(p.rc);
+        memcpy(bytes, j.bytes, n * sizeof *bytes);
+    free(j.bytes);
+    free(j.errs);
+    free(j.rc);
     return rc;
 }

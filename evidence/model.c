@@ -4,6 +4,7 @@
  * store (load.c), rendering (markdown.c, svg.c) nor writing files (write.c). */
 #include "evidence/model.h"
 
+#include "common/parallel.h"
 #include "evidence/energy.h"
 #include "stats/rank.h"
 #include "stats/stats.h"
@@ -252,6 +253,53 @@ static void swap_delta_index(ev_delta *d, const size_t *pos)
         d->other = pos[d->other];
 }
 
+/* One delta to compute: fill_delta's arguments. */
+typedef struct delta_job {
+    ev_delta *d;
+    const sel_series *a, *b;
+    size_t other;
+} delta_job;
+
+typedef struct delta_jobs {
+    delta_job *v;
+    size_t n, cap;
+    const stats_rule *rule;
+} delta_jobs;
+
+static void delta_add(delta_jobs *j, ev_delta *d, const sel_series *a, const sel_series *b, size_t other)
+{
+    memset(d, 0, sizeof *d);
+    if (j->n == j->cap) {
+        j->cap = j->cap ? 2 * j->cap : 32;
+        j->v = lvd_xrealloc(j->v, j->cap * sizeof *j->v);
+    }
+    j->v[j->n++] = (delta_job){d, a, b, other};
+}
+
+static void delta_run(size_t i, void *ctx)
+{
+    const delta_jobs *j = ctx;
+    fill_delta(j->v[i].d, j->v[i].a, j->v[i].b, j->v[i].other, j->rule);
+}
+
+/* One figure to compute: fill_stat's arguments. */
+typedef struct stat_job {
+    ev_stat *st;
+    const sel_series *s;
+} stat_job;
+
+typedef struct stat_jobs {
+    stat_job *v;
+    size_t n;
+    const stats_rule *rule;
+} stat_jobs;
+
+static void stat_run(size_t i, void *ctx)
+{
+    const stat_jobs *j = ctx;
+    fill_stat(j->v[i].st, j->v[i].s, j->rule);
+}
+
 /* The work arrays of one computation. */
 typedef struct work {
     ev_arm *arms;                 /* in the caller's (armset) order */
@@ -264,12 +312,13 @@ typedef struct work {
 /* Fills the arms, their series and figures, and the ranking input. */
 static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const stats_objective *obj, const stats_rule *rule)
 {
+    stat_jobs j = {.v = lvd_xcalloc(2 * w->n + 1, sizeof *j.v), .rule = rule};
     for (size_t i = 0; i < w->n; i++) {
         fill_arm(&w->arms[i], &in[i]);
         w->pp[i] = pick_series(in[i].arm, m->pp_test, stats_test_is_pp);
         w->tg[i] = pick_series(in[i].arm, m->tg_test, stats_test_is_tg);
-        fill_stat(&w->arms[i].pp, w->pp[i], rule);
-        fill_stat(&w->arms[i].tg, w->tg[i], rule);
+        j.v[j.n++] = (stat_job){&w->arms[i].pp, w->pp[i]};
+        j.v[j.n++] = (stat_job){&w->arms[i].tg, w->tg[i]};
         ev_energy_fill(&w->arms[i].pp_j, w->pp[i], rule);
         ev_energy_fill(&w->arms[i].tg_j, w->tg[i], rule);
         const sel_series *x = obj->kind == STATS_OBJ_PP ? w->pp[i] : w->tg[i];
@@ -283,6 +332,9 @@ static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const stats_obj
             r->ny = w->pp[i] ? w->pp[i]->n : 0;
         }
     }
+    /* each figure's interval is its own bootstrap: on the cores, the same on any number of them */
+    lvd_parallel_for(j.n, 0, stat_run, &j);
+    free(j.v);
     label_arms(m, w->arms, in, w->n);
 }
 
@@ -291,11 +343,12 @@ static void fill_arms(ev_model *m, work *w, const ev_arm_in *in, const stats_obj
 static void fill_deltas(ev_model *m, const work *w, const stats_rule *rule)
 {
     ev_arm *arms = w->arms;
+    delta_jobs j = {.rule = rule};
     size_t ref = cpu_reference(arms, w->pp, w->tg, w->n);
     for (size_t i = 0; i < w->n; i++) {
         if (ref != SIZE_MAX && i != ref) {
-            fill_delta(&arms[i].pp_vs_cpu, w->pp[i], w->pp[ref], ref, rule);
-            fill_delta(&arms[i].tg_vs_cpu, w->tg[i], w->tg[ref], ref, rule);
+            delta_add(&j, &arms[i].pp_vs_cpu, w->pp[i], w->pp[ref], ref);
+            delta_add(&j, &arms[i].tg_vs_cpu, w->tg[i], w->tg[ref], ref);
         }
     }
     if (ref != SIZE_MAX)
@@ -306,15 +359,19 @@ static void fill_deltas(ev_model *m, const work *w, const stats_rule *rule)
             if (w->by_rank[k] != i && strcmp(arms[w->by_rank[k]].backend, arms[i].backend))
                 alt = w->by_rank[k];
         if (alt != SIZE_MAX) {
-            fill_delta(&arms[i].pp_vs_alt, w->pp[i], w->pp[alt], alt, rule);
-            fill_delta(&arms[i].tg_vs_alt, w->tg[i], w->tg[alt], alt, rule);
+            delta_add(&j, &arms[i].pp_vs_alt, w->pp[i], w->pp[alt], alt);
+            delta_add(&j, &arms[i].tg_vs_alt, w->tg[i], w->tg[alt], alt);
         }
     }
     if (w->n_ranked >= 2) {
         size_t a = w->by_rank[0], b = w->by_rank[1];
-        fill_delta(&m->second_pp, w->pp[a], w->pp[b], b, rule);
-        fill_delta(&m->second_tg, w->tg[a], w->tg[b], b, rule);
+        delta_add(&j, &m->second_pp, w->pp[a], w->pp[b], b);
+        delta_add(&j, &m->second_tg, w->tg[a], w->tg[b], b);
     }
+    /* each delta is its own bootstrap (seeded by the rule): the cores share
+       them, the figures are the same on any number of them */
+    lvd_parallel_for(j.n, 0, delta_run, &j);
+    free(j.v);
 }
 
 /* Moves the arms into m: ranked by rank, then unranked eligible, then
