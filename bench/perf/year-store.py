@@ -14,9 +14,10 @@ runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
-a few runs: wall ms of the process, and its CPU ms, user + system, which a
-busy machine inflates less; and /bin/true started the same way, the floor
-they read against: this machine's speed wanders between runs), store bytes per sample (file and WAL after a
+a few runs, 31 for select, store runs and the floor, run in turn: wall ms of
+the process, and its CPU ms, user + system, which a busy machine inflates
+less; and /bin/true started the same way, the floor they read against: this
+machine's speed wanders between runs), store bytes per sample (file and WAL after a
 checkpoint) and where they go (each table with its indexes), import samples/s (per file of a night, over the year; a week of
 one engine's files in one invocation; one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite (the import
@@ -213,19 +214,25 @@ def timed(w, args, reps=5, now=None, ok=(0, 1)):
     return statistics.median(wall), statistics.median(cpu)
 
 
-def timed_floor(reps=9):
-    """timed()'s figures for /bin/true started the same way: what any process
-    start costs here now (the machine's speed wanders between runs; a row
-    reads against it)."""
-    wall, cpu = [], []
+def timed_interleaved(w, commands, reps, now):
+    """timed()'s figures for several commands run in turn, one run of each per
+    round (None: /bin/true, started the way w.lvd starts lvd: what any
+    process start costs here now), so that a row and the floor it reads
+    against share the machine's state (its speed wanders between runs)."""
+    wall = [[] for _ in commands]
+    cpu = [[] for _ in commands]
     for _ in range(reps):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.monotonic()
-        subprocess.run(["/bin/true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wall.append((time.monotonic() - t) * 1e3)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1e3)
-    return statistics.median(wall), statistics.median(cpu)
+        for k, args in enumerate(commands):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.monotonic()
+            if args is None:
+                subprocess.run(["/bin/true"], env=w.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            else:
+                w.lvd(args, now=now, ok=(0, 1))
+            wall[k].append((time.monotonic() - t) * 1e3)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[k].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1e3)
+    return [(statistics.median(wall[k]), statistics.median(cpu[k])) for k in range(len(commands))]
 
 
 def ms(wc):
@@ -272,9 +279,11 @@ def reading_rows(w, last):
     """The rows of the commands that read the store, timed at `last`."""
     m = w.models[0]
     w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
+    floor, select, runs = timed_interleaved(w, [None, ["select", "--model", m], ["store", "runs", "--limit", "10"]],
+                                            31, last)
     return [
-        ("a process start (/bin/true started the same way: the floor of the rows below)", ms(timed_floor())),
-        ("lvd select --model M (warm)", ms(timed(w, ["select", "--model", m], 9, last))),
+        ("a process start (/bin/true started the same way, in turn with the two rows of ms: their floor)", ms(floor)),
+        ("lvd select --model M (warm)", ms(select)),
         ("lvd select --record", ms(timed(w, ["select", "--model", m, "--record"], 5, last))),
         ("lvd evidence --nights 14", secs(timed(w, ["evidence", "--nights", "14", "--out",
                                                     os.path.join(w.dir, "page14.md")], 3, last))),
@@ -282,7 +291,7 @@ def reading_rows(w, last):
                                                      os.path.join(w.dir, "page365.md")], 3, last))),
         ("lvd pin --no-record", secs(timed(w, ["pin", "--pin-file", w.pin, "--candidate", "b9800",
                                                "--no-record"], 3, last))),
-        ("lvd store runs --limit 10", ms(timed(w, ["store", "runs", "--limit", "10"], 9, last))),
+        ("lvd store runs --limit 10", ms(runs)),
     ]
 
 
@@ -364,6 +373,7 @@ def main():
     t = time.monotonic()
     samples, imp_s, files, imp_cpu = fill(w, a.nights)
     fill_s = time.monotonic() - t
+    os.sync()  # the fill's writeback done before the timings, not during them
     rows = reading_rows(w, last)
     size = store_bytes(w.db)
     rows.append(("store size (file and WAL after a checkpoint)",
