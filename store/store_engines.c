@@ -261,8 +261,7 @@ static int load_devices(store *s, lvd_probe *p, lvd_err *err)
     return 0;
 }
 
-/* Reads the probe in st's columns 0 .. 12 (SELECT_PROBE's), no devices. */
-/* The probe in SELECT_PROBE's columns from column first on. */
+/* Reads the probe in st's columns first .. first + 12 (SELECT_PROBE's), no devices. */
 static void col_probe_at(store_stmt *st, int first, lvd_probe *out)
 {
     memset(out, 0, sizeof *out);
