@@ -113,16 +113,15 @@ static char (*session_dates(const lvd_run *runs, size_t n))[11]
     size_t *id = lvd_xcalloc(n + 1, sizeof *id);
     size_t ns = ev_session_ids(runs, n, id);
     int64_t *first = lvd_xcalloc(ns + 1, sizeof *first);
-    unsigned char *seen = lvd_xcalloc(ns + 1, 1);
+    size_t seen = 0; /* sessions are numbered as they first appear: a new one's number is `seen` */
     for (size_t i = 0; i < n; i++)
-        if (!seen[id[i]] || runs[i].started_at < first[id[i]]) {
+        if (id[i] == seen)
+            first[seen++] = runs[i].started_at;
+        else if (runs[i].started_at < first[id[i]])
             first[id[i]] = runs[i].started_at;
-            seen[id[i]] = 1;
-        }
     char(*date)[11] = lvd_xcalloc(n + 1, sizeof *date);
     for (size_t i = 0; i < n; i++)
         ev_date(first[id[i]], date[i]);
-    free(seen);
     free(first);
     free(id);
     return date;
@@ -137,7 +136,7 @@ typedef struct entry {
     size_t order;           /* run order: a bucket's samples in the order the runs came */
 } entry;
 
-/* Entries by arm, test, date (the order of cmp_bucket), then run order. */
+/* Entries by arm, test, date (each arm's history in date order), then run order. */
 static int cmp_entry(const void *x, const void *y)
 {
     const entry *a = x, *b = y;
@@ -182,8 +181,8 @@ static entry *entries_of(const ev_model *m, const lvd_run *runs, size_t n, char 
 }
 
 /* The buckets of (arm, test, session date) of the ok runs' samples of each
- * arm's tg and pp tests, sorted as cmp_bucket sorts them: the entries sorted
- * once and each run of equal keys gathered (a key whose results kept no
+ * arm's tg and pp tests, by arm, test, then date: the entries sorted once
+ * and each run of equal keys gathered (a key whose results kept no
  * sample has no bucket). */
 static bucket *collect(const ev_model *m, const lvd_run *runs, size_t n, size_t *nb)
 {

@@ -266,9 +266,9 @@ typedef struct delta_jobs {
     const stats_rule *rule;
 } delta_jobs;
 
+/* Queues one delta (fill_delta clears *d when it runs). */
 static void delta_add(delta_jobs *j, ev_delta *d, const sel_series *a, const sel_series *b, size_t other)
 {
-    memset(d, 0, sizeof *d);
     if (j->n == j->cap) {
         j->cap = j->cap ? 2 * j->cap : 32;
         j->v = lvd_xrealloc(j->v, j->cap * sizeof *j->v);
