@@ -74,8 +74,13 @@ static int copy_table(store *primary, store *copy, const char *table, const char
     char *sel = host ? lvd_xasprintf("SELECT %s FROM %s WHERE host = ?1", lvd_sb_str(&cols), table)
                      : lvd_xasprintf("SELECT %s FROM %s", lvd_sb_str(&cols), table);
     char *ins = insert_sql(table, lvd_sb_str(&cols), n);
+    /* which columns hold a packed document, decided once for the table, not per row */
     size_t n_names;
     char **names = lvd_split(lvd_sb_str(&cols), ',', &n_names);
+    unsigned char *doc = lvd_xcalloc((size_t)n, 1);
+    for (size_t i = 0; i < n_names && i < (size_t)n; i++)
+        doc[i] = (unsigned char)store_doc_column(table, unquoted(names[i]));
+    lvd_strv_free(names);
     lvd_sb_free(&cols);
     store_stmt *from = NULL, *to = NULL;
     int ret = -1, rc = STORE_ERROR;
@@ -87,10 +92,10 @@ static int copy_table(store *primary, store *copy, const char *table, const char
         for (int i = 0; i < n; i++) {
             if (store_col_null(from, i)) {
                 store_bind_null(to, i + 1);
-            } else if ((size_t)i < n_names && store_doc_column(table, unquoted(names[i]))) {
-                char *doc = store_col_doc(from, i);
-                store_bind_doc(to, i + 1, doc);
-                free(doc);
+            } else if (doc[i]) {
+                char *text = store_col_doc(from, i);
+                store_bind_doc(to, i + 1, text);
+                free(text);
             } else {
                 store_bind_text(to, i + 1, store_col_text(from, i)); /* the column's affinity types it */
             }
@@ -111,7 +116,7 @@ out:
     store_finalize(to);
     free(sel);
     free(ins);
-    lvd_strv_free(names);
+    free(doc);
     return ret;
 }
 
