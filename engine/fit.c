@@ -107,7 +107,7 @@ int engine_fit_plan_parse(const char *out, engine_fit_plan *p, lvd_err *err)
             }
             i++;
         } else if (!strcmp(w[i], "-ts") || !strcmp(w[i], "-ot")) {
-            if (!v)
+            if (!v || !*v) /* `-ts ""`: no split is a plan without -ts, not an empty one */
                 rc = lvd_errf(err, "llama-fit-params: %s without its value in '%s'", w[i], line);
             else if (!strcmp(w[i], "-ts")) { /* given twice: the last one counts, as llama.cpp's */
                 free(p->ts);

@@ -77,6 +77,10 @@ static void test_plan_errors(void **state)
     assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl\n", &p, &err), -1);
     assert_int_equal(engine_fit_plan_parse("-c many -ngl 3\n", &p, &err), -1);
     assert_int_equal(engine_fit_plan_parse("-c 4096 -ot\n", &p, &err), -1);
+    /* an empty value is no value (the fuzzer's find: an empty -ts was kept as a split) */
+    assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl 48 -ts \"\"\n", &p, &err), -1);
+    assert_non_null(strstr(err.msg, "-ts without its value"));
+    assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl 48 -ot \"\"\n", &p, &err), -1);
     assert_int_equal(engine_fit_plan_parse("-c -1 -ngl 3\n", &p, &err), -1); /* no context below 0 */
     assert_int_equal(engine_fit_plan_parse("-c 4096 -ngl -1\n", &p, &err), 0); /* -ngl -1: every layer */
     engine_fit_plan_free(&p);
