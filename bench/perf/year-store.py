@@ -14,10 +14,12 @@ runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
-a few runs, 31 for select, store runs and the floor, run in turn: wall ms of
-the process, and its CPU ms, user + system, which a busy machine inflates
-less; and /bin/true started the same way, the floor they read against: this
-machine's speed wanders between runs), store bytes per sample (file and WAL after a
+a few runs; 101 for select, store runs and the floor, run in turn by
+build/perf/perf_spawn when it was built (posix_spawn, output on /dev/null:
+the process's own cost, not Python's pipes): wall ms of the process, and its
+CPU ms, user + system, which a busy machine inflates less; and /bin/true
+started the same way, the floor they read against: this machine's speed
+wanders between runs), store bytes per sample (file and WAL after a
 checkpoint) and where they go (each table with its indexes), import samples/s (per file of a night, over the year; a week of
 one engine's files in one invocation; one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite (the import
@@ -214,11 +216,35 @@ def timed(w, args, reps=5, now=None, ok=(0, 1)):
     return statistics.median(wall), statistics.median(cpu)
 
 
+def spawn_timer(w):
+    """build/perf/perf_spawn beside --bin when it was built, else None."""
+    p = os.path.join(os.path.dirname(w.bin), "perf", "perf_spawn")
+    return p if os.access(p, os.X_OK) else None
+
+
 def timed_interleaved(w, commands, reps, now):
     """timed()'s figures for several commands run in turn, one run of each per
-    round (None: /bin/true, started the way w.lvd starts lvd: what any
-    process start costs here now), so that a row and the floor it reads
-    against share the machine's state (its speed wanders between runs)."""
+    round (None: /bin/true, started the same way: what any process start
+    costs here now), so that a row and the floor it reads against share the
+    machine's state (its speed wanders between runs). Timed by perf_spawn
+    (posix_spawn, output on /dev/null, wait4: the process's own cost) when it
+    was built, else by subprocess as timed() does, which adds Python's own
+    process start and pipes (about 0.4 ms here) to every figure."""
+    argvs = [["/bin/true"] if a is None else [os.path.join(w.bin, "lvd")] + a for a in commands]
+    timer = spawn_timer(w)
+    if timer:
+        cmd = [timer, "-n", str(reps), "-k", "0,1"]
+        for argv in argvs:
+            cmd += ["--"] + argv
+        r = subprocess.run(cmd, env=dict(w.env, LVD_FAKE_NOW=str(now)), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            die("perf_spawn: exit %d: %s" % (r.returncode, r.stderr.strip()[-400:]))
+        out = [json.loads(line) for line in r.stdout.splitlines()]
+        for o in out:
+            if o["failed"]:
+                die("%s: %d of %d runs failed" % (" ".join(o["argv"]), o["failed"], reps))
+        return [(o["wall_ms"]["median"], o["cpu_ms"]) for o in out]
     wall = [[] for _ in commands]
     cpu = [[] for _ in commands]
     for _ in range(reps):
@@ -280,9 +306,11 @@ def reading_rows(w, last):
     m = w.models[0]
     w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
     floor, select, runs = timed_interleaved(w, [None, ["select", "--model", m], ["store", "runs", "--limit", "10"]],
-                                            31, last)
+                                            101, last)
+    how = "perf_spawn" if spawn_timer(w) else "Python's subprocess (build perf_spawn for the process's own cost)"
     return [
-        ("a process start (/bin/true started the same way, in turn with the two rows of ms: their floor)", ms(floor)),
+        ("a process start (/bin/true started the same way, in turn with the two rows of ms: their floor; timed by %s)"
+         % how, ms(floor)),
         ("lvd select --model M (warm)", ms(select)),
         ("lvd select --record", ms(timed(w, ["select", "--model", m, "--record"], 5, last))),
         ("lvd evidence --nights 14", secs(timed(w, ["evidence", "--nights", "14", "--out",
