@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e_perf_spawn.sh: bench/perf/perf_spawn, the timer of year-store.py's
 # millisecond rows: one JSON line per command in the order given, a run
-# outside the accepted exit codes counted as failed, a child past the timeout
+# outside the accepted exit codes counted as failed, a command's own
+# NAME=VALUE environment, a child past the timeout
 # killed with its whole process group, and usage errors refused with exit 2.
 # Needs LVD_BIN (set by ctest; perf_spawn is built beside it in ../perf).
 . "$(dirname "$0")/e2e_lib.sh"
@@ -31,6 +32,16 @@ jcheck "$tmp/three.json" 'len(v) == 3' 'v[0]["argv"] == ["/bin/true"]' 'v[1]["ar
 capture "$PS" -n 2 -k 0,1 -- /bin/false -- /bin/sh -c 'exit 3'
 cp "$tmp/out" "$tmp/codes.json"
 jcheck "$tmp/codes.json" '[o["failed"] for o in v] == [0, 2]'
+
+# a command's leading NAME=VALUE words: its environment, over (and instead of) what perf_spawn inherited
+export LVD_PS_SEEN=inherited
+capture "$PS" -n 2 -- LVD_PS_A=one LVD_PS_SEEN=own /bin/sh -c 'test "$LVD_PS_A.$LVD_PS_SEEN" = one.own' \
+  -- /bin/sh -c 'test "${LVD_PS_A:-unset}.$LVD_PS_SEEN" = unset.inherited'
+cp "$tmp/out" "$tmp/env.json"
+jcheck "$tmp/env.json" '[o["failed"] for o in v] == [0, 0]' 'v[0]["env"] == ["LVD_PS_A=one", "LVD_PS_SEEN=own"]' \
+  'v[0]["argv"][0] == "/bin/sh"' 'v[1]["env"] == []'
+capture "$PS" -n 1 -- LVD_PS_A=one
+check "NAME=VALUE words without a command: usage error" test "$rc" -eq 2
 
 # past the timeout: the child and what it started are killed (the group), the run counted as failed
 capture "$PS" -n 1 -t 300 -- /bin/sh -c 'sleep 30 & echo $! >"$1"; wait' sh "$tmp/grandchild"

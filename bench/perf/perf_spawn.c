@@ -9,9 +9,14 @@
  * about 0.4 ms to a process start here). A child past the timeout is killed
  * with its group and counted as failed.
  *
- *   perf_spawn [-n ROUNDS] [-t TIMEOUT_MS] [-k OK_CODES] -- CMD ARGS... [-- CMD ARGS...]...
+ *   perf_spawn [-n ROUNDS] [-t TIMEOUT_MS] [-k OK_CODES] -- [NAME=VALUE...] CMD ARGS... [-- ...]...
  *
- * Prints one JSON object per command, in the order given: {"argv":[...],
+ * A command's leading NAME=VALUE words are set in its environment over
+ * perf_spawn's own (as env(1) would, without starting env). CMD is a path:
+ * no PATH search.
+ *
+ * Prints one JSON object per command, in the order given: {"env":[its
+ * NAME=VALUE words], "argv":[...],
  * "rounds":N, "wall_ms":{"median","p25","p75"}, "cpu_ms":median,
  * "failed":runs that exited outside OK_CODES (default "0")}. Used by
  * bench/perf/year-store.py for its millisecond rows; not a test.
@@ -35,6 +40,8 @@ extern char **environ;
 
 typedef struct command {
     char **argv;
+    char **envp;    /* its NAME=VALUE words, then environ without the names they set */
+    size_t n_env;   /* how many of envp are its own words */
     double *wall, *cpu;
     int failed;
 } command;
@@ -117,7 +124,7 @@ static int run_once(command *c, int r, int timeout_ms, const char *ok_codes)
     posix_spawnattr_setsigmask(&at, &none);
     double t0 = now_ms();
     pid_t pid;
-    int rc = posix_spawn(&pid, c->argv[0], &fa, &at, c->argv, environ);
+    int rc = posix_spawn(&pid, c->argv[0], &fa, &at, c->argv, c->envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     if (rc != 0) {
@@ -131,6 +138,33 @@ static int run_once(command *c, int r, int timeout_ms, const char *ok_codes)
     c->cpu[r] = tv_ms(ru.ru_utime) + tv_ms(ru.ru_stime);
     if (late != 0 || !WIFEXITED(status) || !code_ok(ok_codes, WEXITSTATUS(status)))
         c->failed++;
+    return 0;
+}
+
+/* Splits c->argv's leading NAME=VALUE words into c->envp; 0, or -1 when no command follows them. */
+static int take_env(command *c)
+{
+    size_t n = 0, ne = 0;
+    while (c->argv[n] && strchr(c->argv[n], '=') && c->argv[n][0] != '=' && c->argv[n][0] != '/')
+        n++;
+    while (environ[ne])
+        ne++;
+    c->envp = calloc(n + ne + 1, sizeof *c->envp);
+    if (!c->envp || !c->argv[n])
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        c->envp[k++] = c->argv[i];
+    for (size_t j = 0; j < ne; j++) {
+        size_t len = strcspn(environ[j], "=");
+        int set = 0;
+        for (size_t i = 0; i < n && !set; i++)
+            set = !strncmp(c->argv[i], environ[j], len) && c->argv[i][len] == '=';
+        if (!set)
+            c->envp[k++] = environ[j];
+    }
+    c->n_env = n;
+    c->argv += n;
     return 0;
 }
 
@@ -151,7 +185,13 @@ static void print_json_string(const char *s)
 
 static void report(command *c, int rounds)
 {
-    printf("{\"argv\":[");
+    printf("{\"env\":[");
+    for (size_t i = 0; i < c->n_env; i++) {
+        if (i)
+            putchar(',');
+        print_json_string(c->envp[i]);
+    }
+    printf("],\"argv\":[");
     for (int i = 0; c->argv[i]; i++) {
         if (i)
             putchar(',');
@@ -165,8 +205,9 @@ static void report(command *c, int rounds)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: perf_spawn [-n ROUNDS] [-t TIMEOUT_MS] [-k OK_CODES] -- CMD ARGS... [-- CMD ARGS...]...\n"
-                    "example: perf_spawn -n 31 -- /bin/true -- build/bin/lvd select --model m.gguf\n");
+    fprintf(stderr, "usage: perf_spawn [-n ROUNDS] [-t TIMEOUT_MS] [-k OK_CODES] -- [NAME=VALUE...] CMD ARGS..."
+                    " [-- ...]...\n"
+                    "example: perf_spawn -n 31 -- /bin/true -- LVD_STORE=year.db build/bin/lvd select --model m.gguf\n");
     return 2;
 }
 
@@ -203,6 +244,8 @@ int main(int argc, char **argv)
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
     for (int k = 0; k < n; k++) {
+        if (take_env(&cmds[k]) != 0)
+            return usage();
         cmds[k].wall = calloc((size_t)rounds, sizeof(double));
         cmds[k].cpu = calloc((size_t)rounds, sizeof(double));
         if (!cmds[k].wall || !cmds[k].cpu)
@@ -216,6 +259,7 @@ int main(int argc, char **argv)
         report(&cmds[k], rounds);
         free(cmds[k].wall);
         free(cmds[k].cpu);
+        free(cmds[k].envp);
     }
     return 0;
 }

@@ -12,6 +12,10 @@ engine and model, given once per file), then `lvd select --record` per model and
 each under LVD_FAKE_NOW = that night. 365 nights = 1 051 200 samples, 17 520
 runs, 5 475 files, 365 pin decisions. Speeds drift slowly with noise of 1-2 %.
 
+It also builds, in DIR/small, a store of the year's last 3 nights the same
+way (the goal of the select row was "2.9 ms on a small store"): select is
+timed on it in turn with the year's, and the ratio printed.
+
 Then it prints, for the full store: lvd select (warm), select --record,
 evidence --nights 14 and 365, pin --no-record, store runs --limit 10 (median of
 a few runs; 101 for select, store runs and the floor, run in turn by
@@ -25,7 +29,8 @@ one engine's files in one invocation; one big file), re-importing the big
 file, and the RSS of importing a 35 000-row llama-bench.sqlite (the import
 rows write a copy of the store, so the year store stays the year). With --time
 (and --dir of a store it built, the same --nights) it only times the reading
-commands again: select, evidence, pin, store runs.
+commands again: select (and on DIR/small when it is there), evidence, pin,
+store runs.
 
   bench/perf/year-store.py [--nights N] [--bin build/bin] [--fake build/tests/fake-engine]
                            [--models tests/fixtures/models] [--dir DIR] [--keep] [--time]
@@ -71,6 +76,7 @@ BASE_TG = {"cpu": 50.0, "cuda": 990.0, "vulkan": 700.0}
 BASE_PP = {"cpu": 400.0, "cuda": 85000.0, "vulkan": 17000.0}
 MODELS = ["kv-llama.gguf", "kv-gemma2.gguf", "kv-qwen2moe.gguf"]
 SAMPLES = 30
+SMALL_NIGHTS = 3  # the small store select is timed on beside the year (in DIR/small)
 
 
 def die(msg):
@@ -79,10 +85,10 @@ def die(msg):
 
 
 class World:
-    def __init__(self, a):
+    def __init__(self, a, where=None):
         self.bin = os.path.abspath(a.bin)
         self.fake = os.path.abspath(a.fake)
-        self.dir = a.dir or tempfile.mkdtemp(prefix="lvd-year.")
+        self.dir = where or a.dir or tempfile.mkdtemp(prefix="lvd-year.")
         os.makedirs(self.dir, exist_ok=True)
         self.db = os.path.join(self.dir, "store.db")
         self.pin = os.path.join(self.dir, "llama.pin")
@@ -90,8 +96,8 @@ class World:
         self.env = dict(os.environ, LVD_STORE=self.db, NO_COLOR="1", LVD_NO_PROGRESS="1",
                         LVD_HOST="year-box", LVD_PIN_FILE=self.pin)
 
-    def lvd(self, args, now=None, ok=(0,), quiet=True):
-        env = dict(self.env)
+    def lvd(self, args, now=None, ok=(0,), quiet=True, env_over=None):
+        env = dict(self.env, **(env_over or {}))
         if now is not None:
             env["LVD_FAKE_NOW"] = str(now)
         r = subprocess.run([os.path.join(self.bin, "lvd")] + args, env=env,
@@ -171,13 +177,14 @@ def night_files(w, night, rnd):
     return out
 
 
-def fill(w, nights):
+def fill(w, nights, first=0):
+    """Nights first .. first + nights - 1 (a small store: the year's last few)."""
     os.makedirs(os.path.join(w.dir, "nights"), exist_ok=True)
     rnd = random.Random(15)
     imp_s = imp_cpu = 0.0
     imp_samples = 0
     files = 0
-    for n in range(nights):
+    for n in range(first, first + nights):
         now = START + n * DAY + 3600
         # the night's files in one invocation, each with its engine and model
         night = night_files(w, n, rnd)
@@ -196,8 +203,8 @@ def fill(w, nights):
         for m in w.models:
             w.lvd(["select", "--model", m, "--record"], now=now + 60, ok=(0, 1))
         w.lvd(["pin", "--pin-file", w.pin, "--candidate", "b9800"], now=now + 120, ok=(0, 1))
-        if (n + 1) % 30 == 0:
-            print("  night %d of %d" % (n + 1, nights), file=sys.stderr)
+        if (n + 1 - first) % 30 == 0:
+            print("  night %d of %d" % (n + 1 - first, nights), file=sys.stderr)
     return imp_samples, imp_s, files, imp_cpu
 
 
@@ -225,17 +232,18 @@ def spawn_timer(w):
 def timed_interleaved(w, commands, reps, now):
     """timed()'s figures for several commands run in turn, one run of each per
     round (None: /bin/true, started the same way: what any process start
-    costs here now), so that a row and the floor it reads against share the
+    costs here now; (env, args): lvd args with those variables set), so that a row and the floor it reads against share the
     machine's state (its speed wanders between runs). Timed by perf_spawn
     (posix_spawn, output on /dev/null, wait4: the process's own cost) when it
     was built, else by subprocess as timed() does, which adds Python's own
     process start and pipes (about 0.4 ms here) to every figure."""
-    argvs = [["/bin/true"] if a is None else [os.path.join(w.bin, "lvd")] + a for a in commands]
+    commands = [c if c is None or isinstance(c, tuple) else ({}, c) for c in commands]
     timer = spawn_timer(w)
     if timer:
         cmd = [timer, "-n", str(reps), "-k", "0,1"]
-        for argv in argvs:
-            cmd += ["--"] + argv
+        for c in commands:
+            cmd += ["--"] + (["/bin/true"] if c is None else
+                             ["%s=%s" % kv for kv in c[0].items()] + [os.path.join(w.bin, "lvd")] + c[1])
         r = subprocess.run(cmd, env=dict(w.env, LVD_FAKE_NOW=str(now)), stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
@@ -254,7 +262,7 @@ def timed_interleaved(w, commands, reps, now):
             if args is None:
                 subprocess.run(["/bin/true"], env=w.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             else:
-                w.lvd(args, now=now, ok=(0, 1))
+                w.lvd(args[1], now=now, ok=(0, 1), env_over=args[0])
             wall[k].append((time.monotonic() - t) * 1e3)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[k].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1e3)
@@ -301,17 +309,29 @@ def big_sqlite(w, rows):
     return p
 
 
-def reading_rows(w, last):
-    """The rows of the commands that read the store, timed at `last`."""
+def reading_rows(w, last, small):
+    """The rows of the commands that read the store, timed at `last`; select
+    also on `small` (a World of the year's last nights, or None), in turn
+    with the year: the goal's reference, "2.9 ms on a small store"."""
     m = w.models[0]
     w.lvd(["select", "--model", m], now=last, ok=(0, 1))  # warm the identity cache
-    floor, select, runs = timed_interleaved(w, [None, ["select", "--model", m], ["store", "runs", "--limit", "10"]],
-                                            101, last)
+    cmds = [None, ["select", "--model", m], ["store", "runs", "--limit", "10"]]
+    if small:
+        small_env = {"LVD_STORE": small.db, "LVD_PIN_FILE": small.pin}
+        w.lvd(["select", "--model", m], now=last, ok=(0, 1), env_over=small_env)
+        cmds.append((small_env, ["select", "--model", m]))
+    timings = timed_interleaved(w, cmds, 101, last)
+    floor, select, runs = timings[:3]
     how = "perf_spawn" if spawn_timer(w) else "Python's subprocess (build perf_spawn for the process's own cost)"
-    return [
-        ("a process start (/bin/true started the same way, in turn with the two rows of ms: their floor; timed by %s)"
+    rows = [
+        ("a process start (/bin/true started the same way, in turn with the ms rows: their floor; timed by %s)"
          % how, ms(floor)),
         ("lvd select --model M (warm)", ms(select)),
+    ]
+    if small:
+        rows.append(("lvd select --model M (warm), on a store of the year's last %d nights, in turn with the year's"
+                     % SMALL_NIGHTS, "%s; the year's / this: %.2f" % (ms(timings[3]), select[0] / timings[3][0])))
+    return rows + [
         ("lvd select --record", ms(timed(w, ["select", "--model", m, "--record"], 5, last))),
         ("lvd evidence --nights 14", secs(timed(w, ["evidence", "--nights", "14", "--out",
                                                     os.path.join(w.dir, "page14.md")], 3, last))),
@@ -394,15 +414,21 @@ def main():
     if a.time:
         if not a.dir or not os.path.exists(w.db):
             die("--time needs --dir DIR holding a store this script built (with the same --nights)")
-        print_rows(reading_rows(w, last))
+        small = World(a, os.path.join(w.dir, "small"))
+        print_rows(reading_rows(w, last, small if os.path.exists(small.db) else None))
         return
     print("year-store: %d nights into %s" % (a.nights, w.db), file=sys.stderr)
     setup(w)
     t = time.monotonic()
     samples, imp_s, files, imp_cpu = fill(w, a.nights)
     fill_s = time.monotonic() - t
+    small = None
+    if a.nights > SMALL_NIGHTS:
+        small = World(a, os.path.join(w.dir, "small"))
+        setup(small)
+        fill(small, SMALL_NIGHTS, a.nights - SMALL_NIGHTS)
     os.sync()  # the fill's writeback done before the timings, not during them
-    rows = reading_rows(w, last)
+    rows = reading_rows(w, last, small)
     size = store_bytes(w.db)
     rows.append(("store size (file and WAL after a checkpoint)",
                  "%.1f MB, %.1f B/sample" % (size / 1e6, size / max(samples, 1))))
