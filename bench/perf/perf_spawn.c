@@ -211,6 +211,32 @@ static int usage(void)
     return 2;
 }
 
+/* Every round of every command, then the report: 0, 1 (a command could not
+ * start, or no memory) or 2 (usage). The caller frees what cmds hold. */
+static int run_all(command *cmds, int n, int rounds, int timeout_ms, const char *ok_codes)
+{
+    for (int k = 0; k < n; k++) {
+        if (take_env(&cmds[k]) != 0)
+            return usage();
+        cmds[k].wall = calloc((size_t)rounds, sizeof(double));
+        cmds[k].cpu = calloc((size_t)rounds, sizeof(double));
+        if (!cmds[k].wall || !cmds[k].cpu)
+            return 1;
+    }
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < n; k++)
+            if (run_once(&cmds[k], r, timeout_ms, ok_codes) != 0)
+                return 1;
+    for (int k = 0; k < n; k++)
+        report(&cmds[k], rounds);
+    return 0;
+}
+
+
 int main(int argc, char **argv)
 {
     int rounds = 31, timeout_ms = 60000, i = 1;
@@ -239,27 +265,11 @@ int main(int argc, char **argv)
             return usage();
         cmds[n++] = (command){.argv = argv + i + 1};
     }
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &chld, NULL);
+    int rc = run_all(cmds, n, rounds, timeout_ms, ok_codes);
     for (int k = 0; k < n; k++) {
-        if (take_env(&cmds[k]) != 0)
-            return usage();
-        cmds[k].wall = calloc((size_t)rounds, sizeof(double));
-        cmds[k].cpu = calloc((size_t)rounds, sizeof(double));
-        if (!cmds[k].wall || !cmds[k].cpu)
-            return 1;
-    }
-    for (int r = 0; r < rounds; r++)
-        for (int k = 0; k < n; k++)
-            if (run_once(&cmds[k], r, timeout_ms, ok_codes) != 0)
-                return 1;
-    for (int k = 0; k < n; k++) {
-        report(&cmds[k], rounds);
         free(cmds[k].wall);
         free(cmds[k].cpu);
         free(cmds[k].envp);
     }
-    return 0;
+    return rc;
 }
