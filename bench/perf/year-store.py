@@ -232,8 +232,9 @@ def spawn_timer(w):
 def timed_interleaved(w, commands, reps, now):
     """timed()'s figures for several commands run in turn, one run of each per
     round (None: /bin/true, started the same way: what any process start
-    costs here now; (env, args): lvd args with those variables set), so that a row and the floor it reads against share the
-    machine's state (its speed wanders between runs). Timed by perf_spawn
+    costs here now; (env, args): lvd args with those variables set), so
+    that a row and the floor it reads against share the machine's state
+    (its speed wanders between runs). Timed by perf_spawn
     (posix_spawn, output on /dev/null, wait4: the process's own cost) when it
     was built, else by subprocess as timed() does, which adds Python's own
     process start and pipes (about 0.4 ms here) to every figure."""
