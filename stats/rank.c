@@ -1,9 +1,13 @@
 /* rank.c: the ranking of arms on one criterion, the weighted objective's
  * statistic, and whether a ranking is decided (rules in rank.h). Pure
- * computation; the thresholds themselves live in stats.c. */
+ * computation; the thresholds themselves live in stats.c. A ranking's
+ * comparisons run on the cores when they are many resamples' worth
+ * (RANK_PARALLEL_WORK): each seeds its own generator from the rule, so the
+ * ranking is the same on any number of cores. */
 #include "stats/rank.h"
 
 #include "common/json.h"
+#include "common/parallel.h"
 #include "common/types.h"
 
 #include <cjson/cJSON.h>
@@ -323,6 +327,68 @@ static int compare(const stats_rank_arm *a, const stats_rank_arm *b, const stats
     return stats_compare(a->x, a->nx, b->x, b->nx, rule, out);
 }
 
+/* Below this many resampled values over all of a ranking's comparisons
+ * (rule.boot_b x the samples of both arms, summed), they run one after
+ * another: starting threads costs more than a few small comparisons (the
+ * bench ranks after every round, often with a few samples an arm). */
+#define RANK_PARALLEL_WORK 200000.0
+
+/* One comparison of a ranking: arm a against arm b into *out, its result into *rc. */
+typedef struct rank_job {
+    const stats_rank_arm *a, *b;
+    stats_comparison *out;
+    int *rc;
+} rank_job;
+
+typedef struct rank_jobs {
+    rank_job *v;
+    size_t n;
+    const stats_rank_opts *o;
+    const stats_rule *rule;
+} rank_jobs;
+
+static void rank_job_run(size_t i, void *ctx)
+{
+    rank_jobs *j = ctx;
+    rank_job *k = &j->v[i];
+    *k->rc = compare(k->a, k->b, j->o, j->rule, k->out);
+}
+
+/* Queues a against b into out and rc. */
+static void rank_job_add(rank_jobs *j, const stats_rank_arm *a, const stats_rank_arm *b, stats_comparison *out,
+                         int *rc)
+{
+    j->v[j->n++] = (rank_job){.a = a, .b = b, .out = out, .rc = rc};
+}
+
+/* Every entry's comparisons against the leader and the reference (entry
+ * i's results: rc[2 i] and rc[2 i + 1], compare()'s, 0 when not made): on
+ * the cores when they are RANK_PARALLEL_WORK or more, else in turn. Nothing
+ * is counted here: stats_rank reads the results in entry order, as if they
+ * had run one after another. Returns rc (the caller frees it). */
+static int *run_comparisons(const stats_rank_arm *arms, stats_ranking *out, const stats_rank_opts *o,
+                            const stats_rule *rule, int wtd)
+{
+    int *rc = lvd_xcalloc(2 * out->n + 1, sizeof *rc);
+    rank_jobs j = {.v = lvd_xcalloc(2 * out->n + 1, sizeof *j.v), .o = o, .rule = rule};
+    for (size_t i = 0; i < out->n; i++) {
+        stats_rank_entry *e = &out->v[i];
+        const stats_rank_arm *a = &arms[e->arm];
+        if (!has_samples(a, wtd))
+            continue;
+        if (out->leader != STATS_NO_ARM && e->arm != out->leader)
+            rank_job_add(&j, a, &arms[out->leader], &e->vs_leader, &rc[2 * i]);
+        if (out->ref != STATS_NO_ARM && e->arm != out->ref)
+            rank_job_add(&j, a, &arms[out->ref], &e->vs_ref, &rc[2 * i + 1]);
+    }
+    double work = 0.0;
+    for (size_t k = 0; k < j.n; k++)
+        work += (double)rule->boot_b * (double)(j.v[k].a->nx + j.v[k].a->ny + j.v[k].b->nx + j.v[k].b->ny);
+    lvd_parallel_for(j.n, work >= RANK_PARALLEL_WORK ? 0 : 1, rank_job_run, &j);
+    free(j.v);
+    return rc;
+}
+
 /* Order: ranked first by score (descending), then by caller index. */
 static int cmp_entry(const void *pa, const void *pb)
 {
@@ -394,14 +460,17 @@ int stats_rank(const stats_rank_arm *arms, size_t n, const stats_rank_opts *o, s
     stats_rule rule = o->rule;
     rule.m = out->n_ranked > 1 ? out->n_ranked - 1 : 1;
     out->m = rule.m;
+    int *rc = run_comparisons(arms, out, o, &rule, wtd);
     for (size_t i = 0; i < n; i++) {
         stats_rank_entry *e = &out->v[i];
         const stats_rank_arm *a = &arms[e->arm];
         if (!has_samples(a, wtd))
             continue;
         if (out->leader != STATS_NO_ARM && e->arm != out->leader) {
-            if (compare(a, &arms[out->leader], o, &rule, &e->vs_leader))
+            if (rc[2 * i]) {
+                free(rc);
                 return lvd_errf(err, "ranking: %s", e->vs_leader.why);
+            }
             e->has_vs_leader = 1;
             if (e->rank) {
                 e->settle = stats_settled(&e->vs_leader, &rule);
@@ -420,11 +489,14 @@ int stats_rank(const stats_rank_arm *arms, size_t n, const stats_rank_opts *o, s
             }
         }
         if (out->ref != STATS_NO_ARM && e->arm != out->ref) {
-            if (compare(a, &arms[out->ref], o, &rule, &e->vs_ref))
+            if (rc[2 * i + 1]) {
+                free(rc);
                 return lvd_errf(err, "ranking: %s", e->vs_ref.why);
+            }
             e->has_vs_ref = 1;
         }
     }
+    free(rc);
     out->state = final_state(out);
     return 0;
 }

@@ -2,7 +2,8 @@
  * and its decision (win, tie, open, undecided, only-arm, none), Bonferroni's
  * m, ineligible and sample-less arms, the reference arm, the weighted
  * objective (transitivity, the weight moving the leader), objective parsing,
- * and the errors a caller can cause. */
+ * a ranking big enough to compare on the cores, and the errors a caller can
+ * cause. */
 #include "tests/testutil.h"
 
 #include <cjson/cJSON.h>
@@ -448,6 +449,60 @@ static void test_errors_and_json(void **state)
     cJSON_Delete(j);
 }
 
+/* Sixteen arms of 30 samples with a reference: enough resamples that the
+ * comparisons run on the cores (rank.c, RANK_PARALLEL_WORK). Each entry's
+ * comparison against the leader and against the reference is the one
+ * stats_compare gives for that pair alone (m = the ranked arms less one),
+ * field for field: no slot mixed up, no generator shared between them. */
+static void test_many_arms_same_as_pairwise(void **state)
+{
+    (void)state;
+    enum { N = 16, S = 30 };
+    stats_rng rng;
+    stats_rng_seed(&rng, 16);
+    static synth_arm s[N];
+    stats_rank_arm a[N];
+    for (int i = 0; i < N; i++) {
+        s[i].nx = S;
+        fill(&rng, s[i].x, S, 100.0 + 3.0 * i, 0.02);
+        arm_in(&a[i], &s[i], "arm", 1);
+    }
+    stats_rank_opts o;
+    stats_rank_opts_init(&o);
+    o.ref = 0;
+    stats_ranking r;
+    rank_ok(a, N, &o, &r);
+    assert_int_equal(r.leader, N - 1);
+    stats_rule rule = o.rule;
+    rule.m = N - 1;
+    for (size_t k = 0; k < r.n; k++) {
+        const stats_rank_entry *e = &r.v[k];
+        stats_comparison want;
+        assert_int_equal(e->has_vs_leader, e->arm != r.leader);
+        if (e->has_vs_leader) {
+            assert_int_equal(stats_compare(a[e->arm].x, S, a[r.leader].x, S, &rule, &want), 0);
+            assert_true(e->vs_leader.ratio == want.ratio && e->vs_leader.ci_lo == want.ci_lo &&
+                        e->vs_leader.ci_hi == want.ci_hi && e->vs_leader.p == want.p &&
+                        e->vs_leader.seq.lo == want.seq.lo && e->vs_leader.seq.hi == want.seq.hi);
+            assert_int_equal(e->vs_leader.outcome, want.outcome);
+        }
+        assert_int_equal(e->has_vs_ref, e->arm != 0);
+        if (e->has_vs_ref) {
+            assert_int_equal(stats_compare(a[e->arm].x, S, a[0].x, S, &rule, &want), 0);
+            assert_true(e->vs_ref.ratio == want.ratio && e->vs_ref.ci_lo == want.ci_lo &&
+                        e->vs_ref.ci_hi == want.ci_hi && e->vs_ref.p == want.p);
+        }
+    }
+    stats_ranking_free(&r);
+
+    /* a comparison that fails (no resamples: an invalid rule) fails the ranking with its reason */
+    o.rule.boot_b = 0;
+    lvd_err err = {0};
+    assert_int_equal(stats_rank(a, N, &o, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "ranking: invalid rule"));
+    stats_ranking_free(&r);
+}
+
 /* The CPU reference: the first usable cpu arm in the caller's order. */
 static void test_cpu_reference(void **state)
 {
@@ -475,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_weighted_deterministic),
         cmocka_unit_test(test_objective),
         cmocka_unit_test(test_errors_and_json),
+        cmocka_unit_test(test_many_arms_same_as_pairwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
