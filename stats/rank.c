@@ -361,11 +361,12 @@ static void rank_job_add(rank_jobs *j, const stats_rank_arm *a, const stats_rank
     j->v[j->n++] = (rank_job){.a = a, .b = b, .out = out, .rc = rc};
 }
 
-/* Every entry's comparisons against the leader and the reference (entry
- * i's results: rc[2 i] and rc[2 i + 1], compare()'s, 0 when not made): on
- * the cores when they are RANK_PARALLEL_WORK or more, else in turn. Nothing
- * is counted here: stats_rank reads the results in entry order, as if they
- * had run one after another. Returns rc (the caller frees it). */
+/* Every entry's comparisons against the leader and the reference, each
+ * one made marked (has_vs_leader, has_vs_ref; entry i's results: rc[2 i]
+ * and rc[2 i + 1], compare()'s): on the cores when they are
+ * RANK_PARALLEL_WORK or more, else in turn. Nothing is counted here:
+ * stats_rank reads the results in entry order, as if they had run one
+ * after another. Returns rc (the caller frees it). */
 static int *run_comparisons(const stats_rank_arm *arms, stats_ranking *out, const stats_rank_opts *o,
                             const stats_rule *rule, int wtd)
 {
@@ -376,9 +377,9 @@ static int *run_comparisons(const stats_rank_arm *arms, stats_ranking *out, cons
         const stats_rank_arm *a = &arms[e->arm];
         if (!has_samples(a, wtd))
             continue;
-        if (out->leader != STATS_NO_ARM && e->arm != out->leader)
+        if ((e->has_vs_leader = out->leader != STATS_NO_ARM && e->arm != out->leader))
             rank_job_add(&j, a, &arms[out->leader], &e->vs_leader, &rc[2 * i]);
-        if (out->ref != STATS_NO_ARM && e->arm != out->ref)
+        if ((e->has_vs_ref = out->ref != STATS_NO_ARM && e->arm != out->ref))
             rank_job_add(&j, a, &arms[out->ref], &e->vs_ref, &rc[2 * i + 1]);
     }
     double work = 0.0;
@@ -463,15 +464,11 @@ int stats_rank(const stats_rank_arm *arms, size_t n, const stats_rank_opts *o, s
     int *rc = run_comparisons(arms, out, o, &rule, wtd);
     for (size_t i = 0; i < n; i++) {
         stats_rank_entry *e = &out->v[i];
-        const stats_rank_arm *a = &arms[e->arm];
-        if (!has_samples(a, wtd))
-            continue;
-        if (out->leader != STATS_NO_ARM && e->arm != out->leader) {
+        if (e->has_vs_leader) {
             if (rc[2 * i]) {
                 free(rc);
                 return lvd_errf(err, "ranking: %s", e->vs_leader.why);
             }
-            e->has_vs_leader = 1;
             if (e->rank) {
                 e->settle = stats_settled(&e->vs_leader, &rule);
                 e->out_of_contention = stats_out_of_contention(&e->vs_leader.seq);
@@ -488,12 +485,9 @@ int stats_rank(const stats_rank_arm *arms, size_t n, const stats_rank_opts *o, s
                 }
             }
         }
-        if (out->ref != STATS_NO_ARM && e->arm != out->ref) {
-            if (rc[2 * i + 1]) {
-                free(rc);
-                return lvd_errf(err, "ranking: %s", e->vs_ref.why);
-            }
-            e->has_vs_ref = 1;
+        if (e->has_vs_ref && rc[2 * i + 1]) {
+            free(rc);
+            return lvd_errf(err, "ranking: %s", e->vs_ref.why);
         }
     }
     free(rc);

@@ -64,12 +64,10 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The q quantile of v[0..n) (sorted in place), nearest rank. */
-static double quantile(double *v, int n, double q)
+/* The q quantile of sorted v[0..n), nearest rank. */
+static double quantile(const double *v, int n, double q)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    int i = (int)(q * (n - 1) + 0.5);
-    return v[i];
+    return v[(int)(q * (n - 1) + 0.5)];
 }
 
 static int code_ok(const char *codes, int code)
@@ -197,6 +195,8 @@ static void report(command *c, int rounds)
             putchar(',');
         print_json_string(c->argv[i]);
     }
+    qsort(c->wall, (size_t)rounds, sizeof *c->wall, cmp_double);
+    qsort(c->cpu, (size_t)rounds, sizeof *c->cpu, cmp_double);
     double p25 = quantile(c->wall, rounds, 0.25), med = quantile(c->wall, rounds, 0.5),
            p75 = quantile(c->wall, rounds, 0.75);
     printf("],\"rounds\":%d,\"wall_ms\":{\"median\":%.3f,\"p25\":%.3f,\"p75\":%.3f},\"cpu_ms\":%.3f,\"failed\":%d}\n",
