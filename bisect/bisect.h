@@ -19,7 +19,7 @@
  * probes, checks or benches them. The sessions are named
  * STORE_HUNT_SESSION_PREFIX..., so their runs stay out of verdicts, pin
  * decisions and the evidence tables (store_run_list leaves them out).
- * Not for option parsing (bisect/lvd-bisect.c) or printing (bisect/report.c). */
+ * Not for option parsing (tools/lvd-bisect.c) or printing (bisect/report.c). */
 #ifndef LVD_BISECT_BISECT_H
 #define LVD_BISECT_BISECT_H
 

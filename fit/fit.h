@@ -3,7 +3,7 @@
  * would use (fit_place), the largest context that loads and runs one token,
  * found by loading (fit/search.h over fit/load.h) and recorded in the store
  * with the free memory, the placement and the engine's identity. Not for
- * option parsing (fit/lvd-fit.c) nor for using ceilings (fit/ceiling.h). */
+ * option parsing (tools/lvd-fit.c) nor for using ceilings (fit/ceiling.h). */
 #ifndef LVD_FIT_FIT_H
 #define LVD_FIT_FIT_H
 

@@ -125,7 +125,7 @@ int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx,
 
 /* The compute allowance held back from the free memory at this ubatch: only
  * its excess over the reserve, which already exists for compute buffers and
- * is charged once (tests/test_placement.c, test_no_double_count). ubatch 0 = 512. */
+ * is charged once (tests/placement/test_placement.c, test_no_double_count). ubatch 0 = 512. */
 uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref);
 
 /* Writes the placement into launch parameters: ngl (all = n_block + 1, which

@@ -1,6 +1,6 @@
 /* select_cli.c: the `lvd select` tool's command line (sel_cli_main), run by
- * select/lvd-select.c and, without a second process start, by the lvd
- * dispatcher (common/lvd.c). Prints the llama-server launch line for a model
+ * tools/lvd-select.c and, without a second process start, by the lvd
+ * dispatcher (tools/lvd.c). Prints the llama-server launch line for a model
  * from the store (profile, verdict, heuristic, first engine), and with
  * --record computes and stores the model's verdict first (the nightly's step
  * after lvd bench). With --record --artifact SHA it records the verdict of a

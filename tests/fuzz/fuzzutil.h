@@ -2,7 +2,7 @@
  * fuzzer's bytes into the C strings the parsers take, splitting one input into
  * a tool's stdout and stderr, and the check that an error names its input.
  * Header-only (static inline) so that each harness stays one file; not for
- * the unit tests (tests/testutil.h). */
+ * the unit tests (tests/support/testutil.h). */
 #ifndef LVD_FUZZUTIL_H
 #define LVD_FUZZUTIL_H
 

@@ -49,7 +49,7 @@
 #   fit       lvd fit of the tiny llama on the CPU build under ulimit -v
 #             (tests/real/fit.sh): the ceiling matches the engine's own
 #             llama-bench run by hand under the same limit
-#   split     small-llama in 3 shards (LVD_SPLIT_KEEP, tests/test_split.c):
+#   split     small-llama in 3 shards (LVD_SPLIT_KEEP, tests/common/test_split.c):
 #             lvd store model (identity, size, shape), a tiny bench on the
 #             CPU build, select --record names the first shard, and serves
 # Ground truth comes from the engines themselves, never from this script's
@@ -76,7 +76,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${LVD_BIN:=$LVD_SOURCE/build/bin}"
 : "${LVD_FIXTURES:=$LVD_SOURCE/tests/fixtures}"
 export LVD_SOURCE LVD_BIN LVD_FIXTURES
-. "$LVD_SOURCE/tests/e2e_lib.sh"
+. "$LVD_SOURCE/tests/e2e/e2e_lib.sh"
 e2e_needs LVD_BIN LVD_SOURCE LVD_FIXTURES
 [ -x "$LVD_BIN/lvd" ] || { echo "tests/real: no $LVD_BIN/lvd (build first: scripts/build build)" >&2; exit 1; }
 
@@ -638,7 +638,7 @@ check "the verdict is stale in --explain, naming $L; the next rule decides" \
 
 # ------------------------------------------------------------ a split model
 step "split"
-# small-llama-q8_0 in 3 shards (tests/test_split.c's splitter, laid out as
+# small-llama-q8_0 in 3 shards (tests/common/test_split.c's splitter, laid out as
 # gguf-split lays them out; LVD_SPLIT_KEEP leaves them in a folder): one
 # artifact whose identity is the SHA-256 of its shards' digests, the single
 # file's shape; benched and served by the real CPU build from its first shard.

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# e2e_layers.sh: the library's layers run one way (CMakeLists.txt LVD_LAYERS,
+# docs/architecture.md), with the tools, the benchmarks and the tests above
+# them: scripts/check-layers passes on the tree, and fails, naming the file and
+# the include, on copies of it where a lower layer includes a higher one, where
+# a folder includes a peer folder above it, where a library file includes a
+# folder that is no layer, where a tool or a benchmark includes tests/, and
+# where C sources sit in a folder the check does not know.
+. "$(dirname "$0")/e2e_lib.sh"
+e2e_needs LVD_SOURCE
+CL=$LVD_SOURCE/scripts/check-layers
+
+capture "$CL" "$LVD_SOURCE"
+expect_rc "the tree's includes all point down" 0
+has "every include points down" && ok "check-layers says so" || fail "check-layers output: $(cat "$tmp/out")"
+
+# planted TREE FILE LINE: a copy of the tree's C sources with LINE added to FILE
+planted() {
+    local t=$tmp/$1
+    rm -rf "$t" && mkdir -p "$t"
+    cp "$LVD_SOURCE/CMakeLists.txt" "$t/"
+    (cd "$LVD_SOURCE" && find . \( -path './build*' -o -path ./.git \) -prune -o -name '*.[ch]' -print | tar -cf - -T -) | tar -C "$t" -xf -
+    mkdir -p "$(dirname "$t/$2")"
+    printf '%s\n' "$3" >>"$t/$2"
+    capture "$CL" "$t"
+}
+planted up common/util.c '#include "store/store.h"'
+expect_rc "common including store is refused" 1
+has 'common/util.c: includes store/store.h \(store is not below common\)' && ok "the line names file and include" \
+    || fail "check-layers output: $(cat "$tmp/out")"
+planted peer stats/rank.h '#include "placement/placement.h"'
+expect_rc "stats including placement (above it) is refused" 1
+has 'stats/rank.h: includes placement/placement.h \(placement is not below stats\)' && ok "the line names file and include" \
+    || fail "check-layers output: $(cat "$tmp/out")"
+planted select engine/probe.c '  #  include "select/select.h"'
+expect_rc "an indented include of select from engine is refused" 1
+has 'engine/probe.c: includes select/select.h \(select is not below engine\)' && ok "the line names file and include" \
+    || fail "check-layers output: $(cat "$tmp/out")"
+planted nolayer bench/plan.c '#include "tests/support/testutil.h"'
+expect_rc "a library file including tests/ is refused" 1
+has 'bench/plan.c: includes tests/support/testutil.h \(only tests include tests/\)' && ok "tests/ is named as for tests only" || fail "output: $(cat "$tmp/out")"
+planted tool tools/lvd-bench.c '#include "evidence/render.h"'
+expect_rc "a tool may include any layer" 0
+planted tooltests tools/lvd-fit.c '#include "tests/support/testutil.h"'
+expect_rc "a tool including tests/ is refused" 1
+has 'tools/lvd-fit.c: includes tests/support/testutil.h \(only tests include tests/\)' && ok "named" || fail "output: $(cat "$tmp/out")"
+planted perftests bench/perf/perf_select.c '#include "tests/support/testutil.h"'
+expect_rc "a benchmark including tests/ is refused" 1
+planted testlib tests/fit/test_fit.c '#include "nightly/config.h"'
+expect_rc "a test may include any layer and tests/" 0
+planted newdir extra/thing.c '#include "common/util.h"'
+expect_rc "C sources in a folder that is no layer are refused" 1
+has 'extra/: C sources outside every layer' && ok "the folder is named" || fail "output: $(cat "$tmp/out")"
+e2e_finish
