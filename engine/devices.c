@@ -38,25 +38,6 @@ static int64_t rx_int(rx *r, const char *s, int g)
     return v;
 }
 
-/* Calls fn for each line of text (without its "\n" or "\r\n"). */
-typedef int (*line_fn)(void *ctx, const char *line, size_t len);
-
-static int each_line(const char *text, line_fn fn, void *ctx)
-{
-    const char *p = text;
-    while (p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        size_t l = len;
-        if (l && p[l - 1] == '\r')
-            l--;
-        if (fn(ctx, p, l))
-            return -1;
-        p = nl ? nl + 1 : p + len;
-    }
-    return 0;
-}
-
 void engine_backend_of_selector(const char *selector, char *buf, size_t len)
 {
     static const char *const known[][2] = {
@@ -192,7 +173,7 @@ int engine_devices_parse(const char *out_text, const char *err_text, lvd_device 
         engine_rx_compile(&c.dev_bare, RX_DEVICE_BARE, 0, "devices", err) ||
         engine_rx_compile(&c.cc, RX_CC, 0, "devices", err))
         goto out;
-    if (each_line(out_text, out_line, &c))
+    if (engine_rx_each_line(out_text, out_line, &c))
         goto out;
     if (c.n == 0 && !c.saw_none) {
         if (c.saw_header)
@@ -201,7 +182,7 @@ int engine_devices_parse(const char *out_text, const char *err_text, lvd_device 
             lvd_errf(err, "--list-devices: no device list in the output");
         goto out;
     }
-    if (err_text && each_line(err_text, err_line, &c))
+    if (err_text && engine_rx_each_line(err_text, err_line, &c))
         goto out;
     *devs = c.devs;
     *n = c.n;

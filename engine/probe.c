@@ -225,6 +225,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
     cJSON_AddNumberToObject(o, "engine_id", (double)e->id);
     cJSON_AddItemToObject(o, "dir", lvd_json_text(e->dir));
     cJSON_AddItemToObject(o, "build", lvd_json_text(e->build));
+    cJSON_AddItemToObject(o, "semver", lvd_json_text(e->semver));
     cJSON_AddItemToObject(o, "binary", lvd_json_text(p->binary));
     cJSON_AddStringToObject(o, "backend", p->backend);
     cJSON_AddItemToObject(o, "reason", lvd_json_text(p->reason));
@@ -278,11 +279,12 @@ static void device_line(lvd_sb *sb, const lvd_device *d, const char *archs)
         lvd_sb_addf(sb, " -- WARNING: %s", flag);
 }
 
-/* The lines under an engine's devices: its backends, the no-device note and
- * why it was probed again. */
-static void identity_lines(FILE *f, int wname, int wback, const lvd_probe *p)
+/* The lines under an engine's devices: its SemVer version, its backends, the
+ * no-device note and why it was probed again. */
+static void identity_lines(FILE *f, int wname, int wback, const lvd_engine *e, const lvd_probe *p)
 {
-    const char *lines[][2] = {{"backends: ", p->backends[0] ? p->backends : NULL},
+    const char *lines[][2] = {{"version: ", e->semver},
+                              {"backends: ", p->backends[0] ? p->backends : NULL},
                               {"note: ", p->no_device}, {"re-probed: ", p->changed}};
     for (size_t i = 0; i < LVD_ARRAY_LEN(lines); i++)
         if (lines[i][1])
@@ -323,7 +325,7 @@ void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const 
             fprintf(f, "%-*s  %-*s  %-6s  %s\n", wname, "", wback, "", "", lvd_sb_str(&line));
         }
         free(card);
-        identity_lines(f, wname, wback, &p[i]);
+        identity_lines(f, wname, wback, &e[i], &p[i]);
         lvd_sb_free(&line);
     }
     if (n > 0) { /* every probe shown was made under the same environment */

@@ -56,7 +56,8 @@ int engine_probe_engine(store *s, const lvd_engine *e, int refresh, int timeout_
 int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *out,
                           int *cached, lvd_err *err);
 
-/* One probe as a JSON object: engine (name), engine_id, dir, build, binary,
+/* One probe as a JSON object: engine (name), engine_id, dir, build, semver
+ * (the engine's SemVer version; null before the SemVer releases), binary,
  * backend, reason (null unless unknown), probed_at, cached, env ({NAME: VALUE}
  * of the visibility variables set; null when not recorded), bin_mtime_ns,
  * bin_size, backends [], no_device, cuda_archs, reprobed_because, n_files,
@@ -68,7 +69,8 @@ struct cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cac
  *   ENGINE      BACKEND  PROBE   DEVICES
  *   cuda-local  cuda     cached  CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0
  * PROBE is "cached", "probed" or "failed"; an unknown engine shows its reason
- * under DEVICES; under the devices come "backends: ...", "note: ..." (a
+ * under DEVICES; under the devices come "version: 0.4.1-dev" (an engine of the
+ * SemVer releases), "backends: ...", "note: ..." (a
  * backend with no device) and "re-probed: ..." lines when there is one, and a
  * device's CUDA arch flag follows it. e[i], p[i] and cached[i] belong
  * together. A last line says the environment they were made under (p[0]'s:

@@ -29,6 +29,7 @@ cJSON *fetch_discover_json(const fetch_discover_result *r)
         cJSON_AddItemToObject(o, "source", lvd_json_str(f->source));
         cJSON_AddItemToObject(o, "build", lvd_json_str(f->build));
         cJSON_AddItemToObject(o, "commit", lvd_json_str(f->commit));
+        cJSON_AddItemToObject(o, "semver", lvd_json_str(f->semver));
         cJSON_AddItemToObject(o, "backend", f->dir ? lvd_json_str(backend_of(f)) : cJSON_CreateNull());
         cJSON_AddItemToObject(o, "name", lvd_json_str(f->name));
         cJSON_AddStringToObject(o, "status", f->status);
@@ -89,6 +90,8 @@ void fetch_discover_table(FILE *f, const fetch_discover_result *r)
             fprintf(f, "%-12s %-20s %-8s %-10s %-12s %-26s %s\n", e->status, e->name ? e->name : "-",
                     e->build ? e->build : "-", e->commit ? e->commit : "-",
                     e->dir ? backend_of(e) : "-", e->source, e->dir ? e->dir : "-");
+            if (e->semver)
+                fprintf(f, "  version: %s\n", e->semver);
             if (e->reason)
                 fprintf(f, "  %s\n", e->reason);
             else if (e->probed && e->probe.reason && *e->probe.reason)

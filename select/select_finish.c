@@ -29,19 +29,6 @@ void sel_say(sel_result *r, const char *fmt, ...)
 
 /* --- placement and launch ----------------------------------------------- */
 
-static void engine_copy(lvd_engine *dst, const lvd_engine *src)
-{
-    *dst = *src;
-    dst->name = src->name ? lvd_xstrdup(src->name) : NULL;
-    dst->dir = src->dir ? lvd_xstrdup(src->dir) : NULL;
-    dst->build = src->build ? lvd_xstrdup(src->build) : NULL;
-    dst->commit = src->commit ? lvd_xstrdup(src->commit) : NULL;
-    dst->flavour = src->flavour ? lvd_xstrdup(src->flavour) : NULL;
-    dst->digest = src->digest ? lvd_xstrdup(src->digest) : NULL;
-    dst->origin = src->origin ? lvd_xstrdup(src->origin) : NULL;
-    dst->host = src->host ? lvd_xstrdup(src->host) : NULL;
-}
-
 /* The explain line of the line's placement (choice.h made it). */
 static void say_placement(sel_result *r, const sel_choice_lines *l, const sel_profile *p)
 {
@@ -76,7 +63,7 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
 {
     sel_result *r = c->out;
     r->by = by;
-    engine_copy(&r->engine, &pk->eng->e);
+    lvd_engine_copy(&r->engine, &pk->eng->e);
     lvd_params params;
     lvd_params_init(&params);
     int depth = 0;

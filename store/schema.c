@@ -399,6 +399,14 @@ static const char *const migrations[] = {
      * so lvd select need not read the winning arm's newest session again.
      * NULL: a verdict recorded before it (select reads the session then). */
     "ALTER TABLE verdicts ADD COLUMN serving_depth INTEGER;",
+    /* 19 (every llama.cpp a user has): since its SemVer releases (Aug 2026)
+     * llama.cpp's --version says "version: 0.4.1-dev (build 10991, commit
+     * 930e2fa59)": the version is kept beside the build (semver; NULL before
+     * them), and an engine fetched by a SemVer release's name keeps that name
+     * (release_tag, "v0.4.1"), so that a pin file naming the release finds
+     * the build it stands for. */
+    "ALTER TABLE engines ADD COLUMN semver TEXT;"
+    "ALTER TABLE engines ADD COLUMN release_tag TEXT;",
 };
 
 size_t store_schema_version(void)

@@ -48,7 +48,7 @@ static void usage(FILE *f)
             "usage: lvd-fetch [BUILD] [--flavour F] [--expect SHA256] [--pin-file FILE]\n"
             "                 [--builds-dir DIR] [--store PATH] [--json]\n"
             "       lvd-fetch --latest [--min-age 1h] [--flavour F] ...\n"
-            "       lvd-fetch --register DIR --build ID [--name NAME] [--store PATH] [--json]\n"
+            "       lvd-fetch --register DIR [--build ID] [--name NAME] [--store PATH] [--json]\n"
             "\n"
             "Downloads llama.cpp release BUILD (b<number>), verifies it, unpacks it into\n"
             "$XDG_DATA_HOME/llama-verdict/builds/BUILD-FLAVOUR/, registers it as an engine and\n"
@@ -75,10 +75,13 @@ static void usage(FILE *f)
             "  --register DIR     register a locally built directory instead (e.g. CUDA on Linux,\n"
             "                     which has no release archive): DIR must hold an executable\n"
             "                     llama-server and/or llama-bench; its digest is the SHA-256 of\n"
-            "                     llama-server (else llama-bench), its commit what\n"
-            "                     `llama-server --version` says. Registering DIR again updates it.\n"
-            "  --build ID         with --register: the build id, e.g. b9749 (what counts; local\n"
-            "                     builds often report build 0)\n"
+            "                     llama-server (else llama-bench), its build, commit and version\n"
+            "                     what its `--version` says (any era's line: \"version: 9749\n"
+            "                     (d32676d77)\", \"version: 0.4.1-dev (build 10991, commit ...)\").\n"
+            "                     Registering DIR again updates it.\n"
+            "  --build ID         with --register: the build id, e.g. b9749 (what counts; default:\n"
+            "                     b<N> of its --version; needed for a build made without git\n"
+            "                     history, which reports build 0)\n"
             "  --name NAME        with --register: engine name (default: BUILD-<last directory\n"
             "                     name other than bin/build>)\n"
             "\n"
@@ -167,8 +170,6 @@ static int parse_options(int argc, char **argv, options *o)
     if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
         return rc;
     if (o->register_dir) {
-        if (!o->register_build)
-            return lvd_usage_error(TOOL, "--register needs --build ID (e.g. --build b9749)");
         if (o->build || o->latest || o->flavour || o->expect || o->pin_file || o->builds_dir ||
             o->min_age_set)
             return lvd_usage_error(TOOL, "--register takes only --build, --name, --store, "
@@ -221,8 +222,10 @@ static void print_registered(const engine_registration *r)
 {
     const lvd_engine *e = &r->engine;
     printf("registered engine %s (id %lld)\n", e->name, (long long)e->id);
-    printf("  dir     %s\n  build   %s\n  commit  %s\n  sha256  %s\n", e->dir, e->build,
-           e->commit ? e->commit : "(unknown)", e->digest);
+    printf("  dir     %s\n  build   %s\n", e->dir, e->build);
+    if (e->semver)
+        printf("  version %s\n", e->semver);
+    printf("  commit  %s\n  sha256  %s\n", e->commit ? e->commit : "(unknown)", e->digest);
     if (r->probed) {
         putchar('\n');
         engine_probe_table(stdout, e, &r->probe, &r->cached, 1);

@@ -342,8 +342,8 @@ cp "$tmp/engine.sh" "$tmp/local/build/bin/llama-bench"
 chmod +x "$tmp/local/build/bin/llama-server" "$tmp/local/build/bin/llama-bench"
 run "--register a local build" 0 -- --register "$tmp/local/build/bin" --build b9749 --name b9749-cuda
 out_has "registered engine b9749-cuda"
-run "--register without --build" 2 -- --register "$tmp/local/build/bin"
-err_has "--register needs --build ID"
+run "--register without --build, no version line" 3 -- --register "$tmp/local/build/bin"
+err_has "cannot tell its build: llama-server --version: no version line; give --build ID"
 run "--register with fetch options" 2 -- --register "$tmp/local/build/bin" --build b9749 --flavour ubuntu-x64
 err_has "--register takes only"
 run "--build without --register" 2 -- b100 --build b1

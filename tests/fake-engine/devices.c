@@ -36,7 +36,7 @@ long build_number(void)
 static void print_devices(void)
 {
     fputs("Available devices:\n", stdout);
-    if (G.ndev == 0)
+    if (G.ndev == 0 && !streq(scn_str("list_style", "none"), "empty"))
         fputs("  (none)\n", stdout);
     for (size_t i = 0; i < G.ndev; i++)
         printf("  %s: %s (%ld MiB, %ld MiB free)\n", G.dev[i].name, G.dev[i].desc,
@@ -147,7 +147,11 @@ char *pick_target(const char *devs, char sep, int ngl_zero)
 
 void version_lines(void)
 {
-    fprintf(stderr, "version: %ld (%s)\n", build_number(), build_commit());
+    const char *semver = scn_str("version", "");
+    if (*semver)
+        fprintf(stderr, "version: %s (build %ld, commit %s)\n", semver, build_number(), build_commit());
+    else
+        fprintf(stderr, "version: %ld (%s)\n", build_number(), build_commit());
     fprintf(stderr, "built with %s\n", scn_str("built_with", "GNU 12.2.0 for Linux x86_64"));
 }
 
