@@ -7,6 +7,7 @@
 
 #include "common/cli.h"
 #include "common/util.h"
+#include "builds/names.h"
 #include "builds/older.h"
 #include "engine/cudaarch.h"
 #include "placement/correction.h"
@@ -126,8 +127,11 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
             engine_cuda_arch_flag(pk->eng->probe.cuda_archs, pk->dev, flag, sizeof flag);
         if (*flag)
             sel_say(r, "warning: %s %s: %s", pk->eng->e.name, pk->dev->selector, flag);
-        char pin[64], older[512];
-        if (builds_pin_build_default(pin, sizeof pin) && builds_local_older(&pk->eng->e, pin, older, sizeof older))
+        char named[64], pin[64] = "", older[512];
+        if (builds_pin_build_default(named, sizeof named)) /* a SemVer pin: the build it stands for */
+            for (size_t i = 0; !pin[0] && i < c->es.n; i++)
+                builds_resolve(named, &c->es.v[i].e, 1, pin, sizeof pin);
+        if (pin[0] && builds_local_older(&pk->eng->e, pin, older, sizeof older))
             sel_say(r, "warning: %s; its figures were not measured on the pin", older);
         r->placed = l.placed;
         r->placement = l.placement;

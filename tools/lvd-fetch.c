@@ -7,6 +7,7 @@
 #include "common/cli.h"
 #include "common/util.h"
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "fetch/download.h"
 #include "fetch/fetch.h"
 #include "fetch/http.h"
@@ -52,8 +53,10 @@ static void usage(FILE *f)
             "\n"
             "Downloads llama.cpp release BUILD (b<number>), verifies it, unpacks it into\n"
             "$XDG_DATA_HOME/llama-verdict/builds/BUILD-FLAVOUR/, registers it as an engine and\n"
-            "probes it (--list-devices).\n"
-            "Without BUILD, the pin file's build is fetched.\n"
+            "probes it (--list-devices). A SemVer release (v0.4.1) is the build its\n"
+            "nightly-tag.txt names (llama.cpp's stable releases carry no archive of their own):\n"
+            "that build's assets and digests are fetched and verified as any build's.\n"
+            "Without BUILD, the pin file's build (or release) is fetched.\n"
             "\n"
             "Verification: the recorded digest (pin file, --expect) and the digest the release\n"
             "API publishes are both checked where both exist; if they disagree nothing is\n"
@@ -61,11 +64,13 @@ static void usage(FILE *f)
             "with neither, the build is refused. An unpinned build is verified against the\n"
             "API's digest, which is printed so that promoting it is recording that line.\n"
             "\n"
-            "  BUILD              a release tag, e.g. b10715\n"
+            "  BUILD              a build tag, e.g. b10715, or a SemVer release, e.g. v0.4.1\n"
             "  --flavour F        release flavour (default: the pin's, else %s)\n"
             "  --expect SHA256    the digest the archive must have (a recorded digest)\n"
             "  --pin-file FILE    pin file (default: $LVD_PIN_FILE, else the installed pin.default)\n"
-            "  --latest           the newest published, non-prerelease build (printed)\n"
+            "  --latest           the newest published build (printed): llama.cpp publishes\n"
+            "                     every build as a prerelease from b%d on; before it a\n"
+            "                     prerelease is skipped\n"
             "  --min-age DUR      with --latest: at least this old (90s, 15m, 6h, 2d; default 1h)\n"
             "  --builds-dir DIR   where bench dirs live (default: $LVD_BUILDS_DIR, else\n"
             "                     $XDG_DATA_HOME/llama-verdict/builds)\n"
@@ -104,7 +109,7 @@ static void usage(FILE *f)
             "  lvd fetch b10715 --flavour bin-ubuntu-vulkan-x64 \\\n"
             "      --expect 1246c764f630f1cfc7c0921353a9719603c5d9ccfa7ced621bac216ffd9b2d87\n"
             "  lvd fetch --register ~/src/llama.cpp/build/bin --build b9749 --name b9749-cuda\n",
-            FETCH_DEFAULT_FLAVOUR, FETCH_DEFAULT_API, FETCH_DEFAULT_DOWNLOAD);
+            FETCH_DEFAULT_FLAVOUR, BUILDS_PRERELEASE_FROM, FETCH_DEFAULT_API, FETCH_DEFAULT_DOWNLOAD);
 }
 
 enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_LATEST, OPT_MINAGE,
@@ -183,8 +188,9 @@ static int parse_options(int argc, char **argv, options *o)
         return lvd_usage_error(TOOL, "give a BUILD or --latest, not both");
     if (o->min_age_set && !o->latest)
         return lvd_usage_error(TOOL, "--min-age only applies to --latest");
-    if (o->build && !builds_valid(o->build))
-        return lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715)",
+    if (o->build && !builds_name_valid(o->build))
+        return lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715, or a "
+                                     "release v<x.y.z>, e.g. v0.4.1)",
                                o->build);
     if (o->flavour && !builds_flavour_canonical(o->flavour)) {
         char *known = builds_flavour_list();
@@ -200,6 +206,9 @@ static void print_human(const fetch_result *r, int resolved_latest)
     char size[32];
     if (resolved_latest)
         printf("--latest resolved to %s\n", r->build);
+    if (r->release)
+        printf("%s is build %s (the build its %s names): the assets and digests of release %s\n", r->release,
+               r->build, BUILDS_NIGHTLY_TAG_ASSET, r->build);
     printf("%s %s: %s\n", r->build, r->flavour, r->note);
     printf("  sha256  %s\n", r->sha256);
     if (r->reused)
@@ -207,6 +216,9 @@ static void print_human(const fetch_result *r, int resolved_latest)
     else
         printf("  asset   %s (%s)\n", r->asset, fetch_human_bytes((double)r->bytes, size, sizeof size));
     printf("  dir     %s\n", r->engine_dir);
+    if (r->semver || r->commit)
+        printf("  version %s%s%s\n", r->semver ? r->semver : "", r->semver && r->commit ? ", commit " : "",
+               r->commit ? r->commit : "");
     if (r->engine_id)
         printf("  engine  %s (id %lld)\n", r->engine_name, (long long)r->engine_id);
     if (r->probed && r->probe_reason)
@@ -286,9 +298,12 @@ int main(int argc, char **argv)
     }
     if (t.from_latest && !o.t.json)
         fprintf(stderr, "%s: --latest resolved to %s\n", TOOL, t.build);
+    if (t.note)
+        fprintf(stderr, "%s: %s\n", TOOL, t.note);
 
     fetch_opts fo = {
         .build = t.build,
+        .release = t.release,
         .flavour = o.flavour,
         .expect = o.expect,
         .pin = t.have_pin ? &t.pin : NULL,

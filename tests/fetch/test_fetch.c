@@ -162,7 +162,7 @@ static void test_pin_errors(void **state)
     expect_pin_error("bu ild = b1\n", "repo/pin:1: invalid key 'bu ild'");
     expect_pin_error("build = b1\n = x\n", "repo/pin:2: invalid key ''");
     expect_pin_error("build =\n", "repo/pin:1: expected 'key = value' with both sides non-empty");
-    expect_pin_error("flavour = ubuntu-x64\n", "repo/pin: no 'build = b<number>' line");
+    expect_pin_error("flavour = ubuntu-x64\n", "repo/pin: no 'build = b<number>' (or 'build = v<x.y.z>') line");
     expect_pin_error("build = b1\n", "repo/pin: no 'flavour = ...' line");
     expect_pin_error("build = b1\nflavour = ubuntu-x64\nsha256.macos-arm64 = " SHA_A "\n",
                      "repo/pin: 'sha256.bin-macos-arm64' is recorded but flavour bin-macos-arm64 "
