@@ -82,10 +82,23 @@ void engine_devices_label(const lvd_device *devs, size_t n, char *buf, size_t le
     }
 }
 
+/* ggml's host accelerators (GGML_BACKEND_DEVICE_TYPE_ACCEL: BLAS, as
+ * "BLAS: Accelerate (0 MiB, 0 MiB free)" on a Mac, ZenDNN, zDNN), listed by
+ * llama.cpp from b6470 on: they speed up the CPU's own work, hold no layers
+ * and take no GPU flags. */
+static int host_accelerator(const char *backend)
+{
+    static const char *const host[] = {"blas", "zendnn", "zdnn"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(host); i++)
+        if (!strcmp(backend, host[i]))
+            return 1;
+    return 0;
+}
+
 typedef struct parse_ctx {
     rx header, none, dev_mem, dev_bare, cc;
     int in_list;     /* after "Available devices:" */
-    int saw_header, saw_none;
+    int saw_header, saw_none, saw_device;
     lvd_device *devs;
     size_t n, cap;
     lvd_err *err;
@@ -118,6 +131,10 @@ static int add_device(parse_ctx *c, rx *r, const char *line, int with_mem)
     d.total_mib = with_mem ? rx_int(r, line, 3) : -1;
     d.free_mib = with_mem ? rx_int(r, line, 4) : -1;
     engine_backend_of_selector(d.selector, d.backend, sizeof d.backend);
+    if (host_accelerator(d.backend)) {
+        c->saw_device = 1; /* a list, though not of a device to offload to */
+        return 0;
+    }
     if (c->n == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 4;
         c->devs = lvd_xrealloc(c->devs, c->cap * sizeof *c->devs);
@@ -175,14 +192,15 @@ int engine_devices_parse(const char *out_text, const char *err_text, lvd_device 
         goto out;
     if (engine_rx_each_line(out_text, out_line, &c))
         goto out;
-    if (c.n == 0 && !c.saw_none) {
-        if (c.saw_header)
-            lvd_errf(err, "--list-devices: header without any device or \"(none)\" (output cut short?)");
-        else
-            lvd_errf(err, "--list-devices: no device list in the output");
+    /* "Available devices:" and nothing after it is a list too: llama-server's
+     * of a build that sees no accelerator before "(none)" was printed (b10156),
+     * or of one whose GPU backend failed to load */
+    if (c.n == 0 && !c.saw_header && !c.saw_none && !c.saw_device) {
+        lvd_errf(err, "--list-devices: no device list in the output");
         goto out;
     }
-    if (err_text && engine_rx_each_line(err_text, err_line, &c))
+    /* CUDA's init lines: on stderr, or in one text with the list (2>&1) */
+    if ((err_text && engine_rx_each_line(err_text, err_line, &c)) || engine_rx_each_line(out_text, err_line, &c))
         goto out;
     *devs = c.devs;
     *n = c.n;

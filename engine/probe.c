@@ -102,6 +102,34 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
     proc_result_free(&res);
 }
 
+void engine_probe_ask(const char *binary, int timeout_ms, lvd_probe *out)
+{
+    engine_probe_run(binary, timeout_ms, out);
+    /* only a llama-bench that said it does not know the option: a hung or
+     * crashing one is not asked twice through its neighbour */
+    if (strcmp(out->backend, LVD_BACKEND_UNKNOWN) || strcmp(lvd_base_name(binary), "llama-bench") || !out->reason ||
+        !strstr(out->reason, "invalid parameter for argument: --list-devices"))
+        return;
+    char *server = lvd_xasprintf("%.*sllama-server", (int)(lvd_base_name(binary) - binary), binary);
+    struct stat st;
+    if (stat(server, &st) == 0 && S_ISREG(st.st_mode)) {
+        lvd_probe other = {0};
+        engine_probe_run(server, timeout_ms, &other);
+        if (strcmp(other.backend, LVD_BACKEND_UNKNOWN)) { /* its answer, bench's identity */
+            memcpy(out->backend, other.backend, sizeof out->backend);
+            memcpy(out->cuda_archs, other.cuda_archs, sizeof out->cuda_archs);
+            free(out->devices);
+            out->devices = other.devices;
+            out->n_devices = other.n_devices;
+            other.devices = NULL;
+            free(out->reason);
+            out->reason = NULL;
+        }
+        lvd_probe_free(&other);
+    }
+    free(server);
+}
+
 /* 1 when the cached probe may be served: no newer probe of the engine under
  * the same environment failed. */
 static int cache_usable(store *s, const lvd_engine *e, const lvd_probe *fresh, lvd_err *err)
@@ -161,7 +189,7 @@ int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeo
         out->binary = binary;
         out->bin_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
         out->bin_size = (int64_t)st.st_size;
-        engine_probe_run(binary, timeout_ms, out);
+        engine_probe_ask(binary, timeout_ms, out);
     } else {
         /* Nothing to ask: recorded as unknown (for display) against the path expected. */
         out->binary = binary ? binary : lvd_xasprintf("%s/llama-bench", e->dir);

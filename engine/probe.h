@@ -35,6 +35,13 @@ char *engine_probe_binary(const lvd_engine *e);
  * backend "unknown" and a one-line reason; that is an outcome, not an error. */
 void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out);
 
+/* engine_probe_run on binary; when that is a llama-bench that does not know
+ * the option (llama-bench has --list-devices from b6522 on: an older one
+ * exits saying "invalid parameter for argument: --list-devices") and a
+ * llama-server lies beside it, that one's answer instead. The probe stays keyed by binary (the
+ * caller's out->binary, mtime and size), as engine_probe_binary names it. */
+void engine_probe_ask(const char *binary, int timeout_ms, lvd_probe *out);
+
 /* Probes engine e (e->id must be set): serves the store's cached probe when
  * it is fresh (same binary, mtime and size, made under the same
  * device-visibility environment (engine/visibility.h: a probe under another

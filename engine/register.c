@@ -106,8 +106,8 @@ static int ask_one(const char *dir, const char *tool, int timeout_ms, engine_ver
     if (proc_run(&spec, &res, &perr) != 0) {
         lvd_sb_addf(why, "%s%s --version: %s", why->len ? "; " : "", tool, perr.msg);
     } else {
-        if (proc_ok(&res) && (engine_version_parse(lvd_sb_str(&res.err), v, &perr) == 0 ||
-                              engine_version_parse(lvd_sb_str(&res.out), v, &perr) == 0)) {
+        char *both = lvd_xasprintf("%s\n%s", lvd_sb_str(&res.err), lvd_sb_str(&res.out)); /* it prints on stderr */
+        if (proc_ok(&res) && engine_version_parse(both, v, &perr) == 0) {
             rc = 0;
         } else {
             char how[200];
@@ -119,6 +119,7 @@ static int ask_one(const char *dir, const char *tool, int timeout_ms, engine_ver
                         *tail && !quoted ? ": " : "", quoted ? "" : tail);
             free(tail);
         }
+        free(both);
         proc_result_free(&res);
     }
     free(bin);

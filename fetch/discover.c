@@ -324,7 +324,7 @@ static void probe_dir(fetch_discover_found *f, int timeout_ms)
         f->probe.bin_size = (int64_t)st.st_size;
     }
     if (binary)
-        engine_probe_run(binary, timeout_ms, &f->probe);
+        engine_probe_ask(binary, timeout_ms, &f->probe);
     engine_fileset fs;
     if (engine_files_list(f->dir, &fs, NULL) == 0) {
         engine_backends_of(&fs, f->probe.backends, sizeof f->probe.backends);

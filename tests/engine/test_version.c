@@ -1,7 +1,7 @@
 /* test_version.c: the version-line parser (engine/version.c) on the real
- * captures of every era in tests/fixtures/llama.cpp/ (`--version` of b9749
- * and of the SemVer build b10587, the -lv log of b9749, llama-bench's
- * markdown footer) and on the older forms of llama.cpp's history, with log
+ * captures of every era in tests/fixtures/llama.cpp/ (`--version` of b4547,
+ * b9749 and the SemVer build b10587, b4547's start-up log, the -lv log of
+ * b9749, llama-bench's markdown footer) and on the older forms of llama.cpp's history, with log
  * prefixes and CRLF; a line that fits no form is an error quoting it. */
 #include "tests/support/testutil.h"
 
@@ -45,9 +45,12 @@ static void test_fixtures_of_each_era(void **state)
 {
     (void)state;
     /* --version, before the SemVer releases and after them */
+    expect_fixture("cpu-build-b4547/server-version.stderr", 4547, "c5d9effb4", "", "version");
     expect_fixture("cpu-build-b9749/server-version.stderr", 9749, "d32676d77", "", "version");
     expect_fixture("cpu-build-b10587/server-version.stderr", 10587, "3f545becc", "0.2.0-dev", "semver");
     expect_fixture("vulkan-build-b10587/server-version.stderr", 10587, "3f545becc", "0.2.0-dev", "semver");
+    /* common_init's start-up line of 2024-2025 (b4547's llama-perplexity) */
+    expect_fixture("cpu-build-b4547/perplexity-kld.stderr", 4547, "c5d9effb4", "", "build-log");
     /* the -lv log's start-up line, behind its log prefix and module tag */
     expect_fixture("alloc-b9749/vk-server.stderr", 9749, "d32676d77", "", "build-log");
     /* llama-bench's markdown footer */
