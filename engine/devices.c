@@ -230,22 +230,6 @@ int engine_device_is_software(const char *name)
 {
     static const char pattern[] = "llvmpipe|lavapipe|softpipe|SwiftShader|Microsoft Basic Render";
     static pcre2_code *re;
-    if (!re) {
-        int code;
-        PCRE2_SIZE off;
-        re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_CASELESS, &code, &off, NULL);
-        if (!re) { /* the pattern is fixed: a bug every test run catches */
-            fprintf(stderr, "fatal: the software-device pattern does not compile at %zu\n", (size_t)off);
-            abort();
-        }
-    }
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    if (!md) {
-        fprintf(stderr, "fatal: out of memory for a regex match\n");
-        abort();
-    }
     const char *n = name ? name : "";
-    int rc = pcre2_match(re, (PCRE2_SPTR)n, strlen(n), 0, 0, md, NULL);
-    pcre2_match_data_free(md);
-    return rc >= 0;
+    return engine_rx_fixed(&re, pattern, PCRE2_CASELESS, "software-device", n, strlen(n), NULL);
 }

@@ -46,15 +46,15 @@ int engine_rx_group(engine_rx *r, const char *s, int g, char *buf, size_t len)
 static const char RX_LOG_PREFIX[] = "^" ANSI "(?:[0-9]{1,6}\\.[0-9]{2}\\.[0-9]{3}\\.[0-9]{3}" ANSI " )?" ANSI
                                     "[IWED] " ANSI;
 
-size_t engine_rx_log_prefix(const char *line, size_t len)
+int engine_rx_fixed(pcre2_code **re, const char *pattern, uint32_t opts, const char *what, const char *s,
+                    size_t len, size_t *end)
 {
-    static pcre2_code *re;
-    if (!re) {
+    if (!*re) {
         int code;
         PCRE2_SIZE off;
-        re = pcre2_compile((PCRE2_SPTR)RX_LOG_PREFIX, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
-        if (!re) { /* the pattern is fixed: a bug every test run catches */
-            fprintf(stderr, "fatal: the log-prefix pattern does not compile at %zu\n", (size_t)off);
+        *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &code, &off, NULL);
+        if (!*re) { /* the pattern is fixed: a bug every test run catches */
+            fprintf(stderr, "fatal: the %s pattern does not compile at %zu\n", what, (size_t)off);
             abort();
         }
     }
@@ -63,10 +63,18 @@ size_t engine_rx_log_prefix(const char *line, size_t len)
         fprintf(stderr, "fatal: out of memory for a regex match\n");
         abort();
     }
-    size_t n = 0;
-    if (pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL) > 0)
-        n = pcre2_get_ovector_pointer(md)[1];
+    int rc = pcre2_match(*re, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
+    if (rc >= 0 && end)
+        *end = pcre2_get_ovector_pointer(md)[1];
     pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+size_t engine_rx_log_prefix(const char *line, size_t len)
+{
+    static pcre2_code *re;
+    size_t n = 0;
+    engine_rx_fixed(&re, RX_LOG_PREFIX, 0, "log-prefix", line, len, &n);
     return n;
 }
 

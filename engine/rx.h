@@ -27,6 +27,13 @@ int engine_rx_match(engine_rx *r, const char *s, size_t len);
 /* Group g of the last match into buf; 0, or -1 when it does not fit. */
 int engine_rx_group(engine_rx *r, const char *s, int g, char *buf, size_t len);
 
+/* Matches s[0..len) against a pattern fixed in the code, compiled once into
+ * *re (a static of the caller; a pattern that does not compile, or no memory
+ * for a match, aborts naming what). 1 with *end (may be NULL) the end of the
+ * match, else 0. */
+int engine_rx_fixed(pcre2_code **re, const char *pattern, uint32_t opts, const char *what, const char *s,
+                    size_t len, size_t *end);
+
 /* The length of llama.cpp's log prefix at the start of line[0..len) (0 when
  * none): what common/log.cpp writes before a message when prefixes or
  * timestamps are on, colour codes, "0.00.126.784 " (minutes, seconds,

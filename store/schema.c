@@ -405,8 +405,8 @@ static const char *const migrations[] = {
      * them), and an engine fetched by a SemVer release's name keeps that name
      * (release_tag, "v0.4.1"), so that a pin file naming the release finds
      * the build it stands for. */
-    "ALTER TABLE engines ADD COLUMN semver TEXT;"
-    "ALTER TABLE engines ADD COLUMN release_tag TEXT;",
+    ("ALTER TABLE engines ADD COLUMN semver TEXT;"
+     "ALTER TABLE engines ADD COLUMN release_tag TEXT;"),
 };
 
 size_t store_schema_version(void)

@@ -36,7 +36,7 @@ long build_number(void)
 static void print_devices(void)
 {
     fputs("Available devices:\n", stdout);
-    if (G.ndev == 0 && !streq(scn_str("list_style", "none"), "empty"))
+    if (G.ndev == 0)
         fputs("  (none)\n", stdout);
     for (size_t i = 0; i < G.ndev; i++)
         printf("  %s: %s (%ld MiB, %ld MiB free)\n", G.dev[i].name, G.dev[i].desc,

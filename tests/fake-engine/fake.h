@@ -35,8 +35,6 @@
  *       capability (default 9.0), ROCm gfx arch (default gfx1100), Vulkan driver
  *       shown in parentheses (default: first word of DESCRIPTION).
  *       `device = none` or no device line: a CPU-only build ("  (none)").
- *   list_style = none|empty          how a list with no device ends: "  (none)" (b10156 on;
- *       llama-bench from b6522), or nothing after the header (llama-server before them)
  *   devices_need_env = VAR
  *       the devices are seen only while VAR is set in the environment (any
  *       value); unset, every persona sees none, as llama.cpp's Vulkan backend
