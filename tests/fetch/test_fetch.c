@@ -381,6 +381,16 @@ static void test_latest_pick(void **state)
     assert_non_null(strstr(err.msg, "no published build release at least 21600 s old"));
     assert_int_equal(fetch_latest_pick("{}", 2, 0, t0, &tag, &err), -1);
     assert_non_null(strstr(err.msg, "not a JSON array"));
+    /* the SemVer era: every build a prerelease (b10573 on), the stable
+     * release a vX.Y.Z naming one of them: the newest build is picked */
+    const char *semver =
+        "[{\"tag_name\":\"v0.4.1\",\"published_at\":\"2026-01-01T05:00:00Z\"},"
+        "{\"tag_name\":\"b10992\",\"prerelease\":true,\"published_at\":\"2026-01-01T04:00:00Z\"},"
+        "{\"tag_name\":\"b10991\",\"prerelease\":true,\"published_at\":\"2026-01-01T03:00:00Z\"},"
+        "{\"tag_name\":\"b10572\",\"prerelease\":true,\"published_at\":\"2026-01-01T06:00:00Z\"}]";
+    assert_int_equal(fetch_latest_pick(semver, strlen(semver), 0, t0 + 7 * 3600, &tag, &err), 0);
+    assert_string_equal(tag, "b10992");
+    free(tag);
 }
 
 /* --- which build (fetch_resolve_build) ------------------------------------ */
