@@ -11,7 +11,9 @@
 #     two nights of lvd nightly: the faster newest build b10995 is promoted,
 #     ordered by build number, and the pin file then names it;
 #   bisect: --good v0.5.0 --bad v0.5.1 hunts between the builds they stand
-#     for and finds the first slower build.
+#     for and finds the first slower build;
+#   hunt: a pin file naming v0.5.0 and the slower newest build b11007: the
+#     nightly keeps the pin and bisects from b11000, the build v0.5.0 is.
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
@@ -116,4 +118,23 @@ has_err "v0.5.0 is build b11000 \(the build its nightly-tag.txt names\)" && ok "
 lvd bisect --good v0.5.1 --bad v0.5.0 -m "$MODEL" --flavour $FLAVOUR
 expect_rc "good newer than bad by build number: usage" 2
 has_err "--good b11007 must be older than --bad b11000" && ok "names the builds" || fail "$(cat "$tmp/err")"
+
+# --- the nightly's hunt from a pin naming v0.5.0: the regressed b11007 against b11000 -----
+export LVD_STORE="$tmp/hunt.db" LVD_BUILDS_DIR="$tmp/hunt-builds"
+cat >"$PIN" <<PINF
+build = v0.5.0
+flavour = $FLAVOUR
+sha256.$FLAVOUR = $(digest_of "$SRV2" b11000)
+PINF
+sed -i -e "s|^builds_dir = .*|builds_dir = $tmp/hunt-builds|" -e 's/^tests = .*/tests = tg128/' "$tmp/repo/nightly.conf"
+printf 'bisect = on\nbisect_budget = 10m\n' >>"$tmp/repo/nightly.conf"
+: >"$tmp/repo/nightly.log"
+night 2026-11-04
+grep -q "^build = v0.5.0$" "$PIN" && ok "hunt: the regression keeps the pin naming v0.5.0" || fail "hunt: pin moved: $(cat "$PIN")"
+grep -qE "step 'bisect': .*lvd-bisect.* --good b11000 --bad b11007 " "$tmp/repo/nightly.log" &&
+    ok "hunt: lvd bisect between the build v0.5.0 stands for (b11000) and the candidate b11007" ||
+    fail "hunt: no bisect step: $(grep -E "step '(pin|bisect)'" "$tmp/repo/nightly.log" | head -4)"
+grep -q "first bad build \*\*b11004\*\* (c0ffee11004), last good b11003" "$tmp/repo/page.md" &&
+    ok "hunt: the page names b11004, the first slower build by number" ||
+    fail "hunt: page: $(grep -n -A2 "Regression hunt" "$tmp/repo/page.md" | head -4)"
 e2e_finish
