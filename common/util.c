@@ -471,6 +471,21 @@ void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap)
     lvd_strv_push(v, n, lvd_sb_detach(&sb));
 }
 
+void lvd_strv_pushf(char ***v, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lvd_strv_vpushf(v, n, fmt, ap);
+    va_end(ap);
+}
+
+char **lvd_strv_finish(char ***v)
+{
+    if (!*v)
+        *v = lvd_xcalloc(1, sizeof **v);
+    return *v;
+}
+
 int lvd_parse_onoff(const char *s, int *out)
 {
     static const char *const on[] = {"on", "1", "yes", "true"}, *const off[] = {"off", "0", "no", "false"};

@@ -101,10 +101,16 @@ void lvd_strv_free(char **v);
 const char *lvd_hostname(void);
 void lvd_hostname_set(const char *name);
 
-/* Appends s (the vector takes it) to the NULL-terminated vector *v of *n
- * strings (*v NULL and *n 0 to start; free with lvd_strv_free). */
+/* The one helper set for argv and other string vectors: appends s (the
+ * vector takes it) to the NULL-terminated vector *v of *n strings (*v NULL
+ * and *n 0 to start; free with lvd_strv_free). */
 void lvd_strv_push(char ***v, size_t *n, char *s);
-/* Appends the string fmt and ap format. */
+/* Appends the string fmt and its arguments (or ap) format: a copy of a
+ * word is lvd_strv_pushf(v, n, "%s", word). */
+void lvd_strv_pushf(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap);
+/* *v, or when nothing was pushed a new empty vector (just its NULL): a
+ * vector handed on is never NULL. */
+char **lvd_strv_finish(char ***v);
 
 #endif

@@ -11,46 +11,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void push(char ***v, size_t *n, const char *s)
-{
-    lvd_strv_push(v, n, lvd_xstrdup(s));
-}
-
-/* flag and its value */
-static void push2(char ***v, size_t *n, const char *flag, char *value)
-{
-    push(v, n, flag);
-    lvd_strv_push(v, n, value);
-}
-
 char **night_bench_argv(const night_config *c, const char *tools_dir, const char *store_path, const char *model,
                         const char *session, int resume, const char *tests, const char *budget,
                         size_t min_samples, size_t *n)
 {
     char **v = NULL;
     *n = 0;
-    lvd_strv_push(&v, n, lvd_xasprintf("%s/lvd-bench", tools_dir));
+    lvd_strv_pushf(&v, n, "%s/lvd-bench", tools_dir);
     const char *words[] = {"--store", store_path, "--model", model, "--session", session};
     for (size_t i = 0; i < LVD_ARRAY_LEN(words); i++)
-        push(&v, n, words[i]);
+        lvd_strv_pushf(&v, n, "%s", words[i]);
     if (resume)
-        push(&v, n, "--resume");
-    push2(&v, n, "--tests", lvd_xstrdup(tests));
+        lvd_strv_pushf(&v, n, "--resume");
+    lvd_strv_pushf(&v, n, "--tests");
+    lvd_strv_pushf(&v, n, "%s", tests);
     if (c->ctx >= 0) { /* measured at the context it serves (bench/depth.h) */
-        push2(&v, n, "--ctx", lvd_xasprintf("%d", c->ctx));
+        lvd_strv_pushf(&v, n, "--ctx");
+        lvd_strv_pushf(&v, n, "%d", c->ctx);
     }
     if (c->depth) {
-        push2(&v, n, "--depth", lvd_xstrdup(c->depth));
+        lvd_strv_pushf(&v, n, "--depth");
+        lvd_strv_pushf(&v, n, "%s", c->depth);
     }
-    push2(&v, n, "--budget", lvd_xstrdup(budget));
-    push2(&v, n, "--max-samples", lvd_xasprintf("%d", c->max_samples));
-    push2(&v, n, "--min-samples", lvd_xasprintf("%zu", min_samples));
+    lvd_strv_pushf(&v, n, "--budget");
+    lvd_strv_pushf(&v, n, "%s", budget);
+    lvd_strv_pushf(&v, n, "--max-samples");
+    lvd_strv_pushf(&v, n, "%d", c->max_samples);
+    lvd_strv_pushf(&v, n, "--min-samples");
+    lvd_strv_pushf(&v, n, "%zu", min_samples);
     if (c->reps > 0) { /* unset (0): the bench's cost model chooses -r */
-        push2(&v, n, "--reps", lvd_xasprintf("%d", c->reps));
+        lvd_strv_pushf(&v, n, "--reps");
+        lvd_strv_pushf(&v, n, "%d", c->reps);
     }
-    push2(&v, n, "--objective", lvd_xstrdup(c->objective));
+    lvd_strv_pushf(&v, n, "--objective");
+    lvd_strv_pushf(&v, n, "%s", c->objective);
     if (c->run_timeout) {
-        push2(&v, n, "--timeout", lvd_xstrdup(c->run_timeout));
+        lvd_strv_pushf(&v, n, "--timeout");
+        lvd_strv_pushf(&v, n, "%s", c->run_timeout);
     }
     return v;
 }
@@ -70,13 +67,15 @@ static void arm_flags(char ***v, size_t *n, const char *key)
         for (size_t k = 0; k < LVD_ARRAY_LEN(flag); k++) {
             size_t len = strlen(flag[k][0]);
             if (!strncmp(tok[i], flag[k][0], len) && tok[i][len] && strcmp(tok[i] + len, "-")) {
-                push2(v, n, flag[k][1], lvd_xstrdup(tok[i] + len));
+                lvd_strv_pushf(v, n, "%s", flag[k][1]);
+                lvd_strv_pushf(v, n, "%s", tok[i] + len);
             }
         }
     lvd_strv_free(tok);
     free(head);
     if (env && env[4]) {
-        push2(v, n, "--env", lvd_xstrdup(env + 4));
+        lvd_strv_pushf(v, n, "--env");
+        lvd_strv_pushf(v, n, "%s", env + 4);
     }
 }
 
@@ -121,9 +120,10 @@ static int remeasure_of(store *s, const night_config *c, const char *tools_dir, 
     r->argv = night_bench_argv(c, tools_dir, store_path, model, more, 0, lvd_json_string(cmp, "test"), "0", want,
                                &r->n);
     free(more);
-    push2(&r->argv, &r->n, "--engines",
-          lvd_xasprintf("%.0f,%.0f", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
-                        cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine"))));
+    lvd_strv_pushf(&r->argv, &r->n, "--engines");
+    lvd_strv_pushf(&r->argv, &r->n, "%.0f,%.0f",
+                   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
+                   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine")));
     arm_flags(&r->argv, &r->n, lvd_json_string(cmp, "arm_key"));
     r->what = lvd_xasprintf("%s on %s, %s", lvd_json_string(cmp, "test"), lvd_json_string(cmp, "backend"),
                             lvd_json_string(cmp, "params"));

@@ -110,25 +110,23 @@ static void error_messages_are_one_line(void **state)
     assert_string_equal(err.msg, "f: bad thing");
 }
 
-static void vpushf(char ***v, size_t *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lvd_strv_vpushf(v, n, fmt, ap);
-    va_end(ap);
-}
-
 static void string_vectors_stay_null_terminated(void **state)
 {
     (void)state;
     char **v = NULL;
     size_t n = 0;
+    assert_null(v);
+    char **empty = lvd_strv_finish(&v); /* handed on: never NULL */
+    assert_non_null(empty);
+    assert_null(empty[0]);
+    assert_ptr_equal(lvd_strv_finish(&v), empty);
     lvd_strv_push(&v, &n, lvd_xstrdup("-m"));
-    vpushf(&v, &n, "%s/%d", "x", 42);
+    lvd_strv_pushf(&v, &n, "%s/%d", "x", 42);
     assert_int_equal(n, 2);
     assert_string_equal(v[0], "-m");
     assert_string_equal(v[1], "x/42");
     assert_null(v[2]);
+    assert_ptr_equal(lvd_strv_finish(&v), v);
     lvd_strv_free(v);
 }
 
