@@ -208,6 +208,8 @@ static void print_problems(FILE *f, const bench_session *s)
                     lvd_ansi(f, RESET), arm_name(s, i), st->failures, st->reason);
         else if (st->failures)
             fprintf(f, "failed once (retried): %s: %s\n", arm_name(s, i), st->reason);
+        if (st->left_out) /* the engine's llama-bench lacks a flag the arm asks */
+            fprintf(f, "left out: %s: %s\n", arm_name(s, i), st->left_out);
     }
     for (size_t i = 0; i < s->plan->n_skips; i++) {
         const bench_skip *k = &s->plan->skips[i];
@@ -290,6 +292,8 @@ static cJSON *arm_json(const bench_session *s, size_t i)
                           a->rung_of ? cJSON_CreateNumber((double)(a->rung_of - 1)) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "fit_of",
                           a->fit_of ? cJSON_CreateNumber((double)(a->fit_of - 1)) : cJSON_CreateNull());
+    if (st->left_out) /* only then: every other arm stays as it was */
+        cJSON_AddStringToObject(o, "left_out", st->left_out);
     return o;
 }
 

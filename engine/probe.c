@@ -8,6 +8,7 @@
 
 #include "engine/cudaarch.h"
 #include "engine/devices.h"
+#include "engine/help.h"
 #include "engine/identity.h"
 #include "engine/visibility.h"
 #include "common/cli.h"
@@ -128,6 +129,8 @@ static int serve_cached(store *s, const lvd_engine *e, const char *binary, const
     int usable = rc == 0 ? cache_usable(s, e, out, err) : 0;
     if (rc >= 0 && usable >= 0 && engine_identity_changed(s, e, rc == 0 ? out : NULL, fs, changed, err) != 0)
         usable = -1;
+    if (usable > 0 && !*changed && !engine_help_current(out->flags)) /* made before flags were recorded */
+        *changed = lvd_xstrdup("the last probe did not record the flags its tools list");
     if (usable > 0 && *changed)
         usable = 0;
     if (rc == 0 && usable <= 0)

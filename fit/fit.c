@@ -87,7 +87,7 @@ static void search_one(engine_setup *b, size_t i, const lvd_device *dev, const f
     it->max_ctx = top;
     it->ceiling = -1;
     it->free_mib = dev ? dev->free_mib : -1;
-    fit_target t = {.binary = binary, .model = b->model, .timeout_ms = o->timeout_ms};
+    fit_target t = {.binary = binary, .model = b->model, .flags = b->probes[i].flags, .timeout_ms = o->timeout_ms};
     placement_result pl;
     lvd_err err = {{0}};
     int placed = shape->known ? fit_place(shape, dev, pr->type_k, pr->type_v, &t.params, &pl, &err) : 0;
@@ -110,6 +110,7 @@ static void search_one(engine_setup *b, size_t i, const lvd_device *dev, const f
     it->ceiling = so.ceiling;
     it->capped = so.capped;
     it->probes = so.probes;
+    it->left_out = t.left_out[0] ? lvd_xstrdup(t.left_out) : NULL;
     if (!so.capped && t.last_why[0])
         it->last_fail = lvd_xstrdup(t.last_why);
 }
@@ -134,9 +135,9 @@ static void progress(const fit_opts *o, const fit_item *it)
         snprintf(line, sizeof line, "%s %s %s/%s: %s", it->engine, it->device, it->pair.type_k, it->pair.type_v,
                  it->error);
     else
-        snprintf(line, sizeof line, "%s %s %s/%s: ceiling %lld%s in %d loads", it->engine, it->device,
+        snprintf(line, sizeof line, "%s %s %s/%s: ceiling %lld%s in %d loads%s%s%s", it->engine, it->device,
                  it->pair.type_k, it->pair.type_v, (long long)it->ceiling, it->capped ? " (the top loaded)" : "",
-                 it->probes);
+                 it->probes, it->left_out ? " (" : "", it->left_out ? it->left_out : "", it->left_out ? ")" : "");
     o->progress(o->progress_arg, line);
 }
 
@@ -185,6 +186,7 @@ void fit_items_free(fit_item *v, size_t n)
         free(v[i].engine);
         free(v[i].last_fail);
         free(v[i].error);
+        free(v[i].left_out);
     }
     free(v);
 }
@@ -221,6 +223,8 @@ cJSON *fit_items_json(const fit_item *v, size_t n)
             cJSON_AddStringToObject(o, "error", v[i].error);
         else
             cJSON_AddNullToObject(o, "error");
+        if (v[i].left_out) /* only then: every other item stays as it was */
+            cJSON_AddStringToObject(o, "left_out", v[i].left_out);
         cJSON_AddItemToArray(a, o);
     }
     return a;

@@ -1,21 +1,28 @@
 /* test_argv.c: the llama.cpp command line every tool that starts an engine
- * builds from one set of engine parameters (lvd_params): llama-bench for lvd
- * bench (one arm, and a group of arms sharing a process), llama-bench's
- * one-token loads of lvd fit, llama-perplexity for lvd check and the
- * llama-server line lvd select prints. The expected words are what each tool
- * passed before one builder made them all: a build whose --help lists every
- * flag gets the same argv, byte for byte. */
+ * builds from one set of engine parameters (lvd_params, engine/argv.h):
+ * llama-bench for lvd bench (one arm, and a group of arms sharing a
+ * process), llama-bench's one-token loads of lvd fit, llama-perplexity for
+ * lvd check and the llama-server line lvd select prints. The expected words
+ * of the first tests are what each tool passed before one builder made them
+ * all: a build whose --help lists every flag gets the same argv, byte for
+ * byte. Then what a build's --help lists (engine/help.h, the real b9749 and
+ * b10587 texts): parsed, recorded and read back, nothing lost on today's
+ * builds, a missing flag left out and said, llama-server's old -fa switch,
+ * and a word a run needs refused. */
 #include "tests/support/testutil.h"
 
 #include "bench/group.h"
 #include "bench/invoke.h"
 #include "check/check.h"
+#include "engine/argv.h"
+#include "engine/help.h"
 #include "fit/load.h"
 #include "select/launch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The words of v joined by single spaces (v freed). */
 static char *joined(char **v)
@@ -177,7 +184,7 @@ static char **server_words(const lvd_params *p, uint32_t ctx, int gpu)
 {
     sel_launch l;
     lvd_err err = {0};
-    if (sel_launch_build("/e/", "m.gguf", p, ctx, gpu, &l, &err))
+    if (sel_launch_build("/e/", NULL, "m.gguf", p, ctx, gpu, &l, &err))
         fail_msg("%s", err.msg);
     char **v = l.argv;
     l.argv = NULL;
@@ -200,11 +207,237 @@ static void test_server(void **state)
     assert_words(server_words(&cpu, 0, 1), "/e/llama-server -m m.gguf");
 }
 
+/* --- what a build's --help lists (engine/help.h) -------------------------- */
+
+/* The help of a real build's tools (tests/fixtures/llama.cpp/BUILD/TOOL-help.stdout). */
+static void read_help(engine_help *h, const char *build)
+{
+    static const struct {
+        engine_tool tool;
+        const char *file;
+    } tools[] = {{ENGINE_TOOL_BENCH, "bench-help"}, {ENGINE_TOOL_SERVER, "server-help"},
+                 {ENGINE_TOOL_PERPLEXITY, "perplexity-help"}};
+    memset(h, 0, sizeof *h);
+    for (size_t i = 0; i < LVD_ARRAY_LEN(tools); i++) {
+        char *rel = lvd_xasprintf("llama.cpp/%s/%s.stdout", build, tools[i].file);
+        char *path = tu_fixture(rel);
+        size_t n;
+        char *text = access(path, R_OK) == 0 ? tu_read(path, &n) : NULL;
+        if (text)
+            engine_help_parse(h, tools[i].tool, text);
+        free(text);
+        free(path);
+        free(rel);
+    }
+}
+
+static void assert_arg(const engine_help *h, engine_tool t, const char *name, const char *arg)
+{
+    const engine_opt *o = engine_help_opt(h, t, name);
+    if (!o)
+        fail_msg("%s: %s not listed", engine_tool_name(t), name);
+    assert_string_equal(o->arg, arg);
+}
+
+/* The real help texts of two builds: each option line with its spellings
+ * and argument, a switch without one, the description never read as one. */
+static void test_help_parse(void **state)
+{
+    (void)state;
+    engine_help h;
+    read_help(&h, "cpu-build-b10587");
+    for (int t = 0; t < ENGINE_TOOL_FIT_PARAMS; t++)
+        assert_true(h.known[t]);
+    assert_false(h.known[ENGINE_TOOL_FIT_PARAMS]);
+    assert_arg(&h, ENGINE_TOOL_BENCH, "-fa", "<on|off|auto>");
+    assert_arg(&h, ENGINE_TOOL_BENCH, "--n-cpu-moe", "<n>");
+    assert_arg(&h, ENGINE_TOOL_BENCH, "-sm", "<none|layer|row|tensor>");
+    assert_arg(&h, ENGINE_TOOL_BENCH, "--no-warmup", "");
+    assert_arg(&h, ENGINE_TOOL_BENCH, "-v", "");
+    assert_arg(&h, ENGINE_TOOL_SERVER, "-fa", "[on|off|auto]");
+    assert_arg(&h, ENGINE_TOOL_SERVER, "--n-gpu-layers", "N");
+    assert_arg(&h, ENGINE_TOOL_SERVER, "-sm", "{none,layer,row,tensor}");
+    assert_arg(&h, ENGINE_TOOL_SERVER, "--fit", "[on|off]");
+    assert_arg(&h, ENGINE_TOOL_PERPLEXITY, "--kl-divergence-base", "FNAME");
+    assert_arg(&h, ENGINE_TOOL_PERPLEXITY, "--save-all-logits", "FNAME");
+    assert_arg(&h, ENGINE_TOOL_PERPLEXITY, "--kl-divergence", "");
+    assert_null(engine_help_opt(&h, ENGINE_TOOL_BENCH, "-ncmoed"));
+    assert_null(engine_help_opt(&h, ENGINE_TOOL_BENCH, "--kl-divergence"));
+    engine_help_free(&h);
+    read_help(&h, "cpu-build-b9749");
+    assert_true(h.known[ENGINE_TOOL_BENCH] && h.known[ENGINE_TOOL_SERVER]);
+    assert_false(h.known[ENGINE_TOOL_PERPLEXITY]);
+    assert_arg(&h, ENGINE_TOOL_BENCH, "-fitt", "<MiB>");
+    assert_arg(&h, ENGINE_TOOL_SERVER, "--device", "<dev1,dev2,..>");
+    engine_help_free(&h);
+    /* no -m: not a help this reads */
+    engine_help_parse(&h, ENGINE_TOOL_BENCH, "error: invalid parameter for argument: --help\n  -ngl N\n");
+    assert_false(h.known[ENGINE_TOOL_BENCH]);
+    engine_help_free(&h);
+}
+
+/* The record a probe keeps reads back as what it was made of, only the
+ * flags llama-verdict passes in it; another version is nothing known. */
+static void test_help_record(void **state)
+{
+    (void)state;
+    engine_help h, back;
+    read_help(&h, "cpu-build-b10587");
+    char *rec = engine_help_record(&h);
+    assert_true(engine_help_current(rec));
+    assert_null(strstr(rec, "--rope-scaling")); /* not ours to pass */
+    engine_help_load(rec, &back);
+    for (int t = 0; t < ENGINE_TOOL_COUNT; t++)
+        assert_int_equal(back.known[t], h.known[t]);
+    assert_arg(&back, ENGINE_TOOL_SERVER, "-fa", "[on|off|auto]");
+    assert_arg(&back, ENGINE_TOOL_SERVER, "--n-cpu-moe", "N");
+    assert_arg(&back, ENGINE_TOOL_PERPLEXITY, "--kl-divergence-base", "FNAME");
+    char *again = engine_help_record(&back);
+    assert_string_equal(again, rec);
+    engine_help_free(&back);
+    rec[10] = '9'; /* "lvd-flags 9" */
+    engine_help_load(rec, &back);
+    assert_false(engine_help_current(rec));
+    assert_false(back.known[ENGINE_TOOL_BENCH]);
+    assert_null(engine_help_opt(&back, ENGINE_TOOL_BENCH, "-m"));
+    engine_help_load(NULL, &back);
+    assert_false(back.known[ENGINE_TOOL_SERVER]);
+    free(again);
+    free(rec);
+    engine_help_free(&h);
+}
+
+/* One run built over a help. */
+static char *built(const engine_run *r, char **note)
+{
+    engine_argv a;
+    lvd_err err = {{0}};
+    if (engine_argv_build(r, &a, &err) != 0)
+        fail_msg("%s", err.msg);
+    *note = a.note;
+    a.note = NULL;
+    char **v = a.argv;
+    a.argv = NULL;
+    engine_argv_free(&a);
+    return joined(v);
+}
+
+/* The builds of today list every flag: the same words as with no help at
+ * all, and nothing said. */
+static void test_real_builds_lose_nothing(void **state)
+{
+    (void)state;
+    static const char *const builds[] = {"cpu-build-b9749", "cpu-build-b10587"};
+    for (size_t b = 0; b < LVD_ARRAY_LEN(builds); b++) {
+        engine_help h;
+        read_help(&h, builds[b]);
+        engine_run runs[] = {
+            {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = full_params(),
+             .n_prompt = "512", .n_gen = "128", .n_depth = "0,2048", .reps = 5, .no_warmup = 1, .progress = 1},
+            {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = full_params(),
+             .ctx = 4096, .gpu = 1},
+            {.kind = ENGINE_RUN_PERPLEXITY, .binary = "/e/llama-perplexity", .model = "m", .params = one_device(),
+             .text = "t", .ctx = 128, .chunks = 4, .kld_base = "b", .kld = 1},
+        };
+        for (size_t i = 0; i < LVD_ARRAY_LEN(runs); i++) {
+            char *note, *plain, *listed;
+            plain = built(&runs[i], &note);
+            assert_null(note);
+            runs[i].help = &h;
+            listed = built(&runs[i], &note);
+            if (h.known[engine_run_tool(runs[i].kind)]) {
+                assert_string_equal(listed, plain);
+                assert_null(note);
+            }
+            free(plain);
+            free(listed);
+            free(note);
+        }
+        engine_help_free(&h);
+    }
+}
+
+/* A build without -ncmoe and llama.cpp's fit: left out, and said; an alias
+ * it lists instead is passed in its place. */
+static void test_left_out(void **state)
+{
+    (void)state;
+    engine_help h = {.opts = NULL};
+    engine_help_parse(&h, ENGINE_TOOL_BENCH,
+                      "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n  -r, --repetitions <n>\n"
+                      "  -o, --output <csv|json|jsonl|md|sql>\n  -v, --verbose       verbose output\n"
+                      "  -dev, --device <dev0/dev1/...>\n  --n-gpu-layers <n>\n  -fa, --flash-attn <0|1>\n");
+    lvd_params p = one_device();
+    p.n_cpu_moe = 4;
+    p.fit_target = 1024;
+    engine_run r = {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = p, .help = &h,
+                    .n_prompt = "512", .n_gen = "0", .reps = 3, .no_warmup = 1};
+    char *note, *words = built(&r, &note);
+    assert_string_equal(words, "/e/llama-bench -m m -p 512 -n 0 -r 3 -o jsonl -v -dev Vulkan0 --n-gpu-layers 33 -fa 0");
+    assert_string_equal(note, "left out -ctk q8_0, -ncmoe 4, -fitt 1024, --no-warmup: not in llama-bench's --help");
+    free(words);
+    free(note);
+    engine_help_free(&h);
+}
+
+/* llama-server's -fa before it took a value (a switch, off by default):
+ * the bare flag for on, nothing for off, nothing said. */
+static void test_switch(void **state)
+{
+    (void)state;
+    engine_help h = {.opts = NULL};
+    engine_help_parse(&h, ENGINE_TOOL_SERVER,
+                      "-m,    --model FNAME                    model path (default: models/7B/ggml-model-f16.gguf)\n"
+                      "-fa,   --flash-attn                     enable Flash Attention (default: disabled)\n"
+                      "-ngl,  --gpu-layers, --n-gpu-layers N   number of layers to store in VRAM\n");
+    lvd_params p;
+    lvd_params_init(&p);
+    p.fa = 1;
+    engine_run r = {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = p, .help = &h,
+                    .gpu = 1};
+    char *note, *words = built(&r, &note);
+    assert_string_equal(words, "/e/llama-server -m m -fa");
+    assert_null(note);
+    free(words);
+    r.params.fa = 0;
+    words = built(&r, &note);
+    assert_string_equal(words, "/e/llama-server -m m");
+    assert_null(note);
+    free(words);
+    engine_help_free(&h);
+}
+
+/* A word the run cannot do without is an error, not a note: lvd fit's
+ * loads on a llama-bench without -d. */
+static void test_needed(void **state)
+{
+    (void)state;
+    engine_help h = {.opts = NULL};
+    engine_help_parse(&h, ENGINE_TOOL_BENCH,
+                      "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n  -r, --repetitions <n>\n"
+                      "  -o, --output <csv|json|jsonl|md|sql>\n");
+    char *rec = engine_help_record(&h);
+    fit_target t = {.binary = "/e/llama-bench", .model = "m", .flags = rec, .timeout_ms = 1};
+    lvd_params_init(&t.params);
+    engine_argv a;
+    lvd_err err = {{0}};
+    assert_int_equal(fit_load_cmd(&t, 4096, &a, &err), -1);
+    assert_string_equal(err.msg, "/e/llama-bench: its --help lists no -d, which this run needs");
+    assert_null(a.argv);
+    assert_null(fit_load_argv(&t, 4096));
+    free(rec);
+    engine_help_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bench), cmocka_unit_test(test_bench_group), cmocka_unit_test(test_fit),
-        cmocka_unit_test(test_check), cmocka_unit_test(test_server),
+        cmocka_unit_test(test_bench),        cmocka_unit_test(test_bench_group),
+        cmocka_unit_test(test_fit),          cmocka_unit_test(test_check),
+        cmocka_unit_test(test_server),       cmocka_unit_test(test_help_parse),
+        cmocka_unit_test(test_help_record),  cmocka_unit_test(test_real_builds_lose_nothing),
+        cmocka_unit_test(test_left_out),     cmocka_unit_test(test_switch),
+        cmocka_unit_test(test_needed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
