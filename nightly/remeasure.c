@@ -2,6 +2,7 @@
  * for running them (nightly.c) or deciding anything (select/pin.c). */
 #include "nightly/remeasure.h"
 
+#include "bench/arm.h"
 #include "common/json.h"
 #include "stats/stats.h"
 #include "store/store.h"
@@ -52,31 +53,44 @@ char **night_bench_argv(const night_config *c, const char *tools_dir, const char
     return v;
 }
 
-/* lvd bench's flags for the parameters of arm key ("dev=- ngl=99 fa=1 ub=-
- * ... env=K=V"); the device is the bench's to choose from the probe. */
-static void arm_flags(char ***v, size_t *n, const char *key)
+/* v printed into buf when on, else "" (the flag is not passed). */
+static const char *num(char buf[16], int v, int on)
 {
-    static const char *const flag[][2] = {{"ngl=", "-ngl"}, {"fa=", "-fa"},    {"ub=", "-ub"},
-                                          {"ctk=", "-ctk"}, {"ctv=", "-ctv"},  {"ncmoe=", "-ncmoe"},
-                                          {"t=", "-t"},     {"sm=", "-sm"},    {"ts=", "-ts"}};
-    const char *env = strstr(key, "env=");
-    char *head = lvd_xstrndup(key, env ? (size_t)(env - key) : strlen(key));
-    size_t nt;
-    char **tok = lvd_split(head, ' ', &nt);
-    for (size_t i = 0; i < nt; i++)
-        for (size_t k = 0; k < LVD_ARRAY_LEN(flag); k++) {
-            size_t len = strlen(flag[k][0]);
-            if (!strncmp(tok[i], flag[k][0], len) && tok[i][len] && strcmp(tok[i] + len, "-")) {
-                lvd_strv_pushf(v, n, "%s", flag[k][1]);
-                lvd_strv_pushf(v, n, "%s", tok[i] + len);
-            }
-        }
-    lvd_strv_free(tok);
-    free(head);
-    if (env && env[4]) {
-        lvd_strv_pushf(v, n, "--env");
-        lvd_strv_pushf(v, n, "%s", env + 4);
+    snprintf(buf, 16, "%d", v);
+    return on ? buf : "";
+}
+
+/* lvd bench's flags for the parameters of arm key (bench/arm.h) in the
+ * key's order; the device is the bench's to choose from the probe, and
+ * llama.cpp's own fit (fitt, fitc) has no lvd bench flag: the bench adds
+ * its fit arm itself where the engine offers -fitt. 0, or -1 when key is
+ * not an arm key. */
+static int arm_flags(char ***v, size_t *n, const char *key)
+{
+    lvd_params p;
+    lvd_err err;
+    if (bench_arm_key_parse(key, &p, &err) != 0)
+        return -1;
+    char b[5][16];
+    const char *const w[][2] = {
+        {"-sm", p.split_mode},
+        {"-ts", p.tensor_split},
+        {"-ngl", num(b[0], p.ngl, p.ngl >= 0)},
+        {"-fa", num(b[1], p.fa, p.fa >= 0)},
+        {"-ub", num(b[2], p.ubatch, p.ubatch > 0)},
+        {"-ctk", p.type_k},
+        {"-ctv", p.type_v},
+        {"-ncmoe", num(b[3], p.n_cpu_moe, p.n_cpu_moe > 0)},
+        {"-t", num(b[4], p.threads, p.threads > 0)},
+        {"--env", p.env},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(w); i++) {
+        if (!*w[i][1])
+            continue;
+        lvd_strv_pushf(v, n, "%s", w[i][0]);
+        lvd_strv_pushf(v, n, "%s", w[i][1]);
     }
+    return 0;
 }
 
 static size_t side_n(const cJSON *cmp, const char *side)
@@ -124,7 +138,10 @@ static int remeasure_of(store *s, const night_config *c, const char *tools_dir, 
     lvd_strv_pushf(&r->argv, &r->n, "%.0f,%.0f",
                    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
                    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine")));
-    arm_flags(&r->argv, &r->n, lvd_json_string(cmp, "arm_key"));
+    if (arm_flags(&r->argv, &r->n, lvd_json_string(cmp, "arm_key")) != 0) { /* not an arm we can name */
+        lvd_strv_free(r->argv);
+        return -1;
+    }
     r->what = lvd_xasprintf("%s on %s, %s", lvd_json_string(cmp, "test"), lvd_json_string(cmp, "backend"),
                             lvd_json_string(cmp, "params"));
     return 0;
