@@ -365,6 +365,30 @@ int lvd_parse_double(const char *s, double *out)
     return 0;
 }
 
+int lvd_parse_utc(const char *s, int64_t *out)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = s ? strptime(s, "%Y-%m-%d", &tm) : NULL;
+    if (end && *end == 'T') {
+        end = strptime(end + 1, "%H:%M:%S", &tm);
+        if (end && *end == 'Z')
+            end++;
+    }
+    if (!end || *end)
+        return -1;
+    *out = (int64_t)timegm(&tm);
+    return 0;
+}
+
+void lvd_format_utc(int64_t t, char *buf, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, len, "%s", "");
+}
+
 int lvd_parse_duration(const char *s, int64_t *seconds)
 {
     if (!s || !*s)

@@ -68,6 +68,15 @@ int lvd_parse_double(const char *s, double *out);
 /* Durations like "90", "90s", "15m", "6h", "2d" into seconds. 0 or -1. */
 int lvd_parse_duration(const char *s, int64_t *seconds);
 
+/* The one reader of time text: ISO-8601 UTC as the store, llama-bench's
+ * test_time and the release API write it, "2026-11-30T14:38:55Z" (the Z may
+ * be left out), or a date alone, "2026-11-30" (its midnight), into seconds
+ * since the epoch. Nothing may follow. 0, or -1. */
+int lvd_parse_utc(const char *s, int64_t *out);
+/* t as that text writes it: "2026-11-30T14:38:55Z" (buf of 21 bytes or
+ * more); "" when t cannot be written. */
+void lvd_format_utc(int64_t t, char *buf, size_t len);
+
 /* "on" or "off" into 1 or 0, for every switch a user writes (config files,
  * profiles, command lines): on/off, 1/0, yes/no, true/false, lower case as
  * written. 0, or -1 (*out untouched) for anything else, "auto" included:

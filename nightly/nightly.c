@@ -55,19 +55,11 @@ static void argv_free(argv_b *a)
     memset(a, 0, sizeof *a);
 }
 
-static void stamp(char *buf, size_t len)
-{
-    time_t t = (time_t)lvd_now();
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static void logf_(job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(job *j, const char *fmt, ...)
 {
     char ts[32];
-    stamp(ts, sizeof ts);
+    lvd_format_utc(lvd_now(), ts, sizeof ts);
     fprintf(j->log, "[%s] ", ts);
     va_list ap;
     va_start(ap, fmt);
@@ -456,7 +448,7 @@ static int evidence_step(job *j)
 static int begin(job *j, lvd_err *err)
 {
     char ts[32], *fresh;
-    stamp(ts, sizeof ts);
+    lvd_format_utc(lvd_now(), ts, sizeof ts);
     fresh = lvd_session_name("night", ts); /* unique across boxes: stores merge (common/uid.h) */
     j->since = lvd_now() - 2 * 86400;
     int rc = night_resume_begin(j->o->store, fresh, lvd_now(), j->o->cfg->resume_within_s, &j->resume, err);
