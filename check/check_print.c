@@ -73,8 +73,7 @@ cJSON *check_json(const check_report *r, const check_opts *o)
     cJSON *tol = cJSON_AddObjectToObject(root, "tolerances");
     cJSON_AddNumberToObject(tol, "kld_max", o->kld_max);
     cJSON_AddNumberToObject(tol, "ppl_tol", o->ppl_tol);
-    cJSON_AddItemToObject(tol, "top_p_min", o->top_p_min >= 0 ? cJSON_CreateNumber(o->top_p_min)
-                                                               : cJSON_CreateNull());
+    cJSON_AddItemToObject(tol, "top_p_min", lvd_json_num_if(o->top_p_min >= 0, o->top_p_min));
     cJSON *arr = cJSON_AddArrayToObject(root, "checks");
     for (size_t i = 0; i < r->n; i++) {
         const check_item *it = &r->items[i];

@@ -3,6 +3,8 @@
  * (search.c), a load (load.c) or the rules of a ceiling (ceiling.c). */
 #include "fit/fit.h"
 
+#include "common/json.h"
+
 #include "fit/ceiling.h"
 #include "fit/load.h"
 #include "fit/search.h"
@@ -191,14 +193,6 @@ void fit_items_free(fit_item *v, size_t n)
     free(v);
 }
 
-static void add_i64_or_null(cJSON *o, const char *k, int64_t v)
-{
-    if (v < 0)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, (double)v);
-}
-
 cJSON *fit_items_json(const fit_item *v, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
@@ -208,21 +202,15 @@ cJSON *fit_items_json(const fit_item *v, size_t n)
         cJSON_AddStringToObject(o, "device", v[i].device);
         cJSON_AddStringToObject(o, "ctk", v[i].pair.type_k);
         cJSON_AddStringToObject(o, "ctv", v[i].pair.type_v);
-        add_i64_or_null(o, "ceiling", v[i].ceiling);
-        add_i64_or_null(o, "free_mib", v[i].free_mib);
+        cJSON_AddItemToObject(o, "ceiling", lvd_json_num_if(v[i].ceiling >= 0, (double)v[i].ceiling));
+        cJSON_AddItemToObject(o, "free_mib", lvd_json_num_if(v[i].free_mib >= 0, (double)v[i].free_mib));
         cJSON_AddNumberToObject(o, "probes", v[i].probes);
         cJSON_AddBoolToObject(o, "capped", v[i].capped);
         cJSON_AddNumberToObject(o, "max_ctx", (double)v[i].max_ctx);
-        add_i64_or_null(o, "predicted", v[i].predicted);
+        cJSON_AddItemToObject(o, "predicted", lvd_json_num_if(v[i].predicted >= 0, (double)v[i].predicted));
         cJSON_AddStringToObject(o, "placement", v[i].placement);
-        if (v[i].last_fail)
-            cJSON_AddStringToObject(o, "last_fail", v[i].last_fail);
-        else
-            cJSON_AddNullToObject(o, "last_fail");
-        if (v[i].error)
-            cJSON_AddStringToObject(o, "error", v[i].error);
-        else
-            cJSON_AddNullToObject(o, "error");
+        cJSON_AddItemToObject(o, "last_fail", lvd_json_str(v[i].last_fail));
+        cJSON_AddItemToObject(o, "error", lvd_json_str(v[i].error));
         if (v[i].left_out) /* only then: every other item stays as it was */
             cJSON_AddStringToObject(o, "left_out", v[i].left_out);
         cJSON_AddItemToArray(a, o);

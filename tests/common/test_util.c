@@ -177,6 +177,9 @@ static void json_values_are_null_when_unknown(void **state)
     json_is(lvd_json_num(0), "0");
     json_is(lvd_json_num(NAN), "null");
     json_is(lvd_json_num(INFINITY), "null");
+    json_is(lvd_json_num_if(1, 99), "99");
+    json_is(lvd_json_num_if(1, -1), "-1");
+    json_is(lvd_json_num_if(0, 99), "null");
     json_is(lvd_json_str("a\"b"), "\"a\\\"b\"");
     json_is(lvd_json_str(""), "\"\"");
     json_is(lvd_json_str(NULL), "null");
