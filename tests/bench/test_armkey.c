@@ -49,18 +49,9 @@ static void test_every_field(void **state)
     lvd_params p;
     lvd_params_init(&p);
     round_trip(&p, "dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- env=");
-    snprintf(p.device, sizeof p.device, "CUDA0/CUDA1");
-    snprintf(p.split_mode, sizeof p.split_mode, "row");
-    snprintf(p.tensor_split, sizeof p.tensor_split, "0.60/0.40");
-    p.ngl = 99;
+    p = tu_params_every();
     p.fa = 0;
-    p.ubatch = 256;
-    snprintf(p.type_k, sizeof p.type_k, "q8_0");
     snprintf(p.type_v, sizeof p.type_v, "q4_0");
-    p.n_cpu_moe = 4;
-    p.threads = 8;
-    p.fit_target = 1024;
-    p.fit_ctx = 4096;
     snprintf(p.env, sizeof p.env, "CUDA_VISIBLE_DEVICES=0 GGML_VK_PREFER_HOST_MEMORY=1");
     round_trip(&p, "dev=CUDA0/CUDA1 sm=row ts=0.60/0.40 ngl=99 fa=0 ub=256 ctk=q8_0 ctv=q4_0 ncmoe=4 t=8"
                    " fitt=1024 fitc=4096 env=CUDA_VISIBLE_DEVICES=0 GGML_VK_PREFER_HOST_MEMORY=1");

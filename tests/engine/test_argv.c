@@ -42,27 +42,6 @@ static void assert_words(char **v, const char *want)
     free(got);
 }
 
-/* Every parameter set: one device or two, fit or not. */
-static lvd_params full_params(void)
-{
-    lvd_params p;
-    lvd_params_init(&p);
-    snprintf(p.device, sizeof p.device, "CUDA0/CUDA1");
-    snprintf(p.split_mode, sizeof p.split_mode, "row");
-    snprintf(p.tensor_split, sizeof p.tensor_split, "0.60/0.40");
-    p.ngl = 99;
-    p.fa = 1;
-    p.ubatch = 256;
-    snprintf(p.type_k, sizeof p.type_k, "q8_0");
-    snprintf(p.type_v, sizeof p.type_v, "q8_0");
-    p.n_cpu_moe = 4;
-    p.threads = 8;
-    snprintf(p.env, sizeof p.env, "GGML_VK_VISIBLE_DEVICES=0");
-    p.fit_target = 1024;
-    p.fit_ctx = 4096;
-    return p;
-}
-
 static lvd_params one_device(void)
 {
     lvd_params p;
@@ -92,7 +71,7 @@ static void test_bench(void **state)
     (void)state;
     bench_test t[] = {{"pp512", 512, 0, 0}, {"tg128", 0, 128, 0}, {"pp512@d2048", 512, 0, 2048},
                       {"tg128@d2048", 0, 128, 2048}};
-    lvd_params p = full_params(), q = one_device(), cpu;
+    lvd_params p = tu_params_every(), q = one_device(), cpu;
     lvd_params_init(&cpu);
     assert_words(bench_words(&p, t, 4, 1),
                  "/e/llama-bench -m m.gguf -p 512 -n 128 -d 0,2048 -r 5 -o jsonl -v -dev CUDA0/CUDA1 -sm row"
@@ -145,7 +124,7 @@ static char **fit_words(const lvd_params *p, uint32_t ctx)
 static void test_fit(void **state)
 {
     (void)state;
-    lvd_params p = full_params(), q = one_device(), cpu;
+    lvd_params p = tu_params_every(), q = one_device(), cpu;
     lvd_params_init(&cpu);
     assert_words(fit_words(&p, 4096), "/e/llama-bench -m m.gguf -d 4094 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
                                       " -dev CUDA0/CUDA1 -ngl 99 -ncmoe 4 -ub 256 -ctk q8_0 -ctv q8_0");
@@ -195,7 +174,7 @@ static char **server_words(const lvd_params *p, uint32_t ctx, int gpu)
 static void test_server(void **state)
 {
     (void)state;
-    lvd_params p = full_params(), q = one_device(), cpu;
+    lvd_params p = tu_params_every(), q = one_device(), cpu;
     lvd_params_init(&cpu);
     assert_words(server_words(&p, 4096, 1),
                  "/e/llama-server -m m.gguf --device CUDA0,CUDA1 -sm row -ts 0.60,0.40 -ngl 99 --n-cpu-moe 4"
@@ -332,9 +311,9 @@ static void test_real_builds_lose_nothing(void **state)
         engine_help h;
         read_help(&h, builds[b]);
         engine_run runs[] = {
-            {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = full_params(),
+            {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = tu_params_every(),
              .n_prompt = "512", .n_gen = "128", .n_depth = "0,2048", .reps = 5, .no_warmup = 1, .progress = 1},
-            {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = full_params(),
+            {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = tu_params_every(),
              .ctx = 4096, .gpu = 1},
             {.kind = ENGINE_RUN_PERPLEXITY, .binary = "/e/llama-perplexity", .model = "m", .params = one_device(),
              .text = "t", .ctx = 128, .chunks = 4, .kld_base = "b", .kld = 1},
