@@ -5,10 +5,10 @@
  * lvd check and the llama-server line lvd select prints. The expected words
  * of the first tests are what each tool passed before one builder made them
  * all: a build whose --help lists every flag gets the same argv, byte for
- * byte. Then what a build's --help lists (engine/help.h, the real b9749 and
- * b10587 texts): parsed, recorded and read back, nothing lost on today's
- * builds, a missing flag left out and said, llama-server's old -fa switch,
- * and a word a run needs refused. */
+ * byte. Then what a build's --help lists (engine/help.h, the real b4547,
+ * b9749 and b10587 texts): parsed, recorded and read back, nothing lost on
+ * today's builds, a missing flag left out and said, llama-server's old -fa
+ * switch (b4547's), and a word a run needs refused. */
 #include "tests/support/testutil.h"
 
 #include "bench/group.h"
@@ -386,6 +386,53 @@ static void test_switch(void **state)
     engine_help_free(&h);
 }
 
+/* b4547 (Jan 2025): its llama-bench lists no -dev, -ncmoe, -fitt or
+ * --no-warmup, its llama-server no --n-cpu-moe or --fit and -fa only as a
+ * switch; each tool's line leaves them out and says so, and lvd fit's loads,
+ * which need -d, are refused. */
+static void test_b4547(void **state)
+{
+    (void)state;
+    engine_help h;
+    read_help(&h, "cpu-build-b4547");
+    for (int t = 0; t < ENGINE_TOOL_FIT_PARAMS; t++)
+        assert_true(h.known[t]);
+    lvd_params p = one_device();
+    p.n_cpu_moe = 4;
+    p.fa = 1;
+    engine_run r = {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = p, .help = &h,
+                    .n_prompt = "512", .n_gen = "128", .reps = 5, .no_warmup = 1};
+    char *note, *words = built(&r, &note);
+    assert_string_equal(words, "/e/llama-bench -m m -p 512 -n 128 -r 5 -o jsonl -v -ngl 33 -fa 1 -ctk q8_0");
+    assert_string_equal(note, "left out -dev Vulkan0, -ncmoe 4, --no-warmup: not in llama-bench's --help");
+    free(words);
+    free(note);
+    engine_run s = {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = tu_params_every(),
+                    .help = &h, .ctx = 4096, .gpu = 1};
+    words = built(&s, &note);
+    assert_string_equal(words, "/e/llama-server -m m --device CUDA0,CUDA1 -sm row -ts 0.60,0.40 -ngl 99 -ub 256 -fa"
+                               " -ctk q8_0 -ctv q8_0 -t 8 -c 4096");
+    assert_string_equal(note, "left out --n-cpu-moe 4, --fit on, -fitt 1024, -fitc 4096: not in llama-server's --help");
+    free(words);
+    free(note);
+    engine_run c = {.kind = ENGINE_RUN_PERPLEXITY, .binary = "/e/llama-perplexity", .model = "m", .params = one_device(),
+                    .help = &h, .text = "t", .ctx = 128, .chunks = 4, .kld_base = "b", .kld = 1};
+    words = built(&c, &note);
+    assert_string_equal(words, "/e/llama-perplexity -m m -f t -c 128 --chunks 4 --kl-divergence-base b --kl-divergence"
+                               " -ngl 33 -dev Vulkan0");
+    assert_null(note);
+    free(words);
+    char *rec = engine_help_record(&h);
+    fit_target t = {.binary = "/e/llama-bench", .model = "m", .flags = rec, .timeout_ms = 1};
+    lvd_params_init(&t.params);
+    engine_argv a;
+    lvd_err err = {{0}};
+    assert_int_equal(fit_load_cmd(&t, 4096, &a, &err), -1);
+    assert_string_equal(err.msg, "/e/llama-bench: its --help lists no -d, which this run needs");
+    free(rec);
+    engine_help_free(&h);
+}
+
 /* A word the run cannot do without is an error, not a note: lvd fit's
  * loads on a llama-bench without -d. */
 static void test_needed(void **state)
@@ -416,7 +463,7 @@ int main(void)
         cmocka_unit_test(test_server),       cmocka_unit_test(test_help_parse),
         cmocka_unit_test(test_help_record),  cmocka_unit_test(test_real_builds_lose_nothing),
         cmocka_unit_test(test_left_out),     cmocka_unit_test(test_switch),
-        cmocka_unit_test(test_needed),
+        cmocka_unit_test(test_needed),       cmocka_unit_test(test_b4547),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
