@@ -404,8 +404,7 @@ static const char *const migrations[] = {
      * no tool passes a flag the build does not have; a run keeps the note
      * of the flags its invocation left out for that reason (engine/argv.h).
      * NULL: not read (a probe made before step 19), nothing left out. */
-    "ALTER TABLE probes ADD COLUMN flags TEXT;"
-    "ALTER TABLE runs ADD COLUMN left_out TEXT;",
+    "ALTER TABLE probes ADD COLUMN flags TEXT; ALTER TABLE runs ADD COLUMN left_out TEXT;",
 };
 
 size_t store_schema_version(void)
