@@ -152,13 +152,8 @@ static int field_int(const cJSON *o, const char *key, int dflt, int *out, const 
 
 static int64_t parse_test_time(const char *s)
 {
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end || (*end && strcmp(end, "Z")))
-        return 0;
-    time_t t = timegm(&tm);
-    return t < 0 ? 0 : (int64_t)t;
+    int64_t t;
+    return lvd_parse_utc(s, &t) == 0 && t > 0 ? t : 0;
 }
 
 /* Reads samples_ns / samples_ts (both, or samples_ts alone) into r. */

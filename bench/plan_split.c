@@ -198,9 +198,10 @@ int *bench_split_modes_probe(const lvd_engine *engines, const lvd_probe *probes,
         modes[i] = ENGINE_SM_ASSUMED;
         if (engine_cards_count(probes[i].devices, probes[i].n_devices) < 2)
             continue;
-        char *binary = lvd_xasprintf("%s/llama-bench", engines[i].dir ? engines[i].dir : ".");
-        modes[i] = engine_split_modes_probe(binary, 10000);
-        free(binary);
+        engine_help help;
+        engine_help_recorded(engines[i].dir ? engines[i].dir : ".", probes[i].flags, &help);
+        modes[i] = engine_split_modes_of(&help);
+        engine_help_free(&help);
     }
     return modes;
 }

@@ -53,6 +53,8 @@ typedef struct fit_item {
     int probes;
     char *last_fail;       /* why the smallest load that failed did not fit; NULL */
     char *error;           /* why there is no ceiling; NULL */
+    char *left_out;        /* the flags the build's --help does not list, left out of its
+                              loads (engine/argv.h note); NULL: none */
 } fit_item;
 
 /* Searches every engine x device x pair of setup (its engines probed, its
@@ -64,7 +66,8 @@ int fit_run(engine_setup *setup, const fit_opts *o, fit_item **items, size_t *n,
 void fit_items_free(fit_item *v, size_t n);
 
 /* [{engine, device, ctk, ctv, ceiling, free_mib, probes, capped, max_ctx,
- * predicted, placement, last_fail, error}] */
+ * predicted, placement, last_fail, error[, left_out]}] (left_out only where
+ * a flag was left out) */
 struct cJSON *fit_items_json(const fit_item *v, size_t n);
 
 #endif

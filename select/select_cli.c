@@ -202,10 +202,7 @@ static cJSON *verdict_json(const lvd_verdict *v)
     cJSON_AddNumberToObject(o, "id", (double)v->id);
     cJSON_AddStringToObject(o, "objective", v->objective);
     cJSON_AddStringToObject(o, "rule", v->rule);
-    if (v->engine_id)
-        cJSON_AddNumberToObject(o, "engine_id", (double)v->engine_id);
-    else
-        cJSON_AddNullToObject(o, "engine_id");
+    cJSON_AddItemToObject(o, "engine_id", lvd_json_num_if(v->engine_id != 0, (double)v->engine_id));
     cJSON_AddStringToObject(o, "arm_key", v->arm_key ? v->arm_key : "");
     cJSON_AddStringToObject(o, "explain", v->explain ? v->explain : "");
     cJSON *stats = cJSON_Parse(v->stats_json ? v->stats_json : "null");

@@ -140,6 +140,8 @@ static void print_table(const fit_item *v, size_t n)
                v[i].placement, v[i].probes);
         if (v[i].last_fail)
             printf("  above it: %s\n", v[i].last_fail);
+        if (v[i].left_out)
+            printf("  %s\n", v[i].left_out);
     }
 }
 

@@ -91,6 +91,26 @@ void tu_copy(const char *from, const char *to, unsigned mode)
     assert_int_equal(chmod(to, (mode_t)mode), 0);
 }
 
+lvd_params tu_params_every(void)
+{
+    lvd_params p;
+    lvd_params_init(&p);
+    snprintf(p.device, sizeof p.device, "CUDA0/CUDA1");
+    snprintf(p.split_mode, sizeof p.split_mode, "row");
+    snprintf(p.tensor_split, sizeof p.tensor_split, "0.60/0.40");
+    p.ngl = 99;
+    p.fa = 1;
+    p.ubatch = 256;
+    snprintf(p.type_k, sizeof p.type_k, "q8_0");
+    snprintf(p.type_v, sizeof p.type_v, "q8_0");
+    p.n_cpu_moe = 4;
+    p.threads = 8;
+    snprintf(p.env, sizeof p.env, "GGML_VK_VISIBLE_DEVICES=0");
+    p.fit_target = 1024;
+    p.fit_ctx = 4096;
+    return p;
+}
+
 const char *tu_pg(void)
 {
     const char *pg = getenv("LVD_TEST_PG");

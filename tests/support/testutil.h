@@ -39,6 +39,11 @@ char *tu_read(const char *path, size_t *n);
 /* Copies file from to to and sets its mode (fails the test on error). */
 void tu_copy(const char *from, const char *to, unsigned mode);
 
+/* Engine parameters with every field passed: two devices CUDA0/CUDA1, -sm
+ * row, -ts 0.60/0.40, -ngl 99, -fa 1, -ub 256, -ctk/-ctv q8_0, -ncmoe 4,
+ * -t 8, -fitt 1024, -fitc 4096, env GGML_VK_VISIBLE_DEVICES=0. */
+lvd_params tu_params_every(void);
+
 /* A fresh store, created (fails the test on error): DIR/store.db, or a new
  * database on the test's PostgreSQL server when LVD_TEST_PG names one
  * (tests/pg/with-postgres.sh sets it: the _pg twins of the store tests). */
