@@ -21,6 +21,13 @@
  *   devices            b6522, Sep 2025 "auto": every device, the default then and now
  *   build_commit       always          git's short hash: 7 or 8 characters until the
  *                                      SemVer releases, 9 since ("unknown" without git)
+ * n_gpu_layers is always there, but its default was 99 until b9439 (May
+ * 2026; -1 since): a result of that era reports 99 whether -ngl was given or
+ * not, and is read as not given (-1), as a later build reports it; else every
+ * CPU build's results of that era would read as "asked for GPU layers,
+ * ignored". A result is of that era when its flash_attn is a bool (json,
+ * jsonl) or it has no "devices" (b6522); sql rows between b6522 and b9439
+ * print flash_attn as 0 or 1 and cannot be told apart, and keep their 99.
  * Kept as printed (reported_json) and read by nobody: use_mmap (b2104,
  * Feb 2024) and use_direct_io (b7728, Jan 2026), which load_mode (b10108,
  * Jul 2026; "auto" by default since b10587) replaced; embeddings (b2361),
@@ -172,6 +179,13 @@ static int read_samples(const cJSON *o, lvd_result *r, const char *name, const c
     return 0;
 }
 
+/* 1 when a result's n_gpu_layers of ngl is llama-bench's default of its
+ * era, not a -ngl given (the top of this file says how the era is told). */
+static int ngl_default_99(const cJSON *o, int ngl)
+{
+    return ngl == 99 && (cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(o, "flash_attn")) || !obj_str(o, "devices"));
+}
+
 /* The parameters llama-bench reported, with the meaning of absent fields
  * (the table at the top of this file). */
 static int read_params(const cJSON *o, lvd_result *r, const char *name, const char *where, lvd_err *err)
@@ -185,6 +199,8 @@ static int read_params(const cJSON *o, lvd_result *r, const char *name, const ch
         field_int(o, "n_cpu_moe", 0, &r->rep_n_cpu_moe, name, where, err) ||
         field_int(o, "n_threads", 0, &r->rep_threads, name, where, err))
         return -1;
+    if (ngl_default_99(o, r->rep_ngl))
+        r->rep_ngl = -1;
     const char *backends = obj_str(o, "backends");
     copy_str(r->backends, sizeof r->backends, backends ? backends : backend_before_b4080(o), "");
     copy_str(r->rep_type_k, sizeof r->rep_type_k, obj_str(o, "type_k"), kv_type_before_dec2023(o));

@@ -33,11 +33,22 @@ typedef struct era {
 } era;
 
 static const era eras[] = {
+    {"bench-b4547/", "bench-json", "bench-jsonl", "bench-sql", "c5d9effb4", 4547, "models/tiny-llama-q4_0.gguf",
+     0, 0, 2, {"pp16", "tg4"}, {13.1913, 64.4291}, 14997.526609},
     {"bench-b10587/", "bench-json", "bench-jsonl", "bench-sql", "3f545becc", 10587, "models/tiny-llama-q4_0.gguf",
      -1, 1, 2, {"pp16", "tg4"}, {33428.9, 39711.5}, 442.772752},
     {"cpu-build-b9749/", "bench-json", "bench-jsonl", "bench-sql", "d32676d77", 9749, "models/small-llama-q8_0.gguf",
      -1, 1, 3, {"pp128", "tg32"}, {6925.3, 5769.32, 7195.05}, 6678.531692},
 };
+
+static const era *era_of(const char *dir)
+{
+    for (size_t k = 0; k < LVD_ARRAY_LEN(eras); k++)
+        if (!strcmp(eras[k].dir, dir))
+            return &eras[k];
+    fail_msg("no era %s", dir);
+    return NULL;
+}
 
 static char *read_fixture(const char *dir, const char *file, size_t *n)
 {
@@ -184,6 +195,7 @@ typedef struct merged {
 } merged;
 
 static const merged merges[] = {
+    {"bench-b4547/", 144, 201.329, 155, 155},
     {"bench-b10587/", 304, 4334.3, 280, 280},
     {"bench-b9749/", 302, 4408.04, 279, 279},
 };
@@ -239,8 +251,8 @@ static void test_log_before_json(void **state)
     assert_int_equal(rows.n, 2);
     assert_int_equal(rows.lines_skipped, 2);
     assert_string_equal(rows.first_skipped, "ggml_cuda_init: found 1 CUDA devices (Total VRAM: 143155 MiB):");
-    check_row(&eras[1], &rows.v[0]);
-    check_samples(&eras[1], &rows.v[1].result);
+    check_row(era_of("cpu-build-b9749/"), &rows.v[0]);
+    check_samples(era_of("cpu-build-b9749/"), &rows.v[1].result);
     bench_rows_free(&rows);
     char *twice = lvd_xasprintf("%s%s%s", json, log, json);
     assert_int_equal(bench_parse_rows(twice, 2 * njson + nerr, BENCH_FMT_AUTO, "out.json", &rows, &err), -1);
@@ -275,7 +287,7 @@ static void test_before_the_captures(void **state)
         " \"n_prompt\": 512, \"n_gen\": 128, \"test_time\": \"2024-05-29T10:00:00Z\", \"avg_ts\": 100.0,"
         " \"samples_ns\": [ 6400000000 ], \"samples_ts\": [ 100 ]\n  },\n"
         "  {\n    \"build_commit\": \"210d9917\", \"build_number\": 3040, \"cuda\": false, \"vulkan\": false,"
-        " \"blas\": true, \"n_batch\": 512, \"n_gpu_layers\": 99, \"flash_attn\": false, \"n_prompt\": 0,"
+        " \"blas\": true, \"n_batch\": 512, \"n_gpu_layers\": 33, \"flash_attn\": false, \"n_prompt\": 0,"
         " \"n_gen\": 128, \"test_time\": \"2024-05-29T10:00:01Z\", \"samples_ts\": [ 20 ]\n  }\n]\n";
     bench_rows rows;
     lvd_err err = {0};
@@ -289,6 +301,7 @@ static void test_before_the_captures(void **state)
     assert_int_equal(a->rep_fa, 0);             /* before flash attention */
     assert_int_equal(a->rep_ubatch, 512);       /* one batch size: n_batch */
     assert_int_equal(a->n_depth, 0);
+    assert_int_equal(a->rep_ngl, -1);           /* 99: the default then, not a -ngl given */
     assert_string_equal(rows.v[0].devices, "auto");
     assert_false(bench_result_gpu_ignored(a));
     assert_string_equal(rows.v[0].build_commit, "097e121");
@@ -297,7 +310,8 @@ static void test_before_the_captures(void **state)
     assert_string_equal(b->rep_type_v, "q8_0");
     assert_int_equal(b->rep_fa, 1);             /* a bool: true */
     assert_int_equal(b->rep_ubatch, 256);
-    assert_string_equal(c->backends, "BLAS");   /* a CPU build with BLAS: -ngl 99 was ignored */
+    assert_int_equal(b->rep_ngl, -1);
+    assert_string_equal(c->backends, "BLAS");   /* a CPU build with BLAS: -ngl 33 was ignored */
     assert_true(bench_result_gpu_ignored(c));
     assert_string_equal(c->rep_type_k, "f16");
     bench_rows_free(&rows);
