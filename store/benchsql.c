@@ -146,7 +146,7 @@ static sqlite3 *open_guarded(sql_guard *g, size_t len, const char *name, lvd_err
 /* Where the executor is in the text: statements advance, and so does the
  * line count, so that counting lines costs one pass over the text. */
 typedef struct sql_cursor {
-    const char *text, *at;
+    const char *at;
     int line;           /* the line of at */
     const char *name;
 } sql_cursor;
@@ -232,17 +232,16 @@ static int run_one(sqlite3 *db, sql_guard *g, sql_cursor *c, const char **p, int
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         ;
+    int ret = rc == SQLITE_DONE ? 0 : refused(db, g, c, *p, 1, err); /* before finalize: its message */
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return refused(db, g, c, *p, 1, err);
     *p = tail;
-    return 0;
+    return ret;
 }
 
 /* Runs every statement of text (NUL-terminated; its first line is first_line) into db. */
 static int run_all(sqlite3 *db, sql_guard *g, const char *text, const char *name, int first_line, lvd_err *err)
 {
-    sql_cursor c = {.text = text, .at = text, .line = first_line, .name = name};
+    sql_cursor c = {.at = text, .line = first_line, .name = name};
     int complete = sqlite3_complete(text);
     int rc;
     for (const char *p = text; (rc = run_one(db, g, &c, &p, complete, err)) == 0;)
@@ -260,7 +259,7 @@ int store_llama_bench_sql_each(const char *text, size_t len, const char *name, i
     *tables = 0;
     const char *nul = memchr(text, '\0', len);
     if (nul) {
-        sql_cursor c = {.text = text, .at = text, .line = first_line};
+        sql_cursor c = {.at = text, .line = first_line};
         return lvd_errf(err, "%s: line %d: a NUL byte (not llama-bench -o sql output)", name, line_at(&c, nul));
     }
     sql_guard g = {0};
