@@ -4,8 +4,8 @@
  * devices:`, the device lines, `load_backend: ...`) before the results; the
  * output begins at its first line that only llama-bench prints: a '{' (jsonl),
  * a line that is only '[' (json; or any '[' on the first line, as jq -c
- * writes it), a CREATE TABLE, INSERT or BEGIN (sql), '|' (md) or
- * "build_commit," (csv). Every line before it is skipped and counted. Not
+ * writes it), a CREATE, INSERT or BEGIN (sql; or a "--" comment on the first
+ * line), '|' (md) or "build_commit," (csv). Every line before it is skipped and counted. Not
  * for reading the formats (benchout.c) or mapping a result (benchrow.c). */
 #include "bench/benchout_internal.h"
 

@@ -35,6 +35,8 @@ typedef struct era {
 static const era eras[] = {
     {"bench-b4547/", "bench-json", "bench-jsonl", "bench-sql", "c5d9effb4", 4547, "models/tiny-llama-q4_0.gguf",
      0, 0, 2, {"pp16", "tg4"}, {13.1913, 64.4291}, 14997.526609},
+    {"bench-b5970/", "bench-json", "bench-jsonl", "bench-sql", "07a19e27a", 5970, "models/tiny-llama-q4_0.gguf",
+     0, 0, 2, {"pp16", "tg4"}, {95.2436, 657.61}, 19.513244},
     {"bench-b10587/", "bench-json", "bench-jsonl", "bench-sql", "3f545becc", 10587, "models/tiny-llama-q4_0.gguf",
      -1, 1, 2, {"pp16", "tg4"}, {33428.9, 39711.5}, 442.772752},
     {"cpu-build-b9749/", "bench-json", "bench-jsonl", "bench-sql", "d32676d77", 9749, "models/small-llama-q8_0.gguf",
@@ -196,6 +198,7 @@ typedef struct merged {
 
 static const merged merges[] = {
     {"bench-b4547/", 144, 201.329, 155, 155},
+    {"bench-b5970/", 184, 1.6529, 179, 179},
     {"bench-b10587/", 304, 4334.3, 280, 280},
     {"bench-b9749/", 302, 4408.04, 279, 279},
 };
