@@ -286,6 +286,33 @@ static void test_log_before_json(void **state)
     free(log);
 }
 
+/* `GGML_VK_VISIBLE_DEVICES=0 llama-bench -o json|jsonl > out 2>&1` on the
+ * b10587 Vulkan build: ggml_vulkan's three lines before the output, and
+ * nothing among it: skipped, every result read. */
+static void test_vulkan_log_before(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"bench-json-vk0-merged.out", "bench-jsonl-vk0-merged.out"};
+    for (size_t f = 0; f < LVD_ARRAY_LEN(files); f++) {
+        bench_rows rows;
+        parse("bench-b10587-vulkan/", files[f], &rows);
+        assert_int_equal(rows.format, f ? BENCH_FMT_JSONL : BENCH_FMT_JSON);
+        assert_int_equal(rows.n, 2);
+        assert_int_equal(rows.lines_skipped, 3);
+        assert_string_equal(rows.first_skipped, "ggml_vulkan: Found 1 Vulkan devices:");
+        for (size_t i = 0; i < rows.n; i++) {
+            const lvd_result *r = &rows.v[i].result;
+            assert_string_equal(r->test, i ? "tg4" : "pp16");
+            assert_string_equal(r->backends, "Vulkan");
+            assert_string_equal(rows.v[i].gpu_info, "llvmpipe (LLVM 15.0.6, 256 bits)");
+            assert_int_equal(r->rep_ngl, -1);
+            assert_false(bench_result_gpu_ignored(r));
+            check_samples(era_of("bench-b10587/"), r);
+        }
+        bench_rows_free(&rows);
+    }
+}
+
 /* Builds older than the captures, as llama-bench's json printer wrote them
  * (reproduced from its source at the first commit, Aug 2023, and at b3040,
  * May 2024; not captured): booleans instead of "backends", f16_kv instead of
@@ -360,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_json_and_jsonl), cmocka_unit_test(test_sql),
         cmocka_unit_test(test_md_and_csv),     cmocka_unit_test(test_help),
         cmocka_unit_test(test_merged_log),     cmocka_unit_test(test_log_before_json),
+        cmocka_unit_test(test_vulkan_log_before),
         cmocka_unit_test(test_before_the_captures), cmocka_unit_test(test_commit_lengths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,19 @@ grep -q "bench-jsonl-v-merged.out: skipped 304 lines that are not llama-bench ou
 jcheck "$tmp/out" 'v["lines_skipped"] == 304' 'v["results_added"] == 2' 'v["samples_added"] == 4'
 ok "jsonl with its log imported, 304 lines skipped"
 
+# json after the Vulkan build's device lines (2>&1, no -v): a log before
+# the array, skipped; the results are the Vulkan backend's.
+mkdir -p "$tmp/vk"
+capture st import "$FIX/bench-b10587-vulkan/bench-json-vk0-merged.out" --engine-dir "$tmp/vk" --build b10587-vk \
+  --model "$TINY" --json
+[ "$rc" -eq 0 ] || fail "vulkan json: exit $rc: $(cat "$tmp/err")"
+grep -q "skipped 3 lines that are not llama-bench output (the first: 'ggml_vulkan: Found 1 Vulkan devices:')" \
+  "$tmp/err" || fail "vulkan json: stderr: $(cat "$tmp/err")"
+jcheck "$tmp/out" 'v["format"] == "json"' 'v["lines_skipped"] == 3' 'v["results_added"] == 2' 'v["gpu_ignored"] == 0'
+st runs --engine b10587-vk --json >"$tmp/runs"
+jcheck "$tmp/runs" 'all(x["backends"] == "Vulkan" for x in v[0]["results"])'
+ok "json after the Vulkan build's device lines imported"
+
 # Refused in one line, exit 3, nothing written: a file of log lines only, a
 # json whose array a log cuts, sql with a log between its statements.
 before=$(counts)
