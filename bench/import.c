@@ -172,7 +172,7 @@ static int read_rows(const bench_import_opts *o, import_check *c, size_t *had, b
     if (rc)
         return fail(rep, BENCH_IMPORT_INPUT);
     if (r.seen == 0) {
-        lvd_errf(err, "%s: the database's table llama_bench has no row", o->file);
+        lvd_errf(err, "%s: the database's llama-bench table (llama_bench, or test before b6066) has no row", o->file);
         return fail(rep, BENCH_IMPORT_INPUT);
     }
     size_t none = 0; /* the "none selected" rule, on what is left of the rows */

@@ -66,6 +66,10 @@ done
 grep -q "dump.sql: skipped 1 line that is not llama-bench output (the first: 'PRAGMA foreign_keys=OFF;')" "$tmp/err" \
   || fail "dump: stderr: $(cat "$tmp/err")"
 ok "a llama-bench.sqlite and its dump read as the sql text"
+python3 -c 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("CREATE TABLE test (n_prompt INTEGER)")' \
+  "$tmp/empty.sqlite"
+expect_exit 3 "empty.sqlite: the database's llama-bench table (llama_bench, or test before b6066) has no row" \
+  st import "$tmp/empty.sqlite" --engine b10587-sql --model "$TINY"
 
 # jsonl with llama.cpp's log before and among the results (-v, 2>&1): every
 # result imported, the skipped lines said on one stderr line and in --json.

@@ -51,7 +51,8 @@ static void test_rows_typed(void **state)
     (void)state;
     lvd_sb rows;
     lvd_err err = {0};
-    const char text[] = TABLE "BEGIN;\nINSERT INTO llama_bench (model_type, n_prompt, avg_ts) VALUES ('it''s', '512', '1.5');\n"
+    const char text[] = TABLE "BEGIN;\n"
+                              "INSERT INTO llama_bench (model_type, n_prompt, avg_ts) VALUES ('it''s', '512', '1.5');\n"
                               "COMMIT;\n-- a comment\n";
     assert_int_equal(run(text, &rows, &err), 0);
     assert_string_equal(lvd_sb_str(&rows), "0 {\"model_type\":\"it's\",\"n_prompt\":512,\"avg_ts\":1.5}\n");
@@ -100,8 +101,10 @@ static void test_refused(void **state)
         {TABLE "INSERT INTO llama_bench VALUES ('x', -(-(-(-(-(-(-(-(-(-(-(-(-(-(-(-(-(-(1)))))))))))))))))), 1.0);\n",
          "Expression tree is too large"},
         {TABLE "INSERT INTO llama_bench VALUES ('x', 1, 1.0)\n", "line 6: the output ends inside a statement"},
-        {TABLE "INSERT INTO llama_bench VALUES ('x', 1, 1.0);\nINSERT INTO llama_bench VALUES ('x", "line 7: the output"},
-        {TABLE "INSERT INTO llama_bench VALUES ('x', 1);\n", "line 6: table llama_bench has 3 columns but 2 values were supplied"},
+        {TABLE "INSERT INTO llama_bench VALUES ('x', 1, 1.0);\nINSERT INTO llama_bench VALUES ('x",
+         "line 7: the output"},
+        {TABLE "INSERT INTO llama_bench VALUES ('x', 1);\n",
+         "line 6: table llama_bench has 3 columns but 2 values were supplied"},
         {TABLE "INSERT INTO nope VALUES (1);\n", "line 6: no such table: nope"},
         {TABLE "SELECT 1;\nfrob;\n", "near \"frob\": syntax error"},
         {"CREATE TABLE llama_bench (n_prompt INTEGER PRIMARY KEY);\nINSERT INTO llama_bench VALUES (1);\n"
