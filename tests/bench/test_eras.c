@@ -10,7 +10,7 @@
 #include "tests/support/testutil.h"
 
 #include "bench/benchout.h"
-#include "engine/fit.h"
+#include "engine/help.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -201,7 +201,12 @@ static void test_help(void **state)
     (void)state;
     for (size_t k = 0; k < LVD_ARRAY_LEN(eras); k++) {
         char *help = read_fixture(eras[k].dir, "bench-help.stdout", NULL);
-        assert_int_equal(engine_fit_help_has_fitt(help), eras[k].fitt);
+        engine_help h;
+        memset(&h, 0, sizeof h);
+        engine_help_parse(&h, ENGINE_TOOL_BENCH, help);
+        assert_int_equal(h.known[ENGINE_TOOL_BENCH], 1);
+        assert_int_equal(engine_help_opt(&h, ENGINE_TOOL_BENCH, "-fitt") != NULL, eras[k].fitt);
+        engine_help_free(&h);
         assert_non_null(strstr(help, "-o, --output <csv|json|jsonl|md|sql>"));
         free(help);
     }
