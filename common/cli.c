@@ -2,6 +2,8 @@
  * options for the tools (opening their store: store/store_tool.c). */
 #include "common/cli.h"
 
+#include "common/opt_vocab.h"
+
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -315,6 +317,16 @@ int lvd_tool_no_operands(const char *tool, int argc, char **argv)
 {
     if (optind < argc)
         return lvd_usage_error(tool, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+int lvd_opt_host(const lvd_opt *o, void *field, const char *arg, lvd_err *err)
+{
+    (void)o;
+    if (!*arg)
+        return lvd_errf(err, "wants a name");
+    *(const char **)field = arg;
+    lvd_hostname_set(arg); /* the engines known by name are that host's (store/store_engines.c) */
     return 0;
 }
 
