@@ -125,7 +125,7 @@ typedef struct bench_plan_opts {
                             * llama-bench accepts (engine/splitmodes.h); NULL = assumed */
     const char *const *sm; /* -sm values for split arms; default layer, row, tensor */
     size_t n_sm;
-    const char *ts;        /* -ts for split arms ("3/1"); NULL = by free memory */
+    const char *ts;        /* -ts for split arms ("3/1", or "3,1"); NULL = by free memory */
     const gguf_shape *shape; /* the model's; NULL or !known: no placement */
     uint32_t ctx;          /* tokens of KV llama-bench allocates (max n_depth + n_prompt +
                             * n_gen of the tests): what each arm's prediction prices */

@@ -14,10 +14,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct cJSON;
 
-#define FIT_TIMEOUT_MS_DEFAULT 300000
+#define FIT_TIMEOUT_S_DEFAULT 300 /* one load's */
 
 /* One KV cache type pair. */
 typedef struct fit_pair {
@@ -69,5 +70,10 @@ void fit_items_free(fit_item *v, size_t n);
  * predicted, placement, last_fail, error[, left_out]}] (left_out only where
  * a flag was left out) */
 struct cJSON *fit_items_json(const fit_item *v, size_t n);
+/* The table lvd fit prints (report.c): one line per item, its ceiling or why
+ * there is none. */
+void fit_items_print(FILE *f, const fit_item *v, size_t n);
+/* lvd fit's exit status: 0 every ceiling found, 5 some, 1 none. */
+int fit_items_exit(const fit_item *v, size_t n);
 
 #endif

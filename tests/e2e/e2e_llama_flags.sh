@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # e2e_llama_flags.sh: llama.cpp's spellings of the options (-m, -ngl, -fa,
-# -r, -p, -n, -c ...; README "llama.cpp's flags") end to end against fake
+# -r, -p, -n, -c ...; common/opt_vocab.h, docs/options.md) end to end against fake
 # engines (copies of tests/fake-engine): `lvd select -m M.gguf` prints what
 # `lvd select --model M.gguf` prints, `lvd bench -m M -ngl 99 -fa 1 -r 3` runs
 # the same llama-bench invocations and reaches the same decision as the
 # long-form run (twin worlds: fresh store, same scenarios), -p/-n give the
 # tests --tests gives, usage errors name the wrong word, --help shows both
-# spellings; a build whose --help lacks a flag (fake scenario help_omit) is
-# never given it, and bench (with each run), select --explain, check and fit
-# say what was left out; fit refuses a build without -d. Not a test of the
-# parsing rules themselves (test_cli) or of the argv builder's (test_argv).
+# spellings, and a tool that takes one spelling of an option takes them all;
+# a build whose --help lacks a flag (fake scenario help_omit) is never given
+# it, and bench (with each run), select --explain, check and fit say what was
+# left out; fit refuses a build without -d. Not a test of the parsing rules
+# themselves (test_opt) or of the argv builder's (test_argv).
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
@@ -153,6 +154,24 @@ expect_exit 2 "lvd-bench: error: --depth: pp512@d8192 needs 8704 tokens of conte
 expect_exit 2 "lvd-select: error: unknown option '-ngl'" "$LVD_BIN/lvd" select -m "$MODEL" -ngl 99
 expect_exit 2 "lvd-bench: error: --tests and -p/-n exclude each other" "$LVD_BIN/lvd" bench -m "$MODEL" --tests pp8 -p 8
 check "the hint follows" has_err "^Try 'lvd-bench --help'.$"
+# one vocabulary: a tool that takes any of llama.cpp's spellings of an option
+# takes every one of them (its table uses the shared entry, common/opt_vocab.h)
+for t in bench bisect check evidence fetch fit nightly pin probe select store; do
+  "$LVD_BIN/lvd-$t" --list-options | cut -d' ' -f1 > "$tmp/words"
+  for group in "-m --model" "-ngl --n-gpu-layers --ngl" "-fa --flash-attn --fa" "-ub --ubatch-size --ub" \
+               "-ctk --cache-type-k --ctk" "-ctv --cache-type-v --ctv" "-ncmoe --n-cpu-moe --ncmoe" \
+               "-dev --device" "-sm --split-mode --sm" "-ts --tensor-split --ts" "-t --threads" \
+               "-c --ctx-size --ctx" "-d --n-depth --depth" "-r --repetitions --reps" "-p --n-prompt" "-n --n-gen"; do
+    have=0 all=0
+    for w in $group; do
+      all=$((all + 1))
+      grep -qxF -- "$w" "$tmp/words" && have=$((have + 1))
+    done
+    [ "$have" -eq 0 ] || [ "$have" -eq "$all" ] ||
+      fail "lvd-$t takes $have of the spellings '$group', not all"
+  done
+done
+ok "every tool takes all of llama.cpp's spellings of an option or none"
 for t in "bench:-m, --model" "bench:-ngl, --n-gpu-layers, --ngl" "bench:-fa, --flash-attn, --fa" "bench:-r, --repetitions, --reps" \
          "bench:-p, --n-prompt" "bench:-t, --threads" "select:-m, --model" "select:-c, --ctx-size, --ctx" \
          "check:-m, --model" "check:-dev, --device" "evidence:-m, --model" "store:-m, --model"; do

@@ -82,6 +82,28 @@ char *tu_read(const char *path, size_t *n)
     return lvd_sb_detach(&sb);
 }
 
+char *tu_capture(int fd, int (*fn)(void *), void *arg, int *rc)
+{
+    char *dir = tu_tmpdir();
+    char *path = lvd_xasprintf("%s/captured", dir);
+    fflush(stdout);
+    fflush(stderr);
+    int saved = dup(fd);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    dup2(fileno(f), fd);
+    *rc = fn(arg);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved, fd);
+    close(saved);
+    fclose(f);
+    char *text = tu_read(path, NULL);
+    free(path);
+    tu_tmpdir_free(dir);
+    return text;
+}
+
 void tu_copy(const char *from, const char *to, unsigned mode)
 {
     size_t n;

@@ -36,6 +36,9 @@ void tu_write(const char *path, const void *data, size_t n);
 void tu_write_str(const char *path, const char *s);
 /* Reads a whole file into a malloc'd NUL-terminated string. */
 char *tu_read(const char *path, size_t *n);
+/* Runs fn(arg) with file descriptor fd (stdout or stderr) going to a
+ * temporary file: what it wrote there (malloc'd), its return value in *rc. */
+char *tu_capture(int fd, int (*fn)(void *), void *arg, int *rc);
 /* Copies file from to to and sets its mode (fails the test on error). */
 void tu_copy(const char *from, const char *to, unsigned mode);
 
