@@ -399,14 +399,19 @@ static const char *const migrations[] = {
      * so lvd select need not read the winning arm's newest session again.
      * NULL: a verdict recorded before it (select reads the session then). */
     "ALTER TABLE verdicts ADD COLUMN serving_depth INTEGER;",
-    /* 19 (every llama.cpp a user has): since its SemVer releases (Aug 2026)
+    /* 19 (flags a build lists): a probe keeps the option lines of its
+     * engine's tools' --help that llama-verdict may pass (engine/help.h), so
+     * no tool passes a flag the build does not have; a run keeps the note
+     * of the flags its invocation left out for that reason (engine/argv.h).
+     * NULL: not read (a probe made before step 19), nothing left out. */
+    "ALTER TABLE probes ADD COLUMN flags TEXT; ALTER TABLE runs ADD COLUMN left_out TEXT;",
+    /* 20 (every llama.cpp a user has): since its SemVer releases (Aug 2026)
      * llama.cpp's --version says "version: 0.4.1-dev (build 10991, commit
      * 930e2fa59)": the version is kept beside the build (semver; NULL before
      * them), and an engine fetched by a SemVer release's name keeps that name
      * (release_tag, "v0.4.1"), so that a pin file naming the release finds
      * the build it stands for. */
-    ("ALTER TABLE engines ADD COLUMN semver TEXT;"
-     "ALTER TABLE engines ADD COLUMN release_tag TEXT;"),
+    "ALTER TABLE engines ADD COLUMN semver TEXT; ALTER TABLE engines ADD COLUMN release_tag TEXT;",
 };
 
 size_t store_schema_version(void)
