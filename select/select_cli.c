@@ -64,7 +64,7 @@ static const lvd_opt table[] = {
      .help = "operator profile (key = value): backend or engine, device, ctx, fa, ctk, ctv, ngl, n-cpu-moe, ub, "
              "threads, env.NAME"},
     {LVD_OPT_CTX, LVD_AT(ctx), WITH_MODEL, .call = ctx_max,
-     .help = "context to place and launch (default: the profile's, else min(4096, the model's); 0 = the model's "
+     .help = "context to place and launch (default: the profile's, else twice the verdict's serving depth, else min(4096, the model's); 0 = the model's "
              "training context; max = the context ceiling lvd fit measured for the choice, less 5 %, rounded down "
              "to 256). A context above a measured ceiling is refused, with the ceiling"},
     {.spell = "--free-mib", .arg = "N", .kind = LVD_OPT_INT, .lo = 0, .hi = LVD_MIB_MAX, .unit = "MiB",
@@ -92,7 +92,7 @@ static const lvd_opt_tool tool = {
              "  3. the heuristic over the cached probes (old NVIDIA -> Vulkan, modern -> CUDA, AMD/Intel -> "
              "Vulkan, no accelerator -> CPU);\n"
              "  4. the first engine listing a device (a software rasterizer such as llvmpipe is none), else the "
-             "CPU engine.\n"
+             "CPU engine, else an engine listing only software devices, on the CPU.\n"
              "Then the placement (-ngl, --n-cpu-moe, -ub) for the device's free memory.",
     .opts = table,
     .forms = (const lvd_opt_form[]){{NULL, NULL}, {"--artifact", NULL}, {NULL, NULL}},

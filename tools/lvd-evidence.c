@@ -23,7 +23,7 @@ typedef struct options {
 static const lvd_opt table[] = {
     {.spell = "--out", .arg = "FILE", .kind = LVD_OPT_STR, .flags = LVD_OPT_NONEMPTY, LVD_AT(out), PAGE,
      .def = "docs/evidence/backend-selection.md",
-     .help = "the page; charts are written beside it as STEM-SHA12-{pp,tg,tg-history,pp-history}.svg"},
+     .help = "the page; charts are written beside it as STEM-SHA12-{pp,tg,tg-history,pp-history,tg-depth,pp-depth,tg-tpj}.svg"},
     {LVD_OPT_MODELS, LVD_AT(models), PAGE,
      .help = "a model by sha256 (or a unique prefix of 8+ hex digits) or by file path; repeatable (default: every "
              "model measured on this host)"},
@@ -49,10 +49,10 @@ static const lvd_opt table[] = {
 static const lvd_opt_tool tool = {
     .name = TOOL,
     .about = "Writes the evidence page: per model, the engines and devices measured on this host (pp and tg "
-             "medians with 95 % CI, deltas against the CPU and the next-ranked arm, samples kept and warm-up "
+             "medians with 95 % CI, deltas against the CPU and the best arm of another backend, samples kept and warm-up "
              "dropped, correctness), the recorded verdict with its rule, placement and launch line, failed and "
              "excluded arms with why, and the pin decisions; SVG charts beside the page (bars with CI whiskers for "
-             "pp and tg, tg and pp across nights). The same store gives the same bytes; the page and its charts "
+             "pp and tg, tg and pp across nights, against context depth, and tg per joule where energy was measured). The same store gives the same bytes; the page and its charts "
              "are written all or none.",
     .opts = table,
     .forms = (const lvd_opt_form[]){{NULL, NULL}, {"--fleet", NULL}, {NULL, NULL}},

@@ -52,8 +52,8 @@ static const lvd_opt table[] = {
     {LVD_OPT_BUILDS_DIR, LVD_AT(builds_dir), RELEASE},
     {.spell = "--register", .arg = "DIR", .kind = LVD_OPT_STR, LVD_AT(register_dir), REGISTER,
      .help = "register a locally built directory instead (e.g. CUDA on Linux, which has no release archive): DIR "
-             "must hold an executable llama-server and/or llama-bench; its digest is the SHA-256 of llama-server "
-             "(else llama-bench), its commit what `llama-server --version` says. Registering DIR again updates it"},
+             "must hold an executable llama-server and/or llama-bench; its digest is one SHA-256 over the engine's "
+             "whole file set (launchers, libllama/libggml, backend modules), its commit what `llama-server --version` says. Registering DIR again updates it"},
     {.spell = "--build", .arg = "ID", .kind = LVD_OPT_STR, LVD_AT(register_build), REGISTER, .req = LVD_FORM(1),
      .help = "the build id, e.g. b9749 (what counts; local builds often report build 0)"},
     {.spell = "--name", .arg = "NAME", .kind = LVD_OPT_STR, LVD_AT(name), REGISTER,
