@@ -6,7 +6,8 @@
 # build of the same commit. Each build is the fake engine printing the
 # SemVer era's version line. Cases:
 #   fetch: lvd fetch v0.4.1 fetches, verifies and registers build b10995 with
-#     its commit, version and the release's name;
+#     its commit, version and the release's name; a local build b10993 is
+#     older than a pin naming v0.4.1 (b10995);
 #   pin: a pin file naming v0.4.0 (b10990, with its archive's digest) through
 #     two nights of lvd nightly: the faster newest build b10995 is promoted,
 #     ordered by build number, and the pin file then names it;
@@ -53,6 +54,15 @@ check "the engine's own version line: commit and SemVer version" is "(d['commit'
 lvd probe --json
 check "the probe shows the version beside the build" is \
     "[(p['build'], p['semver']) for p in d['probes'] if p['engine'] == 'b10995-ubuntu-vulkan-x64']" "[('b10995', '0.4.1-dev')]"
+# a local build is older than a pin naming v0.4.1 by the build v0.4.1 was fetched as
+fake_engine "$tmp/local" "device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000" "version = 0.4.1-dev" \
+    "build_number = 10993" "build_commit = c0ffee10993"
+"$LVD_BIN/lvd" fetch --register "$tmp/local" --name b10993-local >/dev/null 2>&1
+printf 'build = v0.4.1\nflavour = %s\n' $FLAVOUR >"$tmp/older.pin"
+LVD_PIN_FILE="$tmp/older.pin" lvd probe --json
+check "older than a pin naming a release: by the build it stands for" is \
+    "[p['older_than_pin'].split(':')[0] for p in d['probes'] if p.get('older_than_pin')]" \
+    "['b10993-local is older than the pin b10995']"
 rm -rf "$tmp/builds" "$LVD_STORE"
 
 # --- pin: v0.4.0 pinned, the newest build promoted by number over two nights ---------
