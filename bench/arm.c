@@ -44,6 +44,8 @@ int bench_arm_key(const lvd_params *p, char *buf, size_t len)
     add_int(&sb, "t", p->threads, 0);
     if (p->fit_target > 0) /* only then: keys of every other arm stay as they were */
         lvd_sb_addf(&sb, "fitt=%d fitc=%d ", p->fit_target, p->fit_ctx);
+    if (p->parallel > 0) /* a serving arm (lvd serve): llama-bench arms' keys stay as they were */
+        lvd_sb_addf(&sb, "np=%d ", p->parallel);
     lvd_sb_adds(&sb, "env=");
     size_t n;
     char **env = lvd_split(p->env, ' ', &n);

@@ -94,7 +94,7 @@ static int check_params(const char *engine_dir, const char *model, const lvd_par
     if (!model || !*model)
         return lvd_errf(err, "%s: launch line without a model", engine_dir);
     if (p->ngl < -1 || p->fa < -1 || p->fa > 1 || p->ubatch < 0 || p->n_cpu_moe < 0 ||
-        p->threads < 0)
+        p->threads < 0 || p->parallel < 0)
         return lvd_errf(err, "%s: launch parameters out of range (ngl %d, fa %d, ubatch %d, "
                              "n_cpu_moe %d, threads %d)", engine_dir, p->ngl, p->fa, p->ubatch,
                         p->n_cpu_moe, p->threads);
@@ -151,6 +151,8 @@ int sel_launch_build(const char *engine_dir, const char *model, const lvd_params
         push_int(&a, "-t", p->threads);
     if (ctx > 0)
         push_int(&a, "-c", (long)ctx);
+    if (p->parallel > 0) /* a serving verdict's slots (lvd serve measured them) */
+        push_int(&a, "-np", p->parallel);
     out->argv = strv_finish(&a);
     out->argc = a.n;
     out->env = strv_finish(&env);
