@@ -176,7 +176,8 @@ static int profile_check_warning(ctx *c, const pick *pk, lvd_err *err)
 
 static void verdict_label(const lvd_verdict *v, char *buf, size_t len)
 {
-    snprintf(buf, len, "verdict #%lld (%s)", (long long)v->id, v->rule ? v->rule : "?");
+    snprintf(buf, len, "verdict #%lld (%s, objective %s)", (long long)v->id, v->rule ? v->rule : "?",
+             v->objective ? v->objective : "?");
 }
 
 /* The newest check of engine e's device for parameters p (dev gets the

@@ -754,7 +754,7 @@ static void test_verdict_unchecked(void **state)
     sel_result r = choose(f, &rq);
     assert_int_equal(r.by, SEL_BY_HEURISTIC); /* H200: CUDA, as without any measurement */
     assert_int_equal(r.engine.id, cuda);
-    assert_explains(&r, "(" SEL_VERDICT_UNCHECKED ") recommends no arm");
+    assert_explains(&r, "(" SEL_VERDICT_UNCHECKED ", objective tg) recommends no arm");
     sel_result_free(&r);
 
     check(f, cuda, "CUDA0", "pass"); /* a slower unchecked arm does not stop a win */
