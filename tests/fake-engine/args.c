@@ -32,6 +32,7 @@ static const copt COPTS[] = {
     { "-np|--parallel", 1, 3 },
     { "--host", 1, 1 },
     { "--port", 1, 1 },
+    { "--metrics", 0, 1 },
     { "--api-key", 1, 1 },
     { "--api-key-file", 1, 1 },
     { "-f|--file", 1, 2 },
@@ -55,7 +56,7 @@ static const copt COPTS[] = {
     { "--sleep-idle-seconds|--reasoning-format|--reasoning-budget|--pooling|-mm|--mmproj", 1, 1 },
     { "-sps|--slot-prompt-similarity|--slot-save-path|--media-path|--models-dir|--models-max", 1, 1 },
     { "-md|--model-draft|-ngld|--gpu-layers-draft|--n-gpu-layers-draft|-devd|--device-draft|--tags", 1, 1 },
-    { "--jinja|--no-jinja|--metrics|--props|--slots|--no-slots|--ui|--webui|--no-ui|--no-webui", 0, 1 },
+    { "--jinja|--no-jinja|--props|--slots|--no-slots|--ui|--webui|--no-ui|--no-webui", 0, 1 },
     { "--reuse-port|--cache-prompt|--no-cache-prompt|--embedding|--embeddings|--rerank|--reranking", 0, 1 },
     { "--no-mmproj|--mmproj-offload|--no-mmproj-offload|--context-shift|--no-context-shift", 0, 1 },
     { "--spec-default", 0, 1 },
@@ -177,8 +178,16 @@ int common_parse(int argc, char **argv, int where, cargs *c)
                    "                                        offload)\n"
                    "-ngl,  --gpu-layers, --n-gpu-layers N   max. number of layers to store in VRAM, either an "
                    "exact number,\n"
-                   "                                        'auto', or 'all' (default: auto)\n"
-                   "(fake-engine: a subset of the real options)\n");
+                   "                                        'auto', or 'all' (default: auto)\n");
+            if (where == 1)
+                printf("-np,   --parallel N                     number of server slots (default: -1, -1 = auto)\n"
+                       "--host HOST                             ip address to listen, or bind to an UNIX socket if the "
+                       "address ends\n"
+                       "                                        with .sock (default: 127.0.0.1)\n"
+                       "--port PORT                             port to listen (default: 8080)\n"
+                       "--metrics                               enable prometheus compatible metrics endpoint "
+                       "(default: disabled)\n");
+            printf("(fake-engine: a subset of the real options)\n");
             return 1;
         }
         if (copt_is(o, "--version")) {

@@ -9,8 +9,9 @@
  * llama-bench ARGS` works too), with the
  * output formats of the real captures in tests/fixtures/llama.cpp/, and with
  * speeds, devices, correctness and faults taken from a scenario file so that
- * tests know the truth. Not a model runner: it computes nothing, and it never
- * opens a socket (llama-server validates its argv, logs and exits).
+ * tests know the truth. Not a model runner: it computes nothing; llama-server
+ * validates its argv, logs, and given --port answers HTTP (fake_http.c) until
+ * SIGTERM, else exits.
  *
  * ======================= SCENARIO FORMAT (the contract) =======================
  * File: `fake-scenario` in the directory of argv[0] as invoked (a symlink is not
@@ -333,6 +334,12 @@ void system_info(int threads);
 
 /* fake_server.c */
 int server_main(int argc, char **argv);
+
+/* fake_http.c */
+/* The listening socket of HOST:PORT, or -1 when it cannot be bound. */
+int http_bind(const char *host, const char *port);
+/* Serves HTTP on lfd until SIGTERM or SIGINT; 0. */
+int http_serve(int lfd, const char *host, const char *port, int slots, int with_metrics);
 
 /* fake_perplexity.c */
 int ppl_main(int argc, char **argv);
