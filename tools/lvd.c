@@ -24,6 +24,7 @@ static const char *const tools[][2] = {
     {"bench", "run llama-bench per engine and device until the statistics decide"},
     {"fit", "find each engine's context ceiling for a model by loading"},
     {"select", "print the winning llama-server launch line for a model"},
+    {"serve", "run the launch line as a llama-server under concurrent clients"},
     {"pin", "decide whether a candidate build replaces the pinned one"},
     {"bisect", "find the first release build that made a test slower"},
     {"evidence", "write the evidence page with delta tables and charts"},
