@@ -184,7 +184,7 @@ int main(int argc, char **argv)
         return lvd_usage_error(TOOL, "--load: %s", err.msg);
     o.j.loads = loads;
     o.j.store = o.t.store;
-    o.j.progress = o.t.json ? NULL : stderr;
+    o.j.progress = lvd_progress_enabled() ? stderr : NULL; /* a line per run, on a terminal */
     engine_devlock lock;
     int code = engine_devlock_tool(TOOL, o.t.store, o.wait_s * 1000, &lock);
     if (code == LVD_EXIT_OK) {
