@@ -8,7 +8,7 @@
  * a prompt of exactly P tokens (ids 1000 to 20999, different for every
  * request, so no prompt cache serves one request from another's) and G
  * generated tokens (end of stream ignored). Per request it times, on the
- * monotonic clock, when it was handed to libcurl, when each generated token
+ * monotonic clock, when it was sent, when each generated token
  * arrived and when the stream ended.
  *
  * Errors: a request answered with an HTTP status other than 200, failed by
@@ -29,7 +29,7 @@
 
 typedef struct serve_req {
     int client;              /* which client sent it, 0 to N-1 */
-    int64_t start_ns;        /* monotonic ns: handed to libcurl */
+    int64_t start_ns;        /* monotonic ns: sent by libcurl */
     int64_t first_ns;        /* the first generated token arrived; 0: none did */
     int64_t end_ns;          /* the stream ended (or the request failed) */
     int tokens;              /* generated tokens received */
