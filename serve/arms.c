@@ -155,6 +155,26 @@ int serve_arms_leading(store *s, const store_artifact *a, const char *host, cons
     return -1;
 }
 
+int serve_arms_url(const char *url, serve_arm **arms, size_t *n, lvd_err *err)
+{
+    *arms = NULL;
+    *n = 0;
+    if (!lvd_starts_with(url, "http://") || !url[7] || strlen(url) > 200 || strpbrk(url, " \t\n"))
+        return lvd_errf(err, "--url '%s': want http://HOST:PORT of a running llama-server", url);
+    serve_arm *x = push_arm(arms, n);
+    size_t len = strlen(url);
+    while (len > 7 && url[len - 1] == '/')
+        len--;
+    x->url = lvd_xstrndup(url, len);
+    x->engine = lvd_xstrdup("");
+    x->build = lvd_xstrdup("");
+    lvd_params_init(&x->params);
+    x->line = lvd_xstrdup(x->url);
+    x->from = lvd_xasprintf("the server running at %s", x->url);
+    x->metrics = 1;
+    return 0;
+}
+
 void serve_arms_free(serve_arm *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -164,6 +184,7 @@ void serve_arms_free(serve_arm *v, size_t n)
         lvd_strv_free(v[i].env);
         free(v[i].line);
         free(v[i].from);
+        free(v[i].url);
     }
     free(v);
 }

@@ -29,6 +29,8 @@ typedef struct serve_arm {
     char *from;             /* where the line came from: "lvd select (rule verdict)",
                                "leading arm 2 of session night-..." */
     int metrics;            /* its llama-server --help lists --metrics */
+    char *url;              /* a running server's base URL (lvd serve --url): nothing is
+                               started, argv and env are NULL; else NULL */
 } serve_arm;
 
 /* The line lvd select prints for artifact a (model: the path launched)
@@ -43,6 +45,10 @@ int serve_arms_selected(store *s, const store_artifact *a, const sel_request *rq
  * LVD_EXIT_STORE). */
 int serve_arms_leading(store *s, const store_artifact *a, const char *host, const char *model, size_t k,
                        serve_arm **arms, size_t *n, int *exit_code, lvd_err *err);
+/* The server already running at url (http://HOST:PORT, a trailing '/'
+ * dropped) as the one arm: no line, nothing started, its /metrics read when
+ * it offers them. 0, or -1 with err when url is not http://. */
+int serve_arms_url(const char *url, serve_arm **arms, size_t *n, lvd_err *err);
 void serve_arms_free(serve_arm *v, size_t n);
 
 #endif

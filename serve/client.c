@@ -34,7 +34,8 @@ typedef struct client {
     lvd_sb error_body;        /* a non-200 answer */
     int http_checked, http_ok;
     int busy, errors_in_a_row;
-    int sending;              /* the prerequest callback ran: the request is being sent */
+    char *body;               /* the request's body, handed to libcurl by on_read */
+    size_t body_len, body_sent;
     char curl_err[CURL_ERROR_SIZE];
     struct drive *d;
 } client;
@@ -91,14 +92,19 @@ static void on_event(const serve_event *e, void *ctx)
     c->req.tokens += e->tokens;
 }
 
-/* libcurl's last call before it sends the request (a new connection is up
- * by then): the request's start, so TTFT is not the client's own time. */
-static int on_send(void *ctx, char *ip, char *local, int port, int local_port)
+/* libcurl asks for the body as it writes the request (the connection is up
+ * by then, and the head is written with it): the request's start is the
+ * first ask, so TTFT counts neither a connection's setup nor libcurl's own
+ * work before the send. */
+static size_t on_read(char *buf, size_t size, size_t n, void *ctx)
 {
-    (void)ip, (void)local, (void)port, (void)local_port;
-    ((client *)ctx)->req.start_ns = now_ns();
-    ((client *)ctx)->sending = 1;
-    return CURL_PREREQFUNC_OK;
+    client *c = ctx;
+    if (c->body_sent == 0)
+        c->req.start_ns = now_ns();
+    size_t k = c->body_len - c->body_sent < size * n ? c->body_len - c->body_sent : size * n;
+    memcpy(buf, c->body + c->body_sent, k);
+    c->body_sent += k;
+    return k;
 }
 
 static size_t on_data(char *buf, size_t size, size_t n, void *ctx)
@@ -144,12 +150,14 @@ static int client_setup(client *c, drive *d)
     curl_easy_setopt(c->h, CURLOPT_NOPROXY, "*"); /* loopback: never through a proxy of the environment */
     curl_easy_setopt(c->h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c->h, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(c->h, CURLOPT_FORBID_REUSE, 1L); /* b9749's server closes after every stream */
     curl_easy_setopt(c->h, CURLOPT_PROTOCOLS_STR, "http");
     curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)d->o->timeout_ms);
     curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(c->h, CURLOPT_PREREQFUNCTION, on_send);
-    curl_easy_setopt(c->h, CURLOPT_PREREQDATA, c);
+    curl_easy_setopt(c->h, CURLOPT_POST, 1L);
+    curl_easy_setopt(c->h, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(c->h, CURLOPT_READDATA, c);
     curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, c->curl_err);
     return 0;
 }
@@ -165,6 +173,7 @@ static void client_cleanup(client *c, CURLM *m)
     lvd_sb_free(&c->error_body);
     free(c->req.itl_ms);
     free(c->req.error);
+    free(c->body);
 }
 
 /* Whether another request may start now. */
@@ -182,9 +191,11 @@ static int more_wanted(const drive *d)
 static void issue(client *c, CURLM *m, int index)
 {
     drive *d = c->d;
-    char *body = serve_request_body(d->o, d->issued++);
-    curl_easy_setopt(c->h, CURLOPT_COPYPOSTFIELDS, body);
-    free(body);
+    free(c->body);
+    c->body = serve_request_body(d->o, d->issued++);
+    c->body_len = strlen(c->body);
+    c->body_sent = 0;
+    curl_easy_setopt(c->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
     serve_sse_free(&c->sse);
     serve_sse_init(&c->sse);
     lvd_sb_reset(&c->error_body);
@@ -197,11 +208,8 @@ static void issue(client *c, CURLM *m, int index)
     c->busy = 1;
     curl_multi_add_handle(m, c->h);
     int running;
-    c->req.start_ns = now_ns(); /* the prerequest callback stamps it again as the request goes out */
-    c->sending = 0;
+    c->req.start_ns = now_ns(); /* on_read stamps it again as the request goes out */
     curl_multi_perform(m, &running); /* now, not at the loop's next turn */
-    if (c->sending) /* sent within that call (a kept-alive connection): its end is the send */
-        c->req.start_ns = now_ns();
 }
 
 /* The request of c ended with code; moves it into the drive's list. */
@@ -218,6 +226,8 @@ static void finish(client *c, CURLM *m, CURLcode code)
         r->error = lvd_xasprintf("%s", c->curl_err[0] ? c->curl_err : curl_easy_strerror(code));
     else if (http != 200)
         r->error = status_error(c, http);
+    else if (c->sse.refusal[0])
+        r->error = lvd_xasprintf("llama-server refused it: %s", c->sse.refusal);
     else if (serve_sse_end(&c->sse) != 0 && !d->out->fatal)
         r->error = lvd_xasprintf("the stream ended early: %s", c->sse.why);
     c->errors_in_a_row = r->error ? c->errors_in_a_row + 1 : 0;

@@ -1,6 +1,6 @@
 /* client.h: N concurrent clients driving a llama-server over HTTP with
- * libcurl's multi interface (one thread, one easy handle and one kept-alive
- * connection per client): each client sends a request, reads its streamed
+ * libcurl's multi interface (one thread, one easy handle per client, a
+ * connection per request): each client sends a request, reads its streamed
  * answer (serve/sse.h) and sends the next at once, for a count of requests
  * or a duration. A request is POST /completion
  *   {"prompt": [P token ids], "n_predict": G, "stream": true,
@@ -12,8 +12,9 @@
  * arrived and when the stream ended.
  *
  * Errors: a request answered with an HTTP status other than 200, failed by
- * libcurl (refused, reset, its timeout) or that ends without its last event
- * is an error of that request (its message kept; a client with 3 in a row
+ * libcurl (refused, reset, its timeout), refused by the server mid-stream
+ * (an "error" event) or that ends without its last event is an error of
+ * that request (its message kept; a client with 3 in a row
  * stops); a stream that is not llama-server's (serve/sse.h: malformed) ends
  * the whole drive at once: that is no load the server failed, but a server
  * that is not what it claims. Not for starting the server (serve/server.h)

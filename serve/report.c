@@ -20,6 +20,8 @@ static void fmt_quant(char *buf, size_t len, const serve_quant *q)
 
 static char *arm_words(const serve_arm *a, const serve_load *l)
 {
+    if (a->url)
+        return lvd_xasprintf("%s (N %d)", a->url, l->clients);
     lvd_params p = a->params;
     p.parallel = l->clients;
     return sel_arm_words(a->backend, a->engine, &p);
@@ -100,6 +102,7 @@ cJSON *serve_report_json(const serve_session *s, const char *model)
         cJSON_AddItemToObject(j, "argv", strings(a->argv));
         cJSON_AddItemToObject(j, "env", strings(a->env));
         cJSON_AddStringToObject(j, "line", a->line);
+        cJSON_AddItemToObject(j, "url", lvd_json_text(a->url));
         cJSON_AddItemToArray(arms, j);
     }
     cJSON *cells = cJSON_AddArrayToObject(o, "cells");

@@ -30,7 +30,7 @@ static void run_init(const serve_arm *arm, const serve_load *l, lvd_run *run)
 {
     memset(run, 0, sizeof *run);
     run->engine_id = arm->engine_id;
-    run->binary = lvd_xstrdup(arm->argv[0]);
+    run->binary = lvd_xstrdup(arm->url ? arm->url : arm->argv[0]);
     run->build = lvd_xstrdup(arm->build ? arm->build : "");
     run->params = arm->params;
     run->params.parallel = l->clients;
@@ -115,6 +115,15 @@ serve_run_end serve_run_once(const serve_arm *arm, const serve_load *l, const se
     serve_server srv;
     int64_t t0 = lvd_mono_ms();
     serve_run_end end = SERVE_RUN_DONE;
+    if (arm->url) { /* a running server: driven as it is, never started or stopped here */
+        memset(&srv, 0, sizeof srv);
+        snprintf(srv.base, sizeof srv.base, "%s", arm->url);
+        srv.healthy_ms = -1;
+        drive(&srv, arm, l, o, seed, run, fig, reqs, err);
+        free(log);
+        run->wall_ms = lvd_mono_ms() - t0;
+        return o->stop && *o->stop ? SERVE_RUN_STOPPED : SERVE_RUN_DONE;
+    }
     int started = serve_server_start(&so, &srv, err);
     if (started != 0) {
         end = started == -2 ? SERVE_RUN_PORT : SERVE_RUN_DONE;

@@ -42,7 +42,8 @@ typedef enum serve_run_end {
     SERVE_RUN_STOPPED,         /* interrupted by a signal: nothing to record */
 } serve_run_end;
 
-/* One run of arm at load l (seed varies its prompts) into run (zeroed
+/* One run of arm at load l (an arm with a url: the server running there,
+ * neither started nor stopped, its -np whatever it has) (seed varies its prompts) into run (zeroed
  * first; identity fields the session owns, artifact, host and session, are
  * left empty), *fig (free with serve_figures_free; empty unless the drive
  * ran) and, when reqs is not NULL and the run is ok, its requests (free

@@ -77,11 +77,38 @@ static int session_code(const serve_session *s, lvd_err *err)
     return lvd_errf(err, "no run was made (the budget ended first)"), LVD_EXIT_FAIL;
 }
 
+/* The job's sessions: the store's (record or not) for the lines, or none
+ * for a running server (--url). */
+static int run_session(const serve_job_opts *o, store *s, const char *artifact, serve_job *out, const char *logs,
+                       lvd_err *err)
+{
+    char now[24];
+    snprintf(now, sizeof now, "%lld", (long long)lvd_now());
+    out->session_name = o->session ? lvd_xstrdup(o->session) : lvd_session_name("serve", now);
+    serve_session_opts so = {.artifact = artifact, .host = lvd_hostname(), .session = out->session_name,
+                             .arms = out->arms, .n_arms = out->n_arms, .loads = o->loads, .n_loads = o->n_loads,
+                             .run = o->run, .max_rounds = o->max_rounds, .budget_ms = o->budget_ms,
+                             .record = o->record && s, .on_run = on_run, .ctx = o->progress};
+    if (!so.run.stop)
+        so.run.stop = &stop_flag;
+    if (!so.run.log_dir)
+        so.run.log_dir = logs;
+    out->ran = 1;
+    if (serve_session_run(s, &so, &out->session, err) != 0)
+        return LVD_EXIT_STORE;
+    return session_code(&out->session, err);
+}
+
 int serve_job_run(const serve_job_opts *o, serve_job *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     stop_flag = 0;
     signals_install();
+    if (o->url) { /* a running server: nothing to identify, start or record */
+        if (serve_arms_url(o->url, &out->arms, &out->n_arms, err) != 0)
+            return LVD_EXIT_USAGE;
+        return run_session(o, NULL, "", out, NULL, err);
+    }
     char *path = store_default_path(o->store);
     store *s = NULL;
     store_artifact a;
@@ -102,24 +129,8 @@ int serve_job_run(const serve_job_opts *o, serve_job *out, lvd_err *err)
             logs = NULL;
         }
     }
-    if (code == LVD_EXIT_OK) {
-        char now[24];
-        snprintf(now, sizeof now, "%lld", (long long)lvd_now());
-        out->session_name = o->session ? lvd_xstrdup(o->session) : lvd_session_name("serve", now);
-        serve_session_opts so = {.artifact = a.sha256, .host = lvd_hostname(), .session = out->session_name,
-                                 .arms = out->arms, .n_arms = out->n_arms, .loads = o->loads, .n_loads = o->n_loads,
-                                 .run = o->run, .max_rounds = o->max_rounds, .budget_ms = o->budget_ms,
-                                 .record = o->record, .on_run = on_run, .ctx = o->progress};
-        if (!so.run.stop)
-            so.run.stop = &stop_flag;
-        if (!so.run.log_dir)
-            so.run.log_dir = logs;
-        if (serve_session_run(s, &so, &out->session, err) != 0)
-            code = LVD_EXIT_STORE;
-        else
-            code = session_code(&out->session, err);
-        out->ran = 1;
-    }
+    if (code == LVD_EXIT_OK)
+        code = run_session(o, s, a.sha256, out, logs, err);
     if (logs)
         lvd_rm_rf(logs);
     free(logs);

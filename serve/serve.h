@@ -18,6 +18,8 @@
 typedef struct serve_job_opts {
     const char *store;         /* --store; NULL the default */
     const char *model;
+    const char *url;           /* measure the server running there (no model, no store, nothing
+                                  recorded); NULL: start the launch lines */
     size_t leading;            /* 0: the line lvd select prints; k: the k leading bench arms' lines */
     stats_objective objective; /* the verdict lvd select's rule 2 reads */
     int64_t ctx;               /* lvd select's --ctx (-1 default) */

@@ -38,14 +38,15 @@ static int count_of(const cJSON *o, const char *key)
     return d >= 0 && d < 1e9 && d == floor(d) ? (int)d : -2;
 }
 
-/* The server's own words of an {"error": ...} object, quoted into p->why. */
-static int server_error(serve_sse *p, const cJSON *e)
+/* The server's own words of an {"error": ...} object into p->refusal; the
+ * stream ends there. */
+static void refused(serve_sse *p, const cJSON *e)
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
     char *text = cJSON_IsString(m) ? NULL : cJSON_PrintUnformatted(e);
-    bad(p, "llama-server sent an error: %.200s", cJSON_IsString(m) ? m->valuestring : text ? text : "?");
+    snprintf(p->refusal, sizeof p->refusal, "%.200s", cJSON_IsString(m) ? m->valuestring : text ? text : "?");
     cJSON_free(text);
-    return -1;
+    p->done = 1;
 }
 
 /* The tokens an event object brings, from tokens_predicted's growth, else
@@ -91,7 +92,12 @@ static int data_line(serve_sse *p, const char *v, serve_event_fn fn, void *ctx)
     }
     serve_event e = {0};
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(o, "error");
-    int rc = error ? server_error(p, error) : event_tokens(p, o, &e);
+    if (error) {
+        refused(p, error);
+        cJSON_Delete(o);
+        return 0;
+    }
+    int rc = event_tokens(p, o, &e);
     if (rc == 0) {
         e.stop = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "stop"));
         p->done = e.stop;

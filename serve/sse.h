@@ -13,7 +13,9 @@
  * comment, blank), a data line that is not a JSON object, an object whose
  * tokens_predicted goes down or is not a count, a line over 1 MiB, an
  * event after the last, and a stream that ends without its last event.
- * An object with "error" is the server's refusal, said in its words. */
+ * An object with "error" is the server's refusal of that request (b10587's
+ * "The model produced output that does not match the expected Content-only
+ * format", mid-stream): the stream's end, its words in refusal. */
 #ifndef LVD_SERVE_SSE_H
 #define LVD_SERVE_SSE_H
 
@@ -39,6 +41,7 @@ typedef struct serve_sse {
     int predicted;     /* tokens_predicted of the last event that had it */
     size_t events;
     char why[320];     /* malformed: where and what */
+    char refusal[208]; /* the server refused the request: its message; "" none */
 } serve_sse;
 
 void serve_sse_init(serve_sse *p);

@@ -18,7 +18,7 @@
 #define TOOL "lvd-serve"
 #define LOAD_DEFAULT "1:128:32,4:128:32"
 
-enum { O_LOAD = 256, O_ARMS, O_OBJECTIVE, O_REQUESTS, O_DURATION, O_ROUNDS, O_BUDGET, O_PORT, O_TIMEOUT,
+enum { O_LOAD = 256, O_URL, O_ARMS, O_OBJECTIVE, O_REQUESTS, O_DURATION, O_ROUNDS, O_BUDGET, O_PORT, O_TIMEOUT,
        O_HEALTH, O_SESSION, O_NO_RECORD, O_LOG_DIR, O_WAIT, O_CTX };
 
 typedef struct options {
@@ -34,7 +34,9 @@ static void usage(FILE *f)
             "usage: lvd serve -m M.gguf [--load N:P:G,...] [--arms select|K] [--objective OBJ] [-c N]\n"
             "                 [--requests R | --duration DUR] [--rounds N] [--budget DUR] [--port P]\n"
             "                 [--timeout SECS] [--health-timeout SECS] [--session ID] [--no-record]\n"
-            "                 [--log-dir DIR] [--wait DUR] [--json] [--store PATH]\n\n"
+            "                 [--log-dir DIR] [--wait DUR] [--json] [--store PATH]\n"
+            "       lvd serve --url http://HOST:PORT [--load N:P:G,...] [--requests R | --duration DUR]\n"
+            "                 [--rounds N] [--timeout SECS] [--wait DUR] [--json]\n\n"
             "Measures the llama-server launch line lvd select prints for the model (or each of the\n"
             "K leading arms' lines of its newest llama-bench session) under load: each line runs as\n"
             "a real llama-server on 127.0.0.1 with -np N, and N concurrent clients (libcurl) stream\n"
@@ -51,6 +53,8 @@ static void usage(FILE *f)
             "  --load LIST         load shapes N:P:G, comma-separated: N clients (and -np N), P prompt\n"
             "                      tokens, G generated tokens (default " LOAD_DEFAULT ")\n"
             "  --arms select|K     the line lvd select prints (default), or the K leading arms'\n"
+            "  --url URL           instead: drive the llama-server already running at URL as it is\n"
+            "                      (its own -np; nothing started, nothing recorded)\n"
             "  --objective OBJ     the verdict lvd select's line comes from (default tg)\n"
             "  -c, --ctx N         lvd select's --ctx for the line\n"
             "  --requests R        requests per run (default %d per client, at least %d)\n"
@@ -103,6 +107,7 @@ static int option(void *opts, int c, const char *arg)
     switch (c) {
     case 'm': o->j.model = arg; break;
     case O_LOAD: o->load = arg; break;
+    case O_URL: o->j.url = arg; break;
     case O_ARMS:
         if (strcmp(arg, "select") && (rc = int_arg("--arms", arg, 1, 64, &v)) == 0)
             o->j.leading = (size_t)v;
@@ -152,6 +157,7 @@ static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
         {"model", required_argument, NULL, 'm'},        {"load", required_argument, NULL, O_LOAD},
+        {"url", required_argument, NULL, O_URL},
         {"arms", required_argument, NULL, O_ARMS},      {"objective", required_argument, NULL, O_OBJECTIVE},
         {"ctx", required_argument, NULL, O_CTX},        {"requests", required_argument, NULL, O_REQUESTS},
         {"duration", required_argument, NULL, O_DURATION}, {"rounds", required_argument, NULL, O_ROUNDS},
@@ -164,8 +170,10 @@ static int parse_options(int argc, char **argv, options *o)
     int rc = lvd_tool_parse(TOOL, argc, argv, ":hm:", longopts, usage, &o->t, option, o);
     if (rc == 0)
         rc = lvd_tool_no_operands(TOOL, argc, argv);
-    if (rc == 0 && !o->j.model)
+    if (rc == 0 && !o->j.model && !o->j.url)
         rc = lvd_usage_error(TOOL, "--model FILE is required");
+    if (rc == 0 && o->j.model && o->j.url)
+        rc = lvd_usage_error(TOOL, "--url measures the server running there: no --model with it");
     return rc;
 }
 
@@ -191,9 +199,9 @@ int main(int argc, char **argv)
         serve_job job;
         code = serve_job_run(&o.j, &job, &err);
         if (job.ran && o.t.json)
-            lvd_json_emit(stdout, serve_report_json(&job.session, o.j.model));
+            lvd_json_emit(stdout, serve_report_json(&job.session, o.j.url ? o.j.url : o.j.model));
         else if (job.ran)
-            serve_report_table(stdout, &job.session, o.j.model);
+            serve_report_table(stdout, &job.session, o.j.url ? o.j.url : o.j.model);
         if (code != LVD_EXIT_OK && code != LVD_EXIT_PARTIAL)
             lvd_error(TOOL, "%s", err.msg);
         serve_job_free(&job);

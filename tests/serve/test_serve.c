@@ -89,8 +89,6 @@ static void test_sse_malformed(void **state)
         {"data: {\"tokens_predicted\":1}\n\n", "ends without its last event (1 event, none with \"stop\": true)"},
         {"data: {\"stop\":true}\n\ndata: {\"stop\":true}\n\n", "line 3: an event after the last one"},
         {"data: {\"stop\":true}\n\ndata: {\"cont", "the stream ends inside a line"},
-        {"data: {\"error\":{\"code\":503,\"message\":\"Loading model\"}}\n\n",
-         "line 1: llama-server sent an error: Loading model"},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++) {
         tally t;
@@ -108,6 +106,15 @@ static void test_sse_malformed(void **state)
                           why, sizeof why),
                      0);
     assert_int_equal(t.tokens, 1);
+    /* a refusal mid-stream (b10587 on a model's odd output) ends it: no malformed stream */
+    serve_sse p;
+    serve_sse_init(&p);
+    const char *refusal = "data: {\"tokens_predicted\":1}\n\ndata: {\"error\":{\"code\":500,\"message\":\"The model "
+                          "produced output that does not match the expected Content-only format\"}}\n\n";
+    assert_int_equal(serve_sse_feed(&p, refusal, strlen(refusal), on_event, &t), 0);
+    assert_int_equal(serve_sse_end(&p), 0);
+    assert_string_equal(p.refusal, "The model produced output that does not match the expected Content-only format");
+    serve_sse_free(&p);
 }
 
 static void test_metrics_capture(void **state)
