@@ -1,42 +1,39 @@
 #!/usr/bin/env python3
-"""tests/real/serve_client.py: an independent client beside lvd serve's figures.
+"""tests/real/serve_client.py: an independent client timing lvd serve's own requests.
 
-    serve_client.py SERVE_JSON ARM N P G REQUESTS ROUNDS LOG_FILE [--timeout S]
+    serve_client.py SERVE_JSON ARM N P G REQUESTS LOG_FILE [--timeout S]
 
 SERVE_JSON is what `lvd serve --json` printed; ARM (from 1) picks one of its
 arms, whose launch line (argv and env, never through a shell) this script
-starts itself as llama-server with `--host 127.0.0.1 --port FREE -np 2N`, in
-its own session (process group). When GET /health answers 200 it takes
-ROUNDS turns on that one server, each two drives at once, N slots each:
-`$LVD_BIN/lvd serve --url` of it at load N:P:G with REQUESTS requests, and
-its own REQUESTS requests from N threads, started a fraction k / ROUNDS of
-one request's time after lvd serve in turn k (closed loops lock in phase:
-the side whose requests come a little later meets the server in the other's
-prompt processing and waits; over evenly spread offsets neither side is
-favoured),
-each on an http.client connection of its own (the server closes one after
-every stream), the same kind lvd serve sends: POST /completion with a prompt
-of P token ids (1000 to 20999, different every request), "n_predict": G,
-"stream": true, "ignore_eos": true, "cache_prompt": false, "temperature": 0.
-Its time to first token runs from the send to the first `data:` line that
-brings a token (an "error" event fails the request); its aggregate rate is
-every generated token over the first send to the last end. Side by side on
-the same server at the same time, the host's drift hits both alike (this
-host's speed wanders several times over within seconds). The
+starts itself as llama-server with `--host 127.0.0.1 --port FREE -np N`, in
+its own session (process group), killed when this script dies. When GET
+/health answers 200 it listens on another loopback port and runs
+`$LVD_BIN/lvd serve --url` of that port at load N:P:G with REQUESTS
+requests. Every request lvd serve sends there is sent on to the server by
+this script's own client, python's http.client (a connection per request,
+as the server closes one after every stream), and its answer passed back
+line by line as it comes. This client times each request itself, from its
+own send to the first `data:` line that brings a token (tokens_predicted
+grows; an "error" event fails the request), to its last event; its
+aggregate rate is every generated token over its first send to its last
+end. So both time the very same requests at the same moments, and this
+host's drift (its speed wanders several times over within seconds) hits
+both alike; what lvd serve adds on its side is one loopback hop through
+this script. It also checks what lvd serve asked for: a prompt of P token
+ids, "n_predict" G, "stream" true, and that G tokens came back. The
 server's group is then ended (SIGTERM, then SIGKILL). Its output goes to
 LOG_FILE.
 
-Prints one JSON object {"rounds": [{"lvd": {"ttft_ms_p50", "aggregate_tps"},
-"client": {...}}], "ttft_ratio", "tps_ratio" (lvd / client, the geometric
-mean over the rounds), "group_gone",
-"error"} and exits 0 when every turn measured
-something and the group is gone, else 1.
+Prints one JSON object {"lvd": {"ttft_ms_p50", "aggregate_tps", "requests",
+"errors"}, "client": {...}, "ttft_ratio", "tps_ratio" (lvd / client),
+"bodies": the requests not as asked (a list of reasons), "group_gone",
+"error"} and exits 0 when both measured and the group is gone, else 1.
 """
+import ctypes
 import http.client
+import http.server
 import json
-import math
 import os
-import random
 import signal
 import socket
 import statistics
@@ -63,6 +60,11 @@ def healthy(port):
         return False
 
 
+def die_with_us():
+    """In the server's child before exec: SIGKILL when this script dies (PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
 def group_alive(pgid):
     try:
         os.killpg(pgid, 0)
@@ -87,75 +89,126 @@ def stop(proc):
     return not group_alive(proc.pid)
 
 
-def one_request(port, body, timeout):
-    """(ttft_s, tokens, t_start, t_end) of one streamed completion."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    conn.connect()
-    conn.request("POST", "/completion", body=body, headers={"Content-Type": "application/json"})
-    t0 = time.monotonic()
-    resp = conn.getresponse()
-    if resp.status != 200:
-        raise RuntimeError("HTTP %d: %s" % (resp.status, resp.read()[:200]))
-    first, tokens, last = None, 0, 0
-    while True:
-        line = resp.readline()
-        if not line:
-            break
-        if not line.startswith(b"data:"):
-            continue
-        ev = json.loads(line[5:])
-        if "error" in ev:
-            conn.close()
-            raise RuntimeError("llama-server refused it: %s" % ev["error"])
-        n = ev.get("tokens_predicted", tokens)
-        if n > tokens and first is None:
-            first = time.monotonic() - t0
-        tokens = max(tokens, n)
-        if ev.get("stop"):
-            break
-    resp.read()
-    conn.close()
-    if first is None:
-        raise RuntimeError("no token came")
-    return first, tokens, t0, time.monotonic()
+class Timing:
+    """What the client timed, request by request, and what it saw asked."""
+
+    def __init__(self, p, g):
+        self.p, self.g = p, g
+        self.lock = threading.Lock()
+        self.done = []      # (ttft_s, tokens, t_start, t_end) of each ok request
+        self.failed = []    # reasons
+        self.bodies = []    # requests not as asked
+
+    def check_body(self, raw):
+        try:
+            b = json.loads(raw)
+            why = []
+            if len(b.get("prompt", [])) != self.p or not all(isinstance(t, int) for t in b["prompt"]):
+                why.append("a prompt of %d token ids" % self.p)
+            if b.get("n_predict") != self.g:
+                why.append('"n_predict" %d' % self.g)
+            if b.get("stream") is not True:
+                why.append('"stream" true')
+        except (ValueError, AttributeError) as e:
+            why = ["JSON: %s" % e]
+        if why:
+            with self.lock:
+                self.bodies.append("not " + ", ".join(why))
 
 
-def client_turn(port, n, bodies, timeout):
-    """This client's figures over bodies, n at a time."""
-    out, lock = [], threading.Lock()
+def handler_for(upstream, timing, timeout):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
 
-    def client(k):
-        for i in range(k, len(bodies), n):
+        def log_message(self, *args):
+            pass
+
+        def chunk(self, data):
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+
+        def do_GET(self):  # /health, /metrics: passed on as they are
+            c = http.client.HTTPConnection("127.0.0.1", upstream, timeout=timeout)
+            c.request("GET", self.path)
+            r = c.getresponse()
+            body = r.read()
+            c.close()
+            self.send_response(r.status)
+            self.send_header("Content-Type", r.getheader("Content-Type", "text/plain"))
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+
+        def do_POST(self):
+            raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            timing.check_body(raw)
+            c = http.client.HTTPConnection("127.0.0.1", upstream, timeout=timeout)
+            c.connect()
+            c.request("POST", self.path, body=raw, headers={"Content-Type": "application/json"})
+            t0 = time.monotonic()
+            r = c.getresponse()
+            self.send_response(r.status)
+            self.send_header("Content-Type", r.getheader("Content-Type", "text/event-stream"))
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            first, tokens, why = None, 0, None
             try:
-                r = one_request(port, bodies[i], timeout)
-            except (OSError, RuntimeError, ValueError) as e:
-                r = e
-            with lock:
-                out.append(r)
+                while True:
+                    line = r.readline()
+                    if not line:
+                        break
+                    t = time.monotonic()
+                    if r.status == 200 and line.startswith(b"data:") and line[5:].strip() != b"[DONE]":
+                        ev = json.loads(line[5:])
+                        if "error" in ev:
+                            why = "llama-server refused it: %s" % ev["error"]
+                        n = ev.get("tokens_predicted", tokens)
+                        if n > tokens and first is None:
+                            first = t - t0
+                        tokens = max(tokens, n)
+                    self.chunk(line)
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except (OSError, ValueError) as e:
+                why = why or "%s: %s" % (type(e).__name__, e)
+            end = time.monotonic()
+            c.close()
+            with timing.lock:
+                if r.status != 200:
+                    timing.failed.append("HTTP %d" % r.status)
+                elif why or first is None:
+                    timing.failed.append(why or "no token came")
+                else:
+                    timing.done.append((first, tokens, t0, end))
+                    if tokens != timing.g:
+                        timing.bodies.append("%d tokens came, not %d" % (tokens, timing.g))
 
-    threads = [threading.Thread(target=client, args=(k,)) for k in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    ok = [r for r in out if isinstance(r, tuple)]
-    if not ok:
-        raise RuntimeError("no request was answered: %s" % [r for r in out if not isinstance(r, tuple)][:1])
-    span = max(r[3] for r in ok) - min(r[2] for r in ok)
-    return {"ttft_ms_p50": statistics.median(r[0] for r in ok) * 1e3,
-            "aggregate_tps": sum(r[1] for r in ok) / span, "errors": len(out) - len(ok)}
+    return Handler
 
 
-def lvd_turn(port, n, p, g, requests, timeout):
-    """lvd serve --url's figures on the same server (None when it failed)."""
+def lvd_run(port, n, p, g, requests, timeout):
+    """lvd serve --url's figures (None when it failed)."""
     argv = [os.path.join(os.environ["LVD_BIN"], "lvd"), "serve", "--url", "http://127.0.0.1:%d" % port,
             "--load", "%d:%d:%d" % (n, p, g), "--requests", str(requests), "--rounds", "1", "--json"]
     r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
     if r.returncode != 0:
-        print("lvd serve --url: exit %d: %s" % (r.returncode, r.stderr.decode()[-300:]), file=sys.stderr)
-        return None
+        raise RuntimeError("lvd serve --url: exit %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
     f = json.loads(r.stdout)["cells"][0]["figures"]
-    return {"ttft_ms_p50": f["ttft_ms"]["p50"], "aggregate_tps": f["aggregate_tps"], "errors": f["errors"]}
+    return {"ttft_ms_p50": f["ttft_ms"]["p50"], "aggregate_tps": f["aggregate_tps"],
+            "requests": f["requests"], "errors": f["errors"]}
+
+
+def figures(t):
+    if not t.done:
+        raise RuntimeError("the client timed no request: %s" % t.failed[:1])
+    span = max(r[3] for r in t.done) - min(r[2] for r in t.done)
+    return {"ttft_ms_p50": statistics.median(r[0] for r in t.done) * 1e3,
+            "aggregate_tps": sum(r[1] for r in t.done) / span,
+            "requests": len(t.done) + len(t.failed), "errors": len(t.failed)}
 
 
 def main():
@@ -165,59 +218,44 @@ def main():
         k = args.index("--timeout")
         timeout = float(args[k + 1])
         del args[k:k + 2]
-    if len(args) != 8:
+    if len(args) != 7:
         print(__doc__, file=sys.stderr)
         return 2
-    serve_json, arm, n, p, g, requests, rounds, log_file = args
-    arm, n, p, g, requests, rounds = int(arm), int(n), int(p), int(g), int(requests), int(rounds)
+    serve_json, arm, n, p, g, requests, log_file = args
+    arm, n, p, g, requests = int(arm), int(n), int(p), int(g), int(requests)
     a = json.load(open(serve_json))["arms"][arm - 1]
     env = dict(os.environ)
     for w in a["env"]:
         k, v = w.split("=", 1)
         env[k] = v
     port = free_port()
-    argv = list(a["argv"]) + ["--host", "127.0.0.1", "--port", str(port), "-np", str(2 * n)]
-    res = {"rounds": [], "ttft_ratio": None, "tps_ratio": None, "group_gone": None, "error": None}
+    argv = list(a["argv"]) + ["--host", "127.0.0.1", "--port", str(port), "-np", str(n)]
+    res = {"lvd": None, "client": None, "ttft_ratio": None, "tps_ratio": None, "bodies": [],
+           "group_gone": None, "error": None}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with open(log_file, "wb") as log:
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=die_with_us)
+    front = None
     try:
         t0 = time.monotonic()
         while not healthy(port):
             if proc.poll() is not None or time.monotonic() - t0 > timeout:
                 raise RuntimeError("llama-server never answered /health 200")
             time.sleep(0.05)
-        rng = random.Random(n * 1000003 + requests)
-        warm = json.dumps({"prompt": [rng.randrange(1000, 21000) for _ in range(p)], "n_predict": g,
-                           "stream": True, "ignore_eos": True, "cache_prompt": False, "temperature": 0})
-        one_request(port, warm, timeout)
-        t = time.monotonic()
-        one_request(port, warm.replace('"n_predict"', '"n_predict" ', 1), timeout)
-        period = time.monotonic() - t
-        for _ in range(rounds):
-            bodies = [json.dumps({"prompt": [rng.randrange(1000, 21000) for _ in range(p)], "n_predict": g,
-                                  "stream": True, "ignore_eos": True, "cache_prompt": False, "temperature": 0})
-                      for _ in range(requests)]
-            ours, theirs = {}, {}
-            lvd = threading.Thread(target=lambda: ours.update(lvd=lvd_turn(port, n, p, g, requests, timeout)))
-            py = threading.Thread(target=lambda: theirs.update(c=client_turn(port, n, bodies, timeout)))
-            lvd.start()
-            time.sleep(period * len(res["rounds"]) / rounds)
-            py.start()
-            lvd.join()
-            py.join()
-            if "c" not in theirs:
-                raise RuntimeError("the client measured nothing")
-            theirs = theirs["c"]
-            if not ours.get("lvd"):
-                raise RuntimeError("lvd serve --url measured nothing")
-            res["rounds"].append({"lvd": ours["lvd"], "client": theirs})
-        pick = lambda key: math.exp(statistics.mean(math.log(r["lvd"][key] / r["client"][key]) for r in res["rounds"]))
-        res["ttft_ratio"], res["tps_ratio"] = pick("ttft_ms_p50"), pick("aggregate_tps")
-    except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
+        timing = Timing(p, g)
+        front = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(port, timing, timeout))
+        threading.Thread(target=front.serve_forever, daemon=True).start()
+        res["lvd"] = lvd_run(front.server_address[1], n, p, g, requests, timeout)
+        res["client"] = figures(timing)
+        res["bodies"] = timing.bodies
+        res["ttft_ratio"] = res["lvd"]["ttft_ms_p50"] / res["client"]["ttft_ms_p50"]
+        res["tps_ratio"] = res["lvd"]["aggregate_tps"] / res["client"]["aggregate_tps"]
+    except (RuntimeError, OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
         res["error"] = str(e)
     finally:
+        if front:
+            front.shutdown()
         res["group_gone"] = stop(proc)
     print(json.dumps(res))
     return 0 if res["ttft_ratio"] is not None and res["group_gone"] else 1
