@@ -14,7 +14,7 @@
  * a chain (lvd-nightly > lvd-bench > llama-bench) unwinds link by link.
  *
  * A long-lived child (proc_start) is spawned the same way into a guarded
- * group, its output appended to a log file instead of pipes; proc_stop
+ * group, its output written to a log file instead of pipes; proc_stop
  * signals the group (SIGTERM, then SIGKILL) and reaps it.
  *
  * Policies (constants below):

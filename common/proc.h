@@ -51,7 +51,7 @@ char *proc_tail(const char *s, int max_lines);
 
 /* A child started by proc_start: in a process group of its own, led by the
  * same guard proc_run's children have (it kills the group when we die, by
- * SIGKILL included), stdin /dev/null, stdout and stderr appended to a log
+ * SIGKILL included), stdin /dev/null, stdout and stderr written to a log
  * file. Its time limit is the caller's: proc_stop ends it. */
 typedef struct proc_child {
     int pid;                  /* the child; 0 when not started */

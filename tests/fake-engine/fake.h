@@ -81,6 +81,17 @@
  *   for pp; 0 = no slowdown). Rows carry n_depth and md's test "tg128 @ d2048"
  *   as b9749 prints them (tests/fixtures/llama.cpp/depth-b9749/).
  *
+ * Serving (llama-server given --port answers HTTP, fake_http.c)
+ *   server.ttft_ms = 20        the first token of a streamed /completion comes
+ *                              this long after the request was read
+ *   server.tg = 100            the next ones at this many t/s
+ *   server.contention = 0.25   both stretched by 1 + this for every other
+ *                              request in flight (N clients on N slots)
+ *   server.health_ms = 0       /health answers 503 "Loading model" this long
+ *                              after the load; -1: forever (never healthy)
+ *   server.stream = ok         garbage: in every stream the first token's
+ *                              event is a line that is no server-sent event
+ *
  * Sample noise (looked up as TARGET.K.NAME, TARGET.NAME, K.NAME, NAME; K in pp tg pg)
  *   noise = 0.02       relative sd of each repetition (normal, deterministic)
  *   run_noise = 0      relative sd of a level drawn once per test per invocation
