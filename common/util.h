@@ -107,4 +107,12 @@ void lvd_strv_push(char ***v, size_t *n, char *s);
 /* Appends the string fmt and ap format. */
 void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap);
 
+/* A growing vector of doubles: {0} is empty; free(v) frees it. */
+typedef struct lvd_dvec {
+    double *v;
+    size_t n, cap;
+} lvd_dvec;
+/* Appends x to d. */
+void lvd_dvec_push(lvd_dvec *d, double x);
+
 #endif

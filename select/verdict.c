@@ -16,20 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct dvec {
-    double *v;
-    size_t n, cap;
-} dvec;
-
-static void dvec_push(dvec *d, double x)
-{
-    if (d->n == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 16;
-        d->v = lvd_xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = x;
-}
-
 /* One arm of the session: (engine, arm key) and what its runs say. */
 typedef struct varm {
     int64_t engine_id;
@@ -46,7 +32,7 @@ typedef struct varm {
     double ttft_p95_ms;        /* serve objective: p95 time to first token of its kept samples; NAN none */
     char excluded[400];
     char label[400];
-    dvec x, y;                 /* kept samples of the chosen tests */
+    lvd_dvec x, y;             /* kept samples of the chosen tests */
 } varm;
 
 /* One test name of the session and how many arms have kept samples of it. */
@@ -299,7 +285,7 @@ static void gather(vsession *vs, const char *test, int into_y, int per_joule)
                 continue;
             for (size_t k = 0; k < res->n; k++)
                 if (isfinite(stats_sample_value(res, k, per_joule)))
-                    dvec_push(into_y ? &a->y : &a->x, stats_sample_value(res, k, per_joule));
+                    lvd_dvec_push(into_y ? &a->y : &a->x, stats_sample_value(res, k, per_joule));
         }
     }
 }
@@ -314,7 +300,7 @@ static void bound_ttft(vsession *vs, double bound_ms, const char *objective)
     char ttft[48];
     stats_serve_test_name(STATS_SERVE_TTFT, p, g, ttft, sizeof ttft);
     for (size_t a = 0; a < vs->n_arms; a++) {
-        dvec ms = {0};
+        lvd_dvec ms = {0};
         for (size_t i = 0; i < vs->n_runs; i++) {
             const lvd_run *r = &vs->runs[i];
             if (vs->run_arm[i] != a || strcmp(r->status, "ok") != 0)
@@ -322,7 +308,7 @@ static void bound_ttft(vsession *vs, double bound_ms, const char *objective)
             for (size_t j = 0; j < r->n_results; j++)
                 for (size_t k = 0; !strcmp(r->results[j].test, ttft) && k < r->results[j].n; k++)
                     if (stats_sample_kept(&r->results[j], k))
-                        dvec_push(&ms, (double)r->results[j].ns[k] / 1e6);
+                        lvd_dvec_push(&ms, (double)r->results[j].ns[k] / 1e6);
         }
         varm *x = &vs->arms[a];
         x->ttft_p95_ms = stats_quantile(ms.v, ms.n, STATS_SERVE_BOUND_Q);

@@ -10,21 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct dlist {
-    double *v;
-    size_t n, cap;
-} dlist;
-
-static void dl_push(dlist *d, double x)
-{
-    if (d->n == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 64;
-        d->v = lvd_xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = x;
-}
-
-static serve_quant quant(const dlist *d)
+static serve_quant quant(const lvd_dvec *d)
 {
     return (serve_quant){d->n, stats_quantile(d->v, d->n, 0.50), stats_quantile(d->v, d->n, 0.95),
                          stats_quantile(d->v, d->n, 0.99)};
@@ -43,7 +29,7 @@ void serve_figures_build(const serve_drive *d, const serve_load *l, int64_t heal
     out->healthy_ms = healthy_ms;
     out->requests = d->n;
     out->wall_s = (double)d->wall_ns / 1e9;
-    dlist ttft = {0}, itl = {0}, tps = {0}, prompt = {0};
+    lvd_dvec ttft = {0}, itl = {0}, tps = {0}, prompt = {0};
     double tokens = 0;
     for (size_t i = 0; i < d->n; i++) {
         const serve_req *r = &d->reqs[i];
@@ -53,16 +39,16 @@ void serve_figures_build(const serve_drive *d, const serve_load *l, int64_t heal
                 out->first_error = lvd_xstrdup(r->error ? r->error : "no token came");
             continue;
         }
-        dl_push(&ttft, (double)(r->first_ns - r->start_ns) / 1e6);
+        lvd_dvec_push(&ttft, (double)(r->first_ns - r->start_ns) / 1e6);
         double sum = 0;
         for (size_t k = 0; k < r->n_itl; k++) {
-            dl_push(&itl, r->itl_ms[k]);
+            lvd_dvec_push(&itl, r->itl_ms[k]);
             sum += r->itl_ms[k];
         }
         if (r->n_itl && sum > 0)
-            dl_push(&tps, (double)r->n_itl / (sum / 1e3));
+            lvd_dvec_push(&tps, (double)r->n_itl / (sum / 1e3));
         if (r->prompt_tokens >= 0)
-            dl_push(&prompt, r->prompt_tokens);
+            lvd_dvec_push(&prompt, r->prompt_tokens);
         tokens += r->tokens;
     }
     out->ttft_ms = quant(&ttft);
