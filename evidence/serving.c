@@ -269,20 +269,9 @@ static void panel(lvd_sb *out, const ev_model *m, size_t shown, const serve_fram
             double v = point_value(&m->serve[i].pts[k], tps);
             if (!isfinite(v))
                 continue;
-            double x = n_x(f, m->serve[i].pts[k].clients), y = bottom - v / axis * h;
-            lvd_sb_adds(&pts, pts.len ? " " : "");
-            ev_svg_num(&pts, x);
-            lvd_sb_adds(&pts, ",");
-            ev_svg_num(&pts, y);
-            lvd_sb_adds(out, "<circle cx=\"");
-            ev_svg_num(out, x);
-            lvd_sb_adds(out, "\" cy=\"");
-            ev_svg_num(out, y);
-            lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
+            ev_svg_dot(out, &pts, n_x(f, m->serve[i].pts[k].clients), bottom - v / axis * h, colour);
         }
-        if (strchr(lvd_sb_str(&pts), ' '))
-            lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", colour,
-                        lvd_sb_str(&pts));
+        ev_svg_polyline(out, &pts, colour);
         lvd_sb_free(&pts);
     }
 }
