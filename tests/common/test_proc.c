@@ -231,13 +231,29 @@ static void test_escaped_grandchild_does_not_hang(void **state)
     assert_no_children();
 }
 
-/* Our death (SIGKILL: nothing to catch) takes the child and its grandchild
- * with it: a "parent" forked here runs the helper through proc_run and is
- * killed; both of the helper's processes, reparented to this subreaper, must
- * die of SIGKILL within moments, and the guard too. */
-static void test_parent_killed_kills_group(void **state)
+/* Reads "PID GRANDCHILD-PID" from the helper's pidfile (bounded wait). */
+static void read_pids(const char *file, long *child, long *gc)
 {
-    (void)state;
+    *child = *gc = 0;
+    for (int i = 0; i < 1000 && !*child; i++) {
+        FILE *f = fopen(file, "r");
+        if (!f || fscanf(f, "%ld %ld", child, gc) != 2)
+            *child = 0;
+        if (f)
+            fclose(f);
+        if (!*child)
+            usleep(10000);
+    }
+    assert_true(*child > 1 && *gc > 1);
+}
+
+/* Our death (SIGKILL: nothing to catch) takes the child and its grandchild
+ * with it: a "parent" forked here runs the helper, through proc_run or as a
+ * long-lived child (proc_start, a server's driver), and is killed; both of
+ * the helper's processes, reparented to this subreaper, must die of SIGKILL
+ * within moments, and the guard too. */
+static void starter_killed(int long_lived)
+{
     char dir[] = "/tmp/lvd-test-proc-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char *file = lvd_xasprintf("%s/pids", dir);
@@ -245,22 +261,18 @@ static void test_parent_killed_kills_group(void **state)
     assert_true(parent >= 0);
     if (parent == 0) {
         const char *argv[] = {helper, "pidfile", file, NULL};
-        proc_spec spec = {.argv = argv, .timeout_ms = 120000};
+        /* proc_start's child has no time limit of its own: 1 ms must not end it */
+        proc_spec spec = {.argv = argv, .timeout_ms = long_lived ? 1 : 120000};
         proc_result res;
-        proc_run(&spec, &res, NULL);
+        proc_child c;
+        if (!long_lived)
+            proc_run(&spec, &res, NULL);
+        else if (proc_start(&spec, NULL, &c, NULL) == 0)
+            pause(); /* until SIGKILL */
         _exit(3); /* not reached: killed first */
     }
-    long child = 0, gc = 0;
-    for (int i = 0; i < 1000 && !child; i++) {
-        FILE *f = fopen(file, "r");
-        if (!f || fscanf(f, "%ld %ld", &child, &gc) != 2)
-            child = 0;
-        if (f)
-            fclose(f);
-        if (!child)
-            usleep(10000);
-    }
-    assert_true(child > 1 && gc > 1);
+    long child, gc;
+    read_pids(file, &child, &gc);
     assert_int_equal(kill(parent, SIGKILL), 0);
     int st;
     assert_int_equal(waitpid(parent, &st, 0), parent);
@@ -281,20 +293,10 @@ static void test_parent_killed_kills_group(void **state)
     free(file);
 }
 
-/* Reads "PID GRANDCHILD-PID" from the helper's pidfile (bounded wait). */
-static void read_pids(const char *file, long *child, long *gc)
+static void test_parent_killed_kills_group(void **state)
 {
-    *child = *gc = 0;
-    for (int i = 0; i < 1000 && !*child; i++) {
-        FILE *f = fopen(file, "r");
-        if (!f || fscanf(f, "%ld %ld", child, gc) != 2)
-            *child = 0;
-        if (f)
-            fclose(f);
-        if (!*child)
-            usleep(10000);
-    }
-    assert_true(*child > 1 && *gc > 1);
+    (void)state;
+    starter_killed(0);
 }
 
 static void test_start_stop_group(void **state)
@@ -379,39 +381,7 @@ static void test_start_log_exit_and_kill(void **state)
 static void test_starter_killed_kills_group(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/lvd-test-proc-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char *file = lvd_xasprintf("%s/pids", dir);
-    pid_t parent = fork();
-    assert_true(parent >= 0);
-    if (parent == 0) {
-        const char *argv[] = {helper, "pidfile", file, NULL};
-        proc_spec spec = {.argv = argv, .timeout_ms = 1};
-        proc_child c;
-        if (proc_start(&spec, NULL, &c, NULL) == 0)
-            pause(); /* a server's driver, until SIGKILL */
-        _exit(3);
-    }
-    long child, gc;
-    read_pids(file, &child, &gc);
-    assert_int_equal(kill(parent, SIGKILL), 0);
-    int st;
-    assert_int_equal(waitpid(parent, &st, 0), parent);
-    st = reap_orphan((pid_t)child);
-    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-    st = reap_orphan((pid_t)gc);
-    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-    for (int i = 0; i < 1000; i++) { /* the guard, reparented to us too */
-        pid_t r = waitpid(-1, &st, WNOHANG);
-        if (r < 0)
-            break;
-        if (r == 0)
-            usleep(10000);
-    }
-    assert_no_children();
-    unlink(file);
-    rmdir(dir);
-    free(file);
+    starter_killed(1);
 }
 
 static int all_bytes(const lvd_sb *sb, char c)

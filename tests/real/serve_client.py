@@ -35,18 +35,14 @@ import http.server
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
 
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from serve import free_port, stop  # noqa: E402 (tests/real/serve.py: the select step's server)
 
 
 def healthy(port):
@@ -63,30 +59,6 @@ def healthy(port):
 def die_with_us():
     """In the server's child before exec: SIGKILL when this script dies (PR_SET_PDEATHSIG)."""
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
-
-
-def group_alive(pgid):
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-
-
-def stop(proc):
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-        if not group_alive(proc.pid):
-            break
-        os.killpg(proc.pid, sig)
-        end = time.monotonic() + wait
-        while time.monotonic() < end and group_alive(proc.pid):
-            proc.poll()
-            time.sleep(0.05)
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-    return not group_alive(proc.pid)
 
 
 class Timing:
@@ -256,7 +228,7 @@ def main():
     finally:
         if front:
             front.shutdown()
-        res["group_gone"] = stop(proc)
+        res["group_gone"] = stop(proc)[1]
     print(json.dumps(res))
     return 0 if res["ttft_ratio"] is not None and res["group_gone"] else 1
 
