@@ -126,8 +126,10 @@ void ev_serve_build(ev_model *m, const ev_serve_in *in, size_t n)
     for (size_t i = 0; i < n; i++)
         add_arm(m, &in[i], &rule);
     for (size_t i = 0; i < m->n_serve; i++)
-        qsort(m->serve[i].pts, m->serve[i].n_pts, sizeof *m->serve[i].pts, cmp_point);
-    qsort(m->serve, m->n_serve, sizeof *m->serve, cmp_line);
+        if (m->serve[i].n_pts > 1)
+            qsort(m->serve[i].pts, m->serve[i].n_pts, sizeof *m->serve[i].pts, cmp_point);
+    if (m->n_serve > 1) /* never qsort(NULL, 0, ...): a model lvd serve never measured */
+        qsort(m->serve, m->n_serve, sizeof *m->serve, cmp_line);
     for (size_t i = 0, r = 0; i < m->n_serve; i++)
         m->serve[i].rank = top_point(&m->serve[i]) ? ++r : 0;
 }
