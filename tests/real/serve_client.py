@@ -12,20 +12,24 @@ its own session (process group), killed when this script dies. When GET
 requests. Every request lvd serve sends there is sent on to the server by
 this script's own client, python's http.client (a connection per request,
 as the server closes one after every stream), and its answer passed back
-line by line as it comes. This client times each request itself, from its
-own send to the first `data:` line that brings a token (tokens_predicted
-grows; an "error" event fails the request), to its last event; its
-aggregate rate is every generated token over its first send to its last
-end. So both time the very same requests at the same moments, and this
-host's drift (its speed wanders several times over within seconds) hits
-both alike; what lvd serve adds on its side is one loopback hop through
-this script. It also checks what lvd serve asked for: a prompt of P token
-ids, "n_predict" G, "stream" true, and that G tokens came back. The
+line by line as it comes. This client times each request itself, from the
+moment it accepted lvd serve's connection (lvd serve sends as soon as the
+connection is up, so that is when the request left it, whatever this
+script's threads make of it later) to the first `data:` line from the server
+that brings a token (tokens_predicted grows; an "error" event fails the
+request), and to its last event; its aggregate rate is every generated token
+over its first accept to its last end. So both time the very same requests
+at the same moments, and this host's drift (its speed wanders several times
+over within seconds) hits both alike; what lvd serve adds on its side is one
+loopback hop through this script (whose threads take the GIL within 0.1 ms,
+not Python's 5 ms, so a token is passed on as it comes). It also checks
+what lvd serve asked for: a prompt of P token ids, "n_predict" G, "stream"
+true, and that G tokens came back. The
 server's group is then ended (SIGTERM, then SIGKILL). Its output goes to
 LOG_FILE.
 
 Prints one JSON object {"lvd": {"ttft_ms_p50", "aggregate_tps", "requests",
-"errors"}, "client": {...}, "ttft_ratio", "tps_ratio" (lvd / client),
+"errors", "first_error"}, "client": {...}, "ttft_ratio", "tps_ratio" (lvd / client),
 "bodies": the requests not as asked (a list of reasons), "group_gone",
 "error"} and exits 0 when both measured and the group is gone, else 1.
 """
@@ -88,6 +92,26 @@ class Timing:
                 self.bodies.append("not " + ", ".join(why))
 
 
+class Front(http.server.ThreadingHTTPServer):
+    """The loopback front lvd serve --url talks to: it notes when each
+    connection was accepted, the moment lvd serve's request goes out (it sends
+    as soon as its connection is up), before this script's own threads get to
+    it: so a slow thread here delays lvd serve's figures, never this client's
+    less than them, and each request is timed from the same moment by both."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.accepted = {}
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        self.accepted[id(sock)] = time.monotonic()
+        return sock, addr
+
+    def accepted_at(self, sock):
+        return self.accepted.pop(id(sock))
+
+
 def handler_for(upstream, timing, timeout):
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -115,11 +139,10 @@ def handler_for(upstream, timing, timeout):
 
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            timing.check_body(raw)
+            t0 = self.server.accepted_at(self.request)
             c = http.client.HTTPConnection("127.0.0.1", upstream, timeout=timeout)
             c.connect()
             c.request("POST", self.path, body=raw, headers={"Content-Type": "application/json"})
-            t0 = time.monotonic()
             r = c.getresponse()
             self.send_response(r.status)
             self.send_header("Content-Type", r.getheader("Content-Type", "text/event-stream"))
@@ -149,6 +172,7 @@ def handler_for(upstream, timing, timeout):
                 why = why or "%s: %s" % (type(e).__name__, e)
             end = time.monotonic()
             c.close()
+            timing.check_body(raw)
             with timing.lock:
                 if r.status != 200:
                     timing.failed.append("HTTP %d" % r.status)
@@ -171,7 +195,7 @@ def lvd_run(port, n, p, g, requests, timeout):
         raise RuntimeError("lvd serve --url: exit %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
     f = json.loads(r.stdout)["cells"][0]["figures"]
     return {"ttft_ms_p50": f["ttft_ms"]["p50"], "aggregate_tps": f["aggregate_tps"],
-            "requests": f["requests"], "errors": f["errors"]}
+            "requests": f["requests"], "errors": f["errors"], "first_error": f["first_error"]}
 
 
 def figures(t):
@@ -180,7 +204,7 @@ def figures(t):
     span = max(r[3] for r in t.done) - min(r[2] for r in t.done)
     return {"ttft_ms_p50": statistics.median(r[0] for r in t.done) * 1e3,
             "aggregate_tps": sum(r[1] for r in t.done) / span,
-            "requests": len(t.done) + len(t.failed), "errors": len(t.failed)}
+            "requests": len(t.done) + len(t.failed), "errors": len(t.failed), "first_error": (t.failed or [None])[0]}
 
 
 def main():
@@ -205,6 +229,7 @@ def main():
     res = {"lvd": None, "client": None, "ttft_ratio": None, "tps_ratio": None, "bodies": [],
            "group_gone": None, "error": None}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    sys.setswitchinterval(1e-4)  # a thread with a token to pass on waits 0.1 ms for the GIL, not 5
     with open(log_file, "wb") as log:
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True, preexec_fn=die_with_us)
@@ -216,7 +241,7 @@ def main():
                 raise RuntimeError("llama-server never answered /health 200")
             time.sleep(0.05)
         timing = Timing(p, g)
-        front = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(port, timing, timeout))
+        front = Front(("127.0.0.1", 0), handler_for(port, timing, timeout))
         threading.Thread(target=front.serve_forever, daemon=True).start()
         res["lvd"] = lvd_run(front.server_address[1], n, p, g, requests, timeout)
         res["client"] = figures(timing)
