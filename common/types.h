@@ -44,6 +44,8 @@ typedef struct lvd_probe {
     char *no_device;       /* "Vulkan backend present, no Vulkan device (driver missing?)"; NULL */
     char cuda_archs[64];   /* "890,900" when a log of the build printed them; "" unknown */
     char *changed;         /* not stored: why the cached probe was not served; NULL */
+    char *flags;           /* the flags its tools' --help list (engine/help.h record); NULL
+                              when not read (an unknown probe, or one made before they were) */
 } lvd_probe;
 
 /* A llama.cpp engine: a directory with llama-server and/or llama-bench. */
@@ -75,7 +77,7 @@ typedef struct lvd_params {
     int n_cpu_moe;         /* -ncmoe; 0 = not passed */
     int threads;           /* -t; 0 = not passed */
     char env[256];         /* extra environment "K=V K2=V2"; "" = none */
-    int fit_target;        /* -fitt MiB: llama.cpp's own fit places the model (issue 14);
+    int fit_target;        /* -fitt MiB: llama.cpp's own fit places the model;
                             * 0 = not passed (then ngl / n_cpu_moe / ubatch say) */
     int fit_ctx;           /* -fitc: the least context llama.cpp's fit may choose; 0 = not passed */
     int parallel;          /* llama-server -np (--parallel): the slots of a serving arm, measured
@@ -84,8 +86,8 @@ typedef struct lvd_params {
 } lvd_params;
 
 /* One test (pp512, tg128, ...) of one llama-bench invocation. */
-/* Energy attributed to one result's timed repetitions (energy/energy.h,
- * issue 20); measured 0: not measured, note says why ("" = no source at all). */
+/* Energy attributed to one result's timed repetitions (energy/energy.h);
+ * measured 0: not measured, note says why ("" = no source at all). */
 typedef struct lvd_energy {
     int measured;
     char source[32];       /* "nvml", "nvml+rapl", "hwmon", "rapl" */
@@ -139,6 +141,8 @@ typedef struct lvd_run {
     char *reason;          /* failure reason */
     int exit_code;         /* -1 when killed / not run */
     char *stderr_tail;
+    char *left_out;        /* the flags the build's --help did not list, left out of the
+                              invocation (engine/argv.h note); NULL: none */
     int64_t started_at;
     int64_t wall_ms;
     char source[16];       /* "bench" | "import" */

@@ -1,4 +1,4 @@
-/* correction.h: the estimator judged and corrected (issue 14). Per engine
+/* correction.h: the estimator judged and corrected. Per engine
  * backend, the ratio actual / predicted of a device's allocation (model + KV
  * + compute as llama.cpp reported it, over the weights + KV + headroom
  * placement predicted for the arm; store: run_alloc) says how far the

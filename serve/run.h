@@ -19,7 +19,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#define SERVE_REQUEST_TIMEOUT_MS_DEFAULT 300000
+#define SERVE_REQUEST_TIMEOUT_S_DEFAULT 300 /* one request's limit, lvd serve --timeout */
 /* serve_run_opts.requests: SERVE_REQUESTS_PER_CLIENT per client, at least SERVE_REQUESTS_MIN */
 #define SERVE_REQUESTS_AUTO (-1)
 #define SERVE_REQUESTS_PER_CLIENT 4

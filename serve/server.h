@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SERVE_HEALTH_TIMEOUT_MS_DEFAULT 120000
+#define SERVE_HEALTH_TIMEOUT_S_DEFAULT 120 /* to /health 200, lvd serve --health-timeout */
 #define SERVE_STOP_GRACE_MS 5000
 
 typedef struct serve_server_opts {

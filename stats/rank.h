@@ -21,7 +21,7 @@
  *   the same load shape stays within BOUND (none: every arm); the arms are
  *   serving arms (the launch line at -np N), so the verdict chooses the
  *   slots as well. Only serving runs decide it; llama-bench's never do.
- * Per joule (issue 20): tpj, ppj and wj=W are tg, pp and w=W with every
+ * Per joule: tpj, ppj and wj=W are tg, pp and w=W with every
  *   sample in tokens per joule (stats/energy.h) instead of tokens per second;
  *   the statistics, thresholds and verdicts are the same. An arm without
  *   measured energy has no samples under them.
@@ -68,6 +68,7 @@
 #ifndef LVD_STATS_RANK_H
 #define LVD_STATS_RANK_H
 
+#include "common/opt.h"
 #include "common/util.h"
 #include "stats/stats.h"
 
@@ -109,6 +110,12 @@ typedef struct stats_objective {
     double ttft_bound_ms;  /* serve: the p95 TTFT an arm must stay within; 0 = no bound */
 } stats_objective;
 
+/* The objectives a user can write: one fact for the parser's errors and
+ * every --help that takes --objective. */
+#define STATS_OBJECTIVES                                                                                 \
+    "tg, pp, a tg weight W in [0, 1] as W or w=W, per joule tpj, ppj, wj=W, or serve[=BOUND] (lvd "      \
+    "serve's throughput, p95 TTFT within BOUND)"
+
 /* The default objective: tg. */
 void stats_objective_default(stats_objective *o);
 /* Parses "tg", "pp", "W" or "w=W" with W a number in [0, 1] (W 1 is tg, W 0
@@ -116,6 +123,13 @@ void stats_objective_default(stats_objective *o);
  * BOUND a duration in ms or s ("500ms", "2s", "1.5s"; > 0). 0, or -1 with
  * err saying what is accepted. */
 int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err);
+/* The --objective OBJ entry of a tool's option table (common/opt.h), into a
+ * stats_objective field. */
+int stats_objective_opt(const lvd_opt *o, void *field, const char *arg, lvd_err *err);
+#define STATS_OPT_OBJECTIVE                                                                              \
+    .spell = "--objective", .arg = "OBJ", .kind = LVD_OPT_CALL, .call = stats_objective_opt, .def = "tg",  \
+    .help = "what fastest means: " STATS_OBJECTIVES "; tpj is tg tokens per joule (lvd bench measures "     \
+            "energy where it can)"
 /* Writes the objective's name: "tg", "pp" or "w=0.70", per joule "tpj",
  * "ppj", "wj=0.70", serving "serve" or "serve=500ms" (the bound in ms; the
  * verdicts' key). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_fleet.sh: one store that several hosts write (issue 18), each host's
+# e2e_fleet.sh: one store that several hosts write, each host's
 # night made by the tools with the fake engine under LVD_HOST: three Pascal
 # boxes (GTX 1060, CUDA and Vulkan builds; Vulkan decodes faster by a
 # different margin on each) and one H200 box (CUDA ahead). `lvd evidence
@@ -78,7 +78,7 @@ check "box-5 recorded no verdict" has "^\| box-5 \| $RTX \| - \|$"
 
 lvd evidence --fleet --host box-1
 expect_rc "--fleet with --host" 2
-check "says why" has_err "excludes --model and --host"
+check "says why" has_err "--host does not go with --fleet"
 lvd evidence --fleet --json
 expect_rc "evidence --fleet --json" 0
 check "--json: hosts" is "[h['host'] for h in d['hosts']]" "['box-1', 'box-2', 'box-3', 'box-4', 'box-5']"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_margin.sh: the estimator corrected (issue 14). Vulkan0 has 1300 MiB
+# e2e_margin.sh: the estimator corrected. Vulkan0 has 1300 MiB
 # free: small-llama fully resident is predicted at 1234 MiB at tg128's
 # context (11.3 weights, 0.5 KV, 1222 headroom) and fits. Then the store's
 # allocation rows are made to say Vulkan allocates 1.2x what was predicted:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_next_rung.sh: an out-of-memory load steps down the placement ladder in
-# the same session (issue 14). The fake Vulkan0 claims 2048 MiB free but
+# the same session. The fake Vulkan0 claims 2048 MiB free but
 # really has 12 MiB (dev.Vulkan0.real_mib): small-llama fully resident needs
 # about 13.9 MiB (11.3 weights, 0.5 KV, 2.1 compute at ubatch 512), 12.9 at
 # ubatch 256, 12.3 at 128, and 4 blocks without the output head about 4 MiB

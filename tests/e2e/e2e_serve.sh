@@ -30,14 +30,14 @@ runs() { "$LVD_BIN/lvd-store" info --json | python3 -c 'import json,sys; print(j
 # ------------------------------------------------------------ usage
 world usage
 engine e1
-expect_exit 2 "--model FILE is required" "$LVD_BIN/lvd" serve
+expect_exit 2 "--model M.gguf is required" "$LVD_BIN/lvd" serve
 expect_exit 2 "--load: load '0:16:8': N must be 1 to 256 clients" "$LVD_BIN/lvd" serve -m "$M" --load 0:16:8
 expect_exit 2 "P and G must be 1 to 65536 tokens" "$LVD_BIN/lvd" serve -m "$M" --load 1:0:8
 expect_exit 2 "--arms wants 1 to 64, not '0'" "$LVD_BIN/lvd" serve -m "$M" --arms 0
 expect_exit 2 "--objective" "$LVD_BIN/lvd" serve -m "$M" --objective serve=5
 expect_exit 3 "$tmp/none.gguf" "$LVD_BIN/lvd" serve -m "$tmp/none.gguf"
 check "usage errors start no server" test "$(starts "$W/e1")" = 0
-"$LVD_BIN/lvd" serve --help | grep -q "lvd serve -m" || fail "--help has no example"
+grep -q "^  lvd serve -m" <<<"$("$LVD_BIN/lvd" serve --help)" || fail "--help has no example"
 "$LVD_BIN/lvd" --help | grep -q "serve  *run the launch line" || fail "lvd --help does not list serve"
 
 # ------------------------------------------------------------ N = 1 and 4
@@ -81,7 +81,7 @@ check "--url: its /metrics read" is "d['cells'][0]['figures']['metrics']['llamac
 check "--url: the server is left running" kill -0 "$up"
 check "--url: nothing recorded" test "$(runs)" = 2
 kill "$up"
-expect_exit 2 "--url measures the server running there: no --model with it" \
+expect_exit 2 "-m does not go with --url" \
   "$LVD_BIN/lvd" serve --url "http://127.0.0.1:$UP" -m "$M"
 expect_exit 2 "--url 'ftp://x': want http://HOST:PORT of a running llama-server" "$LVD_BIN/lvd" serve --url ftp://x
 
@@ -138,8 +138,10 @@ check "SIGKILL: killed" test "$rc" = 137
 
 # ------------------------------------------------------------ pin, the serve verdict, the page
 world pin
-engine old "server.ttft_ms = 20" "noise = 0.01"
-fake_engine "$W/new" "build_number = 9750" "server.ttft_ms = 40" "noise = 0.01"
+# TTFTs of 50 and 100 ms, the bound between them 75: a loaded host's stalls
+# (tens of ms) stay within the margins
+engine old "server.ttft_ms = 50" "noise = 0.01"
+fake_engine "$W/new" "build_number = 9750" "server.ttft_ms = 100" "noise = 0.01"
 "$LVD_BIN/lvd" fetch --register "$W/new" --build b9750 --name new >/dev/null 2>&1 || true
 lvd bench -m "$M" -p 16 -n 8 -r 8
 expect_rc "bench both builds" 0
@@ -159,18 +161,18 @@ check "llama-bench's numbers are unchanged (every pp and tg ratio 1)" \
 check "serving TTFT about doubled (its rate about halved: the connection's own time is in both), a regression" \
   is "[(0.4 < c['stats']['ratio'] < 0.7, c['verdict']) for c in d['comparisons'] if c['test'] == 'serve-ttft@pp16+tg8']" "[(True, 'regression')]"
 
-lvd select -m "$M" --record --objective serve=30ms --explain
+lvd select -m "$M" --record --objective serve=75ms --explain
 expect_rc "the serve verdict" 0
 check "its line runs the old build at -np 1" has "^$W/old/llama-server -m $M -c 4096 -np 1$"
-check "--explain names the objective that decided" has "^# rule 2 \(verdict\): decided: verdict #[0-9]+ \(only-arm, objective serve=30ms\)"
-check "the new build's TTFT is over the bound" has "excluded cpu · np 1 on new: p95 time to first token [0-9.]+ ms above the bound 30 ms"
+check "--explain names the objective that decided" has "^# rule 2 \(verdict\): decided: verdict #[0-9]+ \(only-arm, objective serve=75ms\)"
+check "the new build's TTFT is over the bound" has "excluded cpu · np 1 on new: p95 time to first token [0-9.]+ ms above the bound 75 ms"
 lvd select -m "$M"
 check "the tg verdict's line has no -np" has "^$W/(old|new)/llama-server -m $M -c 4096$"
 
 lvd evidence --out "$W/ev/page.md"
 expect_rc "evidence" 0
 check "the page has a serving section" grep -q "^### Serving under load" "$W/ev/page.md"
-check "a row per line and N" grep -qE '^\| 1 \| cpu on old ★ \| 1 \| 16\+8 \| 2[0-9]\.[0-9] \| ' "$W/ev/page.md"
+check "a row per line and N" grep -qE '^\| 1 \| cpu on old ★ \| 1 \| 16\+8 \| [5-6][0-9]\.[0-9] \| ' "$W/ev/page.md"
 check "its chart" test -s "$W/ev/page-$(sha256sum "$M" | cut -c1-12)-serve.svg"
 check "the pin table carries the serving tests" grep -q '| serve-ttft@pp16+tg8 | ' "$W/ev/page.md"
 if command -v rsvg-convert >/dev/null; then
