@@ -123,7 +123,7 @@ kill_mid() {
   engine e1 "server.tg = 2"
   "$LVD_BIN/lvd" serve -m "$M" --load 1:4:200 --duration 60s >"$tmp/out" 2>"$tmp/err" &
   local pid=$!
-  for _ in $(seq 100); do [ -n "$(servers "$W/e1")" ] && break; sleep 0.1; done
+  for _ in $(seq 300); do [ -n "$(servers "$W/e1")" ] && break; sleep 0.1; done # 30 s: a sanitizer build is slow
   check "SIG$1: the server is up" test -n "$(servers "$W/e1")"
   sleep 0.5
   kill "-$1" "$pid"

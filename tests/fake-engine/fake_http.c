@@ -103,6 +103,16 @@ static double stretch(void)
     return 1.0 + contention * (others > 0 ? others : 0);
 }
 
+/* A completion's tokens in /metrics' counters: before its last event goes
+ * out, as llama-server counts a task when it ends, so a client that reads
+ * /metrics after its last answer sees every token of it. */
+static void count(int p, int g)
+{
+    __atomic_fetch_add(&prompt_total, p, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&predicted_total, g, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&requests_total, 1, __ATOMIC_RELAXED);
+}
+
 /* One streamed completion of p prompt and g generated tokens. */
 static int stream(int fd, int p, int g, int slot)
 {
@@ -132,6 +142,7 @@ static int stream(int fd, int p, int g, int slot)
                                "\"model\":\"fake\",\"tokens_predicted\":%d,\"tokens_evaluated\":%d,\"timings\":{"
                                "\"prompt_n\":%d,\"prompt_ms\":%.3f,\"predicted_n\":%d,\"predicted_ms\":%.3f}}\n\n",
                                slot, g, p, p, prompt_ms, g, pred_ms);
+    count(p, g);
     int rc = chunk(fd, last) || send_all(fd, "0\r\n\r\n", 5);
     free(last);
     return rc ? -1 : 0;
@@ -159,13 +170,11 @@ static int completion(int fd, const char *body)
         sleep_ms((ttft_ms + token_ms * (g - 1)) * stretch());
         char *b = lvd_xasprintf("{\"index\":0,\"content\":\"\",\"stop\":true,\"tokens_predicted\":%d,"
                                 "\"tokens_evaluated\":%d}", g, p);
+        count(p, g);
         rc = respond(fd, 200, "application/json", b);
         free(b);
     }
     __atomic_fetch_sub(&active, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&prompt_total, p, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&predicted_total, g, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&requests_total, 1, __ATOMIC_RELAXED);
     return rc;
 }
 
