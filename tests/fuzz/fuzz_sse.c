@@ -4,6 +4,8 @@
  * or not, where), a malformed stream must say which line in one line, and
  * the token counts must never go down. Never a crash or a leak. Seeds: the
  * real stream (tests/fixtures/llama.cpp/cpu-build-b9749/server-completion-stream.txt). */
+#include <stdio.h>
+
 #include "serve/sse.h"
 #include "tests/fuzz/fuzzutil.h"
 
