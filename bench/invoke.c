@@ -396,8 +396,14 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
     }
     if (!why)
         split_rows(plan, g, inv, &all, out->runs, slots);
+    const bench_arm **members = lvd_xcalloc(g->n ? g->n : 1, sizeof *members);
+    for (size_t i = 0; i < g->n; i++)
+        members[i] = &plan->arms[g->arms[i]];
+    bench_arm merged;
+    bench_alloc_group_pred(members, g->n, &merged);
+    free(members);
     for (size_t i = 0; i < out->n; i++)
-        bench_alloc_attach(&plan->arms[g->arms[out->member[i]]], res.err.buf, res.err.len, &out->runs[i]);
+        bench_alloc_attach(&merged, res.err.buf, res.err.len, &out->runs[i]);
     free(why);
     lvd_run_free(&all);
     proc_result_free(&res);

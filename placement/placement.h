@@ -25,7 +25,9 @@
 #define PLACEMENT_RESERVE_MIB_DEFAULT 512
 /* Compute (graph/activation) buffers at the reference ubatch, MiB: measured
  * for one gemma-4 E4B MTP context at a 512-token ubatch (README.md,
- * **Placement**); scaled linearly. */
+ * **Placement**); scaled linearly. The conservative fallback: the compute
+ * buffer is predicted from the model's shape (cbuf.h) wherever the shape
+ * says enough, and this constant is used only where it does not. */
 #define PLACEMENT_COMPUTE_MIB_AT_REF 1222
 #define PLACEMENT_COMPUTE_REF_UBATCH 512
 /* The context placed when none is asked for (lvd select's default, and the
@@ -55,13 +57,19 @@ typedef struct placement_place_in {
     int ubatch;                 /* configured -ub; 0 = PLACEMENT_UBATCH_DEFAULT */
     int64_t free_mib;           /* the device's free memory (probe or --free-mib) */
     int64_t reserve_mib;        /* PLACEMENT_RESERVE_MIB_DEFAULT */
-    int64_t compute_mib_at_ref; /* PLACEMENT_COMPUTE_MIB_AT_REF */
+    int64_t compute_mib_at_ref; /* PLACEMENT_COMPUTE_MIB_AT_REF: the fallback when the shape
+                                 * cannot predict the compute buffer */
+    int flash_attn;             /* -fa as launched: 1 on, 0 off, -1 auto (priced as off, the
+                                 * larger buffer: auto may resolve either way) */
     double margin_factor;       /* the backend's margin correction (correction.h): every
-                                 * candidate's need is multiplied by it; <= 1 = none */
+                                 * candidate's predicted weights, KV and compute buffer are
+                                 * multiplied by it (below 1 too); 0 = none */
 } placement_place_in;
 
-/* The chosen rung. bytes = (weight_bytes + kv_bytes + headroom_bytes) x
- * margin_factor (when above 1) is what the device is predicted to hold;
+/* The chosen rung. bytes = (weight_bytes + kv_bytes + compute_bytes) x
+ * margin_factor, plus what the reserve adds above the corrected compute
+ * buffer (max(reserve, compute x factor): the reserve is the operator's and
+ * never scaled), is what the device is predicted to hold;
  * margin_bytes = free - bytes (negative only for PLACEMENT_RUNG_NOTHING_FITS:
  * the deficit). */
 typedef struct placement_result {
@@ -72,14 +80,21 @@ typedef struct placement_result {
     uint32_t ctx;               /* the context the KV was priced for */
     uint64_t weight_bytes;      /* model tensors on the device */
     uint64_t kv_bytes;          /* KV cache on the device */
-    uint64_t headroom_bytes;    /* max(reserve, compute allowance at ubatch) */
+    uint64_t headroom_bytes;    /* max(reserve, compute_bytes) */
+    uint64_t compute_bytes;     /* the device's compute buffer at ubatch: predicted from the
+                                 * shape, else the seed's constant scaled to ubatch */
+    uint64_t host_compute_bytes;/* the host's compute buffer, predicted; 0 when not */
+    int compute_predicted;      /* 1: compute_bytes is the shape's prediction (cbuf.h) */
+    char compute_why[160];      /* which: "predicted from the llama graph at ...", or "the
+                                 * seed's constant, ... (why the shape did not say)" */
     uint64_t bytes;             /* predicted device use, headroom included */
     int64_t margin_bytes;       /* free - bytes */
-    char reason[320];           /* one line for --explain */
+    char reason[448];           /* one line for --explain */
 } placement_result;
 
 /* Fills *in with the defaults: ctx 0, f16/f16, ubatch 512, reserve 512 MiB,
- * compute 1222 MiB at ubatch 512, free_mib -1 (unknown), shape NULL. */
+ * compute 1222 MiB at ubatch 512 where the shape predicts nothing, flash
+ * attention auto, free_mib -1 (unknown), shape NULL. */
 void placement_place_in_init(placement_place_in *in);
 
 /* Chooses the first rung that fits (order above) and fills *out. Errors (-1,
@@ -123,9 +138,10 @@ int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t c
 int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
                  const char *type_v, uint64_t *out, lvd_err *err);
 
-/* The compute allowance held back from the free memory at this ubatch: only
- * its excess over the reserve, which already exists for compute buffers and
- * is charged once (tests/placement/test_placement.c, test_no_double_count). ubatch 0 = 512. */
+/* The seed's compute allowance held back from the free memory at this
+ * ubatch (the fallback when the shape predicts nothing): only its excess
+ * over the reserve, which already exists for compute buffers and is charged
+ * once (tests/placement/test_placement.c, test_no_double_count). ubatch 0 = 512. */
 uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref);
 
 /* Writes the placement into launch parameters: ngl (all = n_block + 1, which
