@@ -20,6 +20,7 @@
 typedef struct options {
     lvd_tool_opts t;    /* --store, --json */
     const char *out;
+    int out_given;       /* --out was passed (--fleet refuses it) */
     const char *title;
     const char **models;
     size_t n_models;
@@ -79,6 +80,7 @@ static int option(void *opts, int c, const char *arg)
         if (!*arg)
             return lvd_usage_error(TOOL, "--out wants a file name");
         o->out = arg;
+        o->out_given = 1;
         break;
     case 'm':
         o->models = lvd_xrealloc(o->models, (o->n_models + 1) * sizeof *o->models);
@@ -113,6 +115,8 @@ static int parse_options(int argc, char **argv, options *o)
         rc = lvd_tool_no_operands(TOOL, argc, argv);
     if (rc == 0 && o->fleet && (o->n_models || o->t.host))
         return lvd_usage_error(TOOL, "--fleet shows every host and model; it excludes --model and --host");
+    if (rc == 0 && o->fleet && o->out_given)
+        return lvd_usage_error(TOOL, "--fleet prints to stdout; it excludes --out (lvd evidence --fleet > FILE)");
     return rc;
 }
 
