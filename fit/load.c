@@ -25,7 +25,7 @@ char **fit_load_argv(const fit_target *t, uint32_t n_ctx)
     push(&v, &n, "-m");
     push(&v, &n, "%s", t->model);
     push(&v, &n, "-d");
-    push(&v, &n, "%u", n_ctx > 2 ? n_ctx - 2 : 0);
+    push(&v, &n, "%u", n_ctx > 1 ? n_ctx - 1 : 0);
     for (const char *const *w = (const char *const[]){"-p", "1", "-n", "1", "-r", "1", "-o", "jsonl",
                                                      "--no-warmup", NULL};
          *w; w++)
