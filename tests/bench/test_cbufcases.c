@@ -1,0 +1,142 @@
+/* test_cbufcases.c: the compute-buffer estimate against what real llama.cpp
+ * builds allocated, without an engine: the cases perf_compute_buffer
+ * captured from b9749 and b10587 (tests/fixtures/llama.cpp/alloc-sweep-*,
+ * llama-batched-bench's buffer lines for each model, context, ubatch, flash
+ * attention and -ngl), each held to the goal of docs/placement-compute.md:
+ * the predicted compute buffer within 15 % of llama.cpp's, the device's
+ * total (model + KV + compute) within 10 %. Also the case reader
+ * (bench/cbufcases.h) on good and bad text. */
+#include "bench/cbufcases.h"
+#include "tests/support/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The shape of a case's model: one of make-alloc-models.py's (its known
+ * shape) or a model of tests/fixtures/models/ read from its file. */
+static gguf_shape shape_of(const char *model)
+{
+    gguf_shape s;
+    if (bench_cbuf_known_shape(model, &s) == 0)
+        return s;
+    char *path = tu_model(model);
+    lvd_err err = {{0}};
+    if (gguf_read_shape(path, &s, &err) != 0)
+        fail_msg("%s", err.msg);
+    free(path);
+    return s;
+}
+
+typedef struct tally {
+    size_t n, gpu, partial;
+    double worst_compute, worst_total; /* furthest from 1, as |log| */
+} tally;
+
+static double off_by(double r)
+{
+    return r < 1 ? 1 / r : r;
+}
+
+static void judge_folder(const char *folder, tally *t)
+{
+    char *rel = lvd_xasprintf("llama.cpp/%s/cases.txt", folder);
+    char *path = tu_fixture(rel);
+    size_t len;
+    char *text = tu_read(path, &len);
+    bench_cbuf_case *cs;
+    size_t n;
+    lvd_err err = {{0}};
+    if (bench_cbuf_cases_parse(text, len, path, &cs, &n, &err) != 0)
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < n; i++) {
+        const bench_cbuf_case *c = &cs[i];
+        gguf_shape s = shape_of(c->model);
+        bench_cbuf_verdict v;
+        bench_cbuf_judge(c, &s, &v);
+        if (!v.predicted || v.ratio_compute <= 0 || v.ratio_total <= 0 ||
+            off_by(v.ratio_compute) > 1.15 || off_by(v.ratio_total) > 1.10)
+            fail_msg("%s: %s -c %u -ub %u -fa %d -ngl %d: compute %.2f MiB predicted, %.2f "
+                     "allocated (ratio %.3f); total ratio %.3f", folder, c->model, c->ctx,
+                     c->ubatch, c->fa, c->ngl, c->gpu ? v.pred_dev : v.pred_host,
+                     c->gpu ? v.act_dev : v.act_host, v.ratio_compute, v.ratio_total);
+        t->n++;
+        t->gpu += c->gpu;
+        t->partial += c->gpu && c->ngl >= 0 && (uint32_t)c->ngl <= s.n_block;
+        if (off_by(v.ratio_compute) > t->worst_compute)
+            t->worst_compute = off_by(v.ratio_compute);
+        if (off_by(v.ratio_total) > t->worst_total)
+            t->worst_total = off_by(v.ratio_total);
+    }
+    bench_cbuf_cases_free(cs, n);
+    free(text);
+    free(path);
+    free(rel);
+}
+
+/* The CPU builds: one buffer on the host, five generated shapes and the
+ * repository's tiny ones, contexts 512 to 32768, ubatch 128 to 2048, flash
+ * attention on and off. The replay of the graph and of ggml-alloc is exact
+ * on them: within 3.5 % on every case (the tiny models' KiB buffers), to the
+ * 10 KiB on the rest. */
+static void test_cpu_builds(void **state)
+{
+    (void)state;
+    tally t = {0};
+    judge_folder("alloc-sweep-b10587-cpu", &t);
+    judge_folder("alloc-sweep-b9749-cpu", &t);
+    assert_int_equal(t.n, 2 * 11 * 18);
+    assert_int_equal(t.gpu, 0);
+    assert_true(t.worst_compute < 1.035);
+    assert_true(t.worst_total < 1.035);
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    const char *text =
+        "captured by perf_compute_buffer\n"
+        "$ llama-batched-bench -m /m/alloc-llama.gguf -c 4096 -b 2048 -ub 512 -npp 1 -ntg 1 -npl 1 "
+        "-fa on -ngl 99 -lv 4\n"
+        "0.00.040.560 I sched_reserve:        CPU compute buffer size =    64.50 MiB\n"
+        "$ GGML_VK_VISIBLE_DEVICES=0 llama-batched-bench -m alloc-qwen2.gguf -c 512 -b 2048 -ub 128 "
+        "-npp 1 -ntg 1 -npl 1 -fa off -ngl 3 -lv 4\n"
+        "0.00.021.000 I load_tensors:      Vulkan0 model buffer size =    16.50 MiB\n"
+        "0.00.040.560 I sched_reserve:    Vulkan0 compute buffer size =   230.00 MiB\n"
+        "0.00.040.561 I sched_reserve: Vulkan_Host compute buffer size =     2.00 MiB\n";
+    bench_cbuf_case *cs;
+    size_t n;
+    lvd_err err = {{0}};
+    assert_int_equal(bench_cbuf_cases_parse(text, strlen(text), "t", &cs, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(cs[0].model, "alloc-llama.gguf");
+    assert_int_equal(cs[0].ctx, 4096);
+    assert_int_equal(cs[0].ubatch, 512);
+    assert_int_equal(cs[0].fa, 1);
+    assert_int_equal(cs[0].ngl, 99);
+    assert_int_equal(cs[0].gpu, 0);
+    assert_int_equal(cs[0].n_alloc, 1);
+    assert_int_equal(cs[0].alloc[0].compute, (int64_t)(64.50 * 1048576));
+    assert_int_equal(cs[1].fa, 0);
+    assert_int_equal(cs[1].ngl, 3);
+    assert_int_equal(cs[1].gpu, 1);
+    assert_int_equal(cs[1].n_alloc, 2); /* Vulkan0, and the host's ("CPU") */
+    bench_cbuf_cases_free(cs, n);
+    char *cmd = bench_cbuf_case_command("alloc-llama.gguf", 4096, 512, 1, 99, 0);
+    assert_string_equal(cmd, "$ llama-batched-bench -m alloc-llama.gguf -c 4096 -b 2048 -ub 512 -npp 1 "
+                             "-ntg 1 -npl 1 -fa on -ngl 99 -lv 4");
+    free(cmd);
+    const char *bad = "$ llama-batched-bench -c 512 -ub 128\n";
+    assert_int_equal(bench_cbuf_cases_parse(bad, strlen(bad), "f.txt", &cs, &n, &err), -1);
+    assert_non_null(strstr(err.msg, "f.txt:1: a case without -m, -c or -ub"));
+    assert_int_equal(bench_cbuf_known_shape("nothing.gguf", &(gguf_shape){0}), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_cpu_builds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
