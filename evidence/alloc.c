@@ -25,6 +25,8 @@ static void backend_of(const char *device, char out[16])
 void ev_alloc_build(ev_model *m, const lvd_run *runs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        if (strcmp(runs[i].status, "ok") != 0)
+            continue; /* a load that died printed part of its buffers */
         for (size_t k = 0; k < runs[i].n_alloc; k++) {
             const lvd_alloc *a = &runs[i].alloc[k];
             const char *arm = runs[i].arm_key ? runs[i].arm_key : "?";

@@ -83,7 +83,7 @@ static int32_t push(builder *b, placement_cbuf_node t)
 static placement_cbuf_node blank(uint64_t bytes)
 {
     return (placement_cbuf_node){.bytes = bytes, .src = {NONE, NONE, NONE, NONE},
-                                 .view_src = NONE, .force = NONE, .layer_dev = NONE};
+                                 .view_src = NONE, .force = NONE};
 }
 
 static int32_t input(builder *b, uint64_t bytes)
@@ -93,8 +93,8 @@ static int32_t input(builder *b, uint64_t bytes)
     return push(b, t);
 }
 
-/* A weight of `elems` elements (bytes from the model's own density) or of
- * `bytes` when known; on the host for a CPU-only build. */
+/* A model weight of bytes (what a copy of it costs) in loc's memory; on the
+ * host for a CPU-only build. */
 static int32_t weight(builder *b, uint64_t bytes, int8_t loc)
 {
     placement_cbuf_node t = blank(bytes);
@@ -104,6 +104,9 @@ static int32_t weight(builder *b, uint64_t bytes, int8_t loc)
     return push(b, t);
 }
 
+/* The bytes of elems weights at the blocks' own density (block_bytes over
+ * block_elems: the model's quantization, its norms and biases averaged in);
+ * f16 when the shape does not say. */
 static uint64_t elems_bytes(const builder *b, uint64_t elems)
 {
     const gguf_shape *s = b->s;
@@ -137,7 +140,6 @@ static int32_t op3(builder *b, placement_cbuf_op op, uint64_t bytes, unsigned in
     t.src[0] = x;
     t.src[1] = y;
     t.src[2] = z;
-    t.layer_dev = b->dev;
     return push(b, t);
 }
 
@@ -163,7 +165,6 @@ static int32_t view(builder *b, int32_t x, uint64_t bytes)
     t.src[0] = x;
     const placement_cbuf_node *src = &b->g->v[x];
     t.view_src = src->kind == PLACEMENT_CBUF_VIEW ? src->view_src : x;
-    t.layer_dev = b->dev;
     return push(b, t);
 }
 

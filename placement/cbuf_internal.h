@@ -46,7 +46,6 @@ typedef struct placement_cbuf_node {
     uint8_t weight;          /* EXTERNAL: a model weight (buffer usage WEIGHTS), else the KV cache */
     int8_t loc;              /* EXTERNAL: the backend whose memory holds it */
     int8_t force;            /* a backend llama.cpp's graph callback sets (the blocks' "norm"), or -1 */
-    int8_t layer_dev;        /* the backend of the block this tensor belongs to, or -1 */
 } placement_cbuf_node;
 
 typedef struct placement_cbuf_graph {

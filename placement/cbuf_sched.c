@@ -180,8 +180,7 @@ static int32_t copy_of(sched *s, int32_t src, int8_t b)
     if (s->copy[src] >= 0)
         return s->copy[src];
     placement_cbuf_node c = {.bytes = s->g->v[src].bytes, .src = {-1, -1, -1, -1},
-                             .view_src = -1, .kind = PLACEMENT_CBUF_OP, .force = -1,
-                             .layer_dev = -1};
+                             .view_src = -1, .kind = PLACEMENT_CBUF_OP, .force = -1};
     int32_t k = add_tensor(s, c, b);
     s->copy[src] = k;
     s->pending[s->n_pending++] = src;
@@ -199,7 +198,7 @@ static void end_split(sched *s)
          * among the views of anything (view_src -2) */
         placement_cbuf_node dep = {.src = {src, -1, -1, -1}, .view_src = -2,
                                    .kind = PLACEMENT_CBUF_VIEW, .op = PLACEMENT_CBUF_OP_ANY,
-                                   .force = -1, .layer_dev = -1};
+                                   .force = -1};
         int32_t d = add_tensor(s, dep, s->be[src]);
         s->order[s->n_order++] = d;
         s->order[s->n_order++] = s->copy[src];

@@ -1,6 +1,7 @@
 /* store_alloc.c: the device allocation rows with both sides known (what
- * llama.cpp allocated and what placement predicted) and the build of the
- * run each came from, for the margin correction (placement/correction.h): a
+ * llama.cpp allocated and what placement predicted) of runs that finished
+ * (a load that died printed part of its buffers), with the build of the run
+ * each came from, for the margin correction (placement/correction.h): a
  * window of the newest rows of each device, read by index, so the
  * correction costs the same after a year.
  * Not for a run's own rows (store_runs.c reads and writes those with the run). */
@@ -64,8 +65,8 @@ int store_alloc_rows(store *s, size_t per_device, lvd_alloc **out, size_t *n, lv
     store_stmt *st;
     int rc = store_prepare(s, "SELECT a.device, a.model, a.kv, a.compute, a.pred_model, a.pred_kv,"
                               " a.pred_compute, r.build FROM run_alloc a JOIN runs r ON r.id = a.run_id"
-                              " WHERE a.device = ?1 AND a.model IS NOT NULL"
-                              " AND a.pred_model IS NOT NULL ORDER BY a.run_id DESC LIMIT ?2", &st, err);
+                              " WHERE a.device = ?1 AND a.model IS NOT NULL AND a.pred_model IS NOT NULL"
+                              " AND r.status = 'ok' ORDER BY a.run_id DESC LIMIT ?2", &st, err);
     if (rc == 0) {
         store_bind_i64(st, 2, (int64_t)per_device);
         for (size_t i = 0; i < nd && rc == 0; i++)
