@@ -9,6 +9,9 @@ estimator must get right, each a few tens to a couple of hundred MB of f16.
   alloc-qwen3moe  MoE: 16 experts, 8 used, expert FFN 512, Q/K norms
   alloc-gemma3    sliding-window attention (window 512, every 6th block global)
   alloc-deepseek2 MLA (kv_lora_rank 128) with routed and shared experts
+  alloc-heads32   dense, 32 heads of 16: without flash attention its kq at a
+                  32768 context (2 GiB at ubatch 512) outgrows the seed's
+                  1222 MiB allowance (test_cbufcases' step-down case)
 
 The writer and the tensor helpers are those of
 tests/fixtures/models/make-kvarch-models.py, at a larger hidden size and
@@ -41,6 +44,18 @@ def llama(out):
     kv.common(ts, E=E, V=32000)
     for i in range(8):
         kv.attn(ts, i, 8, 4, 64, E=E)
+        kv.ffn(ts, i, 1408, E=E)
+    kv.finish(w, ts)
+
+
+def heads32(out):
+    w = kv.writer(f"{out}/alloc-heads32.gguf", "llama", 4, 32, 8, 16, 1408, ctx=32768, E=E, V=32000,
+                  name="alloc-heads32")
+    w.add_rope_dimension_count(16)
+    ts = {}
+    kv.common(ts, E=E, V=32000)
+    for i in range(4):
+        kv.attn(ts, i, 32, 8, 16, E=E)
         kv.ffn(ts, i, 1408, E=E)
     kv.finish(w, ts)
 
@@ -88,7 +103,7 @@ def deepseek2(out):
 
 
 MODELS = {"llama": llama, "qwen2": qwen2, "qwen3moe": qwen3moe, "gemma3": gemma3,
-          "deepseek2": deepseek2}
+          "deepseek2": deepseek2, "heads32": heads32}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:

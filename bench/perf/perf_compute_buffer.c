@@ -10,14 +10,18 @@
  * Usage:
  *   perf_compute_buffer [--models DIR] CASES.txt...
  *       the captured cases (tests/fixtures/llama.cpp/alloc-sweep-*); a model
- *       is read from DIR when there, else taken from the shapes of
+ *       is read from DIR (default: tests/fixtures/models, run from the
+ *       repository) when there, else taken from the shapes of
  *       make-alloc-models.py's files (bench/cbufcases.h)
  *   perf_compute_buffer --live DIR[:DIR...] --models DIR [--quick] [--capture FILE]
  *       runs each engine directory's llama-batched-bench over the grid (the
- *       models make-alloc-models.py writes into --models; a directory with
- *       libggml-vulkan.so gets the device cases, full and partial offload,
- *       on Mesa's software device) and prints the same table; --capture
- *       writes the cases in the fixtures' format. */
+ *       models make-alloc-models.py writes into --models, and the
+ *       repository's tiny ones found there; a CPU build: contexts 512, 4096
+ *       and 32768 x ubatch 128, 512 and 2048 x flash attention off and on; a
+ *       directory with libggml-vulkan.so: device_grid below, fully offloaded
+ *       and with half the blocks, on Mesa's software device) and prints the
+ *       same table; --quick: one context and ubatch; --capture writes the
+ *       cases in the fixtures' format. */
 #include "bench/cbufcases.h"
 #include "common/proc.h"
 #include "common/util.h"
@@ -175,14 +179,22 @@ static int run_case(const char *dir, const char *models_dir, const char *model, 
     return rc;
 }
 
+/* The device grid: a device on Mesa's software rasterizer computes the
+ * warm-up at a few tokens a second, so a subset of the host's grid that
+ * still spans it (contexts 512 to 16384, ubatch 128 to 2048, flash attention
+ * both ways), each case fully offloaded and with half the blocks. */
+static const struct {
+    uint32_t ctx, ub;
+    int fa;
+} device_grid[] = {{512, 128, 1}, {4096, 512, 0}, {4096, 512, 1}, {16384, 2048, 0}, {16384, 2048, 1}};
+
 /* The grid of one engine directory into *cap. */
 static void run_grid(const char *dir, const char *models_dir, int quick, lvd_sb *cap)
 {
     char *vk = lvd_xasprintf("%s/libggml-vulkan.so", dir);
     int gpu = access(vk, F_OK) == 0;
     free(vk);
-    static const uint32_t ctxs[] = {512, 4096, 32768}, ctxs_gpu[] = {512, 4096, 16384};
-    static const uint32_t ubs[] = {128, 512, 2048};
+    static const uint32_t ctxs[] = {512, 4096, 32768}, ubs[] = {128, 512, 2048};
     for (size_t m = 0; m < LVD_ARRAY_LEN(models); m++) {
         gguf_shape s;
         char *path = lvd_xasprintf("%s/%s", models_dir, models[m]);
@@ -191,15 +203,14 @@ static void run_grid(const char *dir, const char *models_dir, int quick, lvd_sb 
         if (!here || shape_of(models_dir, models[m], &s) != 0)
             continue;
         int ngls[] = {99, (int)s.n_block / 2};
-        for (size_t i = 0; i < LVD_ARRAY_LEN(ctxs); i++)
+        for (size_t k = 0; gpu && k < LVD_ARRAY_LEN(device_grid); k++)
+            for (size_t g = 0; g < 2 && (!quick || k == 2); g++)
+                run_case(dir, models_dir, models[m], device_grid[k].ctx, device_grid[k].ub,
+                         device_grid[k].fa, ngls[g], 1, cap);
+        for (size_t i = 0; !gpu && i < LVD_ARRAY_LEN(ctxs); i++)
             for (size_t j = 0; j < LVD_ARRAY_LEN(ubs); j++)
-                for (int fa = 0; fa < 2; fa++)
-                    for (size_t g = 0; g < (gpu ? 2u : 1u); g++) {
-                        if (quick && (i != 1 || j != 1))
-                            continue;
-                        run_case(dir, models_dir, models[m], gpu ? ctxs_gpu[i] : ctxs[i], ubs[j], fa,
-                                 gpu ? ngls[g] : 99, gpu, cap);
-                    }
+                for (int fa = 0; fa < 2 && (!quick || (i == 1 && j == 1)); fa++)
+                    run_case(dir, models_dir, models[m], ctxs[i], ubs[j], fa, 99, 0, cap);
     }
 }
 
@@ -246,6 +257,8 @@ int main(int argc, char **argv)
                         "[--capture FILE]\n");
         return 3;
     }
+    if (!dirs && !models_dir)
+        models_dir = "tests/fixtures/models";
     worst w = {0};
     print_header();
     int rc = dirs ? live(dirs, models_dir, quick, capture, &w) : 0;

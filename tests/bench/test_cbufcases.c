@@ -7,6 +7,8 @@
  * total (model + KV + compute) within 10 %. Also the case reader
  * (bench/cbufcases.h) on good and bad text. */
 #include "bench/cbufcases.h"
+#include "engine/alloclog.h"
+#include "placement/placement.h"
 #include "tests/support/testutil.h"
 
 #include <stdio.h>
@@ -132,11 +134,89 @@ static void test_parse(void **state)
     assert_int_equal(bench_cbuf_known_shape("nothing.gguf", &(gguf_shape){0}), -1);
 }
 
+/* A case from a whole captured stderr (tests/fixtures/llama.cpp/FOLDER/NAME.stderr). */
+static bench_cbuf_case captured(const char *rel, const char *model, uint32_t ctx, uint32_t ub, int fa,
+                                int ngl)
+{
+    bench_cbuf_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.model, sizeof c.model, "%s", model);
+    c.ctx = ctx;
+    c.ubatch = ub;
+    c.fa = fa;
+    c.ngl = ngl;
+    char *path = tu_fixture(rel);
+    size_t len;
+    char *text = tu_read(path, &len);
+    lvd_err err = {{0}};
+    assert_int_equal(engine_alloc_parse(text, len, &c.alloc, &c.n_alloc, &err), 0);
+    for (size_t i = 0; i < c.n_alloc; i++)
+        c.gpu |= strcmp(c.alloc[i].device, "CPU") != 0;
+    free(text);
+    free(path);
+    return c;
+}
+
+static placement_result place(const gguf_shape *s, uint32_t ctx, int64_t free_mib)
+{
+    placement_place_in in;
+    placement_place_in_init(&in);
+    in.shape = s;
+    in.ctx = ctx;
+    in.flash_attn = 0;
+    in.free_mib = free_mib;
+    placement_result pl;
+    lvd_err err = {{0}};
+    if (placement_compute(&in, &pl, &err) != 0)
+        fail_msg("%s", err.msg);
+    return pl;
+}
+
+#define MIB (1024ll * 1024ll)
+
+/* A compute buffer above the seed's allowance steps down a rung before the
+ * load, not after it died. alloc-heads32 (32 heads) at a 32768-token context
+ * without flash attention: b10587 allocated 2117.51 MiB of compute buffer at
+ * ubatch 512 (alloc-step-b10587/cpu-heads32.stderr: every block's kq is
+ * 32768 x 512 x 32 x 4 bytes = 2 GiB), where the seed held back 1222. On a
+ * device with 1350 MiB free for it beside its 52 MiB of weights and 64 of
+ * KV, the seed's constant placed it fully resident at ubatch 512 (a load
+ * that dies); the prediction (2116.5 MiB on the device, within 0.1 % of the
+ * log) steps to ubatch 256 (1058 MiB). */
+static void test_steps_down_before_load(void **state)
+{
+    (void)state;
+    gguf_shape s = shape_of("alloc-heads32.gguf");
+    bench_cbuf_case c = captured("llama.cpp/alloc-step-b10587/cpu-heads32.stderr", "alloc-heads32.gguf",
+                                 32768, 512, 0, 99);
+    bench_cbuf_verdict v;
+    bench_cbuf_judge(&c, &s, &v);
+    assert_true(v.act_host > 2117.5 && v.act_host < 2117.52); /* as logged */
+    assert_true(v.act_host > PLACEMENT_COMPUTE_MIB_AT_REF);
+    assert_true(off_by(v.ratio_compute) < 1.001);
+    free(c.alloc);
+
+    int64_t free_mib = 52 + 64 + 1350;
+    placement_result now = place(&s, 32768, free_mib);
+    assert_true(now.compute_predicted);
+    assert_int_equal(now.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
+    assert_int_equal(now.ubatch, 256);
+    assert_true(now.compute_bytes > 1000 * MIB && now.compute_bytes < 1100 * MIB);
+    gguf_shape seed = s;
+    seed.graph = 0; /* what placement held back before: the seed's constant */
+    placement_result before = place(&seed, 32768, free_mib);
+    assert_int_equal(before.rung, PLACEMENT_RUNG_FULL);
+    assert_int_equal(before.ubatch, 512);
+    assert_true((int64_t)(before.weight_bytes + before.kv_bytes) + (int64_t)(v.act_host * MIB) >
+                free_mib * MIB); /* what llama.cpp would have asked for does not fit */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_cpu_builds),
+        cmocka_unit_test(test_steps_down_before_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
