@@ -211,12 +211,48 @@ static void test_steps_down_before_load(void **state)
                 free_mib * MIB); /* what llama.cpp would have asked for does not fit */
 }
 
+/* A model that fits only because the allowance is now right is placed
+ * fully resident. alloc-llama on b10587's Vulkan device (lavapipe) at a
+ * 4096-token context, ubatch 512, without flash attention:
+ * alloc-step-b10587/vk-llama.stderr logs 76.28 MiB of weights, 32 of KV and
+ * 75.01 of compute buffer on Vulkan0. With 800 MiB free the prediction
+ * (77.0 MiB, 2.7 % above the log) under the 512 MiB reserve places it whole
+ * (620 MiB); the seed's 1222 MiB sent it to a smaller ubatch although
+ * llama.cpp's 183 MiB and the reserve fit. */
+static void test_fits_now_right(void **state)
+{
+    (void)state;
+    gguf_shape s = shape_of("alloc-llama.gguf");
+    bench_cbuf_case c = captured("llama.cpp/alloc-step-b10587/vk-llama.stderr", "alloc-llama.gguf", 4096,
+                                 512, 0, 99);
+    bench_cbuf_verdict v;
+    bench_cbuf_judge(&c, &s, &v);
+    assert_true(c.gpu);
+    assert_true(v.act_dev > 75.0 && v.act_dev < 75.02);
+    assert_true(v.act_total > 183.2 && v.act_total < 183.4); /* 76.28 + 32 + 75.01 */
+    assert_true(off_by(v.ratio_compute) < 1.15);
+    assert_true(off_by(v.ratio_total) < 1.10);
+    free(c.alloc);
+
+    int64_t free_mib = 800;
+    assert_true(v.act_total + PLACEMENT_RESERVE_MIB_DEFAULT <= free_mib); /* it does fit */
+    placement_result now = place(&s, 4096, free_mib);
+    assert_true(now.compute_predicted);
+    assert_int_equal(now.rung, PLACEMENT_RUNG_FULL);
+    assert_int_equal(now.ubatch, 512);
+    gguf_shape seed = s;
+    seed.graph = 0;
+    placement_result before = place(&seed, 4096, free_mib);
+    assert_int_equal(before.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_cpu_builds),
         cmocka_unit_test(test_steps_down_before_load),
+        cmocka_unit_test(test_fits_now_right),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
