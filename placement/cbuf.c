@@ -60,9 +60,15 @@ static int spec_of(const placement_cbuf_in *in, uint32_t T, placement_cbuf_spec 
         placement_cache_type_size(in->type_v, &sp->v_block_elems, &sp->v_block_bytes, NULL))
         return -1;
     sp->gpu = in->gpu;
-    int all = in->n_gpu_layers < 0 || (uint32_t)in->n_gpu_layers > s->n_block;
-    sp->dev_from = all ? 0 : s->n_block - (uint32_t)in->n_gpu_layers;
-    sp->output_on_dev = all;
+    /* llama_model's layer devices: of the n_block + 1 layers (the output
+     * head last) the last -ngl are on the device: -ngl N puts the head and
+     * the last N - 1 blocks there */
+    uint32_t ngl = in->n_gpu_layers < 0 ? s->n_block + 1 : (uint32_t)in->n_gpu_layers;
+    if (ngl > s->n_block + 1)
+        ngl = s->n_block + 1;
+    sp->dev_from = s->n_block + 1 - (ngl ? ngl : 1);
+    sp->output_on_dev = ngl > 0;
+    sp->full_offload = ngl > s->n_block;
     sp->n_cpu_moe = in->n_cpu_moe > 0 ? (uint32_t)in->n_cpu_moe : 0;
     return 0;
 }

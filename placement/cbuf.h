@@ -29,8 +29,9 @@ typedef struct placement_cbuf_in {
     const char *type_k;       /* KV cache types (placement_cache_type_size); NULL = f16 */
     const char *type_v;
     int gpu;                  /* 1: an engine with a device (device + host buffers); 0: CPU only */
-    int n_gpu_layers;         /* blocks on the device, the last ones; -1 or > n_block: every
-                                 block and the output head */
+    int n_gpu_layers;         /* -ngl: of the blocks and the output head, the last N are on
+                                 the device (N >= 1: the head and N - 1 blocks); -1 or above
+                                 n_block: all */
     int n_cpu_moe;            /* the first N blocks keep their experts on the host */
 } placement_cbuf_in;
 

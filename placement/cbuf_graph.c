@@ -185,7 +185,7 @@ static int32_t mm(builder *b, uint64_t w_elems, int32_t x, uint64_t rows, uint64
 static int32_t norm(builder *b, int32_t x, uint64_t width, int in_block)
 {
     int32_t n = op3(b, PLACEMENT_CBUF_OP_ANY, b->g->v[x].bytes, 1u, x, NONE, NONE);
-    if (in_block && b->sp->gpu && (b->T < 32 || b->sp->output_on_dev))
+    if (in_block && b->sp->gpu && (b->T < 32 || b->sp->full_offload))
         b->g->v[n].force = b->dev;
     return ip(b, n, bweight(b, width));
 }

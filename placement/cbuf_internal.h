@@ -63,8 +63,10 @@ typedef struct placement_cbuf_spec {
     int flash_attn;
     uint32_t k_block_elems, k_block_bytes, v_block_elems, v_block_bytes; /* KV cache types */
     int gpu;                 /* 1: device + host backends; 0: the host alone */
-    uint32_t dev_from;       /* blocks dev_from.. are on the device (n_block - ngl) */
+    uint32_t dev_from;       /* blocks dev_from.. are on the device */
     int output_on_dev;       /* the output head is on the device */
+    int full_offload;        /* -ngl above the block count (llama.cpp's graph callback pins
+                                each block's norm to its device then, and below 32 tokens) */
     uint32_t n_cpu_moe;      /* the first n_cpu_moe blocks keep their experts on the host */
 } placement_cbuf_spec;
 

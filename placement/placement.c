@@ -95,7 +95,7 @@ int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t c
     uint64_t total = 0, unused;
     if (row_bytes(type_k, 1, &unused, err) != 0 || row_bytes(type_v, 1, &unused, err) != 0)
         return -1;
-    /* -ngl N offloads the last N blocks: with n_layers <= n_block those are priced */
+    /* the last n_layers blocks are priced (with n_layers <= n_block) */
     uint32_t first = n_layers <= shape->n_block ? shape->n_block - n_layers : 0;
     for (uint32_t i = 0; i < n_layers; i++) {
         uint32_t il = first + i;
@@ -193,29 +193,38 @@ static uint64_t corrected_total(const ctx_t *c, const cost *k)
     return (uint64_t)(total + 0.5);
 }
 
-/* gpu_layers -1: full residency, which counts every block and every tensor
- * outside the blocks (embeddings, output head), minus the experts of the
- * first n_cpu_moe blocks. gpu_layers N >= 0: N blocks and their KV only; the
- * output head stays on the host (llama.cpp offloads it only when -ngl
- * exceeds the block count) and the token embeddings always do. */
-/* The weights and KV of a candidate (the part that costs no prediction). */
+/* The output layer's weights: every tensor outside the blocks but the
+ * token embeddings (llama.cpp never offloads the input embeddings; they
+ * load as CPU_Mapped), and, where the head is tied to them, their copy the
+ * output layer loads (TENSOR_DUPLICATED; known from the graph widths). */
+static uint64_t head_bytes(const gguf_shape *s)
+{
+    uint64_t head = s->non_block_bytes > s->embd_bytes ? s->non_block_bytes - s->embd_bytes : 0;
+    if (s->graph && (s->graph_flags & GGUF_GRAPH_TIED))
+        head += s->output_bytes;
+    return head;
+}
+
+/* The weights and KV of a candidate (the part that costs no prediction).
+ * gpu_layers -1: full residency, every block and the output head, minus the
+ * experts of the first n_cpu_moe blocks. gpu_layers N >= 0: -ngl N. */
 static cost stored_need(const ctx_t *c, int gpu_layers, int n_cpu_moe)
 {
     const gguf_shape *s = c->s;
     cost k = {0};
     if (gpu_layers < 0) {
         uint64_t experts = s->expert_bytes * (uint64_t)n_cpu_moe;
-        uint64_t all = s->non_block_bytes + s->block_bytes * s->n_block;
-        /* token embeddings: on the host at every -ngl (llama.cpp never
-         * offloads the input embeddings; they load as CPU_Mapped) */
-        all = all > s->embd_bytes ? all - s->embd_bytes : 0;
+        uint64_t all = head_bytes(s) + s->block_bytes * s->n_block;
         k.weights = all > experts ? all - experts : 0;
         k.kv = c->kv_all;
-    } else {
-        k.weights = s->block_bytes * (uint64_t)gpu_layers;
+    } else if (gpu_layers > 0) {
+        /* -ngl N: llama_model puts the last N of its n_block + 1 layers on
+         * the device, the output layer first: the head and N - 1 blocks */
+        uint32_t blocks = (uint32_t)gpu_layers - 1;
+        k.weights = head_bytes(s) + s->block_bytes * blocks;
         /* checked for every block in placement_compute: a part cannot fail */
-        if (placement_kv_bytes_at(s, (uint32_t)gpu_layers, c->ctx, (uint32_t)c->configured_ubatch,
-                                  c->in->type_k, c->in->type_v, &k.kv, NULL) != 0)
+        if (placement_kv_bytes_at(s, blocks, c->ctx, (uint32_t)c->configured_ubatch, c->in->type_k,
+                                  c->in->type_v, &k.kv, NULL) != 0)
             k.kv = c->kv_all;
     }
     return k;
@@ -361,8 +370,9 @@ static int try_experts_on_host(const ctx_t *c, placement_result *out)
     return 0;
 }
 
-/* From every block (output head on the host) down to none, the ubatch ladder
- * spent at each count before a block moves to the host. */
+/* From -ngl n_block (the output head and all blocks but the first) down to
+ * -ngl 0, the ubatch ladder spent at each count before a layer moves to the
+ * host. */
 static int try_partial(const ctx_t *c, placement_result *out)
 {
     for (int64_t n = c->s->n_block; n >= 0; n--) {
@@ -373,12 +383,12 @@ static int try_partial(const ctx_t *c, placement_result *out)
         char head[128];
         if (n > 0) {
             fill(c, out, PLACEMENT_RUNG_PARTIAL, (int)n, 0, ub, &k);
-            snprintf(head, sizeof head, "%d of %u blocks on the device, output head on the host",
-                     (int)n, c->s->n_block);
+            snprintf(head, sizeof head, "the output head and %d of %u blocks on the device (-ngl %d)",
+                     (int)n - 1, c->s->n_block, (int)n);
         } else {
             fill(c, out, PLACEMENT_RUNG_CPU_ONLY, 0, 0, ub, &k);
-            snprintf(head, sizeof head, "not one of %u blocks fits beside the headroom: -ngl 0",
-                     c->s->n_block);
+            snprintf(head, sizeof head, "not even the output head fits beside the headroom: "
+                                        "-ngl 0");
         }
         reason(out, c, head);
         return 1;

@@ -3,7 +3,8 @@
  * **Placement**). A ladder of rungs, the
  * first that fits wins: fully resident; fully resident at a smaller ubatch;
  * all layers with the MoE experts of the first N blocks on the host
- * (--n-cpu-moe N); the most blocks that fit (-ngl N); no block at all.
+ * (--n-cpu-moe N); the most layers that fit (-ngl N: llama.cpp offloads
+ * the output head first, then the last N - 1 blocks); no block at all.
  * Within the last three rungs each candidate is tried at the configured
  * ubatch and then at 256 and 128 before the next block or expert set moves
  * to the host: ubatch costs prompt speed only, a block on the host costs
@@ -40,9 +41,11 @@ typedef enum placement_rung {
     PLACEMENT_RUNG_FULL = 0,          /* every block, output head and KV on the device */
     PLACEMENT_RUNG_REDUCED_UBATCH,    /* the same at ubatch 256 or 128 */
     PLACEMENT_RUNG_EXPERTS_ON_HOST,   /* every layer on the device, experts of N blocks on the host */
-    PLACEMENT_RUNG_PARTIAL,           /* -ngl N: N blocks (and their KV) on the device */
-    PLACEMENT_RUNG_CPU_ONLY,          /* -ngl 0: no block fits, the headroom does (llama.cpp
-                                 * still uses the device for compute buffers) */
+    PLACEMENT_RUNG_PARTIAL,           /* -ngl N: the output head and N - 1 blocks (and their KV)
+                                       * on the device */
+    PLACEMENT_RUNG_CPU_ONLY,          /* -ngl 0: not even the output head fits, the headroom
+                                 * does (llama.cpp still uses the device for compute
+                                 * buffers) */
     PLACEMENT_RUNG_NOTHING_FITS,      /* free < the headroom at the smallest ubatch: -ngl 0,
                                  * and the caller should prefer a CPU engine */
 } placement_rung;
@@ -74,7 +77,8 @@ typedef struct placement_place_in {
  * the deficit). */
 typedef struct placement_result {
     placement_rung rung;
-    int ngl;                    /* blocks on the device; -1 = all (output head included) */
+    int ngl;                    /* -ngl: the output head and ngl - 1 blocks on the device;
+                                 * -1 = all */
     int n_cpu_moe;              /* blocks whose experts stay on the host; 0 = none */
     int ubatch;                 /* the ubatch the prediction assumed (launch with it) */
     uint32_t ctx;               /* the context the KV was priced for */
@@ -107,9 +111,10 @@ int placement_compute(const placement_place_in *in, placement_result *out, lvd_e
 /* Prices the placement an arm asked for, as placement_compute prices its
  * candidates (the prediction lvd bench records beside what llama.cpp
  * allocated): ngl -1 or > n_block = every block and the output head (with
- * n_cpu_moe blocks' experts on the host), else ngl blocks; at in's ubatch and
- * ctx. free_mib may be unknown (-1): margin_bytes is then against 0. Errors as
- * placement_compute's, but for free_mib. */
+ * n_cpu_moe blocks' experts on the host), else -ngl ngl (the head and ngl - 1
+ * blocks; 0: nothing); at in's ubatch and ctx. free_mib may be unknown (-1):
+ * margin_bytes is then against 0. Errors as placement_compute's, but for
+ * free_mib. */
 int placement_price(const placement_place_in *in, int ngl, int n_cpu_moe, placement_result *out,
                     lvd_err *err);
 
@@ -123,8 +128,8 @@ const char *placement_rung_name(placement_rung rung);
 int placement_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block_bytes,
                         lvd_err *err);
 
-/* KV bytes of the last n_layers blocks (those -ngl n_layers offloads; all
- * of them at n_block) at ctx tokens, as llama.cpp b9749 allocates it for one
+/* KV bytes of the last n_layers blocks (those -ngl n_layers + 1 offloads;
+ * all of them at n_block) at ctx tokens, as llama.cpp b9749 allocates it for one
  * sequence: per block, cells x (row(type_k, n_head_kv(i) x head_dim_k) +
  * row(type_v, n_head_kv(i) x head_dim_v)), where cells is ctx padded to 256,
  * for a sliding-window block min(ctx, window + ubatch) padded to 256; a

@@ -53,8 +53,8 @@ static void host_name(const char *dev, char out[32])
 }
 
 /* The lines of a model whose GGUF shape is known: its weights and KV as
- * llama.cpp places them (the last -ngl blocks on the device; token
- * embeddings and the rest on the host), the compute buffers by the closed
+ * llama.cpp places them (the output head and the last -ngl - 1 blocks on
+ * the device; token embeddings and the rest on the host), the compute buffers by the closed
  * form (fake_compute.c); each device its share of a split. */
 static void print_shaped(const fake_dev *const devs[16], const double share[16], size_t n,
                          const bench_opts *o, const binst *in, const gguf_shape *s, int load)

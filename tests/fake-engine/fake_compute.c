@@ -66,11 +66,16 @@ double fake_compute_mib(const gguf_shape *s, const fake_where *w, int fa, int gp
         *host_mib = (max2(block, head) + in + emb) / 1048576.0;
         return 0;
     }
-    /* the head runs on the device when offloaded, or when the device takes
-     * the host's ops over (32 tokens and more: its weight copied beside the
-     * logits); else on the host */
-    int all = w->ngl < 0 || (uint32_t)w->ngl > s->n_block;
+    /* the head runs on the device when offloaded (every -ngl above 0: the
+     * output layer is the first to go), or when the device takes the host's
+     * ops over (32 tokens and more: its weight copied beside the logits);
+     * else on the host */
+    int all = w->ngl != 0;
     double head_dev = all ? head : T >= 32 ? head + (double)s->output_bytes : 0;
-    *host_mib = (in + 2 * emb + (all || T >= 32 ? 0 : head)) / 1048576.0;
+    /* below 32 tokens the host runs what it holds: the first blocks at
+     * -ngl 0..n_block, the head too at -ngl 0 */
+    int host_runs = T < 32 && w->ngl >= 0 && (uint32_t)w->ngl <= s->n_block;
+    double host_phase = host_runs ? max2(block, all ? 0 : head) : 0;
+    *host_mib = (in + 2 * emb + host_phase) / 1048576.0;
     return (max2(block, head_dev) + in - 4 * T) / 1048576.0;
 }

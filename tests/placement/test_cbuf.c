@@ -107,22 +107,26 @@ static void test_device_and_host(void **state)
     assert_true(c.device_bytes < (32000ull + 256) * 512 * 4 + 8 * MIB);
 }
 
-/* Partial offload at 32 tokens and more: llama.cpp's scheduler lets the
- * device run the host blocks' ops too (op offload), copying each host
- * weight into the device's compute buffer: with the output head on the host
- * (-ngl = blocks), its 64 MiB weight (32000 x 1024 f16) sits beside the
- * logits. Below 32 tokens the host runs its own blocks and the head: the
+/* -ngl N puts the output head and the last N - 1 blocks on the device
+ * (llama_model counts the head as the last of n_block + 1 layers): with
+ * -ngl 2 of 4 the device holds the logits beside its blocks. At 32 tokens
+ * and more llama.cpp's scheduler lets the device run the host's ops too (op
+ * offload), copying each host weight into its compute buffer: at -ngl 0 the
+ * head's 64 MiB weight (32000 x 1024 f16) sits beside the logits on the
+ * device. Below 32 tokens the host runs its own layers: at -ngl 0 the
  * logits are in the host's buffer. */
 static void test_op_offload_copies_weights(void **state)
 {
     (void)state;
     gguf_shape s = llama(1024, 4, 32000);
-    placement_cbuf full = predict(&s, 4096, 512, 1, 1, -1);
-    placement_cbuf part = predict(&s, 4096, 512, 1, 1, 4);
     uint64_t head = 2ull * 1024 * 32000, logits = 32000ull * 512 * 4;
+    placement_cbuf full = predict(&s, 4096, 512, 1, 1, -1);
+    placement_cbuf half = predict(&s, 4096, 512, 1, 1, 2);
+    placement_cbuf none = predict(&s, 4096, 512, 1, 1, 0);
     assert_true(full.device_bytes < logits + 16 * MIB);
-    assert_true(part.device_bytes >= head + logits);
-    placement_cbuf few = predict(&s, 4096, 16, 1, 1, 2);
+    assert_true(half.device_bytes >= logits && half.device_bytes < head + logits);
+    assert_true(none.device_bytes >= head + logits);
+    placement_cbuf few = predict(&s, 4096, 16, 1, 1, 0);
     assert_true(few.host_bytes >= 32000ull * 16 * 4);
     assert_true(few.device_bytes < 32000ull * 16 * 4);
 }

@@ -307,7 +307,7 @@ static void test_gpu_fa_on_wins(void **state)
 
 /* Free memory for a partial-offload rung of tiny-llama at its serving
  * context (514 MiB: its 1.1 MiB of weights and 1 of KV beside the 512 MiB
- * reserve do not all fit; its output head stays on the host): the bench arm
+ * reserve do not all fit: -ngl 2, its output head and last block): the bench arm
  * carries the rung's -ngl, and so does the line. */
 static void test_placement_rung(void **state)
 {

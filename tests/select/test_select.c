@@ -1141,13 +1141,16 @@ static void test_placement_rungs(void **state)
     } cases[] = {
         /* small-llama at its 4096 context: 11.3 MiB of weights, 8 of KV and
          * the 512 MiB reserve over its predicted 74.5 MiB compute buffer
-         * (a smaller ubatch saves nothing); then the output head (8.3 MiB)
-         * and blocks of 0.75 MiB and 2 of KV each go to the host */
+         * (a smaller ubatch saves nothing); then blocks of 0.75 MiB and 2 of
+         * KV go to the host one by one, the output head (8.3 MiB) last:
+         * -ngl N keeps the head and the last N - 1 blocks */
         {-1, PLACEMENT_RUNG_FULL, "5", NULL}, /* the probe's 140000 */
         {1250, PLACEMENT_RUNG_FULL, "5", NULL},
         {700, PLACEMENT_RUNG_FULL, "5", NULL},
         {531, PLACEMENT_RUNG_PARTIAL, "4", NULL},
-        {521, PLACEMENT_RUNG_PARTIAL, "3", NULL},
+        {524, PLACEMENT_RUNG_PARTIAL, "2", NULL},
+        {521, PLACEMENT_RUNG_PARTIAL, "1", NULL},
+        {520, PLACEMENT_RUNG_CPU_ONLY, "0", NULL},
         {512, PLACEMENT_RUNG_CPU_ONLY, "0", NULL},
         {511, PLACEMENT_RUNG_NOTHING_FITS, "0", "128"},
     };
@@ -1185,8 +1188,8 @@ static void test_placement_rungs(void **state)
 }
 
 /* tiny-moe at ctx 3584 with 515 MiB: fully resident (1.2 MiB of weights, 1.8
- * of KV, the 512 MiB reserve over its predicted compute buffer); at 514 its
- * output head stays on the host (test_placement.c, test_real_tiny_moe, says
+ * of KV, the 512 MiB reserve over its predicted compute buffer); at 514 it
+ * drops to partial offload (test_placement.c, test_real_tiny_moe, says
  * why this model never lands on the experts rung in MiB steps). */
 static void test_placement_tiny_moe(void **state)
 {
