@@ -144,6 +144,8 @@ static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *d
     in.flash_attn = a->params.fa;
     in.type_k = a->params.type_k;
     in.type_v = a->params.type_v;
+    if (dev)
+        in.dev = placement_cbuf_dev_of(dev->backend, dev->name);
     placement_result all, pl;
     lvd_err ignored = {{0}};
     if (placement_price(&in, -1, 0, &all, &ignored))
@@ -295,6 +297,7 @@ static int place(bench_plan *p, const bench_plan_opts *o, const lvd_engine *e, c
     placement_place_in in;
     bench_plan_place_in(o, &in);
     in.free_mib = dev->free_mib;
+    in.dev = placement_cbuf_dev_of(dev->backend, dev->name);
     in.margin_factor = factor;
     lvd_err ignored;
     return placement_compute(&in, pl, &ignored) ? -1 : 0;

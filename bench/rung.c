@@ -2,6 +2,7 @@
 #include "bench/rung.h"
 
 #include "bench/alloc.h"
+#include "placement/cbuf.h"
 #include "placement/nextrung.h"
 
 #include <stdio.h>
@@ -45,6 +46,7 @@ static int next_rung(bench_session *s, size_t i)
     in.flash_attn = a->params.fa;
     in.type_k = a->params.type_k;
     in.type_v = a->params.type_v;
+    in.dev = placement_cbuf_dev_of(a->backend, a->device_name);
     /* like with like: the failed arm's prediction holds no reserve */
     in.reserve_mib = 0;
     placement_result pl;

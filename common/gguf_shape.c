@@ -91,6 +91,8 @@ static void note_graph_tensor(const gguf_tinfo *t, gguf_shape *out, unsigned *se
         {"attn_q_norm.weight", GGUF_GRAPH_QK_NORM},
         {"attn_qkv.weight", GGUF_GRAPH_FUSED_QKV},
         {"ffn_gate_inp_shexp.weight", GGUF_GRAPH_SHEXP_GATE},
+        {"attn_q.bias", GGUF_GRAPH_QKV_BIAS},
+        {"attn_qkv.bias", GGUF_GRAPH_QKV_BIAS},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(flags); i++)
         if (!strcmp(sfx, flags[i].name))

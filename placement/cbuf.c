@@ -19,6 +19,29 @@ static uint32_t pad256(uint64_t n)
     return p > UINT32_MAX ? UINT32_MAX / 256 * 256 : (uint32_t)p;
 }
 
+/* Mesa's lavapipe (llvmpipe) reports maxStorageBufferRange 2^27 (Mesa
+ * 22.3): alloc-llama's 32000 x 1040-token logits (127 MiB) stay on Vulkan0,
+ * its 32000 x 1056 ones (129 MiB) go to Vulkan_Host. */
+#define CBUF_LAVAPIPE_MAX_TENSOR (1ull << 27)
+/* ggml-vulkan's suballocation_block_size: its buffer types' get_max_size. */
+#define CBUF_VULKAN_MAX_BUFFER (1ull << 30)
+
+placement_cbuf_dev placement_cbuf_dev_of(const char *backend, const char *name)
+{
+    placement_cbuf_dev d = {0, 0};
+    if (!backend || strcmp(backend, "vulkan"))
+        return d;
+    d.max_buffer = CBUF_VULKAN_MAX_BUFFER;
+    if (name && strstr(name, "llvmpipe"))
+        d.max_tensor = CBUF_LAVAPIPE_MAX_TENSOR;
+    return d;
+}
+
+int placement_cbuf_dev_takes_weight(uint64_t max_tensor, uint64_t w_bytes, uint64_t rows)
+{
+    return !max_tensor || (w_bytes <= max_tensor && rows * 512 * 4 <= max_tensor);
+}
+
 /* The width the shape lacks for the graph, or NULL when it has them all. */
 static const char *missing(const gguf_shape *s)
 {
@@ -70,12 +93,13 @@ static int spec_of(const placement_cbuf_in *in, uint32_t T, placement_cbuf_spec 
     sp->output_on_dev = ngl > 0;
     sp->full_offload = ngl > s->n_block;
     sp->n_cpu_moe = in->n_cpu_moe > 0 ? (uint32_t)in->n_cpu_moe : 0;
+    sp->dev = in->dev;
     return 0;
 }
 
-/* The peak of each backend's buffer for the graph of T tokens; -1 when the
- * graph cannot be built. */
-static int peak_of(const placement_cbuf_in *in, uint32_t T, uint64_t peak[2])
+/* Each backend's buffer for the graph of T tokens; -1 when the graph
+ * cannot be built. */
+static int buffers_of(const placement_cbuf_in *in, uint32_t T, placement_cbuf_buffer out[2])
 {
     placement_cbuf_spec sp;
     placement_cbuf_graph g = {0};
@@ -83,9 +107,37 @@ static int peak_of(const placement_cbuf_in *in, uint32_t T, uint64_t peak[2])
         placement_cbuf_graph_free(&g);
         return -1;
     }
-    placement_cbuf_schedule(&sp, &g, peak);
+    placement_cbuf_schedule(&sp, &g, out);
     placement_cbuf_graph_free(&g);
     return 0;
+}
+
+/* 1 when some chunk of a is larger than the same chunk of b. */
+static int outgrows(const placement_cbuf_buffer *a, const placement_cbuf_buffer *b)
+{
+    for (size_t k = 0; k < a->n; k++)
+        if (a->chunk[k] > (k < b->n ? b->chunk[k] : 0))
+            return 1;
+    return 0;
+}
+
+static uint64_t size_of(const placement_cbuf_buffer *b)
+{
+    uint64_t sum = 0;
+    for (size_t k = 0; k < b->n; k++)
+        sum += b->chunk[k];
+    return sum;
+}
+
+/* The buffer sched_reserve leaves after reserving the prompt graph, the
+ * one-token graph, then the prompt graph again: ggml_gallocr_reserve_n
+ * reallocates when a graph outgrows the buffer in any chunk, and then to
+ * that graph's chunks. */
+static uint64_t reserved(const placement_cbuf_buffer *pp, const placement_cbuf_buffer *tg)
+{
+    if (!outgrows(tg, pp) || outgrows(pp, tg))
+        return size_of(pp);
+    return size_of(tg);
 }
 
 void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out)
@@ -99,16 +151,19 @@ void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out)
         ub = in->ctx ? in->ctx : 1;
     placement_cbuf_in r = *in;
     r.ubatch = ub;
-    uint64_t pp[2], tg[2];
-    if (!why && (peak_of(&r, ub, pp) != 0 || peak_of(&r, 1, tg) != 0))
+    placement_cbuf_buffer pp[2], tg[2];
+    if (!why && (buffers_of(&r, ub, pp) != 0 || buffers_of(&r, 1, tg) != 0))
         why = "an unknown KV cache type";
     if (why) {
         snprintf(out->why, sizeof out->why, "%s: %s", s && s->arch[0] ? s->arch : "model", why);
         return;
     }
     out->predicted = 1;
-    out->device_bytes = in->gpu ? (pp[0] > tg[0] ? pp[0] : tg[0]) : 0;
-    out->host_bytes = pp[1] > tg[1] ? pp[1] : tg[1];
-    snprintf(out->why, sizeof out->why, "%s graph at ubatch %u, context %u, flash attention %s",
-             s->arch, ub, ctx, in->flash_attn ? "on" : "off");
+    out->device_bytes = in->gpu ? reserved(&pp[0], &tg[0]) : 0;
+    out->host_bytes = reserved(&pp[1], &tg[1]);
+    int n = snprintf(out->why, sizeof out->why, "%s graph at ubatch %u, context %u, flash attention %s",
+                     s->arch, ub, ctx, in->flash_attn ? "on" : "off");
+    if (in->gpu && in->dev.max_tensor && n > 0 && (size_t)n < sizeof out->why)
+        snprintf(out->why + n, sizeof out->why - (size_t)n, ", ops on tensors over %llu MiB on the host",
+                 (unsigned long long)(in->dev.max_tensor >> 20));
 }

@@ -19,6 +19,15 @@
 
 #include <stdint.h>
 
+/* What a device's backend limits, in bytes; 0 = no limit. */
+typedef struct placement_cbuf_dev {
+    uint64_t max_tensor;      /* the largest tensor the device runs an op on */
+    uint64_t max_buffer;      /* the largest buffer its buffer types allocate (the device's
+                                 and the host's beside it: ggml_backend_buft_get_max_size):
+                                 ggml-alloc splits a compute buffer into chunks of at most
+                                 this, a larger tensor in a chunk of its own */
+} placement_cbuf_dev;
+
 typedef struct placement_cbuf_in {
     const gguf_shape *shape;
     uint32_t ctx;             /* context tokens as asked for (-c): the cache is padded to 256
@@ -33,6 +42,7 @@ typedef struct placement_cbuf_in {
                                  the device (N >= 1: the head and N - 1 blocks); -1 or above
                                  n_block: all */
     int n_cpu_moe;            /* the first N blocks keep their experts on the host */
+    placement_cbuf_dev dev;   /* what the device's backend limits (placement_cbuf_dev_of) */
 } placement_cbuf_in;
 
 typedef struct placement_cbuf {
@@ -45,5 +55,22 @@ typedef struct placement_cbuf {
 
 /* Fills *out. Never fails: a shape it cannot follow gives predicted 0. */
 void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out);
+
+/* What a device's backend limits, from its backend and name as llama.cpp
+ * lists them ("vulkan", "llvmpipe (LLVM 15.0.6, 256 bits)"). ggml-vulkan:
+ * its buffer types allocate at most 1 GiB (suballocation_block_size, unless
+ * the device allows less); it refuses an op any of whose tensors exceeds
+ * the device's maxStorageBufferRange (without 64-bit indexing), which the
+ * scheduler then runs on the host, and the model loader keeps a weight
+ * whose op it refuses on the host. The range is known for Mesa's software
+ * rasterizer (lavapipe: 128 MiB, measured on Mesa 22.3); other Vulkan
+ * devices report 4 GiB or more or index in 64 bits, and are taken as
+ * unlimited. CUDA and the CPU: no limits. */
+placement_cbuf_dev placement_cbuf_dev_of(const char *backend, const char *name);
+
+/* 1 when llama_model_loader puts a matmul weight of w_bytes with rows output
+ * rows on a device whose largest tensor is max_tensor (0: no limit): its
+ * weight_buft_supported asks the device for the op at 512 tokens. */
+int placement_cbuf_dev_takes_weight(uint64_t max_tensor, uint64_t w_bytes, uint64_t rows);
 
 #endif

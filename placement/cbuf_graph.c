@@ -173,10 +173,21 @@ static int32_t same_view(builder *b, int32_t x)
     return view(b, x, b->g->v[x].bytes);
 }
 
+/* Where the loader puts a matmul weight of bytes with rows output rows that
+ * belongs to the current block's layer: the host when the device would
+ * refuse its op (placement_cbuf_dev_takes_weight). */
+static int8_t mm_loc(const builder *b, uint64_t bytes, uint64_t rows)
+{
+    if (b->dev == PLACEMENT_CBUF_DEV && !placement_cbuf_dev_takes_weight(b->sp->dev.max_tensor, bytes, rows))
+        return PLACEMENT_CBUF_HOST;
+    return b->dev;
+}
+
 /* A matmul of weight w (elems elements) by x: [rows, cols] f32. */
 static int32_t mm(builder *b, uint64_t w_elems, int32_t x, uint64_t rows, uint64_t cols)
 {
-    return op(b, rows * cols * F32, bweight(b, w_elems), x);
+    uint64_t bytes = elems_bytes(b, w_elems);
+    return op(b, rows * cols * F32, weight(b, bytes, mm_loc(b, bytes, rows)), x);
 }
 
 /* build_norm with a weight: rms_norm (named "norm": llama.cpp pins it to the
@@ -284,6 +295,14 @@ static int32_t head_norm(builder *b, int32_t x)
     return norm(b, x, b->s->head_dim_k, 0);
 }
 
+/* A Q, K or V projection of rows x T, and its bias added in place where the
+ * blocks have one (build_qkv). */
+static int32_t qkv_proj(builder *b, int32_t x, uint64_t rows)
+{
+    int32_t p = mm(b, b->s->n_embd * rows, x, rows, b->T);
+    return b->s->graph_flags & GGUF_GRAPH_QKV_BIAS ? ip(b, p, bweight(b, rows)) : p;
+}
+
 /* Self-attention of a standard block: Q, V, K projections (fused or apart),
  * per-head norms, RoPE, the stores, attention, the output projection. */
 static int32_t attention(builder *b, int32_t x)
@@ -295,11 +314,11 @@ static int32_t attention(builder *b, int32_t x)
                                                                       : s->n_head_kv;
     uint64_t eq = hd_k * H, ek = hd_k * KV, ev = hd_v * KV;
     int fused = (s->graph_flags & GGUF_GRAPH_FUSED_QKV) != 0;
-    int32_t qkv = fused ? mm(b, E * (eq + ek + ev), x, eq + ek + ev, T) : NONE;
-    int32_t q = fused ? view(b, qkv, eq * T * F32) : same_view(b, mm(b, E * eq, x, eq, T));
+    int32_t qkv = fused ? qkv_proj(b, x, eq + ek + ev) : NONE;
+    int32_t q = fused ? view(b, qkv, eq * T * F32) : same_view(b, qkv_proj(b, x, eq));
     q = rope(b, head_norm(b, q));
-    int32_t v = fused ? view(b, qkv, ev * T * F32) : same_view(b, mm(b, E * ev, x, ev, T));
-    int32_t k = fused ? view(b, qkv, ek * T * F32) : same_view(b, mm(b, E * ek, x, ek, T));
+    int32_t v = fused ? view(b, qkv, ev * T * F32) : same_view(b, qkv_proj(b, x, ev));
+    int32_t k = fused ? view(b, qkv, ek * T * F32) : same_view(b, qkv_proj(b, x, ek));
     k = rope(b, head_norm(b, k));
     uint64_t es_k = row_bytes(ek, b->sp->k_block_elems, b->sp->k_block_bytes);
     uint64_t es_v = row_bytes(ev, b->sp->v_block_elems, b->sp->v_block_bytes);
@@ -319,23 +338,28 @@ static int32_t attention_mla(builder *b, int32_t x)
     cache_inputs *c = &b->full;
     uint64_t E = s->n_embd, T = b->T, H = s->n_head, lora = s->kv_lora_rank;
     uint64_t rope_d = s->n_rot, hd_k = s->head_dim_k_mla, nope = hd_k - rope_d;
+    /* build_attn expands Q, then V (the normed compressed KV), then K, each
+     * depth first, sources in order */
     int32_t q = s->q_lora_rank ? mm(b, E * s->q_lora_rank, x, s->q_lora_rank, T) : x;
     if (s->q_lora_rank)
         q = norm(b, q, s->q_lora_rank, 0);
     q = same_view(b, mm(b, (s->q_lora_rank ? s->q_lora_rank : E) * H * hd_k, q, H * hd_k, T));
-    int32_t kv = mm(b, E * (lora + rope_d), x, lora + rope_d, T);
-    int32_t kv_c = view(b, kv, lora * T * F32);
-    int32_t k_pe = rope(b, view(b, kv, rope_d * T * F32));
-    kv_c = norm(b, kv_c, lora, 0);
     int32_t q_nope = same_view(b, view(b, q, nope * H * T * F32));
-    int32_t q_pe = rope(b, view(b, q, rope_d * H * T * F32));
     int32_t q_abs = same_view(b, mm(b, nope * lora * H, q_nope, lora * H, T));
+    int32_t q_pe = rope(b, view(b, q, rope_d * H * T * F32));
     int32_t qcur = op(b, (lora + rope_d) * H * T * F32, q_abs, q_pe);
+    int32_t kv = mm(b, E * (lora + rope_d), x, lora + rope_d, T);
+    int32_t kv_c = norm(b, view(b, kv, lora * T * F32), lora, 0);
+    int32_t k_pe = rope(b, view(b, kv, rope_d * T * F32));
     int32_t kcur = op(b, (lora + rope_d) * T * F32, same_view(b, kv_c), k_pe);
     uint64_t es_k = row_bytes(lora + rope_d, b->sp->k_block_elems, b->sp->k_block_bytes);
     int32_t kcache = cache(b, es_k * c->n_kv);
     store_k(b, c, kcur, kcache);
-    int32_t vview = view(b, kcache, b->g->v[kcache].bytes * lora / (lora + rope_d));
+    /* V: the first kv_lora_rank columns of every cached row; ggml_nbytes of
+     * that strided view (what a copy of it takes) spans the rows: all but
+     * the last row whole, and the last row's kv_lora_rank */
+    uint64_t v_span = es_k * (c->n_kv - 1) + row_bytes(lora, b->sp->k_block_elems, b->sp->k_block_bytes);
+    int32_t vview = view(b, kcache, v_span);
     int32_t out = attend(b, c, qcur, kcache, vview, lora, s->head_dim_v_mla);
     return mm(b, s->head_dim_v_mla * H * E, out, E, T);
 }
@@ -357,20 +381,21 @@ static int32_t ffn(builder *b, int32_t x, uint64_t F)
 
 /* An expert tensor of the current block: on the host for the first
  * n_cpu_moe blocks (-ncmoe), else where the block is. */
-static int32_t expert_weight(builder *b)
+static int32_t expert_weight(builder *b, uint64_t rows)
 {
     const gguf_shape *s = b->s;
-    int8_t loc = b->il < b->sp->n_cpu_moe ? PLACEMENT_CBUF_HOST : b->dev;
     uint64_t bytes = s->max_expert_tensor_bytes
                          ? s->max_expert_tensor_bytes
                          : elems_bytes(b, (uint64_t)s->n_embd * s->n_ff_exp * s->n_expert);
+    int8_t loc = b->il < b->sp->n_cpu_moe ? PLACEMENT_CBUF_HOST
+                                          : mm_loc(b, bytes, rows * s->n_expert_used);
     return weight(b, bytes, loc);
 }
 
 static int32_t mm_id(builder *b, int32_t x, int32_t ids, uint64_t rows)
 {
     uint64_t K = b->s->n_expert_used;
-    return op3(b, PLACEMENT_CBUF_OP_ANY, rows * K * b->T * F32, 0, expert_weight(b), x, ids);
+    return op3(b, PLACEMENT_CBUF_OP_ANY, rows * K * b->T * F32, 0, expert_weight(b, rows), x, ids);
 }
 
 /* build_moe_ffn: routing, the experts' gate/up/down, weighting, the sum. */
@@ -497,7 +522,7 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     x = norm(&b, x, E, 0);
     g->v[x].output = 1; /* t_embd */
     int32_t logits = op(&b, (uint64_t)s->n_vocab * sp->n_outputs * F32,
-                        weight(&b, s->output_bytes, b.dev), x);
+                        weight(&b, s->output_bytes, mm_loc(&b, s->output_bytes, s->n_vocab)), x);
     g->v[logits].output = 1;
     return 0;
 }

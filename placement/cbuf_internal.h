@@ -8,6 +8,8 @@
 #ifndef LVD_PLACEMENT_CBUF_INTERNAL_H
 #define LVD_PLACEMENT_CBUF_INTERNAL_H
 
+#include "placement/cbuf.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +70,7 @@ typedef struct placement_cbuf_spec {
     int full_offload;        /* -ngl above the block count (llama.cpp's graph callback pins
                                 each block's norm to its device then, and below 32 tokens) */
     uint32_t n_cpu_moe;      /* the first n_cpu_moe blocks keep their experts on the host */
+    placement_cbuf_dev dev;  /* the device's backend's limits (cbuf.h) */
 } placement_cbuf_spec;
 
 /* Appends the graph of spec's model for one ubatch to *g (cbuf_graph.c).
@@ -77,11 +80,21 @@ int placement_cbuf_build(const placement_cbuf_spec *spec, placement_cbuf_graph *
 int placement_cbuf_arch_known(const char *arch);
 void placement_cbuf_graph_free(placement_cbuf_graph *g);
 
+/* ggml-alloc's GGML_VBUFFER_MAX_CHUNKS. */
+#define PLACEMENT_CBUF_MAX_CHUNKS 16
+
+/* One backend's compute buffer for one graph: the high-water mark of each of
+ * its chunks (ggml_dyn_tallocr_max_size); the buffer is their sum. */
+typedef struct placement_cbuf_buffer {
+    uint64_t chunk[PLACEMENT_CBUF_MAX_CHUNKS];
+    size_t n;
+} placement_cbuf_buffer;
+
 /* Replays ggml_backend_sched's backend assignment, splits and copies and
- * ggml-alloc's allocation over g (cbuf_sched.c): peak[b] is the compute
+ * ggml-alloc's allocation over g (cbuf_sched.c): out[b] is the compute
  * buffer of backend b (PLACEMENT_CBUF_DEV, PLACEMENT_CBUF_HOST). g's
  * sources are rewired to the copies. */
 void placement_cbuf_schedule(const placement_cbuf_spec *spec, placement_cbuf_graph *g,
-                             uint64_t peak[2]);
+                             placement_cbuf_buffer out[2]);
 
 #endif

@@ -46,21 +46,42 @@ static int32_t root_of(const placement_cbuf_graph *g, int32_t i)
 
 /* --- the scheduler: which backend runs each node ---------------------- */
 
+/* ggml_backend_supports_op for backend b: the host runs everything; a
+ * device with a largest tensor (cbuf.h, placement_cbuf_dev)
+ * refuses an op when the result or any source is larger. */
+static int supports(const placement_cbuf_spec *sp, const placement_cbuf_graph *g, size_t i, int8_t b)
+{
+    const placement_cbuf_node *t = &g->v[i];
+    uint64_t max = sp->dev.max_tensor;
+    if (b != PLACEMENT_CBUF_DEV || !max)
+        return 1;
+    if (t->bytes > max)
+        return 0;
+    for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++)
+        if (t->src[j] >= 0 && g->v[t->src[j]].bytes > max)
+            return 0;
+    return 1;
+}
+
 /* ggml_backend_sched_backend_id_from_cur for a node with a weight source:
  * the weight's backend, or the device for an op it offloads. */
-static int8_t weight_backend(const placement_cbuf_spec *sp, const placement_cbuf_graph *g,
-                             const placement_cbuf_node *t)
+static int8_t weight_backend(const placement_cbuf_spec *sp, const placement_cbuf_graph *g, size_t i)
 {
+    const placement_cbuf_node *t = &g->v[i];
     if (t->op == PLACEMENT_CBUF_OP_ROPE || t->op == PLACEMENT_CBUF_OP_FA)
         return PLACEMENT_CBUF_NO_BACKEND;
     for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++) {
         const placement_cbuf_node *s = t->src[j] >= 0 ? &g->v[t->src[j]] : NULL;
         if (!s || s->kind != PLACEMENT_CBUF_EXTERNAL || !s->weight)
             continue;
+        int dev_runs = supports(sp, g, i, PLACEMENT_CBUF_DEV);
         if (s->loc == PLACEMENT_CBUF_HOST && sp->gpu && t->op != PLACEMENT_CBUF_OP_GET_ROWS &&
-            sp->n_tokens >= CBUF_OFFLOAD_MIN_BATCH)
+            sp->n_tokens >= CBUF_OFFLOAD_MIN_BATCH && dev_runs)
             return PLACEMENT_CBUF_DEV; /* op offload */
-        return s->loc;
+        /* a device weight under an op the device refuses: no backend reads
+         * both (ggml_backend_sched_backend_from_buffer gives -1); decided
+         * later, the weight copied */
+        return s->loc == PLACEMENT_CBUF_DEV && !dev_runs ? PLACEMENT_CBUF_NO_BACKEND : s->loc;
     }
     return PLACEMENT_CBUF_NO_BACKEND;
 }
@@ -76,17 +97,18 @@ static void assign_fixed(const placement_cbuf_spec *sp, const placement_cbuf_gra
             be[i] = PLACEMENT_CBUF_HOST;
         else if (r >= 0 && g->v[r].kind == PLACEMENT_CBUF_EXTERNAL)
             be[i] = g->v[r].loc;
-        else if (t->force >= 0)
+        else if (t->force >= 0 && supports(sp, g, i, t->force))
             be[i] = t->force;
         else if (t->kind == PLACEMENT_CBUF_OP)
-            be[i] = weight_backend(sp, g, t);
+            be[i] = weight_backend(sp, g, i);
     }
 }
 
 /* One sweep of pass 2 over the nodes (views skipped), down or up: an
  * unassigned node takes the backend of the last assigned one; devices_only:
  * the host's nodes stop the spreading instead. */
-static void expand(const placement_cbuf_graph *g, int8_t *be, int up, int devices_only)
+static void expand(const placement_cbuf_spec *sp, const placement_cbuf_graph *g, int8_t *be, int up,
+                   int devices_only)
 {
     int8_t cur = PLACEMENT_CBUF_NO_BACKEND;
     for (size_t k = 0; k < g->n; k++) {
@@ -96,7 +118,7 @@ static void expand(const placement_cbuf_graph *g, int8_t *be, int up, int device
             continue;
         if (be[i] != PLACEMENT_CBUF_NO_BACKEND)
             cur = devices_only && be[i] == PLACEMENT_CBUF_HOST ? PLACEMENT_CBUF_NO_BACKEND : be[i];
-        else if (cur != PLACEMENT_CBUF_NO_BACKEND)
+        else if (cur != PLACEMENT_CBUF_NO_BACKEND && supports(sp, g, i, cur))
             be[i] = cur;
     }
 }
@@ -111,9 +133,10 @@ static int8_t memory_of(const placement_cbuf_graph *g, const int8_t *be, int32_t
     return be[i] != PLACEMENT_CBUF_NO_BACKEND ? be[i] : r >= 0 ? be[r] : PLACEMENT_CBUF_NO_BACKEND;
 }
 
-/* Passes 3 and 4: a node nothing reached goes where most of its sources
- * are; views go with their root, unassigned sources with their node. */
-static void assign_rest(placement_cbuf_graph *g, int8_t *be)
+/* Passes 3 and 4: a node nothing reached goes to the backend, of those that
+ * run it, where most of its sources are; views go with their root,
+ * unassigned sources with their node. */
+static void assign_rest(const placement_cbuf_spec *sp, placement_cbuf_graph *g, int8_t *be)
 {
     for (size_t i = 0; i < g->n; i++) {
         placement_cbuf_node *t = &g->v[i];
@@ -121,6 +144,8 @@ static void assign_rest(placement_cbuf_graph *g, int8_t *be)
             continue;
         int best = -1;
         for (int8_t b = PLACEMENT_CBUF_DEV; b <= PLACEMENT_CBUF_HOST; b++) {
+            if (!supports(sp, g, i, b))
+                continue;
             int n = 0;
             for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++)
                 n += t->src[j] >= 0 && memory_of(g, be, t->src[j]) == b;
@@ -140,7 +165,7 @@ static void assign_rest(placement_cbuf_graph *g, int8_t *be)
                 be[s] = g->v[s].view_src >= 0 ? be[g->v[s].view_src] : be[i];
         }
         if (be[i] == PLACEMENT_CBUF_NO_BACKEND)
-            be[i] = PLACEMENT_CBUF_DEV;
+            be[i] = supports(sp, g, i, PLACEMENT_CBUF_DEV) ? PLACEMENT_CBUF_DEV : PLACEMENT_CBUF_HOST;
     }
 }
 
@@ -255,12 +280,21 @@ typedef struct block {
     uint64_t off, size;
 } block;
 
-/* ggml_dyn_tallocr with one chunk: free blocks sorted by offset, the last
- * one the unbounded tail. */
-typedef struct dyn {
+/* One chunk of ggml_dyn_tallocr: its free blocks sorted by offset (the
+ * last one its tail) and the high-water mark of what it handed out. */
+typedef struct chunk {
     block *free;
     size_t n, cap;
     uint64_t max_size;
+} chunk;
+
+/* ggml_dyn_tallocr: chunks of at most max_chunk bytes (the buffer type's
+ * largest buffer; a larger tensor gets a chunk of its own), each reported
+ * as a buffer of its own high-water mark. */
+typedef struct dyn {
+    chunk c[PLACEMENT_CBUF_MAX_CHUNKS];
+    size_t n;
+    uint64_t max_chunk;
 } dyn;
 
 static uint64_t aligned(uint64_t x)
@@ -268,81 +302,147 @@ static uint64_t aligned(uint64_t x)
     return (x + CBUF_ALIGN - 1) / CBUF_ALIGN * CBUF_ALIGN;
 }
 
-static void dyn_init(dyn *d)
+static void dyn_init(dyn *d, uint64_t max_chunk)
 {
     memset(d, 0, sizeof *d);
-    d->cap = 16;
-    d->free = lvd_xcalloc(d->cap, sizeof *d->free);
-    d->free[0] = (block){0, UINT64_MAX / 2};
-    d->n = 1;
+    d->max_chunk = max_chunk ? max_chunk : UINT64_MAX / 2;
 }
 
-static void dyn_remove(dyn *d, size_t i)
+static void chunk_remove(chunk *c, size_t i)
 {
-    memmove(&d->free[i], &d->free[i + 1], (d->n - i - 1) * sizeof *d->free);
-    d->n--;
+    memmove(&c->free[i], &c->free[i + 1], (c->n - i - 1) * sizeof *c->free);
+    c->n--;
 }
 
-static uint64_t dyn_alloc(dyn *d, uint64_t size)
+static void chunk_insert(chunk *c, size_t at, block b)
 {
-    size = aligned(size);
-    size_t best = d->n - 1; /* the tail, when no other block fits */
-    uint64_t best_size = UINT64_MAX;
-    for (size_t i = 0; i + 1 < d->n; i++)
-        if (d->free[i].size >= size && d->free[i].size <= best_size) {
-            best = i;
-            best_size = d->free[i].size;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 16;
+        c->free = lvd_xrealloc(c->free, c->cap * sizeof *c->free);
+    }
+    memmove(&c->free[at + 1], &c->free[at], (c->n - at) * sizeof *c->free);
+    c->free[at] = b;
+    c->n++;
+}
+
+/* ggml_dyn_tallocr_new_chunk: room for size, at least a whole chunk; the
+ * last chunk possible is unbounded. */
+static size_t dyn_new_chunk(dyn *d, uint64_t size)
+{
+    chunk *c = &d->c[d->n];
+    uint64_t room = size > d->max_chunk ? size : d->max_chunk;
+    chunk_insert(c, 0, (block){0, d->n == PLACEMENT_CBUF_MAX_CHUNKS - 1 ? UINT64_MAX / 2 : room});
+    return d->n++;
+}
+
+/* The best-fitting free block but each chunk's tail: the smallest that
+ * fits in the last chunk that has one (ggml keeps one best per chunk and
+ * lets a later chunk's replace it). 0 and *ci, *bi set, or -1. */
+static int best_inner(const dyn *d, uint64_t size, size_t *ci, size_t *bi)
+{
+    int found = -1;
+    for (size_t k = 0; k < d->n; k++) {
+        uint64_t best = UINT64_MAX;
+        for (size_t i = 0; i + 1 < d->c[k].n; i++)
+            if (d->c[k].free[i].size >= size && d->c[k].free[i].size <= best) {
+                best = d->c[k].free[i].size;
+                *ci = k, *bi = i, found = 0;
+            }
+    }
+    return found;
+}
+
+/* Else a chunk's tail: one that fits within what the chunk already spans
+ * with the least to spare, else the one that grows the least. */
+static int best_tail(const dyn *d, uint64_t size, size_t *ci, size_t *bi)
+{
+    int found = -1;
+    int64_t best = INT64_MIN;
+    for (size_t k = 0; k < d->n; k++) {
+        const chunk *c = &d->c[k];
+        if (!c->n)
+            continue;
+        const block *t = &c->free[c->n - 1];
+        int64_t reuse = (int64_t)c->max_size - (int64_t)t->off - (int64_t)size;
+        int better = (best < 0 && reuse > best) || (reuse >= 0 && reuse < best);
+        if (t->size >= size && better) {
+            best = reuse;
+            *ci = k, *bi = c->n - 1, found = 0;
         }
-    uint64_t off = d->free[best].off;
-    d->free[best].off += size;
-    d->free[best].size -= size;
-    if (d->free[best].size == 0)
-        dyn_remove(d, best);
-    if (off + size > d->max_size)
-        d->max_size = off + size;
-    return off;
+    }
+    return found;
 }
 
-static void dyn_free(dyn *d, uint64_t off, uint64_t size)
+typedef struct addr {
+    size_t chunk;
+    uint64_t off;
+} addr;
+
+static addr dyn_alloc(dyn *d, uint64_t size)
 {
     size = aligned(size);
-    for (size_t i = 0; i < d->n; i++) {
-        block *b = &d->free[i];
+    size_t ci = 0, bi = 0;
+    if (best_inner(d, size, &ci, &bi) != 0 && best_tail(d, size, &ci, &bi) != 0 &&
+        d->n < PLACEMENT_CBUF_MAX_CHUNKS)
+        ci = dyn_new_chunk(d, size), bi = 0;
+    chunk *c = &d->c[ci];
+    addr a = {ci, c->free[bi].off};
+    c->free[bi].off += size;
+    c->free[bi].size -= size;
+    if (c->free[bi].size == 0)
+        chunk_remove(c, bi);
+    if (a.off + size > c->max_size)
+        c->max_size = a.off + size;
+    return a;
+}
+
+static void dyn_free(dyn *d, addr a, uint64_t size)
+{
+    size = aligned(size);
+    chunk *c = &d->c[a.chunk];
+    uint64_t off = a.off;
+    for (size_t i = 0; i < c->n; i++) {
+        block *b = &c->free[i];
         if (b->off + b->size == off) {
             b->size += size;
-            if (i + 1 < d->n && b->off + b->size == d->free[i + 1].off) {
-                b->size += d->free[i + 1].size;
-                dyn_remove(d, i + 1);
+            if (i + 1 < c->n && b->off + b->size == c->free[i + 1].off) {
+                b->size += c->free[i + 1].size;
+                chunk_remove(c, i + 1);
             }
             return;
         }
         if (off + size == b->off) {
             b->off = off;
             b->size += size;
-            if (i > 0 && d->free[i - 1].off + d->free[i - 1].size == b->off) {
-                d->free[i - 1].size += b->size;
-                dyn_remove(d, i);
+            if (i > 0 && c->free[i - 1].off + c->free[i - 1].size == b->off) {
+                c->free[i - 1].size += b->size;
+                chunk_remove(c, i);
             }
             return;
         }
     }
     size_t at = 0;
-    while (at < d->n && d->free[at].off < off)
+    while (at < c->n && c->free[at].off < off)
         at++;
-    if (d->n == d->cap) {
-        d->cap *= 2;
-        d->free = lvd_xrealloc(d->free, d->cap * sizeof *d->free);
+    chunk_insert(c, at, (block){off, size});
+}
+
+/* The buffer the chunks make (their sizes), and their memory released. */
+static void dyn_done(dyn *d, placement_cbuf_buffer *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < d->n; k++) {
+        out->chunk[k] = d->c[k].max_size;
+        free(d->c[k].free);
     }
-    memmove(&d->free[at + 1], &d->free[at], (d->n - at) * sizeof *d->free);
-    d->free[at] = (block){off, size};
-    d->n++;
+    out->n = d->n;
 }
 
 typedef struct hnode {
     int n_children, n_views;
     int allocated;
     int8_t buffer;
-    uint64_t off;
+    addr at;
 } hnode;
 
 typedef struct galloc {
@@ -361,7 +461,7 @@ static void free_tensor(galloc *a, int32_t i)
 {
     if (a->g->v[i].output)
         return;
-    dyn_free(&a->buf[a->h[i].buffer], a->h[i].off, a->g->v[i].bytes);
+    dyn_free(&a->buf[a->h[i].buffer], a->h[i].at, a->g->v[i].bytes);
     a->h[i].allocated = 0;
 }
 
@@ -380,13 +480,13 @@ static void allocate(galloc *a, int32_t i, int8_t buffer)
             continue;
         if (a->h[p].n_children == 1 && a->h[p].n_views == 0) {
             hn->buffer = a->h[p].buffer;
-            hn->off = a->h[p].off;
+            hn->at = a->h[p].at;
             a->h[p].allocated = 0;
             return;
         }
     }
     hn->buffer = buffer;
-    hn->off = dyn_alloc(&a->buf[buffer], t->bytes);
+    hn->at = dyn_alloc(&a->buf[buffer], t->bytes);
 }
 
 /* After node i ran: each source one user fewer; a source nobody needs any
@@ -420,11 +520,12 @@ static void count_users(galloc *a, const int32_t *order, size_t n)
     }
 }
 
-static void allocate_graph(galloc *a, const int32_t *order, size_t n, uint64_t peak[2])
+static void allocate_graph(galloc *a, const int32_t *order, size_t n, uint64_t max_chunk,
+                           placement_cbuf_buffer out[2])
 {
     a->h = lvd_xcalloc(a->g->n ? a->g->n : 1, sizeof *a->h);
-    dyn_init(&a->buf[0]);
-    dyn_init(&a->buf[1]);
+    dyn_init(&a->buf[0], max_chunk);
+    dyn_init(&a->buf[1], max_chunk);
     for (size_t i = 0; i < a->g->n; i++) /* the leafs: inputs first, in graph order */
         if (a->g->v[i].kind == PLACEMENT_CBUF_INPUT)
             allocate(a, (int32_t)i, PLACEMENT_CBUF_HOST);
@@ -434,15 +535,13 @@ static void allocate_graph(galloc *a, const int32_t *order, size_t n, uint64_t p
         allocate(a, i, a->be[i]);
         release_sources(a, i);
     }
-    for (int b = 0; b < 2; b++) {
-        peak[b] = a->buf[b].max_size;
-        free(a->buf[b].free);
-    }
+    for (int b = 0; b < 2; b++)
+        dyn_done(&a->buf[b], &out[b]);
     free(a->h);
 }
 
 void placement_cbuf_schedule(const placement_cbuf_spec *spec, placement_cbuf_graph *g,
-                             uint64_t peak[2])
+                             placement_cbuf_buffer out[2])
 {
     size_t n_graph = g->n;
     sched s = {.g = g};
@@ -452,11 +551,11 @@ void placement_cbuf_schedule(const placement_cbuf_spec *spec, placement_cbuf_gra
         s.copy[i] = -1;
     assign_fixed(spec, g, s.be);
     if (spec->gpu) {
-        expand(g, s.be, 0, 1);
-        expand(g, s.be, 1, 1);
-        expand(g, s.be, 0, 0);
-        expand(g, s.be, 1, 0);
-        assign_rest(g, s.be);
+        expand(spec, g, s.be, 0, 1);
+        expand(spec, g, s.be, 1, 1);
+        expand(spec, g, s.be, 0, 0);
+        expand(spec, g, s.be, 1, 0);
+        assign_rest(spec, g, s.be);
     } else {
         memset(s.be, PLACEMENT_CBUF_HOST, n_graph * sizeof *s.be);
     }
@@ -467,7 +566,8 @@ void placement_cbuf_schedule(const placement_cbuf_spec *spec, placement_cbuf_gra
     s.split = lvd_xcalloc(n_graph + 1, sizeof *s.split);
     split_graph(&s, n_graph);
     galloc a = {.g = g, .be = s.be};
-    allocate_graph(&a, s.order, s.n_order, peak);
+    /* a CPU-only engine's buffer is the CPU's: no largest buffer */
+    allocate_graph(&a, s.order, s.n_order, spec->gpu ? spec->dev.max_buffer : 0, out);
     free(s.order);
     free(s.pending);
     free(s.split);

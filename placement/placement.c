@@ -164,7 +164,7 @@ static void compute_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubat
     placement_cbuf_in ci = {.shape = c->s, .ctx = c->ctx, .ubatch = (uint32_t)ubatch,
                             .flash_attn = c->in->flash_attn > 0, .type_k = c->in->type_k,
                             .type_v = c->in->type_v, .gpu = 1, .n_gpu_layers = gpu_layers,
-                            .n_cpu_moe = n_cpu_moe};
+                            .n_cpu_moe = n_cpu_moe, .dev = c->in->dev};
     placement_cbuf pc;
     placement_cbuf_predict(&ci, &pc);
     k->predicted = pc.predicted;
@@ -196,13 +196,27 @@ static uint64_t corrected_total(const ctx_t *c, const cost *k)
 /* The output layer's weights: every tensor outside the blocks but the
  * token embeddings (llama.cpp never offloads the input embeddings; they
  * load as CPU_Mapped), and, where the head is tied to them, their copy the
- * output layer loads (TENSOR_DUPLICATED; known from the graph widths). */
-static uint64_t head_bytes(const gguf_shape *s)
+ * output layer loads (TENSOR_DUPLICATED; known from the graph widths); but
+ * the head's weight stays on the host where the device would refuse its
+ * op (placement_cbuf_dev_takes_weight: a tied head is then not copied). */
+static uint64_t head_bytes(const gguf_shape *s, uint64_t max_tensor)
 {
     uint64_t head = s->non_block_bytes > s->embd_bytes ? s->non_block_bytes - s->embd_bytes : 0;
-    if (s->graph && (s->graph_flags & GGUF_GRAPH_TIED))
-        head += s->output_bytes;
-    return head;
+    int tied = s->graph && (s->graph_flags & GGUF_GRAPH_TIED);
+    if (s->graph && !placement_cbuf_dev_takes_weight(max_tensor, s->output_bytes, s->n_vocab))
+        return tied || head < s->output_bytes ? head : head - s->output_bytes;
+    return tied ? head + s->output_bytes : head;
+}
+
+/* The blocks' weights: last_n of them (the last ones, those -ngl offloads),
+ * or all. The shape knows the largest block and the sum of all: a model
+ * whose first blocks are smaller (deepseek2's dense lead) holds the sum,
+ * and its last blocks are the largest. */
+static uint64_t blocks_bytes(const gguf_shape *s, uint32_t last_n)
+{
+    uint64_t each = s->block_bytes * last_n;
+    uint64_t all = s->tensor_bytes > s->non_block_bytes ? s->tensor_bytes - s->non_block_bytes : 0;
+    return all && all < each ? all : each;
 }
 
 /* The weights and KV of a candidate (the part that costs no prediction).
@@ -214,14 +228,14 @@ static cost stored_need(const ctx_t *c, int gpu_layers, int n_cpu_moe)
     cost k = {0};
     if (gpu_layers < 0) {
         uint64_t experts = s->expert_bytes * (uint64_t)n_cpu_moe;
-        uint64_t all = head_bytes(s) + s->block_bytes * s->n_block;
+        uint64_t all = head_bytes(s, c->in->dev.max_tensor) + blocks_bytes(s, s->n_block);
         k.weights = all > experts ? all - experts : 0;
         k.kv = c->kv_all;
     } else if (gpu_layers > 0) {
         /* -ngl N: llama_model puts the last N of its n_block + 1 layers on
          * the device, the output layer first: the head and N - 1 blocks */
         uint32_t blocks = (uint32_t)gpu_layers - 1;
-        k.weights = head_bytes(s) + s->block_bytes * blocks;
+        k.weights = head_bytes(s, c->in->dev.max_tensor) + blocks_bytes(s, blocks);
         /* checked for every block in placement_compute: a part cannot fail */
         if (placement_kv_bytes_at(s, blocks, c->ctx, (uint32_t)c->configured_ubatch, c->in->type_k,
                                   c->in->type_v, &k.kv, NULL) != 0)

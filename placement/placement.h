@@ -19,6 +19,7 @@
 #include "common/gguf.h"
 #include "common/types.h"
 #include "common/util.h"
+#include "placement/cbuf.h"
 
 #include <stdint.h>
 
@@ -67,6 +68,8 @@ typedef struct placement_place_in {
     double margin_factor;       /* the backend's margin correction (correction.h): every
                                  * candidate's predicted weights, KV and compute buffer are
                                  * multiplied by it (below 1 too); 0 = none */
+    placement_cbuf_dev dev;     /* what the device's backend limits (placement_cbuf_dev_of);
+                                 * zero: nothing */
 } placement_place_in;
 
 /* The chosen rung. bytes = (weight_bytes + kv_bytes + compute_bytes) x

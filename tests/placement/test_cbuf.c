@@ -188,6 +188,81 @@ static void test_placement_uses_it(void **state)
     assert_non_null(strstr(pl.reason, "the seed's constant, 1222 MiB per 512 tokens"));
 }
 
+/* A device with a largest tensor (Vulkan: maxStorageBufferRange; Mesa's
+ * lavapipe 128 MiB) refuses an op on anything larger: the scheduler runs it
+ * on the host, and the loader keeps a weight whose op it refuses there.
+ * E 256, V 32000, fully offloaded, 4096 cells, flash attention: at ubatch
+ * 1024 the logits are 32000 x 1024 x 4 = 125 MiB and stay on the device; at
+ * 2048 they are 250 MiB: the host computes them from a copy of the head's
+ * weight (32000 x 256 f16 = 15.6 MiB, on the device: the loader asks at 512
+ * tokens, 62.5 MiB of result) and of the normed embeddings (E x T f32, 2 MiB):
+ * at least 250 + 15.6 + 2 MiB on the host, the device's buffer far below the
+ * logits. A tied head whose logits at 512 tokens exceed the limit stays on the
+ * host and is not copied to the device (placement's weights): V 151936 gives
+ * 297 MiB of them. */
+static void test_device_largest_tensor(void **state)
+{
+    (void)state;
+    placement_cbuf_dev llvmpipe = placement_cbuf_dev_of("vulkan", "llvmpipe (LLVM 15.0.6, 256 bits)");
+    uint64_t lim = llvmpipe.max_tensor;
+    assert_int_equal(llvmpipe.max_buffer, 1024 * MIB); /* every Vulkan device: 1 GiB chunks */
+    assert_int_equal(lim, 128 * MIB);
+    assert_int_equal(placement_cbuf_dev_of("vulkan", "NVIDIA GeForce RTX 4090").max_tensor, 0);
+    assert_int_equal(placement_cbuf_dev_of("cuda", "llvmpipe").max_tensor, 0);
+    gguf_shape s = llama(256, 4, 32000);
+    placement_cbuf_in in = {.shape = &s, .ctx = 4096, .ubatch = 1024, .flash_attn = 1, .gpu = 1,
+                            .n_gpu_layers = -1, .dev = {lim, 0}};
+    placement_cbuf c;
+    placement_cbuf_predict(&in, &c);
+    assert_true(c.device_bytes >= 32000ull * 1024 * 4);
+    assert_true(c.host_bytes < 16 * MIB);
+    assert_non_null(strstr(c.why, "ops on tensors over 128 MiB on the host"));
+    in.ubatch = 2048;
+    placement_cbuf_predict(&in, &c);
+    uint64_t logits = 32000ull * 2048 * 4, head = 2ull * 256 * 32000, normed = 256ull * 2048 * 4;
+    assert_true(c.host_bytes >= logits + head + normed);
+    assert_true(c.host_bytes < logits + head + normed + 16 * MIB);
+    assert_true(c.device_bytes < 64 * MIB); /* a block: FFN 3 x 1024 x 2048 x 4, residuals */
+    in.dev.max_tensor = 0;
+    placement_cbuf_predict(&in, &c);
+    assert_true(c.device_bytes >= logits);
+
+    gguf_shape q = llama(256, 4, 151936);
+    q.graph_flags = GGUF_GRAPH_TIED;
+    q.non_block_bytes = q.embd_bytes; /* no output tensor: the head is token_embd */
+    placement_place_in pin;
+    placement_place_in_init(&pin);
+    pin.shape = &q;
+    pin.ctx = 4096;
+    pin.flash_attn = 1;
+    placement_result any, lava;
+    assert_int_equal(placement_price(&pin, -1, 0, &any, NULL), 0);
+    pin.dev.max_tensor = lim;
+    assert_int_equal(placement_price(&pin, -1, 0, &lava, NULL), 0);
+    assert_int_equal(any.weight_bytes, q.block_bytes * 4 + q.output_bytes);
+    assert_int_equal(lava.weight_bytes, q.block_bytes * 4);
+}
+
+/* sched_reserve reserves the prompt graph, the one-token graph, then the
+ * prompt graph again, and a buffer is reallocated when a graph outgrows it:
+ * the host's buffer is the one-token graph's where that is larger. 64
+ * heads of 16, three of four blocks on the host, 32768 cells, ubatch 32,
+ * no flash attention: at 32 tokens the device takes the host blocks' work
+ * (op offload) and the host holds little more than the f32 mask (32768 x
+ * 32 x 4 = 4 MiB); at one token the host runs its blocks, each kq 32768 x
+ * 64 heads x 4 = 8 MiB. */
+static void test_one_token_graph_larger(void **state)
+{
+    (void)state;
+    gguf_shape s = llama(1024, 4, 1000);
+    s.n_head = 64;
+    s.n_head_kv = 16;
+    s.head_dim_k = s.head_dim_v = s.n_rot = 16;
+    placement_cbuf c = predict(&s, 32768, 32, 0, 1, 2);
+    assert_true(c.host_bytes >= 8 * MIB);
+    assert_true(c.host_bytes < 8 * MIB + 4 * MIB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +272,8 @@ int main(void)
         cmocka_unit_test(test_op_offload_copies_weights),
         cmocka_unit_test(test_not_predicted),
         cmocka_unit_test(test_placement_uses_it),
+        cmocka_unit_test(test_device_largest_tensor),
+        cmocka_unit_test(test_one_token_graph_larger),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
