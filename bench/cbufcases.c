@@ -2,6 +2,7 @@
 #include "bench/cbufcases.h"
 
 #include "engine/alloclog.h"
+#include "engine/devices.h"
 #include "placement/cbuf.h"
 #include "placement/placement.h"
 
@@ -30,7 +31,7 @@ static const known_shape known[] = {
     {"alloc-llama.gguf", "llama", 8, 512, 8, 4, 64, 64, 0, 0, 1408, 0, 0, 0, 64, 32000, 0, 0,
      0, 0, 0, 0, 0, 5902336, 2950144, 0, 0, 65538048, 112756736, 32768000, 32768000},
     {"alloc-qwen2.gguf", "qwen2", 6, 512, 8, 2, 64, 64, 0, 0, 1408, 0, 0, 0, 64, 151936, 0, 0,
-     0, 0, 0, 0, GGUF_GRAPH_TIED, 5643264, 2819840, 0, 0, 155584512, 189444096, 155582464,
+     0, 0, 0, 0, GGUF_GRAPH_TIED | GGUF_GRAPH_QKV_BIAS, 5643264, 2819840, 0, 0, 155584512, 189444096, 155582464,
      155582464},
     {"alloc-qwen3moe.gguf", "qwen3moe", 6, 512, 8, 4, 64, 64, 16, 8, 1408, 512, 0, 0, 64, 32000,
      0, 0, 0, 0, 0, 0, GGUF_GRAPH_QK_NORM, 26759680, 13378688, 25165824, 8388608, 65538048,
@@ -115,13 +116,34 @@ static int parse_command(const char *line, const char *name, size_t lineno, benc
     return rc;
 }
 
-/* The buffers of a case from its lines text[0..len). */
-static int read_buffers(bench_cbuf_case *c, const char *text, size_t len, lvd_err *err)
+/* The limits of the device a case's lines text[0..len) name:
+ * "llama_prepare_model_devices: using device Vulkan0 (llvmpipe (...)) ...". */
+static placement_cbuf_dev device_limits(const char *text, size_t len)
+{
+    static const char tag[] = ": using device ";
+    char *copy = lvd_xstrndup(text, len);
+    const char *at = strstr(copy, tag);
+    placement_cbuf_dev max = {0, 0};
+    if (at) {
+        char sel[64] = "", backend[16];
+        const char *name = at + sizeof tag - 1;
+        size_t n = strcspn(name, " \n");
+        snprintf(sel, sizeof sel, "%.*s", (int)(n < sizeof sel ? n : sizeof sel - 1), name);
+        engine_backend_of_selector(sel, backend, sizeof backend);
+        const char *desc = name + n;
+        max = placement_cbuf_dev_of(backend, desc[0] == ' ' && desc[1] == '(' ? desc + 2 : "");
+    }
+    free(copy);
+    return max;
+}
+
+int bench_cbuf_case_read(bench_cbuf_case *c, const char *text, size_t len, lvd_err *err)
 {
     if (engine_alloc_parse(text, len, &c->alloc, &c->n_alloc, err) != 0)
         return -1;
     for (size_t i = 0; i < c->n_alloc; i++)
         c->gpu |= strcmp(c->alloc[i].device, "CPU") != 0;
+    c->dev = device_limits(text, len);
     return 0;
 }
 
@@ -139,7 +161,7 @@ int bench_cbuf_cases_parse(const char *text, size_t len, const char *name, bench
         lineno++;
         if (eol - p > 2 && p[0] == '$' && p[1] == ' ') {
             if (body)
-                rc = read_buffers(&(*out)[*n - 1], body, (size_t)(p - body), err);
+                rc = bench_cbuf_case_read(&(*out)[*n - 1], body, (size_t)(p - body), err);
             char *line = lvd_xstrndup(p, (size_t)(eol - p));
             *out = lvd_xrealloc(*out, (*n + 1) * sizeof **out);
             if (rc == 0)
@@ -150,7 +172,7 @@ int bench_cbuf_cases_parse(const char *text, size_t len, const char *name, bench
         p = nl ? nl + 1 : end;
     }
     if (rc == 0 && body)
-        rc = read_buffers(&(*out)[*n - 1], body, (size_t)(end - body), err);
+        rc = bench_cbuf_case_read(&(*out)[*n - 1], body, (size_t)(end - body), err);
     if (rc != 0) {
         bench_cbuf_cases_free(*out, *n);
         *out = NULL;
@@ -169,9 +191,9 @@ void bench_cbuf_cases_free(bench_cbuf_case *v, size_t n)
 char *bench_cbuf_case_command(const char *model, uint32_t ctx, uint32_t ubatch, int fa, int ngl,
                               int gpu)
 {
-    return lvd_xasprintf("$ %sllama-batched-bench -m %s -c %u -b 2048 -ub %u -npp 1 -ntg 1 -npl 1 "
-                         "-fa %s -ngl %d -lv 4", gpu ? "GGML_VK_VISIBLE_DEVICES=0 " : "", model, ctx,
-                         ubatch, fa ? "on" : "off", ngl);
+    return lvd_xasprintf("$ %sllama-perplexity -m %s -c %u -b %u -ub %u -fa %s -ngl %d -f /dev/null "
+                         "--no-warmup -fit off -lv 4", gpu ? "GGML_VK_VISIBLE_DEVICES=0 " : "", model,
+                         ctx, ctx, ubatch, fa ? "on" : "off", ngl);
 }
 
 /* --- the verdict --------------------------------------------------------- */
@@ -199,7 +221,8 @@ static double ratio(double pred, double act)
     return pred >= 0 && act > 0 ? pred / act : -1;
 }
 
-/* llama-batched-bench's ubatch: -ub within -b 2048 within the context. */
+/* The ubatch of a case's context: -ub within the context (llama-batched-bench's
+ * -b 2048 and llama-perplexity's -b CTX cut no further). */
 static uint32_t ubatch_of(const bench_cbuf_case *c)
 {
     uint32_t ub = c->ubatch < 2048 ? c->ubatch : 2048;
@@ -216,6 +239,7 @@ void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_
     in.ubatch = (int)ubatch_of(c);
     in.flash_attn = c->fa;
     in.reserve_mib = 0;
+    in.dev = c->dev;
     const lvd_alloc *dev = row_of(c, 0), *host = row_of(c, 1);
     out->act_dev = dev ? mib_of(dev->compute) : -1;
     out->act_host = host ? mib_of(host->compute) : -1;

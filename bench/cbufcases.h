@@ -1,12 +1,15 @@
 /* cbufcases.h: the compute-buffer estimate (placement/cbuf.h) held against
  * what real llama.cpp builds allocated. A case is one load of one model at
- * one context, ubatch, flash attention and -ngl, as llama-batched-bench ran
- * it, with the buffer lines its stderr printed (engine/alloclog.h reads
- * them). Cases are kept as text, one block per case:
- *   $ [GGML_VK_VISIBLE_DEVICES=0] llama-batched-bench -m MODEL -c CTX -b 2048
- *     -ub UB -npp 1 -ntg 1 -npl 1 -fa on|off -ngl N [-ncmoe N] -lv 4
- *   <the unedited stderr lines that carry buffer sizes and the context's
- *    parameters>
+ * one context, ubatch, flash attention and -ngl, with the buffer lines its
+ * stderr printed (engine/alloclog.h reads them). Cases are kept as text, one
+ * block per case:
+ *   $ [GGML_VK_VISIBLE_DEVICES=0] llama-perplexity -m MODEL -c CTX -b CTX
+ *     -ub UB -fa on|off -ngl N -f /dev/null --no-warmup -fit off -lv 4
+ *   <the unedited stderr lines that carry buffer sizes, the device used
+ *    and the context's parameters>
+ * (the context is built, then the empty input ends the run: no compute;
+ * the first captures ran llama-batched-bench -b 2048 -npp 1 -ntg 1 -npl 1,
+ * whose warm-up a software device computes slowly; either reads)
  * (tests/fixtures/llama.cpp/alloc-sweep-BUILD-BACKEND/cases.txt; bench/perf/
  * perf_compute_buffer writes them from live engines). Here: reading them, the shapes of the
  * models they name, and the verdict of one case. Text only: not for running
@@ -17,6 +20,7 @@
 #include "common/gguf.h"
 #include "common/types.h"
 #include "common/util.h"
+#include "placement/cbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +32,9 @@ typedef struct bench_cbuf_case {
     int ngl;                /* -ngl; -1 when not given */
     int n_cpu_moe;          /* -ncmoe */
     int gpu;                /* a device buffer was reported (not a CPU-only engine) */
+    placement_cbuf_dev dev; /* the device's limits (placement_cbuf_dev_of) from its
+                               "llama_prepare_model_devices: using device SEL (NAME)" line;
+                               zero when none was logged */
     lvd_alloc *alloc;       /* the buffers reported, per device ("CPU": every host buffer) */
     size_t n_alloc;
 } bench_cbuf_case;
@@ -51,8 +58,13 @@ int bench_cbuf_cases_parse(const char *text, size_t len, const char *name, bench
                            size_t *n, lvd_err *err);
 void bench_cbuf_cases_free(bench_cbuf_case *v, size_t n);
 
-/* The "$ ..." line of a case (malloc'd): gpu adds the variable that makes
- * Mesa's software device visible. */
+/* Reads a case's buffers and device from its stderr lines text[0..len) into
+ * c (alloc, n_alloc, gpu, dev; free c->alloc): what bench_cbuf_cases_parse
+ * does for each "$ " block, for a whole captured stderr. 0, or -1 with err. */
+int bench_cbuf_case_read(bench_cbuf_case *c, const char *text, size_t len, lvd_err *err);
+
+/* The "$ ..." line of a case, llama-perplexity's (malloc'd): gpu adds the
+ * variable that makes Mesa's software device visible. */
 char *bench_cbuf_case_command(const char *model, uint32_t ctx, uint32_t ubatch, int fa, int ngl,
                               int gpu);
 

@@ -14,14 +14,15 @@
  *       repository) when there, else taken from the shapes of
  *       make-alloc-models.py's files (bench/cbufcases.h)
  *   perf_compute_buffer --live DIR[:DIR...] --models DIR [--quick] [--capture FILE]
- *       runs each engine directory's llama-batched-bench over the grid (the
+ *       loads each engine directory's llama-perplexity over the grid, an
+ *       empty input ending each run once its context is built (the
  *       models make-alloc-models.py writes into --models, and the
- *       repository's tiny ones found there; a CPU build: contexts 512, 4096
- *       and 32768 x ubatch 128, 512 and 2048 x flash attention off and on; a
- *       directory with libggml-vulkan.so: device_grid below, fully offloaded
- *       and with half the blocks, on Mesa's software device) and prints the
- *       same table; --quick: one context and ubatch; --capture writes the
- *       cases in the fixtures' format. */
+ *       repository's tiny ones found there; contexts 512, 4096 and 32768 x
+ *       ubatch 128, 512 and 2048 x flash attention off and on, and for a
+ *       directory with libggml-vulkan.so on its first device (Mesa's
+ *       software one here) fully offloaded and with half the blocks) and
+ *       prints the same table; --quick: one context and ubatch; --capture
+ *       writes the cases in the fixtures' format. */
 #include "bench/cbufcases.h"
 #include "common/proc.h"
 #include "common/util.h"
@@ -124,19 +125,20 @@ static void judge_text(const char *text, size_t len, const char *name, const cha
 
 /* --- live engines --------------------------------------------------------- */
 
-/* One load of dir's llama-batched-bench; its case block (command and buffer
+/* One load of dir's llama-perplexity; its case block (command and buffer
  * lines) appended to *cap. 0, or -1 when it did not run. */
 static int run_case(const char *dir, const char *models_dir, const char *model, uint32_t ctx,
                     uint32_t ub, int fa, int ngl, int gpu, lvd_sb *cap)
 {
-    char *bin = lvd_xasprintf("%s/llama-batched-bench", dir);
+    char *bin = lvd_xasprintf("%s/llama-perplexity", dir);
     char *path = lvd_xasprintf("%s/%s", models_dir, model);
     char c[16], u[16], g[16];
     snprintf(c, sizeof c, "%u", ctx);
     snprintf(u, sizeof u, "%u", ub);
     snprintf(g, sizeof g, "%d", ngl);
-    const char *argv[] = {bin, "-m", path, "-c", c, "-b", "2048", "-ub", u, "-npp", "1", "-ntg", "1",
-                          "-npl", "1", "-fa", fa ? "on" : "off", "-ngl", g, "-lv", "4", NULL};
+    /* the context is built, then the empty input ends the run: no compute */
+    const char *argv[] = {bin, "-m", path, "-c", c, "-b", c, "-ub", u, "-fa", fa ? "on" : "off", "-ngl",
+                          g, "-f", "/dev/null", "--no-warmup", "-fit", "off", "-lv", "4", NULL};
     const char *env[] = {"GGML_VK_VISIBLE_DEVICES=0", NULL};
     proc_spec spec = {.argv = argv, .env = gpu ? env : NULL, .timeout_ms = 600000,
                       .max_capture = 16u << 20};
@@ -145,11 +147,11 @@ static int run_case(const char *dir, const char *models_dir, const char *model, 
     int rc = -1;
     /* llama.cpp logs from a thread of its own, and a process that exits at
      * once can leave its last lines unwritten (about one load in 40 here):
-     * such a load is run again */
+     * such a load is run again; its exit status is the empty input's */
     for (int attempt = 0; attempt < 3 && rc != 0; attempt++) {
         if (attempt)
             proc_result_free(&res);
-        rc = proc_run(&spec, &res, &err) == 0 && proc_ok(&res) && res.err.buf &&
+        rc = proc_run(&spec, &res, &err) == 0 && res.exited && res.err.buf &&
                      strstr(res.err.buf, "compute buffer size")
                  ? 0
                  : -1;
@@ -158,8 +160,8 @@ static int run_case(const char *dir, const char *models_dir, const char *model, 
         char *cmd = bench_cbuf_case_command(model, ctx, ub, fa, ngl, gpu);
         lvd_sb_addf(cap, "%s\n", cmd);
         free(cmd);
-        const char *keep[] = {"llama_context: n_ctx ", "llama_context: n_ubatch", "flash_attn",
-                              "buffer size", "offloaded"};
+        const char *keep[] = {"using device", "llama_context: n_ctx ", "llama_context: n_ubatch",
+                              "flash_attn", "buffer size", "offloaded"};
         char **lines = lvd_split(res.err.buf ? res.err.buf : "", '\n', NULL);
         for (size_t i = 0; lines[i]; i++)
             for (size_t k = 0; k < LVD_ARRAY_LEN(keep); k++)
@@ -179,16 +181,11 @@ static int run_case(const char *dir, const char *models_dir, const char *model, 
     return rc;
 }
 
-/* The device grid: a device on Mesa's software rasterizer computes the
- * warm-up at a few tokens a second, so a subset of the host's grid that
- * still spans it (contexts 512 to 16384, ubatch 128 to 2048, flash attention
- * both ways), each case fully offloaded and with half the blocks. */
-static const struct {
-    uint32_t ctx, ub;
-    int fa;
-} device_grid[] = {{512, 128, 1}, {4096, 512, 0}, {4096, 512, 1}, {16384, 2048, 0}, {16384, 2048, 1}};
-
-/* The grid of one engine directory into *cap. */
+/* The grid of one engine directory into *cap: every model at contexts
+ * 512, 4096 and 32768 x ubatch 128, 512 and 2048 x flash attention off and
+ * on; on a device fully offloaded and with half the blocks (-ngl n_block / 2:
+ * the output head and n_block / 2 - 1 blocks). --quick: context 4096 and
+ * ubatch 512 alone. */
 static void run_grid(const char *dir, const char *models_dir, int quick, lvd_sb *cap)
 {
     char *vk = lvd_xasprintf("%s/libggml-vulkan.so", dir);
@@ -203,14 +200,11 @@ static void run_grid(const char *dir, const char *models_dir, int quick, lvd_sb 
         if (!here || shape_of(models_dir, models[m], &s) != 0)
             continue;
         int ngls[] = {99, (int)s.n_block / 2};
-        for (size_t k = 0; gpu && k < LVD_ARRAY_LEN(device_grid); k++)
-            for (size_t g = 0; g < 2 && (!quick || k == 2); g++)
-                run_case(dir, models_dir, models[m], device_grid[k].ctx, device_grid[k].ub,
-                         device_grid[k].fa, ngls[g], 1, cap);
-        for (size_t i = 0; !gpu && i < LVD_ARRAY_LEN(ctxs); i++)
-            for (size_t j = 0; j < LVD_ARRAY_LEN(ubs); j++)
-                for (int fa = 0; fa < 2 && (!quick || (i == 1 && j == 1)); fa++)
-                    run_case(dir, models_dir, models[m], ctxs[i], ubs[j], fa, 99, 0, cap);
+        for (size_t i = 0; i < LVD_ARRAY_LEN(ctxs); i++)
+            for (size_t j = 0; j < LVD_ARRAY_LEN(ubs) && (!quick || i == 1); j++)
+                for (int fa = 0; fa < 2 && (!quick || j == 1); fa++)
+                    for (int g = 0; g < (gpu ? 2 : 1); g++)
+                        run_case(dir, models_dir, models[m], ctxs[i], ubs[j], fa, ngls[g], gpu, cap);
     }
 }
 

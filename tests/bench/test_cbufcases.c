@@ -1,8 +1,8 @@
 /* test_cbufcases.c: the compute-buffer estimate against what real llama.cpp
  * builds allocated, without an engine: the cases perf_compute_buffer
- * captured from b9749 and b10587 (tests/fixtures/llama.cpp/alloc-sweep-*,
- * llama-batched-bench's buffer lines for each model, context, ubatch, flash
- * attention and -ngl), each held to the goal of docs/placement-compute.md:
+ * captured from b9749 and b10587, CPU and Vulkan (tests/fixtures/llama.cpp/
+ * alloc-sweep-*, the buffer lines of each load for each model, context,
+ * ubatch, flash attention and -ngl), each held to the goal of docs/placement-compute.md:
  * the predicted compute buffer within 15 % of llama.cpp's, the device's
  * total (model + KV + compute) within 10 %. Also the case reader
  * (bench/cbufcases.h) on good and bad text. */
@@ -11,6 +11,7 @@
 #include "placement/placement.h"
 #include "tests/support/testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,8 @@ static gguf_shape shape_of(const char *model)
 }
 
 typedef struct tally {
-    size_t n, gpu, partial;
-    double worst_compute, worst_total; /* furthest from 1, as |log| */
+    size_t n, gpu, partial, small;
+    double worst_compute, worst_total; /* furthest from 1 (as a factor), beyond the allowance */
 } tally;
 
 static double off_by(double r)
@@ -40,7 +41,30 @@ static double off_by(double r)
     return r < 1 ? 1 / r : r;
 }
 
-static void judge_folder(const char *folder, tally *t)
+/* Vulkan reorders each split's nodes before ggml-alloc places them
+ * (ggml_vk_graph_optimize), which the replay does not follow: it moves a
+ * buffer by up to 0.7 MiB, which on the tiny kv-* models' device buffers of
+ * a few MiB is more than the goal (docs/placement-compute.md). A device
+ * buffer under SMALL_MIB may be off by ALLOWANCE_MIB instead. */
+#define SMALL_MIB 8.0
+#define ALLOWANCE_MIB 1.0
+
+/* 1 when pred is within goal of act, or (allow) within the allowance of a
+ * small act; *small set when only the allowance holds it. */
+static int within(double pred, double act, double goal, int allow, int *small)
+{
+    if (pred < 0 || act <= 0)
+        return 0;
+    if (off_by(pred / act) <= goal)
+        return 1;
+    *small = allow && act < SMALL_MIB && fabs(pred - act) <= ALLOWANCE_MIB;
+    return *small;
+}
+
+/* Every case of FOLDER/cases.txt within the goal: compute buffer 15 %, the
+ * host's beside a device 15 %, the device's total 10 % (allow: small
+ * buffers within the allowance). */
+static void judge_folder(const char *folder, int allow, tally *t)
 {
     char *rel = lvd_xasprintf("llama.cpp/%s/cases.txt", folder);
     char *path = tu_fixture(rel);
@@ -56,18 +80,23 @@ static void judge_folder(const char *folder, tally *t)
         gguf_shape s = shape_of(c->model);
         bench_cbuf_verdict v;
         bench_cbuf_judge(c, &s, &v);
-        if (!v.predicted || v.ratio_compute <= 0 || v.ratio_total <= 0 ||
-            off_by(v.ratio_compute) > 1.15 || off_by(v.ratio_total) > 1.10)
+        double pred = c->gpu ? v.pred_dev : v.pred_host, act = c->gpu ? v.act_dev : v.act_host;
+        int small_cb = 0, small_tot = 0, small_host = 0;
+        int ok = v.predicted && within(pred, act, 1.15, allow, &small_cb) &&
+                 within(v.pred_total, v.act_total, 1.10, allow, &small_tot) &&
+                 (!c->gpu || within(v.pred_host, v.act_host, 1.15, allow, &small_host));
+        if (!ok)
             fail_msg("%s: %s -c %u -ub %u -fa %d -ngl %d: compute %.2f MiB predicted, %.2f "
-                     "allocated (ratio %.3f); total ratio %.3f", folder, c->model, c->ctx,
-                     c->ubatch, c->fa, c->ngl, c->gpu ? v.pred_dev : v.pred_host,
-                     c->gpu ? v.act_dev : v.act_host, v.ratio_compute, v.ratio_total);
+                     "allocated (ratio %.3f); host ratio %.3f; total ratio %.3f", folder, c->model,
+                     c->ctx, c->ubatch, c->fa, c->ngl, pred, act, v.ratio_compute, v.ratio_host,
+                     v.ratio_total);
         t->n++;
         t->gpu += c->gpu;
         t->partial += c->gpu && c->ngl >= 0 && (uint32_t)c->ngl <= s.n_block;
-        if (off_by(v.ratio_compute) > t->worst_compute)
+        t->small += small_cb || small_tot || small_host;
+        if (!small_cb && off_by(v.ratio_compute) > t->worst_compute)
             t->worst_compute = off_by(v.ratio_compute);
-        if (off_by(v.ratio_total) > t->worst_total)
+        if (!small_tot && off_by(v.ratio_total) > t->worst_total)
             t->worst_total = off_by(v.ratio_total);
     }
     bench_cbuf_cases_free(cs, n);
@@ -78,19 +107,53 @@ static void judge_folder(const char *folder, tally *t)
 
 /* The CPU builds: one buffer on the host, five generated shapes and the
  * repository's tiny ones, contexts 512 to 32768, ubatch 128 to 2048, flash
- * attention on and off. The replay of the graph and of ggml-alloc is exact
- * on them: within 3.5 % on every case (the tiny models' KiB buffers), to the
- * 10 KiB on the rest. */
+ * attention on and off (llama-batched-bench's captures). The replay of the
+ * graph and of ggml-alloc is exact on them: within 1 % on every case. */
 static void test_cpu_builds(void **state)
 {
     (void)state;
     tally t = {0};
-    judge_folder("alloc-sweep-b10587-cpu", &t);
-    judge_folder("alloc-sweep-b9749-cpu", &t);
+    judge_folder("alloc-sweep-b10587-cpu", 0, &t);
+    judge_folder("alloc-sweep-b9749-cpu", 0, &t);
     assert_int_equal(t.n, 2 * 11 * 18);
     assert_int_equal(t.gpu, 0);
-    assert_true(t.worst_compute < 1.035);
-    assert_true(t.worst_total < 1.035);
+    assert_true(t.worst_compute < 1.01);
+    assert_true(t.worst_total < 1.01);
+}
+
+/* The Vulkan builds on Mesa's software device: the same grid, fully
+ * offloaded and with half the blocks (-ngl n_block / 2), llama-perplexity
+ * loads. Beside the graph, what the device refuses (tensors over its 128 MiB
+ * storage range: the 151 936-token logits and a 32768-cell kq run on the
+ * host) and ggml-vulkan's 1 GiB chunks (a 2 GiB kq in a chunk of its own).
+ * Within the goal on every case but the tiny models' few-MiB buffers, which
+ * are within the allowance; the generated shapes within 15 %. */
+static void test_vulkan_builds(void **state)
+{
+    (void)state;
+    tally t = {0};
+    judge_folder("alloc-sweep-b10587-vulkan", 1, &t);
+    judge_folder("alloc-sweep-b9749-vulkan", 1, &t);
+    assert_int_equal(t.n, 2 * 11 * 36);
+    assert_int_equal(t.gpu, t.n);
+    assert_int_equal(t.partial, t.n / 2);
+    assert_true(t.small <= 2 * 20);
+    assert_true(t.worst_compute <= 1.15);
+    assert_true(t.worst_total <= 1.10);
+}
+
+/* With GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 Vulkan keeps the graph's order, and
+ * the cases the allowance covers above come within 2 % (the rest is the
+ * host buffer's alignment on buffers under a MiB): the replay is exact
+ * where the order is llama.cpp's. */
+static void test_vulkan_in_graph_order(void **state)
+{
+    (void)state;
+    tally t = {0};
+    judge_folder("alloc-sweep-b10587-vulkan-noopt", 0, &t);
+    assert_int_equal(t.n, 6 * 36);
+    assert_true(t.worst_compute < 1.02); /* the host buffer's alignment, on sub-MiB buffers */
+    assert_true(t.worst_total < 1.02);
 }
 
 static void test_parse(void **state)
@@ -125,8 +188,8 @@ static void test_parse(void **state)
     assert_int_equal(cs[1].n_alloc, 2); /* Vulkan0, and the host's ("CPU") */
     bench_cbuf_cases_free(cs, n);
     char *cmd = bench_cbuf_case_command("alloc-llama.gguf", 4096, 512, 1, 99, 0);
-    assert_string_equal(cmd, "$ llama-batched-bench -m alloc-llama.gguf -c 4096 -b 2048 -ub 512 -npp 1 "
-                             "-ntg 1 -npl 1 -fa on -ngl 99 -lv 4");
+    assert_string_equal(cmd, "$ llama-perplexity -m alloc-llama.gguf -c 4096 -b 4096 -ub 512 -fa on "
+                             "-ngl 99 -f /dev/null --no-warmup -fit off -lv 4");
     free(cmd);
     const char *bad = "$ llama-batched-bench -c 512 -ub 128\n";
     assert_int_equal(bench_cbuf_cases_parse(bad, strlen(bad), "f.txt", &cs, &n, &err), -1);
@@ -149,9 +212,7 @@ static bench_cbuf_case captured(const char *rel, const char *model, uint32_t ctx
     size_t len;
     char *text = tu_read(path, &len);
     lvd_err err = {{0}};
-    assert_int_equal(engine_alloc_parse(text, len, &c.alloc, &c.n_alloc, &err), 0);
-    for (size_t i = 0; i < c.n_alloc; i++)
-        c.gpu |= strcmp(c.alloc[i].device, "CPU") != 0;
+    assert_int_equal(bench_cbuf_case_read(&c, text, len, &err), 0);
     free(text);
     free(path);
     return c;
@@ -251,6 +312,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_cpu_builds),
+        cmocka_unit_test(test_vulkan_builds),
+        cmocka_unit_test(test_vulkan_in_graph_order),
         cmocka_unit_test(test_steps_down_before_load),
         cmocka_unit_test(test_fits_now_right),
     };
