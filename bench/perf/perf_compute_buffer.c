@@ -3,17 +3,18 @@
  * predicted and the actual compute buffer of the device (of the host, for a
  * CPU-only engine) and of the host beside a device, the device's total
  * (model + KV + compute), each ratio predicted / actual, and at the end the
- * worst of each; the goal is every compute ratio within 15 % and every total
+ * worst of each, per model and over all (a markdown table; --summary prints
+ * it alone, without the cases); the goal is every compute ratio within 15 % and every total
  * within 10 % (docs/placement-compute.md). Not a pass/fail test: the unit
  * test test_cbuf_cases checks the captured cases against those bounds.
  *
  * Usage:
- *   perf_compute_buffer [--models DIR] CASES.txt...
+ *   perf_compute_buffer [--summary] [--models DIR] CASES.txt...
  *       the captured cases (tests/fixtures/llama.cpp/alloc-sweep-*); a model
  *       is read from DIR (default: tests/fixtures/models, run from the
  *       repository) when there, else taken from the shapes of
  *       make-alloc-models.py's files (bench/cbufcases.h)
- *   perf_compute_buffer --live DIR[:DIR...] --models DIR [--quick] [--capture FILE]
+ *   perf_compute_buffer --live DIR[:DIR...] --models DIR [--quick] [--summary] [--capture FILE]
  *       loads each engine directory's llama-perplexity over the grid, an
  *       empty input ending each run once its context is built (the
  *       models make-alloc-models.py writes into --models, and the
@@ -44,6 +45,18 @@ typedef struct worst {
     double compute, host, total; /* the ratio furthest from 1, each */
     size_t n, fallback;
 } worst;
+
+/* The worst of every case, and of each model's cases (in the order first
+ * seen; models beyond the table's size count in the total alone). */
+typedef struct tally {
+    worst all;
+    struct {
+        char model[128]; /* bench_cbuf_case.model */
+        worst w;
+    } per[32];
+    size_t n_per;
+    int summary; /* --summary: the per-model table, not each case */
+} tally;
 
 static void keep_worst(double *w, double r)
 {
@@ -80,7 +93,27 @@ static void print_header(void)
            "act.tot", "ratio");
 }
 
-static void judge_case(const bench_cbuf_case *c, const char *models_dir, worst *w)
+static void keep_case(worst *w, const bench_cbuf_verdict *v)
+{
+    w->n++;
+    w->fallback += !v->predicted;
+    keep_worst(&w->compute, v->ratio_compute);
+    keep_worst(&w->host, v->ratio_host);
+    keep_worst(&w->total, v->ratio_total);
+}
+
+static worst *model_worst(tally *t, const char *model)
+{
+    for (size_t i = 0; i < t->n_per; i++)
+        if (!strcmp(t->per[i].model, model))
+            return &t->per[i].w;
+    if (t->n_per == LVD_ARRAY_LEN(t->per))
+        return NULL;
+    snprintf(t->per[t->n_per].model, sizeof t->per[t->n_per].model, "%s", model);
+    return &t->per[t->n_per++].w;
+}
+
+static void judge_case(const bench_cbuf_case *c, const char *models_dir, tally *t)
 {
     gguf_shape s;
     if (shape_of(models_dir, c->model, &s) != 0) {
@@ -89,6 +122,12 @@ static void judge_case(const bench_cbuf_case *c, const char *models_dir, worst *
     }
     bench_cbuf_verdict v;
     bench_cbuf_judge(c, &s, &v);
+    keep_case(&t->all, &v);
+    worst *mw = model_worst(t, c->model);
+    if (mw)
+        keep_case(mw, &v);
+    if (t->summary)
+        return;
     double pred_cb = c->gpu ? v.pred_dev : v.pred_host, act_cb = c->gpu ? v.act_dev : v.act_host;
     printf("%-22.22s %6u %5u %3s %4d", c->model, c->ctx, c->ubatch, c->fa ? "on" : "off", c->ngl);
     cell(pred_cb, " %9.2f");
@@ -101,15 +140,40 @@ static void judge_case(const bench_cbuf_case *c, const char *models_dir, worst *
     cell(v.act_total, " %9.2f");
     cell(v.ratio_total, " %6.3f");
     printf("%s\n", v.predicted ? "" : "  (seed's constant)");
-    w->n++;
-    w->fallback += !v.predicted;
-    keep_worst(&w->compute, v.ratio_compute);
-    keep_worst(&w->host, v.ratio_host);
-    keep_worst(&w->total, v.ratio_total);
+}
+
+static void ratio_text(double r, char *out, size_t cap)
+{
+    if (r > 0)
+        snprintf(out, cap, "%.3f", r);
+    else
+        snprintf(out, cap, "-");
+}
+
+/* One row of the worst ratios: name, cases, compute, host, total. */
+static void worst_row(const char *name, const worst *w)
+{
+    char cb[16], host[16], tot[16];
+    ratio_text(w->compute, cb, sizeof cb);
+    ratio_text(w->host, host, sizeof host);
+    ratio_text(w->total, tot, sizeof tot);
+    printf("| %s | %zu | %s | %s | %s |\n", name, w->n, cb, host, tot);
+}
+
+/* Per model, the worst ratios, then every case's. */
+static void print_summary(const tally *t)
+{
+    printf("\n| model | cases | worst compute | worst host beside a device | worst total |\n"
+           "|---|---|---|---|---|\n");
+    for (size_t i = 0; i < t->n_per; i++)
+        worst_row(t->per[i].model, &t->per[i].w);
+    worst_row("all", &t->all);
+    printf("\n%zu cases (%zu on the seed's constant); worst ratio predicted/actual: see the table "
+           "(goal: compute within 15 %%, total within 10 %%)\n", t->all.n, t->all.fallback);
 }
 
 static void judge_text(const char *text, size_t len, const char *name, const char *models_dir,
-                       worst *w)
+                       tally *t)
 {
     bench_cbuf_case *cs;
     size_t n;
@@ -119,7 +183,7 @@ static void judge_text(const char *text, size_t len, const char *name, const cha
         return;
     }
     for (size_t i = 0; i < n; i++)
-        judge_case(&cs[i], models_dir, w);
+        judge_case(&cs[i], models_dir, t);
     bench_cbuf_cases_free(cs, n);
 }
 
@@ -208,14 +272,14 @@ static void run_grid(const char *dir, const char *models_dir, int quick, lvd_sb 
     }
 }
 
-static int live(const char *dirs, const char *models_dir, int quick, const char *capture, worst *w)
+static int live(const char *dirs, const char *models_dir, int quick, const char *capture, tally *t)
 {
     lvd_sb cap = {0};
     char **list = lvd_split(dirs, ':', NULL);
     for (size_t i = 0; list[i]; i++)
         run_grid(list[i], models_dir, quick, &cap);
     lvd_strv_free(list);
-    judge_text(cap.buf ? cap.buf : "", cap.len, "live", models_dir, w);
+    judge_text(cap.buf ? cap.buf : "", cap.len, "live", models_dir, t);
     int rc = 0;
     if (capture) {
         FILE *f = fopen(capture, "w");
@@ -233,9 +297,12 @@ int main(int argc, char **argv)
 {
     const char *models_dir = NULL, *dirs = NULL, *capture = NULL;
     int quick = 0, first = 1;
+    tally *t = lvd_xcalloc(1, sizeof *t);
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (!strcmp(argv[first], "--quick"))
             quick = 1;
+        else if (!strcmp(argv[first], "--summary"))
+            t->summary = 1;
         else if (first + 1 < argc && !strcmp(argv[first], "--models"))
             models_dir = argv[++first];
         else if (first + 1 < argc && !strcmp(argv[first], "--live"))
@@ -246,16 +313,17 @@ int main(int argc, char **argv)
             break;
     }
     if ((dirs && !models_dir) || (!dirs && first >= argc)) {
-        fprintf(stderr, "usage: perf_compute_buffer [--models DIR] CASES.txt...\n"
+        fprintf(stderr, "usage: perf_compute_buffer [--summary] [--models DIR] CASES.txt...\n"
                         "       perf_compute_buffer --live DIR[:DIR...] --models DIR [--quick] "
-                        "[--capture FILE]\n");
+                        "[--summary] [--capture FILE]\n");
+        free(t);
         return 3;
     }
     if (!dirs && !models_dir)
         models_dir = "tests/fixtures/models";
-    worst w = {0};
-    print_header();
-    int rc = dirs ? live(dirs, models_dir, quick, capture, &w) : 0;
+    if (!t->summary)
+        print_header();
+    int rc = dirs ? live(dirs, models_dir, quick, capture, t) : 0;
     for (int i = first; !dirs && i < argc; i++) {
         lvd_sb text = {0};
         lvd_err err = {{0}};
@@ -263,15 +331,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "perf_compute_buffer: %s\n", err.msg);
             rc = 1;
         } else {
-            judge_text(text.buf ? text.buf : "", text.len, argv[i], models_dir, &w);
+            judge_text(text.buf ? text.buf : "", text.len, argv[i], models_dir, t);
         }
         lvd_sb_free(&text);
     }
-    char host[16] = "-";
-    if (w.host > 0)
-        snprintf(host, sizeof host, "%.3f", w.host);
-    printf("\n%zu cases (%zu on the seed's constant); worst ratio predicted/actual: compute buffer "
-           "%.3f, host beside a device %s, total %.3f (goal: compute within 15 %%, total within "
-           "10 %%)\n", w.n, w.fallback, w.compute, host, w.total);
+    print_summary(t);
+    free(t);
     return rc ? 1 : 0;
 }
