@@ -1,10 +1,12 @@
 /* arm.h: the canonical identity of a bench arm (engine x device x parameters)
- * as a string key, and the parameters a llama-bench result reports back.
+ * as a string key, written and read back in one place, and the parameters a
+ * llama-bench result reports back.
  * Not for choosing arms (bench runner) or comparing them (select/). */
 #ifndef LVD_BENCH_ARM_H
 #define LVD_BENCH_ARM_H
 
 #include "common/types.h"
+#include "common/util.h"
 
 #include <stddef.h>
 
@@ -17,6 +19,13 @@
  * ub/ncmoe/t 0, strings "") and env's "K=V" entries sorted, so equal arms
  * give equal keys. 0, or -1 when buf is too small (buf then holds "" ). */
 int bench_arm_key(const lvd_params *p, char *buf, size_t len);
+
+/* The parameters of a key bench_arm_key wrote, into *p (lvd_params_init
+ * first; "-" is "not passed"; fitc without fitt is 0, as the key has no
+ * fitc then): bench_arm_key of the result is key again. 0, or -1 with err
+ * (a word that is not one of the key's NAME=VALUE fields, a value out of
+ * range or too long, no env= field). */
+int bench_arm_key_parse(const char *key, lvd_params *p, lvd_err *err);
 
 /* The parameters a result says it ran with: n_gpu_layers, flash_attn,
  * n_ubatch, type_k/type_v, n_cpu_moe, n_threads as reported (-1 for ngl/fa

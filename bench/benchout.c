@@ -1,13 +1,14 @@
-/* benchout.c: the llama-bench output parser (see benchout.h): format detection
- * (json, jsonl, sql; md and csv are recognised and refused), the `-o json` and
- * `-o jsonl` readers, and the one function that maps a cJSON object shaped as
- * `-o json` prints it to a bench_row, so every format lands in the same record.
- * Not for the `-o sql` lexer and parser (bench/benchsql.c), running llama-bench
+/* benchout.c: the llama-bench output parser (see benchout.h): the `-o json`
+ * and `-o jsonl` readers, `-o sql` through SQLite (store/benchdb.h executes
+ * the text into an in-memory database and hands back its rows), each result
+ * mapped by benchrow.c so that every format lands in the same record; test
+ * names, warm-up flags and the ignored -ngl. Not for finding the output
+ * among log lines or detecting its format (benchfind.c), running llama-bench
  * or judging the numbers. */
-#include "bench/benchout.h"
-#include "bench/benchsql.h"
+#include "bench/benchout_internal.h"
 
 #include "stats/stats.h"
+#include "store/benchdb.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -88,198 +89,6 @@ void bench_result_flag_warmup(lvd_result *r)
         r->warmup[k] = 1;
 }
 
-/* --- reading fields of one object ------------------------------------------ */
-
-/* 1 when key holds an integer (number, numeric string, or bool), 0 when absent
- * or null, -1 when it holds something else. */
-static int obj_i64(const cJSON *o, const char *key, int64_t *out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return 0;
-    if (cJSON_IsBool(v)) {
-        *out = cJSON_IsTrue(v) ? 1 : 0;
-        return 1;
-    }
-    if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
-        if (d != floor(d) || d < -9.2e18 || d > 9.2e18)
-            return -1;
-        *out = (int64_t)d;
-        return 1;
-    }
-    if (cJSON_IsString(v) && lvd_parse_i64(v->valuestring, out) == 0)
-        return 1;
-    return -1;
-}
-
-static int obj_double(const cJSON *o, const char *key, double *out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return 0;
-    if (cJSON_IsNumber(v)) {
-        *out = v->valuedouble;
-        return 1;
-    }
-    if (cJSON_IsString(v) && lvd_parse_double(v->valuestring, out) == 0)
-        return 1;
-    return -1;
-}
-
-static const char *obj_str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static void copy_str(char *buf, size_t len, const char *s)
-{
-    snprintf(buf, len, "%s", s ? s : "");
-}
-
-/* An int field that must fit an int; absent leaves *out at dflt. */
-static int field_int(const cJSON *o, const char *key, int dflt, int *out, const char *name,
-                     const char *where, lvd_err *err)
-{
-    int64_t v;
-    int rc = obj_i64(o, key, &v);
-    if (rc < 0 || (rc == 1 && (v < -2147483647 || v > 2147483647)))
-        return lvd_errf(err, "%s: %s: \"%s\" is not an integer", name, where, key);
-    *out = rc == 1 ? (int)v : dflt;
-    return 0;
-}
-
-static int64_t parse_test_time(const char *s)
-{
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end || (*end && strcmp(end, "Z")))
-        return 0;
-    time_t t = timegm(&tm);
-    return t < 0 ? 0 : (int64_t)t;
-}
-
-/* Reads samples_ns / samples_ts (both, or samples_ts alone) into r. */
-static int read_samples(const cJSON *o, lvd_result *r, const char *name, const char *where, lvd_err *err)
-{
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "samples_ts");
-    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(o, "samples_ns");
-    if (!ts && !ns)
-        return 0;
-    if (!cJSON_IsArray(ts) || (ns && !cJSON_IsArray(ns)))
-        return lvd_errf(err, "%s: %s: samples_ts/samples_ns are not arrays of numbers", name, where);
-    size_t n = (size_t)cJSON_GetArraySize(ts);
-    if (ns && (size_t)cJSON_GetArraySize(ns) != n)
-        return lvd_errf(err, "%s: %s: %zu samples_ts but %d samples_ns", name, where, n,
-                        cJSON_GetArraySize(ns));
-    if (n == 0)
-        return 0;
-    r->ts = lvd_xcalloc(n, sizeof *r->ts);
-    r->warmup = lvd_xcalloc(n, sizeof *r->warmup);
-    if (ns)
-        r->ns = lvd_xcalloc(n, sizeof *r->ns);
-    r->n = n;
-    size_t i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, ts) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
-            return lvd_errf(err, "%s: %s: samples_ts[%zu] is not a throughput", name, where, i);
-        r->ts[i++] = e->valuedouble;
-    }
-    i = 0;
-    cJSON_ArrayForEach(e, ns) {
-        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
-            e->valuedouble > 9.2e18)
-            return lvd_errf(err, "%s: %s: samples_ns[%zu] is not a duration in ns", name, where, i);
-        r->ns[i++] = (int64_t)e->valuedouble;
-    }
-    return 0;
-}
-
-/* Maps one llama-bench object (as `-o json` prints it) to row. */
-static int row_from_object(const cJSON *o, const char *name, const char *where, bench_row *row,
-                           lvd_err *err)
-{
-    memset(row, 0, sizeof *row);
-    row->model_size = -1;
-    row->avg_ts = row->stddev_ts = NAN;
-    lvd_result *r = &row->result;
-    if (!cJSON_IsObject(o))
-        return lvd_errf(err, "%s: %s: not a JSON object (not llama-bench output?)", name, where);
-    int64_t np, ng;
-    if (obj_i64(o, "n_prompt", &np) != 1 || obj_i64(o, "n_gen", &ng) != 1 || np < 0 || ng < 0 ||
-        np > 2147483647 || ng > 2147483647)
-        return lvd_errf(err, "%s: %s: no valid n_prompt and n_gen (not llama-bench output?)", name, where);
-    r->n_prompt = (int)np;
-    r->n_gen = (int)ng;
-    if (field_int(o, "n_depth", 0, &r->n_depth, name, where, err) ||
-        field_int(o, "n_gpu_layers", -1, &r->rep_ngl, name, where, err) ||
-        field_int(o, "flash_attn", -1, &r->rep_fa, name, where, err) ||
-        field_int(o, "n_ubatch", 0, &r->rep_ubatch, name, where, err) ||
-        field_int(o, "n_cpu_moe", 0, &r->rep_n_cpu_moe, name, where, err) ||
-        field_int(o, "n_threads", 0, &r->rep_threads, name, where, err))
-        return -1;
-    bench_test_name(r->n_prompt, r->n_gen, r->n_depth, r->test, sizeof r->test);
-    copy_str(r->backends, sizeof r->backends, obj_str(o, "backends"));
-    copy_str(r->rep_type_k, sizeof r->rep_type_k, obj_str(o, "type_k"));
-    copy_str(r->rep_type_v, sizeof r->rep_type_v, obj_str(o, "type_v"));
-    copy_str(row->devices, sizeof row->devices, obj_str(o, "devices"));
-    copy_str(row->gpu_info, sizeof row->gpu_info, obj_str(o, "gpu_info"));
-    copy_str(row->test_time, sizeof row->test_time, obj_str(o, "test_time"));
-    row->test_epoch = row->test_time[0] ? parse_test_time(row->test_time) : 0;
-    const char *s;
-    if ((s = obj_str(o, "build_commit")))
-        row->build_commit = lvd_xstrdup(s);
-    if ((s = obj_str(o, "model_filename")))
-        row->model_filename = lvd_xstrdup(s);
-    if ((s = obj_str(o, "model_type")))
-        row->model_type = lvd_xstrdup(s);
-    if (obj_i64(o, "build_number", &row->build_number) < 0)
-        return lvd_errf(err, "%s: %s: \"build_number\" is not an integer", name, where);
-    if (obj_i64(o, "model_size", &row->model_size) < 0)
-        return lvd_errf(err, "%s: %s: \"model_size\" is not an integer", name, where);
-    if (obj_double(o, "avg_ts", &row->avg_ts) < 0 || obj_double(o, "stddev_ts", &row->stddev_ts) < 0)
-        return lvd_errf(err, "%s: %s: \"avg_ts\"/\"stddev_ts\" are not numbers", name, where);
-    if (read_samples(o, r, name, where, err))
-        return -1;
-    if (r->n == 0 && !isfinite(row->avg_ts))
-        return lvd_errf(err, "%s: %s: %s has neither samples_ts nor avg_ts", name, where, r->test);
-    /* the sample arrays are the result's samples (stored once, in samples);
-     * the rest of the object is kept as llama-bench printed it */
-    cJSON *kept = cJSON_Duplicate(o, 1);
-    cJSON_DeleteItemFromObjectCaseSensitive(kept, "samples_ns");
-    cJSON_DeleteItemFromObjectCaseSensitive(kept, "samples_ts");
-    r->reported_json = kept ? cJSON_PrintUnformatted(kept) : NULL;
-    cJSON_Delete(kept);
-    if (!r->reported_json)
-        return lvd_errf(err, "%s: %s: cannot serialise the result", name, where);
-    return 0;
-}
-
-static bench_row *rows_add(bench_rows *out, size_t *cap)
-{
-    if (out->n == *cap) {
-        *cap = *cap ? *cap * 2 : 16;
-        out->v = lvd_xrealloc(out->v, *cap * sizeof *out->v);
-    }
-    return &out->v[out->n++];
-}
-
-/* Converts o and appends it; on failure the half-built row is released. */
-int bench_rows_add_object(bench_rows *out, size_t *cap, const cJSON *o, const char *name,
-                          const char *where, lvd_err *err)
-{
-    bench_row *row = rows_add(out, cap);
-    if (row_from_object(o, name, where, row, err)) {
-        bench_row_free(row);
-        out->n--;
-        return -1;
-    }
-    return 0;
-}
-
 static int line_of(const char *text, const char *pos)
 {
     int line = 1;
@@ -288,16 +97,8 @@ static int line_of(const char *text, const char *pos)
     return line;
 }
 
-static int only_space(const char *p, const char *end)
-{
-    for (; p < end; p++)
-        if (!isspace((unsigned char)*p))
-            return 0;
-    return 1;
-}
-
 /* How much of p (up to end) to quote in an error: at most 20 bytes, one line. */
-int bench_snippet_len(const char *p, const char *end)
+static int snippet_len(const char *p, const char *end)
 {
     int n = 0;
     while (p + n < end && n < 20 && p[n] != '\n' && p[n] != '\r' && p[n] != '\0')
@@ -305,64 +106,104 @@ int bench_snippet_len(const char *p, const char *end)
     return n;
 }
 
-/* Parses text[0..len) as one JSON value; describes a failure by line. */
-static cJSON *parse_json(const char *text, size_t len, const char *name, int line0, lvd_err *err)
+/* Parses the JSON value at the start of text[0..len) (line0: the line it
+ * starts on); *rest is where it ends. Describes a failure by line. */
+static cJSON *parse_json(const char *text, size_t len, const char *name, int line0, const char **rest,
+                         lvd_err *err)
 {
     const char *end = NULL;
     cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!v) {
-        if (!end || end >= text + len || only_space(end, text + len))
+        if (!end || end >= text + len || bench_only_space(end, text + len))
             lvd_errf(err, "%s: line %d: JSON ends early (truncated output?)", name,
                      line0 + line_of(text, text + len) - 1);
         else
             lvd_errf(err, "%s: line %d: not valid JSON near '%.*s'", name, line0 + line_of(text, end) - 1,
-                     bench_snippet_len(end, text + len), end);
+                     snippet_len(end, text + len), end);
         return NULL;
     }
-    if (end && !only_space(end, text + len)) {
-        lvd_errf(err, "%s: line %d: unexpected text after the JSON value", name, line0 + line_of(text, end) - 1);
-        cJSON_Delete(v);
-        return NULL;
-    }
+    *rest = end ? end : text + len;
     return v;
 }
 
-static int parse_json_array(const char *text, size_t len, const char *name, bench_rows *out, lvd_err *err)
+/* The rest of the line after a JSON value ([rest, eol)) must be blank. */
+static int value_ends_line(const char *text, const char *rest, const char *eol, const char *name, int line0,
+                           lvd_err *err)
 {
-    cJSON *arr = parse_json(text, len, name, 1, err);
+    if (bench_only_space(rest, eol))
+        return 0;
+    return lvd_errf(err, "%s: line %d: unexpected text after the JSON value", name, line0 + line_of(text, rest) - 1);
+}
+
+/* The lines after -o json's array: llama.cpp's log is skipped; another
+ * JSON value is an error (two outputs in one file, or garbage). */
+static int after_array(const char *text, const char *p, const char *end, const char *name, bench_rows *out,
+                       lvd_err *err)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (value_ends_line(text, p, nl ? nl : end, name, 1, err))
+        return -1;
+    for (p = nl ? nl + 1 : end; p < end;) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end, *q = p;
+        while (q < eol && isspace((unsigned char)*q))
+            q++;
+        if (q < eol && (*q == '[' || *q == '{'))
+            return value_ends_line(text, q, eol, name, 1, err);
+        if (q < eol)
+            bench_skip_line(out, p, eol);
+        p = nl ? nl + 1 : end;
+    }
+    return 0;
+}
+
+static int parse_json_array(const char *text, size_t len, size_t start, const char *name, bench_rows *out,
+                            lvd_err *err)
+{
+    const char *rest;
+    cJSON *arr = parse_json(text + start, len - start, name, line_of(text, text + start), &rest, err);
     if (!arr)
         return -1;
     if (!cJSON_IsArray(arr)) {
         cJSON_Delete(arr);
         return lvd_errf(err, "%s: -o json output is one array of results, this is not", name);
     }
+    int ret = after_array(text, rest, text + len, name, out, err);
     size_t cap = 0, i = 0;
     const cJSON *o;
-    int ret = 0;
     cJSON_ArrayForEach(o, arr) {
+        if (ret)
+            break;
         char where[32];
         snprintf(where, sizeof where, "result %zu", ++i);
-        if ((ret = bench_rows_add_object(out, &cap, o, name, where, err)))
-            break;
+        ret = bench_rows_add_object(out, &cap, o, name, where, err);
     }
     cJSON_Delete(arr);
     return ret;
 }
 
-static int parse_jsonl(const char *text, size_t len, const char *name, bench_rows *out, lvd_err *err)
+/* One result a line; a line that does not start with '{' is llama.cpp's log. */
+static int parse_jsonl(const char *text, size_t len, size_t start, const char *name, bench_rows *out,
+                       lvd_err *err)
 {
     size_t cap = 0;
-    int line = 1;
-    for (const char *p = text, *end = text + len; p < end; line++) {
+    int line = line_of(text, text + start);
+    for (const char *p = text + start, *end = text + len; p < end; line++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *eol = nl ? nl : end;
-        if (!only_space(p, eol)) {
-            cJSON *o = parse_json(p, (size_t)(eol - p), name, line, err);
+        const char *eol = nl ? nl : end, *q = p;
+        while (q < eol && isspace((unsigned char)*q))
+            q++;
+        if (q < eol && *q != '{') {
+            bench_skip_line(out, p, eol);
+        } else if (q < eol) {
+            const char *rest;
+            cJSON *o = parse_json(p, (size_t)(eol - p), name, line, &rest, err);
             if (!o)
                 return -1;
             char where[32];
             snprintf(where, sizeof where, "line %d", line);
-            int rc = bench_rows_add_object(out, &cap, o, name, where, err);
+            int rc = value_ends_line(p, rest, eol, name, line, err) ||
+                     bench_rows_add_object(out, &cap, o, name, where, err);
             cJSON_Delete(o);
             if (rc)
                 return -1;
@@ -372,56 +213,45 @@ static int parse_jsonl(const char *text, size_t len, const char *name, bench_row
     return 0;
 }
 
-/* --- entry points ------------------------------------------------------------ */
+/* What the rows of -o sql, executed by SQLite, are added to. */
+typedef struct sql_rows {
+    bench_rows *out;
+    size_t cap;
+    const char *name;
+    lvd_err *err;
+} sql_rows;
 
-int bench_detect_format(const char *text, size_t len, const char *name, bench_format *out,
-                        lvd_err *err)
+static int sql_row(const cJSON *row, size_t i, void *ctx)
 {
-    const char *p = text, *end = text + len;
-    if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
-        p += 3;
-    while (p < end && isspace((unsigned char)*p))
-        p++;
-    size_t rest = (size_t)(end - p);
-    if (rest == 0)
-        return lvd_errf(err, "%s: empty (llama-bench printed nothing?)", name);
-    if (*p == '[') {
-        *out = BENCH_FMT_JSON;
-        return 0;
-    }
-    if (*p == '{') {
-        *out = BENCH_FMT_JSONL;
-        return 0;
-    }
-    if ((rest >= 6 && !strncasecmp(p, "CREATE", 6)) || (rest >= 6 && !strncasecmp(p, "INSERT", 6)) ||
-        (rest >= 5 && !strncasecmp(p, "BEGIN", 5)) || (rest >= 2 && !strncmp(p, "--", 2))) {
-        *out = BENCH_FMT_SQL;
-        return 0;
-    }
-    if (*p == '|')
-        return lvd_errf(err, "%s: llama-bench markdown output (-o md) is rounded and has no samples; "
-                        "re-run with -o json, -o jsonl or -o sql", name);
-    if (rest >= 13 && !strncmp(p, "build_commit,", 13))
-        return lvd_errf(err, "%s: llama-bench csv output (-o csv) cannot be imported; "
-                        "re-run with -o json, -o jsonl or -o sql", name);
-    if (len >= 16 && !memcmp(text, "SQLite format 3", 16))
-        return lvd_errf(err, "%s: an SQLite database, not llama-bench -o sql text; "
-                        "dump it with: sqlite3 FILE .dump", name);
-    return lvd_errf(err, "%s: not llama-bench output (expected -o json, -o jsonl or -o sql)", name);
+    sql_rows *c = ctx;
+    char where[32];
+    snprintf(where, sizeof where, "result %zu", i + 1);
+    return bench_rows_add_object(c->out, &c->cap, row, c->name, where, c->err);
 }
+
+static int parse_sql(const char *text, size_t len, size_t start, const char *name, bench_rows *out, lvd_err *err)
+{
+    sql_rows c = {.out = out, .name = name, .err = err};
+    size_t tables;
+    return store_llama_bench_sql_each(text + start, len - start, name, line_of(text, text + start), &tables,
+                                      sql_row, &c, err);
+}
+
+/* --- entry points ------------------------------------------------------------ */
 
 int bench_parse_rows(const char *text, size_t len, bench_format fmt, const char *name,
                      bench_rows *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (fmt == BENCH_FMT_AUTO && bench_detect_format(text, len, name, &fmt, err))
+    size_t start;
+    if (bench_find_output(text, len, fmt, name, &fmt, &start, out, err))
         return -1;
     out->format = fmt;
     int rc;
     switch (fmt) {
-    case BENCH_FMT_JSON: rc = parse_json_array(text, len, name, out, err); break;
-    case BENCH_FMT_JSONL: rc = parse_jsonl(text, len, name, out, err); break;
-    case BENCH_FMT_SQL: rc = bench_parse_sql(text, len, name, out, err); break;
+    case BENCH_FMT_JSON: rc = parse_json_array(text, len, start, name, out, err); break;
+    case BENCH_FMT_JSONL: rc = parse_jsonl(text, len, start, name, out, err); break;
+    case BENCH_FMT_SQL: rc = parse_sql(text, len, start, name, out, err); break;
     default: rc = lvd_errf(err, "%s: unknown format", name); break;
     }
     if (rc == 0 && out->n == 0)
@@ -431,17 +261,6 @@ int bench_parse_rows(const char *text, size_t len, bench_format fmt, const char 
         return -1;
     }
     return 0;
-}
-
-void bench_row_free(bench_row *row)
-{
-    if (!row)
-        return;
-    lvd_result_free(&row->result);
-    free(row->build_commit);
-    free(row->model_filename);
-    free(row->model_type);
-    memset(row, 0, sizeof *row);
 }
 
 void bench_rows_free(bench_rows *rows)

@@ -2,10 +2,14 @@
  * `-o jsonl` (one object per line) and `-o sql` (CREATE TABLE + INSERT lines,
  * as compare-llama-bench.py users keep it) into lvd_result records, and
  * flags their warm-up samples (the rule is stats/stats.h's stats_warmup).
- * Shared by the bench runner and `lvd store import`, so a result is flagged
- * the same way whether it was measured or imported. Not for running
- * llama-bench, for the statistics themselves, or for the store (see
- * bench/import.h for importing a file). */
+ * Every llama-bench since its first (Aug 2023) is read: fields it gained,
+ * renamed or retyped over the years take the value their era meant when
+ * absent (bench/benchrow.c says which), and llama.cpp's log lines that
+ * `2>&1` puts before or among the results are skipped and counted
+ * (bench/benchfind.c). Shared by the bench runner and `lvd store import`, so
+ * a result is flagged the same way whether it was measured or imported. Not
+ * for running llama-bench, for the statistics themselves, or for the store
+ * (see bench/import.h for importing a file). */
 #ifndef LVD_BENCHOUT_H
 #define LVD_BENCHOUT_H
 
@@ -31,7 +35,7 @@ typedef struct bench_row {
     char *model_filename;   /* NULL when absent */
     char *model_type;       /* "llama 1B F16"; NULL when absent */
     int64_t model_size;     /* bytes of tensor data as llama-bench counts them; -1 when absent */
-    char devices[64];       /* the "devices" field ("auto", "CUDA0"); "" when absent */
+    char devices[64];       /* the "devices" field ("auto", "CUDA0"); "auto" when absent */
     char gpu_info[128];     /* the "gpu_info" field ("NVIDIA H200"; "" for a CPU build or absent) */
     char test_time[40];     /* as printed, "" when absent */
     int64_t test_epoch;     /* test_time in seconds since the epoch; 0 when absent */
@@ -42,6 +46,9 @@ typedef struct bench_rows {
     bench_row *v;
     size_t n;
     bench_format format;    /* the format that was parsed */
+    size_t lines_skipped;   /* non-blank lines that were not llama-bench output (the log
+                               that `2>&1` puts before or among the results) */
+    char first_skipped[80]; /* the first of them, cut short; "" when none */
 } bench_rows;
 
 /* Names a format: "json", "jsonl", "sql" ("auto" for BENCH_FMT_AUTO). */
@@ -49,22 +56,41 @@ const char *bench_format_name(bench_format f);
 /* Parses "json" / "jsonl" / "sql" / "auto"; 0 or -1. */
 int bench_format_parse(const char *s, bench_format *out);
 
-/* Detects the format of text from its first non-blank bytes. 0 or -1 with err
- * naming name and saying what the text looks like instead (markdown or csv
- * output, empty, garbage). */
+/* Detects the format of text from its first line that is llama-bench output
+ * (lines before it are llama.cpp's log: see bench_parse_rows). 0 or -1 with
+ * err naming name and saying what the text looks like instead (markdown or
+ * csv output, empty, an SQLite database, no llama-bench output at all). */
 int bench_detect_format(const char *text, size_t len, const char *name, bench_format *out,
                         lvd_err *err);
 
 /* Parses text (not necessarily NUL-terminated) in format fmt (AUTO: detected)
- * into out, one row per test result, in the order printed. Truncated or
- * garbled input, a row without n_prompt/n_gen or without any throughput, and
- * samples arrays of different lengths are errors naming name and the line.
- * sql rows have no samples (n = 0) but keep avg_ts / stddev_ts in
- * reported_json. Zero rows is an error. Free out with bench_rows_free. */
+ * into out, one row per test result, in the order printed. Lines that are
+ * not llama-bench output are skipped and counted (out->lines_skipped): those
+ * before the output begins (every format) and, in jsonl, lines among the
+ * results that do not start with '{'; in json those after the array too,
+ * unless they start with '[' or '{'. Truncated or garbled output, a row
+ * without n_prompt/n_gen or without any throughput, and samples arrays of
+ * different lengths are errors naming name and the line. sql rows have no
+ * samples (n = 0) but keep avg_ts / stddev_ts in reported_json. Zero rows is
+ * an error. Free out with bench_rows_free. */
 int bench_parse_rows(const char *text, size_t len, bench_format fmt, const char *name,
                      bench_rows *out, lvd_err *err);
 void bench_rows_free(bench_rows *rows);
 void bench_row_free(bench_row *row);
+
+struct cJSON;
+
+/* Converts o (shaped as `-o json` prints a result, of any era) into a row and
+ * appends it to out, whose capacity is *cap; on failure the half-built row is
+ * released. where ("line 3", "result 2") goes into the error. */
+int bench_rows_add_object(bench_rows *out, size_t *cap, const struct cJSON *o, const char *name,
+                          const char *where, lvd_err *err);
+
+/* 1 when a build_commit llama-bench printed and a commit a user gave name the
+ * same commit: equal, or one a prefix of the other of at least 7 characters
+ * (llama-bench printed git's short hash, 7 or 8 characters before the
+ * SemVer releases and 9 since; --version and GitHub give 9 or 40). */
+int bench_commit_matches(const char *printed, const char *given);
 
 /* Parses one llama-bench invocation's output (any format) into run_out:
  * appends the results and sets build_commit and build_number. Every row must

@@ -73,22 +73,17 @@ const char *bench_energy_why_not(const bench_energy *e, char *buf, size_t len)
     return buf;
 }
 
-void bench_energy_begin(bench_energy *e, size_t arm, char ***argv, proc_spec *spec, energy_watch *w)
+int bench_energy_begin(bench_energy *e, size_t arm, proc_spec *spec, energy_watch *w)
 {
     memset(w, 0, sizeof *w);
     if (!e || arm >= e->n_picks)
-        return;
+        return 0;
     energy_watch_init(w, &e->set, &e->picks[arm], e->idle_w);
     if (!e->picks[arm].n)
-        return;
-    size_t n = 0;
-    while ((*argv)[n])
-        n++;
-    *argv = lvd_xrealloc(*argv, (n + 2) * sizeof **argv);
-    (*argv)[n] = lvd_xstrdup("--progress");
-    (*argv)[n + 1] = NULL;
+        return 0;
     spec->on_err = energy_watch_feed;
     spec->on_err_ctx = w;
+    return 1;
 }
 
 void bench_energy_end(bench_energy *e, energy_watch *w)

@@ -51,12 +51,12 @@ int bench_energy_any(const bench_energy *e);
 const char *bench_energy_why_not(const bench_energy *e, char *buf, size_t len);
 
 /* The hook around one invocation of the group whose first arm is arm:
- * begin adds --progress to *argv (a NULL-terminated lvd_strv) and the
- * watcher to spec when the arm has sources; end (the process ended) closes
+ * begin adds the watcher to spec and returns 1 when the arm has sources
+ * (the invocation then passes --progress, engine/argv.h); end (the process ended) closes
  * the last window; attach gives every result row of all (in output order =
  * llama-bench's benchmark order) its energy. e NULL: nothing. The caller
  * frees w (energy_watch_free) either way. */
-void bench_energy_begin(bench_energy *e, size_t arm, char ***argv, proc_spec *spec, energy_watch *w);
+int bench_energy_begin(bench_energy *e, size_t arm, proc_spec *spec, energy_watch *w);
 void bench_energy_end(bench_energy *e, energy_watch *w);
 void bench_energy_attach(bench_energy *e, size_t arm, const energy_watch *w, lvd_run *all);
 

@@ -25,7 +25,10 @@ static const engine_fit_caps *caps_of(seen **v, size_t *n, const bench_arm *a)
     *v = lvd_xrealloc(*v, (*n + 1) * sizeof **v);
     seen *s = &(*v)[(*n)++];
     s->engine_id = a->engine_id;
-    engine_fit_caps_of(dir, &s->caps);
+    engine_help help;
+    engine_help_recorded(dir, a->flags, &help);
+    engine_fit_caps_of(dir, &help, &s->caps);
+    engine_help_free(&help);
     free(dir);
     return &s->caps;
 }
@@ -49,8 +52,12 @@ static int record_plan(bench_plan *p, size_t i, const bench_plan_opts *o, const 
     engine_fit_plan fp;
     lvd_err why = {{0}};
     int rc = 0;
-    if (engine_fit_params_run(dir, in->model, a->params.device, o->ctx, ENGINE_FIT_TARGET_DEFAULT,
-                              a->params.env, &fp, &why) != 0) {
+    engine_help help;
+    engine_help_load(a->flags, &help);
+    int failed = engine_fit_params_run(dir, a->flags ? &help : NULL, in->model, a->params.device, o->ctx,
+                                       ENGINE_FIT_TARGET_DEFAULT, a->params.env, &fp, &why);
+    engine_help_free(&help);
+    if (failed) {
         bench_plan_note(p, "llama.cpp fit for %s %s: %s", a->engine, a->params.device, why.msg);
     } else {
         char host[64] = "";

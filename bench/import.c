@@ -3,7 +3,6 @@
 #include "bench/import.h"
 
 #include "bench/arm.h"
-#include "bench/benchsql.h"
 #include "bench/importsel.h"
 #include "common/sha256.h"
 #include "store/backenddb.h"
@@ -155,6 +154,8 @@ static int read_rows(const bench_import_opts *o, import_check *c, size_t *had, b
         int rc = bench_parse_rows(text.buf, text.len, o->format, o->file, rows, err);
         lvd_sb_free(&text);
         *had = rows->n;
+        rep->lines_skipped = rows->lines_skipped;
+        snprintf(rep->first_skipped, sizeof rep->first_skipped, "%s", rows->first_skipped);
         if (rc || bench_import_select_rows(rows, o, *had, &rep->rows_other_backend, err))
             return fail(rep, BENCH_IMPORT_INPUT);
         for (size_t i = 0; i < rows->n; i++)
@@ -171,7 +172,7 @@ static int read_rows(const bench_import_opts *o, import_check *c, size_t *had, b
     if (rc)
         return fail(rep, BENCH_IMPORT_INPUT);
     if (r.seen == 0) {
-        lvd_errf(err, "%s: the database's table llama_bench has no row", o->file);
+        lvd_errf(err, "%s: the database's llama-bench table (llama_bench, or test before b6066) has no row", o->file);
         return fail(rep, BENCH_IMPORT_INPUT);
     }
     size_t none = 0; /* the "none selected" rule, on what is left of the rows */

@@ -19,7 +19,8 @@ typedef struct bench_import_opts {
     const char *host;        /* where it ran; NULL = this machine */
     const char *env;         /* environment the runs had ("K=V ..."), NULL = none */
     const char *session;     /* the session the runs join; NULL = "import:BASENAME" */
-    const char *select_build;/* keep only rows of this build: commit, "bNNNN" or NNNN */
+    const char *select_build;/* keep only rows of this build: commit (any length from 7: matched
+                                as bench_commit_matches does), "bNNNN" or NNNN */
     const char *select_model;/* keep only rows of this model_filename (path or basename) */
     const char *select_backend; /* keep only rows whose llama-bench "backends" is this ("CUDA",
                                    case-insensitive); the others are counted, never filed */
@@ -37,6 +38,8 @@ typedef struct bench_import_report {
     bench_format format;
     int sqlite_db;           /* the file was an SQLite database of -o sql rows */
     size_t rows;             /* results in the file */
+    size_t lines_skipped;    /* its lines that were not llama-bench output (a log, 2>&1) */
+    char first_skipped[80];  /* the first of them, cut short; "" when none */
     size_t rows_selected;    /* of which --select-build / --select-model / --select-backend kept */
     size_t rows_other_backend; /* of which --select-backend skipped (another backend's) */
     size_t runs_added;       /* one per consecutive parameter set */

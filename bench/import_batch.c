@@ -15,6 +15,7 @@ static cJSON *report_json(const char *file, const bench_import_report *rep)
     cJSON_AddStringToObject(j, "format", bench_format_name(rep->format));
     cJSON_AddBoolToObject(j, "sqlite_db", rep->sqlite_db);
     cJSON_AddNumberToObject(j, "rows", (double)rep->rows);
+    cJSON_AddNumberToObject(j, "lines_skipped", (double)rep->lines_skipped);
     cJSON_AddNumberToObject(j, "rows_selected", (double)rep->rows_selected);
     cJSON_AddNumberToObject(j, "rows_other_backend", (double)rep->rows_other_backend);
     cJSON_AddNumberToObject(j, "runs_added", (double)rep->runs_added);
@@ -84,7 +85,12 @@ int bench_import_batch_run(store *s, const bench_import_batch *b, const char *to
                 lvd_error(tool, "%s", err.msg);
                 rc = rep.fail == BENCH_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
             }
-        } else if (all) {
+            continue;
+        }
+        if (rep.lines_skipped)
+            lvd_warn(tool, "%s: skipped %zu %s not llama-bench output (the first: '%s')", b->files[i],
+                     rep.lines_skipped, rep.lines_skipped == 1 ? "line that is" : "lines that are", rep.first_skipped);
+        if (all) {
             cJSON_AddItemToArray(all, report_json(b->files[i], &rep));
         } else if (b->json) {
             lvd_json_emit(stdout, report_json(b->files[i], &rep));

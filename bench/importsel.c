@@ -16,7 +16,7 @@ static int build_selected(const bench_row *r, const char *want)
     char num[32];
     int64_t n;
     snprintf(num, sizeof num, "b%lld", (long long)r->build_number);
-    return (r->build_commit && !strcmp(r->build_commit, want)) || !strcmp(num, want) ||
+    return (r->build_commit && bench_commit_matches(r->build_commit, want)) || !strcmp(num, want) ||
            (lvd_parse_i64(want, &n) == 0 && n == r->build_number);
 }
 

@@ -9,6 +9,7 @@
 #include "bench/energy.h"
 #include "bench/group.h"
 #include "common/proc.h"
+#include "engine/argv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,17 +99,6 @@ int bench_tests_from_counts(const char *n_prompt, const char *n_gen, bench_test 
 
 /* --- one invocation ----------------------------------------------------- */
 
-typedef struct strv {
-    char **v;
-    size_t n;
-} strv;
-
-static void push_flag(strv *a, const char *flag, char *value)
-{
-    lvd_strv_push(&a->v, &a->n, lvd_xstrdup(flag));
-    lvd_strv_push(&a->v, &a->n, value);
-}
-
 enum { LIST_PP, LIST_TG, LIST_DEPTH };
 
 static int test_value(const bench_test *t, int which)
@@ -141,52 +131,46 @@ static int any_depth(const bench_invoke *inv)
     return 0;
 }
 
-/* Flag d of the group: its comma list when the arms pass it, else nothing. */
-static void push_ctx(strv *a, const bench_plan *plan, const bench_group *g, int d, const char *flag)
+int bench_group_cmd(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, int progress,
+                    engine_argv *out, lvd_err *err)
 {
-    char *list = bench_group_list(plan, g, d);
-    if (list)
-        push_flag(a, flag, list);
+    static const int ctx_list[ENGINE_LIST_COUNT] = {[ENGINE_LIST_FA] = BENCH_CTX_FA, [ENGINE_LIST_UB] = BENCH_CTX_UB,
+                                                    [ENGINE_LIST_CTK] = BENCH_CTX_CTK,
+                                                    [ENGINE_LIST_CTV] = BENCH_CTX_CTV, [ENGINE_LIST_T] = BENCH_CTX_T};
+    const bench_arm *arm = &plan->arms[g->arms[0]];
+    engine_help help;
+    engine_help_load(arm->flags, &help);
+    char *lists[ENGINE_LIST_COUNT];
+    engine_run r = {.kind = ENGINE_RUN_BENCH, .binary = arm->binary, .model = inv->model, .params = arm->params,
+                    .help = arm->flags ? &help : NULL, .reps = inv->reps, .no_warmup = inv->no_warmup,
+                    .progress = progress};
+    char *pp = token_list(inv, LIST_PP), *tg = token_list(inv, LIST_TG);
+    char *depth = any_depth(inv) ? token_list(inv, LIST_DEPTH) : NULL;
+    r.n_prompt = pp;
+    r.n_gen = tg;
+    r.n_depth = depth;
+    for (int i = 0; i < ENGINE_LIST_COUNT; i++)
+        r.lists[i] = lists[i] = bench_group_list(plan, g, ctx_list[i]);
+    int rc = engine_argv_build(&r, out, err);
+    for (int i = 0; i < ENGINE_LIST_COUNT; i++)
+        free(lists[i]);
+    free(pp);
+    free(tg);
+    free(depth);
+    engine_help_free(&help);
+    return rc;
 }
 
 char **bench_group_argv(const bench_plan *plan, const bench_group *g, const bench_invoke *inv)
 {
-    const bench_arm *arm = &plan->arms[g->arms[0]];
-    const lvd_params *p = &arm->params;
-    strv a = {0};
-    lvd_strv_push(&a.v, &a.n, lvd_xstrdup(arm->binary));
-    push_flag(&a, "-m", lvd_xstrdup(inv->model));
-    push_flag(&a, "-p", token_list(inv, LIST_PP));
-    push_flag(&a, "-n", token_list(inv, LIST_TG));
-    if (any_depth(inv))
-        push_flag(&a, "-d", token_list(inv, LIST_DEPTH));
-    push_flag(&a, "-r", lvd_xasprintf("%d", inv->reps));
-    push_flag(&a, "-o", lvd_xstrdup("jsonl"));
-    /* -v: the only way llama-bench prints what it allocated per device
-     * (bench/alloc.h; tests/fixtures/llama.cpp/alloc-b9749/) */
-    lvd_strv_push(&a.v, &a.n, lvd_xstrdup("-v"));
-    if (*p->device)
-        push_flag(&a, "-dev", lvd_xstrdup(p->device));
-    if (*p->split_mode)
-        push_flag(&a, "-sm", lvd_xstrdup(p->split_mode));
-    if (*p->tensor_split)
-        push_flag(&a, "-ts", lvd_xstrdup(p->tensor_split));
-    if (p->ngl >= 0)
-        push_flag(&a, "-ngl", lvd_xasprintf("%d", p->ngl));
-    push_ctx(&a, plan, g, BENCH_CTX_FA, "-fa");
-    push_ctx(&a, plan, g, BENCH_CTX_UB, "-ub");
-    push_ctx(&a, plan, g, BENCH_CTX_CTK, "-ctk");
-    push_ctx(&a, plan, g, BENCH_CTX_CTV, "-ctv");
-    if (p->n_cpu_moe > 0)
-        push_flag(&a, "-ncmoe", lvd_xasprintf("%d", p->n_cpu_moe));
-    if (p->fit_target > 0) /* llama.cpp's own fit places the model (bench/fitarm.h) */
-        push_flag(&a, "-fitt", lvd_xasprintf("%d", p->fit_target));
-    if (p->fit_target > 0 && p->fit_ctx > 0)
-        push_flag(&a, "-fitc", lvd_xasprintf("%d", p->fit_ctx));
-    push_ctx(&a, plan, g, BENCH_CTX_T, "-t");
-    if (inv->no_warmup)
-        lvd_strv_push(&a.v, &a.n, lvd_xstrdup("--no-warmup"));
-    return a.v;
+    engine_argv a;
+    lvd_err err = {{0}};
+    if (bench_group_cmd(plan, g, inv, 0, &a, &err) != 0)
+        return NULL;
+    char **v = a.argv;
+    a.argv = NULL;
+    engine_argv_free(&a);
+    return v;
 }
 
 char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv)
@@ -342,23 +326,65 @@ static void split_rows(const bench_plan *plan, const bench_group *g, const bench
     }
 }
 
+/* The runs of g's members from one process (res NULL: none ran) into out:
+ * each failed with why, or its rows of all split out; each carrying the
+ * argv note (what the build's --help left out). */
+/* The allocation lines of the group's process onto every run, beside the
+ * prediction for the group's members together (bench_alloc_group_pred: one
+ * process reports the largest of its contexts' buffers). */
+static void attach_alloc(const bench_plan *plan, const bench_group *g, const proc_result *res,
+                         bench_group_runs *out)
+{
+    const bench_arm **members = lvd_xcalloc(g->n ? g->n : 1, sizeof *members);
+    for (size_t i = 0; i < g->n; i++)
+        members[i] = &plan->arms[g->arms[i]];
+    bench_arm merged;
+    bench_alloc_group_pred(members, g->n, &merged);
+    free(members);
+    for (size_t i = 0; i < out->n; i++)
+        bench_alloc_attach(&merged, res->err.buf, res->err.len, &out->runs[i]);
+}
+
+static void group_runs(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, const proc_result *res,
+                       int64_t started, const char *why, const char *note, lvd_run *all, bench_group_runs *out)
+{
+    size_t slots = why ? 1 : bench_group_slots(g);
+    out->n = g->n * slots;
+    out->runs = lvd_xcalloc(out->n, sizeof *out->runs);
+    out->member = lvd_xcalloc(out->n, sizeof *out->member);
+    for (size_t i = 0; i < out->n; i++) {
+        run_init(&out->runs[i], &plan->arms[g->arms[i / slots]], res, started);
+        out->member[i] = i / slots;
+        out->runs[i].left_out = note ? lvd_xstrdup(note) : NULL;
+        if (why)
+            set_status(&out->runs[i], "failed", lvd_xstrdup(why));
+    }
+    if (!why)
+        split_rows(plan, g, inv, all, out->runs, slots);
+    if (res)
+        attach_alloc(plan, g, res, out);
+}
+
 int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, bench_group_runs *out,
                     lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     int64_t started = lvd_now();
     const bench_arm *first = &plan->arms[g->arms[0]];
-    char **argv = bench_group_argv(plan, g, inv);
+    proc_spec spec = {.timeout_ms = inv->timeout_ms};
+    energy_watch ew;
+    int progress = bench_energy_begin(inv->energy, g->arms[0], &spec, &ew);
+    engine_argv cmd;
+    lvd_err cmd_err = {{0}};
+    if (bench_group_cmd(plan, g, inv, progress, &cmd, &cmd_err) != 0) { /* the build lacks a flag it needs */
+        energy_watch_free(&ew);
+        group_runs(plan, g, inv, NULL, started, cmd_err.msg, NULL, NULL, out);
+        return 0;
+    }
     size_t n_env;
     char **env = lvd_split(first->params.env, ' ', &n_env);
-    proc_spec spec = {
-        .argv = (const char *const *)argv,
-        .env = n_env ? (const char *const *)env : NULL,
-        .timeout_ms = inv->timeout_ms,
-    };
-    energy_watch ew;
-    bench_energy_begin(inv->energy, g->arms[0], &argv, &spec, &ew);
-    spec.argv = (const char *const *)argv;
+    spec.argv = (const char *const *)cmd.argv;
+    spec.env = n_env ? (const char *const *)env : NULL;
     proc_result res;
     memset(&res, 0, sizeof res);
     int64_t t0 = inv->clock_ms ? inv->clock_ms(inv->clock_ctx) : 0;
@@ -366,9 +392,9 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
     bench_energy_end(inv->energy, &ew); /* the process ended: the last window closes */
     if (inv->clock_ms)
         res.wall_ms = inv->clock_ms(inv->clock_ctx) - t0;
-    lvd_strv_free(argv);
     lvd_strv_free(env);
     if (rc) {
+        engine_argv_free(&cmd);
         energy_watch_free(&ew);
         proc_result_free(&res);
         return -1;
@@ -384,27 +410,9 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
     if (!why)
         bench_energy_attach(inv->energy, g->arms[0], &ew, &all);
     energy_watch_free(&ew);
-    size_t slots = why ? 1 : bench_group_slots(g);
-    out->n = g->n * slots;
-    out->runs = lvd_xcalloc(out->n, sizeof *out->runs);
-    out->member = lvd_xcalloc(out->n, sizeof *out->member);
-    for (size_t i = 0; i < out->n; i++) {
-        run_init(&out->runs[i], &plan->arms[g->arms[i / slots]], &res, started);
-        out->member[i] = i / slots;
-        if (why)
-            set_status(&out->runs[i], "failed", lvd_xstrdup(why));
-    }
-    if (!why)
-        split_rows(plan, g, inv, &all, out->runs, slots);
-    const bench_arm **members = lvd_xcalloc(g->n ? g->n : 1, sizeof *members);
-    for (size_t i = 0; i < g->n; i++)
-        members[i] = &plan->arms[g->arms[i]];
-    bench_arm merged;
-    bench_alloc_group_pred(members, g->n, &merged);
-    free(members);
-    for (size_t i = 0; i < out->n; i++)
-        bench_alloc_attach(&merged, res.err.buf, res.err.len, &out->runs[i]);
+    group_runs(plan, g, inv, &res, started, why, cmd.note, &all, out);
     free(why);
+    engine_argv_free(&cmd);
     lvd_run_free(&all);
     proc_result_free(&res);
     return 0;

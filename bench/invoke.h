@@ -3,12 +3,16 @@
  * process group killed), and what came of it. The tests a session asks for
  * are parsed here too.
  *
- * One invocation:
+ * One invocation (engine/argv.h builds it):
  *   BIN -m MODEL -p P,.. -n N,.. [-d D,..] -r REPS -o jsonl -v [-dev SEL] [-ngl N]
  *       [-fa 0|1] [-ub U] [-ctk T] [-ctv T] [-ncmoe N] [-fitt MiB [-fitc N]] [-t T]
  *       (the arm's env added)
  *   -p 0 / -n 0 when no pp / tg test is asked; each list holds each value once
  *   (llama-bench crosses -p and -n with -d); -d only when a test has a depth.
+ *   A flag the build's --help does not list (recorded with its probe) is left
+ *   out, and every run of the invocation records the note saying so
+ *   (lvd_run.left_out); a build lacking a flag the invocation needs (-d for
+ *   a test at a depth) runs nothing: its runs fail with that reason.
  *   Outcomes (lvd_run.status):
  *   ok           every asked test came back with valid samples;
  *   failed       could not execute, timed out, killed by a signal, non-zero
@@ -37,6 +41,7 @@
 #include "bench/plan.h"
 #include "common/types.h"
 #include "common/util.h"
+#include "engine/argv.h"
 
 #include <stddef.h>
 
@@ -86,11 +91,17 @@ typedef struct bench_group_runs {
     int timed_out;                 /* it was killed at inv.timeout_ms */
 } bench_group_runs;
 
-/* The argv of one invocation of arm (NULL-terminated; free with lvd_strv_free). */
-char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv);
-/* The argv of one invocation of group g of plan: the first arm's, with the
- * group's comma lists for the context flags. */
+/* The llama-bench command of one invocation of group g of plan (engine/argv.h,
+ * over the first arm's recorded --help flags): the first arm's parameters
+ * with the group's comma lists for the context flags, and --progress when
+ * progress is set. 0, or -1 with err when the build lacks a flag it needs. */
+int bench_group_cmd(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, int progress,
+                    engine_argv *out, lvd_err *err);
+/* Its argv alone (NULL-terminated; free with lvd_strv_free); NULL when it
+ * cannot be built. */
 char **bench_group_argv(const bench_plan *plan, const bench_group *g, const bench_invoke *inv);
+/* The argv of one invocation of arm alone. */
+char **bench_arm_argv(const bench_arm *arm, const bench_invoke *inv);
 
 /* The result of run for test ("tg128"), or NULL when it has none. */
 const lvd_result *bench_run_result(const lvd_run *run, const char *test);

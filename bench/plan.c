@@ -391,6 +391,7 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
     for (size_t i = 0; i < n; i++) {
         const lvd_engine *e = &engines[i];
         const lvd_probe *pr = &probes[i];
+        size_t first = out->n_arms;
         char *binary = lvd_xasprintf("%s/llama-bench", e->dir ? e->dir : ".");
         if (access(binary, X_OK) != 0) {
             bench_plan_add_skip(out, e, binary, NULL, lvd_xasprintf("no executable llama-bench in %s", e->dir));
@@ -415,6 +416,8 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
             bench_plan_split_arms(out, e, binary, pr, sets, n_sets,
                                   o->split_modes ? o->split_modes[i] : ENGINE_SM_ASSUMED, o);
         }
+        for (size_t k = first; k < out->n_arms; k++) /* what the invocations may pass */
+            out->arms[k].flags = pr->flags ? lvd_xstrdup(pr->flags) : NULL;
         free(binary);
     }
     return 0;
@@ -428,6 +431,7 @@ void bench_plan_free(bench_plan *p)
         free(p->arms[i].engine);
         free(p->arms[i].build);
         free(p->arms[i].binary);
+        free(p->arms[i].flags);
         free(p->arms[i].label);
         free(p->arms[i].placement);
     }
@@ -468,7 +472,9 @@ size_t bench_plan_add_variant(bench_plan *p, size_t base, const lvd_params *para
     char *binary = lvd_xstrdup(b->binary), backend[16];
     snprintf(backend, sizeof backend, "%s", b->backend);
     int gpu = b->gpu; /* b dies with the realloc below */
+    char *flags = b->flags ? lvd_xstrdup(b->flags) : NULL;
     add_arm(p, &e, binary, backend, gpu ? &d : NULL, params, placement);
+    p->arms[p->n_arms - 1].flags = flags;
     predict(p, o, gpu ? &d : NULL, NULL); /* a variant of one device (a rung, a fit arm), never a split */
     free(e.name);
     free(e.build);

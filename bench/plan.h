@@ -60,6 +60,8 @@ typedef struct bench_arm {
     char *engine;          /* the engine's name */
     char *build;           /* the engine's build id ("unknown" when not recorded) */
     char *binary;          /* DIR/llama-bench */
+    char *flags;           /* the flags the engine's tools list, as its probe recorded them
+                              (engine/help.h); NULL: not known (every flag is passed) */
     char backend[16];      /* "cpu" or the device's backend ("cuda", "vulkan") */
     char device_name[256]; /* "" for the CPU arm */
     int gpu;               /* GPU flags were asked (-dev / -ngl > 0) */
@@ -123,7 +125,7 @@ typedef struct bench_plan_opts {
                             * llama-bench accepts (engine/splitmodes.h); NULL = assumed */
     const char *const *sm; /* -sm values for split arms; default layer, row, tensor */
     size_t n_sm;
-    const char *ts;        /* -ts for split arms ("3/1"); NULL = by free memory */
+    const char *ts;        /* -ts for split arms ("3/1", or "3,1"); NULL = by free memory */
     const gguf_shape *shape; /* the model's; NULL or !known: no placement */
     uint32_t ctx;          /* tokens of KV llama-bench allocates (max n_depth + n_prompt +
                             * n_gen of the tests): what each arm's prediction prices */
@@ -137,8 +139,9 @@ typedef struct bench_plan_opts {
 } bench_plan_opts;
 
 /* The split modes (ENGINE_SM_* bits) each engine's llama-bench accepts, from
- * its --help, asked only of engines whose probe lists two or more distinct
- * cards (ENGINE_SM_ASSUMED for the others): what bench_plan_opts.split_modes
+ * what its --help lists as its probe recorded it (read now when the probe
+ * kept none), for engines whose probe lists two or more distinct cards
+ * (ENGINE_SM_ASSUMED for the others): what bench_plan_opts.split_modes
  * takes. Malloc'd, one per engine. */
 int *bench_split_modes_probe(const lvd_engine *engines, const lvd_probe *probes, size_t n);
 

@@ -110,6 +110,17 @@ static char *set_visibility(const bench_split_set *s, const lvd_probe *pr)
     return vis;
 }
 
+/* -ts as the user gave it, llama-server's "3,1" or llama-bench's "3/1", in
+ * buf as llama-bench's. */
+static const char *ts_slashed(const char *ts, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ts);
+    for (char *c = buf; *c; c++)
+        if (*c == ',')
+            *c = '/';
+    return buf;
+}
+
 /* 1 when mode (a name) is asked: in opts.sm, or by default and accepted. */
 static int mode_asked(const bench_plan_opts *o, const char *mode)
 {
@@ -136,7 +147,7 @@ static void set_arms(bench_plan *p, const lvd_engine *e, const char *binary, con
     }
     char ts[64] = "";
     if (o->ts)
-        snprintf(ts, sizeof ts, "%s", o->ts);
+        ts_slashed(o->ts, ts, sizeof ts);
     else if (s->priced)
         snprintf(ts, sizeof ts, "%s", s->spread.tensor_split);
     sp.tensor_split = ts;
@@ -178,8 +189,9 @@ int bench_split_opts_check(const bench_plan_opts *o, lvd_err *err)
     if (!o->ts)
         return 0;
     size_t n;
-    char **parts = lvd_split(o->ts, '/', &n);
-    int bad = n < 2 || strlen(o->ts) >= sizeof(((lvd_params *)0)->tensor_split);
+    char ts[sizeof(((lvd_params *)0)->tensor_split)];
+    char **parts = lvd_split(ts_slashed(o->ts, ts, sizeof ts), '/', &n);
+    int bad = n < 2 || strlen(o->ts) >= sizeof ts;
     for (size_t i = 0; i < n && !bad; i++) {
         double v;
         bad = lvd_parse_double(parts[i], &v) != 0 || !(v >= 0);
@@ -198,9 +210,10 @@ int *bench_split_modes_probe(const lvd_engine *engines, const lvd_probe *probes,
         modes[i] = ENGINE_SM_ASSUMED;
         if (engine_cards_count(probes[i].devices, probes[i].n_devices) < 2)
             continue;
-        char *binary = lvd_xasprintf("%s/llama-bench", engines[i].dir ? engines[i].dir : ".");
-        modes[i] = engine_split_modes_probe(binary, 10000);
-        free(binary);
+        engine_help help;
+        engine_help_recorded(engines[i].dir ? engines[i].dir : ".", probes[i].flags, &help);
+        modes[i] = engine_split_modes_of(&help);
+        engine_help_free(&help);
     }
     return modes;
 }

@@ -208,6 +208,8 @@ static void print_problems(FILE *f, const bench_session *s)
                     lvd_ansi(f, RESET), arm_name(s, i), st->failures, st->reason);
         else if (st->failures)
             fprintf(f, "failed once (retried): %s: %s\n", arm_name(s, i), st->reason);
+        if (st->left_out) /* the engine's llama-bench lacks a flag the arm asks */
+            fprintf(f, "left out: %s: %s\n", arm_name(s, i), st->left_out);
     }
     for (size_t i = 0; i < s->plan->n_skips; i++) {
         const bench_skip *k = &s->plan->skips[i];
@@ -253,14 +255,13 @@ static cJSON *params_json(const lvd_params *p)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "device", lvd_json_text(p->device));
-    cJSON_AddItemToObject(o, "ngl", p->ngl >= 0 ? cJSON_CreateNumber(p->ngl) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "fa", p->fa >= 0 ? cJSON_CreateNumber(p->fa) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "ubatch", p->ubatch > 0 ? cJSON_CreateNumber(p->ubatch) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "ngl", lvd_json_num_if(p->ngl >= 0, p->ngl));
+    cJSON_AddItemToObject(o, "fa", lvd_json_num_if(p->fa >= 0, p->fa));
+    cJSON_AddItemToObject(o, "ubatch", lvd_json_num_if(p->ubatch > 0, p->ubatch));
     cJSON_AddItemToObject(o, "type_k", lvd_json_text(p->type_k));
     cJSON_AddItemToObject(o, "type_v", lvd_json_text(p->type_v));
-    cJSON_AddItemToObject(o, "n_cpu_moe",
-                          p->n_cpu_moe > 0 ? cJSON_CreateNumber(p->n_cpu_moe) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "threads", p->threads > 0 ? cJSON_CreateNumber(p->threads) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "n_cpu_moe", lvd_json_num_if(p->n_cpu_moe > 0, p->n_cpu_moe));
+    cJSON_AddItemToObject(o, "threads", lvd_json_num_if(p->threads > 0, p->threads));
     cJSON_AddStringToObject(o, "env", p->env);
     return o;
 }
@@ -275,8 +276,7 @@ static cJSON *arm_json(const bench_session *s, size_t i)
     cJSON_AddNumberToObject(o, "engine_id", (double)a->engine_id);
     cJSON_AddStringToObject(o, "build", a->build);
     cJSON_AddStringToObject(o, "backend", a->backend);
-    cJSON_AddItemToObject(o, "device", *a->params.device ? cJSON_CreateString(a->params.device)
-                                                         : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "device", lvd_json_text(a->params.device));
     cJSON_AddStringToObject(o, "device_name", a->device_name);
     cJSON_AddItemToObject(o, "params", params_json(&a->params));
     cJSON_AddStringToObject(o, "arm_key", a->arm_key);
@@ -286,10 +286,10 @@ static cJSON *arm_json(const bench_session *s, size_t i)
     cJSON_AddNumberToObject(o, "runs", (double)st->runs);
     cJSON_AddNumberToObject(o, "failures", (double)st->failures);
     cJSON_AddItemToObject(o, "placement", lvd_json_str(a->placement));
-    cJSON_AddItemToObject(o, "rung_of",
-                          a->rung_of ? cJSON_CreateNumber((double)(a->rung_of - 1)) : cJSON_CreateNull());
-    cJSON_AddItemToObject(o, "fit_of",
-                          a->fit_of ? cJSON_CreateNumber((double)(a->fit_of - 1)) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "rung_of", lvd_json_num_if(a->rung_of != 0, (double)a->rung_of - 1));
+    cJSON_AddItemToObject(o, "fit_of", lvd_json_num_if(a->fit_of != 0, (double)a->fit_of - 1));
+    if (st->left_out) /* only then: every other arm stays as it was */
+        cJSON_AddStringToObject(o, "left_out", st->left_out);
     return o;
 }
 
@@ -297,15 +297,14 @@ static cJSON *ranking_json(const bench_session *s, const stats_ranking *r, int t
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "state", stats_rank_state_name(r->state));
-    cJSON_AddItemToObject(o, "leader", r->leader != STATS_NO_ARM ? cJSON_CreateNumber((double)r->leader)
-                                                               : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "leader", lvd_json_num_if(r->leader != STATS_NO_ARM, (double)r->leader));
     cJSON_AddNumberToObject(o, "m", (double)r->m);
     cJSON *rows = cJSON_AddArrayToObject(o, "ranking");
     for (size_t i = 0; i < r->n; i++) {
         const stats_rank_entry *e = &r->v[i];
         cJSON *row = cJSON_CreateObject();
         cJSON_AddNumberToObject(row, "arm", (double)e->arm);
-        cJSON_AddItemToObject(row, "rank", e->rank ? cJSON_CreateNumber((double)e->rank) : cJSON_CreateNull());
+        cJSON_AddItemToObject(row, "rank", lvd_json_num_if(e->rank != 0, (double)e->rank));
         cJSON_AddStringToObject(row, "status", rank_status(s, r, e->arm));
         if (t >= 0) {
             const bench_series *se = &s->st[e->arm].series[t];
@@ -339,8 +338,7 @@ static void add_undecided(cJSON *arr, const bench_session *s, const char *what, 
         cJSON_AddStringToObject(o, "criterion", what);
         cJSON_AddNumberToObject(o, "arm", (double)e->arm);
         cJSON_AddStringToObject(o, "label", arm_name(s, e->arm));
-        cJSON_AddItemToObject(o, "leader", r->leader != STATS_NO_ARM ? cJSON_CreateNumber((double)r->leader)
-                                                                   : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "leader", lvd_json_num_if(r->leader != STATS_NO_ARM, (double)r->leader));
         cJSON_AddItemToObject(o, "comparison",
                               e->has_vs_leader ? stats_comparison_json(&e->vs_leader) : cJSON_CreateNull());
         cJSON_AddItemToArray(arr, o);

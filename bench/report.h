@@ -21,13 +21,15 @@ struct store;
  * IGNORED", "no samples". */
 const char *bench_report_status(const bench_session *s, size_t t, size_t arm);
 
-/* Prints the tables, decisions, undecided comparisons, failures and skips
+/* Prints the tables, decisions, undecided comparisons, failures, the flags
+ * an arm's engine left out ("left out: ARM: ...", engine/argv.h) and skips
  * (colour through lvd_ansi). */
 void bench_report_print(FILE *f, const bench_session *s);
 
 /* The session as one JSON object (model, artifact, session, host,
- * objective, stop, rounds, wall_ms, runs, arms, skipped, tests with their
- * rankings and comparisons, weighted ranking, undecided). Caller owns it. */
+ * objective, stop, rounds, wall_ms, runs, arms (with left_out only where
+ * flags were left out), skipped, tests with their rankings and
+ * comparisons, weighted ranking, undecided). Caller owns it. */
 struct cJSON *bench_report_json(const bench_session *s);
 
 /* Warns (lvd_warn as tool, one line per device) about every device the

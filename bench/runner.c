@@ -211,6 +211,8 @@ static void absorb(bench_session *s, size_t arm, const lvd_run *run, int cut)
 {
     bench_arm_state *st = &s->st[arm];
     st->runs++;
+    if (run->left_out && !st->left_out) /* the same for every run of the arm: kept once */
+        st->left_out = lvd_xstrdup(run->left_out);
     if (!strcmp(run->status, "ok")) {
         s->runs_ok++;
         st->runs_ok++;
@@ -526,6 +528,7 @@ void bench_session_free(bench_session *s)
         free(s->st[i].joules);
         free(s->st[i].series);
         free(s->st[i].reason);
+        free(s->st[i].left_out);
     }
     free(s->st);
     for (size_t t = 0; s->by_test && t < s->o.inv.n_tests; t++)

@@ -96,6 +96,8 @@ typedef struct bench_arm_state {
     int budget_cut;                /* needed, but no invocation fit the budget left */
     bench_arm_cost cost;           /* what one repetition costs (bench/cost.h) */
     char *reason;                  /* the last failure's reason; NULL when none */
+    char *left_out;                /* the flags its engine's --help does not list, left out of
+                                      its invocations (lvd_run.left_out); NULL when none */
     bench_series *series;          /* one per test of the session: tokens/s, or tokens per
                                       joule under a per-joule objective (stats/rank.h) */
     struct bench_joules *joules;   /* one per test: tokens per joule (bench/energy.h) */

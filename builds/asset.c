@@ -45,6 +45,28 @@ int builds_valid(const char *build)
     return strspn(build + 1, "0123456789") == n;
 }
 
+int builds_opt_build(const lvd_opt *o, void *field, const char *arg, lvd_err *err)
+{
+    (void)o;
+    if (!builds_valid(arg))
+        return lvd_errf(err, "wants a build like b10715, not '%s'", arg);
+    *(const char **)field = arg;
+    return 0;
+}
+
+int builds_opt_flavour(const lvd_opt *o, void *field, const char *arg, lvd_err *err)
+{
+    (void)o;
+    if (!builds_flavour_canonical(arg)) {
+        char *known = builds_flavour_list();
+        lvd_errf(err, "wants a known flavour (%s), not '%s'", known, arg);
+        free(known);
+        return -1;
+    }
+    *(const char **)field = arg;
+    return 0;
+}
+
 static const flavour *find_flavour(const char *name)
 {
     if (!name)

@@ -5,6 +5,7 @@
 #ifndef LVD_BUILDS_ASSET_H
 #define LVD_BUILDS_ASSET_H
 
+#include "common/opt.h"
 #include "common/util.h"
 
 #include <stddef.h>
@@ -23,6 +24,13 @@ const char *builds_flavour_canonical(const char *flavour);
 
 /* Every known flavour, comma-separated, for error messages; malloc'd. */
 char *builds_flavour_list(void);
+
+/* The entries of a build and a flavour in a tool's option table
+ * (common/opt.h): the value as given, into a const char * field, when it is a
+ * build tag or a known flavour. */
+int builds_opt_build(const lvd_opt *o, void *field, const char *arg, lvd_err *err);
+int builds_opt_flavour(const lvd_opt *o, void *field, const char *arg, lvd_err *err);
+#define BUILDS_OPT_FLAVOUR .spell = "--flavour, --flavor", .arg = "F", .kind = LVD_OPT_CALL, .call = builds_opt_flavour
 
 /* The asset names a release may carry for (build, flavour), the current naming
  * first: names[i] are malloc'd, *n is set. Fails with a message naming the

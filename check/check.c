@@ -9,6 +9,7 @@
 
 #include "common/cli.h"
 #include "common/proc.h"
+#include "engine/argv.h"
 #include "engine/cudaarch.h"
 #include "engine/visibility.h"
 
@@ -70,32 +71,32 @@ void check_judge(const check_ppl *out, double base_ppl, const check_opts *o, lvd
     lvd_sb_free(&why);
 }
 
-char **check_argv(const char *binary, const check_opts *o, const char *base_file,
-                        int compare, const char *device)
+int check_cmd(const char *binary, const char *flags, const check_opts *o, const char *base_file, int compare,
+              const char *device, engine_argv *out, lvd_err *err)
 {
-    size_t n = 0;
-    char **v = lvd_xcalloc(24, sizeof *v);
-    v[n++] = lvd_xstrdup(binary);
-    v[n++] = lvd_xstrdup("-m");
-    v[n++] = lvd_xstrdup(o->model);
-    v[n++] = lvd_xstrdup("-f");
-    v[n++] = lvd_xstrdup(o->text);
-    v[n++] = lvd_xstrdup("-c");
-    v[n++] = lvd_xasprintf("%d", CHECK_CTX);
-    v[n++] = lvd_xstrdup("--chunks");
-    v[n++] = lvd_xasprintf("%d", CHECK_CHUNKS);
-    v[n++] = lvd_xstrdup("--kl-divergence-base");
-    v[n++] = lvd_xstrdup(base_file);
-    if (compare)
-        v[n++] = lvd_xstrdup("--kl-divergence");
-    if (device) {
-        int none = !strcmp(device, "none");
-        v[n++] = lvd_xstrdup("-ngl");
-        v[n++] = lvd_xstrdup(none ? "0" : "99");
-        v[n++] = lvd_xstrdup("-dev");
-        v[n++] = lvd_xstrdup(device);
+    engine_help help;
+    engine_help_load(flags, &help);
+    engine_run r = {.kind = ENGINE_RUN_PERPLEXITY, .binary = binary, .model = o->model, .help = flags ? &help : NULL,
+                    .text = o->text, .ctx = CHECK_CTX, .chunks = CHECK_CHUNKS, .kld_base = base_file, .kld = compare};
+    lvd_params_init(&r.params);
+    if (device) { /* "none": the GPU engine's CPU reference */
+        snprintf(r.params.device, sizeof r.params.device, "%s", device);
+        r.params.ngl = strcmp(device, "none") ? 99 : 0;
     }
-    v[n] = NULL;
+    int rc = engine_argv_build(&r, out, err);
+    engine_help_free(&help);
+    return rc;
+}
+
+char **check_argv(const char *binary, const check_opts *o, const char *base_file, int compare, const char *device)
+{
+    engine_argv a;
+    lvd_err err = {{0}};
+    if (check_cmd(binary, NULL, o, base_file, compare, device, &a, &err) != 0)
+        return NULL;
+    char **v = a.argv;
+    a.argv = NULL;
+    engine_argv_free(&a);
     return v;
 }
 
@@ -148,53 +149,58 @@ static void add_skip(check_report *r, const lvd_engine *e, const char *fmt, cons
     free(why);
 }
 
-/* Runs e's llama-perplexity (check_argv: against base_file when
- * compare, on device dev); on success parses into out and returns 1; else
- * sets c to error with the reason and returns 0 (-1: the runner failed). */
-static int run_ppl(store *s, const lvd_engine *e, const check_opts *o, const char *base_file, int compare,
-                   const char *dev, lvd_check *c, check_ppl *out, lvd_err *err)
+/* What one finished run says: 1 parsed into out, 0 c set to error. */
+static int judge_run(const proc_result *res, const char *binary, lvd_check *c, check_ppl *out)
 {
-    char *bin = ppl_binary(e);
-    char **argv = check_argv(bin, o, base_file, compare, dev);
-    free(bin);
-    size_t n_env;
-    char **env = lvd_split(c->env, ' ', &n_env); /* the visibility the device needs */
-    proc_spec spec = {.argv = (const char *const *)argv, .env = n_env ? (const char *const *)env : NULL,
-                      .timeout_ms = o->timeout_ms};
-    proc_result res;
-    memset(&res, 0, sizeof res);
-    if (proc_run(&spec, &res, err)) {
-        proc_result_free(&res);
-        lvd_strv_free(argv);
-        lvd_strv_free(env);
-        return -1;
-    }
-    /* its log names the CUDA archs the build was compiled for: kept with the probe */
-    if (engine_cuda_archs_note(s, e, lvd_sb_str(&res.err), err) != 0) {
-        proc_result_free(&res);
-        lvd_strv_free(argv);
-        return -1;
-    }
-    int ok = 0;
     char what[256];
-    proc_describe(&res, what, sizeof what);
-    if (!proc_ok(&res)) {
-        char *tail = proc_tail(lvd_sb_str(&res.err), STDERR_TAIL_LINES);
+    proc_describe(res, what, sizeof what);
+    if (!proc_ok(res)) {
+        char *tail = proc_tail(lvd_sb_str(&res->err), STDERR_TAIL_LINES);
         for (char *p = tail; *p; p++)
             if (*p == '\n')
                 *p = ' ';
-        set_status(c, "error", lvd_xasprintf("%s%s%s%s", what, res.timed_out ? " (process group killed)" : "",
+        set_status(c, "error", lvd_xasprintf("%s%s%s%s", what, res->timed_out ? " (process group killed)" : "",
                                              *tail ? ": " : "", tail));
         free(tail);
-    } else {
-        lvd_err perr = {0};
-        if (check_ppl_parse(lvd_sb_str(&res.out), lvd_sb_str(&res.err), argv[0], out, &perr))
-            set_status(c, "error", lvd_xasprintf("unparsable output: %s", perr.msg));
-        else
-            ok = 1;
+        return 0;
     }
+    lvd_err perr = {0};
+    if (check_ppl_parse(lvd_sb_str(&res->out), lvd_sb_str(&res->err), binary, out, &perr) == 0)
+        return 1;
+    set_status(c, "error", lvd_xasprintf("unparsable output: %s", perr.msg));
+    return 0;
+}
+
+/* Runs e's llama-perplexity (check_cmd over flags, what e's tools list:
+ * against base_file when compare, on device dev); on success parses into
+ * out and returns 1; else sets it's check to error with the reason and
+ * returns 0 (-1: the runner failed). What the build left out is it's note. */
+static int run_ppl(store *s, const lvd_engine *e, const char *flags, const check_opts *o, const char *base_file,
+                   int compare, const char *dev, check_item *it, check_ppl *out, lvd_err *err)
+{
+    lvd_check *c = &it->check;
+    char *bin = ppl_binary(e);
+    engine_argv cmd;
+    lvd_err cerr = {{0}};
+    int built = check_cmd(bin, flags, o, base_file, compare, dev, &cmd, &cerr);
+    free(bin);
+    if (built != 0) { /* the build lacks a flag the check needs */
+        set_status(c, "error", lvd_xstrdup(cerr.msg));
+        return 0;
+    }
+    it->left_out = cmd.note ? lvd_xstrdup(cmd.note) : NULL;
+    size_t n_env;
+    char **env = lvd_split(c->env, ' ', &n_env); /* the visibility the device needs */
+    proc_spec spec = {.argv = (const char *const *)cmd.argv, .env = n_env ? (const char *const *)env : NULL,
+                      .timeout_ms = o->timeout_ms};
+    proc_result res;
+    memset(&res, 0, sizeof res);
+    int ok = -1;
+    /* its log names the CUDA archs the build was compiled for: kept with the probe */
+    if (proc_run(&spec, &res, err) == 0 && engine_cuda_archs_note(s, e, lvd_sb_str(&res.err), err) == 0)
+        ok = judge_run(&res, cmd.argv[0], c, out);
     proc_result_free(&res);
-    lvd_strv_free(argv);
+    engine_argv_free(&cmd);
     lvd_strv_free(env);
     return ok;
 }
@@ -233,14 +239,14 @@ static long pick_reference(const lvd_engine *engines, const lvd_probe *probes, s
 }
 
 /* The reference run: writes base_file. 1 ok, 0 failed (recorded), -1 store. */
-static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const check_opts *o,
+static int run_reference(store *s, const lvd_engine *e, const char *flags, int gpu_ref, const check_opts *o,
                          const char *base_file, check_report *r, double *base_ppl, lvd_err *err)
 {
     check_item *it = check_add_item(r, e, LVD_BACKEND_CPU, NULL, o);
     it->reference = 1;
     lvd_progress("check: CPU reference on %s", e->name);
     check_ppl out;
-    int rc = run_ppl(s, e, o, base_file, 0, gpu_ref ? "none" : NULL, &it->check, &out, err);
+    int rc = run_ppl(s, e, flags, o, base_file, 0, gpu_ref ? "none" : NULL, it, &out, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -260,15 +266,15 @@ static int run_reference(store *s, const lvd_engine *e, int gpu_ref, const check
     return store_check_put(s, &it->check, err) ? -1 : rc;
 }
 
-/* One comparison of engine e on dev (NULL: a CPU engine), carrying the
- * visibility variables dev needs from probe_env, its probe's environment. */
-static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, const char *probe_env,
+/* One comparison of engine e (probe pr) on dev (NULL: a CPU engine),
+ * carrying the visibility variables dev needs from its probe's environment. */
+static int run_compare(store *s, const lvd_engine *e, const lvd_probe *pr, const lvd_device *dev,
                        const check_opts *o, const char *base_file, double base_ppl,
                        const char *ref_failure, check_report *r, lvd_err *err)
 {
     check_item *it = check_add_item(r, e, dev ? dev->backend : LVD_BACKEND_CPU, dev, o);
     if (dev) {
-        char *vis = engine_visibility_for_device(probe_env, dev->backend);
+        char *vis = engine_visibility_for_device(pr->env, dev->backend);
         snprintf(it->check.env, sizeof it->check.env, "%s", vis);
         free(vis);
     }
@@ -282,7 +288,7 @@ static int run_compare(store *s, const lvd_engine *e, const lvd_device *dev, con
     }
     lvd_progress("check: %s %s", e->name, dev ? dev->selector : "cpu");
     check_ppl out;
-    int rc = run_ppl(s, e, o, base_file, 1, dev ? dev->selector : NULL, &it->check, &out, err);
+    int rc = run_ppl(s, e, pr->flags, o, base_file, 1, dev ? dev->selector : NULL, it, &out, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -314,7 +320,7 @@ int check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size
     }
     char *base_file = lvd_xasprintf("%s/kld-base.bin", dir_tmpl);
     double base_ppl = NAN;
-    int rc = run_reference(s, &engines[ref], gpu_ref, o, base_file, out, &base_ppl, err);
+    int rc = run_reference(s, &engines[ref], probes[ref].flags, gpu_ref, o, base_file, out, &base_ppl, err);
     char *ref_failure = rc == 0 ? lvd_xstrdup(out->items[0].check.reason ? out->items[0].check.reason : "?")
                                 : NULL;
     for (size_t i = 0; i < n && rc >= 0; i++) {
@@ -322,12 +328,12 @@ int check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size
             continue;
         if (probes[i].n_devices == 0) {
             if ((long)i != ref)
-                rc = run_compare(s, &engines[i], NULL, NULL, o, base_file, base_ppl, ref_failure, out, err)
+                rc = run_compare(s, &engines[i], &probes[i], NULL, o, base_file, base_ppl, ref_failure, out, err)
                          ? -1 : rc;
             continue;
         }
         for (size_t d = 0; d < probes[i].n_devices && rc >= 0; d++)
-            rc = run_compare(s, &engines[i], &probes[i].devices[d], probes[i].env, o, base_file, base_ppl,
+            rc = run_compare(s, &engines[i], &probes[i], &probes[i].devices[d], o, base_file, base_ppl,
                              ref_failure, out, err) ? -1 : rc;
     }
     lvd_progress_done();
@@ -346,6 +352,7 @@ void check_report_free(check_report *r)
         free(r->items[i].engine);
         free(r->items[i].check.host);
         free(r->items[i].check.reason);
+        free(r->items[i].left_out);
     }
     free(r->items);
     for (size_t i = 0; i < r->n_skipped; i++)

@@ -40,6 +40,7 @@
 #include "check/pplout.h"
 #include "common/types.h"
 #include "common/util.h"
+#include "engine/argv.h"
 #include "store/store.h"
 
 #include <stddef.h>
@@ -89,6 +90,8 @@ typedef struct check_item {
     char device_name[256];
     int reference;             /* the CPU reference (status "base") */
     lvd_check check;           /* as recorded (device "" for CPU engines) */
+    char *left_out;            /* the flags the build's --help does not list, left out of its
+                                  llama-perplexity run (engine/argv.h note); NULL: none */
 } check_item;
 
 typedef struct check_report {
@@ -143,15 +146,21 @@ void check_import_opts_init(check_import_opts *o);
 int check_import(store *s, const check_import_opts *o, check_report *out, int *exit_code,
                        lvd_err *err);
 
-/* The argv of one llama-perplexity run (NULL-terminated; lvd_strv_free):
+/* The command of one llama-perplexity run (engine/argv.h, over flags, what
+ * the engine's tools list as its probe recorded them; NULL: not known):
  * compare 0 writes base_file, 1 compares with it; device NULL = no GPU flag,
  * "none" = the GPU engine's CPU reference (-ngl 0 -dev none), else -ngl 99
- * -dev DEVICE. */
-char **check_argv(const char *binary, const check_opts *o, const char *base_file,
-                        int compare, const char *device);
+ * -dev DEVICE. 0, or -1 with err when the build lacks a flag it needs. */
+int check_cmd(const char *binary, const char *flags, const check_opts *o, const char *base_file, int compare,
+              const char *device, engine_argv *out, lvd_err *err);
+/* Its argv alone, for a build whose flags are not known (NULL-terminated;
+ * lvd_strv_free). */
+char **check_argv(const char *binary, const check_opts *o, const char *base_file, int compare, const char *device);
 
-/* Prints the table and the tolerances (o->text NULL: imported captures);
- * JSON of the same; the exit code
+/* Prints the table, a line per item whose build left a flag out
+ * ("left out: ENGINE DEVICE: ...") and the tolerances (o->text NULL:
+ * imported captures); JSON of the same (left_out only on those items); the
+ * exit code
  * (LVD_EXIT_OK all pass or nothing to check, LVD_EXIT_PARTIAL some device
  * failed or errored, LVD_EXIT_FAIL the reference failed). */
 void check_print(FILE *f, const check_report *r, const check_opts *o);

@@ -47,6 +47,10 @@ void check_print(FILE *f, const check_report *r, const check_opts *o)
                 lvd_ansi(f, "\033[0m"), kld, top, ppl, ratio,
                 c->reason ? c->reason : (it->reference ? "the CPU reference" : ""));
     }
+    for (size_t i = 0; i < r->n; i++)
+        if (r->items[i].left_out)
+            fprintf(f, "left out: %s %s: %s\n", r->items[i].engine,
+                    *r->items[i].check.device ? r->items[i].check.device : "-", r->items[i].left_out);
     for (size_t i = 0; i < r->n_skipped; i++)
         fprintf(f, "skipped: %s\n", r->skipped[i]);
     fprintf(f, "pass: mean KLD <= %g and |PPL ratio - 1| <= %g", o->kld_max, o->ppl_tol);
@@ -69,8 +73,7 @@ cJSON *check_json(const check_report *r, const check_opts *o)
     cJSON *tol = cJSON_AddObjectToObject(root, "tolerances");
     cJSON_AddNumberToObject(tol, "kld_max", o->kld_max);
     cJSON_AddNumberToObject(tol, "ppl_tol", o->ppl_tol);
-    cJSON_AddItemToObject(tol, "top_p_min", o->top_p_min >= 0 ? cJSON_CreateNumber(o->top_p_min)
-                                                               : cJSON_CreateNull());
+    cJSON_AddItemToObject(tol, "top_p_min", lvd_json_num_if(o->top_p_min >= 0, o->top_p_min));
     cJSON *arr = cJSON_AddArrayToObject(root, "checks");
     for (size_t i = 0; i < r->n; i++) {
         const check_item *it = &r->items[i];
@@ -90,6 +93,8 @@ cJSON *check_json(const check_report *r, const check_opts *o)
         cJSON_AddItemToObject(x, "ppl_base", lvd_json_num(c->ppl_base));
         cJSON_AddItemToObject(x, "ppl_ratio", lvd_json_num(c->ppl_ratio));
         cJSON_AddItemToObject(x, "reason", lvd_json_str(c->reason));
+        if (it->left_out) /* only then: every other item stays as it was */
+            cJSON_AddStringToObject(x, "left_out", it->left_out);
         cJSON_AddItemToArray(arr, x);
     }
     cJSON *sk = cJSON_AddArrayToObject(root, "skipped");

@@ -1,7 +1,8 @@
 # cmake/Man.cmake: a man page for lvd and every lvd-TOOL, generated at build
-# time by help2man from the built tool's --help and --version (see
-# cmake/ManPage.cmake), installed to share/man/man1. Without help2man the
-# pages are skipped with a message; scripts/deps installs it.
+# time by help2man from the built tool's --help and --version and the tool's
+# prose in man/lvd-TOOL.h2m (see cmake/ManPage.cmake), installed to
+# share/man/man1. Without help2man the pages are skipped with a message;
+# scripts/deps installs it.
 find_program(HELP2MAN help2man)
 set(LVD_MAN_PAGES "")
 if(NOT HELP2MAN)

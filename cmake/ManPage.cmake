@@ -2,13 +2,16 @@
 #   cmake -DHELP2MAN=... -DTOOL=bin/lvd-X -DLVD=bin/lvd -DTOOLS=lvd,lvd-X,...
 #         -DREADME=README.md -DMANDIR=man -DLVD_DATADIR=/usr/share/llama-verdict
 #         -DOUT=man/lvd-X.1 -P cmake/ManPage.cmake
-# Everything on the page comes from what exists already, so it cannot drift:
-# NAME from the dispatcher's tool list (`lvd --help`), SYNOPSIS, DESCRIPTION,
-# OPTIONS and EXAMPLES from `TOOL --help` and the version from `TOOL --version`
-# (help2man runs them), EXIT STATUS from the README's exit-code table, SEE ALSO
-# from the list of tools. man/common.h2m (ENVIRONMENT, FILES; @LVD_DATADIR@ is
-# the installed data directory) and, when it
-# exists, man/TOOL.h2m add hand-written sections.
+# What the page says comes from one place each, so it cannot drift: NAME from
+# the dispatcher's tool list (`lvd --help`); SYNOPSIS, DESCRIPTION, OPTIONS and
+# EXAMPLES from `TOOL --help` and the version from `TOOL --version` (help2man
+# runs them); the tool's prose (how it works, what it records, its own files
+# and environment, pointers into docs/) from man/TOOL.h2m beside them, which
+# every tool has; EXIT STATUS from the tool's --help and the README's
+# exit-code table (the codes every tool uses); man/common.h2m (ENVIRONMENT,
+# FILES; @LVD_DATADIR@ is the installed data directory) and SEE ALSO (the
+# other tools) for every page.
+# Not for the text itself: that is the tools' --help and man/*.h2m.
 foreach(v HELP2MAN TOOL LVD TOOLS README MANDIR LVD_DATADIR OUT)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "ManPage.cmake: -D${v}= is missing")
@@ -35,10 +38,60 @@ if(NOT CMAKE_MATCH_1)
 endif()
 set(description "${CMAKE_MATCH_1}")
 
-# EXIT STATUS: the README's table, | code | meaning |.
+# The tool's prose, man/NAME.h2m: its sections, without the header comment
+# before them. Its [EXIT STATUS], if any, is taken out here and placed below.
+if(NOT EXISTS "${MANDIR}/${name}.h2m")
+  message(FATAL_ERROR "${MANDIR}/${name}.h2m is missing: every tool's page takes its prose from it")
+endif()
+file(READ "${MANDIR}/${name}.h2m" own)
+string(REGEX MATCH "(^|\n)\\[" first "${own}")
+if(NOT first)
+  message(FATAL_ERROR "${MANDIR}/${name}.h2m: no [SECTION] heading")
+endif()
+string(FIND "${own}" "${first}" at)
+string(SUBSTRING "${own}" ${at} -1 own)
+set(own_exit_more "")
+string(FIND "${own}" "[EXIT STATUS]\n" at)
+if(at GREATER -1)
+  string(SUBSTRING "${own}" 0 ${at} before)
+  math(EXPR at "${at} + 14")
+  string(SUBSTRING "${own}" ${at} -1 rest)
+  string(FIND "${rest}" "\n[" end)
+  if(end LESS 0)
+    set(end -1)
+  endif()
+  string(SUBSTRING "${rest}" 0 ${end} own_exit_more)
+  if(end LESS 0)
+    set(rest "")
+  else()
+    string(SUBSTRING "${rest}" ${end} -1 rest)
+  endif()
+  set(own "${before}${rest}")
+  string(REGEX REPLACE "\n+$" "" own_exit_more "${own_exit_more}")
+endif()
+
+# EXIT STATUS: the tool's paragraph from its --help, what its man/NAME.h2m
+# adds, then the README's table, | code | meaning |, the codes every tool uses.
+execute_process(COMMAND "${MANDIR}/help2man-input" --exit "${TOOL}" --help
+  OUTPUT_VARIABLE own_exit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${TOOL} --help failed (${rc})")
+endif()
+set(exit_status "")
+if(own_exit)
+  string(REPLACE "\\" "\\\\" own_exit "${own_exit}")
+  string(REGEX REPLACE "^([.'])" "\\\\&\\1" own_exit "${own_exit}")
+  string(APPEND exit_status "${own_exit}\n.PP\n")
+endif()
+if(own_exit_more)
+  string(APPEND exit_status "${own_exit_more}\n.PP\n")
+endif()
+if(exit_status)
+  string(APPEND exit_status "The codes every tool uses:\n")
+endif()
 file(STRINGS "${README}" readme)
 set(in_table 0)
-set(exit_status "")
+set(table "")
 foreach(line IN LISTS readme)
   if(line MATCHES "^#+ Exit codes")
     set(in_table 1)
@@ -48,28 +101,17 @@ foreach(line IN LISTS readme)
     string(REPLACE "\\" "\\\\" text "${text}")
     string(REPLACE "`" "" text "${text}")
     string(REPLACE "**" "" text "${text}")
-    string(APPEND exit_status ".TP\n.B ${code}\n${text}\n")
+    string(APPEND table ".TP\n.B ${code}\n${text}\n")
   elseif(in_table AND line MATCHES "^#")
     break()
   endif()
 endforeach()
-if(exit_status STREQUAL "")
+if(table STREQUAL "")
   message(FATAL_ERROR "${README}: no exit-code table under an 'Exit codes' heading")
 endif()
+string(APPEND exit_status "${table}")
 
-# The tool's own exit-status paragraph from its --help, before the table.
-execute_process(COMMAND "${MANDIR}/help2man-input" --exit "${TOOL}" --help
-  OUTPUT_VARIABLE own_exit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${TOOL} --help failed (${rc})")
-endif()
-if(own_exit)
-  string(REPLACE "\\" "\\\\" own_exit "${own_exit}")
-  string(REGEX REPLACE "^([.'])" "\\\\&\\1" own_exit "${own_exit}")
-  set(exit_status "${own_exit}\n.PP\nThe codes every tool uses:\n${exit_status}")
-endif()
-
-# SEE ALSO: the other tools.
+# SEE ALSO: the other tools, before the pointers of the tool's prose.
 set(see_also "")
 foreach(t IN LISTS TOOLS)
   if(NOT t STREQUAL name)
@@ -82,14 +124,12 @@ endforeach()
 
 file(READ "${MANDIR}/common.h2m" common)
 string(CONFIGURE "${common}" common @ONLY)
-set(own "")
-if(EXISTS "${MANDIR}/${name}.h2m")
-  file(READ "${MANDIR}/${name}.h2m" own)
-endif()
 # Left-adjusted (.ad l): synopses, command lines and digests read better
 # unjustified, and a long digest in an example cannot be justified at all.
+# The prose comes before EXIT STATUS, so that its sections follow OPTIONS;
+# in ENVIRONMENT and FILES the tool's own entries come before the common ones.
 file(WRITE "${outdir}/${name}.h2m"
-  "[<SYNOPSIS]\n.ds AD l\n.ad l\n[EXIT STATUS]\n${exit_status}\n${common}\n${own}\n[SEE ALSO]\n${see_also}\n")
+  "[<SYNOPSIS]\n.ds AD l\n.ad l\n[SEE ALSO]\n${see_also}\n${own}\n[EXIT STATUS]\n${exit_status}\n${common}\n")
 
 # help2man runs the tool through man/help2man-input (the usage block and the
 # section headings in the form help2man reads), as a wrapper named after it.

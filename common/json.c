@@ -12,6 +12,11 @@ cJSON *lvd_json_num(double v)
     return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+cJSON *lvd_json_num_if(int known, double v)
+{
+    return known ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
 cJSON *lvd_json_str(const char *s)
 {
     return s ? cJSON_CreateString(s) : cJSON_CreateNull();

@@ -8,6 +8,9 @@ struct cJSON;
 
 /* A number, or null when v is not finite (unknown). */
 struct cJSON *lvd_json_num(double v);
+/* v when known, else null (a flag not passed, an id of none, a count not
+ * measured). */
+struct cJSON *lvd_json_num_if(int known, double v);
 /* A string, or null when s is NULL. */
 struct cJSON *lvd_json_str(const char *s);
 /* A string, or null when s is NULL or empty (fixed-size fields that hold ""

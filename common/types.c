@@ -15,6 +15,7 @@ void lvd_probe_free(lvd_probe *p)
     free(p->files);
     free(p->no_device);
     free(p->changed);
+    free(p->flags);
     memset(p, 0, sizeof *p);
 }
 
@@ -56,6 +57,7 @@ void lvd_run_free(lvd_run *r)
     free(r->build_commit);
     free(r->reason);
     free(r->stderr_tail);
+    free(r->left_out);
     for (size_t i = 0; i < r->n_results; i++)
         lvd_result_free(&r->results[i]);
     free(r->results);

@@ -44,6 +44,8 @@ typedef struct lvd_probe {
     char *no_device;       /* "Vulkan backend present, no Vulkan device (driver missing?)"; NULL */
     char cuda_archs[64];   /* "890,900" when a log of the build printed them; "" unknown */
     char *changed;         /* not stored: why the cached probe was not served; NULL */
+    char *flags;           /* the flags its tools' --help list (engine/help.h record); NULL
+                              when not read (an unknown probe, or one made before they were) */
 } lvd_probe;
 
 /* A llama.cpp engine: a directory with llama-server and/or llama-bench. */
@@ -138,6 +140,8 @@ typedef struct lvd_run {
     char *reason;          /* failure reason */
     int exit_code;         /* -1 when killed / not run */
     char *stderr_tail;
+    char *left_out;        /* the flags the build's --help did not list, left out of the
+                              invocation (engine/argv.h note); NULL: none */
     int64_t started_at;
     int64_t wall_ms;
     char source[16];       /* "bench" | "import" */

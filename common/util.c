@@ -365,6 +365,30 @@ int lvd_parse_double(const char *s, double *out)
     return 0;
 }
 
+int lvd_parse_utc(const char *s, int64_t *out)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = s ? strptime(s, "%Y-%m-%d", &tm) : NULL;
+    if (end && *end == 'T') {
+        end = strptime(end + 1, "%H:%M:%S", &tm);
+        if (end && *end == 'Z')
+            end++;
+    }
+    if (!end || *end)
+        return -1;
+    *out = (int64_t)timegm(&tm);
+    return 0;
+}
+
+void lvd_format_utc(int64_t t, char *buf, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, len, "%s", "");
+}
+
 int lvd_parse_duration(const char *s, int64_t *seconds)
 {
     if (!s || !*s)
@@ -469,6 +493,21 @@ void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap)
     lvd_sb sb = {0};
     lvd_sb_vaddf(&sb, fmt, ap);
     lvd_strv_push(v, n, lvd_sb_detach(&sb));
+}
+
+void lvd_strv_pushf(char ***v, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lvd_strv_vpushf(v, n, fmt, ap);
+    va_end(ap);
+}
+
+char **lvd_strv_finish(char ***v)
+{
+    if (!*v)
+        *v = lvd_xcalloc(1, sizeof **v);
+    return *v;
 }
 
 int lvd_parse_onoff(const char *s, int *out)

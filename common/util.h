@@ -68,6 +68,15 @@ int lvd_parse_double(const char *s, double *out);
 /* Durations like "90", "90s", "15m", "6h", "2d" into seconds. 0 or -1. */
 int lvd_parse_duration(const char *s, int64_t *seconds);
 
+/* The one reader of time text: ISO-8601 UTC as the store, llama-bench's
+ * test_time and the release API write it, "2026-11-30T14:38:55Z" (the Z may
+ * be left out), or a date alone, "2026-11-30" (its midnight), into seconds
+ * since the epoch. Nothing may follow. 0, or -1. */
+int lvd_parse_utc(const char *s, int64_t *out);
+/* t as that text writes it: "2026-11-30T14:38:55Z" (buf of 21 bytes or
+ * more); "" when t cannot be written. */
+void lvd_format_utc(int64_t t, char *buf, size_t len);
+
 /* "on" or "off" into 1 or 0, for every switch a user writes (config files,
  * profiles, command lines): on/off, 1/0, yes/no, true/false, lower case as
  * written. 0, or -1 (*out untouched) for anything else, "auto" included:
@@ -101,10 +110,16 @@ void lvd_strv_free(char **v);
 const char *lvd_hostname(void);
 void lvd_hostname_set(const char *name);
 
-/* Appends s (the vector takes it) to the NULL-terminated vector *v of *n
- * strings (*v NULL and *n 0 to start; free with lvd_strv_free). */
+/* The one helper set for argv and other string vectors: appends s (the
+ * vector takes it) to the NULL-terminated vector *v of *n strings (*v NULL
+ * and *n 0 to start; free with lvd_strv_free). */
 void lvd_strv_push(char ***v, size_t *n, char *s);
-/* Appends the string fmt and ap format. */
+/* Appends the string fmt and its arguments (or ap) format: a copy of a
+ * word is lvd_strv_pushf(v, n, "%s", word). */
+void lvd_strv_pushf(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap);
+/* *v, or when nothing was pushed a new empty vector (just its NULL): a
+ * vector handed on is never NULL. */
+char **lvd_strv_finish(char ***v);
 
 #endif

@@ -46,10 +46,8 @@ static void holder(int fd, char *buf, size_t len)
         return;
     }
     char since[32] = "?";
-    time_t t = (time_t)at;
-    struct tm tm;
-    if (at > 0 && gmtime_r(&t, &tm))
-        strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (at > 0)
+        lvd_format_utc(at, since, sizeof since);
     int alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
     snprintf(buf, len, "pid %ld (%s, since %s)%s", pid, tool, since,
              alive ? "" : ", which has ended: a process it started still holds it");

@@ -2,17 +2,13 @@
 #include "engine/fit.h"
 
 #include "common/proc.h"
+#include "engine/argv.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int engine_fit_help_has_fitt(const char *help)
-{
-    return help && strstr(help, "-fitt, --fit-target") != NULL;
-}
 
 void engine_fit_plan_free(engine_fit_plan *p)
 {
@@ -130,48 +126,34 @@ int engine_fit_plan_parse(const char *out, engine_fit_plan *p, lvd_err *err)
     return rc ? -1 : 0;
 }
 
-void engine_fit_caps_of(const char *dir, engine_fit_caps *out)
+void engine_fit_caps_of(const char *dir, const engine_help *help, engine_fit_caps *out)
 {
     memset(out, 0, sizeof *out);
-    char *bench = lvd_xasprintf("%s/llama-bench", dir), *fit = lvd_xasprintf("%s/llama-fit-params", dir);
+    char *fit = lvd_xasprintf("%s/llama-fit-params", dir);
     out->fit_params = access(fit, X_OK) == 0;
-    const char *argv[] = {bench, "--help", NULL};
-    proc_spec spec = {.argv = argv, .timeout_ms = 10000};
-    proc_result res;
-    lvd_err err = {{0}};
-    if (access(bench, X_OK) == 0 && proc_run(&spec, &res, &err) == 0) {
-        out->bench_fitt = engine_fit_help_has_fitt(res.out.buf) || engine_fit_help_has_fitt(res.err.buf);
-        proc_result_free(&res);
-    }
-    free(bench);
+    out->bench_fitt = engine_help_opt(help, ENGINE_TOOL_BENCH, "-fitt") != NULL;
     free(fit);
 }
 
-int engine_fit_params_run(const char *dir, const char *model, const char *device, uint32_t ctx,
-                          int fit_target, const char *env, engine_fit_plan *out, lvd_err *err)
+int engine_fit_params_run(const char *dir, const engine_help *help, const char *model, const char *device,
+                          uint32_t ctx, int fit_target, const char *env, engine_fit_plan *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    char *bin = lvd_xasprintf("%s/llama-fit-params", dir), *c = lvd_xasprintf("%u", ctx),
-         *t = lvd_xasprintf("%d", fit_target);
-    const char *argv[12];
-    size_t k = 0;
-    argv[k++] = bin;
-    argv[k++] = "-m";
-    argv[k++] = model;
-    if (device && *device) {
-        argv[k++] = "-dev";
-        argv[k++] = device;
-    }
-    argv[k++] = "-c";
-    argv[k++] = c;
-    argv[k++] = "-fitt";
-    argv[k++] = t;
-    argv[k] = NULL;
+    char *bin = lvd_xasprintf("%s/llama-fit-params", dir);
+    engine_run r = {.kind = ENGINE_RUN_FIT_PARAMS, .binary = bin, .model = model, .help = help, .ctx = ctx};
+    lvd_params_init(&r.params);
+    snprintf(r.params.device, sizeof r.params.device, "%s", device ? device : "");
+    r.params.fit_target = fit_target;
+    engine_argv cmd;
+    int rc = engine_argv_build(&r, &cmd, err);
+    free(bin);
+    if (rc != 0)
+        return -1;
     size_t ne = 0;
     char **envv = env && *env ? lvd_split(env, ' ', &ne) : NULL;
-    proc_spec spec = {.argv = argv, .env = (const char *const *)envv, .timeout_ms = 120000};
+    proc_spec spec = {.argv = (const char *const *)cmd.argv, .env = (const char *const *)envv, .timeout_ms = 120000};
     proc_result res;
-    int rc = proc_run(&spec, &res, err);
+    rc = proc_run(&spec, &res, err);
     if (rc == 0) {
         char why[160];
         if (!proc_ok(&res))
@@ -181,8 +163,6 @@ int engine_fit_params_run(const char *dir, const char *model, const char *device
         proc_result_free(&res);
     }
     lvd_strv_free(envv);
-    free(bin);
-    free(c);
-    free(t);
+    engine_argv_free(&cmd);
     return rc;
 }

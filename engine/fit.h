@@ -1,4 +1,4 @@
-/* fit.h: llama.cpp's own fit (issue 14): whether an engine offers it
+/* fit.h: llama.cpp's own fit: whether an engine offers it
  * (llama-bench's -fitt / -fitc in its --help; a llama-fit-params beside it)
  * and the plan llama-fit-params prints. llama-fit-params (tools/fit-params in
  * llama.cpp) logs its reasoning on stderr and prints one line of CLI
@@ -12,13 +12,14 @@
 #define LVD_ENGINE_FIT_H
 
 #include "common/util.h"
+#include "engine/help.h"
 
 #include <stdint.h>
 
 #define ENGINE_FIT_TARGET_DEFAULT 1024 /* llama.cpp's --fit-target default, MiB */
 
 typedef struct engine_fit_caps {
-    int bench_fitt;        /* DIR/llama-bench --help lists -fitt */
+    int bench_fitt;        /* its llama-bench --help lists -fitt */
     int fit_params;        /* DIR/llama-fit-params is executable */
 } engine_fit_caps;
 
@@ -30,9 +31,6 @@ typedef struct engine_fit_plan {
     int host_blocks;       /* distinct blocks (blk\.N\.) of -ot entries on a CPU buffer */
 } engine_fit_plan;
 
-/* 1 when a llama-bench --help text offers -fitt (fit to device memory). */
-int engine_fit_help_has_fitt(const char *help);
-
 /* Parses llama-fit-params' stdout (its last line that starts with "-c ")
  * into *p (free with engine_fit_plan_free; a flag given twice: the last one
  * counts). 0, or -1 with err (no such line, a flag without its value, a
@@ -40,14 +38,15 @@ int engine_fit_help_has_fitt(const char *help);
 int engine_fit_plan_parse(const char *out, engine_fit_plan *p, lvd_err *err);
 void engine_fit_plan_free(engine_fit_plan *p);
 
-/* What the engine in dir offers (runs DIR/llama-bench --help, 10 s timeout;
- * a tool that cannot run offers nothing). */
-void engine_fit_caps_of(const char *dir, engine_fit_caps *out);
+/* What the engine in dir offers, its tools' flags being help (engine/help.h,
+ * as its probe recorded them; NULL or a llama-bench not read: no -fitt). */
+void engine_fit_caps_of(const char *dir, const engine_help *help, engine_fit_caps *out);
 
 /* Runs DIR/llama-fit-params -m MODEL [-dev DEVICE] -c CTX -fitt TARGET
- * (timeout 120 s) with env ("K=V K2=V2", the device's visibility; may be
- * NULL) and parses its plan. 0, or -1 with err (it failed: its reason). */
-int engine_fit_params_run(const char *dir, const char *model, const char *device, uint32_t ctx,
-                          int fit_target, const char *env, engine_fit_plan *out, lvd_err *err);
+ * (engine/argv.h over help; timeout 120 s) with env ("K=V K2=V2", the
+ * device's visibility; may be NULL) and parses its plan. 0, or -1 with err
+ * (it failed: its reason; its --help lacks -c or -fitt). */
+int engine_fit_params_run(const char *dir, const engine_help *help, const char *model, const char *device,
+                          uint32_t ctx, int fit_target, const char *env, engine_fit_plan *out, lvd_err *err);
 
 #endif

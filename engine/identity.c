@@ -3,6 +3,7 @@
 #include "engine/identity.h"
 
 #include "engine/backends.h"
+#include "engine/help.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,22 @@ int engine_identity_changed(store *s, const lvd_engine *e, const lvd_probe *cach
     return 0;
 }
 
+/* The flags out's engine e lists (engine/help.h record): prev's (e's newest
+ * known probe, or NULL) when it recorded the same files and a current
+ * record, else read from e's tools now. NULL for an unknown probe. */
+static char *flags_of(const lvd_engine *e, const lvd_probe *prev, const lvd_probe *out)
+{
+    if (!strcmp(out->backend, LVD_BACKEND_UNKNOWN))
+        return NULL;
+    if (prev && prev->files && prev->flags && !strcmp(prev->files, out->files) && engine_help_current(prev->flags))
+        return lvd_xstrdup(prev->flags);
+    engine_help h;
+    engine_help_read(e->dir, &h);
+    char *record = engine_help_record(&h);
+    engine_help_free(&h);
+    return record;
+}
+
 int engine_identity_record(store *s, const lvd_engine *e, const engine_fileset *fs, lvd_probe *out,
                            lvd_err *err)
 {
@@ -53,15 +70,16 @@ int engine_identity_record(store *s, const lvd_engine *e, const engine_fileset *
     out->no_device = strcmp(out->backend, LVD_BACKEND_UNKNOWN)
                          ? engine_backends_no_device(out->backends, out->devices, out->n_devices)
                          : NULL;
-    if (out->cuda_archs[0])
-        return 0;
     lvd_probe prev;
     int rc = newest_known(s, e, &prev, err);
-    if (rc != 0)
-        return rc < 0 ? -1 : 0;
-    if (prev.files && !strcmp(prev.files, out->files))
+    if (rc < 0)
+        return -1;
+    if (!out->flags) /* read once per identity: carried while the files are the same */
+        out->flags = flags_of(e, rc == 0 ? &prev : NULL, out);
+    if (rc == 0 && !out->cuda_archs[0] && prev.files && !strcmp(prev.files, out->files))
         snprintf(out->cuda_archs, sizeof out->cuda_archs, "%s", prev.cuda_archs);
-    lvd_probe_free(&prev);
+    if (rc == 0)
+        lvd_probe_free(&prev);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 /* identity.h: what a probe records of its engine's identity (engine/files.h)
  * and whether a probe still describes the engine's files: the file set key,
  * the backends the files carry (engine/backends.h), the note for a backend
- * that listed no device, and the CUDA archs (engine/cudaarch.h). Used by
- * engine/probe.c; not for running the engine. */
+ * that listed no device, the CUDA archs (engine/cudaarch.h) and the flags
+ * its tools list (engine/help.h). Used by engine/probe.c; not for running
+ * the engine but its tools' --help. */
 #ifndef LVD_ENGINE_IDENTITY_H
 #define LVD_ENGINE_IDENTITY_H
 
@@ -23,8 +24,11 @@ int engine_identity_changed(store *s, const lvd_engine *e, const lvd_probe *cach
 
 /* Completes a fresh probe out of e (devices and backend set): out->files
  * (fs's key), out->backends, out->no_device (for a probe that listed its
- * devices), and out->cuda_archs carried over from e's newest probe when out
- * has none and that probe recorded the same files. 0, or -1 with err. */
+ * devices), out->cuda_archs carried over from e's newest probe when out
+ * has none and that probe recorded the same files, and out->flags (what e's
+ * tools' --help list, engine/help.h) carried over likewise, else read from
+ * the tools now (a probe that could not ask the engine records none): the
+ * help is read once per identity. 0, or -1 with err. */
 int engine_identity_record(store *s, const lvd_engine *e, const engine_fileset *fs, lvd_probe *out,
                            lvd_err *err);
 

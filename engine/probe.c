@@ -8,6 +8,7 @@
 
 #include "engine/cudaarch.h"
 #include "engine/devices.h"
+#include "engine/help.h"
 #include "engine/identity.h"
 #include "engine/visibility.h"
 #include "common/cli.h"
@@ -128,6 +129,8 @@ static int serve_cached(store *s, const lvd_engine *e, const char *binary, const
     int usable = rc == 0 ? cache_usable(s, e, out, err) : 0;
     if (rc >= 0 && usable >= 0 && engine_identity_changed(s, e, rc == 0 ? out : NULL, fs, changed, err) != 0)
         usable = -1;
+    if (usable > 0 && !*changed && !engine_help_current(out->flags)) /* made before flags were recorded */
+        *changed = lvd_xstrdup("the last probe did not record the flags its tools list");
     if (usable > 0 && *changed)
         usable = 0;
     if (rc == 0 && usable <= 0)
@@ -195,14 +198,6 @@ static size_t count_lines(const char *s)
     return n;
 }
 
-static void json_i64_or_null(cJSON *o, const char *key, int64_t v)
-{
-    if (v < 0)
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, (double)v);
-}
-
 /* What the probe recorded of the engine's files (identity.h). */
 static void identity_json(cJSON *o, const lvd_probe *p)
 {
@@ -244,8 +239,8 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
         cJSON *dj = cJSON_CreateObject();
         cJSON_AddStringToObject(dj, "selector", d->selector);
         cJSON_AddStringToObject(dj, "name", d->name);
-        json_i64_or_null(dj, "total_mib", d->total_mib);
-        json_i64_or_null(dj, "free_mib", d->free_mib);
+        cJSON_AddItemToObject(dj, "total_mib", lvd_json_num_if(d->total_mib >= 0, (double)d->total_mib));
+        cJSON_AddItemToObject(dj, "free_mib", lvd_json_num_if(d->free_mib >= 0, (double)d->free_mib));
         cJSON_AddStringToObject(dj, "backend", d->backend);
         cJSON_AddItemToObject(dj, "compute_cap", lvd_json_text(d->compute_cap));
         cJSON_AddBoolToObject(dj, "software", engine_device_is_software(d->name));
@@ -253,8 +248,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
         engine_cuda_arch_flag(p->cuda_archs, d, flag, sizeof flag);
         cJSON_AddItemToObject(dj, "cuda_arch_flag", lvd_json_text(flag));
         /* engine/cards.h: the first listing of the same physical card; null: its own */
-        cJSON_AddItemToObject(dj, "same_card_as", card[i] == i ? cJSON_CreateNull()
-                                                               : cJSON_CreateString(p->devices[card[i]].selector));
+        cJSON_AddItemToObject(dj, "same_card_as", lvd_json_str(card[i] == i ? NULL : p->devices[card[i]].selector));
         cJSON_AddItemToArray(devs, dj);
     }
     free(card);

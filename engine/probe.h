@@ -20,7 +20,8 @@ struct cJSON;
 #define ENGINE_PROBE_TTL_S (24 * 3600)
 /* `--list-devices` initialises every backend; a healthy CUDA or Vulkan build
  * answers in a few seconds, so 30 s only ever catches a hung driver. */
-#define ENGINE_PROBE_TIMEOUT_MS 30000
+#define ENGINE_PROBE_TIMEOUT_S 30
+#define ENGINE_PROBE_TIMEOUT_MS (ENGINE_PROBE_TIMEOUT_S * 1000)
 
 /* The binary that answers `--list-devices` for engine e: DIR/llama-bench
  * when it exists, else DIR/llama-server when that exists, else NULL.

@@ -7,6 +7,7 @@
 #include "engine/digest.h"
 #include "engine/probe.h"
 #include "common/cli.h"
+#include "common/json.h"
 #include "common/proc.h"
 #include "common/sha256.h"
 
@@ -250,12 +251,8 @@ cJSON *engine_json(const lvd_engine *e)
     cJSON_AddStringToObject(o, "build", e->build);
     const char *opt[][2] = {{"commit", e->commit}, {"flavour", e->flavour}, {"digest", e->digest},
                             {"origin", e->origin}};
-    for (size_t i = 0; i < LVD_ARRAY_LEN(opt); i++) {
-        if (opt[i][1])
-            cJSON_AddStringToObject(o, opt[i][0], opt[i][1]);
-        else
-            cJSON_AddNullToObject(o, opt[i][0]);
-    }
+    for (size_t i = 0; i < LVD_ARRAY_LEN(opt); i++)
+        cJSON_AddItemToObject(o, opt[i][0], lvd_json_str(opt[i][1]));
     cJSON_AddNumberToObject(o, "created_at", (double)e->created_at);
     return o;
 }

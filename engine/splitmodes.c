@@ -1,8 +1,6 @@
-/* splitmodes.c: the split modes a build accepts, from its --help text
- * (splitmodes.h). The only I/O is running `BINARY --help`. */
+/* splitmodes.c: the split modes a build accepts, from what its --help lists
+ * (splitmodes.h). No I/O. */
 #include "engine/splitmodes.h"
-
-#include "common/proc.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -41,36 +39,14 @@ static int words_bits(const char *s, size_t len)
     return bits;
 }
 
-int engine_split_modes_parse(const char *help_text)
+int engine_split_modes_of(const engine_help *h)
 {
-    const char *p = help_text ? strstr(help_text, "--split-mode") : NULL;
-    if (!p)
-        return 0;
-    p += strlen("--split-mode");
-    const char *eol = strchr(p, '\n');
-    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    const engine_opt *o = engine_help_opt(h, ENGINE_TOOL_BENCH, "-sm");
+    if (!o)
+        o = engine_help_opt(h, ENGINE_TOOL_BENCH, "--split-mode");
     /* the list: "<none|layer|row|tensor>" (llama-bench) or "{none,layer,...}" (llama-server) */
-    const char *open = memchr(p, '<', len);
-    if (!open)
-        open = memchr(p, '{', len);
-    if (!open)
-        return 0;
-    const char *close = memchr(open, *open == '<' ? '>' : '}', len - (size_t)(open - p));
-    if (!close)
-        return 0;
-    return words_bits(open + 1, (size_t)(close - open - 1));
-}
-
-int engine_split_modes_probe(const char *binary, int timeout_ms)
-{
-    const char *argv[] = {binary, "--help", NULL};
-    proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms > 0 ? timeout_ms : 10000,
-                      .max_capture = 256 * 1024};
-    proc_result res;
-    lvd_err err = {{0}};
-    int bits = 0;
-    if (proc_run(&spec, &res, &err) == 0 && res.spawned && !res.timed_out)
-        bits = engine_split_modes_parse(lvd_sb_str(&res.out));
-    proc_result_free(&res);
+    size_t len = o ? strlen(o->arg) : 0;
+    int bits = len > 2 && strchr("<{", o->arg[0]) && strchr(">}", o->arg[len - 1]) ? words_bits(o->arg + 1, len - 2)
+                                                                                 : 0;
     return bits ? bits : ENGINE_SM_ASSUMED;
 }

@@ -1,5 +1,5 @@
 /* splitmodes.h: the split modes (-sm) an engine's llama-bench accepts, read
- * from its --help text (tests/fixtures/llama.cpp/cpu-build-b9749/bench-help:
+ * from what its --help lists (tests/fixtures/llama.cpp/cpu-build-b9749/bench-help:
  * "-sm, --split-mode <none|layer|row|tensor>"; llama-server's help spells
  * "{none,layer,row,tensor}"). Older builds list no "tensor". Not for choosing
  * which modes to measure (bench/plan.h). */
@@ -7,6 +7,7 @@
 #define LVD_ENGINE_SPLITMODES_H
 
 #include "common/util.h"
+#include "engine/help.h"
 
 enum {
     ENGINE_SM_NONE = 1 << 0,
@@ -18,14 +19,10 @@ enum {
  * llama-bench since -sm exists takes none, layer and row. */
 #define ENGINE_SM_ASSUMED (ENGINE_SM_NONE | ENGINE_SM_LAYER | ENGINE_SM_ROW)
 
-/* The ENGINE_SM_* bits named on the --split-mode line of help_text; 0 when
- * the text has no such line (or it names no mode this knows). */
-int engine_split_modes_parse(const char *help_text);
-
-/* Runs `binary --help` (argv, timeout_ms; llama-bench prints its usage on
- * stdout and exits 0) and parses it; ENGINE_SM_ASSUMED when it cannot be run
- * or names no mode. */
-int engine_split_modes_probe(const char *binary, int timeout_ms);
+/* The ENGINE_SM_* bits llama-bench's -sm option names in h (engine/help.h:
+ * what its --help lists, kept with the probe); ENGINE_SM_ASSUMED when h
+ * lists no such option or it names no mode this knows (h NULL included). */
+int engine_split_modes_of(const engine_help *h);
 
 /* "layer", "row", "tensor", "none" for one bit; NULL otherwise. */
 const char *engine_split_mode_name(int bit);

@@ -3,10 +3,10 @@
  * fleet_map.c). */
 #include "evidence/fleet.h"
 
+#include "common/json.h"
 #include "select/pin.h"
 
 #include <cjson/cJSON.h>
-#include <math.h>
 
 /* The method, said once under each map and in the JSON. */
 static const char method[] =
@@ -94,11 +94,6 @@ void ev_fleet_render_markdown(const ev_fleet *f, lvd_sb *out)
         lvd_sb_adds(out, "\nNo card was measured with two backends on any host: no backend map.\n");
 }
 
-static cJSON *num_or_null(double v)
-{
-    return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
 static cJSON *host_json(const ev_fleet_host *h)
 {
     cJSON *x = cJSON_CreateObject();
@@ -113,10 +108,10 @@ static cJSON *host_json(const ev_fleet_host *h)
         cJSON_AddStringToObject(o, "sha256", w->artifact);
         cJSON_AddStringToObject(o, "model", w->model);
         cJSON_AddStringToObject(o, "objective", w->objective);
-        cJSON_AddItemToObject(o, "engine", w->engine ? cJSON_CreateString(w->engine) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "engine", lvd_json_str(w->engine));
         cJSON_AddStringToObject(o, "backend", w->backend);
         cJSON_AddStringToObject(o, "device", w->device);
-        cJSON_AddItemToObject(o, "card", w->card ? cJSON_CreateString(w->card) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "card", lvd_json_str(w->card));
         cJSON_AddStringToObject(o, "rule", w->rule);
         cJSON_AddItemToArray(ws, o);
     }
@@ -129,9 +124,9 @@ static cJSON *host_json(const ev_fleet_host *h)
         cJSON_AddStringToObject(o, "backend", r->backend);
         cJSON_AddStringToObject(o, "versus", r->versus);
         cJSON_AddStringToObject(o, "test", r->test);
-        cJSON_AddItemToObject(o, "ratio", num_or_null(r->ratio));
-        cJSON_AddItemToObject(o, "ci_lo", num_or_null(r->ci_lo));
-        cJSON_AddItemToObject(o, "ci_hi", num_or_null(r->ci_hi));
+        cJSON_AddItemToObject(o, "ratio", lvd_json_num(r->ratio));
+        cJSON_AddItemToObject(o, "ci_lo", lvd_json_num(r->ci_lo));
+        cJSON_AddItemToObject(o, "ci_hi", lvd_json_num(r->ci_hi));
         cJSON_AddItemToArray(rs, o);
     }
     return x;
@@ -146,10 +141,10 @@ static cJSON *cell_json(const ev_fleet_cell *c)
     cJSON *hs = cJSON_AddArrayToObject(o, "hosts");
     for (size_t i = 0; i < c->n_hosts; i++)
         cJSON_AddItemToArray(hs, cJSON_CreateString(c->hosts[i]));
-    cJSON_AddItemToObject(o, "median", num_or_null(c->ci.median));
-    cJSON_AddItemToObject(o, "ci_lo", num_or_null(c->ci.lo));
-    cJSON_AddItemToObject(o, "ci_hi", num_or_null(c->ci.hi));
-    cJSON_AddItemToObject(o, "coverage", num_or_null(c->ci.coverage));
+    cJSON_AddItemToObject(o, "median", lvd_json_num(c->ci.median));
+    cJSON_AddItemToObject(o, "ci_lo", lvd_json_num(c->ci.lo));
+    cJSON_AddItemToObject(o, "ci_hi", lvd_json_num(c->ci.hi));
+    cJSON_AddItemToObject(o, "coverage", lvd_json_num(c->ci.coverage));
     cJSON_AddBoolToObject(o, "short_of_level", c->ci.short_of_level);
     return o;
 }

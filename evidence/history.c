@@ -13,16 +13,10 @@
 
 long ev_day_of(const char *date)
 {
-    int y = 1970, m = 1, d = 1;
-    if (sscanf(date, "%d-%d-%d", &y, &m, &d) != 3)
+    int64_t t;
+    if (lvd_parse_utc(date, &t) != 0)
         return 0;
-    /* days from the civil date (proleptic Gregorian), March-based years */
-    y -= m <= 2;
-    long era = (y >= 0 ? y : y - 399) / 400;
-    long yoe = y - era * 400;
-    long doy = (153L * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+    return (long)(t >= 0 ? t / 86400 : -((-t + 86399) / 86400));
 }
 
 void ev_day_date(long day, char out[11])

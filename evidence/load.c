@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EV_TITLE_DEFAULT "Backend selection evidence"
-#define EV_NIGHTS_DEFAULT 14
 
 /* What the store knows about engines, fetched once per page. */
 typedef struct engines {

@@ -265,12 +265,15 @@ void ev_page_free(ev_page *p);
 
 /* --- from the store -------------------------------------------------------- */
 
+#define EV_NIGHTS_DEFAULT 14 /* history dates and pin decisions shown when not asked */
+#define EV_TITLE_DEFAULT "Backend selection evidence"
+
 typedef struct ev_opts {
-    const char *title;         /* NULL = "Backend selection evidence" */
+    const char *title;         /* NULL = EV_TITLE_DEFAULT */
     const char *host;          /* NULL = this machine */
     const char *const *models; /* sha256, unique prefix of >= 8 hex, or a file path; NULL = all */
     size_t n_models;
-    size_t nights;             /* history dates and pin decisions shown; 0 = 14 */
+    size_t nights;             /* history dates and pin decisions shown; 0 = EV_NIGHTS_DEFAULT */
 } ev_opts;
 
 /* Reads the page from the store: every artifact measured on host (or those

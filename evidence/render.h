@@ -36,6 +36,7 @@
 #include "evidence/model.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Which charts a model gets: pp bars when an arm has pp figures, tg bars
  * when one has tg figures, each history when there is a dated point of it. */
@@ -102,5 +103,14 @@ void ev_files_free(ev_file *files, size_t n);
  * failure the temporary files are removed and the targets are untouched.
  * The page's directory is created when missing. */
 int ev_write_files(const ev_file *files, size_t n, lvd_err *err);
+
+/* What lvd evidence prints (report.c): "wrote PAGE (N models, M charts)",
+ * or as JSON {page, files, models: [{sha256, name, arms, leader, verdict}],
+ * pin_decisions}. */
+void ev_written_print(FILE *f, const ev_page *p, const ev_file *files, size_t n, int json);
+/* lvd evidence --fleet: every host's fleet view of store s on f (markdown,
+ * or JSON); an empty fleet is tool's error line. The exit status. */
+struct store;
+int ev_fleet_print(FILE *f, const char *tool, struct store *s, int json);
 
 #endif

@@ -29,17 +29,14 @@ cJSON *fetch_discover_json(const fetch_discover_result *r)
         cJSON_AddItemToObject(o, "source", lvd_json_str(f->source));
         cJSON_AddItemToObject(o, "build", lvd_json_str(f->build));
         cJSON_AddItemToObject(o, "commit", lvd_json_str(f->commit));
-        cJSON_AddItemToObject(o, "backend", f->dir ? lvd_json_str(backend_of(f)) : cJSON_CreateNull());
+        cJSON_AddItemToObject(o, "backend", lvd_json_str(f->dir ? backend_of(f) : NULL));
         cJSON_AddItemToObject(o, "name", lvd_json_str(f->name));
         cJSON_AddStringToObject(o, "status", f->status);
         const char *reason = f->reason                                          ? f->reason
                              : f->probed && f->probe.reason && *f->probe.reason ? f->probe.reason
                                                                                 : NULL;
         cJSON_AddItemToObject(o, "reason", lvd_json_str(reason));
-        if (f->engine_id > 0)
-            cJSON_AddNumberToObject(o, "engine_id", (double)f->engine_id);
-        else
-            cJSON_AddNullToObject(o, "engine_id");
+        cJSON_AddItemToObject(o, "engine_id", lvd_json_num_if(f->engine_id > 0, (double)f->engine_id));
         cJSON *devs = cJSON_AddArrayToObject(o, "devices");
         for (size_t k = 0; f->probed && k < f->probe.n_devices; k++)
             cJSON_AddItemToArray(devs, cJSON_CreateString(f->probe.devices[k].selector));

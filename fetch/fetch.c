@@ -544,15 +544,9 @@ cJSON *fetch_result_json(const fetch_result *r)
     cJSON_AddItemToObject(j, "bench_dir", lvd_json_str(r->bench_dir));
     cJSON_AddItemToObject(j, "engine_dir", lvd_json_str(r->engine_dir));
     cJSON_AddItemToObject(j, "engine", lvd_json_str(r->engine_name));
-    if (r->engine_id)
-        cJSON_AddNumberToObject(j, "engine_id", (double)r->engine_id);
-    else
-        cJSON_AddNullToObject(j, "engine_id");
+    cJSON_AddItemToObject(j, "engine_id", lvd_json_num_if(r->engine_id != 0, (double)r->engine_id));
     cJSON_AddItemToObject(j, "backend", lvd_json_str(r->probed ? r->backend : NULL));
     cJSON_AddItemToObject(j, "probe_reason", lvd_json_str(r->probe_reason));
-    if (r->probed)
-        cJSON_AddNumberToObject(j, "devices", (double)r->n_devices);
-    else
-        cJSON_AddNullToObject(j, "devices");
+    cJSON_AddItemToObject(j, "devices", lvd_json_num_if(r->probed, (double)r->n_devices));
     return j;
 }

@@ -106,4 +106,12 @@ void fetch_result_free(fetch_result *r);
 /* The verified build as JSON (for --json); caller owns it. */
 struct cJSON *fetch_result_json(const fetch_result *r);
 
+/* What lvd fetch prints (report.c): the build, its digest, asset, directory,
+ * engine and backend ("--latest resolved to B" first when it was), and the
+ * pin lines that would record a build verified by the API alone; a
+ * registered directory: the engine, its identity and its probe's table. */
+struct engine_registration;
+void fetch_result_print(FILE *f, const fetch_result *r, int resolved_latest);
+void fetch_registered_print(FILE *f, const struct engine_registration *r);
+
 #endif

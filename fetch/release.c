@@ -178,15 +178,11 @@ static int api_get(const char *url, api_call *c, fetch_api_status *st, lvd_err *
 
 /* --- parsing ------------------------------------------------------------ */
 
+/* The release's time, 0 when absent or not ISO-8601. */
 static int64_t parse_time(const char *s)
 {
-    if (!s)
-        return 0;
-    struct tm tm = {0};
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end || (*end != 'Z' && *end != '\0'))
-        return 0;
-    return (int64_t)timegm(&tm);
+    int64_t t;
+    return lvd_parse_utc(s, &t) == 0 ? t : 0;
 }
 
 static int jtrue(const cJSON *o, const char *key)

@@ -3,6 +3,8 @@
  * (search.c), a load (load.c) or the rules of a ceiling (ceiling.c). */
 #include "fit/fit.h"
 
+#include "common/json.h"
+
 #include "fit/ceiling.h"
 #include "fit/load.h"
 #include "fit/search.h"
@@ -87,7 +89,7 @@ static void search_one(engine_setup *b, size_t i, const lvd_device *dev, const f
     it->max_ctx = top;
     it->ceiling = -1;
     it->free_mib = dev ? dev->free_mib : -1;
-    fit_target t = {.binary = binary, .model = b->model, .timeout_ms = o->timeout_ms};
+    fit_target t = {.binary = binary, .model = b->model, .flags = b->probes[i].flags, .timeout_ms = o->timeout_ms};
     placement_result pl;
     lvd_err err = {{0}};
     int placed = shape->known ? fit_place(shape, dev, pr->type_k, pr->type_v, &t.params, &pl, &err) : 0;
@@ -110,6 +112,7 @@ static void search_one(engine_setup *b, size_t i, const lvd_device *dev, const f
     it->ceiling = so.ceiling;
     it->capped = so.capped;
     it->probes = so.probes;
+    it->left_out = t.left_out[0] ? lvd_xstrdup(t.left_out) : NULL;
     if (!so.capped && t.last_why[0])
         it->last_fail = lvd_xstrdup(t.last_why);
 }
@@ -134,9 +137,9 @@ static void progress(const fit_opts *o, const fit_item *it)
         snprintf(line, sizeof line, "%s %s %s/%s: %s", it->engine, it->device, it->pair.type_k, it->pair.type_v,
                  it->error);
     else
-        snprintf(line, sizeof line, "%s %s %s/%s: ceiling %lld%s in %d loads", it->engine, it->device,
+        snprintf(line, sizeof line, "%s %s %s/%s: ceiling %lld%s in %d loads%s%s%s", it->engine, it->device,
                  it->pair.type_k, it->pair.type_v, (long long)it->ceiling, it->capped ? " (the top loaded)" : "",
-                 it->probes);
+                 it->probes, it->left_out ? " (" : "", it->left_out ? it->left_out : "", it->left_out ? ")" : "");
     o->progress(o->progress_arg, line);
 }
 
@@ -185,16 +188,9 @@ void fit_items_free(fit_item *v, size_t n)
         free(v[i].engine);
         free(v[i].last_fail);
         free(v[i].error);
+        free(v[i].left_out);
     }
     free(v);
-}
-
-static void add_i64_or_null(cJSON *o, const char *k, int64_t v)
-{
-    if (v < 0)
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, (double)v);
 }
 
 cJSON *fit_items_json(const fit_item *v, size_t n)
@@ -206,21 +202,17 @@ cJSON *fit_items_json(const fit_item *v, size_t n)
         cJSON_AddStringToObject(o, "device", v[i].device);
         cJSON_AddStringToObject(o, "ctk", v[i].pair.type_k);
         cJSON_AddStringToObject(o, "ctv", v[i].pair.type_v);
-        add_i64_or_null(o, "ceiling", v[i].ceiling);
-        add_i64_or_null(o, "free_mib", v[i].free_mib);
+        cJSON_AddItemToObject(o, "ceiling", lvd_json_num_if(v[i].ceiling >= 0, (double)v[i].ceiling));
+        cJSON_AddItemToObject(o, "free_mib", lvd_json_num_if(v[i].free_mib >= 0, (double)v[i].free_mib));
         cJSON_AddNumberToObject(o, "probes", v[i].probes);
         cJSON_AddBoolToObject(o, "capped", v[i].capped);
         cJSON_AddNumberToObject(o, "max_ctx", (double)v[i].max_ctx);
-        add_i64_or_null(o, "predicted", v[i].predicted);
+        cJSON_AddItemToObject(o, "predicted", lvd_json_num_if(v[i].predicted >= 0, (double)v[i].predicted));
         cJSON_AddStringToObject(o, "placement", v[i].placement);
-        if (v[i].last_fail)
-            cJSON_AddStringToObject(o, "last_fail", v[i].last_fail);
-        else
-            cJSON_AddNullToObject(o, "last_fail");
-        if (v[i].error)
-            cJSON_AddStringToObject(o, "error", v[i].error);
-        else
-            cJSON_AddNullToObject(o, "error");
+        cJSON_AddItemToObject(o, "last_fail", lvd_json_str(v[i].last_fail));
+        cJSON_AddItemToObject(o, "error", lvd_json_str(v[i].error));
+        if (v[i].left_out) /* only then: every other item stays as it was */
+            cJSON_AddStringToObject(o, "left_out", v[i].left_out);
         cJSON_AddItemToArray(a, o);
     }
     return a;

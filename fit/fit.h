@@ -14,10 +14,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct cJSON;
 
-#define FIT_TIMEOUT_MS_DEFAULT 300000
+#define FIT_TIMEOUT_S_DEFAULT 300 /* one load's */
 
 /* One KV cache type pair. */
 typedef struct fit_pair {
@@ -53,6 +54,8 @@ typedef struct fit_item {
     int probes;
     char *last_fail;       /* why the smallest load that failed did not fit; NULL */
     char *error;           /* why there is no ceiling; NULL */
+    char *left_out;        /* the flags the build's --help does not list, left out of its
+                              loads (engine/argv.h note); NULL: none */
 } fit_item;
 
 /* Searches every engine x device x pair of setup (its engines probed, its
@@ -64,7 +67,13 @@ int fit_run(engine_setup *setup, const fit_opts *o, fit_item **items, size_t *n,
 void fit_items_free(fit_item *v, size_t n);
 
 /* [{engine, device, ctk, ctv, ceiling, free_mib, probes, capped, max_ctx,
- * predicted, placement, last_fail, error}] */
+ * predicted, placement, last_fail, error[, left_out]}] (left_out only where
+ * a flag was left out) */
 struct cJSON *fit_items_json(const fit_item *v, size_t n);
+/* The table lvd fit prints (report.c): one line per item, its ceiling or why
+ * there is none. */
+void fit_items_print(FILE *f, const fit_item *v, size_t n);
+/* lvd fit's exit status: 0 every ceiling found, 5 some, 1 none. */
+int fit_items_exit(const fit_item *v, size_t n);
 
 #endif

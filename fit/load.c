@@ -2,54 +2,44 @@
 #include "fit/load.h"
 
 #include "common/proc.h"
+#include "engine/argv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void push(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void push(char ***v, size_t *n, const char *fmt, ...)
+int fit_load_cmd(const fit_target *t, uint32_t n_ctx, engine_argv *out, lvd_err *err)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    lvd_strv_vpushf(v, n, fmt, ap);
-    va_end(ap);
+    lvd_params p = t->params;
+    if (!p.type_k[0]) /* each load names its cache types: the ceiling is theirs */
+        snprintf(p.type_k, sizeof p.type_k, "f16");
+    if (!p.type_v[0])
+        snprintf(p.type_v, sizeof p.type_v, "f16");
+    p.fa = -1; /* what a load passes of the placement: device, -ngl, -ncmoe, -ub, the cache types */
+    p.threads = 0;
+    p.split_mode[0] = p.tensor_split[0] = '\0';
+    p.fit_target = p.fit_ctx = 0;
+    engine_help help;
+    engine_help_load(t->flags, &help);
+    char *depth = lvd_xasprintf("%u", n_ctx > 1 ? n_ctx - 1 : 0);
+    engine_run r = {.kind = ENGINE_RUN_FIT_LOAD, .binary = t->binary, .model = t->model, .params = p,
+                    .help = t->flags ? &help : NULL, .n_prompt = "1", .n_gen = "1", .n_depth = depth, .reps = 1,
+                    .no_warmup = 1};
+    int rc = engine_argv_build(&r, out, err);
+    free(depth);
+    engine_help_free(&help);
+    return rc;
 }
 
 char **fit_load_argv(const fit_target *t, uint32_t n_ctx)
 {
-    char **v = NULL;
-    size_t n = 0;
-    const lvd_params *p = &t->params;
-    push(&v, &n, "%s", t->binary);
-    push(&v, &n, "-m");
-    push(&v, &n, "%s", t->model);
-    push(&v, &n, "-d");
-    push(&v, &n, "%u", n_ctx > 1 ? n_ctx - 1 : 0);
-    for (const char *const *w = (const char *const[]){"-p", "1", "-n", "1", "-r", "1", "-o", "jsonl",
-                                                     "--no-warmup", NULL};
-         *w; w++)
-        push(&v, &n, "%s", *w);
-    if (p->device[0]) {
-        push(&v, &n, "-dev");
-        push(&v, &n, "%s", p->device);
-    }
-    if (p->ngl >= 0) {
-        push(&v, &n, "-ngl");
-        push(&v, &n, "%d", p->ngl);
-    }
-    if (p->n_cpu_moe > 0) {
-        push(&v, &n, "-ncmoe");
-        push(&v, &n, "%d", p->n_cpu_moe);
-    }
-    if (p->ubatch > 0) {
-        push(&v, &n, "-ub");
-        push(&v, &n, "%d", p->ubatch);
-    }
-    push(&v, &n, "-ctk");
-    push(&v, &n, "%s", p->type_k[0] ? p->type_k : "f16");
-    push(&v, &n, "-ctv");
-    push(&v, &n, "%s", p->type_v[0] ? p->type_v : "f16");
+    engine_argv a;
+    lvd_err err = {{0}};
+    if (fit_load_cmd(t, n_ctx, &a, &err) != 0)
+        return NULL;
+    char **v = a.argv;
+    a.argv = NULL;
+    engine_argv_free(&a);
     return v;
 }
 
@@ -79,11 +69,15 @@ static void why_of(const char *err, const char *outcome, char *buf, size_t len)
 int fit_load(void *target, uint32_t n_ctx, int *fits, lvd_err *err)
 {
     fit_target *t = target;
-    char **argv = fit_load_argv(t, n_ctx);
-    proc_spec spec = {.argv = (const char *const *)argv, .timeout_ms = t->timeout_ms, .max_capture = 1 << 20};
+    engine_argv cmd;
+    if (fit_load_cmd(t, n_ctx, &cmd, err) != 0)
+        return -1;
+    if (cmd.note && !t->left_out[0]) /* the same for every load of t: said once */
+        snprintf(t->left_out, sizeof t->left_out, "%s", cmd.note);
+    proc_spec spec = {.argv = (const char *const *)cmd.argv, .timeout_ms = t->timeout_ms, .max_capture = 1 << 20};
     proc_result res;
     int rc = proc_run(&spec, &res, err);
-    lvd_strv_free(argv);
+    engine_argv_free(&cmd);
     if (rc != 0)
         return -1;
     char outcome[96];

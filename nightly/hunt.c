@@ -18,11 +18,6 @@ int night_regression_of(const char *rule, char *test, size_t tn, char *backend, 
     return 0;
 }
 
-static void push(char ***v, size_t *n, const char *s)
-{
-    lvd_strv_push(v, n, lvd_xstrdup(s));
-}
-
 char **night_bisect_argv(const night_config *c, const char *tools_dir, const char *store_path, size_t *n,
                          int *timeout_s)
 {
@@ -39,15 +34,15 @@ char **night_bisect_argv(const night_config *c, const char *tools_dir, const cha
     char test[48], backend[32];
     char **v = NULL;
     if (nd && d[0].candidate_build && night_regression_of(d[0].rule, test, sizeof test, backend, sizeof backend) == 0) {
-        lvd_strv_push(&v, n, lvd_xasprintf("%s/lvd-bisect", tools_dir));
+        lvd_strv_pushf(&v, n, "%s/lvd-bisect", tools_dir);
         const char *words[] = {"--store", store_path, "--good", d[0].pinned_build, "--bad", d[0].candidate_build,
                                "--model", c->models[0], "--test", test, "--arm", backend, "--budget",
                                c->bisect_budget};
         for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-            push(&v, n, words[i]);
+            lvd_strv_pushf(&v, n, "%s", words[i]);
         if (c->n_flavours) {
-            push(&v, n, "--flavour");
-            push(&v, n, c->flavours[0]);
+            lvd_strv_pushf(&v, n, "--flavour");
+            lvd_strv_pushf(&v, n, "%s", c->flavours[0]);
         }
         int64_t budget = 3600;
         lvd_parse_duration(c->bisect_budget, &budget);

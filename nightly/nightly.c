@@ -42,20 +42,11 @@ typedef struct argv_b {
     size_t n;
 } argv_b;
 
-static void arg(argv_b *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void arg(argv_b *a, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lvd_strv_vpushf(&a->v, &a->n, fmt, ap);
-    va_end(ap);
-}
-
 static void tool(job *j, argv_b *a, const char *name)
 {
-    arg(a, "%s/lvd-%s", j->o->tools_dir, name);
-    arg(a, "--store");
-    arg(a, "%s", j->o->store);
+    lvd_strv_pushf(&a->v, &a->n, "%s/lvd-%s", j->o->tools_dir, name);
+    lvd_strv_pushf(&a->v, &a->n, "--store");
+    lvd_strv_pushf(&a->v, &a->n, "%s", j->o->store);
 }
 
 static void argv_free(argv_b *a)
@@ -64,19 +55,11 @@ static void argv_free(argv_b *a)
     memset(a, 0, sizeof *a);
 }
 
-static void stamp(char *buf, size_t len)
-{
-    time_t t = (time_t)lvd_now();
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static void logf_(job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(job *j, const char *fmt, ...)
 {
     char ts[32];
-    stamp(ts, sizeof ts);
+    lvd_format_utc(lvd_now(), ts, sizeof ts);
     fprintf(j->log, "[%s] ", ts);
     va_list ap;
     va_start(ap, fmt);
@@ -179,15 +162,15 @@ static void report_step(job *j, int partial_ok)
 static void fetch_common(job *j, argv_b *a, const char *flavour)
 {
     const night_config *c = j->o->cfg;
-    arg(a, "--pin-file");
-    arg(a, "%s", c->pin_file);
+    lvd_strv_pushf(&a->v, &a->n, "--pin-file");
+    lvd_strv_pushf(&a->v, &a->n, "%s", c->pin_file);
     if (flavour) {
-        arg(a, "--flavour");
-        arg(a, "%s", flavour);
+        lvd_strv_pushf(&a->v, &a->n, "--flavour");
+        lvd_strv_pushf(&a->v, &a->n, "%s", flavour);
     }
     if (c->builds_dir) {
-        arg(a, "--builds-dir");
-        arg(a, "%s", c->builds_dir);
+        lvd_strv_pushf(&a->v, &a->n, "--builds-dir");
+        lvd_strv_pushf(&a->v, &a->n, "%s", c->builds_dir);
     }
 }
 
@@ -222,14 +205,14 @@ static void fetch_candidate(job *j, const char *flavour)
     argv_b a = {0};
     tool(j, &a, "fetch");
     if (!strcmp(c->candidate, "latest")) {
-        arg(&a, "--latest");
-        arg(&a, "--min-age");
-        arg(&a, "%s", c->min_age);
+        lvd_strv_pushf(&a.v, &a.n, "--latest");
+        lvd_strv_pushf(&a.v, &a.n, "--min-age");
+        lvd_strv_pushf(&a.v, &a.n, "%s", c->min_age);
     } else {
-        arg(&a, "%s", c->candidate);
+        lvd_strv_pushf(&a.v, &a.n, "%s", c->candidate);
     }
     fetch_common(j, &a, flavour);
-    arg(&a, "--json");
+    lvd_strv_pushf(&a.v, &a.n, "--json");
     lvd_sb out = {0};
     char name[160];
     snprintf(name, sizeof name, "fetch candidate %s", flavour ? flavour : "(pin's flavour)");
@@ -261,9 +244,9 @@ static char *identify(job *j, const char *model, const char *when)
 {
     argv_b a = {0};
     tool(j, &a, "store");
-    arg(&a, "model");
-    arg(&a, "%s", model);
-    arg(&a, "--json");
+    lvd_strv_pushf(&a.v, &a.n, "model");
+    lvd_strv_pushf(&a.v, &a.n, "%s", model);
+    lvd_strv_pushf(&a.v, &a.n, "--json");
     char name[200];
     snprintf(name, sizeof name, "identify %.127s (%s)", lvd_base_name(model), when);
     lvd_sb out = {0};
@@ -309,19 +292,19 @@ static void per_model(job *j, const char *what, const char *model)
     int timeout = c->step_timeout_s;
     if (!strcmp(what, "select")) {
         tool(j, &a, "select");
-        arg(&a, "--model");
-        arg(&a, "%s", model);
-        arg(&a, "--record");
-        arg(&a, "--objective");
-        arg(&a, "%s", c->objective);
+        lvd_strv_pushf(&a.v, &a.n, "--model");
+        lvd_strv_pushf(&a.v, &a.n, "%s", model);
+        lvd_strv_pushf(&a.v, &a.n, "--record");
+        lvd_strv_pushf(&a.v, &a.n, "--objective");
+        lvd_strv_pushf(&a.v, &a.n, "%s", c->objective);
         if (c->ctx >= 0) { /* the context served; unset: the one the verdict's depth stands for */
-            arg(&a, "--ctx");
-            arg(&a, "%d", c->ctx);
+            lvd_strv_pushf(&a.v, &a.n, "--ctx");
+            lvd_strv_pushf(&a.v, &a.n, "%d", c->ctx);
         }
     } else if (!strcmp(what, "check")) {
         tool(j, &a, "check");
-        arg(&a, "--model");
-        arg(&a, "%s", model);
+        lvd_strv_pushf(&a.v, &a.n, "--model");
+        lvd_strv_pushf(&a.v, &a.n, "%s", model);
     } else { /* bench */
         int64_t budget = 900;
         lvd_parse_duration(c->budget, &budget);
@@ -332,8 +315,8 @@ static void per_model(job *j, const char *what, const char *model)
                                c->tests, c->budget, pin.min_samples, &a.n);
     }
     if (c->run_timeout && !strcmp(what, "check")) {
-        arg(&a, "--timeout");
-        arg(&a, "%s", c->run_timeout);
+        lvd_strv_pushf(&a.v, &a.n, "--timeout");
+        lvd_strv_pushf(&a.v, &a.n, "%s", c->run_timeout);
     }
     run_step(j, name, &a, timeout, NULL);
     argv_free(&a);
@@ -350,14 +333,14 @@ static void pin_step(job *j)
     const night_config *c = j->o->cfg;
     argv_b a = {0};
     tool(j, &a, "pin");
-    arg(&a, "--pin-file");
-    arg(&a, "%s", c->pin_file);
+    lvd_strv_pushf(&a.v, &a.n, "--pin-file");
+    lvd_strv_pushf(&a.v, &a.n, "%s", c->pin_file);
     if (j->r->candidate) {
-        arg(&a, "--candidate");
-        arg(&a, "%s", j->r->candidate);
+        lvd_strv_pushf(&a.v, &a.n, "--candidate");
+        lvd_strv_pushf(&a.v, &a.n, "%s", j->r->candidate);
     }
     if (c->promote)
-        arg(&a, "--promote");
+        lvd_strv_pushf(&a.v, &a.n, "--promote");
     int rc = run_step(j, "pin", &a, c->step_timeout_s, NULL);
     argv_free(&a);
     if (rc == LVD_EXIT_FAIL) {
@@ -415,7 +398,7 @@ static void discover_step(job *j)
     const night_config *c = j->o->cfg;
     argv_b a = {0};
     tool(j, &a, "probe");
-    arg(&a, "--discover");
+    lvd_strv_pushf(&a.v, &a.n, "--discover");
     char *env = c->builds_dir ? lvd_xasprintf("LVD_BUILDS_DIR=%s", c->builds_dir) : NULL;
     j->step_env = env;
     lvd_sb out = {0};
@@ -448,11 +431,11 @@ static int evidence_step(job *j)
 {
     argv_b a = {0};
     tool(j, &a, "evidence");
-    arg(&a, "--out");
-    arg(&a, "%s", j->o->cfg->evidence);
+    lvd_strv_pushf(&a.v, &a.n, "--out");
+    lvd_strv_pushf(&a.v, &a.n, "%s", j->o->cfg->evidence);
     if (j->resume.note) {
-        arg(&a, "--note");
-        arg(&a, "%s", j->resume.note);
+        lvd_strv_pushf(&a.v, &a.n, "--note");
+        lvd_strv_pushf(&a.v, &a.n, "%s", j->resume.note);
     }
     int rc = run_step(j, "evidence", &a, j->o->cfg->step_timeout_s, NULL);
     argv_free(&a);
@@ -465,7 +448,7 @@ static int evidence_step(job *j)
 static int begin(job *j, lvd_err *err)
 {
     char ts[32], *fresh;
-    stamp(ts, sizeof ts);
+    lvd_format_utc(lvd_now(), ts, sizeof ts);
     fresh = lvd_session_name("night", ts); /* unique across boxes: stores merge (common/uid.h) */
     j->since = lvd_now() - 2 * 86400;
     int rc = night_resume_begin(j->o->store, fresh, lvd_now(), j->o->cfg->resume_within_s, &j->resume, err);

@@ -2,6 +2,7 @@
  * for running them (nightly.c) or deciding anything (select/pin.c). */
 #include "nightly/remeasure.h"
 
+#include "bench/arm.h"
 #include "common/json.h"
 #include "stats/stats.h"
 #include "store/store.h"
@@ -11,73 +12,85 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void push(char ***v, size_t *n, const char *s)
-{
-    lvd_strv_push(v, n, lvd_xstrdup(s));
-}
-
-/* flag and its value */
-static void push2(char ***v, size_t *n, const char *flag, char *value)
-{
-    push(v, n, flag);
-    lvd_strv_push(v, n, value);
-}
-
 char **night_bench_argv(const night_config *c, const char *tools_dir, const char *store_path, const char *model,
                         const char *session, int resume, const char *tests, const char *budget,
                         size_t min_samples, size_t *n)
 {
     char **v = NULL;
     *n = 0;
-    lvd_strv_push(&v, n, lvd_xasprintf("%s/lvd-bench", tools_dir));
+    lvd_strv_pushf(&v, n, "%s/lvd-bench", tools_dir);
     const char *words[] = {"--store", store_path, "--model", model, "--session", session};
     for (size_t i = 0; i < LVD_ARRAY_LEN(words); i++)
-        push(&v, n, words[i]);
+        lvd_strv_pushf(&v, n, "%s", words[i]);
     if (resume)
-        push(&v, n, "--resume");
-    push2(&v, n, "--tests", lvd_xstrdup(tests));
+        lvd_strv_pushf(&v, n, "--resume");
+    lvd_strv_pushf(&v, n, "--tests");
+    lvd_strv_pushf(&v, n, "%s", tests);
     if (c->ctx >= 0) { /* measured at the context it serves (bench/depth.h) */
-        push2(&v, n, "--ctx", lvd_xasprintf("%d", c->ctx));
+        lvd_strv_pushf(&v, n, "--ctx");
+        lvd_strv_pushf(&v, n, "%d", c->ctx);
     }
     if (c->depth) {
-        push2(&v, n, "--depth", lvd_xstrdup(c->depth));
+        lvd_strv_pushf(&v, n, "--depth");
+        lvd_strv_pushf(&v, n, "%s", c->depth);
     }
-    push2(&v, n, "--budget", lvd_xstrdup(budget));
-    push2(&v, n, "--max-samples", lvd_xasprintf("%d", c->max_samples));
-    push2(&v, n, "--min-samples", lvd_xasprintf("%zu", min_samples));
+    lvd_strv_pushf(&v, n, "--budget");
+    lvd_strv_pushf(&v, n, "%s", budget);
+    lvd_strv_pushf(&v, n, "--max-samples");
+    lvd_strv_pushf(&v, n, "%d", c->max_samples);
+    lvd_strv_pushf(&v, n, "--min-samples");
+    lvd_strv_pushf(&v, n, "%zu", min_samples);
     if (c->reps > 0) { /* unset (0): the bench's cost model chooses -r */
-        push2(&v, n, "--reps", lvd_xasprintf("%d", c->reps));
+        lvd_strv_pushf(&v, n, "--reps");
+        lvd_strv_pushf(&v, n, "%d", c->reps);
     }
-    push2(&v, n, "--objective", lvd_xstrdup(c->objective));
+    lvd_strv_pushf(&v, n, "--objective");
+    lvd_strv_pushf(&v, n, "%s", c->objective);
     if (c->run_timeout) {
-        push2(&v, n, "--timeout", lvd_xstrdup(c->run_timeout));
+        lvd_strv_pushf(&v, n, "--timeout");
+        lvd_strv_pushf(&v, n, "%s", c->run_timeout);
     }
     return v;
 }
 
-/* lvd bench's flags for the parameters of arm key ("dev=- ngl=99 fa=1 ub=-
- * ... env=K=V"); the device is the bench's to choose from the probe. */
-static void arm_flags(char ***v, size_t *n, const char *key)
+/* v printed into buf when on, else "" (the flag is not passed). */
+static const char *num(char buf[16], int v, int on)
 {
-    static const char *const flag[][2] = {{"ngl=", "-ngl"}, {"fa=", "-fa"},    {"ub=", "-ub"},
-                                          {"ctk=", "-ctk"}, {"ctv=", "-ctv"},  {"ncmoe=", "-ncmoe"},
-                                          {"t=", "-t"},     {"sm=", "-sm"},    {"ts=", "-ts"}};
-    const char *env = strstr(key, "env=");
-    char *head = lvd_xstrndup(key, env ? (size_t)(env - key) : strlen(key));
-    size_t nt;
-    char **tok = lvd_split(head, ' ', &nt);
-    for (size_t i = 0; i < nt; i++)
-        for (size_t k = 0; k < LVD_ARRAY_LEN(flag); k++) {
-            size_t len = strlen(flag[k][0]);
-            if (!strncmp(tok[i], flag[k][0], len) && tok[i][len] && strcmp(tok[i] + len, "-")) {
-                push2(v, n, flag[k][1], lvd_xstrdup(tok[i] + len));
-            }
-        }
-    lvd_strv_free(tok);
-    free(head);
-    if (env && env[4]) {
-        push2(v, n, "--env", lvd_xstrdup(env + 4));
+    snprintf(buf, 16, "%d", v);
+    return on ? buf : "";
+}
+
+/* lvd bench's flags for the parameters of arm key (bench/arm.h) in the
+ * key's order; the device is the bench's to choose from the probe, and
+ * llama.cpp's own fit (fitt, fitc) has no lvd bench flag: the bench adds
+ * its fit arm itself where the engine offers -fitt. 0, or -1 when key is
+ * not an arm key. */
+static int arm_flags(char ***v, size_t *n, const char *key)
+{
+    lvd_params p;
+    lvd_err err;
+    if (bench_arm_key_parse(key, &p, &err) != 0)
+        return -1;
+    char b[5][16];
+    const char *const w[][2] = {
+        {"-sm", p.split_mode},
+        {"-ts", p.tensor_split},
+        {"-ngl", num(b[0], p.ngl, p.ngl >= 0)},
+        {"-fa", num(b[1], p.fa, p.fa >= 0)},
+        {"-ub", num(b[2], p.ubatch, p.ubatch > 0)},
+        {"-ctk", p.type_k},
+        {"-ctv", p.type_v},
+        {"-ncmoe", num(b[3], p.n_cpu_moe, p.n_cpu_moe > 0)},
+        {"-t", num(b[4], p.threads, p.threads > 0)},
+        {"--env", p.env},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(w); i++) {
+        if (!*w[i][1])
+            continue;
+        lvd_strv_pushf(v, n, "%s", w[i][0]);
+        lvd_strv_pushf(v, n, "%s", w[i][1]);
     }
+    return 0;
 }
 
 static size_t side_n(const cJSON *cmp, const char *side)
@@ -121,10 +134,14 @@ static int remeasure_of(store *s, const night_config *c, const char *tools_dir, 
     r->argv = night_bench_argv(c, tools_dir, store_path, model, more, 0, lvd_json_string(cmp, "test"), "0", want,
                                &r->n);
     free(more);
-    push2(&r->argv, &r->n, "--engines",
-          lvd_xasprintf("%.0f,%.0f", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
-                        cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine"))));
-    arm_flags(&r->argv, &r->n, lvd_json_string(cmp, "arm_key"));
+    lvd_strv_pushf(&r->argv, &r->n, "--engines");
+    lvd_strv_pushf(&r->argv, &r->n, "%.0f,%.0f",
+                   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "pinned_engine")),
+                   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cmp, "candidate_engine")));
+    if (arm_flags(&r->argv, &r->n, lvd_json_string(cmp, "arm_key")) != 0) { /* not an arm we can name */
+        lvd_strv_free(r->argv);
+        return -1;
+    }
     r->what = lvd_xasprintf("%s on %s, %s", lvd_json_string(cmp, "test"), lvd_json_string(cmp, "backend"),
                             lvd_json_string(cmp, "params"));
     return 0;

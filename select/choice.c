@@ -234,8 +234,8 @@ int sel_choice_lines_build(const sel_line_in *in, sel_choice_lines *out, lvd_err
     model_of(out, in);
     if (!in->engine)
         return 0;
-    if (sel_launch_build(in->engine->dir, out->model, &out->params, out->ctx, out->gpu_capable, &out->launch,
-                         err) != 0) {
+    if (sel_launch_build(in->engine->dir, probe ? probe->flags : NULL, out->model, &out->params, out->ctx,
+                         out->gpu_capable, &out->launch, err) != 0) {
         sel_choice_lines_free(out);
         return -1;
     }

@@ -1,8 +1,10 @@
-/* launch.c: the llama-server launch line of launch.h: argv and env arrays,
- * their POSIX shell quoting and their JSON. Not for running anything. */
+/* launch.c: the llama-server launch line of launch.h: its checks, the env
+ * array, the argv (engine/argv.h builds its words), their POSIX shell
+ * quoting and their JSON. Not for running anything. */
 #include "select/launch.h"
 
 #include "bench/kvpair.h"
+#include "engine/argv.h"
 #include "engine/visibility.h"
 #include "placement/placement.h"
 
@@ -10,37 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A NULL-terminated array of strings (common/util.h: lvd_strv_push). */
-typedef struct strv {
-    char **v;
-    size_t n;
-} strv;
-
-static void strv_push(strv *s, char *owned)
-{
-    lvd_strv_push(&s->v, &s->n, owned);
-}
-
-/* The array itself, never NULL (an empty one holds just the terminator). */
-static char **strv_finish(strv *s)
-{
-    if (!s->v)
-        s->v = lvd_xcalloc(1, sizeof *s->v);
-    return s->v;
-}
-
-static void push_flag(strv *a, const char *flag, const char *value)
-{
-    strv_push(a, lvd_xstrdup(flag));
-    strv_push(a, lvd_xstrdup(value));
-}
-
-static void push_int(strv *a, const char *flag, long value)
-{
-    strv_push(a, lvd_xstrdup(flag));
-    strv_push(a, lvd_xasprintf("%ld", value));
-}
 
 static int is_env_name(const char *s, size_t n)
 {
@@ -54,7 +25,7 @@ static int is_env_name(const char *s, size_t n)
 }
 
 /* "K=V K2=V2" (spaces or tabs between) into NAME=VALUE words. */
-static int parse_env(const char *spec, strv *env, lvd_err *err)
+static int parse_env(const char *spec, char ***env, size_t *n_env, lvd_err *err)
 {
     const char *s = spec;
     while (*s) {
@@ -66,23 +37,10 @@ static int parse_env(const char *spec, strv *env, lvd_err *err)
         const char *eq = memchr(s, '=', n);
         if (!eq || !is_env_name(s, (size_t)(eq - s)))
             return lvd_errf(err, "environment '%.*s' is not NAME=VALUE", (int)n, s);
-        strv_push(env, lvd_xstrndup(s, n));
+        lvd_strv_push(env, n_env, lvd_xstrndup(s, n));
         s += n;
     }
     return 0;
-}
-
-/* llama-bench separates devices and split fractions by '/', llama-server by
- * ',' (tests/fixtures/llama.cpp/cpu-build-b9749/{bench,server}-help.stdout):
- * the stored form is llama-bench's, the launch line llama-server's. */
-static void push_server_list(strv *a, const char *flag, const char *bench_list)
-{
-    char *v = lvd_xstrdup(bench_list);
-    for (char *c = v; *c; c++)
-        if (*c == '/')
-            *c = ',';
-    push_flag(a, flag, v);
-    free(v);
 }
 
 static int check_params(const char *engine_dir, const char *model, const lvd_params *p,
@@ -104,83 +62,63 @@ static int check_params(const char *engine_dir, const char *model, const lvd_par
     return bench_kv_check_fa(p->type_v, p->fa, err); /* llama-server would refuse it */
 }
 
-int sel_launch_build(const char *engine_dir, const char *model, const lvd_params *p,
+int sel_launch_build(const char *engine_dir, const char *flags, const char *model, const lvd_params *p,
                      uint32_t ctx, int gpu_capable, sel_launch *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     if (check_params(engine_dir, model, p, err) != 0)
         return -1;
-    strv env = {0};
-    if (parse_env(p->env, &env, err) != 0) {
-        lvd_strv_free(env.v);
+    if (parse_env(p->env, &out->env, &out->n_env, err) != 0) {
+        sel_launch_free(out);
         return -1;
     }
-    strv a = {0};
+    lvd_strv_finish(&out->env);
     size_t dl = strlen(engine_dir);
     while (dl > 1 && engine_dir[dl - 1] == '/')
         dl--;
-    strv_push(&a, lvd_xasprintf("%.*s/llama-server", (int)dl, engine_dir));
-    push_flag(&a, "-m", model);
-    if (gpu_capable) {
-        if (p->device[0])
-            push_server_list(&a, "--device", p->device);
-        if (p->split_mode[0])
-            push_flag(&a, "-sm", p->split_mode);
-        if (p->tensor_split[0])
-            push_server_list(&a, "-ts", p->tensor_split);
-        if (p->ngl >= 0)
-            push_int(&a, "-ngl", p->ngl);
-        if (p->n_cpu_moe > 0)
-            push_int(&a, "--n-cpu-moe", p->n_cpu_moe);
-        if (p->fit_target > 0) { /* llama.cpp's own fit, as the arm measured it */
-            push_flag(&a, "--fit", "on");
-            push_int(&a, "-fitt", p->fit_target);
-        }
-        if (p->fit_target > 0 && p->fit_ctx > 0)
-            push_int(&a, "-fitc", p->fit_ctx);
+    char *binary = lvd_xasprintf("%.*s/llama-server", (int)dl, engine_dir);
+    engine_help help;
+    engine_help_load(flags, &help);
+    engine_run r = {.kind = ENGINE_RUN_SERVER, .binary = binary, .model = model, .params = *p,
+                    .help = flags ? &help : NULL, .ctx = ctx, .gpu = gpu_capable};
+    engine_argv cmd;
+    int rc = engine_argv_build(&r, &cmd, err);
+    free(binary);
+    engine_help_free(&help);
+    if (rc != 0) {
+        sel_launch_free(out);
+        return -1;
     }
-    if (p->ubatch > 0)
-        push_int(&a, "-ub", p->ubatch);
-    if (p->fa >= 0)
-        push_flag(&a, "-fa", p->fa ? "on" : "off");
-    if (p->type_k[0])
-        push_flag(&a, "-ctk", p->type_k);
-    if (p->type_v[0])
-        push_flag(&a, "-ctv", p->type_v);
-    if (p->threads > 0)
-        push_int(&a, "-t", p->threads);
-    if (ctx > 0)
-        push_int(&a, "-c", (long)ctx);
-    out->argv = strv_finish(&a);
-    out->argc = a.n;
-    out->env = strv_finish(&env);
-    out->n_env = env.n;
+    out->argv = cmd.argv;
+    out->argc = cmd.argc;
+    out->left_out = cmd.note;
     return 0;
 }
 
 int sel_launch_carry_env(sel_launch *l, const char *probe_env, const char *backend)
 {
-    strv add = {0};
+    char **add = NULL;
+    size_t n_add = 0;
     lvd_err err;
     char *vis = engine_visibility_for_device(probe_env, backend);
-    int bad = parse_env(vis, &add, &err);
+    int bad = parse_env(vis, &add, &n_add, &err);
     free(vis);
     if (bad) {
-        lvd_strv_free(add.v);
+        lvd_strv_free(add);
         return -1;
     }
-    for (size_t i = 0; i < add.n; i++) {
-        size_t name = strcspn(add.v[i], "=") + 1; /* "NAME=" */
+    for (size_t i = 0; i < n_add; i++) {
+        size_t name = strcspn(add[i], "=") + 1; /* "NAME=" */
         int have = 0;
         for (size_t k = 0; k < l->n_env && !have; k++)
-            have = strncmp(l->env[k], add.v[i], name) == 0;
+            have = strncmp(l->env[k], add[i], name) == 0;
         if (have) {
-            free(add.v[i]);
+            free(add[i]);
         } else {
-            lvd_strv_push(&l->env, &l->n_env, add.v[i]);
+            lvd_strv_push(&l->env, &l->n_env, add[i]);
         }
     }
-    free(add.v);
+    free(add);
     return 0;
 }
 
@@ -190,6 +128,7 @@ void sel_launch_free(sel_launch *l)
         return;
     lvd_strv_free(l->argv);
     lvd_strv_free(l->env);
+    free(l->left_out);
     memset(l, 0, sizeof *l);
 }
 
@@ -213,18 +152,10 @@ char *sel_launch_to_shell(const sel_launch *l)
     return lvd_sb_detach(&sb);
 }
 
-static cJSON *string_array(char **v, size_t n)
-{
-    cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(v[i]));
-    return arr;
-}
-
 struct cJSON *sel_launch_to_json(const sel_launch *l)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "argv", string_array(l->argv, l->argc));
-    cJSON_AddItemToObject(o, "env", string_array(l->env, l->n_env));
+    cJSON_AddItemToObject(o, "argv", cJSON_CreateStringArray((const char *const *)l->argv, (int)l->argc));
+    cJSON_AddItemToObject(o, "env", cJSON_CreateStringArray((const char *const *)l->env, (int)l->n_env));
     return o;
 }

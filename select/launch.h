@@ -18,20 +18,25 @@ typedef struct sel_launch {
     size_t argc;
     char **env;    /* NULL-terminated "NAME=VALUE" assignments the arm used */
     size_t n_env;
+    char *left_out; /* the flags the engine's llama-server --help does not list, left out
+                       of argv (engine/argv.h note); NULL: none */
 } sel_launch;
 
 /* Builds `llama-server -m MODEL [--device SEL] [-ngl N] [--n-cpu-moe N]
  * [-ub N] [-fa on|off] [-ctk T] [-ctv T] [-t N] [-c CTX]` from the
- * parameters, each flag only when set (lvd_params' "not passed" values) and
- * ctx only when > 0 (llama-server's -c 0 is the model's own context).
- * gpu_capable 0 (the engine's probe listed no device) drops --device, -ngl
- * and --n-cpu-moe: a CPU-only build ignores them silently, and a line that
- * shows them would claim what cannot happen. The device selector is copied
- * verbatim. p->env ("K=V K2=V2") becomes the env array. 0, or -1 with err
- * (empty engine dir or model, an out-of-range number, an unknown cache
- * type, a quantized -ctv with -fa off (bench/kvpair.h: llama.cpp refuses
- * it), an env word that is not NAME=VALUE); *out is then empty. */
-int sel_launch_build(const char *engine_dir, const char *model, const lvd_params *p,
+ * parameters (engine/argv.h), each flag only when set (lvd_params' "not
+ * passed" values) and ctx only when > 0 (llama-server's -c 0 is the model's
+ * own context). gpu_capable 0 (the engine's probe listed no device) drops
+ * --device, -ngl and --n-cpu-moe: a CPU-only build ignores them silently,
+ * and a line that shows them would claim what cannot happen. The device
+ * selector is copied verbatim. flags is what the engine's tools list, as
+ * its probe recorded them (engine/help.h; NULL: not known): a flag its
+ * llama-server does not list is left out, and out->left_out says so.
+ * p->env ("K=V K2=V2") becomes the env array. 0, or -1 with err (empty
+ * engine dir or model, an out-of-range number, an unknown cache type, a
+ * quantized -ctv with -fa off (bench/kvpair.h: llama.cpp refuses it), an
+ * env word that is not NAME=VALUE); *out is then empty. */
+int sel_launch_build(const char *engine_dir, const char *flags, const char *model, const lvd_params *p,
                      uint32_t ctx, int gpu_capable, sel_launch *out, lvd_err *err);
 
 /* Adds to l's env the device-visibility variables a device of backend needs

@@ -57,6 +57,7 @@
 #include "stats/stats.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 struct cJSON;
@@ -175,6 +176,11 @@ void sel_pin_fmt_pct(lvd_sb *sb, double ratio);
  * "few-samples", "regression", "inconclusive", "no-win", "first-night",
  * "no-digest". */
 const char *sel_pin_hold_name(sel_pin_hold h);
+
+/* What lvd pin prints (pin_print.c): "pinned B (F), candidate C: promote"
+ * and the rule, every comparison a line (the arm column as wide as its widest
+ * arm), the issues, and with applied the pin file's new build and digest. */
+void sel_pin_print(FILE *f, const sel_pin_eval *e, const sel_pin_verdict *v, const char *pin_file, int applied);
 
 /* What lvd-pin reads from the store. */
 typedef struct sel_pin_opts {

@@ -26,6 +26,8 @@
 
 #include "select/pin.h"
 
+#include <stdio.h>
+
 struct store;
 struct builds_pin;
 struct cJSON;
@@ -55,6 +57,9 @@ void sel_pin_fleet_add(sel_pin_fleet *f, const char *host, sel_pin_eval *e);
  * Judges each host first. Pure. */
 void sel_pin_fleet_judge(sel_pin_fleet *f);
 void sel_pin_fleet_free(sel_pin_fleet *f);
+/* lvd pin --fleet's text (pin_print.c): the decision, then each host's
+ * outcome, one line each. */
+void sel_pin_fleet_print(FILE *f, const sel_pin_fleet *fl, const char *pin_file, int applied);
 
 /* Adds the fleet to details (sel_pin_details_json of f->all): "host" in
  * each comparison and issue, and "hosts", each host's outcome: [{"host",

@@ -3,6 +3,7 @@
 #include "select/profile.h"
 
 #include "common/kv.h"
+#include "common/opt_vocab.h"
 #include "placement/placement.h"
 
 #include <ctype.h>
@@ -10,10 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CTX_MAX (INT64_C(1) << 24)
-#define LAYERS_MAX 100000
-#define UBATCH_MAX 65536
-#define THREADS_MAX 4096
 
 /* An integer value in [lo, hi] into *out; else an error naming the line. */
 static int int_value(const lvd_kvfile *kv, const lvd_kv *e, int64_t lo, int64_t hi, int64_t *out,
@@ -126,8 +123,8 @@ static int entry(const lvd_kvfile *kv, const lvd_kv *e, sel_profile *p, lvd_err 
     if (lvd_starts_with(k, "env."))
         return env_value(kv, e, p, err);
     static const struct { const char *key; int64_t lo, hi; } ints[] = {
-        {"ctx", 0, CTX_MAX},       {"ngl", 0, LAYERS_MAX}, {"n-cpu-moe", 0, LAYERS_MAX},
-        {"ub", 1, UBATCH_MAX},     {"threads", 1, THREADS_MAX},
+        {"ctx", 0, LVD_CTX_MAX},   {"ngl", 0, LVD_LAYERS_MAX}, {"n-cpu-moe", 0, LVD_LAYERS_MAX},
+        {"ub", 1, LVD_UBATCH_MAX}, {"threads", 1, LVD_THREADS_MAX}, /* the command line's ranges */
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(ints); i++) {
         if (strcmp(k, ints[i].key) != 0)

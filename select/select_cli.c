@@ -9,6 +9,7 @@
  * select/select.c, select/verdict.c and select/choice.c (the --artifact
  * lines: sel_choice_record_artifact, the evidence page's too). */
 #include "common/cli.h"
+#include "common/opt_vocab.h"
 #include "common/gguf_split.h"
 #include "common/json.h"
 #include "common/sha256.h"
@@ -20,16 +21,14 @@
 #include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TOOL "lvd-select"
-#define CTX_MAX (INT64_C(1) << 24)
 
 typedef struct options {
-    lvd_tool_opts t;         /* --store, --json */
+    lvd_tool_opts t;         /* --store, --json, --host */
     const char *model;
     const char *artifact;    /* --artifact: record without the model file */
     const char *profile;
@@ -40,135 +39,83 @@ typedef struct options {
     int record;
 } options;
 
-static void usage(FILE *f)
+/* -c max: the measured ceiling (SEL_CTX_MAX); else a number of tokens. */
+static int ctx_max(const lvd_opt *o, void *field, const char *arg, lvd_err *err)
 {
-    fprintf(f,
-            "usage: lvd select -m M.gguf [--profile FILE] [-c N] [--free-mib N]\n"
-            "                  [--objective tg|pp|W|tpj] [--record] [--host NAME] [--json] [--explain]\n"
-            "                  [--store PATH]\n"
-            "       lvd select --record --artifact SHA256 [--host NAME] [--objective tg|pp|W|tpj] [--json]\n\n"
-            "Prints the llama-server launch line for a model, one shell-quoted line, from the\n"
-            "store alone (no engine is run). The engine and device come from, in order:\n"
-            "  1. the operator profile (--profile), when it names an engine, backend or device;\n"
-            "  2. the model's verdict on this host, while the engines it compared are unchanged\n"
-            "     and the winner's correctness check passed;\n"
-            "  3. the heuristic over the cached probes (old NVIDIA -> Vulkan, modern -> CUDA,\n"
-            "     AMD/Intel -> Vulkan, no accelerator -> CPU);\n"
-            "  4. the first engine listing a device (a software rasterizer such as llvmpipe\n"
-            "     is none), else the CPU engine.\n"
-            "Then the placement (-ngl, --n-cpu-moe, -ub) for the device's free memory.\n\n"
-            "options:\n"
-            "  -m, --model M.gguf the model (identified by its SHA-256, cached by path)\n"
-            "  --profile FILE     operator profile (key = value): backend or engine, device, ctx,\n"
-            "                     fa, ctk, ctv, ngl, n-cpu-moe, ub, threads, env.NAME\n"
-            "  -c, --ctx-size, --ctx N\n"
-            "                     context to place and launch (default: the profile's, else\n"
-            "                     min(4096, the model's); 0 = the model's training context;\n"
-            "                     max = the context ceiling lvd fit measured for the choice, less\n"
-            "                     5 %%, rounded down to 256). A context above a measured ceiling is\n"
-            "                     refused, with the ceiling\n"
-            "  --free-mib N       the device's free memory in MiB (default: the probe's figure)\n"
-            "  --objective OBJ    the verdict's objective: tg (default), pp, or a tg weight W\n"
-            "                     in [0, 1]; per joule (lvd bench measured energy): tpj, ppj, wj=W\n"
-            "  --record           first compute the verdict from the newest bench session and\n"
-            "                     record it (after lvd bench and lvd check)\n"
-            "  --artifact SHA256  with --record, instead of --model: the model by its sha256, for\n"
-            "                     results imported from elsewhere (lvd store import --artifact);\n"
-            "                     prints the verdict's launch line (the model's last known path,\n"
-            "                     else the placeholder MODEL.gguf, said so) on the winning engine,\n"
-            "                     whether or not it can serve here; no profile, no selection order\n"
-            "  --host NAME        whose measurements and verdict (default: this machine)\n"
-            "  --json             print {rule, engine, backend, device, placement, argv, env,\n"
-            "                     explain, ...} instead of the line\n"
-            "  --explain          after the line, '# ' lines: which rule decided and why each\n"
-            "                     rule above it did not\n"
-            "  --store PATH       the store: an SQLite file or a PostgreSQL URI (postgresql://...)\n"
-            "                     (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
-            "  -h, --help         this text\n\n"
-            "environment: LVD_STORE_FALLBACK=FILE names a local SQLite copy of this host's\n"
-            "verdicts that --record refreshes and that a plain select reads (with a warning)\n"
-            "when the store cannot be opened (a database server out of reach).\n\n"
-            "exit: 0 ok, 1 no engine can serve (or --record found no bench run, or the recorded\n"
-            "verdict has no winner, or --ctx max has no valid ceiling), 2 usage, 3 bad model or\n"
-            "profile (or a profile the probes cannot honour, or an artifact the store does not\n"
-            "know, or -c above the measured ceiling), 4 store error.\n\n"
-            "examples:\n"
-            "  lvd select --model ~/models/qwen3-8b-q4_k_m.gguf --explain\n"
-            "  eval \"exec $(lvd select --model m.gguf)\"\n"
-            "  lvd select --record --artifact 9739...d --host h200\n");
-}
-
-enum { OPT_MODEL = 256, OPT_PROFILE, OPT_CTX, OPT_FREE, OPT_OBJ, OPT_EXPLAIN, OPT_RECORD,
-       OPT_ARTIFACT };
-
-/* One of this tool's own options (lvd_option_fn). */
-static int option(void *opts, int c, const char *arg)
-{
-    options *o = opts;
-    lvd_err err;
-    switch (c) {
-    case OPT_MODEL: o->model = arg; break;
-    case OPT_ARTIFACT: o->artifact = arg; break;
-    case OPT_PROFILE: o->profile = arg; break;
-    case OPT_CTX:
-        if (!strcmp(arg, "max"))
-            o->ctx = SEL_CTX_MAX;
-        else if (lvd_parse_i64(arg, &o->ctx) != 0 || o->ctx < 0 || o->ctx > CTX_MAX)
-            return lvd_usage_error(TOOL, "--ctx wants 0 to %lld tokens or max, not '%s'",
-                                   (long long)CTX_MAX, arg);
-        break;
-    case OPT_FREE:
-        if (lvd_parse_i64(arg, &o->free_mib) != 0 || o->free_mib < 0)
-            return lvd_usage_error(TOOL, "--free-mib wants a number of MiB, not '%s'", arg);
-        break;
-    case OPT_OBJ:
-        if (stats_objective_parse(arg, &o->objective, &err) != 0)
-            return lvd_usage_error(TOOL, "%s", err.msg);
-        break;
-    case OPT_EXPLAIN: o->explain = 1; break;
-    case OPT_RECORD: o->record = 1; break;
-    }
+    (void)o;
+    (void)err;
+    if (strcmp(arg, "max"))
+        return 1;
+    *(int64_t *)field = SEL_CTX_MAX;
     return 0;
 }
 
+#define WITH_MODEL .form = LVD_FORM(0)
+static const lvd_opt table[] = {
+    {LVD_OPT_MODEL, LVD_AT(model), WITH_MODEL, .req = LVD_FORM(0),
+     .help = "the model (identified by its SHA-256, cached by path)"},
+    {.spell = "--artifact", .arg = "SHA256", .kind = LVD_OPT_STR, LVD_AT(artifact), .form = LVD_FORM(1),
+     .help = "with --record, instead of --model: the model by its sha256, for results imported from elsewhere "
+             "(lvd store import --artifact); prints the verdict's launch line (the model's last known path, else "
+             "the placeholder MODEL.gguf, said so) on the winning engine, whether or not it can serve here; no "
+             "profile, no selection order"},
+    {.spell = "--profile", .arg = "FILE", .kind = LVD_OPT_STR, LVD_AT(profile), WITH_MODEL,
+     .help = "operator profile (key = value): backend or engine, device, ctx, fa, ctk, ctv, ngl, n-cpu-moe, ub, "
+             "threads, env.NAME"},
+    {LVD_OPT_CTX, LVD_AT(ctx), WITH_MODEL, .call = ctx_max,
+     .help = "context to place and launch (default: the profile's, else twice the verdict's serving depth, else min(4096, the model's); 0 = the model's "
+             "training context; max = the context ceiling lvd fit measured for the choice, less 5 %, rounded down "
+             "to 256). A context above a measured ceiling is refused, with the ceiling"},
+    {.spell = "--free-mib", .arg = "N", .kind = LVD_OPT_INT, .lo = 0, .hi = LVD_MIB_MAX, .unit = "MiB",
+     LVD_AT(free_mib), WITH_MODEL, .help = "the device's free memory in MiB (default: the probe's figure)"},
+    {STATS_OPT_OBJECTIVE, LVD_AT(objective)},
+    {.spell = "--record", .kind = LVD_OPT_FLAG, LVD_AT(record), .req = LVD_FORM(1),
+     .help = "first compute the verdict from the newest bench session and record it (after lvd bench and lvd "
+             "check)"},
+    {LVD_OPT_HOST},
+    {LVD_OPT_JSON, .help = "print {rule, engine, backend, device, placement, argv, env, explain, ...} instead of "
+                           "the line"},
+    {.spell = "--explain", .kind = LVD_OPT_FLAG, LVD_AT(explain), WITH_MODEL,
+     .help = "after the line, '# ' lines: which rule decided and why each rule above it did not"},
+    {LVD_OPT_STORE},
+    {0},
+};
+
+static const lvd_opt_tool tool = {
+    .name = TOOL,
+    .about = "Prints the llama-server launch line for a model, one shell-quoted line, from the store alone (no "
+             "engine is run). The engine and device come from, in order:\n"
+             "  1. the operator profile (--profile), when it names an engine, backend or device;\n"
+             "  2. the model's verdict on this host, while the engines it compared are unchanged and the winner's "
+             "correctness check passed;\n"
+             "  3. the heuristic over the cached probes (old NVIDIA -> Vulkan, modern -> CUDA, AMD/Intel -> "
+             "Vulkan, no accelerator -> CPU);\n"
+             "  4. the first engine listing a device (a software rasterizer such as llvmpipe is none), else the "
+             "CPU engine, else an engine listing only software devices, on the CPU.\n"
+             "Then the placement (-ngl, --n-cpu-moe, -ub) for the device's free memory.",
+    .opts = table,
+    .forms = (const lvd_opt_form[]){{NULL, NULL}, {"--artifact", NULL}, {NULL, NULL}},
+    .more = "environment: LVD_STORE_FALLBACK=FILE names a local SQLite copy of this host's verdicts that --record "
+            "refreshes and that a plain select reads (with a warning) when the store cannot be opened (a database "
+            "server out of reach).",
+    .exits = "0 ok, 1 no engine can serve (or --record found no bench run, or the recorded verdict has no winner, "
+             "or --ctx max has no valid ceiling), 2 usage, 3 bad model or profile (or a profile the probes cannot "
+             "honour, or an artifact the store does not know, or -c above the measured ceiling), 4 store error.",
+    .examples = "lvd select --model ~/models/qwen3-8b-q4_k_m.gguf --explain\n"
+                "eval \"exec $(lvd select --model m.gguf)\"\n"
+                "lvd select --record --artifact 9739...d --host h200",
+};
+
+/* Parses argv into o: 0, -1 after --help, or a usage error's exit code. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    static const struct option longopts[] = {
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"artifact", required_argument, NULL, OPT_ARTIFACT},
-        LVD_TOOL_HOST_LONGOPT,
-        {"profile", required_argument, NULL, OPT_PROFILE},
-        {"ctx", required_argument, NULL, OPT_CTX},
-        {"free-mib", required_argument, NULL, OPT_FREE},
-        {"objective", required_argument, NULL, OPT_OBJ},
-        {"explain", no_argument, NULL, OPT_EXPLAIN},
-        {"record", no_argument, NULL, OPT_RECORD},
-        LVD_TOOL_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
     o->ctx = o->free_mib = -1;
-    stats_objective_default(&o->objective);
-    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
-    if (rc == 0)
-        rc = lvd_tool_no_operands(TOOL, argc, argv);
+    lvd_opt_result r;
+    int rc = lvd_opt_parse(&tool, argc, argv, o, &r);
     if (rc != 0)
         return rc;
-    if (o->artifact) {
-        if (o->model)
-            return lvd_usage_error(TOOL, "--artifact and --model exclude each other");
-        if (!o->record)
-            return lvd_usage_error(TOOL, "--artifact needs --record (at service start the model file is"
-                                   " what is launched: give --model)");
-        if (o->profile || o->ctx != -1 || o->free_mib >= 0 || o->explain)
-            return lvd_usage_error(TOOL, "--artifact records a verdict: --profile, --ctx, --free-mib and"
-                                   " --explain go with --model");
-        if (!lvd_sha256_valid(o->artifact))
-            return lvd_usage_error(TOOL, "--artifact '%s' is not a SHA-256 (64 lowercase hex digits)",
-                                   o->artifact);
-        return 0;
-    }
-    if (!o->model)
-        return lvd_usage_error(TOOL, "--model M.gguf is required");
+    if (o->artifact && !lvd_sha256_valid(o->artifact))
+        return lvd_usage_error(TOOL, "--artifact '%s' is not a SHA-256 (64 lowercase hex digits)", o->artifact);
     return 0;
 }
 
@@ -202,10 +149,7 @@ static cJSON *verdict_json(const lvd_verdict *v)
     cJSON_AddNumberToObject(o, "id", (double)v->id);
     cJSON_AddStringToObject(o, "objective", v->objective);
     cJSON_AddStringToObject(o, "rule", v->rule);
-    if (v->engine_id)
-        cJSON_AddNumberToObject(o, "engine_id", (double)v->engine_id);
-    else
-        cJSON_AddNullToObject(o, "engine_id");
+    cJSON_AddItemToObject(o, "engine_id", lvd_json_num_if(v->engine_id != 0, (double)v->engine_id));
     cJSON_AddStringToObject(o, "arm_key", v->arm_key ? v->arm_key : "");
     cJSON_AddStringToObject(o, "explain", v->explain ? v->explain : "");
     cJSON *stats = cJSON_Parse(v->stats_json ? v->stats_json : "null");

@@ -127,6 +127,8 @@ int sel_finish(ctx *c, const pick *pk, sel_by by, int *exit_code, lvd_err *err)
         rc = lvd_errf(err, "%s", l.placement_line);
     } else {
         say_placement(r, &l, c->rq->profile);
+        if (l.launch.left_out) /* the engine's llama-server lacks a flag of the line */
+            sel_say(r, "launch: %s", l.launch.left_out);
         sel_device_label(pk->dev, r->backend, sizeof r->backend);
         if (pk->dev)
             r->device = *pk->dev;

@@ -4,6 +4,7 @@
  * launch line itself (launch.c). */
 #include "select/select.h"
 
+#include "common/json.h"
 #include "select/launch.h"
 #include "placement/placement.h"
 
@@ -43,10 +44,7 @@ cJSON *sel_result_json(const sel_result *r)
     }
     cJSON_AddStringToObject(o, "model", r->model ? r->model : "");
     cJSON_AddNumberToObject(o, "ctx", r->ctx);
-    if (r->verdict_id)
-        cJSON_AddNumberToObject(o, "verdict_id", (double)r->verdict_id);
-    else
-        cJSON_AddNullToObject(o, "verdict_id");
+    cJSON_AddItemToObject(o, "verdict_id", lvd_json_num_if(r->verdict_id != 0, (double)r->verdict_id));
     cJSON_AddItemToObject(o, "placement", placement_json(r));
     cJSON *l = sel_launch_to_json(&r->launch);
     cJSON_AddItemToObject(o, "argv", cJSON_DetachItemFromObject(l, "argv"));

@@ -43,7 +43,7 @@ static int parse_per_joule(const char *s, stats_objective *o, lvd_err *err, int 
 int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err)
 {
     if (!s || !*s)
-        return lvd_errf(err, "objective: empty (use tg, pp, or a tg weight W in [0, 1] as W or w=W)");
+        return lvd_errf(err, "objective: empty (use " STATS_OBJECTIVES ")");
     int rc;
     o->per_joule = 0;
     if (parse_per_joule(s, o, err, &rc))
@@ -60,8 +60,7 @@ int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err)
     const char *num = lvd_starts_with(s, "w=") ? s + 2 : s;
     double w;
     if (lvd_parse_double(num, &w) || !(w >= 0.0 && w <= 1.0))
-        return lvd_errf(err, "objective '%s': use tg, pp, a tg weight W in [0, 1] as W or w=W, or per joule "
-                        "tpj, ppj, wj=W", s);
+        return lvd_errf(err, "objective '%s': use " STATS_OBJECTIVES, s);
     if (w == 1.0) {
         stats_objective_default(o);
     } else if (w == 0.0) {
@@ -71,6 +70,14 @@ int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err)
         o->kind = STATS_OBJ_WEIGHTED;
         o->w = w;
     }
+    return 0;
+}
+
+int stats_objective_opt(const lvd_opt *o, void *field, const char *arg, lvd_err *err)
+{
+    (void)o;
+    if (stats_objective_parse(arg, field, err))
+        return lvd_errf(err, "wants " STATS_OBJECTIVES ", not '%s'", arg);
     return 0;
 }
 

@@ -62,6 +62,7 @@
 #ifndef LVD_STATS_RANK_H
 #define LVD_STATS_RANK_H
 
+#include "common/opt.h"
 #include "common/util.h"
 #include "stats/stats.h"
 
@@ -101,12 +102,23 @@ typedef struct stats_objective {
     int per_joule;         /* samples in tokens per joule: tpj, ppj, wj=W */
 } stats_objective;
 
+/* The objectives a user can write: one fact for the parser's errors and
+ * every --help that takes --objective. */
+#define STATS_OBJECTIVES "tg, pp, a tg weight W in [0, 1] as W or w=W, or per joule tpj, ppj, wj=W"
+
 /* The default objective: tg. */
 void stats_objective_default(stats_objective *o);
 /* Parses "tg", "pp", "W" or "w=W" with W a number in [0, 1] (W 1 is tg, W 0
  * is pp), and per joule "tpj", "ppj", "wj=W". 0, or -1 with err saying what
  * is accepted. */
 int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err);
+/* The --objective OBJ entry of a tool's option table (common/opt.h), into a
+ * stats_objective field. */
+int stats_objective_opt(const lvd_opt *o, void *field, const char *arg, lvd_err *err);
+#define STATS_OPT_OBJECTIVE                                                                              \
+    .spell = "--objective", .arg = "OBJ", .kind = LVD_OPT_CALL, .call = stats_objective_opt, .def = "tg",  \
+    .help = "what fastest means: " STATS_OBJECTIVES "; tpj is tg tokens per joule (lvd bench measures "     \
+            "energy where it can)"
 /* Writes the objective's name: "tg", "pp" or "w=0.70", per joule "tpj",
  * "ppj", "wj=0.70" (the verdicts' key). */
 void stats_objective_name(const stats_objective *o, char *buf, size_t len);

@@ -399,6 +399,12 @@ static const char *const migrations[] = {
      * so lvd select need not read the winning arm's newest session again.
      * NULL: a verdict recorded before it (select reads the session then). */
     "ALTER TABLE verdicts ADD COLUMN serving_depth INTEGER;",
+    /* 19 (flags a build lists): a probe keeps the option lines of its
+     * engine's tools' --help that llama-verdict may pass (engine/help.h), so
+     * no tool passes a flag the build does not have; a run keeps the note
+     * of the flags its invocation left out for that reason (engine/argv.h).
+     * NULL: not read (a probe made before step 19), nothing left out. */
+    "ALTER TABLE probes ADD COLUMN flags TEXT; ALTER TABLE runs ADD COLUMN left_out TEXT;",
 };
 
 size_t store_schema_version(void)

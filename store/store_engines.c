@@ -178,7 +178,8 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO probes (engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason,"
-                      " env, files, backends, no_device, cuda_archs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      " env, files, backends, no_device, cuda_archs, flags)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     store_bind_i64(st, 1, p->engine_id);
@@ -193,6 +194,7 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     store_bind_text(st, 10, p->backends[0] ? p->backends : NULL);
     store_bind_text(st, 11, p->no_device);
     store_bind_text(st, 12, p->cuda_archs[0] ? p->cuda_archs : NULL);
+    store_bind_text(st, 13, p->flags);
     if (store_step_done(s, st, "cannot record probe", err))
         goto fail;
     int64_t id = store_last_id(s);
@@ -261,7 +263,7 @@ static int load_devices(store *s, lvd_probe *p, lvd_err *err)
     return 0;
 }
 
-/* Reads the probe in st's columns first .. first + 12 (SELECT_PROBE's), no devices. */
+/* Reads the probe in st's columns first .. first + 13 (SELECT_PROBE's), no devices. */
 static void col_probe_at(store_stmt *st, int first, lvd_probe *out)
 {
     memset(out, 0, sizeof *out);
@@ -278,6 +280,7 @@ static void col_probe_at(store_stmt *st, int first, lvd_probe *out)
     store_col_copy(st, first + 10, out->backends, sizeof out->backends);
     out->no_device = store_col_strdup(st, first + 11);
     store_col_copy(st, first + 12, out->cuda_archs, sizeof out->cuda_archs);
+    out->flags = store_col_strdup(st, first + 13);
 }
 
 static void col_probe(store_stmt *st, lvd_probe *out)
@@ -305,7 +308,7 @@ static int probe_one(store *s, store_stmt *st, lvd_probe *out, lvd_err *err)
 
 #define SELECT_PROBE \
     "SELECT id, engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason, env," \
-    " files, backends, no_device, cuda_archs FROM probes"
+    " files, backends, no_device, cuda_archs, flags FROM probes"
 
 int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mtime_ns, int64_t size,
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err)
@@ -357,12 +360,12 @@ int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_pro
 /* One row per device (one with NULL device columns for an engine or probe
  * without any) of each engine of host ?1 not retired with its newest probe
  * under ?2, by engine then device index: columns 0 .. 9 the engine's, 10 ..
- * 22 the probe's (NULL: never probed there), 23 the device index, 24 .. 29
+ * 23 the probe's (NULL: never probed there), 24 the device index, 25 .. 30
  * the device's. */
 #define SELECT_ENGINES_PROBED                                                                             \
     "SELECT e.id, e.name, e.dir, e.build, e.commit_id, e.flavour, e.digest, e.origin, e.created_at,"      \
     " e.host, p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size, p.probed_at, p.backend,"        \
-    " p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs,"                                   \
+    " p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs, p.flags,"                          \
     " d.idx, d.selector, d.name, d.total_mib, d.free_mib, d.backend, d.compute_cap"                       \
     " FROM engines e LEFT JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"    \
     " AND q.env = ?2 ORDER BY q.probed_at DESC, q.id DESC LIMIT 1)"                                       \
@@ -394,8 +397,8 @@ int store_engines_probed(store *s, const char *host, const char *env, lvd_engine
             (*n)++;
             dcap = 0;
         }
-        if (!store_col_null(st, 23))
-            col_device(st, 24, &(*probes)[*n - 1], &dcap);
+        if (!store_col_null(st, 24))
+            col_device(st, 25, &(*probes)[*n - 1], &dcap);
     }
     store_finalize(st);
     if (rc != STORE_DONE) {

@@ -41,8 +41,8 @@ static const merge_table artifacts = {
 static const merge_table after_engines[] = {
     {"probes",
      "id, engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason, env, files, backends,"
-     " no_device, cuda_archs",
-     "ketiiittttttt", "engine_id = ?2 AND \"binary\" = ?3 AND probed_at = ?6 AND backend = ?7", COUNT(probes), NULL},
+     " no_device, cuda_archs, flags",
+     "ketiiitttttttt", "engine_id = ?2 AND \"binary\" = ?3 AND probed_at = ?6 AND backend = ?7", COUNT(probes), NULL},
     {"devices", "probe_id, idx, selector, name, total_mib, free_mib, backend, compute_cap", "pittiitt",
      "probe_id = ?1 AND idx = ?2", COUNT(devices), NULL},
     {"checks",

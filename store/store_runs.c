@@ -151,9 +151,10 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
                       "INSERT INTO runs (artifact, engine_id, \"binary\", build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, uid)"
+                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, uid,"
+                      " left_out)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                      " ?, ?, ?, ?, ?)",
+                      " ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     store_bind_text(st, 1, r->artifact);
@@ -179,6 +180,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     if (!r->uid[0])
         lvd_uid(uid);
     store_bind_text(st, 30, r->uid[0] ? r->uid : uid);
+    store_bind_text(st, 31, r->left_out);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = store_last_id(s);
@@ -217,6 +219,7 @@ static void col_run(store_stmt *st, void *item)
     store_col_copy(st, 25, r->source, sizeof r->source);
     store_col_split(st, 26, &r->params);
     store_col_fit(st, 28, &r->params);
+    r->left_out = store_col_strdup(st, 30);
 }
 
 static void col_result(store_stmt *st, lvd_result *x)
@@ -291,8 +294,8 @@ static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lv
     lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, \"binary\", build, host, session, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx"
-                      " FROM runs WHERE started_at >= ?7");
+                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx,"
+                      " left_out FROM runs WHERE started_at >= ?7");
     if (f->artifact)
         lvd_sb_adds(&sql, " AND artifact = ?1");
     if (f->host)

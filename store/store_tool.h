@@ -17,4 +17,15 @@ int store_tool_open(const char *tool, const char *store_opt, int flags, store **
  * LVD_EXIT_STORE when s fails; the error printed as tool's line. */
 int store_tool_merge(const char *tool, store *s, const char *other, int json);
 
+/* What lvd store info, engines, artifacts and model print (store_show.c), as
+ * tables or with json as JSON: the exit status, a failure as tool's error
+ * line. store_show_model records the model file at path (hashed once, its
+ * GGUF shape read) and prints its sha256 and shape. */
+int store_show_info(const char *tool, store *s, int json);
+int store_show_engines(const char *tool, store *s, int json);
+int store_show_artifacts(const char *tool, store *s, int json);
+int store_show_model(const char *tool, store *s, const char *path, int json);
+/* {sha256, size, path, created_at, shape: {arch, name, ...} or null} */
+struct cJSON *store_artifact_json(const store_artifact *a);
+
 #endif

@@ -4,230 +4,91 @@
  * locally built directory, e.g. CUDA on Linux, which has no release archive
  * (`--register DIR --build ID`, engine/registration.c). Both probe the
  * engine. Option parsing and printing only. */
-#include "common/cli.h"
-#include "common/util.h"
 #include "builds/asset.h"
-#include "fetch/download.h"
-#include "fetch/fetch.h"
-#include "fetch/http.h"
+#include "common/cli.h"
+#include "common/opt_vocab.h"
 #include "engine/probe.h"
 #include "engine/registration.h"
+#include "fetch/fetch.h"
+#include "fetch/http.h"
 #include "fetch/release.h"
 #include "fetch/resolve.h"
 #include "store/store_tool.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define TOOL "lvd-fetch"
 
 typedef struct options {
-    lvd_tool_opts t;          /* --store, --json */
-    const char *build;        /* BUILD (a release to fetch) */
-    const char *register_dir; /* --register DIR */
+    lvd_tool_opts t;            /* --store, --json */
+    const char *register_dir;   /* --register DIR */
     const char *register_build; /* --build ID, with --register */
-    const char *name;         /* --name NAME, with --register */
+    const char *name;           /* --name NAME, with --register */
     const char *flavour;
     const char *expect;
     const char *pin_file;
     const char *builds_dir;
     int latest;
     int64_t min_age;
-    int min_age_set;          /* --min-age given */
     int no_probe;
-    int probe_timeout_ms;
+    int64_t probe_timeout_s;
 } options;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: lvd-fetch [BUILD] [--flavour F] [--expect SHA256] [--pin-file FILE]\n"
-            "                 [--builds-dir DIR] [--store PATH] [--json]\n"
-            "       lvd-fetch --latest [--min-age 1h] [--flavour F] ...\n"
-            "       lvd-fetch --register DIR --build ID [--name NAME] [--store PATH] [--json]\n"
-            "\n"
-            "Downloads llama.cpp release BUILD (b<number>), verifies it, unpacks it into\n"
-            "$XDG_DATA_HOME/llama-verdict/builds/BUILD-FLAVOUR/, registers it as an engine and\n"
-            "probes it (--list-devices).\n"
-            "Without BUILD, the pin file's build is fetched.\n"
-            "\n"
-            "Verification: the recorded digest (pin file, --expect) and the digest the release\n"
-            "API publishes are both checked where both exist; if they disagree nothing is\n"
-            "fetched. With the API unreachable or rate-limited, a recorded digest stands alone;\n"
-            "with neither, the build is refused. An unpinned build is verified against the\n"
-            "API's digest, which is printed so that promoting it is recording that line.\n"
-            "\n"
-            "  BUILD              a release tag, e.g. b10715\n"
-            "  --flavour F        release flavour (default: the pin's, else %s)\n"
-            "  --expect SHA256    the digest the archive must have (a recorded digest)\n"
-            "  --pin-file FILE    pin file (default: $LVD_PIN_FILE, else the installed pin.default)\n"
-            "  --latest           the newest published, non-prerelease build (printed)\n"
-            "  --min-age DUR      with --latest: at least this old (90s, 15m, 6h, 2d; default 1h)\n"
-            "  --builds-dir DIR   where bench dirs live (default: $LVD_BUILDS_DIR, else\n"
-            "                     $XDG_DATA_HOME/llama-verdict/builds)\n"
-            "  --store PATH       the store: an SQLite file or a PostgreSQL URI (postgresql://...)\n"
-            "                     (default $LVD_STORE, else $XDG_DATA_HOME/llama-verdict/store.db)\n"
-            "\n"
-            "  --register DIR     register a locally built directory instead (e.g. CUDA on Linux,\n"
-            "                     which has no release archive): DIR must hold an executable\n"
-            "                     llama-server and/or llama-bench; its digest is the SHA-256 of\n"
-            "                     llama-server (else llama-bench), its commit what\n"
-            "                     `llama-server --version` says. Registering DIR again updates it.\n"
-            "  --build ID         with --register: the build id, e.g. b9749 (what counts; local\n"
-            "                     builds often report build 0)\n"
-            "  --name NAME        with --register: engine name (default: BUILD-<last directory\n"
-            "                     name other than bin/build>)\n"
-            "\n"
-            "  --no-probe         register the engine without asking it for its devices\n"
-            "  --probe-timeout S  limit for the probe's --list-devices (default 30)\n"
-            "  --json             print the result as JSON\n"
-            "  --help             this text\n"
-            "\n"
-            "Environment: GITHUB_TOKEN (used for the API when set, never printed),\n"
-            "LVD_RELEASES_API (default %s),\n"
-            "LVD_RELEASES_DOWNLOAD (default %s).\n"
-            "\n"
-            "Exit status: 0 fetched (or already in place) or registered, and probed; 5 fetched\n"
-            "or registered but the probe could not ask it; 2 usage; 3 bad pin file or bad\n"
-            "--register directory; 4 store; 6 not verified (digests disagree, wrong bytes,\n"
-            "nothing to verify against); 7 network or HTTP failure; 1 anything else (disk\n"
-            "full, refused archive, engine name clash).\n"
-            "\n"
-            "Example:\n"
-            "  lvd fetch b10715 --flavour bin-ubuntu-vulkan-x64 \\\n"
-            "      --expect 1246c764f630f1cfc7c0921353a9719603c5d9ccfa7ced621bac216ffd9b2d87\n"
-            "  lvd fetch --register ~/src/llama.cpp/build/bin --build b9749 --name b9749-cuda\n",
-            FETCH_DEFAULT_FLAVOUR, FETCH_DEFAULT_API, FETCH_DEFAULT_DOWNLOAD);
-}
+#define RELEASE .form = LVD_FORM(0) | LVD_FORM(2) /* a build to fetch, given or the latest */
+#define REGISTER .form = LVD_FORM(1)
+static const lvd_opt table[] = {
+    {BUILDS_OPT_FLAVOUR, LVD_AT(flavour), RELEASE, .help = "release flavour (default: the pin's, else "
+                                                            FETCH_DEFAULT_FLAVOUR ")"},
+    {.spell = "--expect", .arg = "SHA256", .kind = LVD_OPT_STR, LVD_AT(expect), RELEASE,
+     .help = "the digest the archive must have (a recorded digest)"},
+    {.spell = "--pin-file", .arg = "FILE", .kind = LVD_OPT_STR, LVD_AT(pin_file), RELEASE, .env = "LVD_PIN_FILE",
+     .help = "pin file (default: the installed pin.default)"},
+    {.spell = "--latest", .kind = LVD_OPT_FLAG, LVD_AT(latest), .form = LVD_FORM(2),
+     .help = "the newest published, non-prerelease build (printed)"},
+    {.spell = "--min-age", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 0, .hi = 365 * LVD_DAY, LVD_AT(min_age),
+     .form = LVD_FORM(2), .def = "1h", .help = "at least this old"},
+    {LVD_OPT_BUILDS_DIR, LVD_AT(builds_dir), RELEASE},
+    {.spell = "--register", .arg = "DIR", .kind = LVD_OPT_STR, LVD_AT(register_dir), REGISTER,
+     .help = "register a locally built directory instead (e.g. CUDA on Linux, which has no release archive): DIR "
+             "must hold an executable llama-server and/or llama-bench; its digest is one SHA-256 over the engine's "
+             "whole file set (launchers, libllama/libggml, backend modules), its commit what `llama-server --version` says. Registering DIR again updates it"},
+    {.spell = "--build", .arg = "ID", .kind = LVD_OPT_STR, LVD_AT(register_build), REGISTER, .req = LVD_FORM(1),
+     .help = "the build id, e.g. b9749 (what counts; local builds often report build 0)"},
+    {.spell = "--name", .arg = "NAME", .kind = LVD_OPT_STR, LVD_AT(name), REGISTER,
+     .help = "engine name (default: BUILD-<last directory name other than bin/build>)"},
+    {.spell = "--no-probe", .kind = LVD_OPT_FLAG, LVD_AT(no_probe),
+     .help = "register the engine without asking it for its devices"},
+    {.spell = "--probe-timeout", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 1, .hi = LVD_DAY,
+     LVD_AT(probe_timeout_s), .def = LVD_STRINGIFY(ENGINE_PROBE_TIMEOUT_S) "s",
+     .help = "limit for the probe's --list-devices"},
+    {LVD_OPT_JSON, .help = "print the result as JSON"},
+    {LVD_OPT_STORE},
+    {0},
+};
 
-enum { OPT_FLAVOUR = 256, OPT_EXPECT, OPT_PIN, OPT_BUILDS, OPT_LATEST, OPT_MINAGE,
-       OPT_NO_PROBE, OPT_TIMEOUT, OPT_REGISTER, OPT_BUILD, OPT_NAME };
-
-/* One of this tool's own options (lvd_option_fn). */
-static int option(void *opts, int c, const char *arg)
-{
-    options *o = opts;
-    switch (c) {
-    case OPT_FLAVOUR: o->flavour = arg; break;
-    case OPT_EXPECT: o->expect = arg; break;
-    case OPT_PIN: o->pin_file = arg; break;
-    case OPT_BUILDS: o->builds_dir = arg; break;
-    case OPT_LATEST: o->latest = 1; break;
-    case OPT_MINAGE:
-        if (lvd_parse_duration(arg, &o->min_age) != 0)
-            return lvd_usage_error(TOOL, "--min-age '%s' is not a duration (90s, 15m, 6h, 2d)",
-                                   arg);
-        o->min_age_set = 1;
-        break;
-    case OPT_REGISTER: o->register_dir = arg; break;
-    case OPT_BUILD: o->register_build = arg; break;
-    case OPT_NAME: o->name = arg; break;
-    case OPT_NO_PROBE: o->no_probe = 1; break;
-    case OPT_TIMEOUT: {
-        int64_t secs;
-        if (lvd_parse_duration(arg, &secs) != 0 || secs <= 0 || secs > 3600)
-            return lvd_usage_error(TOOL, "--probe-timeout wants 1 to 3600 seconds, not '%s'",
-                                   arg);
-        o->probe_timeout_ms = (int)(secs * 1000);
-        break;
-    }
-    }
-    return 0;
-}
-
-static int parse_options(int argc, char **argv, options *o)
-{
-    static const struct option longopts[] = {
-        {"flavour", required_argument, NULL, OPT_FLAVOUR},
-        {"flavor", required_argument, NULL, OPT_FLAVOUR},
-        {"expect", required_argument, NULL, OPT_EXPECT},
-        {"pin-file", required_argument, NULL, OPT_PIN},
-        {"builds-dir", required_argument, NULL, OPT_BUILDS},
-        {"latest", no_argument, NULL, OPT_LATEST},
-        {"min-age", required_argument, NULL, OPT_MINAGE},
-        {"register", required_argument, NULL, OPT_REGISTER},
-        {"build", required_argument, NULL, OPT_BUILD},
-        {"name", required_argument, NULL, OPT_NAME},
-        {"no-probe", no_argument, NULL, OPT_NO_PROBE},
-        {"probe-timeout", required_argument, NULL, OPT_TIMEOUT},
-        LVD_TOOL_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    memset(o, 0, sizeof *o);
-    o->min_age = 3600;
-    int rc = lvd_tool_parse(TOOL, argc, argv, ":h", longopts, usage, &o->t, option, o);
-    if (rc != 0)
-        return rc;
-    if (optind < argc)
-        o->build = argv[optind++];
-    if ((rc = lvd_tool_no_operands(TOOL, argc, argv)) != 0)
-        return rc;
-    if (o->register_dir) {
-        if (!o->register_build)
-            return lvd_usage_error(TOOL, "--register needs --build ID (e.g. --build b9749)");
-        if (o->build || o->latest || o->flavour || o->expect || o->pin_file || o->builds_dir ||
-            o->min_age_set)
-            return lvd_usage_error(TOOL, "--register takes only --build, --name, --store, "
-                                         "--no-probe, --probe-timeout and --json");
-        return 0;
-    }
-    if (o->register_build || o->name)
-        return lvd_usage_error(TOOL, "--build and --name go with --register; a release to fetch "
-                                     "is given as BUILD (e.g. lvd fetch b10715)");
-    if (o->latest && o->build)
-        return lvd_usage_error(TOOL, "give a BUILD or --latest, not both");
-    if (o->min_age_set && !o->latest)
-        return lvd_usage_error(TOOL, "--min-age only applies to --latest");
-    if (o->build && !builds_valid(o->build))
-        return lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715)",
-                               o->build);
-    if (o->flavour && !builds_flavour_canonical(o->flavour)) {
-        char *known = builds_flavour_list();
-        lvd_usage_error(TOOL, "unknown flavour '%s'; known flavours: %s", o->flavour, known);
-        free(known);
-        return LVD_EXIT_USAGE;
-    }
-    return 0;
-}
-
-static void print_human(const fetch_result *r, int resolved_latest)
-{
-    char size[32];
-    if (resolved_latest)
-        printf("--latest resolved to %s\n", r->build);
-    printf("%s %s: %s\n", r->build, r->flavour, r->note);
-    printf("  sha256  %s\n", r->sha256);
-    if (r->reused)
-        printf("  asset   %s (already in place)\n", r->asset ? r->asset : "?");
-    else
-        printf("  asset   %s (%s)\n", r->asset, fetch_human_bytes((double)r->bytes, size, sizeof size));
-    printf("  dir     %s\n", r->engine_dir);
-    if (r->engine_id)
-        printf("  engine  %s (id %lld)\n", r->engine_name, (long long)r->engine_id);
-    if (r->probed && r->probe_reason)
-        printf("  backend %s (%s)\n", r->backend, r->probe_reason);
-    else if (r->probed)
-        printf("  backend %s (%zu device%s)\n", r->backend, r->n_devices, r->n_devices == 1 ? "" : "s");
-    if (r->verdict == FETCH_TRUST_API)
-        printf("  to pin it, record:\n    build = %s\n    flavour = %s\n    sha256.%s = %s\n",
-               r->build, r->flavour, r->flavour, r->sha256);
-}
-
-static void print_registered(const engine_registration *r)
-{
-    const lvd_engine *e = &r->engine;
-    printf("registered engine %s (id %lld)\n", e->name, (long long)e->id);
-    printf("  dir     %s\n  build   %s\n  commit  %s\n  sha256  %s\n", e->dir, e->build,
-           e->commit ? e->commit : "(unknown)", e->digest);
-    if (r->probed) {
-        putchar('\n');
-        engine_probe_table(stdout, e, &r->probe, &r->cached, 1);
-    }
-}
+static const lvd_opt_tool tool = {
+    .name = TOOL,
+    .about = "Downloads llama.cpp release BUILD (b<number>, e.g. b10715), verifies it, unpacks it into "
+             "$XDG_DATA_HOME/llama-verdict/builds/BUILD-FLAVOUR/, registers it as an engine and probes it "
+             "(--list-devices). Without BUILD, the pin file's build is fetched.\n\n"
+             "Verification: the recorded digest (pin file, --expect) and the digest the release API publishes are "
+             "both checked where both exist; if they disagree nothing is fetched. With the API unreachable or "
+             "rate-limited, a recorded digest stands alone; with neither, the build is refused. An unpinned build is "
+             "verified against the API's digest, which is printed so that promoting it is recording that line.",
+    .opts = table,
+    .forms = (const lvd_opt_form[]){{NULL, "[BUILD]"}, {"--register", NULL}, {"--latest", NULL}, {NULL, NULL}},
+    .more = "environment: GITHUB_TOKEN (used for the API when set, never printed), LVD_RELEASES_API (default "
+            FETCH_DEFAULT_API "), LVD_RELEASES_DOWNLOAD (default " FETCH_DEFAULT_DOWNLOAD ").",
+    .exits = "0 fetched (or already in place) or registered, and probed; 5 fetched or registered but the probe "
+             "could not ask it; 2 usage; 3 bad pin file or bad --register directory; 4 store; 6 not verified "
+             "(digests disagree, wrong bytes, nothing to verify against); 7 network or HTTP failure; 1 anything "
+             "else (disk full, refused archive, engine name clash).",
+    .examples = "lvd fetch b10715 --flavour bin-ubuntu-vulkan-x64 \\\n"
+                "    --expect 1246c764f630f1cfc7c0921353a9719603c5d9ccfa7ced621bac216ffd9b2d87\n"
+                "lvd fetch --register ~/src/llama.cpp/build/bin --build b9749 --name b9749-cuda",
+};
 
 /* --register DIR: registers and probes it (engine/registration.c), prints. */
 static int register_dir(const options *o)
@@ -237,7 +98,7 @@ static int register_dir(const options *o)
     if (code != LVD_EXIT_OK)
         return code;
     engine_register_opts ro = {.dir = o->register_dir, .build = o->register_build, .name = o->name,
-                              .timeout_ms = o->probe_timeout_ms};
+                              .timeout_ms = (int)(o->probe_timeout_s * 1000)};
     engine_registration r;
     code = engine_register_probe(s, &ro, o->no_probe, NULL, &r);
     if (!r.registered) {
@@ -249,7 +110,7 @@ static int register_dir(const options *o)
         if (o->t.json)
             lvd_json_emit(stdout, engine_registration_json(&r));
         else
-            print_registered(&r);
+            fetch_registered_print(stdout, &r);
     }
     engine_registration_free(&r);
     store_close(s);
@@ -262,15 +123,21 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     /* Ctrl-C or a cron's SIGTERM stops the fetch cleanly: nothing half-placed */
     fetch_catch_signals();
-    options o;
-    int rc = parse_options(argc, argv, &o);
+    options o = {0};
+    lvd_opt_result pr;
+    int rc = lvd_opt_parse(&tool, argc, argv, &o, &pr);
+    const char *build = pr.n_operands ? argv[1] : NULL;
+    if (rc == 0 && pr.n_operands > 1)
+        rc = lvd_usage_error(TOOL, "unexpected argument '%s'", argv[2]);
+    else if (rc == 0 && build && !builds_valid(build))
+        rc = lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715)", build);
     if (rc != 0)
         return rc < 0 ? LVD_EXIT_OK : rc;
     if (o.register_dir)
         return register_dir(&o);
 
     lvd_err err = {""};
-    fetch_resolve_opts ro = {.build = o.build, .latest = o.latest, .min_age = o.min_age,
+    fetch_resolve_opts ro = {.build = build, .latest = o.latest, .min_age = o.min_age,
                              .now = lvd_now(), .pin_file = o.pin_file};
     fetch_target t;
     if (fetch_resolve_build(&ro, &t, &rc, &err) != 0) {
@@ -292,7 +159,7 @@ int main(int argc, char **argv)
         .builds_dir = o.builds_dir,
         .store_path = o.t.store,
         .no_probe = o.no_probe,
-        .probe_timeout_ms = o.probe_timeout_ms,
+        .probe_timeout_ms = (int)(o.probe_timeout_s * 1000),
         .notes = stderr,
     };
     fetch_result res;
@@ -304,7 +171,7 @@ int main(int argc, char **argv)
         cJSON_AddBoolToObject(j, "resolved_latest", t.from_latest);
         lvd_json_emit(stdout, j);
     } else {
-        print_human(&res, t.from_latest);
+        fetch_result_print(stdout, &res, t.from_latest);
     }
     fetch_result_free(&res);
     fetch_target_free(&t);

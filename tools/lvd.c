@@ -6,6 +6,7 @@
  * few. The other tools start their own process (linking all of them here
  * would make every command load every library). */
 #include "common/cli.h"
+#include "common/opt.h"
 #include "common/paths.h"
 #include "common/util.h"
 #include "select/select_cli.h"
@@ -17,47 +18,46 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const tools[][2] = {
-    {"fetch", "fetch and verify a llama.cpp build into a bench dir; register a local one"},
-    {"probe", "ask each engine for its devices (--list-devices) and cache the answer"},
-    {"check", "check each device's results against the CPU (llama-perplexity KLD)"},
-    {"bench", "run llama-bench per engine and device until the statistics decide"},
-    {"fit", "find each engine's context ceiling for a model by loading"},
-    {"select", "print the winning llama-server launch line for a model"},
-    {"pin", "decide whether a candidate build replaces the pinned one"},
-    {"bisect", "find the first release build that made a test slower"},
-    {"evidence", "write the evidence page with delta tables and charts"},
-    {"store", "inspect the store; import llama-bench output; record a model"},
-    {"nightly", "the main job: fetch, probe, check, bench, verdicts, pin, evidence"},
+static const lvd_opt_cmd tools[] = {
+    {"fetch", NULL, "fetch and verify a llama.cpp build; register a local one", NULL, NULL},
+    {"probe", NULL, "ask each engine for its devices (--list-devices); cache them", NULL, NULL},
+    {"check", NULL, "check each device's results against the CPU (llama-perplexity KLD)", NULL, NULL},
+    {"bench", NULL, "run llama-bench per engine and device until the statistics decide", NULL, NULL},
+    {"fit", NULL, "find each engine's context ceiling for a model by loading", NULL, NULL},
+    {"select", NULL, "print the winning llama-server launch line for a model", NULL, NULL},
+    {"pin", NULL, "decide whether a candidate build replaces the pinned one", NULL, NULL},
+    {"bisect", NULL, "find the first release build that made a test slower", NULL, NULL},
+    {"evidence", NULL, "write the evidence page with delta tables and charts", NULL, NULL},
+    {"store", NULL, "inspect the store; import llama-bench output; record a model", NULL, NULL},
+    {"nightly", NULL, "the main job: fetch, probe, check, bench, verdicts, pin, evidence", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: lvd [--version] [--help] TOOL [ARGS...]\n\n"
-               "llama-verdict: measure llama.cpp engines, record verdicts, emit the launch line.\n\n"
-               "tools:\n");
-    for (size_t i = 0; i < LVD_ARRAY_LEN(tools); i++)
-        fprintf(f, "  %-9s %s\n", tools[i][0], tools[i][1]);
-    fprintf(f, "\n`lvd TOOL --help` describes each tool. Example:\n"
-               "  lvd select --model ~/models/qwen3-8b-q4_k_m.gguf\n");
-}
+static const lvd_opt_tool lvd = {
+    .name = "lvd",
+    .about = "llama-verdict: measure llama.cpp engines, record verdicts, emit the launch line",
+    .forms = (const lvd_opt_form[]){{NULL, "TOOL [ARGS...]"}, {NULL, NULL}},
+    .cmds = tools,
+    .cmds_title = "tools",
+    .more = "`lvd TOOL --help` describes each tool.",
+    .examples = "lvd select --model ~/models/qwen3-8b-q4_k_m.gguf",
+};
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        lvd_opt_help(&lvd, stderr);
         return LVD_EXIT_USAGE;
     }
     const char *tool = argv[1];
-    if (!strcmp(tool, "--help") || !strcmp(tool, "-h") || !strcmp(tool, "help")) {
-        usage(stdout);
-        return LVD_EXIT_OK;
+    if (!strcmp(tool, "help"))
+        argv[1] = "--help";
+    if (argv[1][0] == '-') { /* --help, --version, --list-options: lvd's own */
+        lvd_opt_result r;
+        int rc = lvd_opt_parse(&lvd, 2, argv, NULL, &r);
+        return rc < 0 ? LVD_EXIT_OK : rc;
     }
-    if (!strcmp(tool, "--version")) {
-        printf("lvd (llama-verdict) %s\n", LVD_VERSION);
-        return LVD_EXIT_OK;
-    }
-    if (tool[0] == '-' || strchr(tool, '/'))
+    if (strchr(tool, '/'))
         return lvd_usage_error("lvd", "'%s' is not a tool", tool);
     if (!strcmp(tool, "select")) {
         argv[1] = "lvd-select";

@@ -309,10 +309,15 @@ static void test_truncated_fixtures(void **state)
     }
     const char json_cut[] = "[\n  {\"n_prompt\": 128, \"n_gen\": 0, \"samples_ts\": [ 1.5, ";
     expect_error(json_cut, sizeof json_cut - 1, BENCH_FMT_AUTO, "truncated");
-    const char sql_cut[] = "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12";
-    expect_error(sql_cut, sizeof sql_cut - 1, BENCH_FMT_AUTO, "unterminated string");
-    const char sql_nosemi[] = "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12.5')";
-    expect_error(sql_nosemi, sizeof sql_nosemi - 1, BENCH_FMT_AUTO, "truncated");
+    const char sql_cut[] = "CREATE TABLE llama_bench (n_prompt, n_gen, avg_ts);\n"
+                           "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12";
+    expect_error(sql_cut, sizeof sql_cut - 1, BENCH_FMT_AUTO, "line 2: the output ends inside a statement (truncated?)");
+    const char sql_nosemi[] = "CREATE TABLE llama_bench (n_prompt, n_gen, avg_ts);\n"
+                              "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12.5')";
+    expect_error(sql_nosemi, sizeof sql_nosemi - 1, BENCH_FMT_AUTO, "line 2: the output ends inside a statement");
+    const char sql_open[] = "BEGIN TRANSACTION;\nCREATE TABLE llama_bench (n_prompt, n_gen, avg_ts);\n"
+                            "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12.5');\n";
+    expect_error(sql_open, sizeof sql_open - 1, BENCH_FMT_AUTO, "ends inside a transaction, without its COMMIT");
 }
 
 static void test_garbage(void **state)
@@ -345,11 +350,13 @@ static void test_garbage(void **state)
     const char notarray[] = "{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 2}";
     expect_error(notarray, sizeof notarray - 1, BENCH_FMT_JSON, "one array");
     const char drop[] = "DROP TABLE llama_bench;";
-    expect_error(drop, sizeof drop - 1, BENCH_FMT_SQL, "expected CREATE TABLE or INSERT INTO");
-    const char count[] = "INSERT INTO t (n_prompt, n_gen) VALUES ('1');";
-    expect_error(count, sizeof count - 1, BENCH_FMT_AUTO, "1 values for 2 columns");
-    const char nocols[] = "INSERT INTO t VALUES ('1', '2');";
-    expect_error(nocols, sizeof nocols - 1, BENCH_FMT_AUTO, "no CREATE TABLE");
+    expect_error(drop, sizeof drop - 1, BENCH_FMT_SQL, "line 1: no such table: llama_bench");
+    const char count[] = "CREATE TABLE t (n_prompt, n_gen);\nINSERT INTO t (n_prompt, n_gen) VALUES ('1');";
+    expect_error(count, sizeof count - 1, BENCH_FMT_AUTO, "line 2: 1 values for 2 columns");
+    const char nocols[] = "INSERT INTO llama_bench VALUES ('1', '2');";
+    expect_error(nocols, sizeof nocols - 1, BENCH_FMT_AUTO, "without llama-bench's CREATE TABLE");
+    const char other[] = "CREATE TABLE t (n_prompt, n_gen, avg_ts);\nINSERT INTO t VALUES (1, 0, 2.5);";
+    expect_error(other, sizeof other - 1, BENCH_FMT_AUTO, "no results in this llama-bench sql output");
     const char bin[] = "\x01\x02\x03\xff";
     expect_error(bin, sizeof bin - 1, BENCH_FMT_AUTO, "not llama-bench output");
     expect_error("SQLite format 3\0\x10\x00", 19, BENCH_FMT_AUTO, "SQLite database");
@@ -366,9 +373,10 @@ static void test_garbage(void **state)
 static void test_sql_variants(void **state)
 {
     (void)state;
-    /* No CREATE TABLE, BEGIN/COMMIT, comments, '' escapes, NULL, two tuples. */
+    /* An untyped CREATE TABLE, BEGIN/COMMIT, comments, '' escapes, NULL, two tuples. */
     const char text[] =
         "-- kept by hand\nBEGIN TRANSACTION;\n"
+        "CREATE TABLE llama_bench (model_type, n_prompt, n_gen, n_depth, avg_ts, type_k, flash_attn);\n"
         "INSERT INTO llama_bench (model_type, n_prompt, n_gen, n_depth, avg_ts, type_k, flash_attn) VALUES\n"
         "  ('it''s ?B', '512', '0', '1024', '99.5', NULL, '1'),\n"
         "  ('x', 0, 128, 0, 12.25, 'q8_0', 0);\nCOMMIT;\n";
@@ -380,7 +388,7 @@ static void test_sql_variants(void **state)
     assert_string_equal(rows.v[0].model_type, "it's ?B");
     assert_string_equal(rows.v[0].result.test, "pp512@d1024");
     assert_double_equal(rows.v[0].avg_ts, 99.5, 0);
-    assert_string_equal(rows.v[0].result.rep_type_k, "");
+    assert_string_equal(rows.v[0].result.rep_type_k, "f16"); /* NULL: absent, the era's f16 */
     assert_int_equal(rows.v[0].result.rep_fa, 1);
     assert_string_equal(rows.v[1].result.test, "tg128");
     assert_string_equal(rows.v[1].result.rep_type_k, "q8_0");

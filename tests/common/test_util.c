@@ -56,6 +56,37 @@ static void parses_numbers_and_durations_strictly(void **state)
     assert_int_equal(lvd_parse_duration("5mm", &v), -1);
 }
 
+/* ISO-8601 UTC time text, read and written by the one pair every module
+ * uses: what llama-bench's test_time, the release API and the nightly write. */
+static void reads_and_writes_utc_time(void **state)
+{
+    (void)state;
+    int64_t t;
+    assert_int_equal(lvd_parse_utc("2026-11-30T14:38:55Z", &t), 0);
+    assert_int_equal(t, 1796049535);
+    assert_int_equal(lvd_parse_utc("2026-11-30T14:38:55", &t), 0);
+    assert_int_equal(t, 1796049535);
+    assert_int_equal(lvd_parse_utc("1970-01-01T00:00:00Z", &t), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(lvd_parse_utc("2028-02-29", &t), 0); /* a date alone: its midnight */
+    assert_int_equal(t, 1835395200);
+    assert_int_equal(lvd_parse_utc("1969-12-31", &t), 0);
+    assert_int_equal(t, -86400);
+    static const char *const bad[] = {"", "2026-11-30T14:38:55Zx", "2026-11-30T14:38", "2026-11-30Z", "30/11/2026",
+                                      "2026-11-30 14:38:55", "2026-13-01"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(bad); i++)
+        if (lvd_parse_utc(bad[i], &t) == 0)
+            fail_msg("'%s' was read as a time", bad[i]);
+    assert_int_equal(lvd_parse_utc(NULL, &t), -1);
+    char buf[32];
+    lvd_format_utc(1796049535, buf, sizeof buf);
+    assert_string_equal(buf, "2026-11-30T14:38:55Z");
+    assert_int_equal(lvd_parse_utc(buf, &t), 0);
+    assert_int_equal(t, 1796049535);
+    lvd_format_utc(0, buf, 8); /* too small: nothing half-written */
+    assert_string_equal(buf, "");
+}
+
 static void splits_and_drops_empty_items(void **state)
 {
     (void)state;
@@ -110,25 +141,23 @@ static void error_messages_are_one_line(void **state)
     assert_string_equal(err.msg, "f: bad thing");
 }
 
-static void vpushf(char ***v, size_t *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lvd_strv_vpushf(v, n, fmt, ap);
-    va_end(ap);
-}
-
 static void string_vectors_stay_null_terminated(void **state)
 {
     (void)state;
     char **v = NULL;
     size_t n = 0;
+    assert_null(v);
+    char **empty = lvd_strv_finish(&v); /* handed on: never NULL */
+    assert_non_null(empty);
+    assert_null(empty[0]);
+    assert_ptr_equal(lvd_strv_finish(&v), empty);
     lvd_strv_push(&v, &n, lvd_xstrdup("-m"));
-    vpushf(&v, &n, "%s/%d", "x", 42);
+    lvd_strv_pushf(&v, &n, "%s/%d", "x", 42);
     assert_int_equal(n, 2);
     assert_string_equal(v[0], "-m");
     assert_string_equal(v[1], "x/42");
     assert_null(v[2]);
+    assert_ptr_equal(lvd_strv_finish(&v), v);
     lvd_strv_free(v);
 }
 
@@ -148,6 +177,9 @@ static void json_values_are_null_when_unknown(void **state)
     json_is(lvd_json_num(0), "0");
     json_is(lvd_json_num(NAN), "null");
     json_is(lvd_json_num(INFINITY), "null");
+    json_is(lvd_json_num_if(1, 99), "99");
+    json_is(lvd_json_num_if(1, -1), "-1");
+    json_is(lvd_json_num_if(0, 99), "null");
     json_is(lvd_json_str("a\"b"), "\"a\\\"b\"");
     json_is(lvd_json_str(""), "\"\"");
     json_is(lvd_json_str(NULL), "null");
@@ -209,6 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(string_buffer_grows_and_detaches),
         cmocka_unit_test(parses_numbers_and_durations_strictly),
+        cmocka_unit_test(reads_and_writes_utc_time),
         cmocka_unit_test(splits_and_drops_empty_items),
         cmocka_unit_test(atomic_write_replaces_whole_file),
         cmocka_unit_test(error_messages_are_one_line),

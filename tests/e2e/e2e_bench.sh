@@ -99,7 +99,7 @@ lvd bench --model "$MODEL" --tests pp512 --objective tg
 expect_rc "objective tg without a tg test" 2
 lvd bench --help
 expect_rc "--help" 0
-check "--help has an example" has "^example:"
+check "--help has examples" has "^examples?:"
 
 # ------------------------------------------------------------ killed mid-session
 # (three GPU engines: a look runs GPU keys before the CPU, bench/group.h, so the hanging one is last)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # e2e_completion: the bash completion the build made (completion/lvd.bash.in),
 # sourced and driven as bash drives it (COMP_WORDS, COMP_CWORD, _lvd,
-# COMPREPLY): tools after lvd, each tool's options from its --help (through
-# lvd and as lvd-TOOL), lvd store's commands, --format's choices, nothing
-# (file names) for an option's value, and the names it is registered for.
+# COMPREPLY): tools after lvd, each tool's options from its option table
+# (--list-options, through lvd and as lvd-TOOL; every one of them in its
+# --help too), lvd store's commands, --format's choices, nothing (file names)
+# for an option's value, llama.cpp's single-dash spellings, and the names it
+# is registered for.
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_needs LVD_BIN
 build=$(cd "$LVD_BIN/.." && pwd)
@@ -51,24 +53,32 @@ expect "" lvd store info ''
 expect --format lvd store import f.jsonl --for
 expect "json jsonl" lvd store import f.jsonl --format j
 expect "" lvd select --model ''
+expect "" lvd select -m ''
+expect "-ngl" lvd bench -ng
+expect "" lvd bench -ngl ''
+expect "auto" lvd store import f.jsonl --format a
 expect "" lvd nosuch --x
 expect "" lvd-nosuch --x
 expect "" ls --x
 
-# every tool in lvd --help, and every option of every tool's --help
+# every tool in lvd --help, and every option of every tool's table, which its --help lists
 tools=$(lvd_help=$("$LVD_BIN/lvd" --help); printf '%s\n' "$lvd_help" | sed -n '/^tools:/,/^$/s/^  \([a-z]*\) .*/\1/p')
 check "lvd --help lists eleven tools" test "$(echo $tools | wc -w)" -eq 11
 expect "$tools" lvd ''
 for t in $tools; do
-  opts=$("$LVD_BIN/lvd-$t" --help | grep -oE -- '(^|[][ ,(])--[a-z0-9][a-z0-9-]*' | sed 's/^[^-]*//' | sort -u)
-  check "lvd-$t --help has options" test -n "$opts"
-  complete_words lvd "$t" --
-  for o in $opts --version; do
-    [ "${reply#* "$o" }" != "$reply" ] || fail "'lvd $t --<TAB>' lacks $o"
+  opts=$("$LVD_BIN/lvd-$t" --list-options | sed -n 's/^\(-[^ ]*\).*/\1/p' | sort -u)
+  check "lvd-$t --list-options has options" test -n "$opts"
+  "$LVD_BIN/lvd-$t" --help > "$tmp/help"
+  for o in $opts; do
+    grep -qE -- "(^|[][ ,])$o([] ,=]|\$)" "$tmp/help" || fail "lvd-$t --help does not list $o"
   done
-  complete_words "lvd-$t" --
+  complete_words lvd "$t" -
   for o in $opts --version; do
-    [ "${reply#* "$o" }" != "$reply" ] || fail "'lvd-$t --<TAB>' lacks $o"
+    [ "${reply#* "$o" }" != "$reply" ] || fail "'lvd $t -<TAB>' lacks $o"
+  done
+  complete_words "lvd-$t" -
+  for o in $opts --version; do
+    [ "${reply#* "$o" }" != "$reply" ] || fail "'lvd-$t -<TAB>' lacks $o"
   done
   spec=$(complete -p "lvd-$t" 2>/dev/null)
   check "complete -p lvd-$t: $spec" test "$spec" = "complete -o default -F _lvd lvd-$t"

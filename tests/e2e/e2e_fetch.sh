@@ -325,15 +325,15 @@ grep -qF "tok-e2e-secret" "$tmp/out" && fail "token printed on stdout"
 run "not a build" 2 -- 10715
 err_has "'10715' is not a llama.cpp build"
 run "unknown flavour" 2 -- b100 --flavour ubuntu-cuda-x64
-err_has "unknown flavour 'ubuntu-cuda-x64'; known flavours: bin-ubuntu-x64"
+err_has "--flavour wants a known flavour (bin-ubuntu-x64, "
 run "--min-age without --latest" 2 -- b100 --min-age 6h
 run "BUILD and --latest" 2 -- b100 --latest
 printf 'build = b100\nflavour = ubuntu-x64\nsha256.ubuntu-x64 = nope\n' >"$tmp/badpin"
 run "bad pin file" 3 -- --pin-file "$tmp/badpin"
 err_has "$tmp/badpin:3: 'sha256.bin-ubuntu-x64' must be 64 lowercase hex characters"
 run "--help" 0 -- --help
-out_has "usage: lvd-fetch"
-out_has "Example:"
+out_has "usage: lvd fetch"
+out_has "example"
 
 # --- --register: the other mode of the same tool -----------------------------
 mkdir -p "$tmp/local/build/bin"
@@ -343,11 +343,11 @@ chmod +x "$tmp/local/build/bin/llama-server" "$tmp/local/build/bin/llama-bench"
 run "--register a local build" 0 -- --register "$tmp/local/build/bin" --build b9749 --name b9749-cuda
 out_has "registered engine b9749-cuda"
 run "--register without --build" 2 -- --register "$tmp/local/build/bin"
-err_has "--register needs --build ID"
+err_has "--build ID is required with --register"
 run "--register with fetch options" 2 -- --register "$tmp/local/build/bin" --build b9749 --flavour ubuntu-x64
-err_has "--register takes only"
+err_has "--flavour does not go with --register"
 run "--build without --register" 2 -- b100 --build b1
-err_has "--build and --name go with --register"
+err_has "--build needs --register"
 
 # --- the bench dir is only ever complete: a wrong one is not reused ----------
 printf '{"sha256": "%s"}\n' "$ZERO" >"$B/b100-bin-ubuntu-vulkan-x64/.lvd-fetch.json"

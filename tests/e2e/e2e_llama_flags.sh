@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # e2e_llama_flags.sh: llama.cpp's spellings of the options (-m, -ngl, -fa,
-# -r, -p, -n, -c ...; README "llama.cpp's flags") end to end against fake
+# -r, -p, -n, -c ...; common/opt_vocab.h, docs/options.md) end to end against fake
 # engines (copies of tests/fake-engine): `lvd select -m M.gguf` prints what
 # `lvd select --model M.gguf` prints, `lvd bench -m M -ngl 99 -fa 1 -r 3` runs
 # the same llama-bench invocations and reaches the same decision as the
 # long-form run (twin worlds: fresh store, same scenarios), -p/-n give the
 # tests --tests gives, usage errors name the wrong word, --help shows both
-# spellings. Not a test of the parsing rules themselves (test_cli).
+# spellings, and a tool that takes one spelling of an option takes them all;
+# a build whose --help lacks a flag (fake scenario help_omit) is never given
+# it, and bench (with each run), select --explain, check and fit say what was
+# left out; fit refuses a build without -d. Not a test of the parsing rules
+# themselves (test_opt) or of the argv builder's (test_argv).
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_FAKE_ENGINE LVD_SOURCE
@@ -84,6 +88,52 @@ for ctx in "-c 2048" "--ctx-size 2048" "-c=2048"; do
   check "select $ctx = --ctx 2048" same "$tmp/ctx.long" "$tmp/ctx.short"
 done
 
+# ------------------------------------------------------------ flags a build lacks
+# A build whose tools' --help list no -ncmoe (the fake then refuses it, as an
+# older build does): no tool passes it; each says it left it out.
+world lacks
+engine old "noise = 0.005" "device = CUDA0|NVIDIA H200|143155|142629|9.0" "help_omit = -ncmoe"
+check "the probe recorded what its tools list" \
+  test "$(sqlite3 "$LVD_STORE" "SELECT count(*) FROM probes WHERE flags LIKE 'lvd-flags 1%-ngl --n-gpu-layers%'")" -ge 1
+lvd check -m "$MODEL"
+expect_rc "check on that build" 0
+lvd bench -m "$MODEL" -ngl 99 -fa 1 -ncmoe 2 -r 3 --tests tg16 --depth 0 --json
+expect_rc "bench -ncmoe 2 on a build without it" 0
+check "llama-bench was never given -ncmoe" bash -c "! grep -qE -- '-ncmoe|--n-cpu-moe' '$W/old/calls.log'"
+check "the arm says what was left out" is "[a.get('left_out') for a in d['arms']]" \
+  "[\"left out -ncmoe 2: not in llama-bench's --help\"]"
+check "and its runs recorded it" \
+  test "$(sqlite3 "$LVD_STORE" "SELECT count(*) FROM runs WHERE left_out = 'left out -ncmoe 2: not in llama-bench''s --help'")" -ge 1
+lvd bench -m "$MODEL" -ngl 99 -fa 1 -ncmoe 2 -r 3 --tests tg16 --depth 0
+check "the report says it" has "^left out: old CUDA0 .*: left out -ncmoe 2: not in llama-bench's --help$"
+lvd select -m "$MODEL" --record --explain
+expect_rc "select on that build" 0
+check "the launch line has no --n-cpu-moe" bash -c "! grep -qE -- '--n-cpu-moe|-ncmoe' <(head -1 '$tmp/out')"
+check "--explain says it left it out" has "^# launch: left out --n-cpu-moe 2: not in llama-server's --help$"
+lvd fit -m "$MODEL" --max-ctx 4096 --json
+expect_rc "fit on that build" 0
+check "fit passes no -ncmoe either, and has nothing to say" is "[r.get('left_out') for r in d]" "[None]"
+world lacks_dev
+engine old "device = CUDA0|NVIDIA H200|143155|142629|9.0" "help_omit = -dev,--no-warmup"
+lvd check -m "$MODEL" --json
+check "check on a build without -dev: the comparison without it" \
+  grep -q -- "--kl-divergence-base .* --kl-divergence -ngl 99$" "$W/old/calls.log"
+check "and says so" is "[c.get('left_out') for c in d['checks'] if c['device']]" \
+  "[\"left out -dev CUDA0: not in llama-perplexity's --help\"]"
+lvd check -m "$MODEL"
+check "in its table too" has "^left out: old CUDA0: left out -dev CUDA0: not in llama-perplexity's --help$"
+lvd fit -m "$MODEL" --max-ctx 4096 --json
+check "fit's loads without --no-warmup, said" is "sorted(set(r.get('left_out') or '' for r in d))" \
+  "[\"left out --no-warmup, -dev CUDA0: not in llama-bench's --help\"]"
+lvd fit -m "$MODEL" --max-ctx 4096
+check "in its table too" has "^  left out --no-warmup, -dev CUDA0: not in llama-bench's --help$"
+world lacks_depth
+engine old "help_omit = -d"
+lvd fit -m "$MODEL" --max-ctx 4096 --json
+check "fit on a llama-bench without -d: an error, no ceiling" \
+  is "[(r['ceiling'], r['error']) for r in d]" "[(None, '$W/old/llama-bench: its --help lists no -d, which this run needs')]"
+check "and no load ran" bash -c "! grep -q -- ' -p 1 -n 1 ' '$W/old/calls.log'"
+
 # ------------------------------------------------------------ store model
 lvd store --json model "$MODEL"
 q "d['sha256']" > "$tmp/sha.long"
@@ -104,6 +154,24 @@ expect_exit 2 "lvd-bench: error: --depth: pp512@d8192 needs 8704 tokens of conte
 expect_exit 2 "lvd-select: error: unknown option '-ngl'" "$LVD_BIN/lvd" select -m "$MODEL" -ngl 99
 expect_exit 2 "lvd-bench: error: --tests and -p/-n exclude each other" "$LVD_BIN/lvd" bench -m "$MODEL" --tests pp8 -p 8
 check "the hint follows" has_err "^Try 'lvd-bench --help'.$"
+# one vocabulary: a tool that takes any of llama.cpp's spellings of an option
+# takes every one of them (its table uses the shared entry, common/opt_vocab.h)
+for t in bench bisect check evidence fetch fit nightly pin probe select store; do
+  "$LVD_BIN/lvd-$t" --list-options | cut -d' ' -f1 > "$tmp/words"
+  for group in "-m --model" "-ngl --n-gpu-layers --ngl" "-fa --flash-attn --fa" "-ub --ubatch-size --ub" \
+               "-ctk --cache-type-k --ctk" "-ctv --cache-type-v --ctv" "-ncmoe --n-cpu-moe --ncmoe" \
+               "-dev --device" "-sm --split-mode --sm" "-ts --tensor-split --ts" "-t --threads" \
+               "-c --ctx-size --ctx" "-d --n-depth --depth" "-r --repetitions --reps" "-p --n-prompt" "-n --n-gen"; do
+    have=0 all=0
+    for w in $group; do
+      all=$((all + 1))
+      grep -qxF -- "$w" "$tmp/words" && have=$((have + 1))
+    done
+    [ "$have" -eq 0 ] || [ "$have" -eq "$all" ] ||
+      fail "lvd-$t takes $have of the spellings '$group', not all"
+  done
+done
+ok "every tool takes all of llama.cpp's spellings of an option or none"
 for t in "bench:-m, --model" "bench:-ngl, --n-gpu-layers, --ngl" "bench:-fa, --flash-attn, --fa" "bench:-r, --repetitions, --reps" \
          "bench:-p, --n-prompt" "bench:-t, --threads" "select:-m, --model" "select:-c, --ctx-size, --ctx" \
          "check:-m, --model" "check:-dev, --device" "evidence:-m, --model" "store:-m, --model"; do

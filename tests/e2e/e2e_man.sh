@@ -2,7 +2,9 @@
 # e2e_man: the man pages the build made (help2man over each tool's --help,
 # cmake/Man.cmake) and `cmake --install` into a private prefix: one page per
 # tool that renders without a warning and carries every option of the tool's
-# --help, its NAME from `lvd --help`, the exit-code table; installed to
+# --help, its NAME from `lvd --help`, the prose of its man/TOOL.h2m (each of
+# its sections, with that section's first line of text), the exit-code
+# table; installed to
 # share/man/man1 (found there by man), the bash completion to
 # share/bash-completion/completions, and the installed lvd running the
 # installed lvd-TOOL beside it, else on PATH (lvd select runs in lvd itself).
@@ -24,6 +26,17 @@ if [ -z "$h2m" ] || [[ $h2m == *NOTFOUND ]]; then
     echo "man pages skipped: help2man was absent at configure (scripts/deps installs it)"
   fi
 fi
+
+# h2m_sections FILE: "SECTION<TAB>first line of text" for each [SECTION] of a
+# help2man include file ([<S], [>S], [=S] are S; its first line of text is the
+# first that is not a roff request)
+h2m_sections() {
+  awk '/^\[[<>=]?[^]]+\][ \t]*$/ { sub(/^\[[<>=]?/, ""); sub(/\][ \t]*$/, ""); sec = toupper($0); want = 1; next }
+       want && sec != "" && !/^[.\x27]/ && NF { print sec "\t" $0; want = 0 }' "$1"
+}
+
+# not_on_page LINE PAGE: the line is not on the page
+not_on_page() { ! grep -qF -- "$1" "$2"; }
 
 # roff spelling of an option: --model is \-\-model
 roff() { printf '%s' "$1" | sed 's/-/\\-/g'; }
@@ -53,6 +66,19 @@ if [ "$pages" = 1 ]; then
       grep -qF -e "$(roff "$o")" -e "\,$o" "$page" || missing+=("$o")
     done
     check "$t.1 has every option of $t --help${missing:+ (missing: ${missing[*]})}" test ${#missing[@]} -eq 0
+    # the tool's prose: every [SECTION] of man/TOOL.h2m is a section of the page
+    # that holds the section's first line of text, as written there
+    src=$LVD_SOURCE/man/$t.h2m
+    if [ -s "$src" ]; then
+      missing=()
+      while IFS=$'\t' read -r sec first; do
+        grep -qxF -- "$first" <(sed -n "/^\.SH \"\{0,1\}$sec\"\{0,1\}\$/,/^\.SH/p" "$page") || missing+=("[$sec]")
+      done < <(h2m_sections "$src")
+      check "$t.1 has the prose of man/$t.h2m${missing:+ (missing: ${missing[*]})}" test ${#missing[@]} -eq 0
+      check "$t.1 leaves out the header comment of man/$t.h2m" not_on_page "$(head -1 "$src")" "$page"
+    else
+      fail "$t: no man/$t.h2m (the tool's prose)"
+    fi
     for s in 'EXIT STATUS' ENVIRONMENT FILES 'SEE ALSO'; do
       check "$t.1 has $s" grep -q "^\\.SH \"\\{0,1\\}$s" "$page"
     done

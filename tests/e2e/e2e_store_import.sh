@@ -35,9 +35,9 @@ counts() { st info --json | json counts "$1"; }
 "$LVD_STORE_BIN" --help | grep -q "lvd store import out.jsonl" || fail "--help has no example"
 expect_exit 2 "missing COMMAND" "$LVD_STORE_BIN" --store "$S"
 expect_exit 2 "unknown command 'frob'" st frob
-expect_exit 2 "--format md" st import x --format md
-# --host is the shared option (common/cli.h): an empty name is refused.
-expect_exit 2 "--host wants a name" st runs --host ""
+expect_exit 2 "--format wants auto, json, jsonl or sql, not 'md'" st import x --format md
+# --host is the shared option (common/opt_vocab.h): an empty name is refused.
+expect_exit 2 "--host wants a name" st import x --host ""
 # Reading a store that does not exist is refused and creates nothing.
 expect_exit 4 "no store here" st info
 [ ! -e "$S" ] || fail "info created the store"
@@ -65,7 +65,7 @@ grep -q "1 runs added (2 results, 0 samples, 0 flagged as warm-up)" "$tmp/r3" ||
 
 st info --json >"$tmp/info"
 jcheck "$tmp/info" 'v["counts"]["runs"] == 3' 'v["counts"]["results"] == 7' 'v["counts"]["samples"] == 15' \
-  'v["counts"]["artifacts"] == 1' 'v["counts"]["engines"] == 1' 'v["schema_version"] == 18' "v['path'] == '$S'"
+  'v["counts"]["artifacts"] == 1' 'v["counts"]["engines"] == 1' 'v["schema_version"] == 19' "v['path'] == '$S'"
 
 # Importing again adds nothing, in any of the three formats.
 for f in bench-json.stdout bench-jsonl.stdout bench-sql.stdout; do

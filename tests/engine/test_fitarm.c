@@ -14,11 +14,21 @@ static void test_help(void **state)
 {
     (void)state;
     char *path = tu_fixture("llama.cpp/cpu-build-b9749/bench-help.stdout");
-    char *help = tu_read(path, NULL);
-    assert_true(engine_fit_help_has_fitt(help));
-    assert_false(engine_fit_help_has_fitt("usage: llama-bench [options]\n  -ngl, --n-gpu-layers <n>\n"));
-    assert_false(engine_fit_help_has_fitt(NULL));
-    free(help);
+    char *text = tu_read(path, NULL);
+    engine_help help = {.opts = NULL};
+    engine_fit_caps caps;
+    engine_help_parse(&help, ENGINE_TOOL_BENCH, text);
+    engine_fit_caps_of("/nonexistent", &help, &caps);
+    assert_true(caps.bench_fitt);
+    assert_false(caps.fit_params);
+    engine_help_free(&help);
+    engine_help_parse(&help, ENGINE_TOOL_BENCH, "usage: llama-bench [options]\n  -m, --model <f>\n  -ngl, --n-gpu-layers <n>\n");
+    engine_fit_caps_of("/nonexistent", &help, &caps);
+    assert_false(caps.bench_fitt);
+    engine_help_free(&help);
+    engine_fit_caps_of("/nonexistent", NULL, &caps);
+    assert_false(caps.bench_fitt);
+    free(text);
     free(path);
 }
 

@@ -97,20 +97,32 @@ static void test_identical_cards(void **state)
     free(d);
 }
 
-/* The real b9749 help texts list none, layer, row and tensor; an older build's
- * line without tensor says so; a text without the line says nothing. */
+/* The split modes of a --help text read as llama-bench's. */
+static int modes_of(const char *text)
+{
+    engine_help h = {.opts = NULL};
+    engine_help_parse(&h, ENGINE_TOOL_BENCH, text);
+    int bits = engine_split_modes_of(&h);
+    engine_help_free(&h);
+    return bits;
+}
+
+/* The real b9749 help texts list none, layer, row and tensor (llama-server's
+ * spelt {none,layer,row,tensor}); an older build's line without tensor says
+ * so; a text without the line, or no help, is the assumed none, layer, row. */
 static void test_split_modes_from_help(void **state)
 {
     (void)state;
     const int all = ENGINE_SM_NONE | ENGINE_SM_LAYER | ENGINE_SM_ROW | ENGINE_SM_TENSOR;
     char *bench = fixture("llama.cpp/cpu-build-b9749/bench-help.stdout");
     char *server = fixture("llama.cpp/cpu-build-b9749/server-help.stdout");
-    assert_int_equal(engine_split_modes_parse(bench), all);
-    assert_int_equal(engine_split_modes_parse(server), all);
-    assert_int_equal(engine_split_modes_parse("  -sm, --split-mode <none|layer|row>   (default: layer)\n"),
+    assert_int_equal(modes_of(bench), all);
+    assert_int_equal(modes_of(server), all);
+    assert_int_equal(modes_of("  -sm, --split-mode <none|layer|row>   (default: layer)\n"),
                      ENGINE_SM_NONE | ENGINE_SM_LAYER | ENGINE_SM_ROW);
-    assert_int_equal(engine_split_modes_parse("usage: llama-bench [options]\n"), 0);
-    assert_int_equal(engine_split_modes_probe("/nonexistent/llama-bench", 1000), ENGINE_SM_ASSUMED);
+    assert_int_equal(modes_of("  -sm, --split-mode <tensor>   (default: layer)\n"), ENGINE_SM_TENSOR);
+    assert_int_equal(modes_of("usage: llama-bench [options]\n"), ENGINE_SM_ASSUMED);
+    assert_int_equal(engine_split_modes_of(NULL), ENGINE_SM_ASSUMED);
     assert_string_equal(engine_split_mode_name(ENGINE_SM_TENSOR), "tensor");
     free(bench);
     free(server);
@@ -353,7 +365,7 @@ static void test_launch_split(void **state)
     p.ngl = 99;
     sel_launch l;
     lvd_err err = {{0}};
-    assert_int_equal(sel_launch_build("/opt/llama", "m.gguf", &p, 4096, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/opt/llama", NULL, "m.gguf", &p, 4096, 1, &l, &err), 0);
     char *line = sel_launch_to_shell(&l);
     assert_string_equal(line, "/opt/llama/llama-server -m m.gguf --device CUDA0,CUDA1 -sm row "
                               "-ts 0.67,0.33 -ngl 99 -c 4096");

@@ -7,6 +7,7 @@
  * directory counts how often the binary was really run. */
 #include "tests/support/testutil.h"
 
+#include "engine/help.h"
 #include "engine/probe.h"
 
 #include <fcntl.h>
@@ -67,19 +68,31 @@ static void make_engine(fx *f, const char *name, lvd_engine *e)
         fail_msg("%s", err.msg);
 }
 
-static int calls(const lvd_engine *e)
+/* How often e's binaries were run with --NAME (calls.log has one NAME a line). */
+static int runs_of(const lvd_engine *e, const char *name)
 {
     char *path = lvd_xasprintf("%s/calls.log", e->dir);
     int n = 0;
     FILE *fp = fopen(path, "r");
-    if (fp) {
-        int c;
-        while ((c = fgetc(fp)) != EOF)
-            n += c == '\n';
+    char line[256];
+    while (fp && fgets(line, sizeof line, fp))
+        n += strlen(line) == strlen(name) + 1 && !strncmp(line, name, strlen(name));
+    if (fp)
         fclose(fp);
-    }
     free(path);
     return n;
+}
+
+/* How often the devices were really asked for. */
+static int calls(const lvd_engine *e)
+{
+    return runs_of(e, "list-devices");
+}
+
+/* How often llama-bench's --help was read (once per identity of the files). */
+static int helps(const lvd_engine *e)
+{
+    return runs_of(e, "help");
 }
 
 static void probe(fx *f, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *p, int want_cached)
@@ -120,21 +133,26 @@ static void test_cpu_and_cache(void **state)
     assert_int_equal(p.bin_size, st.st_size);
     assert_int_equal(p.bin_mtime_ns, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
     int64_t first_id = p.id;
+    assert_true(engine_help_current(p.flags)); /* its tools' flags, read with it */
     lvd_probe_free(&p);
     assert_int_equal(calls(&e), 1);
+    assert_int_equal(helps(&e), 1);
 
     /* Second probe: the store answers, nothing runs. */
     probe(f, &e, 0, 0, &p, 1);
     assert_int_equal(p.id, first_id);
     assert_string_equal(p.backend, LVD_BACKEND_CPU);
+    assert_true(engine_help_current(p.flags));
     lvd_probe_free(&p);
     assert_int_equal(calls(&e), 1);
 
-    /* --refresh runs it again. */
+    /* --refresh runs it again; the same files: their flags are carried, not read again. */
     probe(f, &e, 1, 0, &p, 0);
     assert_true(p.id > first_id);
+    assert_true(engine_help_current(p.flags));
     lvd_probe_free(&p);
     assert_int_equal(calls(&e), 2);
+    assert_int_equal(helps(&e), 1);
 
     /* A new mtime invalidates at once. */
     struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = st.st_mtim.tv_sec - 100, .tv_nsec = 5}};
@@ -143,6 +161,7 @@ static void test_cpu_and_cache(void **state)
     assert_int_equal(p.bin_mtime_ns, (int64_t)(st.st_mtim.tv_sec - 100) * 1000000000 + 5);
     lvd_probe_free(&p);
     assert_int_equal(calls(&e), 3);
+    assert_int_equal(helps(&e), 2); /* another identity: read again */
     probe(f, &e, 0, 0, &p, 1);
     lvd_probe_free(&p);
 
@@ -177,6 +196,7 @@ static void test_ttl_expiry(void **state)
     old.env = p.env ? lvd_xstrdup(p.env) : NULL;
     old.devices = NULL;
     old.files = lvd_xstrdup(p.files);
+    old.flags = lvd_xstrdup(p.flags);
     old.no_device = old.changed = NULL;
     lvd_probe_free(&p);
     /* ...once the binary's mtime matches that old record only. */

@@ -11,57 +11,59 @@ typedef struct copt {
     const char *names; /* '|'-separated */
     int value;
     int where;         /* 1 server, 2 perplexity, 3 both */
+    int spellings;     /* 1: the names are one option's (its --help line lists them
+                          together); 0: options listed one by one */
 } copt;
 
 static const copt COPTS[] = {
     /* options the fake reads (the first name is the lookup key) */
-    { "-h|--help|--usage", 0, 3 },
-    { "--version", 0, 3 },
-    { "--list-devices", 0, 3 },
-    { "-m|--model", 1, 3 },
-    { "-t|--threads", 1, 3 },
-    { "-c|--ctx-size", 1, 3 },
-    { "-b|--batch-size", 1, 3 },
-    { "-ub|--ubatch-size", 1, 3 },
-    { "-fa|--flash-attn", 1, 3 },
-    { "-ctk|--cache-type-k", 1, 3 },
-    { "-ctv|--cache-type-v", 1, 3 },
-    { "-dev|--device", 1, 3 },
-    { "-ncmoe|--n-cpu-moe", 1, 3 },
-    { "-ngl|--gpu-layers|--n-gpu-layers", 1, 3 },
-    { "-np|--parallel", 1, 3 },
-    { "--host", 1, 1 },
-    { "--port", 1, 1 },
-    { "--api-key", 1, 1 },
-    { "--api-key-file", 1, 1 },
-    { "-f|--file", 1, 2 },
-    { "--chunks", 1, 2 },
-    { "--kl-divergence-base", 1, 2 },
-    { "--kl-divergence", 0, 2 },
+    { "-h|--help|--usage", 0, 3, 1 },
+    { "--version", 0, 3, 1 },
+    { "--list-devices", 0, 3, 1 },
+    { "-m|--model", 1, 3, 1 },
+    { "-t|--threads", 1, 3, 1 },
+    { "-c|--ctx-size", 1, 3, 1 },
+    { "-b|--batch-size", 1, 3, 1 },
+    { "-ub|--ubatch-size", 1, 3, 1 },
+    { "-fa|--flash-attn", 1, 3, 1 },
+    { "-ctk|--cache-type-k", 1, 3, 1 },
+    { "-ctv|--cache-type-v", 1, 3, 1 },
+    { "-dev|--device", 1, 3, 1 },
+    { "-ncmoe|--n-cpu-moe", 1, 3, 1 },
+    { "-ngl|--gpu-layers|--n-gpu-layers", 1, 3, 1 },
+    { "-np|--parallel", 1, 3, 1 },
+    { "--host", 1, 1, 1 },
+    { "--port", 1, 1, 1 },
+    { "--api-key", 1, 1, 1 },
+    { "--api-key-file", 1, 1, 1 },
+    { "-f|--file", 1, 2, 1 },
+    { "--chunks", 1, 2, 1 },
+    { "--kl-divergence-base", 1, 2, 1 },
+    { "--kl-divergence", 0, 2, 1 },
     /* options accepted and ignored */
-    { "-tb|--threads-batch|-n|--predict|--n-predict|-lm|--load-mode|--numa|-ot|--override-tensor", 1, 3 },
-    { "-sm|--split-mode|-ts|--tensor-split|-mg|--main-gpu|-fitt|--fit-target|-fitc|--fit-ctx", 1, 3 },
-    { "-s|--seed|--prio|--poll|-C|--cpu-mask|-Cr|--cpu-range|--cpu-strict|--log-file|--keep", 1, 3 },
-    { "-lv|--verbosity|--log-verbosity|--lora|--temp|--top-k|--top-p|--min-p", 1, 3 },
-    { "-kvo|--kv-offload|-nkvo|--no-kv-offload|--mlock|--mmap|--no-mmap|--swa-full|--no-host", 0, 3 },
-    { "--check-tensors|--offline|--repack|-nr|--no-repack|--op-offload|--no-op-offload", 0, 3 },
-    { "--warmup|--no-warmup|-kvu|--kv-unified|-no-kvu|--no-kv-unified|--perf|--no-perf", 0, 3 },
-    { "-e|--escape|--no-escape|-cb|--cont-batching|-nocb|--no-cont-batching|-cmoe|--cpu-moe", 0, 3 },
-    { "--log-disable|-v|--verbose|--log-verbose|--log-prefix|--no-log-prefix", 0, 3 },
-    { "--log-timestamps|--no-log-timestamps", 0, 3 },
-    { "-fit|--fit|--log-colors", 1, 3 },
-    { "-a|--alias|--chat-template|--chat-template-file|-to|--timeout|--threads-http|--path", 1, 1 },
-    { "--api-prefix|--cache-reuse|-cram|--cache-ram|--ssl-key-file|--ssl-cert-file", 1, 1 },
-    { "--sleep-idle-seconds|--reasoning-format|--reasoning-budget|--pooling|-mm|--mmproj", 1, 1 },
-    { "-sps|--slot-prompt-similarity|--slot-save-path|--media-path|--models-dir|--models-max", 1, 1 },
-    { "-md|--model-draft|-ngld|--gpu-layers-draft|--n-gpu-layers-draft|-devd|--device-draft|--tags", 1, 1 },
-    { "--jinja|--no-jinja|--metrics|--props|--slots|--no-slots|--ui|--webui|--no-ui|--no-webui", 0, 1 },
-    { "--reuse-port|--cache-prompt|--no-cache-prompt|--embedding|--embeddings|--rerank|--reranking", 0, 1 },
-    { "--no-mmproj|--mmproj-offload|--no-mmproj-offload|--context-shift|--no-context-shift", 0, 1 },
-    { "--spec-default", 0, 1 },
-    { "-rea|--reasoning", 1, 1 },
-    { "--ppl-stride|--ppl-output-type|--hellaswag-tasks|--winogrande-tasks|--multiple-choice-tasks", 1, 2 },
-    { "--hellaswag|--winogrande|--multiple-choice|--all-logits", 0, 2 },
+    { "-tb|--threads-batch|-n|--predict|--n-predict|-lm|--load-mode|--numa|-ot|--override-tensor", 1, 3, 0 },
+    { "-sm|--split-mode|-ts|--tensor-split|-mg|--main-gpu|-fitt|--fit-target|-fitc|--fit-ctx", 1, 3, 0 },
+    { "-s|--seed|--prio|--poll|-C|--cpu-mask|-Cr|--cpu-range|--cpu-strict|--log-file|--keep", 1, 3, 0 },
+    { "-lv|--verbosity|--log-verbosity|--lora|--temp|--top-k|--top-p|--min-p", 1, 3, 0 },
+    { "-kvo|--kv-offload|-nkvo|--no-kv-offload|--mlock|--mmap|--no-mmap|--swa-full|--no-host", 0, 3, 0 },
+    { "--check-tensors|--offline|--repack|-nr|--no-repack|--op-offload|--no-op-offload", 0, 3, 0 },
+    { "--warmup|--no-warmup|-kvu|--kv-unified|-no-kvu|--no-kv-unified|--perf|--no-perf", 0, 3, 0 },
+    { "-e|--escape|--no-escape|-cb|--cont-batching|-nocb|--no-cont-batching|-cmoe|--cpu-moe", 0, 3, 0 },
+    { "--log-disable|-v|--verbose|--log-verbose|--log-prefix|--no-log-prefix", 0, 3, 0 },
+    { "--log-timestamps|--no-log-timestamps", 0, 3, 0 },
+    { "-fit|--fit|--log-colors", 1, 3, 0 },
+    { "-a|--alias|--chat-template|--chat-template-file|-to|--timeout|--threads-http|--path", 1, 1, 0 },
+    { "--api-prefix|--cache-reuse|-cram|--cache-ram|--ssl-key-file|--ssl-cert-file", 1, 1, 0 },
+    { "--sleep-idle-seconds|--reasoning-format|--reasoning-budget|--pooling|-mm|--mmproj", 1, 1, 0 },
+    { "-sps|--slot-prompt-similarity|--slot-save-path|--media-path|--models-dir|--models-max", 1, 1, 0 },
+    { "-md|--model-draft|-ngld|--gpu-layers-draft|--n-gpu-layers-draft|-devd|--device-draft|--tags", 1, 1, 0 },
+    { "--jinja|--no-jinja|--metrics|--props|--slots|--no-slots|--ui|--webui|--no-ui|--no-webui", 0, 1, 0 },
+    { "--reuse-port|--cache-prompt|--no-cache-prompt|--embedding|--embeddings|--rerank|--reranking", 0, 1, 0 },
+    { "--no-mmproj|--mmproj-offload|--no-mmproj-offload|--context-shift|--no-context-shift", 0, 1, 0 },
+    { "--spec-default", 0, 1, 0 },
+    { "-rea|--reasoning", 1, 1, 0 },
+    { "--ppl-stride|--ppl-output-type|--hellaswag-tasks|--winogrande-tasks|--multiple-choice-tasks", 1, 2, 0 },
+    { "--hellaswag|--winogrande|--multiple-choice|--all-logits", 0, 2, 0 },
 };
 
 static const copt *copt_find(const char *arg, int where)
@@ -142,15 +144,14 @@ static int common_check_value(const copt *o, const char *arg, const char *v)
     return 0;
 }
 
-/* Parses a server/perplexity argv. -1: error (exit 1); 1: handled (exit 0);
- * 0: go on. where: 1 server, 2 perplexity. */
-int common_parse(int argc, char **argv, int where, cargs *c)
+/* The argv of a server/perplexity run as common_parse takes it, help the
+ * persona's usage (what the build lists). */
+static int common_parse_args(int argc, char **argv, int where, char *help, cargs *c)
 {
-    memset(c, 0, sizeof *c);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const copt *o = copt_find(arg, where);
-        if (!o) {
+        if (!o || fake_help_lacks(help, arg)) {
             fprintf(stderr, "error: invalid argument: %s\n", arg);
             return -1;
         }
@@ -168,17 +169,7 @@ int common_parse(int argc, char **argv, int where, cargs *c)
         strv_push(&c->val, v);
         free(key);
         if (copt_is(o, "-h")) {
-            printf("----- common params -----\n\n"
-                   "-h,    --help, --usage                  print usage and exit\n"
-                   "--version                               show version and build info\n"
-                   "-m,    --model FNAME                    model path to load\n"
-                   "-dev,  --device <dev1,dev2,..>          comma-separated list of devices to use for "
-                   "offloading (none = don't\n"
-                   "                                        offload)\n"
-                   "-ngl,  --gpu-layers, --n-gpu-layers N   max. number of layers to store in VRAM, either an "
-                   "exact number,\n"
-                   "                                        'auto', or 'all' (default: auto)\n"
-                   "(fake-engine: a subset of the real options)\n");
+            fake_help_print(help);
             return 1;
         }
         if (copt_is(o, "--version")) {
@@ -197,6 +188,69 @@ int common_parse(int argc, char **argv, int where, cargs *c)
     }
     return 0;
 }
+
+/* The argument hint common/arg.cpp prints after an option's names. */
+static const char *copt_hint(const char *name)
+{
+    static const char *const hints[][2] = {
+        { "-fa", "[on|off|auto]" }, { "-dev", "<dev1,dev2,..>" }, { "-sm", "{none,layer,row,tensor}" },
+        { "--split-mode", "{none,layer,row,tensor}" }, { "-fit", "[on|off]" }, { "--fit", "[on|off]" },
+        { "-fitt", "MiB0,MiB1,MiB2,..." }, { "--fit-target", "MiB0,MiB1,MiB2,..." }, { "-m", "FNAME" },
+        { "-f", "FNAME" }, { "--kl-divergence-base", "FNAME" }, { "-ctk", "TYPE" }, { "-ctv", "TYPE" },
+        { "-ts", "N0,N1,N2,..." }, { "--tensor-split", "N0,N1,N2,..." },
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(hints); i++)
+        if (!strcmp(name, hints[i][0]))
+            return hints[i][1];
+    return "N";
+}
+
+/* One usage line: names, the hint of the first when it takes a value. */
+static void help_line(lvd_sb *sb, const char *const *names, size_t n, int value)
+{
+    lvd_sb line = { 0 };
+    for (size_t i = 0; i < n; i++)
+        lvd_sb_addf(&line, "%s%s", i ? ", " : "", names[i]);
+    if (value)
+        lvd_sb_addf(&line, " %s", copt_hint(names[0]));
+    lvd_sb_addf(sb, "%-38s  (fake-engine)\n", lvd_sb_str(&line)); /* two spaces at least: no hint */
+    lvd_sb_free(&line);
+}
+
+/* The usage of the persona at where, in common/arg.cpp's layout: every
+ * option it knows (before help_omit, help.c). */
+static char *common_help_text(int where)
+{
+    lvd_sb sb = { 0 };
+    lvd_sb_adds(&sb, "----- common params -----\n\n");
+    for (size_t i = 0; i < LVD_ARRAY_LEN(COPTS); i++) {
+        if (!(COPTS[i].where & where))
+            continue;
+        char **names = lvd_split(COPTS[i].names, '|', NULL);
+        size_t n = 0;
+        while (names[n])
+            n++;
+        if (COPTS[i].spellings)
+            help_line(&sb, (const char *const *)names, n, COPTS[i].value);
+        for (size_t k = 0; !COPTS[i].spellings && k < n; k++)
+            help_line(&sb, (const char *const *)names + k, 1, COPTS[i].value);
+        lvd_strv_free(names);
+    }
+    lvd_sb_adds(&sb, "\n(fake-engine: the options it knows)\n");
+    return lvd_sb_detach(&sb);
+}
+
+/* Parses a server/perplexity argv. -1: error (exit 1); 1: handled (exit 0);
+ * 0: go on. where: 1 server, 2 perplexity. */
+int common_parse(int argc, char **argv, int where, cargs *c)
+{
+    memset(c, 0, sizeof *c);
+    char *help = common_help_text(where);
+    int rc = common_parse_args(argc, argv, where, help, c);
+    free(help);
+    return rc;
+}
+
 
 /* The target of a server/perplexity run from --device and -ngl. */
 char *common_target(const cargs *c)

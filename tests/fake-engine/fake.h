@@ -137,6 +137,10 @@
  *     tool's format (`-c N -ngl N -ot "blk\.N\.ffn_..._exps=CPU,..."`).
  *   fit = 0: a build before llama.cpp's fit: llama-bench's --help lists no
  *     -fitt / -fitc and rejects them as invalid parameters.
+ *   help_omit = -ncmoe,--no-warmup    flags this build does not have (help.c):
+ *     no persona's --help lists the option line naming one (nor its other
+ *     spellings), and every persona refuses them as an invalid argument, as
+ *     a build older than them does.
  *   dev.NAME.real_mib = N     the memory the device really has (its device line
  *     may claim more): a llama-bench load whose need (weights and KV on the
  *     device for its -ngl / -ncmoe / -ub / cache types, from the GGUF's shape,
@@ -313,6 +317,10 @@ char *pick_target(const char *devs, char sep, int ngl_zero);
 void version_lines(void);
 void no_gpu_warning(void);
 void bench_list_devices(void);
+
+/* help.c */
+int fake_help_lacks(const char *usage, const char *arg);
+void fake_help_print(const char *usage);
 
 /* energy.c */
 void energy_compute(const char *T, double ns);

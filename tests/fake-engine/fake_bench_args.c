@@ -32,21 +32,23 @@ const char *bench_default(int d)
 }
 
 /* The -sm line of the usage, listing the scenario's split_modes. */
-static void split_mode_help(void)
+static void split_mode_help(lvd_sb *sb)
 {
     char *modes = lvd_xstrdup(split_modes());
     for (char *c = modes; *c; c++)
         if (*c == ',')
             *c = '|';
     char *flag = lvd_xasprintf("-sm, --split-mode <%s>", modes);
-    printf("  %-50s(default: layer)\n", flag);
+    lvd_sb_addf(sb, "  %-50s(default: layer)\n", flag);
     free(flag);
     free(modes);
 }
 
-static void bench_usage(void)
+/* llama-bench's usage, as this build prints it before help_omit (help.c). */
+static char *bench_usage_text(void)
 {
-    printf("usage: %s [options]\n"
+    lvd_sb sb = { 0 };
+    lvd_sb_addf(&sb, "usage: %s [options]\n"
            "\n"
            "options:\n"
            "  -h, --help\n"
@@ -62,10 +64,10 @@ static void bench_usage(void)
            "  --no-warmup                                 skip warmup runs before benchmarking\n",
            G.prog);
     if (fake_has_fit()) /* a build before llama.cpp's fit lists neither */
-        printf("  -fitt, --fit-target <MiB>                   fit model to device memory with this margin per "
+        lvd_sb_adds(&sb, "  -fitt, --fit-target <MiB>                   fit model to device memory with this margin per "
                "device in MiB (default: off)\n"
                "  -fitc, --fit-ctx <n>                        minimum ctx size for --fit-target (default: 4096)\n");
-    printf("\n"
+    lvd_sb_addf(&sb, "\n"
            "test parameters:\n"
            "  -m, --model <filename>                            (default: models/7B/ggml-model-q4_0.gguf)\n"
            "  -hf, -hfr, --hf-repo <user>/<model>[:quant]       Hugging Face model repository; quant is "
@@ -98,8 +100,8 @@ static void bench_usage(void)
            "  -ngl, --n-gpu-layers <n>                          (default: -1)\n"
            "  -ncmoe, --n-cpu-moe <n>                           (default: 0)\n",
            bench_default(D_NT));
-    split_mode_help();
-    printf("  -mg, --main-gpu <i>                               (default: 0)\n"
+    split_mode_help(&sb);
+    lvd_sb_adds(&sb, "  -mg, --main-gpu <i>                               (default: 0)\n"
            "  -nkvo, --no-kv-offload <0|1>                      (default: 0)\n"
            "  -fa, --flash-attn <on|off|auto>                   (default: auto)\n"
            "  -dev, --device <dev0/dev1/...>                    (default: auto)\n"
@@ -116,6 +118,14 @@ static void bench_usage(void)
            "Multiple values can be given for each parameter by separating them with ','\n"
            "or by specifying the parameter multiple times. Ranges can be given as\n"
            "'first-last' or 'first-last+step' or 'first-last*mult'.\n");
+    return lvd_sb_detach(&sb);
+}
+
+static void bench_usage(void)
+{
+    char *text = bench_usage_text();
+    fake_help_print(text);
+    free(text);
 }
 
 /* llama-bench's parse_int_range: first[-last[(+|*)step]] items separated by ','.
@@ -354,7 +364,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
     o->fmt = FMT_MD;
     o->fmt_err = FMT_NONE;
     int invalid = 0;
-    char *arg = NULL;
+    char *arg = NULL, *usage = bench_usage_text();
     for (int i = 1; i < argc && !invalid; i++) {
         free(arg);
         arg = lvd_xstrdup(argv[i]);
@@ -364,6 +374,10 @@ int bench_parse(int argc, char **argv, bench_opts *o)
                     *c = '-';
         const char *a = arg;
         const char *err = NULL;
+        if (fake_help_lacks(usage, a)) { /* a flag this build does not have */
+            invalid = 1;
+            break;
+        }
         int takes_value = !(is_arg(a, "-h", "--help") || is_arg(a, "--list-devices", NULL) ||
                             is_arg(a, "--offline", NULL) || is_arg(a, "-v", "--verbose") ||
                             is_arg(a, "--progress", NULL) || is_arg(a, "--no-warmup", NULL));
@@ -375,10 +389,12 @@ int bench_parse(int argc, char **argv, bench_opts *o)
         if (is_arg(a, "-h", "--help")) {
             bench_usage();
             free(arg);
+            free(usage);
             return 1;
         } else if (is_arg(a, "--list-devices", NULL)) {
             bench_list_devices();
             free(arg);
+            free(usage);
             return 1;
         } else if (is_arg(a, "-v", "--verbose")) {
             o->verbose = 1;
@@ -514,6 +530,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
             invalid = 1;
         }
     }
+    free(usage);
     if (invalid) {
         fprintf(stderr, "error: invalid parameter for argument: %s\n", arg ? arg : "");
         free(arg);

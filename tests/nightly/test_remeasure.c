@@ -117,6 +117,33 @@ static void inconclusive_arms_are_measured_again(void **state)
     assert_string_equal(test, "tg128");
 }
 
+/* The arm key is read by its codec (bench/arm.h): a split arm's -sm and
+ * -ts, a llama.cpp fit arm's fitt/fitc read (no lvd bench flag: the bench
+ * adds its fit arm itself), a key that is no arm key measures nothing. */
+static void every_key_field_is_read(void **state)
+{
+    fx *f = *state;
+    char details[2048];
+    snprintf(details, sizeof details,
+             "{\"comparisons\": [{\"artifact\": \"%s\", \"backend\": \"cuda\", \"arm_key\": \"dev=CUDA0/CUDA1"
+             " sm=row ts=0.60/0.40 ngl=99 fa=1 ub=- ctk=q8_0 ctv=q8_0 ncmoe=- t=- fitt=1024 fitc=4096 env=\","
+             " \"params\": \"p\", \"test\": \"tg128\", \"pinned_engine\": 1, \"candidate_engine\": 2,"
+             " \"pinned\": {\"n\": 5}, \"candidate\": {\"n\": 5}, \"verdict\": \"inconclusive\"},"
+             " {\"artifact\": \"%s\", \"backend\": \"cuda\", \"arm_key\": \"dev=- ngl=lots env=\","
+             " \"params\": \"p\", \"test\": \"tg128\", \"pinned_engine\": 1, \"candidate_engine\": 2,"
+             " \"pinned\": {\"n\": 5}, \"candidate\": {\"n\": 5}, \"verdict\": \"inconclusive\"}]}",
+             f->sha, f->sha);
+    decide(f, "inconclusive: tg128 on cuda -2.3 % [CI -6.1 %, +0.8 %]: CI reaches -6.1 %, needs more samples", details);
+    night_remeasure *v;
+    size_t n = night_remeasures(&f->c, "/tools", f->db, "night-8", 600, &v);
+    assert_int_equal(n, 1);
+    char *a = joined(&v[0]);
+    const char *tail = " --engines 1,2 -sm row -ts 0.60/0.40 -ngl 99 -fa 1 -ctk q8_0 -ctv q8_0";
+    assert_string_equal(a + strlen(a) - strlen(tail), tail);
+    free(a);
+    night_remeasures_free(v, n);
+}
+
 static void other_decisions_ask_for_nothing(void **state)
 {
     fx *f = *state;
@@ -136,6 +163,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(inconclusive_arms_are_measured_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_key_field_is_read, setup, teardown),
         cmocka_unit_test_setup_teardown(other_decisions_ask_for_nothing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,7 +52,7 @@ static void test_gpu_line(void **state)
     lvd_params p = gpu_params();
     sel_launch l;
     lvd_err err;
-    assert_int_equal(sel_launch_build("/opt/llama/b9749-cuda/", "/models/q.gguf", &p, 8192, 1, &l,
+    assert_int_equal(sel_launch_build("/opt/llama/b9749-cuda/", NULL, "/models/q.gguf", &p, 8192, 1, &l,
                                       &err), 0);
     const char *want[] = {"/opt/llama/b9749-cuda/llama-server", "-m", "/models/q.gguf",
                           "--device", "CUDA0", "-ngl", "49", "--n-cpu-moe", "21", "-ub", "256",
@@ -83,7 +83,7 @@ static void test_cpu_line(void **state)
     p.env[0] = '\0';
     sel_launch l;
     lvd_err err;
-    assert_int_equal(sel_launch_build("/opt/llama/b9749-cpu", "m.gguf", &p, 0, 0, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/opt/llama/b9749-cpu", NULL, "m.gguf", &p, 0, 0, &l, &err), 0);
     const char *want[] = {"/opt/llama/b9749-cpu/llama-server", "-m", "m.gguf", "-ub", "256",
                           "-fa", "off", "-ctk", "q8_0", "-ctv", "f16", "-t", "8", NULL};
     assert_argv(&l, want);
@@ -93,12 +93,12 @@ static void test_cpu_line(void **state)
     sel_launch_free(&l);
     /* Nothing set: the model alone (and -c). -ngl 0 is a value, passed. */
     lvd_params_init(&p);
-    assert_int_equal(sel_launch_build("/e", "m.gguf", &p, 4096, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/e", NULL, "m.gguf", &p, 4096, 1, &l, &err), 0);
     const char *bare[] = {"/e/llama-server", "-m", "m.gguf", "-c", "4096", NULL};
     assert_argv(&l, bare);
     sel_launch_free(&l);
     p.ngl = 0;
-    assert_int_equal(sel_launch_build("/e", "m.gguf", &p, 0, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/e", NULL, "m.gguf", &p, 0, 1, &l, &err), 0);
     const char *ngl0[] = {"/e/llama-server", "-m", "m.gguf", "-ngl", "0", NULL};
     assert_argv(&l, ngl0);
     sel_launch_free(&l);
@@ -111,39 +111,39 @@ static void test_errors(void **state)
     sel_launch l;
     lvd_err err;
     lvd_params_init(&p);
-    assert_int_equal(sel_launch_build("", "m", &p, 0, 1, &l, &err), -1);
-    assert_int_equal(sel_launch_build("/e", "", &p, 0, 1, &l, &err), -1);
+    assert_int_equal(sel_launch_build("", NULL, "m", &p, 0, 1, &l, &err), -1);
+    assert_int_equal(sel_launch_build("/e", NULL, "", &p, 0, 1, &l, &err), -1);
     assert_non_null(strstr(err.msg, "/e"));
     p.ngl = -2;
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), -1);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), -1);
     lvd_params_init(&p);
     p.fa = 2;
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), -1);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), -1);
     lvd_params_init(&p);
     snprintf(p.type_k, sizeof p.type_k, "q3_k");
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), -1);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), -1);
     assert_non_null(strstr(err.msg, "q3_k"));
     /* a quantized V cache with flash attention off: llama.cpp refuses it */
     lvd_params_init(&p);
     snprintf(p.type_k, sizeof p.type_k, "q8_0");
     snprintf(p.type_v, sizeof p.type_v, "q8_0");
     p.fa = 0;
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), -1);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), -1);
     assert_string_equal(err.msg, "-ctv q8_0 with -fa off: llama.cpp needs flash attention for a quantized V"
                                  " cache (use -fa on, or -ctv f16)");
     assert_null(l.argv);
     p.fa = 1;
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), 0);
     sel_launch_free(&l);
     snprintf(p.type_v, sizeof p.type_v, "f16");
     p.fa = 0; /* a quantized K alone is llama.cpp's business, not refused */
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), 0);
     sel_launch_free(&l);
     const char *bad_env[] = {"NOEQUALS", "1X=2", "=v", "A-B=1", "OK=1 bad"};
     for (size_t i = 0; i < LVD_ARRAY_LEN(bad_env); i++) {
         lvd_params_init(&p);
         snprintf(p.env, sizeof p.env, "%s", bad_env[i]);
-        assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), -1);
+        assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), -1);
         assert_non_null(strstr(err.msg, "NAME=VALUE"));
         assert_null(l.argv);
         assert_null(l.env);
@@ -151,7 +151,7 @@ static void test_errors(void **state)
     /* An empty value is a value. */
     lvd_params_init(&p);
     snprintf(p.env, sizeof p.env, "EMPTY= _U=x=y");
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), 0);
     assert_int_equal(l.n_env, 2);
     assert_string_equal(l.env[0], "EMPTY=");
     assert_string_equal(l.env[1], "_U=x=y");
@@ -173,7 +173,7 @@ static void test_carry_env(void **state)
     snprintf(p.env, sizeof p.env, "GGML_VK_PREFER_HOST_MEMORY=1 GGML_VK_VISIBLE_DEVICES=1");
     sel_launch l;
     lvd_err err = {{0}};
-    assert_int_equal(sel_launch_build("/e", "m", &p, 0, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/e", NULL, "m", &p, 0, 1, &l, &err), 0);
     assert_int_equal(sel_launch_carry_env(&l, "CUDA_VISIBLE_DEVICES=1 GGML_VK_VISIBLE_DEVICES=0 VK_DRIVER_FILES=/a;b",
                                           "vulkan"), 0);
     assert_int_equal(l.n_env, 3);
@@ -229,7 +229,7 @@ static void test_command_word_with_equals(void **state)
     lvd_params_init(&p);
     sel_launch l;
     lvd_err err;
-    assert_int_equal(sel_launch_build("X=1", "m", &p, 0, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("X=1", NULL, "m", &p, 0, 1, &l, &err), 0);
     char *line = sel_launch_to_shell(&l);
     assert_string_equal(line, "'X=1/llama-server' -m m");
     free(line);
@@ -242,7 +242,7 @@ static void test_json(void **state)
     lvd_params p = gpu_params();
     sel_launch l;
     lvd_err err;
-    assert_int_equal(sel_launch_build("/e d", "/m\n'x'.gguf", &p, 512, 1, &l, &err), 0);
+    assert_int_equal(sel_launch_build("/e d", NULL, "/m\n'x'.gguf", &p, 512, 1, &l, &err), 0);
     cJSON *j = sel_launch_to_json(&l);
     char *text = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
@@ -313,7 +313,7 @@ static void round_trip(const char *dir, const char *model, const char *env)
     snprintf(p.env, sizeof p.env, "%s", env);
     sel_launch l;
     lvd_err err;
-    if (sel_launch_build(dir, model, &p, 4096, 1, &l, &err) != 0)
+    if (sel_launch_build(dir, NULL, model, &p, 4096, 1, &l, &err) != 0)
         fail_msg("%s", err.msg);
     char *line = sel_launch_to_shell(&l);
     size_t n;

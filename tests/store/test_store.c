@@ -477,7 +477,8 @@ static void test_probes(void **state)
          .backend = "vulkan"},
     };
     lvd_probe p = {.engine_id = eid, .binary = (char *)bin, .bin_mtime_ns = 500, .bin_size = 600,
-                   .probed_at = 10000, .backend = "cuda", .devices = devs, .n_devices = 2};
+                   .probed_at = 10000, .backend = "cuda", .devices = devs, .n_devices = 2,
+                   .flags = "lvd-flags 1\n[llama-bench]\n-m --model <filename>\n"};
     assert_int_equal(store_probe_put(f->s, &p, &err), 0);
     assert_true(p.id > 0);
 
@@ -490,6 +491,7 @@ static void test_probes(void **state)
     assert_int_equal(got.n_devices, 2);
     assert_memory_equal(&got.devices[0], &devs[0], sizeof devs[0]);
     assert_memory_equal(&got.devices[1], &devs[1], sizeof devs[1]);
+    assert_string_equal(got.flags, p.flags); /* what its tools list, kept with it */
     lvd_probe_free(&got);
 
     /* TTL: fresh at exactly ttl, stale one second later. */
@@ -837,6 +839,7 @@ static void test_run_filters(void **state)
         if (!strcmp(rows[i].status, "failed")) {
             r.reason = lvd_xstrdup("exit 1");
             r.stderr_tail = lvd_xstrdup("error: failed to load model");
+            r.left_out = lvd_xstrdup("left out -ncmoe 4: not in llama-bench's --help");
             r.exit_code = 1;
         }
         if (store_run_put(f->s, &r, &err))
@@ -883,6 +886,7 @@ static void test_run_filters(void **state)
     assert_int_equal(store_run_list(f->s, &failed, &v, &n, &err), 0);
     assert_string_equal(v[0].reason, "exit 1");
     assert_string_equal(v[0].stderr_tail, "error: failed to load model");
+    assert_string_equal(v[0].left_out, "left out -ncmoe 4: not in llama-bench's --help");
     assert_int_equal(v[0].exit_code, 1);
     store_run_list_free(v, n);
     /* NULL filter = everything, oldest first. */

@@ -82,6 +82,28 @@ char *tu_read(const char *path, size_t *n)
     return lvd_sb_detach(&sb);
 }
 
+char *tu_capture(int fd, int (*fn)(void *), void *arg, int *rc)
+{
+    char *dir = tu_tmpdir();
+    char *path = lvd_xasprintf("%s/captured", dir);
+    fflush(stdout);
+    fflush(stderr);
+    int saved = dup(fd);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    dup2(fileno(f), fd);
+    *rc = fn(arg);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved, fd);
+    close(saved);
+    fclose(f);
+    char *text = tu_read(path, NULL);
+    free(path);
+    tu_tmpdir_free(dir);
+    return text;
+}
+
 void tu_copy(const char *from, const char *to, unsigned mode)
 {
     size_t n;
@@ -89,6 +111,26 @@ void tu_copy(const char *from, const char *to, unsigned mode)
     tu_write(to, data, n);
     free(data);
     assert_int_equal(chmod(to, (mode_t)mode), 0);
+}
+
+lvd_params tu_params_every(void)
+{
+    lvd_params p;
+    lvd_params_init(&p);
+    snprintf(p.device, sizeof p.device, "CUDA0/CUDA1");
+    snprintf(p.split_mode, sizeof p.split_mode, "row");
+    snprintf(p.tensor_split, sizeof p.tensor_split, "0.60/0.40");
+    p.ngl = 99;
+    p.fa = 1;
+    p.ubatch = 256;
+    snprintf(p.type_k, sizeof p.type_k, "q8_0");
+    snprintf(p.type_v, sizeof p.type_v, "q8_0");
+    p.n_cpu_moe = 4;
+    p.threads = 8;
+    snprintf(p.env, sizeof p.env, "GGML_VK_VISIBLE_DEVICES=0");
+    p.fit_target = 1024;
+    p.fit_ctx = 4096;
+    return p;
 }
 
 const char *tu_pg(void)

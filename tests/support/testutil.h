@@ -36,8 +36,16 @@ void tu_write(const char *path, const void *data, size_t n);
 void tu_write_str(const char *path, const char *s);
 /* Reads a whole file into a malloc'd NUL-terminated string. */
 char *tu_read(const char *path, size_t *n);
+/* Runs fn(arg) with file descriptor fd (stdout or stderr) going to a
+ * temporary file: what it wrote there (malloc'd), its return value in *rc. */
+char *tu_capture(int fd, int (*fn)(void *), void *arg, int *rc);
 /* Copies file from to to and sets its mode (fails the test on error). */
 void tu_copy(const char *from, const char *to, unsigned mode);
+
+/* Engine parameters with every field passed: two devices CUDA0/CUDA1, -sm
+ * row, -ts 0.60/0.40, -ngl 99, -fa 1, -ub 256, -ctk/-ctv q8_0, -ncmoe 4,
+ * -t 8, -fitt 1024, -fitc 4096, env GGML_VK_VISIBLE_DEVICES=0. */
+lvd_params tu_params_every(void);
 
 /* A fresh store, created (fails the test on error): DIR/store.db, or a new
  * database on the test's PostgreSQL server when LVD_TEST_PG names one
