@@ -1,4 +1,4 @@
-/* energy.h: energy in a bench session (issue 20): the box's sources opened
+/* energy.h: energy in a bench session: the box's sources opened
  * once with their idle baseline, each arm's sources (energy/match.h), the
  * hook that brackets each invocation's repetitions (--progress,
  * energy/watch.h) and fills each result's lvd_result.energy, and per arm and

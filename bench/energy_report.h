@@ -1,4 +1,4 @@
-/* energy_report.h: what lvd-bench says about energy (issue 20): per test a
+/* energy_report.h: what lvd-bench says about energy: per test a
  * block of joules per token and tokens per joule with 95 % CIs, net of idle,
  * under the speed table; one line when energy was not measured; the
  * "energy" object of each result in --json. And whether an arm can be ranked

@@ -1,4 +1,4 @@
-/* fitarm.h: llama.cpp's own fit as a rival arm (issue 14). After the plan
+/* fitarm.h: llama.cpp's own fit as a rival arm. After the plan
  * is built, every GPU arm whose parameters our placement set (the model
  * does not fit the device fully: bench_arm.placement) gets, when its
  * engine's llama-bench offers -fitt (engine/fit.h), a "llama.cpp fit" arm

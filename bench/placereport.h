@@ -1,4 +1,4 @@
-/* placereport.h: the placement part of lvd bench's report (issue 14): the
+/* placereport.h: the placement part of lvd bench's report: the
  * margin correction each placed device kept, the next rungs taken after an
  * out-of-memory load, and llama.cpp's own fit beside ours (the plan's
  * notes, bench_plan.notes). Not for the tables and decisions (report.h). */

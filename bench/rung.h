@@ -1,4 +1,4 @@
-/* rung.h: the next placement rung in the same session (issue 14). After
+/* rung.h: the next placement rung in the same session. After
  * each round, an arm whose load failed for memory (bench/alloc.h: the run's
  * reason is a placement failure) is excluded at once (the same load fails
  * the same way) and, when the ladder has a rung below what it was priced at

@@ -1,4 +1,4 @@
-/* older.h: a local build older than the pin (issue 17). A registered
+/* older.h: a local build older than the pin. A registered
  * (locally built) engine whose build number is below the pinned build's was
  * not measured on the pin: it is flagged wherever it is shown (lvd probe,
  * lvd select --explain, the evidence page, the nightly's log), with the tag

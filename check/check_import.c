@@ -1,8 +1,8 @@
 /* check_import.c: lvd check --import (see check_import in check.h):
  * one check recorded from captured llama-perplexity stdout/stderr, judged
  * like a live run against a captured CPU reference, or recorded as that
- * reference. Not for running llama-perplexity (check.c) or printing the
- * report (check_print.c). */
+ * reference. Not for running llama-perplexity or printing the report
+ * (check.c). */
 #include "check/check.h"
 #include "check/check_item.h"
 

@@ -77,14 +77,14 @@ typedef struct lvd_params {
     int n_cpu_moe;         /* -ncmoe; 0 = not passed */
     int threads;           /* -t; 0 = not passed */
     char env[256];         /* extra environment "K=V K2=V2"; "" = none */
-    int fit_target;        /* -fitt MiB: llama.cpp's own fit places the model (issue 14);
+    int fit_target;        /* -fitt MiB: llama.cpp's own fit places the model;
                             * 0 = not passed (then ngl / n_cpu_moe / ubatch say) */
     int fit_ctx;           /* -fitc: the least context llama.cpp's fit may choose; 0 = not passed */
 } lvd_params;
 
 /* One test (pp512, tg128, ...) of one llama-bench invocation. */
-/* Energy attributed to one result's timed repetitions (energy/energy.h,
- * issue 20); measured 0: not measured, note says why ("" = no source at all). */
+/* Energy attributed to one result's timed repetitions (energy/energy.h);
+ * measured 0: not measured, note says why ("" = no source at all). */
 typedef struct lvd_energy {
     int measured;
     char source[32];       /* "nvml", "nvml+rapl", "hwmon", "rapl" */

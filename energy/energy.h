@@ -1,5 +1,5 @@
 /* energy.h: the energy sources of this box, read the way each vendor
- * documents them, as cumulative joules per source (issue 20). Not for
+ * documents them, as cumulative joules per source. Not for
  * attributing energy to llama-bench's repetitions (energy/watch.h), matching
  * arms to sources (energy/match.h) or any statistics (stats/).
  *

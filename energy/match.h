@@ -1,4 +1,4 @@
-/* match.h: which energy sources meter an arm (issue 20), matched to
+/* match.h: which energy sources meter an arm, matched to
  * llama.cpp's device selectors honestly. Not for reading them (energy.h) or
  * for windows (watch.h).
  *

@@ -1,5 +1,5 @@
 /* watch.h: energy attributed to llama-bench's repetitions, not to the model
- * load (issue 20), and the idle baseline it is taken net of. Not for
+ * load, and the idle baseline it is taken net of. Not for
  * statistics over the windows (stats/energy.h) nor for running llama-bench
  * (bench/invoke.h passes the watcher to proc_run).
  *

@@ -1,4 +1,4 @@
-/* energy.h: energy on the evidence page (issue 20): per arm and test the
+/* energy.h: energy on the evidence page: per arm and test the
  * joules per token and tokens per joule with 95 % CIs (stats/energy.h over
  * the arm's kept samples with measured energy), the J/token columns of the
  * arms table, the tokens-per-joule chart beside the t/s chart

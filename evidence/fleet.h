@@ -1,4 +1,4 @@
-/* fleet.h: the fleet view of a store several hosts write (issue 18): per
+/* fleet.h: the fleet view of a store several hosts write: per
  * host its GPUs and the winning engine and backend per model, and the
  * backend map across hosts. Read only; the same store gives the same view.
  *

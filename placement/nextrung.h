@@ -1,4 +1,4 @@
-/* nextrung.h: the rung after a load that failed for memory (issue 14). When
+/* nextrung.h: the rung after a load that failed for memory. When
  * llama.cpp runs out of device memory loading an arm that placement priced at
  * B bytes, the device holds less than B: the next rung is what the ladder
  * (placement.h) chooses for a device with one MiB less than B free, i.e. the

@@ -1,6 +1,5 @@
 /* placement.h: how much of a model to put on one device, from the model's
- * GGUF shape and the device's free memory (README.md, "lvd select",
- * **Placement**). A ladder of rungs, the
+ * GGUF shape and the device's free memory (docs/placement.md). A ladder of rungs, the
  * first that fits wins: fully resident; fully resident at a smaller ubatch;
  * all layers with the MoE experts of the first N blocks on the host
  * (--n-cpu-moe N); the most layers that fit (-ngl N: llama.cpp offloads
@@ -8,7 +7,7 @@
  * Within the last three rungs each candidate is tried at the configured
  * ubatch and then at 256 and 128 before the next block or expert set moves
  * to the host: ubatch costs prompt speed only, a block on the host costs
- * decode speed too, so the cheap currency is spent first (README's order,
+ * decode speed too, so the cheap currency is spent first (docs/placement.md's order,
  * applied to every rung; it also avoids a cliff where a model that fits whole
  * at ubatch 128 would get no layer at all one MiB lower).
  * Pure arithmetic: no I/O, no process, no store. Not for choosing the engine

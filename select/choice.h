@@ -1,6 +1,6 @@
 /* choice.h: the launch line of a choice: placement on its device and the
  * llama-server line (select/launch.h), assembled in ONE function,
- * sel_choice_lines_build, for every caller: `lvd select --model` (select.c,
+ * sel_choice_lines_build, for every caller: `lvd select --model` (place.c,
  * after the selection order, with the caller's --ctx, --free-mib and
  * profile), `lvd select --record --artifact` and the evidence page (through
  * sel_choice_lines_load, from stored records alone, on an engine that need

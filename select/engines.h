@@ -2,8 +2,8 @@
  * start: each engine with its newest cached probe under the environment
  * a server would be started with, whether that probe still
  * describes the binary on disk (stat only: nothing is spawned), and whether
- * the engine can serve (has llama-server). Shared by the selection order
- * (select.c) and the verdict (verdict.c). Not for probing (engine/probe.h). */
+ * the engine can serve (has llama-server). Shared by the selection's steps
+ * (select.h) and the verdict (verdict.c). Not for probing (engine/probe.h). */
 #ifndef LVD_SEL_ENGINES_H
 #define LVD_SEL_ENGINES_H
 
@@ -36,6 +36,13 @@ typedef struct sel_engines {
     size_t n;
     char *env;             /* the device-visibility environment the probes were made under */
 } sel_engines;
+
+/* What a rule chose: an engine of a sel_engines and a device of its probe
+ * (NULL: the CPU). */
+typedef struct sel_pick {
+    const sel_engine *eng;
+    const lvd_device *dev;
+} sel_pick;
 
 /* Loads every registered engine with its newest probe made under the
  * device-visibility environment in force here (engine/visibility.h: what a

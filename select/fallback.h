@@ -1,4 +1,4 @@
-/* fallback.h: lvd select's local fallback copy (issue 18): a SQLite file of
+/* fallback.h: lvd select's local fallback copy: a SQLite file of
  * this host's verdicts and what reading them needs (store/fleetdb.h
  * store_fallback_refresh), named by $LVD_STORE_FALLBACK, that `lvd select
  * --record` (the nightly's select step) refreshes after each recorded

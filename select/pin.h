@@ -99,7 +99,7 @@ typedef struct sel_pin_pair {
     char test[48];
     int64_t pinned_engine, candidate_engine;
     size_t pinned_warmup, candidate_warmup; /* samples dropped as warm-up */
-    double pinned_tpj, candidate_tpj; /* median tokens per joule (issue 20); NAN: not measured */
+    double pinned_tpj, candidate_tpj; /* median tokens per joule; NAN: not measured */
     stats_comparison cmp;
 } sel_pin_pair;
 

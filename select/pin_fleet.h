@@ -1,5 +1,5 @@
 /* pin_fleet.h: `lvd pin --fleet`: one promotion decision for every host of
- * the store (issue 18). Each host is judged by the single-host rule table
+ * the store. Each host is judged by the single-host rule table
  * (pin.h: sel_pin_gather and sel_pin_judge with its host); the fleet's rule
  * over those outcomes, in this order:
  *   1 no candidate measured  no host measured both builds (every host's

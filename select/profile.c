@@ -1,6 +1,10 @@
-/* profile.c: reading and validating the operator profile (see profile.h).
- * Not for resolving it against engines and probes (select.c). */
+/* profile.c: reading and validating the operator profile (see profile.h),
+ * and what it names among the engines' cached probes. Not for the rule that
+ * lets it win (select/decide.c). */
 #include "select/profile.h"
+
+#include "select/engines.h"
+#include "select/heuristic.h"
 
 #include "common/kv.h"
 #include "common/opt_vocab.h"
@@ -223,4 +227,91 @@ void sel_profile_apply(const sel_profile *p, lvd_params *params)
         params->threads = p->threads;
     if (p->env[0])
         snprintf(params->env, sizeof params->env, "%s", p->env);
+}
+
+/* --- what a profile names among the engines ----------------------------- */
+
+/* The first device (of only, or of every usable engine when only is NULL)
+ * that matches the profile's device and backend, or 0 when none. */
+static int profile_match(const sel_engines *es, const sel_engine *only, const sel_profile *p, sel_pick *out)
+{
+    for (size_t i = 0; i < es->n; i++) {
+        const sel_engine *e = &es->v[i];
+        if ((only && e != only) || !sel_engine_usable(e))
+            continue;
+        for (size_t j = 0; j < e->probe.n_devices; j++) {
+            const lvd_device *d = &e->probe.devices[j];
+            char backend[64];
+            sel_device_backend(d, backend, sizeof backend);
+            if ((p->device[0] && strcmp(d->selector, p->device) != 0) ||
+                (p->backend[0] && strcmp(backend, p->backend) != 0))
+                continue;
+            *out = (sel_pick){e, d};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The CPU choice a profile's "backend = cpu" means: the named engine, else
+ * the first usable engine whose probe lists no device. */
+static int profile_cpu(const sel_engines *es, const sel_engine *only, sel_pick *out)
+{
+    for (size_t i = 0; i < es->n && !only; i++)
+        if (sel_engine_usable(&es->v[i]) && es->v[i].probe.n_devices == 0)
+            only = &es->v[i];
+    *out = (sel_pick){only, NULL};
+    return only != NULL;
+}
+
+/* The error of a profile whose device or backend no probe shows. */
+static int profile_unshown(const sel_profile *p, const sel_engine *only, lvd_err *err)
+{
+    char shown[512], want[160];
+    int line = p->device[0] ? p->line_device : p->line_backend;
+    if (p->device[0] && p->backend[0])
+        snprintf(want, sizeof want, "device %s under backend %s", p->device, p->backend);
+    else if (p->device[0])
+        snprintf(want, sizeof want, "device %s", p->device);
+    else
+        snprintf(want, sizeof want, "%s device", p->backend);
+    if (only) {
+        sel_engine_selectors(only, shown, sizeof shown);
+        return lvd_errf(err, "%s:%d: engine %s's probe shows no %s (it shows: %s)", p->file, line,
+                        p->engine, want, shown);
+    }
+    return lvd_errf(err, "%s:%d: no usable engine's probe shows a %s (run lvd probe; selectors"
+                    " are copied from its output)", p->file, line, want);
+}
+
+int sel_profile_resolve(const sel_profile *p, const sel_engines *es, sel_pick *out, lvd_err *err)
+{
+    const sel_engine *only = NULL;
+    if (p->engine) {
+        only = sel_engines_by_name(es, p->engine);
+        if (!only)
+            return lvd_errf(err, "%s:%d: engine '%s' is not registered (see lvd store engines)",
+                            p->file, p->line_engine, p->engine);
+        if (!sel_engine_usable(only))
+            return lvd_errf(err, "%s:%d: engine %s cannot serve: %s", p->file, p->line_engine,
+                            p->engine, only->why);
+    }
+    int is_cpu = strcmp(p->backend, LVD_BACKEND_CPU) == 0;
+    if (is_cpu && p->device[0])
+        return lvd_errf(err, "%s:%d: device %s with backend = cpu: a CPU run has no device",
+                        p->file, p->line_device, p->device);
+    if (is_cpu) {
+        if (!profile_cpu(es, only, out))
+            return lvd_errf(err, "%s:%d: backend = cpu, but no usable engine is a CPU build"
+                            " (a probe with no devices); name one with engine =",
+                            p->file, p->line_backend);
+        return 0;
+    }
+    if (profile_match(es, only, p, out))
+        return 0;
+    if (only && !p->device[0] && !p->backend[0] && only->probe.n_devices == 0) {
+        *out = (sel_pick){only, NULL}; /* engine = a CPU build */
+        return 0;
+    }
+    return profile_unshown(p, only, err);
 }

@@ -1,5 +1,5 @@
-/* profile.h: the operator profile, selection rule 1 (README.md, "lvd
- * select"): a small file in the common/kv.h format that names the engine
+/* profile.h: the operator profile, selection rule 1 (man lvd-select,
+ * PROFILE): a small file in the common/kv.h format that names the engine
  * (or backend) and device a model must use and the runtime flags to start
  * it with. It wins outright over verdicts and heuristics. Example (the
  * notes after '#' on the right are for this header only: kv.h has no
@@ -20,9 +20,10 @@
  *
  * Every key is optional; a key given twice keeps the last value. A profile
  * naming none of backend, engine and device decides nothing: its flags
- * apply on top of whatever rules 2-4 choose. Parsing is pure (no store):
- * this file only reads and validates the text; select/select.c resolves it
- * against the registered engines and their cached probes. */
+ * apply on top of whatever rules 2-4 choose. Parsing is pure (no store);
+ * sel_profile_resolve finds what a profile names among the registered
+ * engines and their cached probes (select/engines.h), as the selection's
+ * gather step asks it. */
 #ifndef LVD_SEL_PROFILE_H
 #define LVD_SEL_PROFILE_H
 
@@ -31,6 +32,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct sel_engines;
+struct sel_pick;
 
 /* fa = auto: -fa is not passed (llama.cpp's default), whatever a verdict's arm used. */
 #define SEL_PROFILE_FA_AUTO 2
@@ -67,6 +71,16 @@ void sel_profile_free(sel_profile *p);
 
 /* 1 when the profile names an engine, backend or device (rule 1 decides). */
 int sel_profile_decides(const sel_profile *p);
+
+/* The engine and device a deciding profile names (select/engines.h): its
+ * engine (by name, usable) and the first device of it, or of every usable
+ * engine, that matches its device selector and backend; "backend = cpu" is
+ * the named engine, else the first usable engine whose probe lists no
+ * device, on the CPU; an engine named alone whose probe lists no device is
+ * that CPU build. 0 with *out, or -1 with err naming the profile's file and
+ * line and what the probes show instead (bad input: the profile cannot be
+ * honoured here). */
+int sel_profile_resolve(const sel_profile *p, const struct sel_engines *es, struct sel_pick *out, lvd_err *err);
 
 /* Writes the runtime flags the profile gives over *params (device excepted:
  * the caller resolves it against the probe); flags it does not give are

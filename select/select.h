@@ -1,8 +1,25 @@
-/* select.h: the selection order at service start (README.md, "lvd select:
- * the launch line at service start"): for one model, which registered engine and device serve it,
- * how much of it goes on the device, and the llama-server launch line. From
- * the store alone: nothing is spawned, binaries are only stat'ed.
+/* select.h: lvd select at service start: for one model, which registered
+ * engine and device serve it, how much of it goes on the device, and the
+ * llama-server launch line. From the store alone: nothing is spawned,
+ * binaries are only stat'ed. A pipeline, one step per file, each handing a
+ * plain struct to the next (docs/architecture.md draws it):
  *
+ *   request  sel_request          the options (select_cli.c's table), the model
+ *                                 identified in the store (request.c)
+ *   gather   -> sel_facts         every store read the rest needs, once:
+ *                                 engines and probes, the profile's device, the
+ *                                 verdict and where it stands, checks, ceilings,
+ *                                 allocation rows (gather.h)
+ *   decide   -> sel_decision      profile > verdict > heuristic > first, pure
+ *                                 over the facts (decide.h)
+ *   place    -> sel_choice_lines  the launch line of the choice, placement on
+ *                                 its device (place.h, choice.h)
+ *   render   -> sel_result        engine, device, placement, argv, env and the
+ *                                 explain lines; printed as a shell line or
+ *                                 JSON (render.h)
+ *
+ * Every step appends its explain lines to one list (explain.h), which the
+ * result carries. The selection order:
  *   1. profile   an operator profile (select/profile.h) naming an engine,
  *                backend or device wins outright; a device selector the
  *                engine's cached probe does not show is an error, not a guess;
@@ -84,7 +101,7 @@ typedef struct sel_result {
     lvd_params params;     /* what the launch passes */
     uint32_t ctx;
     sel_launch launch;
-    char **explain;        /* one line per rule consulted, then placement */
+    char **explain;        /* one line per rule consulted, then placement (explain.h) */
     size_t n_explain;
 } sel_result;
 
@@ -94,7 +111,7 @@ void sel_request_init(sel_request *rq);
 /* "profile", "verdict", "heuristic", "first-engine", "cpu-engine", "none". */
 const char *sel_by_name(sel_by by);
 
-/* Opens the store at store_path and identifies model: read-only and from
+/* The request step (request.c). Opens the store at store_path and identifies model: read-only and from
  * the hash cache when it can answer (a stat, no read of the model); else
  * (or with writable) read-write, hashing the model when it is new or
  * changed. *s is the open store (close with store_close). 0, or -1 with err
@@ -103,8 +120,7 @@ const char *sel_by_name(sel_by by);
 int sel_open_identify(const char *store_path, const char *model, int writable, store **s,
                       store_artifact *artifact, int *exit_code, lvd_err *err);
 
-/* Runs the selection order for the identified artifact (rules in the header
- * comment) into out (free with sel_result_free). 0, or -1 with err and
+/* The pipeline (header comment) for the identified artifact into out (free with sel_result_free). 0, or -1 with err and
  * *exit_code: LVD_EXIT_INPUT for a profile that cannot be honoured (unknown
  * engine, selector not in the probe, backend no engine has) or a model whose
  * shape placement cannot use; LVD_EXIT_FAIL when no engine can serve at

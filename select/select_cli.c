@@ -5,22 +5,23 @@
  * --record computes and stores the model's verdict first (the nightly's step
  * after lvd bench). With --record --artifact SHA it records the verdict of a
  * model known by its sha256 only (imported results) and prints the verdict's
- * own launch line. Option parsing and printing only; the work is
- * select/select.c, select/verdict.c and select/choice.c (the --artifact
- * lines: sel_choice_record_artifact, the evidence page's too). */
+ * own launch line. The option table (the request step: the options land in
+ * a sel_request) and the order of the calls only; the work is
+ * select/select.c (the pipeline), select/verdict.c, select/choice.c (the
+ * --artifact lines: sel_choice_record_artifact, the evidence page's too)
+ * and select/render.c (what is printed). */
 #include "common/cli.h"
 #include "common/opt_vocab.h"
 #include "common/gguf_split.h"
-#include "common/json.h"
 #include "common/sha256.h"
 #include "select/choice.h"
 #include "select/fallback.h"
+#include "select/render.h"
 #include "select/select.h"
 #include "select/select_cli.h"
 #include "select/verdict.h"
 #include "store/store_tool.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,6 @@ static int parse_options(int argc, char **argv, options *o)
     return 0;
 }
 
-/* --record: computes and stores the verdict; *v receives it. An exit code. */
 /* $LVD_STORE_FALLBACK: the copy follows each recorded verdict; a copy that
  * cannot be written is said, never fatal (the verdict is recorded). */
 static void refresh_fallback(store *s, const options *o)
@@ -129,6 +129,7 @@ static void refresh_fallback(store *s, const options *o)
         lvd_warn(TOOL, "fallback copy not refreshed: %s", err.msg);
 }
 
+/* --record: computes and stores the verdict; *v receives it. An exit code. */
 static int record(store *s, const store_artifact *a, const options *o, lvd_verdict *v)
 {
     sel_verdict_opts vo;
@@ -141,57 +142,6 @@ static int record(store *s, const store_artifact *a, const options *o, lvd_verdi
         return lvd_tool_fail(TOOL, &err, rc > 0 ? LVD_EXIT_FAIL : LVD_EXIT_STORE);
     refresh_fallback(s, o);
     return LVD_EXIT_OK;
-}
-
-static cJSON *verdict_json(const lvd_verdict *v)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "id", (double)v->id);
-    cJSON_AddStringToObject(o, "objective", v->objective);
-    cJSON_AddStringToObject(o, "rule", v->rule);
-    cJSON_AddItemToObject(o, "engine_id", lvd_json_num_if(v->engine_id != 0, (double)v->engine_id));
-    cJSON_AddStringToObject(o, "arm_key", v->arm_key ? v->arm_key : "");
-    cJSON_AddStringToObject(o, "explain", v->explain ? v->explain : "");
-    cJSON *stats = cJSON_Parse(v->stats_json ? v->stats_json : "null");
-    cJSON_AddItemToObject(o, "stats", stats ? stats : cJSON_CreateNull());
-    return o;
-}
-
-/* A '# ' comment line per line of text (the output stays valid shell). */
-static void comment(const char *prefix, const char *text)
-{
-    printf("# %s", prefix);
-    for (const char *p = text; *p; p++) {
-        putchar(*p);
-        if (*p == '\n')
-            fputs("# ", stdout);
-    }
-    putchar('\n');
-}
-
-static void print_result(const options *o, const sel_result *r, const lvd_verdict *v)
-{
-    if (o->t.json) {
-        cJSON *j = sel_result_json(r);
-        if (v)
-            cJSON_AddItemToObject(j, "recorded", verdict_json(v));
-        lvd_json_emit(stdout, j);
-        return;
-    }
-    char *line = sel_launch_to_shell(&r->launch);
-    printf("%s\n", line);
-    free(line);
-    if (v) {
-        char *head = lvd_xasprintf("recorded verdict #%lld (%s, objective %s): ",
-                                   (long long)v->id, v->rule, v->objective);
-        comment(head, v->explain ? v->explain : "");
-        free(head);
-    }
-    if (o->explain) {
-        printf("# decided by rule: %s\n", sel_by_name(r->by));
-        for (size_t i = 0; i < r->n_explain; i++)
-            comment("", r->explain[i]);
-    }
 }
 
 /* --record --artifact: record (select/choice.h), then print the verdict's own launch line. */
@@ -214,32 +164,7 @@ static int record_artifact(const options *o)
         return lvd_tool_fail(TOOL, &err, code);
     }
     refresh_fallback(s, o);
-    if (o->t.json) {
-        cJSON *j = cJSON_CreateObject();
-        cJSON_AddItemToObject(j, "recorded", verdict_json(&v));
-        cJSON_AddStringToObject(j, "engine", c.engine ? c.engine : "");
-        cJSON_AddStringToObject(j, "backend", c.backend);
-        cJSON_AddStringToObject(j, "model", c.model ? c.model : "");
-        cJSON_AddBoolToObject(j, "model_placeholder", c.model_note != NULL);
-        cJSON_AddItemToObject(j, "placement", lvd_json_str(c.placement_line));
-        cJSON_AddBoolToObject(j, "placement_known", c.placement_known);
-        cJSON *l = sel_launch_to_json(&c.launch);
-        cJSON_AddItemToObject(j, "argv", cJSON_DetachItemFromObject(l, "argv"));
-        cJSON_AddItemToObject(j, "env", cJSON_DetachItemFromObject(l, "env"));
-        cJSON_Delete(l);
-        lvd_json_emit(stdout, j);
-    } else {
-        if (c.launch_line)
-            printf("%s\n", c.launch_line);
-        char *head = lvd_xasprintf("recorded verdict #%lld (%s, objective %s): ", (long long)v.id, v.rule,
-                                   v.objective);
-        comment(head, v.explain ? v.explain : "");
-        free(head);
-        if (c.placement_line)
-            printf("# placement%s: %s\n", c.placement_known ? "" : " unknown", c.placement_line);
-        if (c.model_note && c.launch_line)
-            comment("", c.model_note);
-    }
+    sel_render_artifact(stdout, o->t.json, &v, &c);
     code = LVD_EXIT_OK;
     if (!v.engine_id) {
         lvd_error(TOOL, "%.12s on %s: the verdict has no winner: %s", v.artifact, v.host, v.explain ? v.explain : "");
@@ -306,7 +231,10 @@ int sel_cli_main(int argc, char **argv)
         lvd_error(TOOL, "%s", err.msg);
         goto out;
     }
-    print_result(&o, &r, recorded ? &v : NULL);
+    if (o.t.json)
+        lvd_json_emit(stdout, sel_render_json(&r, recorded ? &v : NULL));
+    else
+        sel_render_text(stdout, &r, recorded ? &v : NULL, o.explain);
     code = LVD_EXIT_OK;
 out:
     sel_result_free(&r);

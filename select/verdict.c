@@ -1,7 +1,8 @@
 /* verdict.c: computing and recording the verdict of one model on one host
  * from the newest bench session in the store (rules in verdict.h). Not for
  * the fingerprint of the engines it compared (fingerprint.c), choosing at
- * service start (select.c) nor the statistics themselves (stats.c, rank.c). */
+ * service start (select.h's pipeline) nor the statistics themselves
+ * (stats.c, rank.c). */
 #include "select/verdict.h"
 
 #include "stats/energy.h"
@@ -258,7 +259,7 @@ static const char *choose_test(const vsession *vs, int tg)
 }
 
 /* The depth of the tests the verdict decides on (the deepest of tg's and
- * pp's): the context a launch of its winner serves (select_finish.c). */
+ * pp's): the context a launch of its winner serves (select/place.c). */
 static int tests_depth(const vsession *vs)
 {
     int depth = 0;

@@ -1,6 +1,6 @@
 /* energy.h: tokens per joule and joules per token from the energy a result
  * carries (lvd_result.energy, measured by energy/watch.h), with the same
- * statistics as speed (issue 20). Pure computation, no I/O. Not for reading
+ * statistics as speed. Pure computation, no I/O. Not for reading
  * sources or windows (energy/).
  *
  * The rule (stats_energy_watts): a result's window held its R repetitions;

@@ -15,7 +15,7 @@
  *             is exp(score_A - score_B), so the ranking and the pairwise
  *             decisions can never disagree and no reference arm is needed. For
  *             ratios near 1 the two means agree to the second order.
- * Per joule (issue 20): tpj, ppj and wj=W are tg, pp and w=W with every
+ * Per joule: tpj, ppj and wj=W are tg, pp and w=W with every
  *   sample in tokens per joule (stats/energy.h) instead of tokens per second;
  *   the statistics, thresholds and verdicts are the same. An arm without
  *   measured energy has no samples under them.

@@ -1,4 +1,4 @@
-/* fleetdb.h: the store seen as a fleet (issue 18): which hosts wrote it, and
+/* fleetdb.h: the store seen as a fleet: which hosts wrote it, and
  * the local fallback copy lvd select reads when the store cannot be opened.
  * Not for deciding anything about the fleet (select/pin_fleet.h,
  * evidence/fleet.h). */

@@ -88,7 +88,7 @@ static int model_resolve(const char *path, model *m, lvd_err *err)
     return rc;
 }
 
-/* The artifact identity (README.md, "Artifact identity"): a single file's
+/* The artifact identity (docs/store.md, "Artifact identity"): a single file's
  * SHA-256; for a split model the SHA-256 of its shards' lowercase hex
  * digests in shard order, each followed by "\n". */
 static void identity(const model *m, char sha[LVD_SHA256_HEX_LEN + 1])

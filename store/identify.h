@@ -1,6 +1,6 @@
 /* identify.h: artifact identity. The SHA-256 of a model file, or for a model
  * split into shards (NAME-00001-of-00003.gguf ...) the SHA-256 over its
- * shards' SHA-256 hex digests in order, one per line (README.md "Artifact
+ * shards' SHA-256 hex digests in order, one per line (docs/store.md, "Artifact
  * identity"); served from the store's caches when every file's (path, size,
  * mtime, inode) is unchanged, so a 20 GB model is hashed once; the GGUF shape
  * (summed over the shards) is read and recorded with it. Every tool that

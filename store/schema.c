@@ -168,7 +168,7 @@ static const char *const migrations[] = {
     "  sha256 TEXT NOT NULL CHECK (length(sha256) = 64),"
     "  hashed_at INTEGER NOT NULL"
     ");",
-    /* 5: placement, predicted next to actual (issue 14): the token embeddings'
+    /* 5: placement, predicted next to actual: the token embeddings'
      * bytes (never offloaded), and per run and device what llama.cpp said it
      * allocated (engine/alloclog.h) beside what placement predicted for the
      * arm; bytes, NULL = not reported / not predicted. */
@@ -180,7 +180,7 @@ static const char *const migrations[] = {
     "  pred_model INTEGER, pred_kv INTEGER, pred_compute INTEGER,"
     "  PRIMARY KEY (run_id, device)"
     ");",
-    /* 6 (issue 17): context ceilings found by
+    /* 6: context ceilings found by
      * loading (fit/): per artifact, host, engine, device and KV cache types
      * the largest context that loaded and ran one token, at a placement
      * (its flags), with the engine's identity and free memory at the time.
@@ -201,14 +201,14 @@ static const char *const migrations[] = {
     "  measured_at INTEGER NOT NULL"
     ");"
     "CREATE INDEX ceilings_key ON ceilings(artifact, host, engine_id, device, type_k, type_v, id);",
-    /* 7 (issue 14, several GPUs): the split of
+    /* 7 (several GPUs): the split of
      * a run or verdict over several devices, -sm and -ts as llama-bench
      * spells them ("row", "0.60/0.40"); '' = not passed. */
     "ALTER TABLE runs ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE runs ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE verdicts ADD COLUMN p_split_mode TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE verdicts ADD COLUMN p_tensor_split TEXT NOT NULL DEFAULT '';",
-    /* 8 (issue 19): regression hunting. A bisect
+    /* 8: regression hunting. A bisect
      * is keyed by what it hunts (host, model, flavour, test, arm, good, bad);
      * each midpoint measured or skipped is one step, recorded as it is
      * decided, so a rerun resumes; the facts that change under an unchanged
@@ -246,7 +246,7 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (session, name)"
     ");"
     "CREATE INDEX session_facts_host ON session_facts(host, at);",
-    /* 9 (issue 14): llama.cpp's own fit as a rival arm.
+    /* 9: llama.cpp's own fit as a rival arm.
      * The arm's -fitt / -fitc on runs and verdicts (NULL / 0 = not passed), and
      * the plan llama.cpp's fit chose (llama-fit-params) beside ours for the
      * same free memory, per session and device. */
@@ -264,12 +264,12 @@ static const char *const migrations[] = {
     "  ours TEXT,"                          /* our placement's flags for the same device */
     "  created_at INTEGER NOT NULL"
     ");",
-    /* 10 (issue 13): which llama-bench process a bench
+    /* 10: which llama-bench process a bench
      * run came from: the id of that process's first run (NULL: imported, or
      * recorded before), so a shared process's runs are priced as one
      * (store/prices.h) */
     "ALTER TABLE runs ADD COLUMN invocation INTEGER; CREATE INDEX runs_invocation ON runs(invocation);",
-    /* 11 (issue 20): the energy of each
+    /* 11: the energy of each
      * result's timed repetitions (energy/watch.h): the sources and devices
      * metered, gross joules over the window, its seconds, the idle baseline
      * (NULL: not measured); a result without a row was not measured, and
@@ -281,16 +281,16 @@ static const char *const migrations[] = {
     "  joules REAL, window_s REAL, idle_watts REAL,"
     "  note TEXT NOT NULL DEFAULT ''"
     ");",
-    /* 12 (issue 15): nothing stored twice. A result's reported object loses
+    /* 12: nothing stored twice. A result's reported object loses
      * its samples_ns / samples_ts arrays: they are its samples (one row each
      * in samples); new results are stored without them (bench/benchout.c).
      * Only valid JSON is touched, so a hand-made row never fails the step. */
     "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts') WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
-    /* 13 (issue 18): the
+    /* 13: the
      * fleet's per-host reads (hosts of a store, one host's runs for the
      * evidence page and pin --fleet) without scanning every run */
     "CREATE INDEX runs_host ON runs(host, started_at);",
-    /* 14 (issue 15):
+    /* 14:
      * every reading command's cost bounded by what it shows. On a host:
      * runs_arm, an arm's runs by time (each arm's newest session, one seek:
      * store_newest.c); runs_time, a model's runs by time (its newest run, a
@@ -310,7 +310,7 @@ static const char *const migrations[] = {
     "CREATE INDEX run_alloc_device ON run_alloc(device, run_id);"
     "CREATE INDEX pin_decisions_builds ON pin_decisions(pinned_build, candidate_build, decided_at);"
     "CREATE INDEX pin_decisions_at ON pin_decisions(decided_at);",
-    /* 15 (issue 15): packed samples. A result's samples are one TEXT column
+    /* 15: packed samples. A result's samples are one TEXT column
      * in its row (the format: store/store_samples.h) with their count, in
      * place of a samples row per repetition (about 24 bytes each, its index
      * and result id repeated). The conversion of an old store is SQLite's
@@ -345,7 +345,7 @@ static const char *const migrations[] = {
     " WHERE h.head = substr(results.reported_json, 1, instr(results.reported_json, ',\"n_prompt\":') - 1)),"
     " reported_json = substr(reported_json, instr(reported_json, ',\"n_prompt\":'))"
     " WHERE instr(reported_json, ',\"n_prompt\":') > 1;",
-    /* 16 (issue 18, stores that merge): identities unique across boxes. A
+    /* 16 (stores that merge): identities unique across boxes. A
      * run's uid is 128 random bits as hex (common/uid.h), given to every
      * old run here, so `lvd store merge` matches runs by it; engines are
      * known per host (two boxes both have /opt/llama.cpp/b9749-cuda):
@@ -375,7 +375,7 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN uid TEXT;"
     "UPDATE runs SET uid = lower(hex(randomblob(16)));"
     "CREATE UNIQUE INDEX runs_uid ON runs(uid);",
-    /* 17 (issue 15, the store's size): nothing stored twice (store_docs.h).
+    /* 17 (the store's size): nothing stored twice (store_docs.h).
      * A verdict's fingerprint, the same in every verdict until an engine
      * changes, moves to verdict_fingerprints, once per text, and verdicts
      * name it by fingerprint_id; the large documents (a verdict's
@@ -394,7 +394,7 @@ static const char *const migrations[] = {
     "UPDATE verdicts SET stats_json = lvd_pack_doc(stats_json) WHERE length(stats_json) >= 256;"
     "UPDATE pin_decisions SET details_json = lvd_pack_doc(details_json) WHERE length(details_json) >= 256;"
     STORE_SCHEMA_17_TAILS,
-    /* 18 (issue 15, a warm lvd select): a verdict keeps the depth its tests
+    /* 18 (a warm lvd select): a verdict keeps the depth its tests
      * were measured at (llama-bench -d), the context its launch line serves,
      * so lvd select need not read the winning arm's newest session again.
      * NULL: a verdict recorded before it (select reads the session then). */

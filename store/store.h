@@ -169,7 +169,7 @@ int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
  * correction's input (its window: PLACEMENT_CORRECTION_WINDOW). 0, or -1. */
 int store_alloc_rows(store *s, size_t per_device, lvd_alloc **out, size_t *n, lvd_err *err);
 
-/* --- llama.cpp's own fit plans (issue 14) ------------------------------ */
+/* --- llama.cpp's own fit plans ------------------------------ */
 
 /* What llama.cpp's fit chose for one device (llama-fit-params), beside our
  * placement for the same free memory. */

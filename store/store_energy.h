@@ -1,4 +1,4 @@
-/* store_energy.h: a result's energy in the store (issue 20); store_runs.c
+/* store_energy.h: a result's energy in the store; store_runs.c
  * calls these beside each result. Not for measuring (energy/). */
 #ifndef LVD_STORE_ENERGY_H
 #define LVD_STORE_ENERGY_H

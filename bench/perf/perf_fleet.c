@@ -1,4 +1,4 @@
-/* perf_fleet.c: a fleet's year in one store (issue 18, "Scale"), and what it
+/* perf_fleet.c: a fleet's year in one store, at scale, and what it
  * costs to read. Fills the store with the fleet's shape, written straight
  * through the store library (store_run_put, one transaction per host and
  * night, as lvd bench records a session), then times the tools on it:
@@ -17,7 +17,7 @@
  * the process and its children) of `lvd select --model M` (warm: after one
  * untimed call) and `lvd evidence` for host 0's page, and `lvd evidence
  * --fleet` (every host, the backend map), each as a process with LVD_HOST =
- * fleet-h00. Goals (issue 18): select < 5 ms on SQLite (< 20 ms over a local
+ * fleet-h00. Goals: select < 5 ms on SQLite (< 20 ms over a local
  * PostgreSQL socket), one host's evidence page < 2 s.
  *
  *   perf_fleet [--hosts N] [--nights N] [--samples N] [--store PATH|URI] [--runs N]

@@ -6,7 +6,7 @@
  * a sim_clock file; the session's clock is the real clock plus that sum.
  * Protocols:
  *   fixed   one -r 10 invocation per arm (max_rounds 1), then the decision rule;
- *   before  the protocol before issue 13: every arm its own process, rounds
+ *   before  the protocol before the cost model: every arm its own process, rounds
  *           of -r 3 (first invocation min_samples + 1), at most 30 samples;
  *   new     the cost model (bench/cost.h), shared processes (bench/group.h),
  *           racing (bench/race.h), --no-warmup when steady, 30 samples;

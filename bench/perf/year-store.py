@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """year-store.py: builds the store of a year of nights the way a user's nightly
-fills it, then times every command of issue 15's table on it.
+fills it, then times every command of the year table (docs/performance.md) on it.
 
 A year: 5 engines (CPU, CUDA and Vulkan builds of b9700, CUDA and Vulkan of
 b9800; copies of the fake engine, registered with `lvd fetch --register` and

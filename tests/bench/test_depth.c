@@ -1,4 +1,4 @@
-/* test_depth.c: issue 14's depth and cache-type rules: the serving context
+/* test_depth.c: the depth and cache-type rules: the serving context
  * and depth (bench/depth.h), the tests at depths and llama-bench's -d in the
  * argv, the real b9749 capture of `-d 0,256` parsed into depth-named tests,
  * and the KV cache pairs with the quantized-V refusal (bench/kvpair.h). */

@@ -1,4 +1,5 @@
-/* test_protocol.c: the protocol of issue 13 through real fake-engine
+/* test_protocol.c: the bench protocol (cost model, shared
+ * processes, racing) through real fake-engine
  * processes: the cost model's chosen -r from given timings, arms sharing one
  * llama-bench process (`-fa 1,0,0,1`, one model load in the fake engine's
  * load log, rows split back per arm), racing (an arm 10x slower stops after

@@ -221,7 +221,7 @@ static void file_sha(const char *path, char hex[LVD_SHA256_HEX_LEN + 1])
         fail_msg("%s", err.msg);
 }
 
-/* The identity as README.md defines it, computed here from the shard files. */
+/* The identity as docs/store.md defines it, computed here from the shard files. */
 static void expected_identity(fx *f, char out[LVD_SHA256_HEX_LEN + 1])
 {
     lvd_sb lines = {0};

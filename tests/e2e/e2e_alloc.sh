@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_alloc.sh: placement predicted next to actual (issue 14), end to end:
+# e2e_alloc.sh: placement predicted next to actual, end to end:
 # lvd bench passes -v, the fake engine prints llama.cpp's allocation lines
 # (scaled from tests/fixtures/llama.cpp/alloc-b9749/), every run records
 # them per device beside the placement's prediction (run_alloc), a load that

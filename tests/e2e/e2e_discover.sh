@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_discover.sh: `lvd probe --discover` and the nightly's discover step end
-# to end (issue 10). Fake engines (tests/fake-engine, as llama-bench,
+# to end. Fake engines (tests/fake-engine, as llama-bench,
 # llama-server and llama-perplexity) sit in each kind of place: on PATH (as
 # symlinks), in $HOME/llama.cpp/build/bin, in a directory named by
 # LVD_ENGINE_X and beside the binary AIDE_LLAMA_SERVER_VULKAN names. PATH, HOME,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_energy.sh: energy per arm end to end (issue 20), without a GPU: the fake
+# e2e_energy.sh: energy per arm end to end, without a GPU: the fake
 # NVML library (tests/fake-nvml/, via LVD_NVML_LIBRARY) and a fake sysfs
 # tree (LVD_SYSFS_ROOT) whose counters the fake engine advances by the
 # scenario's watts as it "computes", so the true joules per token are known:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_fitarm.sh: llama.cpp's own fit as a rival arm (issue 14), on the fake
+# e2e_fitarm.sh: llama.cpp's own fit as a rival arm, on the fake
 # engine, which plays llama.cpp's fit (tests/fake-engine/fake_fit.c) for
 # llama-bench -fitt and as llama-fit-params. The model is a 468 MiB MoE
 # whose data is a hole (tests/fixtures/models/make-sparse-moe.py): 4 blocks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_fleet.sh: one store that several hosts write (issue 18), each host's
+# e2e_fleet.sh: one store that several hosts write, each host's
 # night made by the tools with the fake engine under LVD_HOST: three Pascal
 # boxes (GTX 1060, CUDA and Vulkan builds; Vulkan decodes faster by a
 # different margin on each) and one H200 box (CUDA ahead). `lvd evidence

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_multigpu.sh: several GPUs (issue 14), end to end on the fake engine. A
+# e2e_multigpu.sh: several GPUs, end to end on the fake engine. A
 # fake two-GPU box (CUDA0 + CUDA1, 521 MiB free each: the model fits both
 # but not one) gets split arms over -sm layer, row and tensor with -dev
 # CUDA0/CUDA1 and -ts by free memory, every layer offloaded, while each

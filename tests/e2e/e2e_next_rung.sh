@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_next_rung.sh: an out-of-memory load steps down the placement ladder in
-# the same session (issue 14). The fake Vulkan0 claims 2048 MiB free but
+# the same session. The fake Vulkan0 claims 2048 MiB free but
 # really has 13 MiB (dev.Vulkan0.real_mib): small-llama fully resident at
 # tg16's context needs 13.77 MiB (11.30 weights, 0.50 KV, 1.97 of compute
 # buffer: the logits of 16 tokens, 32000 x 16 x 4 bytes), the same at every

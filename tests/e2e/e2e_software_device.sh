@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_software_device.sh: a box whose only device is a software rasterizer
-# (issue 12). The fake Vulkan engine replays the real capture
+#. The fake Vulkan engine replays the real capture
 # tests/fixtures/llama.cpp/vulkan-lavapipe-b9749/list-devices.stdout (the
 # b9749 Vulkan build with GGML_VK_VISIBLE_DEVICES=0 listing Mesa's llvmpipe)
 # byte for byte. Rules 3 and 4 never offload to it: with a CPU engine the

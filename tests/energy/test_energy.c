@@ -1,4 +1,4 @@
-/* test_energy.c: the energy sources and windows (energy/, issue 20) on fake
+/* test_energy.c: the energy sources and windows (energy/) on fake
  * sysfs trees and the fake NVML library: RAPL's counter wrap, a stalled
  * counter, a counter readable by root only, unmatched and ambiguous
  * devices, hwmon's energy and sampled power, the --progress parser on a

@@ -1,4 +1,4 @@
-/* test_multigpu.c: several GPUs (issue 14), unit by unit: one card seen by
+/* test_multigpu.c: several GPUs, unit by unit: one card seen by
  * two backends is one card (engine/cards.h, on the real H200 CUDA and Vulkan
  * listings), the split modes a build accepts from its real --help
  * (engine/splitmodes.h), the spread of a model over two devices

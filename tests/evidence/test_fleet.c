@@ -1,4 +1,4 @@
-/* test_fleet.c: the fleet views on known truth (issue 18): the order-
+/* test_fleet.c: the fleet views on known truth: the order-
  * statistic interval of a median (coverage by the binomial, the range below
  * six values, none for one); the backend map from hand-built hosts (each
  * backend against the best other one on a card, per host the median over

@@ -1,5 +1,5 @@
 /* fake_nvml.c: a fake libnvidia-ml.so.1 with the few entry points
- * energy/nvml.c uses (issue 20), for tests without a GPU: load it with
+ * energy/nvml.c uses, for tests without a GPU: load it with
  * LVD_NVML_LIBRARY. Its devices are the lines of the file $FAKE_NVML_DEVICES:
  *     NAME|BUS_ID|MEM_MIB|IDLE_W|MODE|COUNTER_FILE
  * MODE counter: nvmlDeviceGetTotalEnergyConsumption answers (mJ) the idle

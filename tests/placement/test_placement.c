@@ -164,7 +164,7 @@ static void test_compute_allowance(void **state)
 
 /* The pinned arithmetic: a placement needs weights + KV + max(reserve,
  * compute), never reserve + compute (both pay for compute buffers) and never
- * the reserve twice (the two defects README.md's **Placement** names). */
+ * the reserve twice (the two defects docs/placement.md names). */
 static void test_no_double_count(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-# tests/real/fit.sh: lvd fit against a real CPU build (issue 17), sourced by
+# tests/real/fit.sh: lvd fit against a real CPU build, sourced by
 # tests/real/run.sh after its engines are registered (it uses run.sh's E,
 # LIBS, NAME, M2, run_lvd, check, figure). The memory limit is bash's
 # `ulimit -v` (address space, KiB; LVD_REAL_FIT_ULIMIT, default 125000):

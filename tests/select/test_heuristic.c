@@ -1,5 +1,5 @@
 /* test_heuristic.c: the device-name table and selection rule 3
- * (select/heuristic.h) on real device names: those of README.md's
+ * (select/heuristic.h) on real device names: those of man lvd-select's HEURISTIC
  * **Heuristic table**, the H200
  * captures in tests/fixtures (read from the files), and the names
  * --list-devices prints for CUDA, Vulkan (RADV, ANV), ROCm, SYCL and Metal. */
@@ -21,7 +21,7 @@ static const struct expect {
     int cc_major, cc_minor; /* -1 unknown */
     int integrated;
 } names[] = {
-    /* Issue 4's list. */
+    /* the cards the heuristic was written for. */
     {"NVIDIA GeForce GTX 1060 6GB", SEL_VENDOR_NVIDIA, "Pascal", 6, 1, 0},
     {"Tesla P40", SEL_VENDOR_NVIDIA, "Pascal", 6, 1, 0},
     {"NVIDIA GeForce RTX 3060", SEL_VENDOR_NVIDIA, "Ampere", 8, 6, 0},
@@ -442,7 +442,7 @@ static void test_device_backend(void **state)
     assert_string_equal(b, "metal");
 }
 
-/* Software rasterizers are no accelerators (issue 12): the one rule
+/* Software rasterizers are no accelerators: the one rule
  * (engine_device_is_software) knows Mesa's and Google's names, and no real
  * GPU's; the label says "vulkan (software)". */
 static void test_software_devices(void **state)

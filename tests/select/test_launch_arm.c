@@ -1,4 +1,4 @@
-/* test_launch_arm.c: issue 14's "the verdict's launch line equals a measured
+/* test_launch_arm.c: the "the verdict's launch line equals a measured
  * arm's configuration". For several stores, each made by a real bench session
  * over fake-engine processes (CPU only; a GPU whose fa on wins; a placement
  * rung's -ngl/-ub; --n-cpu-moe arms of a MoE model; matched cache-type pairs;

@@ -3,13 +3,17 @@
  * fingerprint), and the selection order (each rule; the stale verdict; the
  * failed check; a selector the probe does not show; no engine), placement
  * rungs through select with a given free memory, and which launch flags an
- * engine gets. Engines are directories with stand-in binaries that are never
+ * engine gets; the pipeline's steps on their own: what gather reads (one
+ * check when the verdict holds) and decide over facts alone, no store.
+ * Engines are directories with stand-in binaries that are never
  * run (select spawns nothing); their probes, runs and checks are written
  * into a fresh store the way lvd probe, lvd bench and lvd check record them. */
 #include "bench/arm.h"
 #include "common/cli.h"
 #include "select/choice.h"
+#include "select/decide.h"
 #include "select/engines.h"
+#include "select/gather.h"
 #include "select/profile.h"
 #include "select/select.h"
 #include "select/verdict.h"
@@ -310,6 +314,29 @@ static box pascal_box(fx *f)
     return b;
 }
 
+/* The Pascal box with CUDA0 and Vulkan0 benched in session n1 at these tg
+ * and pp speeds, both checked. */
+static box benched_box(fx *f, double cuda_tg, double cuda_pp, double vk_tg, double vk_pp)
+{
+    box b = pascal_box(f);
+    run(f, b.cuda, "CUDA0", "n1", cuda_tg, cuda_pp);
+    run(f, b.vk, "Vulkan0", "n1", vk_tg, vk_pp);
+    check(f, b.cuda, "CUDA0", "pass");
+    check(f, b.vk, "Vulkan0", "pass");
+    return b;
+}
+
+/* benched_box with CUDA faster, and its verdict recorded (CUDA0 wins). */
+static box verdict_box(fx *f)
+{
+    box b = benched_box(f, 900, 5000, 600, 4000);
+    lvd_verdict v;
+    assert_int_equal(record(f, NULL, &v), 0);
+    assert_int_equal(v.engine_id, b.cuda);
+    lvd_verdict_free(&v);
+    return b;
+}
+
 /* --- profile ------------------------------------------------------------ */
 
 static void test_profile_parse(void **state)
@@ -413,15 +440,7 @@ static void test_profile_errors(void **state)
 static void test_rule1_profile_wins(void **state)
 {
     fx *f = *state;
-    box b = pascal_box(f);
-    run(f, b.cuda, "CUDA0", "n1", 900, 5000);
-    run(f, b.vk, "Vulkan0", "n1", 600, 4000);
-    check(f, b.cuda, "CUDA0", "pass");
-    check(f, b.vk, "Vulkan0", "pass");
-    lvd_verdict v;
-    assert_int_equal(record(f, NULL, &v), 0);
-    assert_int_equal(v.engine_id, b.cuda);
-    lvd_verdict_free(&v);
+    box b = verdict_box(f);
 
     sel_profile p;
     profile_of("backend = vulkan\nfa = off\nctk = q8_0\nthreads = 6\nctx = 2048\n"
@@ -605,14 +624,8 @@ static void set_mtime(const char *path, time_t sec)
 static void test_rule2_stale(void **state)
 {
     fx *f = *state;
-    box b = pascal_box(f);
-    run(f, b.cuda, "CUDA0", "n1", 900, 5000);
-    run(f, b.vk, "Vulkan0", "n1", 600, 4000);
-    check(f, b.cuda, "CUDA0", "pass");
-    check(f, b.vk, "Vulkan0", "pass");
+    box b = verdict_box(f);
     lvd_verdict v;
-    assert_int_equal(record(f, NULL, &v), 0);
-    lvd_verdict_free(&v);
 
     char *server = lvd_xasprintf("%s/cuda/llama-server", f->dir);
     set_mtime(server, 1700000000);
@@ -641,6 +654,50 @@ static void test_rule2_stale(void **state)
     assert_explains(&r, "engine vk changed build from b9749 to b9800");
     sel_result_free(&r);
     free(server);
+}
+
+/* The gather step reads the checks the rules weigh: the verdict's device's
+ * only while the verdict holds (a warm start), every offered device's once
+ * it does not; decide then runs over those facts alone (no store), and a
+ * device whose gathered check failed is left out. */
+static void test_gather_decide(void **state)
+{
+    fx *f = *state;
+    box b = verdict_box(f);
+    sel_request rq = request(f);
+    sel_facts facts;
+    lvd_err err = {{0}};
+    assert_int_equal(sel_gather(f->s, &f->a, &rq, &facts, &err), LVD_EXIT_OK);
+    assert_int_equal(facts.verdict.standing, SEL_STANDING_HOLDS);
+    assert_string_equal(facts.verdict.check.status, "pass");
+    assert_null(facts.dev_checks); /* no other check read */
+    assert_null(facts.ceilings);   /* no context asked */
+    sel_facts_free(&facts);
+
+    char *server = lvd_xasprintf("%s/cuda/llama-server", f->dir);
+    set_mtime(server, 1700000000); /* the verdict goes stale */
+    free(server);
+    assert_int_equal(sel_gather(f->s, &f->a, &rq, &facts, &err), LVD_EXIT_OK);
+    assert_int_equal(facts.verdict.standing, SEL_STANDING_STALE);
+    assert_string_equal(facts.verdict.check.status, ""); /* not read: the stale verdict fell first */
+    const sel_engine *vk = sel_engines_find(&facts.es, b.vk);
+    const sel_check_seen *c = sel_facts_dev_check(&facts, vk, &vk->probe.devices[0]);
+    assert_non_null(c);
+    assert_string_equal(c->status, "pass");
+
+    snprintf(facts.dev_checks[1].status, sizeof facts.dev_checks[1].status, "fail"); /* Vulkan0: as if it failed */
+    assert_ptr_equal(sel_facts_dev_check(&facts, vk, &vk->probe.devices[0]), &facts.dev_checks[1]);
+    sel_decision d;
+    sel_explain x = {0};
+    assert_int_equal(sel_decide(&facts, &rq, &d, &x, &err), LVD_EXIT_OK);
+    assert_int_equal(d.by, SEL_BY_HEURISTIC);
+    assert_int_equal(d.pick.eng->e.id, b.cuda); /* Pascal wants Vulkan, but Vulkan0 is left out */
+    int left_out = 0;
+    for (size_t i = 0; i < x.n; i++)
+        left_out |= strstr(x.v[i], "vk Vulkan0 left out: its correctness check says fail") != NULL;
+    assert_true(left_out);
+    sel_explain_free(&x);
+    sel_facts_free(&facts);
 }
 
 /* The winner's device failed its check after the verdict: the verdict is
@@ -980,11 +1037,7 @@ static void test_verdict_objectives(void **state)
 static void test_verdict_session_look(void **state)
 {
     fx *f = *state;
-    box b = pascal_box(f);
-    run(f, b.cuda, "CUDA0", "n1", 600, 9000);
-    run(f, b.vk, "Vulkan0", "n1", 660, 5000);
-    check(f, b.cuda, "CUDA0", "pass");
-    check(f, b.vk, "Vulkan0", "pass");
+    box b = benched_box(f, 600, 9000, 660, 5000);
     lvd_verdict v;
     assert_int_equal(record(f, NULL, &v), 0);
     cJSON *j = cJSON_Parse(v.stats_json);
@@ -1301,6 +1354,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rule2_verdict, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rule2_stale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rule2_failed_check, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gather_decide, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_exclusions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_unchecked, setup, teardown),
         cmocka_unit_test(test_check_device),

@@ -320,7 +320,7 @@ static void test_weighted(void **state)
     assert_true(fabs(ae->vs_leader.ratio - pow(1.1, 0.2) * pow(0.95, 0.8)) < 0.01);
     stats_ranking_free(&r);
 
-    /* a pp series too short keeps the comparison open (issue 13: 2, below
+    /* a pp series too short keeps the comparison open (2, below
      * win_min_samples; 3 were too few while min_samples 5 gated wins) */
     s[0].ny = 2;
     arm_in(&a[0], &s[0], "A", 1);

@@ -1,4 +1,4 @@
-/* test_sequential.c: the sequential statistics of stats/stats.h (issue 13):
+/* test_sequential.c: the sequential statistics of stats/stats.h:
  * Student's t against closed forms and tables, the alpha-spending schedule's
  * values, Welch's interval against hand-computed figures, the obvious case
  * (357x, 4 samples against 6) decided at the first look, the error over 30
@@ -154,7 +154,7 @@ static void test_interval_hand_computed(void **state)
 
 /* --- the obvious case --------------------------------------------------- */
 
-/* Issue 13's capture: tg128 at ~2069 t/s on the CPU and ~5.8 t/s on Vulkan
+/* A real capture: tg128 at ~2069 t/s on the CPU and ~5.8 t/s on Vulkan
  * (lavapipe), 6 kept samples against 4, with m = 2 (p needed < 0.005). The
  * exact Mann-Whitney p cannot go below 2/210 at this size, and the former
  * rule (min_samples 5) left it undecided; it is a win at the first look. */

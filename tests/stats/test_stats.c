@@ -317,8 +317,8 @@ static void test_compare_fields(void **state)
     assert_true(c.seq.look == 1 && c.seq.n_min == 5);
     assert_true(c.seq.lo > 1.03 && c.seq.lo < c.ratio && c.ratio < c.seq.hi);
 
-    /* m = 2: 2/252 is not below 0.005, but p no longer decides (issue 13:
-     * this asserted UNKNOWN, the exact test's floor at 5 v 5): still a win */
+    /* m = 2: 2/252 is not below 0.005, but p no longer decides (this
+     * asserted UNKNOWN before, the exact test's floor at 5 v 5): still a win */
     rule.m = 2;
     assert_int_equal(stats_compare(cuda, 5, vk, 5, &rule, &c), 0);
     assert_int_equal(c.outcome, STATS_WIN_A);

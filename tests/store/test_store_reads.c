@@ -1,4 +1,4 @@
-/* test_store_reads.c: the bounded reads of issue 15 (a reading command's cost
+/* test_store_reads.c: the bounded reads (a reading command's cost
  * is what it shows, not the history behind it): each arm's newest session
  * (store_newest.h) and an armset read from it (select/armset.h; with and
  * without samples), the night window and the evidence page's window read
