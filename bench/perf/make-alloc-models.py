@@ -37,27 +37,24 @@ def writer(out, arch, L, H, KV, hd, ff, V, **kw):
     return kv.writer(f"{out}/{name}.gguf", arch, L, H, KV, hd, ff, ctx=32768, E=E, V=V, name=name, **kw)
 
 
-def llama(out):
-    w = writer(out, "llama", 8, 8, 4, 64, 1408, 32000)
-    w.add_rope_dimension_count(64)
+def dense_llama(out, name, L, H, KV, hd):
+    """A llama of L blocks, H heads and KV KV heads of hd, FFN 1408, 32 000 tokens."""
+    w = kv.writer(f"{out}/{name}.gguf", "llama", L, H, KV, hd, 1408, ctx=32768, E=E, V=32000, name=name)
+    w.add_rope_dimension_count(hd)
     ts = {}
     kv.common(ts, E=E, V=32000)
-    for i in range(8):
-        kv.attn(ts, i, 8, 4, 64, E=E)
+    for i in range(L):
+        kv.attn(ts, i, H, KV, hd, E=E)
         kv.ffn(ts, i, 1408, E=E)
     kv.finish(w, ts)
+
+
+def llama(out):
+    dense_llama(out, "alloc-llama", 8, 8, 4, 64)
 
 
 def heads32(out):
-    w = kv.writer(f"{out}/alloc-heads32.gguf", "llama", 4, 32, 8, 16, 1408, ctx=32768, E=E, V=32000,
-                  name="alloc-heads32")
-    w.add_rope_dimension_count(16)
-    ts = {}
-    kv.common(ts, E=E, V=32000)
-    for i in range(4):
-        kv.attn(ts, i, 32, 8, 16, E=E)
-        kv.ffn(ts, i, 1408, E=E)
-    kv.finish(w, ts)
+    dense_llama(out, "alloc-heads32", 4, 32, 8, 16)
 
 
 def qwen2(out):
