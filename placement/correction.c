@@ -60,8 +60,12 @@ static size_t select_ratios(const lvd_alloc *rows, size_t n, const placement_cor
     return k;
 }
 
+/* x within PLACEMENT_CORRECTION_MIN..MAX; 1 where it is within
+ * PLACEMENT_CORRECTION_EXACT of it. */
 static double bounded(double x)
 {
+    if (x > 1 - PLACEMENT_CORRECTION_EXACT && x < 1 + PLACEMENT_CORRECTION_EXACT)
+        return 1;
     return x < PLACEMENT_CORRECTION_MIN ? PLACEMENT_CORRECTION_MIN
          : x > PLACEMENT_CORRECTION_MAX ? PLACEMENT_CORRECTION_MAX
                                         : x;

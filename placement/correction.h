@@ -29,6 +29,9 @@
  * generous it was (the cost of a load that dies is higher than of a layer
  * left on the host). */
 #define PLACEMENT_CORRECTION_MIN 0.75
+/* A factor this close to 1 (one that prints as x1.000) is none: the
+ * estimate is right, and the margin neither grew nor shrank. */
+#define PLACEMENT_CORRECTION_EXACT 0.0005
 
 typedef struct placement_correction {
     char backend[16];      /* "vulkan", "cuda" (engine_backend_of_selector of the device) */

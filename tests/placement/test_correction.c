@@ -88,6 +88,13 @@ static void test_both_directions(void **state)
     assert_true(placement_correction_compute(exact, 3, "cuda", "b9749", &c) == 1.0);
     assert_int_equal(c.direction, 0);
     assert_non_null(strstr(c.why, "x1.000, unchanged"));
+    /* a real build's rows: 2 KiB above the prediction (10002 KiB of
+     * 10000, ratio 1.0002): x1.000, which is no move */
+    lvd_alloc near[] = {row("CUDA0", 10002 * 1024, 10000 * 1024), row("CUDA0", 10002 * 1024, 10000 * 1024),
+                        row("CUDA0", 10002 * 1024, 10000 * 1024)};
+    assert_true(placement_correction_compute(near, 3, "cuda", "b9749", &c) == 1.0);
+    assert_int_equal(c.direction, 0);
+    assert_non_null(strstr(c.why, "x1.000, unchanged"));
     /* rows missing a side are ignored */
     lvd_alloc half[] = {row("CUDA0", -1, 100 * MIB), row("CUDA0", 100 * MIB, -1)};
     placement_correction_compute(half, 2, "cuda", "b9749", &c);
