@@ -80,6 +80,9 @@ typedef struct lvd_params {
     int fit_target;        /* -fitt MiB: llama.cpp's own fit places the model;
                             * 0 = not passed (then ngl / n_cpu_moe / ubatch say) */
     int fit_ctx;           /* -fitc: the least context llama.cpp's fit may choose; 0 = not passed */
+    int parallel;          /* llama-server -np (--parallel): the slots of a serving arm, measured
+                            * under as many concurrent clients (lvd serve, serve/); 0 = not
+                            * passed: a llama-bench arm */
 } lvd_params;
 
 /* One test (pp512, tg128, ...) of one llama-bench invocation. */

@@ -142,6 +142,8 @@ typedef struct store_run_filter {
     const char *arm_key;   /* NULL = any */
     const char *session;   /* NULL = any but a hunt's (STORE_HUNT_SESSION_PREFIX, store/bisectdb.h) */
     const char *status;    /* NULL = any */
+    int serving;           /* 0 = any; 1 = serving runs only (lvd serve: params.parallel > 0);
+                              -1 = llama-bench runs only */
     int64_t since;         /* started_at >= since; 0 = any */
     int with_samples;      /* load results and samples too */
     int limit;             /* 0 = no limit; newest first when set */
