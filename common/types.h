@@ -122,6 +122,8 @@ typedef struct lvd_alloc {
     char device[64];       /* "Vulkan0", "CUDA0", ...; "CPU" for every host buffer */
     int64_t model, kv, compute;
     int64_t pred_model, pred_kv, pred_compute;
+    char build[32];        /* the run's engine build, where the reader knows it (store_alloc_rows:
+                              the margin correction is per backend and build); "" = not read */
 } lvd_alloc;
 
 typedef struct lvd_run {

@@ -24,7 +24,10 @@ int store_identify(store *s, const char *path, int allow_non_gguf, store_artifac
 /* The cache half of store_identify, for callers that must not write (a
  * read-only store) nor read a model's bytes: fills out when path's (size,
  * mtime, inode) are in the path cache and the artifact's shape is recorded.
- * Only stats the file. Returns 0, 1 when the cache cannot answer (call
+ * Never hashes: stats the file, and reads its GGUF header again for what the
+ * store does not keep of the shape (the compute graph's widths, the
+ * per-block KV layout: gguf_shape.graph), as store_identify does when its
+ * cache answers. Returns 0, 1 when the cache cannot answer (call
  * store_identify on a writable store), or -1 with err (no such file, not a
  * regular file, the store failed). */
 int store_identify_cached(store *s, const char *path, store_artifact *out, lvd_err *err);

@@ -164,11 +164,11 @@ int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err);
  * not; -1 with err. One indexed query (started_at), nothing loaded. */
 int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err);
 
-/* The device rows of run_alloc (host rows "CPU" left out) with both the
- * actual model bytes and the predicted ones, the newest per_device runs'
- * rows of each device (newest first), into *out (malloc'd, free with
- * free()): the margin correction's input (its window:
- * PLACEMENT_CORRECTION_WINDOW). 0, or -1. */
+/* The device rows of run_alloc (host rows "CPU" left out) of runs that
+ * finished (status ok) with both the actual model bytes and the predicted
+ * ones, each with its run's build, the newest per_device runs' rows of each
+ * device (newest first), into *out (malloc'd, free with free()): the margin
+ * correction's input (its window: PLACEMENT_CORRECTION_WINDOW). 0, or -1. */
 int store_alloc_rows(store *s, size_t per_device, lvd_alloc **out, size_t *n, lvd_err *err);
 
 /* --- llama.cpp's own fit plans ------------------------------ */

@@ -33,7 +33,8 @@
 #             layers offloaded to it); the heuristic, for a model without a
 #             verdict, offers no GPU flags when every device is a software one
 #   evidence  lvd evidence: the page names every engine, shows the launch
-#             line, the correctness of every device, and its SVGs parse
+#             line, the correctness of every device, and its SVGs parse; its
+#             estimator table's compute and total ratios are near 1
 #   serve     lvd serve on the select line at -np 1 and 4 (recorded, no server
 #             left); an independent client (tests/real/serve_client.py)
 #             between lvd serve --url and the line's server times the same
@@ -479,6 +480,23 @@ for s in $svgs; do
   check "chart $s is there and is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/evidence/$s"
 done
 note "the page's correctness column: $(grep -oE 'pass \([^)]*\)' "$P" | sort -u | tr '\n' ';')"
+# the estimator against what the engines allocated (docs/placement-compute.md):
+# per backend, the median actual/predicted of the compute buffer and of the
+# device's total, each within the goal (15 %, 10 %)
+estimator_rows() { python3 - "$P" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n## Placement estimator error", 1)[-1].split("\n## ", 1)[0].splitlines()
+for l in lines:
+    f = [x.strip() for x in l.split("|")]
+    if len(f) > 8 and f[2].isdigit():
+        ok = all(c == "–" or abs(float(c) - 1) <= lim for c, lim in ((f[5], 0.15), (f[7], 0.10)))
+        print(f"{f[1]} {f[2]} runs: weights {f[3]}, compute {f[5]} ({f[6]}), total {f[7]} ({f[8]}) {ok}")
+PY
+}
+while IFS= read -r row; do
+  figure "estimator ${row% *}"
+  check "the estimator's compute buffer and total near 1: ${row%% *}" test "${row##* }" = True
+done < <(estimator_rows)
 
 # ------------------------------------------------------------ serve: the line under load
 step "serve"
