@@ -66,6 +66,33 @@ void bench_alloc_attach(const bench_arm *arm, const char *err, size_t len, lvd_r
     free(line);
 }
 
+static void keep_max(int64_t *into, int64_t v)
+{
+    if (v > *into)
+        *into = v;
+}
+
+void bench_alloc_group_pred(const bench_arm *const *arms, size_t n, bench_arm *out)
+{
+    *out = *arms[0];
+    for (size_t k = 1; k < n; k++)
+        for (size_t i = 0; i < arms[k]->n_pred; i++) {
+            const lvd_alloc *p = &arms[k]->pred[i];
+            size_t j = 0;
+            while (j < out->n_pred && strcmp(out->pred[j].device, p->device))
+                j++;
+            if (j == out->n_pred) {
+                if (j == LVD_ARRAY_LEN(out->pred))
+                    continue;
+                out->pred[out->n_pred++] = *p;
+                continue;
+            }
+            keep_max(&out->pred[j].pred_model, p->pred_model);
+            keep_max(&out->pred[j].pred_kv, p->pred_kv);
+            keep_max(&out->pred[j].pred_compute, p->pred_compute);
+        }
+}
+
 int bench_alloc_is_placement_failure(const lvd_run *run)
 {
     return bench_alloc_reason_is_placement_failure(run->reason);

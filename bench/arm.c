@@ -32,6 +32,7 @@ static const struct {
     {"t", K_INT, offsetof(lvd_params, threads), sizeof(int), 0, 0},
     {"fitt", K_INT, offsetof(lvd_params, fit_target), sizeof(int), 0, 1},
     {"fitc", K_RAW, offsetof(lvd_params, fit_ctx), sizeof(int), 0, 1}, /* with fitt only */
+    {"np", K_INT, offsetof(lvd_params, parallel), sizeof(int), 0, 1},  /* a serving arm (lvd serve) */
 };
 
 static int *int_at(lvd_params *p, size_t i)

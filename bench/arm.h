@@ -15,7 +15,8 @@
  *   "dev=CUDA0/CUDA1 sm=row ts=0.60/0.40 ngl=99 ..." (sm and ts appear only
  *   when passed, so single-device keys are unchanged), and "... t=16
  *   fitt=1024 fitc=256 env=" for llama.cpp's own fit (fitt and fitc appear
- *   only when -fitt is passed), with "-" for every flag not passed (lvd_params defaults: ngl/fa -1,
+ *   only when -fitt is passed), "... t=- np=4 env=" for a serving arm
+ *   (llama-server -np: lvd serve; np appears only when passed), with "-" for every flag not passed (lvd_params defaults: ngl/fa -1,
  * ub/ncmoe/t 0, strings "") and env's "K=V" entries sorted, so equal arms
  * give equal keys. 0, or -1 when buf is too small (buf then holds "" ). */
 int bench_arm_key(const lvd_params *p, char *buf, size_t len);

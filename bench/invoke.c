@@ -329,6 +329,22 @@ static void split_rows(const bench_plan *plan, const bench_group *g, const bench
 /* The runs of g's members from one process (res NULL: none ran) into out:
  * each failed with why, or its rows of all split out; each carrying the
  * argv note (what the build's --help left out). */
+/* The allocation lines of the group's process onto every run, beside the
+ * prediction for the group's members together (bench_alloc_group_pred: one
+ * process reports the largest of its contexts' buffers). */
+static void attach_alloc(const bench_plan *plan, const bench_group *g, const proc_result *res,
+                         bench_group_runs *out)
+{
+    const bench_arm **members = lvd_xcalloc(g->n ? g->n : 1, sizeof *members);
+    for (size_t i = 0; i < g->n; i++)
+        members[i] = &plan->arms[g->arms[i]];
+    bench_arm merged;
+    bench_alloc_group_pred(members, g->n, &merged);
+    free(members);
+    for (size_t i = 0; i < out->n; i++)
+        bench_alloc_attach(&merged, res->err.buf, res->err.len, &out->runs[i]);
+}
+
 static void group_runs(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, const proc_result *res,
                        int64_t started, const char *why, const char *note, lvd_run *all, bench_group_runs *out)
 {
@@ -345,8 +361,8 @@ static void group_runs(const bench_plan *plan, const bench_group *g, const bench
     }
     if (!why)
         split_rows(plan, g, inv, all, out->runs, slots);
-    for (size_t i = 0; res && i < out->n; i++)
-        bench_alloc_attach(&plan->arms[g->arms[out->member[i]]], res->err.buf, res->err.len, &out->runs[i]);
+    if (res)
+        attach_alloc(plan, g, res, out);
 }
 
 int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, bench_group_runs *out,

@@ -7,6 +7,7 @@
 #include "bench/plan_internal.h"
 #include "engine/splitmodes.h"
 #include "engine/visibility.h"
+#include "placement/cbuf.h"
 #include "placement/correction.h"
 #include "placement/placement.h"
 #include "stats/rank.h"
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 static const int fa_default[] = {1, 0};
+/* llama-bench's -b, which lvd bench never passes: a ubatch above it is cut to it. */
+#define BENCH_N_BATCH 2048
 static const int ngl_default[] = {BENCH_NGL_ALL};
 
 static size_t count_or_one(size_t n)
@@ -99,10 +102,30 @@ static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, cons
     a->free_mib = dev ? dev->free_mib : -1;
 }
 
+/* The host's predicted compute buffer: beside a device, what placement
+ * priced (pl); on the host alone (pl NULL), the CPU engine's whole buffer,
+ * or the seed's constant where the shape predicts nothing. -1 when unknown. */
+static int64_t host_compute(const placement_place_in *in, const placement_result *pl)
+{
+    if (pl)
+        return pl->compute_predicted ? (int64_t)pl->host_compute_bytes : -1;
+    placement_cbuf_in ci = {.shape = in->shape, .ctx = in->ctx, .ubatch = (uint32_t)in->ubatch,
+                            .flash_attn = in->flash_attn > 0, .type_k = in->type_k,
+                            .type_v = in->type_v, .n_gpu_layers = 0};
+    placement_cbuf c;
+    placement_cbuf_predict(&ci, &c);
+    if (c.predicted)
+        return (int64_t)c.host_bytes;
+    return (int64_t)(in->compute_mib_at_ref * 1048576 * in->ubatch / PLACEMENT_COMPUTE_REF_UBATCH);
+}
+
 /* What placement predicts for the arm just added (placement_price at the
- * plan's ctx and the arm's ngl, n_cpu_moe, ubatch, cache types): device
- * weights, KV and headroom on the device; the rest of the weights and KV on
- * the host. Nothing when the shape is unknown. */
+ * plan's ctx and the arm's ngl, n_cpu_moe, ubatch, flash attention, cache
+ * types): device weights, KV and compute buffer on the device; the rest of
+ * the weights and KV, and the host's compute buffer, on the host. The ubatch
+ * is the one llama-bench's largest context gets: its n_ubatch clamped to
+ * n_batch (2048) and to the context (llama_context: n_batch = min(n_ctx,
+ * n_batch)). Nothing when the shape is unknown. */
 static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev,
                     const bench_split *split)
 {
@@ -112,11 +135,17 @@ static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *d
     placement_place_in in;
     placement_place_in_init(&in);
     in.shape = o->shape;
-    /* llama.cpp pads a context to 256 cells (alloc-b9749/vk-bench-v: pp16 + tg4 -> 256) */
-    in.ctx = o->ctx ? (o->ctx + 255) / 256 * 256 : 0;
-    in.ubatch = a->params.ubatch > 0 ? a->params.ubatch : 0;
+    /* the context as llama-bench asks for it: placement pads the cache to
+     * 256 cells (alloc-b9749/vk-bench-v: pp16 + tg4 -> 256) and cuts the
+     * ubatch to it */
+    in.ctx = o->ctx;
+    int ub = a->params.ubatch > 0 ? a->params.ubatch : PLACEMENT_UBATCH_DEFAULT;
+    in.ubatch = ub > BENCH_N_BATCH ? BENCH_N_BATCH : ub;
+    in.flash_attn = a->params.fa;
     in.type_k = a->params.type_k;
     in.type_v = a->params.type_v;
+    if (dev)
+        in.dev = placement_cbuf_dev_of(dev->backend, dev->name);
     placement_result all, pl;
     lvd_err ignored = {{0}};
     if (placement_price(&in, -1, 0, &all, &ignored))
@@ -150,14 +179,13 @@ static void predict(bench_plan *p, const bench_plan_opts *o, const lvd_device *d
         snprintf(d->device, sizeof d->device, "%s", dev->selector);
         d->pred_model = (int64_t)pl.weight_bytes;
         d->pred_kv = (int64_t)pl.kv_bytes;
-        d->pred_compute = (int64_t)pl.headroom_bytes;
+        d->pred_compute = (int64_t)pl.compute_bytes;
     }
     lvd_alloc *h = &a->pred[n++];
     snprintf(h->device, sizeof h->device, "CPU");
     h->pred_model = (int64_t)(o->shape->tensor_bytes - (dev ? pl.weight_bytes : 0));
     h->pred_kv = (int64_t)(all.kv_bytes - (dev ? pl.kv_bytes : 0));
-    if (!dev)
-        h->pred_compute = (int64_t)all.headroom_bytes;
+    h->pred_compute = host_compute(&in, dev && !split ? &pl : NULL);
     a->n_pred = n;
 }
 
@@ -241,6 +269,13 @@ void bench_plan_place_in(const bench_plan_opts *o, placement_place_in *in)
     in->shape = o->shape;
     in->ctx = o->place_ctx ? o->place_ctx : o->ctx;
     in->ubatch = o->n_ub ? o->ub[0] : 0;
+    /* flash attention on only when every arm has it: an arm without it
+     * needs the larger buffer (kq of n_ctx x ubatch x heads) */
+    const int *fa = o->n_fa ? o->fa : fa_default;
+    size_t n_fa = o->n_fa ? o->n_fa : LVD_ARRAY_LEN(fa_default);
+    in->flash_attn = 1;
+    for (size_t i = 0; i < n_fa; i++)
+        in->flash_attn = in->flash_attn && fa[i] == 1;
     bench_kv_pair *kv;
     size_t nkv = bench_kv_pairs(o->ctk, o->n_ctk, o->ctv, o->n_ctv, o->kv_mixed, &kv);
     in->type_k = nkv ? kv[0].k : NULL; /* o's strings: kv holds pointers to them */
@@ -250,16 +285,19 @@ void bench_plan_place_in(const bench_plan_opts *o, placement_place_in *in)
 
 /* The placement rung for dev, or -1 when placement does not apply; the
  * margin correction it kept is noted in p. */
-static int place(bench_plan *p, const bench_plan_opts *o, const lvd_device *dev, placement_result *pl)
+static int place(bench_plan *p, const bench_plan_opts *o, const lvd_engine *e, const lvd_device *dev,
+                 placement_result *pl)
 {
     if (o->n_ngl || !o->shape || !o->shape->known || dev->free_mib < 0)
         return -1;
     placement_correction corr;
-    double factor = placement_correction_compute(o->alloc_rows, o->n_alloc_rows, dev->backend, &corr);
+    double factor = placement_correction_compute(o->alloc_rows, o->n_alloc_rows, dev->backend,
+                                                 e->build, &corr);
     bench_plan_note(p, "margin correction for %s: %s", dev->selector, corr.why);
     placement_place_in in;
     bench_plan_place_in(o, &in);
     in.free_mib = dev->free_mib;
+    in.dev = placement_cbuf_dev_of(dev->backend, dev->name);
     in.margin_factor = factor;
     lvd_err ignored;
     return placement_compute(&in, pl, &ignored) ? -1 : 0;
@@ -273,7 +311,7 @@ void bench_plan_device_arms(bench_plan *p, const lvd_engine *e, const char *bina
                             const bench_split *split, const char *cover)
 {
     placement_result pl;
-    int placed = !split && place(p, o, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
+    int placed = !split && place(p, o, e, dev, &pl) == 0 && pl.rung != PLACEMENT_RUNG_FULL;
     if (placed && cover && *cover && pl.rung != PLACEMENT_RUNG_REDUCED_UBATCH) {
         bench_plan_add_skip(p, e, binary, dev->selector,
                             lvd_xasprintf("placement: %s here, fully resident split across %s",

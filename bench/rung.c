@@ -2,6 +2,7 @@
 #include "bench/rung.h"
 
 #include "bench/alloc.h"
+#include "placement/cbuf.h"
 #include "placement/nextrung.h"
 
 #include <stdio.h>
@@ -40,10 +41,14 @@ static int next_rung(bench_session *s, size_t i)
     placement_place_in in;
     placement_place_in_init(&in);
     in.shape = o->shape;
-    in.ctx = o->ctx ? (o->ctx + 255) / 256 * 256 : 0; /* as the arm was priced (plan.c) */
+    in.ctx = o->ctx; /* as the arm was priced (plan.c): its ubatch cut to this context */
     in.ubatch = a->params.ubatch;
+    in.flash_attn = a->params.fa;
     in.type_k = a->params.type_k;
     in.type_v = a->params.type_v;
+    in.dev = placement_cbuf_dev_of(a->backend, a->device_name);
+    /* like with like: the failed arm's prediction holds no reserve */
+    in.reserve_mib = 0;
     placement_result pl;
     lvd_err err = {{0}};
     int rc = placement_next_rung(&in, failed, &pl, &err);

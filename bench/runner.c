@@ -65,6 +65,8 @@ int bench_session_check(const bench_session_opts *o, lvd_err *err)
 {
     char name[32];
     stats_objective_name(&o->objective, name, sizeof name);
+    if (o->objective.kind == STATS_OBJ_SERVE)
+        return lvd_errf(err, "objective %s is decided by serving runs (lvd serve), not llama-bench's", name);
     int need_tg = o->objective.kind != STATS_OBJ_PP, need_pp = o->objective.kind != STATS_OBJ_TG;
     if (need_tg && first_test(&o->inv, stats_test_is_tg) == STATS_NO_ARM)
         return lvd_errf(err, "objective %s needs a tg test in the tests (e.g. tg128)", name);

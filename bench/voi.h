@@ -57,8 +57,8 @@
  * decide (a true 1.05 at 3 % noise, about 55 samples an arm). lambda = T1
  * alone (the first look's price as if it always decided) was measured too
  * strict: every later look of the grid was refused and the new protocol
- * became fixed -r 10. The figures of each variant: README, "Through the
- * real runner and the fake engine".
+ * became fixed -r 10. The figures of each variant: docs/performance.md,
+ * "Through the real runner and the fake engine".
  * No opinion (decide -1: the other rules size the look) while a needed arm
  * or process key is unpriced, no open comparison has an interval, or no room
  * is left. Not for the first look (bench/reps.h) or the loop (runner.h). */

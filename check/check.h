@@ -26,7 +26,7 @@
  * plain llama-perplexity run without --kl-divergence: then only the PPL
  * ratio is judged (KLD recorded as not measured, NAN, and the reason says
  * so) instead of "error"; the -ngl warning still fails it.
- * Defaults (README has the reasoning): kld_max 0.01, ppl_tol 0.01, no same-
+ * Defaults (man lvd-check, THE THRESHOLDS, has the reasoning): kld_max 0.01, ppl_tol 0.01, no same-
  * top-p floor. On the H200 captures (random-weight F16 model) correct devices
  * differ from the CPU by PPL ratios 1.0006 (CUDA) and 1.0013 (Vulkan); for
  * scale, llama.cpp's published LLaMA 3 8B table has quantization KLDs of

@@ -283,13 +283,14 @@ static int read_value(rd *r, uint64_t t, int depth, gguf_kv *k)
                            n, min, rd_left(r));
         /* per-layer integer arrays are short; vocabulary arrays are skipped */
         int keep = k && (vt_is_int(et) || et == GGUF_VT_BOOL) && n <= MAX_KEPT_ARRAY;
+        if (k)
+            k->n_arr = (size_t)n;
         if (vt_size[et] && !keep)
             return rd_skip(r, n * min);
         if (keep) {
             k->has_int = n > 0;
             k->u = 0;
             k->arr = lvd_xcalloc(n ? (size_t)n : 1, sizeof *k->arr);
-            k->n_arr = (size_t)n;
         }
         for (uint64_t i = 0; i < n; i++) {
             gguf_kv e = {0};
@@ -456,6 +457,7 @@ static int read_tensor_info(rd *r, uint64_t i, uint64_t align, gguf_tinfo *t, ui
                        dims[0], ti->name, ti->blck);
     if (__builtin_mul_overflow(ne / ti->blck, (uint64_t)ti->size, &t->bytes))
         return rd_fail(r, "byte size overflows");
+    memcpy(t->ne, dims, sizeof t->ne);
     if (rd_uint(r, 8, &offset) != 0)
         return -1;
     if (offset % align != 0)

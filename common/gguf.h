@@ -46,7 +46,36 @@ typedef struct gguf_shape {
     uint64_t embd_bytes;     /* token_embd.weight: never offloaded by llama.cpp (part of
                               * non_block_bytes); 0 when absent or not recorded */
     uint64_t data_offset;    /* where tensor data starts in the file */
+    /* The compute graph's dimensions, for the compute-buffer estimate
+     * (placement/cbuf.h): read from the metadata and the tensor infos, never
+     * stored (a shape read back from the store has graph 0 until the file's
+     * header is read again: store/identify.c). */
+    int graph;               /* 1 when the fields below were read from the file */
+    uint32_t n_vocab;        /* token_embd.weight's rows (else the token list's length) */
+    uint32_t n_ff;           /* ARCH.feed_forward_length (the largest, when per block) */
+    uint32_t n_ff_exp;       /* ARCH.expert_feed_forward_length; a MoE without it: n_ff */
+    uint32_t n_ff_shexp;     /* the shared experts' FFN width (expert_shared_feed_forward_length,
+                                else n_ff_exp x expert_shared_count); 0 = none */
+    uint32_t n_dense_lead;   /* ARCH.leading_dense_block_count: blocks with a dense FFN first */
+    uint32_t n_rot;          /* ARCH.rope.dimension_count (else head_dim_k) */
+    uint32_t kv_lora_rank;   /* MLA: ARCH.attention.kv_lora_rank */
+    uint32_t q_lora_rank;    /* MLA: ARCH.attention.q_lora_rank (0: Q not low-rank) */
+    uint32_t head_dim_k_mla; /* MLA: ARCH.attention.key_length_mla (nope + rope dims per head) */
+    uint32_t head_dim_v_mla; /* MLA: ARCH.attention.value_length_mla */
+    unsigned graph_flags;    /* GGUF_GRAPH_*: which optional tensors the blocks hold */
+    uint64_t output_bytes;   /* the output head: output.weight, else the tied token_embd.weight */
+    uint64_t block_elems;    /* the elements of the largest block's tensors (block_bytes /
+                                block_elems: the blocks' bytes per weight) */
+    uint64_t max_expert_tensor_bytes; /* the largest routed-expert tensor (*_exps) */
 } gguf_shape;
+
+/* gguf_shape.graph_flags */
+#define GGUF_GRAPH_QK_NORM    0x01u /* blk.N.attn_q_norm: Q and K normed per head before RoPE */
+#define GGUF_GRAPH_FUSED_QKV  0x02u /* blk.N.attn_qkv: one Q/K/V projection */
+#define GGUF_GRAPH_FFN_NOGATE 0x04u /* dense FFN without ffn_gate (up, activation, down) */
+#define GGUF_GRAPH_SHEXP_GATE 0x08u /* ffn_gate_inp_shexp: the shared expert is gated */
+#define GGUF_GRAPH_TIED       0x10u /* no output.weight: the output head is token_embd.weight */
+#define GGUF_GRAPH_QKV_BIAS   0x20u /* blk.N.attn_q.bias (attn_qkv.bias): Q, K, V biased (qwen2) */
 
 /* Reads path's header and tensor infos and fills *out. Reads only the header
  * region (a 20 GB model costs a few MB of reads). 0 or -1 with err naming path. */

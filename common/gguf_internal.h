@@ -22,7 +22,7 @@ typedef struct gguf_kv {
     char *str;       /* string values up to 4096 bytes, else NULL */
     uint32_t *arr;   /* the elements of a short integer or bool array (each clamped to
                         UINT32_MAX, a negative one 0), else NULL */
-    size_t n_arr;    /* how many */
+    size_t n_arr;    /* how many (also for an array not kept: a vocabulary's length) */
 } gguf_kv;
 
 typedef struct gguf_tinfo {
@@ -30,6 +30,7 @@ typedef struct gguf_tinfo {
     int64_t blk;         /* block index of "blk.N.", -1 outside blocks (gguf_shape_derive) */
     uint64_t offset;     /* relative to the data section */
     uint64_t bytes;
+    uint64_t ne[4];      /* the dimensions, llama.cpp's order (ne[0] is a row) */
     uint64_t exp_bytes;  /* bytes of routed-expert tensors ("*_exps*") (gguf_shape_derive) */
     size_t file;         /* which file of several (gguf_split.c), else 0 */
 } gguf_tinfo;

@@ -1,7 +1,8 @@
 /* gguf_shape.c: the shape placement needs, derived from what the GGUF reader
- * (gguf.c) kept: hyperparameters from the metadata, and the bytes of every
+ * (gguf.c) kept: hyperparameters from the metadata, the bytes of every
  * block, of its routed experts and of everything outside blocks, summed over
- * the tensor infos given (one file's, or every shard's of a split model).
+ * the tensor infos given (one file's, or every shard's of a split model),
+ * and the compute graph's widths and optional tensors (gguf_shape.graph).
  * Also llama.cpp's file type names. Not for reading files. */
 #include "common/gguf_internal.h"
 
@@ -65,16 +66,58 @@ static int tinfo_by_blk(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The part of a block tensor's name after "blk.N.", or "". */
+static const char *block_suffix(const gguf_tinfo *t)
+{
+    const char *p = t->blk >= 0 ? strchr(t->name + 4, '.') : NULL;
+    return p ? p + 1 : "";
+}
+
+/* What one tensor tells the compute graph (gguf_shape.graph_flags, the
+ * vocabulary, the output head, the largest expert tensor); *seen collects which
+ * dense FFN projections exist (1 = ffn_up, 2 = ffn_gate). */
+static void note_graph_tensor(const gguf_tinfo *t, gguf_shape *out, unsigned *seen)
+{
+    const char *sfx = block_suffix(t);
+    if (!strcmp(t->name, "token_embd.weight") && t->ne[1] <= UINT32_MAX)
+        out->n_vocab = (uint32_t)t->ne[1];
+    if (!strcmp(t->name, "output.weight"))
+        out->output_bytes = t->bytes;
+    if (t->blk < 0)
+        return;
+    if (t->exp_bytes > out->max_expert_tensor_bytes)
+        out->max_expert_tensor_bytes = t->exp_bytes;
+    static const struct { const char *name; unsigned flag; } flags[] = {
+        {"attn_q_norm.weight", GGUF_GRAPH_QK_NORM},
+        {"attn_qkv.weight", GGUF_GRAPH_FUSED_QKV},
+        {"ffn_gate_inp_shexp.weight", GGUF_GRAPH_SHEXP_GATE},
+        {"attn_q.bias", GGUF_GRAPH_QKV_BIAS},
+        {"attn_qkv.bias", GGUF_GRAPH_QKV_BIAS},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(flags); i++)
+        if (!strcmp(sfx, flags[i].name))
+            out->graph_flags |= flags[i].flag;
+    *seen |= !strcmp(sfx, "ffn_up.weight") ? 1u : !strcmp(sfx, "ffn_gate.weight") ? 2u : 0u;
+}
+
 /* Sums tensors per block: the largest block, its largest expert share, and
  * everything outside blocks. */
 static void derive_bytes(gguf_tinfo *ts, size_t n, gguf_shape *out)
 {
+    unsigned seen = 0;
     for (size_t i = 0; i < n; i++) {
         /* the input embeddings: llama.cpp keeps them on the host at every -ngl */
         if (!strcmp(ts[i].name, "token_embd.weight"))
             out->embd_bytes = ts[i].bytes;
         ts[i].blk = block_index(ts[i].name);
         ts[i].exp_bytes = ts[i].blk >= 0 && strstr(ts[i].name, "_exps") ? ts[i].bytes : 0;
+        note_graph_tensor(&ts[i], out, &seen);
+    }
+    if (seen == 1)
+        out->graph_flags |= GGUF_GRAPH_FFN_NOGATE;
+    if (!out->output_bytes) {
+        out->graph_flags |= GGUF_GRAPH_TIED;
+        out->output_bytes = out->embd_bytes;
     }
     qsort(ts, n, sizeof *ts, tinfo_by_blk);
     uint64_t in_blocks = 0;
@@ -84,14 +127,17 @@ static void derive_bytes(gguf_tinfo *ts, size_t n, gguf_shape *out)
             i++;
             continue;
         }
-        uint64_t sum = 0, exp = 0;
+        uint64_t sum = 0, exp = 0, elems = 0;
         size_t j = i;
         for (; j < n && ts[j].blk == ts[i].blk; j++) {
             sum += ts[j].bytes;
             exp += ts[j].exp_bytes;
+            elems += ts[j].ne[0] * ts[j].ne[1] * ts[j].ne[2] * ts[j].ne[3];
         }
-        if (sum > out->block_bytes)
+        if (sum > out->block_bytes) {
             out->block_bytes = sum;
+            out->block_elems = elems;
+        }
         if (exp > out->expert_bytes)
             out->expert_bytes = exp;
         in_blocks += sum;
@@ -170,6 +216,34 @@ static void derive_kv_layout(const gguf_file *f, gguf_shape *out)
     }
 }
 
+/* The compute graph's widths (gguf_shape.graph): FFN, experts, RoPE, MLA;
+ * the vocabulary from ARCH.vocab_size or the token list until the tensor
+ * infos give token_embd.weight's rows. */
+static void derive_graph_hparams(const gguf_file *f, gguf_shape *out)
+{
+    const char *a = out->arch;
+    int found;
+    out->n_ff = kv_u32(f, a, "feed_forward_length", NULL);
+    out->n_ff_exp = kv_u32(f, a, "expert_feed_forward_length", &found);
+    if (!found && out->n_expert)
+        out->n_ff_exp = out->n_ff;
+    out->n_ff_shexp = kv_u32(f, a, "expert_shared_feed_forward_length", &found);
+    if (!found)
+        out->n_ff_shexp = out->n_ff_exp * kv_u32(f, a, "expert_shared_count", NULL);
+    out->n_dense_lead = kv_u32(f, a, "leading_dense_block_count", NULL);
+    out->n_rot = kv_u32(f, a, "rope.dimension_count", &found);
+    if (!found)
+        out->n_rot = out->head_dim_k;
+    out->kv_lora_rank = kv_u32(f, a, "attention.kv_lora_rank", NULL);
+    out->q_lora_rank = kv_u32(f, a, "attention.q_lora_rank", NULL);
+    out->head_dim_k_mla = kv_u32(f, a, "attention.key_length_mla", NULL);
+    out->head_dim_v_mla = kv_u32(f, a, "attention.value_length_mla", NULL);
+    out->n_vocab = kv_u32(f, a, "vocab_size", &found);
+    const gguf_kv *toks = gguf_kv_find(f, "tokenizer.ggml.tokens");
+    if (!found && toks && toks->n_arr <= UINT32_MAX)
+        out->n_vocab = (uint32_t)toks->n_arr;
+}
+
 static int derive_hparams(const gguf_file *f, const char *name, gguf_shape *out, lvd_err *err)
 {
     const gguf_kv *k = gguf_kv_find(f, "general.architecture");
@@ -203,6 +277,7 @@ static int derive_hparams(const gguf_file *f, const char *name, gguf_shape *out,
     out->n_ctx_train = kv_u32(f, a, "context_length", NULL);
     out->n_expert = kv_u32(f, a, "expert_count", NULL);
     out->n_expert_used = kv_u32(f, a, "expert_used_count", NULL);
+    derive_graph_hparams(f, out);
     return 0;
 }
 
@@ -225,6 +300,6 @@ int gguf_shape_derive(const gguf_file *meta, gguf_tinfo *ts, size_t n, const cha
     }
     derive_bytes(ts, n, out);
     derive_kv_layout(meta, out);
-    out->known = 1;
+    out->known = out->graph = 1;
     return 0;
 }

@@ -13,6 +13,10 @@
  * included. An lvd tool run this way guards its own children the same way, so
  * a chain (lvd-nightly > lvd-bench > llama-bench) unwinds link by link.
  *
+ * A long-lived child (proc_start) is spawned the same way into a guarded
+ * group, its output written to a log file instead of pipes; proc_stop
+ * signals the group (SIGTERM, then SIGKILL) and reaps it.
+ *
  * Policies (constants below):
  * - KILL_GRACE_MS: time between SIGTERM and SIGKILL to the group on timeout.
  * - DRAIN_GRACE_MS: after the leader has exited and its group was killed, how
@@ -465,4 +469,86 @@ char *proc_tail(const char *s, int max_lines)
         start--;
     }
     return lvd_xstrndup(s + start, len - start);
+}
+
+/* --- a long-lived child ---------------------------------------------------- */
+
+int proc_start(const proc_spec *spec, const char *log_path, proc_child *c, lvd_err *err)
+{
+    memset(c, 0, sizeof *c);
+    c->guard = c->guard_w = -1;
+    if (!spec || !spec->argv || !spec->argv[0])
+        return lvd_errf(err, "proc_start: no program given");
+    int log = open(log_path ? log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log >= 0)
+        log = high_fd(log);
+    if (log < 0)
+        return lvd_errf(err, "%s: cannot open the log %s: %s", spec->argv[0], log_path ? log_path : "/dev/null",
+                        strerror(errno));
+    int guard_w = -1;
+    pid_t guard = guard_start(&guard_w);
+    pid_t pid = -1;
+    int rc = spawn(spec, log, log, guard > 0 ? guard : 0, &pid);
+    close(log);
+    if (rc != 0) {
+        guard_stop(guard, &guard_w);
+        return lvd_errf(err, "%s: cannot execute: %s", spec->argv[0], strerror(rc));
+    }
+    c->pid = pid;
+    c->pgid = guard > 0 ? guard : pid;
+    c->guard = guard > 0 ? guard : -1;
+    c->guard_w = guard_w;
+    return 0;
+}
+
+int proc_child_exited(proc_child *c)
+{
+    if (c->pid <= 0 || c->reaped)
+        return 1;
+    int status;
+    pid_t r;
+    do
+        r = waitpid(c->pid, &status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == 0)
+        return 0;
+    c->reaped = 1;
+    c->status = r == c->pid ? status : 0;
+    return 1;
+}
+
+void proc_stop(proc_child *c, int grace_ms)
+{
+    if (c->pid <= 0)
+        return;
+    if (!proc_child_exited(c)) {
+        kill(-c->pgid, SIGTERM);
+        int64_t until = lvd_mono_ms() + (grace_ms > 0 ? grace_ms : 0);
+        while (!proc_child_exited(c) && lvd_mono_ms() < until)
+            usleep(TICK_MS * 1000);
+    }
+    kill(-c->pgid, SIGKILL); /* the child if it is still there, and anything it left in its group */
+    if (!c->reaped) {
+        int status;
+        while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        c->reaped = 1;
+        c->status = status;
+    }
+    pid_t guard = c->guard;
+    guard_stop(guard, &c->guard_w);
+    c->guard = -1;
+}
+
+const char *proc_child_describe(const proc_child *c, char *buf, size_t len)
+{
+    if (!c->reaped)
+        snprintf(buf, len, "running");
+    else if (WIFEXITED(c->status))
+        snprintf(buf, len, "exit %d", WEXITSTATUS(c->status));
+    else if (WIFSIGNALED(c->status))
+        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(c->status), strsignal(WTERMSIG(c->status)));
+    else
+        snprintf(buf, len, "ended in an unknown state");
+    return buf;
 }

@@ -83,6 +83,9 @@ typedef struct lvd_params {
     int fit_target;        /* -fitt MiB: llama.cpp's own fit places the model;
                             * 0 = not passed (then ngl / n_cpu_moe / ubatch say) */
     int fit_ctx;           /* -fitc: the least context llama.cpp's fit may choose; 0 = not passed */
+    int parallel;          /* llama-server -np (--parallel): the slots of a serving arm, measured
+                            * under as many concurrent clients (lvd serve, serve/); 0 = not
+                            * passed: a llama-bench arm */
 } lvd_params;
 
 /* One test (pp512, tg128, ...) of one llama-bench invocation. */
@@ -122,6 +125,8 @@ typedef struct lvd_alloc {
     char device[64];       /* "Vulkan0", "CUDA0", ...; "CPU" for every host buffer */
     int64_t model, kv, compute;
     int64_t pred_model, pred_kv, pred_compute;
+    char build[32];        /* the run's engine build, where the reader knows it (store_alloc_rows:
+                              the margin correction is per backend and build); "" = not read */
 } lvd_alloc;
 
 typedef struct lvd_run {

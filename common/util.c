@@ -510,6 +510,15 @@ char **lvd_strv_finish(char ***v)
     return *v;
 }
 
+void lvd_dvec_push(lvd_dvec *d, double x)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 16;
+        d->v = lvd_xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = x;
+}
+
 int lvd_parse_onoff(const char *s, int *out)
 {
     static const char *const on[] = {"on", "1", "yes", "true"}, *const off[] = {"off", "0", "no", "false"};

@@ -122,4 +122,12 @@ void lvd_strv_vpushf(char ***v, size_t *n, const char *fmt, va_list ap);
  * vector handed on is never NULL. */
 char **lvd_strv_finish(char ***v);
 
+/* A growing vector of doubles: {0} is empty; free(v) frees it. */
+typedef struct lvd_dvec {
+    double *v;
+    size_t n, cap;
+} lvd_dvec;
+/* Appends x to d. */
+void lvd_dvec_push(lvd_dvec *d, double x);
+
 #endif

@@ -11,7 +11,7 @@
 enum flag {
     F_MODEL, F_PROMPT, F_GEN, F_DEPTH, F_REPS, F_OUTPUT, F_VERBOSE, F_NO_WARMUP, F_DEVICE, F_SPLIT_MODE,
     F_TENSOR_SPLIT, F_NGL, F_FA, F_UBATCH, F_CTK, F_CTV, F_NCMOE, F_FIT, F_FITT, F_FITC, F_THREADS, F_CTX,
-    F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_END
+    F_PARALLEL, F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_END
 };
 
 /* Every spelling of a flag (names[0] unless the tool is given another). */
@@ -41,6 +41,7 @@ static const struct {
     [F_FITC] = {{"-fitc", "--fit-ctx"}, {0}},
     [F_THREADS] = {{"-t", "--threads"}, {0}},
     [F_CTX] = {{"-c", "--ctx-size"}, {0}},
+    [F_PARALLEL] = {{"-np", "--parallel"}, {0}},
     [F_FILE] = {{"-f", "--file"}, {0}},
     [F_CHUNKS] = {{"--chunks"}, {0}},
     [F_KLD_BASE] = {{"--kl-divergence-base", "--save-all-logits"}, {0}},
@@ -71,7 +72,7 @@ static const step perplexity_order[] = {
 static const step server_order[] = {
     NEED(F_MODEL), MAY(F_DEVICE), MAY(F_SPLIT_MODE), MAY(F_TENSOR_SPLIT), MAY(F_NGL), MAY(F_NCMOE), MAY(F_FIT),
     MAY(F_FITT), MAY(F_FITC), MAY(F_UBATCH), MAY(F_FA), MAY(F_CTK), MAY(F_CTV), MAY(F_THREADS), MAY(F_CTX),
-    {F_END, 0}};
+    MAY(F_PARALLEL), {F_END, 0}};
 static const step fit_params_order[] = {NEED(F_MODEL), MAY(F_DEVICE), NEED(F_CTX), NEED(F_FITT), {F_END, 0}};
 
 static const struct {
@@ -156,6 +157,7 @@ static char *param_value(const engine_run *r, enum flag f)
     case F_FITT: return p->fit_target > 0 ? int_value(p->fit_target) : NULL;
     case F_FITC: return p->fit_target > 0 && p->fit_ctx > 0 ? int_value(p->fit_ctx) : NULL;
     case F_THREADS: return ctx_value(r, ENGINE_LIST_T, p->threads > 0 ? int_value(p->threads) : NULL);
+    case F_PARALLEL: return p->parallel > 0 ? int_value(p->parallel) : NULL; /* a serving verdict's slots */
     default: return NULL;
     }
 }

@@ -11,6 +11,7 @@
  *                  [--kl-divergence] [-ngl N -dev SEL]
  *   lvd select   llama-server -m M [--device A,B] [-sm S] [-ts A,B] [-ngl N] [--n-cpu-moe N]
  *                  [--fit on -fitt MiB [-fitc N]] [-ub U] [-fa on|off] [-ctk T] [-ctv T] [-t T] [-c C]
+ *                  [-np N] (a serving verdict's slots)
  *                (the GPU flags only on an engine that lists devices)
  *   llama.cpp's fit plan  llama-fit-params -m M [-dev SEL] -c C -fitt MiB
  *

@@ -16,7 +16,7 @@
  * The record a probe keeps (probes.flags) holds, per tool read, the option
  * lines whose names llama-verdict may pass (engine_argv_vocabulary), names
  * and argument only:
- *   lvd-flags 1
+ *   lvd-flags 2
  *   [llama-bench]
  *   -fa --flash-attn <on|off|auto>
  *   [llama-server]

@@ -27,7 +27,7 @@ typedef struct engine_visibility_var {
     const char *what;      /* one line for people */
 } engine_visibility_var;
 
-/* The table (README.md "Device visibility" shows the same). */
+/* The table (man lvd-probe, "Device visibility", shows the same). */
 const engine_visibility_var *engine_visibility_vars(size_t *n);
 
 /* The record of the variables set in this process's environment. Malloc'd. */

@@ -4,6 +4,7 @@
  * store (load.c) nor for the allocation lines (engine/alloclog.c). */
 #include "evidence/format.h"
 #include "evidence/render.h"
+#include "placement/correction.h"
 #include "select/armset.h"
 #include "stats/stats.h"
 
@@ -24,6 +25,8 @@ static void backend_of(const char *device, char out[16])
 void ev_alloc_build(ev_model *m, const lvd_run *runs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        if (strcmp(runs[i].status, "ok") != 0)
+            continue; /* a load that died printed part of its buffers */
         for (size_t k = 0; k < runs[i].n_alloc; k++) {
             const lvd_alloc *a = &runs[i].alloc[k];
             const char *arm = runs[i].arm_key ? runs[i].arm_key : "?";
@@ -37,6 +40,7 @@ void ev_alloc_build(ev_model *m, const lvd_run *runs, size_t n)
             r->arm = lvd_xstrdup(arm);
             r->words = sel_params_brief(&runs[i].params);
             r->a = *a;
+            snprintf(r->a.build, sizeof r->a.build, "%s", runs[i].build ? runs[i].build : "");
             r->newest = 1;
             backend_of(a->device, r->backend);
         }
@@ -73,6 +77,12 @@ static double weights_ratio(const lvd_alloc *a)
     return a->model >= 0 && a->pred_model > 0 ? (double)a->model / (double)a->pred_model : -1;
 }
 
+/* actual / predicted of the compute buffer; -1 when either is missing. */
+static double compute_ratio(const lvd_alloc *a)
+{
+    return a->compute >= 0 && a->pred_compute > 0 ? (double)a->compute / (double)a->pred_compute : -1;
+}
+
 static double total_ratio(const lvd_alloc *a)
 {
     int64_t act = total(a->model, a->kv, a->compute);
@@ -97,7 +107,8 @@ void ev_alloc_render_model(lvd_sb *sb, const ev_model *m)
         return;
     lvd_sb_adds(sb, "\n### Placement: predicted next to actual\n\n"
                     "MiB per device, newest run of each arm: what placement predicted for the arm's "
-                    "flags (compute: the headroom it holds back) and what llama.cpp reported it "
+                    "flags (compute: the compute buffer it predicts from the model's shape, or the "
+                    "seed's constant where the shape does not say) and what llama.cpp reported it "
                     "allocated (llama-bench -v). Ratios are actual / predicted.\n\n"
                     "| arm | device | pred. model | pred. KV | pred. compute | model | KV | compute "
                     "| ratio weights | ratio total |\n"
@@ -129,15 +140,17 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median and range of the ratios of backend over every model's rows. */
-static size_t ratios(const ev_page *p, const char *backend, int tot, double **out)
+typedef double (*ratio_fn)(const lvd_alloc *a);
+
+/* The ratios (by fn) of backend over every model's rows, sorted. */
+static size_t ratios(const ev_page *p, const char *backend, ratio_fn fn, double **out)
 {
     size_t n = 0;
     double *v = NULL;
     for (size_t i = 0; i < p->n_models; i++) {
         for (size_t k = 0; k < p->models[i].n_alloc; k++) {
             const ev_alloc_row *r = &p->models[i].alloc[k];
-            double x = tot ? total_ratio(&r->a) : weights_ratio(&r->a);
+            double x = fn(&r->a);
             if (strcmp(r->backend, backend) || x < 0)
                 continue;
             v = lvd_xrealloc(v, (n + 1) * sizeof *v);
@@ -150,41 +163,98 @@ static size_t ratios(const ev_page *p, const char *backend, int tot, double **ou
     return n;
 }
 
-void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p)
+/* " 0.981 | 0.950–1.010 |" for sorted v[0..n), or dashes. */
+static void median_range(lvd_sb *sb, const double *v, size_t n)
 {
-    char seen[16][16];
+    if (n)
+        lvd_sb_addf(sb, " %.3f | %.3f–%.3f |", stats_median(v, n), v[0], v[n - 1]);
+    else
+        lvd_sb_adds(sb, " – | – |");
+}
+
+/* The distinct values of key over every model's rows (at most 16). */
+static size_t distinct(const ev_page *p, int by_build, char seen[16][32])
+{
     size_t n_seen = 0;
     for (size_t i = 0; i < p->n_models; i++)
         for (size_t k = 0; k < p->models[i].n_alloc && n_seen < 16; k++) {
-            const char *b = p->models[i].alloc[k].backend;
+            const ev_alloc_row *r = &p->models[i].alloc[k];
+            char key[32];
+            snprintf(key, sizeof key, "%s%s%.15s", r->backend, by_build ? " " : "",
+                     by_build ? r->a.build : "");
             size_t j = 0;
-            while (j < n_seen && strcmp(seen[j], b))
+            while (j < n_seen && strcmp(seen[j], key))
                 j++;
             if (j == n_seen)
-                snprintf(seen[n_seen++], sizeof seen[0], "%s", b);
+                snprintf(seen[n_seen++], sizeof seen[0], "%s", key);
         }
+    return n_seen;
+}
+
+/* The margin correction placement draws from these rows, per device
+ * backend and build (placement/correction.h), and which way it moved. */
+static void render_corrections(lvd_sb *sb, const ev_page *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_models; i++)
+        n += p->models[i].n_alloc;
+    lvd_alloc *rows = lvd_xcalloc(n ? n : 1, sizeof *rows);
+    n = 0;
+    for (size_t i = 0; i < p->n_models; i++)
+        for (size_t k = 0; k < p->models[i].n_alloc; k++)
+            rows[n++] = p->models[i].alloc[k].a;
+    char seen[16][32];
+    size_t n_seen = distinct(p, 1, seen);
     int header = 0;
     for (size_t j = 0; j < n_seen; j++) {
-        double *w, *t;
-        size_t nw = ratios(p, seen[j], 0, &w), nt = ratios(p, seen[j], 1, &t);
+        char backend[16], *sp = strchr(seen[j], ' ');
+        snprintf(backend, sizeof backend, "%.*s", (int)(sp ? sp - seen[j] : 15), seen[j]);
+        if (!strcmp(backend, "cpu"))
+            continue;
+        placement_correction c;
+        placement_correction_compute(rows, n, backend, sp ? sp + 1 : "", &c);
+        if (!header)
+            lvd_sb_adds(sb, "\nThe margin correction placement draws from these rows (per backend and "
+                            "build: the 90th percentile of the total ratios, bounded to "
+                            "0.75–3, and which way it moved the device need):\n\n");
+        header = 1;
+        lvd_sb_adds(sb, "- ");
+        ev_md_cell(sb, c.why);
+        lvd_sb_adds(sb, "\n");
+    }
+    free(rows);
+}
+
+void ev_alloc_render_summary(lvd_sb *sb, const ev_page *p)
+{
+    char seen[16][32];
+    size_t n_seen = distinct(p, 0, seen);
+    int header = 0;
+    for (size_t j = 0; j < n_seen; j++) {
+        double *w, *c, *t;
+        size_t nw = ratios(p, seen[j], weights_ratio, &w), nc = ratios(p, seen[j], compute_ratio, &c),
+               nt = ratios(p, seen[j], total_ratio, &t);
         if (nw && !header) {
             lvd_sb_adds(sb, "\n## Placement estimator error\n\n"
-                            "Every recorded run: actual / predicted per device, by backend (the "
-                            "weights alone, and model + KV + compute against weights + KV + "
-                            "headroom).\n\n"
-                            "| backend | runs | median ratio weights | range | median ratio total | "
-                            "range |\n|---|---:|---:|---|---:|---|\n");
+                            "Every recorded run: actual / predicted per device, by backend: the "
+                            "weights alone, the compute buffer alone, and model + KV + compute "
+                            "against weights + KV + the predicted compute buffer.\n\n"
+                            "| backend | runs | median ratio weights | range | median ratio compute | "
+                            "range | median ratio total | range |\n"
+                            "|---|---:|---:|---|---:|---|---:|---|\n");
             header = 1;
         }
         if (nw) {
-            lvd_sb_addf(sb, "| %s | %zu | %.3f | %.3f–%.3f |", seen[j], nw, stats_median(w, nw), w[0],
-                        w[nw - 1]);
-            if (nt)
-                lvd_sb_addf(sb, " %.3f | %.3f–%.3f |\n", stats_median(t, nt), t[0], t[nt - 1]);
-            else
-                lvd_sb_adds(sb, " – | – |\n");
+            lvd_sb_addf(sb, "| %s | %zu |", seen[j], nw);
+            median_range(sb, w, nw);
+            median_range(sb, c, nc);
+            median_range(sb, t, nt);
+            lvd_sb_adds(sb, "\n");
         }
         free(w);
+        free(c);
         free(t);
     }
+    if (header)
+        render_corrections(sb, p);
 }

@@ -38,7 +38,7 @@ void ev_anchor(lvd_sb *sb, const char *heading);
 
 /* Chart file name beside the page: "<stem>-<sha12>-<kind>.svg" where stem is
  * the page's file name without ".md" and kind is "pp", "tg",
- * "tg-history", "pp-depth" or "tg-depth". Caller frees. */
+ * "tg-history", "pp-depth", "tg-depth" or "serve". Caller frees. */
 char *ev_chart_name(const char *page, const char *sha256, const char *kind);
 /* The directory of page ("." when it has none). Caller frees. */
 char *ev_page_dir(const char *page);

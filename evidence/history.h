@@ -1,6 +1,6 @@
 /* history.h: the history chart's points, shaped from an arm's nightly
  * medians (model.h ev_point) so the chart's size and legibility do not grow
- * with nights. The rule (README "The evidence page"): a chart whose dates
+ * with nights. The rule (docs/evidence.md, "The history charts"): a chart whose dates
  * span at most EV_HIST_DAILY_DAYS days (first to last night) shows every
  * night; a longer one shows one point per ISO week (Monday to Sunday, UTC)
  * and arm: the median of that week's nightly medians, with its spread, the

@@ -207,6 +207,10 @@ static int describe_choice(ev_model *m, store *s, const char *host, const lvd_ve
         for (size_t i = 0; i < m->n_arms && !m->verdict_arm; i++)
             if (m->arms[i].is_verdict)
                 m->verdict_arm = lvd_xstrdup(m->arms[i].label);
+        for (size_t i = 0; i < m->n_serve && !m->verdict_arm; i++) /* a serve verdict's arm */
+            for (size_t k = 0; k < m->serve[i].n_pts && !m->verdict_arm; k++)
+                if (m->serve[i].pts[k].is_verdict)
+                    m->verdict_arm = lvd_xasprintf("%s, np %d", m->serve[i].label, m->serve[i].pts[k].clients);
         if (!m->verdict_arm) {
             size_t ei = engine_index(es, v->engine_id);
             char *brief = sel_params_brief(&v->params);
@@ -260,6 +264,40 @@ static int arm_input(store *s, const char *sha, const char *host, const engines 
     return 0;
 }
 
+/* Moves the serving arms (lvd serve's: params.parallel > 0) of set to its
+ * end, keeping each side's order; returns how many arms come before them. */
+static size_t bench_arms_first(sel_armset *set)
+{
+    sel_arm *v = lvd_xmalloc((set->n ? set->n : 1) * sizeof *v);
+    size_t nb = 0, k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < set->n; i++)
+            if ((set->v[i].params.parallel > 0) == pass)
+                v[k++] = set->v[i];
+    for (size_t i = 0; i < set->n; i++)
+        nb += set->v[i].params.parallel == 0;
+    memcpy(set->v, v, set->n * sizeof *v);
+    free(v);
+    return nb;
+}
+
+/* The serving section of m from the serving arms a[0..n). */
+static void serving_load(ev_model *m, const engines *es, const sel_arm *a, size_t n, const lvd_verdict *v)
+{
+    ev_serve_in *in = lvd_xcalloc(n ? n : 1, sizeof *in);
+    char(*backend)[16] = lvd_xcalloc(n ? n : 1, sizeof *backend);
+    for (size_t i = 0; i < n; i++) {
+        size_t ei = engine_index(es, a[i].engine_id);
+        sel_backend_label(engine_probe(es, ei), a[i].backends, backend[i], sizeof backend[i]);
+        in[i] = (ev_serve_in){.arm = &a[i], .backend = backend[i], .engine = ei != SIZE_MAX ? es->v[ei].name : NULL,
+                              .is_verdict = v && v->engine_id == a[i].engine_id && v->arm_key &&
+                                            !strcmp(v->arm_key, a[i].arm_key)};
+    }
+    ev_serve_build(m, in, n);
+    free(in);
+    free(backend);
+}
+
 /* One model: its runs[0..nr) (the page's nights of it, oldest first, with
  * samples) into arms, checks, verdict, figures and history. */
 static int load_model(store *s, const ev_opts *o, const char *host, const char *sha, const engines *es,
@@ -279,6 +317,7 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     lvd_check *checks = NULL;
     char **texts = NULL;
     char(*backend)[16] = NULL;
+    size_t nb = 0;
     int rc = newest_verdict(s, sha, host, &v, &has_v, err);
     if (rc != 0)
         goto out;
@@ -290,20 +329,23 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     }
     describe_model(m, ap, runs, nr);
     sel_armset_build(runs, nr, &set);
+    nb = bench_arms_first(&set); /* llama-bench's arms; lvd serve's after them */
     size_t cap = set.n ? set.n : 1;
     in = lvd_xcalloc(cap, sizeof *in);
     backend = lvd_xcalloc(cap, sizeof *backend);
     checks = lvd_xcalloc(cap, sizeof *checks);
     texts = lvd_xcalloc(cap, sizeof *texts);
-    for (size_t i = 0; i < set.n && rc == 0; i++) {
+    for (size_t i = 0; i < nb && rc == 0; i++) {
         rc = arm_input(s, sha, host, es, &set.v[i], has_v ? &v : NULL, &in[i], backend[i], &checks[i], &texts[i],
                        err);
     }
     if (rc != 0)
         goto out;
-    rc = ev_model_compute(m, in, set.n, has_v ? v.objective : NULL, err);
-    if (rc == 0)
-        ev_depth_build(m, in, set.n);
+    rc = ev_model_compute(m, in, nb, has_v ? v.objective : NULL, err);
+    if (rc == 0) {
+        ev_depth_build(m, in, nb);
+        serving_load(m, es, set.v + nb, set.n - nb, has_v ? &v : NULL);
+    }
     if (rc == 0) {
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
         ev_alloc_build(m, runs, nr);
@@ -315,7 +357,7 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
         rc = describe_choice(m, s, host, has_v ? &v : NULL, ap, runs, nr, es, err);
     }
 out:
-    for (size_t i = 0; checks && i < set.n; i++) {
+    for (size_t i = 0; checks && i < nb; i++) {
         lvd_check_free(&checks[i]);
         free(texts[i]);
     }

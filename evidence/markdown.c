@@ -4,6 +4,7 @@
 #include "evidence/fleet.h"
 #include "evidence/format.h"
 #include "evidence/render.h"
+#include "stats/serving.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@ void ev_model_charts(const ev_model *m, ev_charts *out)
             out->tg_depth |= m->arms[i].depth[k].has_tg;
         }
     }
+    for (size_t i = 0; i < m->n_serve; i++)
+        out->serve |= m->serve[i].rank > 0;
 }
 
 static void heading(lvd_sb *sb, const ev_model *m)
@@ -161,7 +164,8 @@ static void verdict_block(lvd_sb *sb, const ev_page *p, const ev_model *m)
         const ev_delta *second = pp ? &m->second_pp : &m->second_tg;
         const ev_delta *alt = pp ? &lead->pp_vs_alt : &lead->tg_vs_alt;
         const char *kind = pp ? "pp" : "tg";
-        lvd_sb_addf(sb, "- Measured leader by %s: ", m->objective);
+        /* a serve verdict's arms are the serving section's: llama-bench's rank on tg */
+        lvd_sb_addf(sb, "- Measured leader by %s: ", lvd_starts_with(m->objective, "serve") ? "tg" : m->objective);
         ev_md_cell(sb, lead->label);
         lvd_sb_addf(sb, " (ranking state `%s`)", m->state ? m->state : "none");
         if (second->has) {
@@ -289,6 +293,7 @@ static void model_section(lvd_sb *sb, const ev_page *p, const ev_model *m, const
         chart_link(sb, page_path, m, "tg-depth", "tg t/s against context depth, leading arms");
     if (c.pp_depth)
         chart_link(sb, page_path, m, "pp-depth", "pp t/s against context depth, leading arms");
+    ev_serve_render_model(sb, m, page_path);
 }
 
 static const char *model_name(const ev_page *p, const char *sha, char *buf, size_t len)
@@ -298,6 +303,18 @@ static const char *model_name(const ev_page *p, const char *sha, char *buf, size
             return p->models[i].name;
     snprintf(buf, len, "%.12s", sha);
     return buf;
+}
+
+/* What a serving test's t/s are, when the comparisons have one. */
+static void serving_note(lvd_sb *sb, const ev_pin *pin)
+{
+    for (size_t i = 0; i < pin->n_rows; i++)
+        if (stats_serve_test_kind(pin->rows[i].test, NULL, NULL) != STATS_SERVE_NONE) {
+            lvd_sb_adds(sb, "Serving tests (`lvd serve`, the arm's launch line at `-np N` under N clients): "
+                            "serve-ttft's t/s are prompt tokens per second to the first token (P / TTFT), so -50 % "
+                            "is a doubled time to first token; serve-tps's are the aggregate generation rate.\n\n");
+            return;
+        }
 }
 
 static void pin_section(lvd_sb *sb, const ev_page *p)
@@ -345,6 +362,7 @@ static void pin_section(lvd_sb *sb, const ev_page *p)
             lvd_sb_adds(sb, " |\n");
         }
         lvd_sb_adds(sb, "\n");
+        serving_note(sb, pin);
     }
     if (pin->n_issues) {
         lvd_sb_adds(sb, "Issues of the candidate:\n\n");

@@ -485,6 +485,7 @@ void ev_model_free(ev_model *m)
     ev_depth_free(m);
     ev_ceilings_free(m);
     store_fit_plan_list_free(m->fit_plans, m->n_fit_plans);
+    ev_serve_free(m);
     free(m->name);
     free(m->desc);
     free(m->common);

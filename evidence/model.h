@@ -143,6 +143,27 @@ typedef struct ev_ceiling {
     char *best;             /* "b9749-vulkan Vulkan0" (the best of its KV pair), or NULL */
 } ev_ceiling;
 
+/* One serving arm at one load (evidence/serving.c): lvd serve's launch
+ * line at -np N under N concurrent clients. */
+typedef struct ev_serve_point {
+    int clients;            /* N */
+    char status[16];        /* "ok", "failed" (its newest session had no ok run) */
+    char *why;              /* failed: the run's reason; NULL */
+    double ttft_p50, ttft_p95; /* ms, of the kept requests; NAN none */
+    ev_stat tps;            /* serve-tps: aggregate t/s, median with its 95 % CI */
+    int is_verdict;         /* the recorded (serve) verdict chose this arm */
+} ev_serve_point;
+
+/* One launch line at every N it was served at, for one prompt shape. */
+typedef struct ev_serve_line {
+    char *label;            /* the arm's words without np ("cpu on b9749-cpu") */
+    char backend[16];
+    int n_prompt, n_gen;    /* P, G */
+    ev_serve_point *pts;    /* by N, ascending */
+    size_t n_pts;
+    size_t rank;            /* by aggregate t/s at its largest N (ties: the lower TTFT); 1 leads */
+} ev_serve_line;
+
 typedef struct ev_model {
     char sha256[LVD_SHA256_HEX_LEN + 1];
     char *name;             /* file name, else sha256's first 12 */
@@ -175,7 +196,25 @@ typedef struct ev_model {
     size_t n_ceilings;
     store_fit_plan *fit_plans; /* llama.cpp's own fit beside ours (evidence/fitplan.c) */
     size_t n_fit_plans;
+    ev_serve_line *serve;   /* serving under load (evidence/serving.c), ranked */
+    size_t n_serve;
 } ev_model;
+
+/* One serving arm as ev_serve_build takes it. Pointers are borrowed. */
+typedef struct ev_serve_in {
+    const sel_arm *arm;     /* params.parallel > 0 */
+    const char *backend;
+    const char *engine;
+    int is_verdict;
+} ev_serve_in;
+
+/* The leading serving lines the chart shows (rank 1 to this). */
+#define EV_SERVE_LINES 3
+/* Fills m->serve from the serving arms in[0..n) (evidence/serving.c):
+ * grouped by their launch line without -np and their prompt shape, each N
+ * a point, the lines ranked. Pure. */
+void ev_serve_build(ev_model *m, const ev_serve_in *in, size_t n);
+void ev_serve_free(ev_model *m);
 
 /* Fills m->ceilings from the store's newest ceiling of each engine, device
  * and KV pair of artifact a (NULL: none) on host; engines[i] with probes[i]

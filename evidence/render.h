@@ -28,7 +28,11 @@
  *   STEM-SHA12-pp-depth.svg, STEM-SHA12-tg-depth.svg
  *                                          median per leading arm (rank 1 to
  *                                          EV_DEPTH_ARMS) at each llama-bench
- *                                          depth, when two or more were measured */
+ *                                          depth, when two or more were measured
+ *   STEM-SHA12-serve.svg                   serving under load (lvd serve): time
+ *                                          to first token and aggregate t/s
+ *                                          against N, per leading launch line
+ *                                          (rank 1 to EV_SERVE_LINES) */
 #ifndef LVD_EV_RENDER_H
 #define LVD_EV_RENDER_H
 
@@ -44,6 +48,7 @@ typedef struct ev_charts {
     int pp, tg, history, pp_history;
     int tpj;               /* the tg tokens-per-joule chart (evidence/energy.h) */
     int pp_depth, tg_depth; /* two or more depths of the leading arms */
+    int serve;             /* a serving line with a point that has figures */
 } ev_charts;
 
 void ev_model_charts(const ev_model *m, ev_charts *out);
@@ -85,6 +90,13 @@ void ev_svg_history(const ev_model *m, lvd_sb *out);
 void ev_svg_history_of(const ev_model *m, int tg, lvd_sb *out);
 /* tg (1) or pp (0) against depth: one line per leading arm, depths on x. */
 void ev_svg_depth(const ev_model *m, int tg, lvd_sb *out);
+/* Serving under load (evidence/serving.c): two panels, p50 time to first
+ * token and aggregate t/s against N, one line per leading serving line. */
+void ev_svg_serve(const ev_model *m, lvd_sb *out);
+/* The model's serving section: a row per line and N (TTFT p50 and p95,
+ * aggregate t/s with CI, status), then the chart's link; nothing when no
+ * serving arm was measured. */
+void ev_serve_render_model(lvd_sb *sb, const ev_model *m, const char *page_path);
 
 typedef struct ev_file {
     char *path;

@@ -44,6 +44,26 @@ void ev_svg_num(lvd_sb *sb, double v)
     lvd_sb_adds(sb, buf);
 }
 
+void ev_svg_dot(lvd_sb *out, lvd_sb *pts, double x, double y, const char *colour)
+{
+    lvd_sb_adds(pts, pts->len ? " " : "");
+    ev_svg_num(pts, x);
+    lvd_sb_adds(pts, ",");
+    ev_svg_num(pts, y);
+    lvd_sb_adds(out, "<circle cx=\"");
+    ev_svg_num(out, x);
+    lvd_sb_adds(out, "\" cy=\"");
+    ev_svg_num(out, y);
+    lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
+}
+
+void ev_svg_polyline(lvd_sb *out, const lvd_sb *pts, const char *colour)
+{
+    if (strchr(lvd_sb_str(pts), ' '))
+        lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", colour,
+                    lvd_sb_str(pts));
+}
+
 /* Escaped text cut to EV_SVG_LABEL_MAX characters (UTF-8 aware). */
 static void label_text(lvd_sb *sb, const char *s)
 {
@@ -286,21 +306,10 @@ static void depth_arm(lvd_sb *out, const ev_model *m, const ev_arm *a, int tg, c
             d++;
         if (!has)
             continue;
-        double x = depth_x(f, d), y = f->y_bottom - v / f->axis_max * f->plot_h;
-        lvd_sb_adds(&pts, pts.len ? " " : "");
-        ev_svg_num(&pts, x);
-        lvd_sb_adds(&pts, ",");
-        ev_svg_num(&pts, y);
-        lvd_sb_adds(out, "<circle cx=\"");
-        ev_svg_num(out, x);
-        lvd_sb_adds(out, "\" cy=\"");
-        ev_svg_num(out, y);
-        lvd_sb_addf(out, "\" r=\"3.5\" fill=\"%s\"/>\n", colour);
+        ev_svg_dot(out, &pts, depth_x(f, d), f->y_bottom - v / f->axis_max * f->plot_h, colour);
         last = v;
     }
-    if (strchr(lvd_sb_str(&pts), ' '))
-        lvd_sb_addf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", colour,
-                    lvd_sb_str(&pts));
+    ev_svg_polyline(out, &pts, colour);
     lvd_sb_free(&pts);
     lvd_sb lbl = {0};
     lvd_sb_addf(&lbl, " (#%zu): ", a->rank);

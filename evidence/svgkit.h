@@ -31,6 +31,11 @@ void ev_svg_text_parts(lvd_sb *sb, double x, double y, const char *anchor, const
 void ev_svg_text(lvd_sb *sb, double x, double y, const char *anchor, const char *extra, const char *s);
 /* The chart's title at the top left, never cut. */
 void ev_svg_title(lvd_sb *sb, const char *s);
+/* A line chart's dot at (x, y) in colour; its point goes to pts ("x,y",
+ * blank-separated) for ev_svg_polyline. */
+void ev_svg_dot(lvd_sb *out, lvd_sb *pts, double x, double y, const char *colour);
+/* The line through pts when it holds two points or more. */
+void ev_svg_polyline(lvd_sb *out, const lvd_sb *pts, const char *colour);
 /* <line> with style attributes. */
 void ev_svg_line(lvd_sb *sb, double x1, double y1, double x2, double y2, const char *style);
 /* The document head (w x h, the title as <title>) and a white background. */

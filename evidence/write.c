@@ -30,13 +30,14 @@ void ev_render_files(const ev_page *p, const char *page_path, ev_file **files, s
     *files = NULL;
     *n = 0;
     char *dir = ev_page_dir(page_path);
-    static const char *const kinds[] = {"pp", "tg", "tg-history", "tg-tpj", "pp-depth", "tg-depth", "pp-history"};
+    static const char *const kinds[] = {"pp",       "tg",       "tg-history", "tg-tpj",
+                                        "pp-depth", "tg-depth", "pp-history", "serve"};
     for (size_t i = 0; i < p->n_models; i++) {
         const ev_model *m = &p->models[i];
         ev_charts c;
         ev_model_charts(m, &c);
-        int want[7] = {c.pp, c.tg, c.history, c.tpj, c.pp_depth, c.tg_depth, c.pp_history};
-        for (size_t k = 0; k < 7; k++) {
+        int want[8] = {c.pp, c.tg, c.history, c.tpj, c.pp_depth, c.tg_depth, c.pp_history, c.serve};
+        for (size_t k = 0; k < 8; k++) {
             if (!want[k])
                 continue;
             lvd_sb sb = {0};
@@ -46,6 +47,8 @@ void ev_render_files(const ev_page *p, const char *page_path, ev_file **files, s
                 ev_svg_history(m, &sb);
             else if (k == 6)
                 ev_svg_history_of(m, 0, &sb);
+            else if (k == 7)
+                ev_svg_serve(m, &sb);
             else if (k > 3)
                 ev_svg_depth(m, k == 5, &sb);
             else

@@ -3,6 +3,7 @@
 #include "fit/ceiling.h"
 
 #include "fit/search.h"
+#include "placement/cbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ int fit_place(const gguf_shape *shape, const lvd_device *dev, const char *type_k
     in.ctx = shape->n_ctx_train && shape->n_ctx_train < PLACEMENT_CTX_DEFAULT ? shape->n_ctx_train
                                                                                : PLACEMENT_CTX_DEFAULT;
     in.free_mib = dev->free_mib;
+    in.dev = placement_cbuf_dev_of(dev->backend, dev->name);
     in.type_k = type_k;
     in.type_v = type_v;
     if (placement_compute(&in, pl, err) != 0)

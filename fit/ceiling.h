@@ -1,4 +1,4 @@
-/* ceiling.h: what a context ceiling means once measured (README.md, "lvd
+/* ceiling.h: what a context ceiling means once measured (man lvd-fit, "lvd
  * fit"), for lvd fit, lvd select and the evidence page alike: the
  * placement a ceiling is measured and served at, the identity that makes a
  * recorded ceiling stale, the margin lvd select --ctx max keeps below it,

@@ -1,4 +1,4 @@
-/* fit.h: lvd fit (README.md, "lvd fit: context ceilings"): per engine x
+/* fit.h: lvd fit (man lvd-fit): per engine x
  * device x KV cache type pair (matched pairs), at the placement lvd select
  * would use (fit_place), the largest context that loads and runs one token,
  * found by loading (fit/search.h over fit/load.h) and recorded in the store

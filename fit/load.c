@@ -21,7 +21,7 @@ int fit_load_cmd(const fit_target *t, uint32_t n_ctx, engine_argv *out, lvd_err 
     p.fit_target = p.fit_ctx = 0;
     engine_help help;
     engine_help_load(t->flags, &help);
-    char *depth = lvd_xasprintf("%u", n_ctx > 2 ? n_ctx - 2 : 0);
+    char *depth = lvd_xasprintf("%u", n_ctx > 1 ? n_ctx - 1 : 0);
     engine_run r = {.kind = ENGINE_RUN_FIT_LOAD, .binary = t->binary, .model = t->model, .params = p,
                     .help = t->flags ? &help : NULL, .n_prompt = "1", .n_gen = "1", .n_depth = depth, .reps = 1,
                     .no_warmup = 1};

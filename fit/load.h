@@ -1,6 +1,7 @@
 /* load.h: one load of lvd fit: a one-token llama-bench run at a context
- * (`-d N-2 -p 1 -n 1 -r 1`: llama-bench sizes the KV cache for n_prompt +
- * n_gen + n_depth = N cells) with the placement's flags, as its own child
+ * (`-d N-1 -p 1 -n 1 -r 1`: llama-bench makes a context per test, of its
+ * depth and its own tokens, so pp1 and tg1 at depth N-1 each load N cells)
+ * with the placement's flags, as its own child
  * process (common/proc.h: argv, timeout, process group killed). It fits when
  * the child exits 0 with a result line; a load that dies for memory
  * (llama.cpp's "failed to allocate", "out of memory", "failed to create

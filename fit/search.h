@@ -1,5 +1,5 @@
 /* search.h: the bisection lvd fit runs over the context of one engine,
- * device and KV cache type pair (README.md, "lvd fit"): between a start (the
+ * device and KV cache type pair (man lvd-fit, THE SEARCH): between a start (the
  * placement's prediction) and a top (the training context or --max-ctx),
  * the largest context that loads, to within FIT_PRECISION_PCT. Pure: the
  * loads are a callback, so the tests count them. Not for running a load

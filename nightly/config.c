@@ -4,6 +4,7 @@
 
 #include "common/kv.h"
 #include "common/paths.h"
+#include "serve/load.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ static const char *const known_keys[] = {
     "model", "pin_file", "flavour", "candidate", "min_age", "tests", "budget", "max_samples",
     "reps", "objective", "evidence", "log", "builds_dir", "fetch", "promote", "step_timeout",
     "run_timeout", "discover", "ctx", "depth", "device_wait", "resume_within", "bisect", "bisect_budget",
-    "fallback_store",
+    "fallback_store", "serve", "serve_arms",
 };
 
 static char *resolve(const char *base_dir, const char *p)
@@ -36,6 +37,7 @@ static int set_defaults(night_config *c, lvd_err *err)
     c->discover = 1;
     c->promote = 1;
     c->bisect = 1;
+    c->serve_arms = 2;
     c->bisect_budget = lvd_xstrdup("1h");
     c->step_timeout_s = 1800;
     c->device_wait_s = 1800;
@@ -175,6 +177,17 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             if (check_depths(kv, e, err))
                 return -1;
             replace(&c->depth, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "serve")) {
+            serve_load *loads;
+            size_t n;
+            lvd_err why;
+            if (serve_loads_parse(e->value, &loads, &n, &why))
+                return lvd_errf(err, "%s:%d: serve: %s", kv->name, e->line, why.msg);
+            free(loads);
+            replace(&c->serve, lvd_xstrdup(e->value));
+        } else if (!strcmp(key, "serve_arms")) {
+            if (positive(kv, e, 16, &c->serve_arms, err))
+                return -1;
         } else if (!strcmp(key, "reps")) {
             if (positive(kv, e, 100, &c->reps, err))
                 return -1;
@@ -249,5 +262,6 @@ void night_config_free(night_config *c)
     free(c->builds_dir);
     free(c->run_timeout);
     free(c->bisect_budget);
+    free(c->serve);
     memset(c, 0, sizeof *c);
 }

@@ -39,6 +39,8 @@ typedef struct night_config {
     char *run_timeout;   /* limit for one llama-bench / llama-perplexity run; NULL = the tools' */
     int64_t device_wait_s;   /* how long to wait for the device lock (default 30m) */
     int64_t resume_within_s; /* an interrupted night this recent is resumed (default 24h; 0 = never) */
+    char *serve;         /* lvd serve's load shapes "N:P:G,..." after each bench; NULL: no serving step */
+    int serve_arms;      /* the leading bench arms whose launch lines lvd serve measures (default 2) */
     int bisect;          /* 1: a pin decision naming a regression runs lvd bisect (default on) */
     char *bisect_budget; /* its --budget, "1h" */
 } night_config;

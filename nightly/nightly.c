@@ -305,6 +305,16 @@ static void per_model(job *j, const char *what, const char *model)
         tool(j, &a, "check");
         lvd_strv_pushf(&a.v, &a.n, "--model");
         lvd_strv_pushf(&a.v, &a.n, "%s", model);
+    } else if (!strcmp(what, "serve")) { /* the leading arms' launch lines under load, in the night's session */
+        tool(j, &a, "serve");
+        lvd_strv_pushf(&a.v, &a.n, "--model");
+        lvd_strv_pushf(&a.v, &a.n, "%s", model);
+        lvd_strv_pushf(&a.v, &a.n, "--arms");
+        lvd_strv_pushf(&a.v, &a.n, "%d", c->serve_arms);
+        lvd_strv_pushf(&a.v, &a.n, "--load");
+        lvd_strv_pushf(&a.v, &a.n, "%s", c->serve);
+        lvd_strv_pushf(&a.v, &a.n, "--session");
+        lvd_strv_pushf(&a.v, &a.n, "%s", j->r->session);
     } else { /* bench */
         int64_t budget = 900;
         lvd_parse_duration(c->budget, &budget);
@@ -529,6 +539,8 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         char *before = identify(&j, c->models[m], "before");
         per_model(&j, "check", c->models[m]);
         per_model(&j, "bench", c->models[m]);
+        if (c->serve)
+            per_model(&j, "serve", c->models[m]);
         per_model(&j, "select", c->models[m]);
         char *after = before ? identify(&j, c->models[m], "after") : NULL;
         if (before && after && strcmp(before, after)) {

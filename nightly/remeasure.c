@@ -4,6 +4,7 @@
 
 #include "bench/arm.h"
 #include "common/json.h"
+#include "stats/serving.h"
 #include "stats/stats.h"
 #include "store/store.h"
 
@@ -119,8 +120,8 @@ static int remeasure_of(store *s, const night_config *c, const char *tools_dir, 
                         const char *session, const cJSON *cmp, night_remeasure *r)
 {
     const char *model = model_of(s, c, lvd_json_string(cmp, "artifact"));
-    if (!model)
-        return -1;
+    if (!model || stats_serve_test_kind(lvd_json_string(cmp, "test"), NULL, NULL) != STATS_SERVE_NONE)
+        return -1; /* a serving test is lvd serve's, measured again by the next night's serve step */
     size_t want = 2 * (side_n(cmp, "pinned") > side_n(cmp, "candidate") ? side_n(cmp, "pinned")
                                                                           : side_n(cmp, "candidate"));
     if (want > (size_t)c->max_samples)

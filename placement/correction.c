@@ -38,25 +38,52 @@ static double row_ratio(const lvd_alloc *a)
     return (double)act / (double)pred;
 }
 
-double placement_correction_compute(const lvd_alloc *rows, size_t n, const char *backend,
-                                    placement_correction *out)
+const char *placement_correction_direction(int direction)
 {
-    memset(out, 0, sizeof *out);
-    snprintf(out->backend, sizeof out->backend, "%s", backend ? backend : "");
-    out->factor = 1;
-    double *v = lvd_xcalloc(n ? n : 1, sizeof *v);
+    return direction > 0 ? "up" : direction < 0 ? "down" : "unchanged";
+}
+
+/* The ratios of the rows of out's backend and build into v; their count. */
+static size_t select_ratios(const lvd_alloc *rows, size_t n, const placement_correction *out,
+                            double *v)
+{
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         char b[16];
-        if (!strcmp(rows[i].device, "CPU"))
+        if (!strcmp(rows[i].device, "CPU") || (out->build[0] && strcmp(rows[i].build, out->build)))
             continue;
         engine_backend_of_selector(rows[i].device, b, sizeof b);
         double r = row_ratio(&rows[i]);
         if (r > 0 && !strcmp(b, out->backend))
-            v[out->n++] = r;
+            v[k++] = r;
     }
-    if (out->n)
-        qsort(v, out->n, sizeof *v, cmp_double);
+    return k;
+}
+
+/* x within PLACEMENT_CORRECTION_MIN..MAX; 1 where it is within
+ * PLACEMENT_CORRECTION_EXACT of it. */
+static double bounded(double x)
+{
+    if (x > 1 - PLACEMENT_CORRECTION_EXACT && x < 1 + PLACEMENT_CORRECTION_EXACT)
+        return 1;
+    return x < PLACEMENT_CORRECTION_MIN ? PLACEMENT_CORRECTION_MIN
+         : x > PLACEMENT_CORRECTION_MAX ? PLACEMENT_CORRECTION_MAX
+                                        : x;
+}
+
+double placement_correction_compute(const lvd_alloc *rows, size_t n, const char *backend,
+                                    const char *build, placement_correction *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->backend, sizeof out->backend, "%s", backend ? backend : "");
+    snprintf(out->build, sizeof out->build, "%s", build ? build : "");
+    out->factor = 1;
+    char who[64];
+    snprintf(who, sizeof who, "%s%s%s", out->backend, out->build[0] ? " " : "", out->build);
+    double *v = lvd_xcalloc(n ? n : 1, sizeof *v);
+    out->n = select_ratios(rows, n, out, v);
     if (out->n) {
+        qsort(v, out->n, sizeof *v, cmp_double);
         out->median = quantile(v, out->n, 0.5);
         out->lo = quantile(v, out->n, 0.1);
         out->hi = quantile(v, out->n, PLACEMENT_CORRECTION_QUANTILE);
@@ -64,14 +91,16 @@ double placement_correction_compute(const lvd_alloc *rows, size_t n, const char 
     free(v);
     if (out->n < PLACEMENT_CORRECTION_MIN_ROWS) {
         snprintf(out->why, sizeof out->why, "%s: no margin correction (%zu allocation rows in the "
-                 "store, %d needed)", out->backend, out->n, PLACEMENT_CORRECTION_MIN_ROWS);
+                 "store, %d needed)", who, out->n, PLACEMENT_CORRECTION_MIN_ROWS);
         return out->factor;
     }
-    out->factor = out->hi > 1 ? out->hi : 1;
-    if (out->factor > PLACEMENT_CORRECTION_MAX)
-        out->factor = PLACEMENT_CORRECTION_MAX;
+    out->factor = bounded(out->hi);
+    out->direction = out->factor > 1 ? 1 : out->factor < 1 ? -1 : 0;
     snprintf(out->why, sizeof out->why, "%s: actual/predicted over %zu rows median %.3f "
-             "(p10 %.3f, p90 %.3f): device need x%.3f%s", out->backend, out->n, out->median,
-             out->lo, out->hi, out->factor, out->hi > 1 ? "" : " (never below the plain estimate)");
+             "(p10 %.3f, p90 %.3f): device need x%.3f, %s%s", who, out->n, out->median, out->lo,
+             out->hi, out->factor, placement_correction_direction(out->direction),
+             out->direction > 0   ? " (llama.cpp allocated more than predicted)"
+             : out->direction < 0 ? " (llama.cpp allocated less than predicted)"
+                                  : "");
     return out->factor;
 }

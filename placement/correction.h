@@ -1,10 +1,11 @@
-/* correction.h: the estimator judged and corrected. Per engine
- * backend, the ratio actual / predicted of a device's allocation (model + KV
- * + compute as llama.cpp reported it, over the weights + KV + headroom
+/* correction.h: the estimator judged and corrected. Per engine backend and
+ * build, the ratio actual / predicted of a device's allocation (model + KV +
+ * compute as llama.cpp reported it, over the weights + KV + compute buffer
  * placement predicted for the arm; store: run_alloc) says how far the
  * estimate misses; its upper quantile becomes the factor the next placement
- * multiplies its device need by, so a backend that allocates more than
- * predicted keeps a larger margin. Pure arithmetic over rows the caller read.
+ * multiplies its predictions by, so a backend that allocates more than
+ * predicted keeps a larger margin and one that allocates less gets a
+ * smaller one, within bounds. Pure arithmetic over rows the caller read.
  * Not for reading the store (store_alloc_rows) nor for the placement ladder
  * (placement.h, which applies the factor: placement_place_in.margin_factor). */
 #ifndef LVD_PLACEMENT_CORRECTION_H
@@ -14,7 +15,7 @@
 
 #include <stddef.h>
 
-/* Fewer rows of a backend than this: no correction (the spread is unknown). */
+/* Fewer rows of a backend and build than this: no correction (the spread is unknown). */
 #define PLACEMENT_CORRECTION_MIN_ROWS 3
 /* The quantile of the ratios the factor is taken from. */
 #define PLACEMENT_CORRECTION_QUANTILE 0.9
@@ -24,23 +25,37 @@
 #define PLACEMENT_CORRECTION_WINDOW 200
 /* The largest factor (an estimate 3x off says the rows are wrong, not the margin). */
 #define PLACEMENT_CORRECTION_MAX 3.0
+/* The smallest: a prediction is never cut by more than a quarter, however
+ * generous it was (the cost of a load that dies is higher than of a layer
+ * left on the host). */
+#define PLACEMENT_CORRECTION_MIN 0.75
+/* A factor this close to 1 (one that prints as x1.000) is none: the
+ * estimate is right, and the margin neither grew nor shrank. */
+#define PLACEMENT_CORRECTION_EXACT 0.0005
 
 typedef struct placement_correction {
     char backend[16];      /* "vulkan", "cuda" (engine_backend_of_selector of the device) */
-    size_t n;              /* rows of this backend with both sides known */
+    char build[32];        /* the engine build the rows were taken from; "" = every build */
+    size_t n;              /* rows of this backend and build with both sides known */
     double median;         /* of actual / predicted; 0 when n is 0 */
     double lo, hi;         /* the 10th and 90th percentiles (the spread) */
-    double factor;         /* >= 1: what the predicted device need is multiplied by */
-    char why[200];         /* one line for --explain and the bench report */
+    double factor;         /* in [PLACEMENT_CORRECTION_MIN, PLACEMENT_CORRECTION_MAX]: what the
+                            * predicted device need is multiplied by */
+    int direction;         /* +1: the margin grew (factor > 1); -1: it shrank; 0: unchanged */
+    char why[240];         /* one line for --explain, the bench report and the evidence page */
 } placement_correction;
 
-/* The one rule: over rows[0..n) of devices of backend (host rows "CPU" and
- * rows missing either side are ignored), ratio = actual total / predicted
- * total; factor = max(1, the PLACEMENT_CORRECTION_QUANTILE quantile of the
- * ratios, at most PLACEMENT_CORRECTION_MAX) when at least PLACEMENT_CORRECTION_MIN_ROWS rows, else 1 (never
- * below the plain estimate: a backend that allocates less keeps the plain
- * margin). Fills *out (why included) and returns out->factor. */
+/* The one rule: over rows[0..n) of devices of backend whose run was of
+ * build (NULL or "": any build; host rows "CPU" and rows missing either
+ * side are ignored), ratio = actual total / predicted total; factor = the
+ * PLACEMENT_CORRECTION_QUANTILE quantile of the ratios, bounded to
+ * [PLACEMENT_CORRECTION_MIN, PLACEMENT_CORRECTION_MAX], when at least
+ * PLACEMENT_CORRECTION_MIN_ROWS rows, else 1. Fills *out (why and direction
+ * included) and returns out->factor. */
 double placement_correction_compute(const lvd_alloc *rows, size_t n, const char *backend,
-                                    placement_correction *out);
+                                    const char *build, placement_correction *out);
+
+/* "up", "down" or "unchanged": the word for a direction. */
+const char *placement_correction_direction(int direction);
 
 #endif

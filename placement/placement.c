@@ -3,6 +3,8 @@
  * candidates they try and in what order. Not for I/O of any kind. */
 #include "placement/placement.h"
 
+#include "placement/cbuf.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +30,7 @@ void placement_place_in_init(placement_place_in *in)
     in->free_mib = -1;
     in->reserve_mib = PLACEMENT_RESERVE_MIB_DEFAULT;
     in->compute_mib_at_ref = PLACEMENT_COMPUTE_MIB_AT_REF;
+    in->flash_attn = -1;
 }
 
 const char *placement_rung_name(placement_rung rung)
@@ -92,7 +95,7 @@ int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t c
     uint64_t total = 0, unused;
     if (row_bytes(type_k, 1, &unused, err) != 0 || row_bytes(type_v, 1, &unused, err) != 0)
         return -1;
-    /* -ngl N offloads the last N blocks: with n_layers <= n_block those are priced */
+    /* the last n_layers blocks are priced (with n_layers <= n_block) */
     uint32_t first = n_layers <= shape->n_block ? shape->n_block - n_layers : 0;
     for (uint32_t i = 0; i < n_layers; i++) {
         uint32_t il = first + i;
@@ -128,9 +131,13 @@ uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t co
 }
 
 /* What one candidate costs: weights and KV on the device plus the headroom
- * (reserve + the allowance's excess over it = max(reserve, compute)). */
+ * (max(reserve, compute buffer)); the compute buffers themselves and how
+ * they were found. */
 typedef struct cost {
     uint64_t weights, kv, headroom, total;
+    uint64_t compute, host_compute;
+    int predicted;
+    char compute_why[160];
 } cost;
 
 typedef struct ctx_t {
@@ -142,46 +149,124 @@ typedef struct ctx_t {
     int configured_ubatch;
 } ctx_t;
 
-static uint64_t headroom(const ctx_t *c, int ubatch)
+/* The seed's headroom at ubatch: the reserve plus the constant's excess
+ * (the most any candidate's headroom can be but for a prediction). */
+static uint64_t seed_headroom(const ctx_t *c, int ubatch)
 {
     return (uint64_t)c->in->reserve_mib * MIB +
            placement_compute_allowance(ubatch, c->in->reserve_mib, c->in->compute_mib_at_ref);
 }
 
-/* gpu_layers -1: full residency, which counts every block and every tensor
- * outside the blocks (embeddings, output head), minus the experts of the
- * first n_cpu_moe blocks. gpu_layers N >= 0: N blocks and their KV only; the
- * output head stays on the host (llama.cpp offloads it only when -ngl
- * exceeds the block count) and the token embeddings always do. */
-static cost device_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatch)
+/* The compute buffers of a candidate into *k: predicted from the shape
+ * (cbuf.h) for an engine with this device, else the seed's constant. */
+static void compute_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatch, cost *k)
+{
+    placement_cbuf_in ci = {.shape = c->s, .ctx = c->ctx, .ubatch = (uint32_t)ubatch,
+                            .flash_attn = c->in->flash_attn > 0, .type_k = c->in->type_k,
+                            .type_v = c->in->type_v, .gpu = 1, .n_gpu_layers = gpu_layers,
+                            .n_cpu_moe = n_cpu_moe, .dev = c->in->dev};
+    placement_cbuf pc;
+    placement_cbuf_predict(&ci, &pc);
+    k->predicted = pc.predicted;
+    if (pc.predicted) {
+        k->compute = pc.device_bytes;
+        k->host_compute = pc.host_bytes;
+        snprintf(k->compute_why, sizeof k->compute_why, "predicted from the %.130s", pc.why);
+    } else {
+        k->compute = (uint64_t)c->in->compute_mib_at_ref * MIB * (uint64_t)ubatch /
+                     PLACEMENT_COMPUTE_REF_UBATCH;
+        k->host_compute = 0;
+        snprintf(k->compute_why, sizeof k->compute_why,
+                 "the seed's constant, %lld MiB per %d tokens (%.80s)",
+                 (long long)c->in->compute_mib_at_ref, PLACEMENT_COMPUTE_REF_UBATCH, pc.why);
+    }
+}
+
+/* The device's total: the predicted parts times the margin factor, and the
+ * reserve where it exceeds the corrected compute buffer. */
+static uint64_t corrected_total(const ctx_t *c, const cost *k)
+{
+    double f = c->in->margin_factor > 0 ? c->in->margin_factor : 1;
+    double compute = (double)k->compute * f;
+    double reserve = (double)c->in->reserve_mib * (double)MIB;
+    double total = (double)(k->weights + k->kv) * f + (compute > reserve ? compute : reserve);
+    return (uint64_t)(total + 0.5);
+}
+
+/* The output layer's weights: every tensor outside the blocks but the
+ * token embeddings (llama.cpp never offloads the input embeddings; they
+ * load as CPU_Mapped), and, where the head is tied to them, their copy the
+ * output layer loads (TENSOR_DUPLICATED; known from the graph widths); but
+ * the head's weight stays on the host where the device would refuse its
+ * op (placement_cbuf_dev_takes_weight: a tied head is then not copied). */
+static uint64_t head_bytes(const gguf_shape *s, uint64_t max_tensor)
+{
+    uint64_t head = s->non_block_bytes > s->embd_bytes ? s->non_block_bytes - s->embd_bytes : 0;
+    int tied = s->graph && (s->graph_flags & GGUF_GRAPH_TIED);
+    if (s->graph && !placement_cbuf_dev_takes_weight(max_tensor, s->output_bytes, s->n_vocab))
+        return tied || head < s->output_bytes ? head : head - s->output_bytes;
+    return tied ? head + s->output_bytes : head;
+}
+
+/* The blocks' weights: last_n of them (the last ones, those -ngl offloads),
+ * or all. The shape knows the largest block and the sum of all: a model
+ * whose first blocks are smaller (deepseek2's dense lead) holds the sum,
+ * and its last blocks are the largest. */
+static uint64_t blocks_bytes(const gguf_shape *s, uint32_t last_n)
+{
+    uint64_t each = s->block_bytes * last_n;
+    uint64_t all = s->tensor_bytes > s->non_block_bytes ? s->tensor_bytes - s->non_block_bytes : 0;
+    return all && all < each ? all : each;
+}
+
+/* The weights and KV of a candidate (the part that costs no prediction).
+ * gpu_layers -1: full residency, every block and the output head, minus the
+ * experts of the first n_cpu_moe blocks. gpu_layers N >= 0: -ngl N. */
+static cost stored_need(const ctx_t *c, int gpu_layers, int n_cpu_moe)
 {
     const gguf_shape *s = c->s;
     cost k = {0};
     if (gpu_layers < 0) {
         uint64_t experts = s->expert_bytes * (uint64_t)n_cpu_moe;
-        uint64_t all = s->non_block_bytes + s->block_bytes * s->n_block;
-        /* token embeddings: on the host at every -ngl (llama.cpp never
-         * offloads the input embeddings; they load as CPU_Mapped) */
-        all = all > s->embd_bytes ? all - s->embd_bytes : 0;
+        uint64_t all = head_bytes(s, c->in->dev.max_tensor) + blocks_bytes(s, s->n_block);
         k.weights = all > experts ? all - experts : 0;
         k.kv = c->kv_all;
-    } else {
-        k.weights = s->block_bytes * (uint64_t)gpu_layers;
+    } else if (gpu_layers > 0) {
+        /* -ngl N: llama_model puts the last N of its n_block + 1 layers on
+         * the device, the output layer first: the head and N - 1 blocks */
+        uint32_t blocks = (uint32_t)gpu_layers - 1;
+        k.weights = head_bytes(s, c->in->dev.max_tensor) + blocks_bytes(s, blocks);
         /* checked for every block in placement_compute: a part cannot fail */
-        if (placement_kv_bytes_at(s, (uint32_t)gpu_layers, c->ctx, (uint32_t)c->configured_ubatch,
-                                  c->in->type_k, c->in->type_v, &k.kv, NULL) != 0)
+        if (placement_kv_bytes_at(s, blocks, c->ctx, (uint32_t)c->configured_ubatch, c->in->type_k,
+                                  c->in->type_v, &k.kv, NULL) != 0)
             k.kv = c->kv_all;
     }
-    k.headroom = headroom(c, ubatch);
-    k.total = k.weights + k.kv + k.headroom;
-    if (c->in->margin_factor > 1) /* the backend's margin correction (correction.h) */
-        k.total = (uint64_t)((double)k.total * c->in->margin_factor + 0.5);
+    return k;
+}
+
+/* What a candidate costs in full: its weights, KV and compute buffers. */
+static cost device_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatch)
+{
+    cost k = stored_need(c, gpu_layers, n_cpu_moe);
+    compute_need(c, gpu_layers, n_cpu_moe, ubatch, &k);
+    uint64_t reserve = (uint64_t)c->in->reserve_mib * MIB;
+    k.headroom = k.compute > reserve ? k.compute : reserve;
+    k.total = corrected_total(c, &k); /* the backend's margin correction (correction.h) */
     return k;
 }
 
 static int fits(const ctx_t *c, const cost *k)
 {
     return k->total <= c->free_bytes;
+}
+
+/* 1 when the candidate could fit at some ubatch: its weights and KV beside
+ * the bare reserve (every headroom is at least the reserve) fit. Spares the
+ * compute buffer's prediction for the candidates that cannot. */
+static int may_fit(const ctx_t *c, int gpu_layers, int n_cpu_moe)
+{
+    cost k = stored_need(c, gpu_layers, n_cpu_moe);
+    return fits(c, &(cost){.total = corrected_total(c, &k)});
 }
 
 static void fill(const ctx_t *c, placement_result *out, placement_rung rung, int ngl, int n_cpu_moe,
@@ -195,6 +280,10 @@ static void fill(const ctx_t *c, placement_result *out, placement_rung rung, int
     out->weight_bytes = k->weights;
     out->kv_bytes = k->kv;
     out->headroom_bytes = k->headroom;
+    out->compute_bytes = k->compute;
+    out->host_compute_bytes = k->host_compute;
+    out->compute_predicted = k->predicted;
+    memcpy(out->compute_why, k->compute_why, sizeof out->compute_why);
     out->bytes = k->total;
     out->margin_bytes = (int64_t)c->free_bytes - (int64_t)k->total;
 }
@@ -208,14 +297,14 @@ static unsigned long long mib(uint64_t b)
 static void reason(placement_result *out, const ctx_t *c, const char *head)
 {
     char corr[48] = "";
-    if (c->in->margin_factor > 1)
+    if (c->in->margin_factor > 0 && c->in->margin_factor != 1)
         snprintf(corr, sizeof corr, ", x%.3f margin correction", c->in->margin_factor);
     snprintf(out->reason, sizeof out->reason,
-             "%s; needs %llu MiB (weights %llu, KV %llu at ctx %u, headroom %llu at ubatch %d%s) "
-             "of %llu MiB free, margin %lld MiB",
+             "%s; needs %llu MiB (weights %llu, KV %llu at ctx %u, headroom %llu at ubatch %d%s; "
+             "compute buffer %llu MiB, %s) of %llu MiB free, margin %lld MiB",
              head, mib(out->bytes), mib(out->weight_bytes), mib(out->kv_bytes), c->ctx,
-             mib(out->headroom_bytes), out->ubatch, corr, mib(c->free_bytes),
-             (long long)(out->margin_bytes / (int64_t)MIB));
+             mib(out->headroom_bytes), out->ubatch, corr, mib(out->compute_bytes), out->compute_why,
+             mib(c->free_bytes), (long long)(out->margin_bytes / (int64_t)MIB));
 }
 
 /* The ubatch candidates, best first: the configured one, then the smaller
@@ -236,6 +325,8 @@ static int fit_ubatch(const ctx_t *c, int gpu_layers, int n_cpu_moe, size_t from
 {
     int ubs[1 + LVD_ARRAY_LEN(ubatch_ladder)];
     size_t n = ubatch_candidates(c, ubs);
+    if (!may_fit(c, gpu_layers, n_cpu_moe))
+        return 0;
     for (size_t i = from; i < n; i++) {
         *k = device_need(c, gpu_layers, n_cpu_moe, ubs[i]);
         if (fits(c, k))
@@ -293,8 +384,9 @@ static int try_experts_on_host(const ctx_t *c, placement_result *out)
     return 0;
 }
 
-/* From every block (output head on the host) down to none, the ubatch ladder
- * spent at each count before a block moves to the host. */
+/* From -ngl n_block (the output head and all blocks but the first) down to
+ * -ngl 0, the ubatch ladder spent at each count before a layer moves to the
+ * host. */
 static int try_partial(const ctx_t *c, placement_result *out)
 {
     for (int64_t n = c->s->n_block; n >= 0; n--) {
@@ -305,12 +397,12 @@ static int try_partial(const ctx_t *c, placement_result *out)
         char head[128];
         if (n > 0) {
             fill(c, out, PLACEMENT_RUNG_PARTIAL, (int)n, 0, ub, &k);
-            snprintf(head, sizeof head, "%d of %u blocks on the device, output head on the host",
-                     (int)n, c->s->n_block);
+            snprintf(head, sizeof head, "the output head and %d of %u blocks on the device (-ngl %d)",
+                     (int)n - 1, c->s->n_block, (int)n);
         } else {
             fill(c, out, PLACEMENT_RUNG_CPU_ONLY, 0, 0, ub, &k);
-            snprintf(head, sizeof head, "not one of %u blocks fits beside the headroom: -ngl 0",
-                     c->s->n_block);
+            snprintf(head, sizeof head, "not even the output head fits beside the headroom: "
+                                        "-ngl 0");
         }
         reason(out, c, head);
         return 1;
@@ -342,7 +434,7 @@ static int check_sizes(const ctx_t *c, lvd_err *err)
     if (__builtin_mul_overflow(s->block_bytes, (uint64_t)s->n_block, &blocks) ||
         __builtin_add_overflow(blocks, c->kv_all, &total) ||
         __builtin_add_overflow(total, s->non_block_bytes, &total) ||
-        __builtin_add_overflow(total, headroom(c, c->configured_ubatch), &total) ||
+        __builtin_add_overflow(total, seed_headroom(c, c->configured_ubatch), &total) ||
         total > (uint64_t)INT64_MAX || c->free_bytes > (uint64_t)INT64_MAX ||
         (c->in->margin_factor > 1 && total > (uint64_t)INT64_MAX / 4))
         return lvd_errf(err, "%s: model or device sizes out of range", model_name(s));
@@ -385,7 +477,7 @@ static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err)
     if (in->ubatch < 0 || in->reserve_mib < 0 || in->compute_mib_at_ref < 0 ||
         in->free_mib > INT64_MAX / (int64_t)MIB || in->reserve_mib > INT64_MAX / (int64_t)MIB / 4 ||
         in->compute_mib_at_ref > INT64_MAX / (int64_t)MIB / 4 / (1 << 20) ||
-        in->ubatch > (1 << 20) || !(in->margin_factor < 4))
+        in->ubatch > (1 << 20) || !(in->margin_factor >= 0 && in->margin_factor < 4))
         return lvd_errf(err, "%s: placement parameters out of range (ubatch %d, reserve %lld MiB, "
                              "compute %lld MiB, margin factor %g)", model_name(s), in->ubatch,
                         (long long)in->reserve_mib, (long long)in->compute_mib_at_ref,

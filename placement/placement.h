@@ -1,13 +1,13 @@
 /* placement.h: how much of a model to put on one device, from the model's
- * GGUF shape and the device's free memory (README.md, "lvd select",
- * **Placement**). A ladder of rungs, the
+ * GGUF shape and the device's free memory (docs/placement.md). A ladder of rungs, the
  * first that fits wins: fully resident; fully resident at a smaller ubatch;
  * all layers with the MoE experts of the first N blocks on the host
- * (--n-cpu-moe N); the most blocks that fit (-ngl N); no block at all.
+ * (--n-cpu-moe N); the most layers that fit (-ngl N: llama.cpp offloads
+ * the output head first, then the last N - 1 blocks); no block at all.
  * Within the last three rungs each candidate is tried at the configured
  * ubatch and then at 256 and 128 before the next block or expert set moves
  * to the host: ubatch costs prompt speed only, a block on the host costs
- * decode speed too, so the cheap currency is spent first (README's order,
+ * decode speed too, so the cheap currency is spent first (docs/placement.md's order,
  * applied to every rung; it also avoids a cliff where a model that fits whole
  * at ubatch 128 would get no layer at all one MiB lower).
  * Pure arithmetic: no I/O, no process, no store. Not for choosing the engine
@@ -18,6 +18,7 @@
 #include "common/gguf.h"
 #include "common/types.h"
 #include "common/util.h"
+#include "placement/cbuf.h"
 
 #include <stdint.h>
 
@@ -25,7 +26,9 @@
 #define PLACEMENT_RESERVE_MIB_DEFAULT 512
 /* Compute (graph/activation) buffers at the reference ubatch, MiB: measured
  * for one gemma-4 E4B MTP context at a 512-token ubatch (README.md,
- * **Placement**); scaled linearly. */
+ * **Placement**); scaled linearly. The conservative fallback: the compute
+ * buffer is predicted from the model's shape (cbuf.h) wherever the shape
+ * says enough, and this constant is used only where it does not. */
 #define PLACEMENT_COMPUTE_MIB_AT_REF 1222
 #define PLACEMENT_COMPUTE_REF_UBATCH 512
 /* The context placed when none is asked for (lvd select's default, and the
@@ -38,9 +41,11 @@ typedef enum placement_rung {
     PLACEMENT_RUNG_FULL = 0,          /* every block, output head and KV on the device */
     PLACEMENT_RUNG_REDUCED_UBATCH,    /* the same at ubatch 256 or 128 */
     PLACEMENT_RUNG_EXPERTS_ON_HOST,   /* every layer on the device, experts of N blocks on the host */
-    PLACEMENT_RUNG_PARTIAL,           /* -ngl N: N blocks (and their KV) on the device */
-    PLACEMENT_RUNG_CPU_ONLY,          /* -ngl 0: no block fits, the headroom does (llama.cpp
-                                 * still uses the device for compute buffers) */
+    PLACEMENT_RUNG_PARTIAL,           /* -ngl N: the output head and N - 1 blocks (and their KV)
+                                       * on the device */
+    PLACEMENT_RUNG_CPU_ONLY,          /* -ngl 0: not even the output head fits, the headroom
+                                 * does (llama.cpp still uses the device for compute
+                                 * buffers) */
     PLACEMENT_RUNG_NOTHING_FITS,      /* free < the headroom at the smallest ubatch: -ngl 0,
                                  * and the caller should prefer a CPU engine */
 } placement_rung;
@@ -55,31 +60,47 @@ typedef struct placement_place_in {
     int ubatch;                 /* configured -ub; 0 = PLACEMENT_UBATCH_DEFAULT */
     int64_t free_mib;           /* the device's free memory (probe or --free-mib) */
     int64_t reserve_mib;        /* PLACEMENT_RESERVE_MIB_DEFAULT */
-    int64_t compute_mib_at_ref; /* PLACEMENT_COMPUTE_MIB_AT_REF */
+    int64_t compute_mib_at_ref; /* PLACEMENT_COMPUTE_MIB_AT_REF: the fallback when the shape
+                                 * cannot predict the compute buffer */
+    int flash_attn;             /* -fa as launched: 1 on, 0 off, -1 auto (priced as off, the
+                                 * larger buffer: auto may resolve either way) */
     double margin_factor;       /* the backend's margin correction (correction.h): every
-                                 * candidate's need is multiplied by it; <= 1 = none */
+                                 * candidate's predicted weights, KV and compute buffer are
+                                 * multiplied by it (below 1 too); 0 = none */
+    placement_cbuf_dev dev;     /* what the device's backend limits (placement_cbuf_dev_of);
+                                 * zero: nothing */
 } placement_place_in;
 
-/* The chosen rung. bytes = (weight_bytes + kv_bytes + headroom_bytes) x
- * margin_factor (when above 1) is what the device is predicted to hold;
+/* The chosen rung. bytes = (weight_bytes + kv_bytes + compute_bytes) x
+ * margin_factor, plus what the reserve adds above the corrected compute
+ * buffer (max(reserve, compute x factor): the reserve is the operator's and
+ * never scaled), is what the device is predicted to hold;
  * margin_bytes = free - bytes (negative only for PLACEMENT_RUNG_NOTHING_FITS:
  * the deficit). */
 typedef struct placement_result {
     placement_rung rung;
-    int ngl;                    /* blocks on the device; -1 = all (output head included) */
+    int ngl;                    /* -ngl: the output head and ngl - 1 blocks on the device;
+                                 * -1 = all */
     int n_cpu_moe;              /* blocks whose experts stay on the host; 0 = none */
     int ubatch;                 /* the ubatch the prediction assumed (launch with it) */
     uint32_t ctx;               /* the context the KV was priced for */
     uint64_t weight_bytes;      /* model tensors on the device */
     uint64_t kv_bytes;          /* KV cache on the device */
-    uint64_t headroom_bytes;    /* max(reserve, compute allowance at ubatch) */
+    uint64_t headroom_bytes;    /* max(reserve, compute_bytes) */
+    uint64_t compute_bytes;     /* the device's compute buffer at ubatch: predicted from the
+                                 * shape, else the seed's constant scaled to ubatch */
+    uint64_t host_compute_bytes;/* the host's compute buffer, predicted; 0 when not */
+    int compute_predicted;      /* 1: compute_bytes is the shape's prediction (cbuf.h) */
+    char compute_why[160];      /* which: "predicted from the llama graph at ...", or "the
+                                 * seed's constant, ... (why the shape did not say)" */
     uint64_t bytes;             /* predicted device use, headroom included */
     int64_t margin_bytes;       /* free - bytes */
-    char reason[320];           /* one line for --explain */
+    char reason[448];           /* one line for --explain */
 } placement_result;
 
 /* Fills *in with the defaults: ctx 0, f16/f16, ubatch 512, reserve 512 MiB,
- * compute 1222 MiB at ubatch 512, free_mib -1 (unknown), shape NULL. */
+ * compute 1222 MiB at ubatch 512 where the shape predicts nothing, flash
+ * attention auto, free_mib -1 (unknown), shape NULL. */
 void placement_place_in_init(placement_place_in *in);
 
 /* Chooses the first rung that fits (order above) and fills *out. Errors (-1,
@@ -92,9 +113,10 @@ int placement_compute(const placement_place_in *in, placement_result *out, lvd_e
 /* Prices the placement an arm asked for, as placement_compute prices its
  * candidates (the prediction lvd bench records beside what llama.cpp
  * allocated): ngl -1 or > n_block = every block and the output head (with
- * n_cpu_moe blocks' experts on the host), else ngl blocks; at in's ubatch and
- * ctx. free_mib may be unknown (-1): margin_bytes is then against 0. Errors as
- * placement_compute's, but for free_mib. */
+ * n_cpu_moe blocks' experts on the host), else -ngl ngl (the head and ngl - 1
+ * blocks; 0: nothing); at in's ubatch and ctx. free_mib may be unknown (-1):
+ * margin_bytes is then against 0. Errors as placement_compute's, but for
+ * free_mib. */
 int placement_price(const placement_place_in *in, int ngl, int n_cpu_moe, placement_result *out,
                     lvd_err *err);
 
@@ -108,8 +130,8 @@ const char *placement_rung_name(placement_rung rung);
 int placement_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block_bytes,
                         lvd_err *err);
 
-/* KV bytes of the last n_layers blocks (those -ngl n_layers offloads; all
- * of them at n_block) at ctx tokens, as llama.cpp b9749 allocates it for one
+/* KV bytes of the last n_layers blocks (those -ngl n_layers + 1 offloads;
+ * all of them at n_block) at ctx tokens, as llama.cpp b9749 allocates it for one
  * sequence: per block, cells x (row(type_k, n_head_kv(i) x head_dim_k) +
  * row(type_v, n_head_kv(i) x head_dim_v)), where cells is ctx padded to 256,
  * for a sliding-window block min(ctx, window + ubatch) padded to 256; a
@@ -123,9 +145,10 @@ int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t c
 int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
                  const char *type_v, uint64_t *out, lvd_err *err);
 
-/* The compute allowance held back from the free memory at this ubatch: only
- * its excess over the reserve, which already exists for compute buffers and
- * is charged once (tests/placement/test_placement.c, test_no_double_count). ubatch 0 = 512. */
+/* The seed's compute allowance held back from the free memory at this
+ * ubatch (the fallback when the shape predicts nothing): only its excess
+ * over the reserve, which already exists for compute buffers and is charged
+ * once (tests/placement/test_placement.c, test_no_double_count). ubatch 0 = 512. */
 uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref);
 
 /* Writes the placement into launch parameters: ngl (all = n_block + 1, which

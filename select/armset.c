@@ -335,6 +335,8 @@ size_t sel_params_words(const lvd_params *p, char (*words)[256], size_t max)
         WORD("ncmoe %d", p->n_cpu_moe);
     if (p->threads > 0)
         WORD("t %d", p->threads);
+    if (p->parallel > 0)
+        WORD("np %d", p->parallel);
     size_t ne;
     char **env = lvd_split(p->env, ' ', &ne);
     for (size_t i = 0; i < ne; i++)

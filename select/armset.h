@@ -94,7 +94,7 @@ void sel_backend_label(const lvd_probe *probe, const char *reported, char *out, 
 
 /* The parameters that were passed, as short words in arm-key order:
  * "CUDA0", "ngl 99", "fa 1", "ub 256", "ctk q8_0", "ctv q8_0", "ncmoe 4",
- * "t 16", then each environment assignment. Writes up to max words of at
+ * "t 16", "np 4" (a serving arm's slots), then each environment assignment. Writes up to max words of at
  * most 256 bytes; returns how many were written. */
 size_t sel_params_words(const lvd_params *p, char (*words)[256], size_t max);
 /* The same joined by ", "; "defaults" when nothing was passed. Caller frees. */

@@ -7,6 +7,7 @@
 #include "bench/depth.h"
 #include "common/cli.h"
 #include "engine/devices.h"
+#include "placement/cbuf.h"
 #include "placement/spread.h"
 #include "placement/correction.h"
 #include "select/armset.h"
@@ -93,8 +94,11 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
     pin.type_k = c->params.type_k;
     pin.type_v = c->params.type_v;
     pin.ubatch = c->params.ubatch;
+    pin.flash_attn = c->params.fa;
+    pin.dev = placement_cbuf_dev_of(dev->backend, dev->name);
     placement_correction corr;
-    pin.margin_factor = placement_correction_compute(in->alloc_rows, in->n_alloc_rows, dev->backend, &corr);
+    pin.margin_factor = placement_correction_compute(in->alloc_rows, in->n_alloc_rows, dev->backend,
+                                                    in->engine ? in->engine->build : NULL, &corr);
     snprintf(c->margin_why, sizeof c->margin_why, "%s", corr.why);
     lvd_err err = {{0}};
     if (placement_compute(&pin, &c->placement, &err) != 0) {

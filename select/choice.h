@@ -77,7 +77,7 @@ typedef struct sel_choice_lines {
     int placement_failed;   /* placement could not use the shape (placement_line says why) */
     int profile_overrides;  /* the profile's ngl / n-cpu-moe / ub replaced placement's */
     placement_result placement;
-    char margin_why[200];   /* the margin correction used (placement/correction.h); "" when not placed */
+    char margin_why[240];   /* the margin correction used (placement/correction.h); "" when not placed */
     lvd_device device;      /* the device run on (placed or not); selector "" when none */
     int64_t free_mib;       /* the free MiB placement used (-1 unknown) */
     const char *free_from;  /* static: "--free-mib" or "the probe" */

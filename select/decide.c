@@ -111,7 +111,8 @@ static int rule_verdict(const sel_facts *f, sel_decision *d, sel_explain *x)
                 " select --record)", f->host, vf->objective);
         return 0;
     }
-    snprintf(label, sizeof label, "verdict #%lld (%s)", (long long)v->id, v->rule ? v->rule : "?");
+    snprintf(label, sizeof label, "verdict #%lld (%s, objective %s)", (long long)v->id, v->rule ? v->rule : "?",
+             v->objective ? v->objective : "?");
     if (vf->env)
         sel_say(x, "rule 2 (verdict): its arm runs with %s: the probes made under it are used", vf->env);
     if (vf->standing != SEL_STANDING_HOLDS) {

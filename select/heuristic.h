@@ -1,5 +1,5 @@
-/* heuristic.h: selection rule 3 (README.md, "lvd select", **Heuristic
- * table**): which engine and device to use when neither an operator profile
+/* heuristic.h: selection rule 3 (man lvd-select,
+ * HEURISTIC): which engine and device to use when neither an operator profile
  * nor a measured verdict decides. Device identity comes from the names
  * engines print for --list-devices, matched against a PCRE2 table of vendors
  * and generations (NVIDIA compute capability estimated from the name when

@@ -23,7 +23,7 @@ typedef struct sel_launch {
 } sel_launch;
 
 /* Builds `llama-server -m MODEL [--device SEL] [-ngl N] [--n-cpu-moe N]
- * [-ub N] [-fa on|off] [-ctk T] [-ctv T] [-t N] [-c CTX]` from the
+ * [-ub N] [-fa on|off] [-ctk T] [-ctv T] [-t N] [-c CTX] [-np N]` from the
  * parameters (engine/argv.h), each flag only when set (lvd_params' "not
  * passed" values) and ctx only when > 0 (llama-server's -c 0 is the model's
  * own context). gpu_capable 0 (the engine's probe listed no device) drops

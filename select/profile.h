@@ -1,5 +1,5 @@
-/* profile.h: the operator profile, selection rule 1 (README.md, "lvd
- * select"): a small file in the common/kv.h format that names the engine
+/* profile.h: the operator profile, selection rule 1 (man lvd-select,
+ * PROFILE): a small file in the common/kv.h format that names the engine
  * (or backend) and device a model must use and the runtime flags to start
  * it with. It wins outright over verdicts and heuristics. Example (the
  * notes after '#' on the right are for this header only: kv.h has no

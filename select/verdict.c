@@ -6,6 +6,7 @@
 #include "select/verdict.h"
 
 #include "stats/energy.h"
+#include "stats/serving.h"
 #include "common/json.h"
 #include "select/heuristic.h"
 #include "select/armset.h"
@@ -15,20 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct dvec {
-    double *v;
-    size_t n, cap;
-} dvec;
-
-static void dvec_push(dvec *d, double x)
-{
-    if (d->n == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 16;
-        d->v = lvd_xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = x;
-}
 
 /* One arm of the session: (engine, arm key) and what its runs say. */
 typedef struct varm {
@@ -43,15 +30,16 @@ typedef struct varm {
     char *check_reason;
     int eligible;
     int unchecked;             /* excluded only because its device has no check */
+    double ttft_p95_ms;        /* serve objective: p95 time to first token of its kept samples; NAN none */
     char excluded[400];
     char label[400];
-    dvec x, y;                 /* kept samples of the chosen tests */
+    lvd_dvec x, y;             /* kept samples of the chosen tests */
 } varm;
 
 /* One test name of the session and how many arms have kept samples of it. */
 typedef struct vtest {
     char name[48];
-    int tg;                    /* 1 tg, 0 pp */
+    int tg;                    /* 1 tg, 0 pp, 2 serve-tps (test_kind) */
     int n_depth;               /* llama-bench's -d of the test */
     size_t arms;
     size_t last_arm;           /* +1 of the last arm counted */
@@ -66,7 +54,14 @@ typedef struct vsession {
     vtest *tests;
     size_t n_tests;
     const char *test_tg, *test_pp; /* the chosen tests; NULL when not used or none */
+    const char *test_serve;    /* the serve objective's serve-tps test; NULL when not used or none */
 } vsession;
+
+/* The test the ranking is on: serve-tps, else tg, else pp (NULL: none). */
+static const char *primary_test(const vsession *vs)
+{
+    return vs->test_serve ? vs->test_serve : vs->test_tg ? vs->test_tg : vs->test_pp;
+}
 
 void sel_verdict_opts_init(sel_verdict_opts *o)
 {
@@ -115,28 +110,29 @@ static size_t arm_of(vsession *vs, const lvd_run *r, const sel_engines *es)
     return vs->n_arms - 1;
 }
 
-static int load_session(store *s, const char *artifact, const char *host, const char *session,
+static int load_session(store *s, const char *artifact, const char *host, const char *session, int serving,
                         const sel_engines *es, vsession *vs, lvd_err *err)
 {
     memset(vs, 0, sizeof *vs);
     char *newest = NULL;
     if (!session) {
-        store_run_filter f = {.artifact = artifact, .host = host, .limit = 1};
+        store_run_filter f = {.artifact = artifact, .host = host, .serving = serving, .limit = 1};
         lvd_run *one;
         size_t n;
         if (store_run_list(s, &f, &one, &n, err) != 0)
             return -1;
         if (n == 0) {
             store_run_list_free(one, n);
-            lvd_errf(err, "%s: no bench run of artifact %.12s on host %s (run lvd bench)",
-                     store_path(s), artifact, host);
+            lvd_errf(err, "%s: no %s run of artifact %.12s on host %s (run lvd %s)", store_path(s),
+                     serving > 0 ? "serving" : "bench", artifact, host, serving > 0 ? "serve" : "bench");
             return 1;
         }
         newest = one[0].session ? lvd_xstrdup(one[0].session) : NULL;
         store_run_list_free(one, n);
         session = newest;
     }
-    store_run_filter f = {.artifact = artifact, .host = host, .session = session, .with_samples = 1};
+    store_run_filter f = {.artifact = artifact, .host = host, .session = session, .serving = serving,
+                          .with_samples = 1};
     int rc = store_run_list(s, &f, &vs->runs, &vs->n_runs, err);
     free(newest);
     if (rc != 0)
@@ -191,8 +187,11 @@ static int judge_arms(store *s, const char *artifact, const char *host, vsession
 
 /* --- tests and samples -------------------------------------------------- */
 
+/* 1 tg, 0 pp, 2 a serving run's serve-tps test, -1 another. */
 static int test_kind(const lvd_result *r)
 {
+    if (stats_serve_test_kind(r->test, NULL, NULL) == STATS_SERVE_TPS)
+        return 2;
     if (stats_test_is_tg(r->n_prompt, r->n_gen))
         return 1;
     return stats_test_is_pp(r->n_prompt, r->n_gen) ? 0 : -1;
@@ -287,7 +286,42 @@ static void gather(vsession *vs, const char *test, int into_y, int per_joule)
                 continue;
             for (size_t k = 0; k < res->n; k++)
                 if (isfinite(stats_sample_value(res, k, per_joule)))
-                    dvec_push(into_y ? &a->y : &a->x, stats_sample_value(res, k, per_joule));
+                    lvd_dvec_push(into_y ? &a->y : &a->x, stats_sample_value(res, k, per_joule));
+        }
+    }
+}
+
+/* The serve objective's bound: each eligible arm's p95 time to first token
+ * on the serve-tps test's load shape (its serve-ttft test's kept samples, in
+ * ms); an arm above bound_ms (> 0) is excluded and says so. */
+static void bound_ttft(vsession *vs, double bound_ms, const char *objective)
+{
+    int p = 0, g = 0;
+    stats_serve_test_kind(vs->test_serve, &p, &g);
+    char ttft[48];
+    stats_serve_test_name(STATS_SERVE_TTFT, p, g, ttft, sizeof ttft);
+    for (size_t a = 0; a < vs->n_arms; a++) {
+        lvd_dvec ms = {0};
+        for (size_t i = 0; i < vs->n_runs; i++) {
+            const lvd_run *r = &vs->runs[i];
+            if (vs->run_arm[i] != a || strcmp(r->status, "ok") != 0)
+                continue;
+            for (size_t j = 0; j < r->n_results; j++)
+                for (size_t k = 0; !strcmp(r->results[j].test, ttft) && k < r->results[j].n; k++)
+                    if (stats_sample_kept(&r->results[j], k))
+                        lvd_dvec_push(&ms, (double)r->results[j].ns[k] / 1e6);
+        }
+        varm *x = &vs->arms[a];
+        x->ttft_p95_ms = stats_quantile(ms.v, ms.n, STATS_SERVE_BOUND_Q);
+        free(ms.v);
+        if (x->eligible && bound_ms > 0 && !(x->ttft_p95_ms <= bound_ms)) {
+            x->eligible = 0;
+            if (isnan(x->ttft_p95_ms))
+                snprintf(x->excluded, sizeof x->excluded, "no %s samples to bound (objective %s)", ttft,
+                         objective);
+            else
+                snprintf(x->excluded, sizeof x->excluded, "p95 time to first token %.1f ms above the bound %g ms "
+                         "(objective %s)", x->ttft_p95_ms, bound_ms, objective);
         }
     }
 }
@@ -409,7 +443,7 @@ static void faster_unchecked(const vsession *vs, const stats_ranking *rk, decisi
     }
     if (!best)
         return;
-    const char *test = vs->test_tg ? vs->test_tg : vs->test_pp;
+    const char *test = primary_test(vs);
     int len = snprintf(d->why, sizeof d->why, "%s has no correctness check and measured %.2f t/s on %s",
                        vs->arms[best->arm].label, best->sx.median, test);
     if (n > 1 && len > 0 && (size_t)len < sizeof d->why)
@@ -446,6 +480,8 @@ static char *stats_json(const vsession *vs, const stats_ranking *rk, const char 
     cJSON *tests = cJSON_AddObjectToObject(o, "tests");
     cJSON_AddItemToObject(tests, "tg", lvd_json_text(vs->test_tg));
     cJSON_AddItemToObject(tests, "pp", lvd_json_text(vs->test_pp));
+    if (vs->test_serve)
+        cJSON_AddStringToObject(tests, "serve", vs->test_serve);
     cJSON_AddStringToObject(o, "state", stats_rank_state_name(rk->state));
     cJSON_AddNumberToObject(o, "m", (double)rk->m);
     cJSON_AddNumberToObject(o, "look", (double)session_looks(vs));
@@ -474,6 +510,8 @@ static char *stats_json(const vsession *vs, const stats_ranking *rk, const char 
             cJSON_AddItemToObject(j, "median_pp", lvd_json_num(e->sy.median));
         }
         cJSON_AddItemToObject(j, "score", lvd_json_num(e->score));
+        if (vs->test_serve)
+            cJSON_AddItemToObject(j, "ttft_p95_ms", lvd_json_num(a->ttft_p95_ms));
         cJSON_AddItemToObject(j, "vs_leader",
                               e->has_vs_leader ? stats_comparison_json(&e->vs_leader) : cJSON_CreateNull());
         cJSON_AddItemToArray(arms, j);
@@ -486,8 +524,7 @@ static char *explain(const vsession *vs, const stats_ranking *rk, const char *ob
                      const decision *d)
 {
     lvd_sb sb = {0};
-    const char *tests = vs->test_tg && vs->test_pp ? "tg and pp" : vs->test_tg ? vs->test_tg
-                                                                   : vs->test_pp;
+    const char *tests = vs->test_tg && vs->test_pp ? "tg and pp" : primary_test(vs);
     if (d->winner == STATS_NO_ARM && d->why[0]) {
         lvd_sb_addf(&sb, "%s: %s", d->rule, d->why);
     } else if (d->winner == STATS_NO_ARM) {
@@ -498,9 +535,11 @@ static char *explain(const vsession *vs, const stats_ranking *rk, const char *ob
         const stats_rank_entry *e = stats_ranking_entry(rk, d->winner);
         const char *unit = strchr(objective, 'j') ? "tokens/J" : "t/s"; /* tpj ppj wj=W: per joule */
         lvd_sb_addf(&sb, "%s: %s, median %.2f %s on %s over %zu kept samples", d->rule, w->label,
-                    e->sx.median, unit, vs->test_tg ? vs->test_tg : vs->test_pp, e->sx.n);
+                    e->sx.median, unit, primary_test(vs), e->sx.n);
         if (vs->test_tg && vs->test_pp)
             lvd_sb_addf(&sb, " (%.2f %s on %s)", e->sy.median, unit, vs->test_pp);
+        if (vs->test_serve)
+            lvd_sb_addf(&sb, " (objective %s: p95 time to first token %.1f ms)", objective, w->ttft_p95_ms);
         lvd_sb_addf(&sb, "; %zu ranked arm%s, state %s", rk->n_ranked, rk->n_ranked == 1 ? "" : "s",
                     stats_rank_state_name(rk->state));
         if (d->why[0])
@@ -525,19 +564,24 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     if (sel_engines_load(s, &es, err) != 0)
         return -1;
     vsession vs;
-    int rc = load_session(s, artifact, host, o->session, &es, &vs, err);
+    int serve = o->objective.kind == STATS_OBJ_SERVE;
+    int rc = load_session(s, artifact, host, o->session, serve ? 1 : -1, &es, &vs, err);
     if (rc != 0 || judge_arms(s, artifact, host, &vs, err) != 0) {
         vsession_free(&vs);
         sel_engines_free(&es);
         return rc > 0 ? 1 : -1;
     }
     count_tests(&vs);
-    if (o->objective.kind != STATS_OBJ_PP)
+    if (serve)
+        vs.test_serve = choose_test(&vs, 2);
+    if (!serve && o->objective.kind != STATS_OBJ_PP)
         vs.test_tg = choose_test(&vs, 1);
-    if (o->objective.kind != STATS_OBJ_TG)
+    if (!serve && o->objective.kind != STATS_OBJ_TG)
         vs.test_pp = choose_test(&vs, 0);
+    if (vs.test_serve)
+        bound_ttft(&vs, o->objective.ttft_bound_ms, objective);
     int wtd = o->objective.kind == STATS_OBJ_WEIGHTED;
-    const char *primary = o->objective.kind == STATS_OBJ_PP ? vs.test_pp : vs.test_tg;
+    const char *primary = serve ? vs.test_serve : o->objective.kind == STATS_OBJ_PP ? vs.test_pp : vs.test_tg;
     if (primary && (!wtd || vs.test_pp)) {
         gather(&vs, primary, 0, o->objective.per_joule);
         if (wtd)

@@ -10,7 +10,7 @@
  * taken, splits within a window of it are dropped, and the search repeats.
  * The ratio's CI is the percentile bootstrap of the median ratio of the two
  * windows (stats_bootstrap_ratio_ci). False alarms: measured on flat
- * synthetic histories in tests/stats/test_changepoint.c (printed; README "Drift").
+ * synthetic histories in tests/stats/test_changepoint.c (printed; docs/evidence.md, "Drift the builds did not cause").
  * Pure: no I/O. Not for attributing a step to a build or a driver (that
  * needs the history's labels: evidence/drift.c). */
 #ifndef LVD_STATS_CHANGEPOINT_H

@@ -23,6 +23,36 @@ void stats_objective_default(stats_objective *o)
     o->kind = STATS_OBJ_TG;
     o->w = 1.0;
     o->per_joule = 0;
+    o->ttft_bound_ms = 0;
+}
+
+/* "serve" or "serve=BOUND" (rank.h). 1 when s is one (o set or err), 0 when not. */
+static int parse_serve(const char *s, stats_objective *o, lvd_err *err, int *rc)
+{
+    if (strcmp(s, "serve") && !lvd_starts_with(s, "serve="))
+        return 0;
+    stats_objective_default(o);
+    o->kind = STATS_OBJ_SERVE;
+    *rc = 0;
+    if (!s[5])
+        return 1;
+    const char *b = s + 6;
+    size_t len = strlen(b);
+    int ms = lvd_ends_with(b, "ms");
+    char num[32];
+    double v;
+    if ((!ms && !lvd_ends_with(b, "s")) || len - (ms ? 2 : 1) >= sizeof num) {
+        *rc = -1;
+    } else {
+        snprintf(num, sizeof num, "%.*s", (int)(len - (ms ? 2 : 1)), b);
+        double bound = lvd_parse_double(num, &v) ? -1 : ms ? v : v * 1000.0;
+        *rc = bound > 0 && bound < 1e6 ? 0 : -1; /* under 1000 s: the name fits the verdicts' key */
+        o->ttft_bound_ms = *rc ? 0 : bound;
+    }
+    if (*rc)
+        lvd_errf(err, "objective '%s': use serve or serve=BOUND, BOUND the p95 time to first token "
+                 "in ms or s (serve=500ms, serve=2s)", s);
+    return 1;
 }
 
 /* The per-joule forms: tpj, ppj, wj=W (rank.h). 1 when s is one (o set or
@@ -36,6 +66,8 @@ static int parse_per_joule(const char *s, stats_objective *o, lvd_err *err, int 
     *rc = lvd_starts_with(s, "wj=") && (!strcmp(buf, "tg") || !strcmp(buf, "pp"))
               ? lvd_errf(err, "objective '%s': use wj=W with W in [0, 1]", s)
               : stats_objective_parse(buf, o, err);
+    if (*rc == 0 && o->kind == STATS_OBJ_SERVE)
+        *rc = lvd_errf(err, "objective '%s': serving is measured in time, not per joule", s);
     o->per_joule = *rc == 0;
     return 1;
 }
@@ -46,7 +78,7 @@ int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err)
         return lvd_errf(err, "objective: empty (use " STATS_OBJECTIVES ")");
     int rc;
     o->per_joule = 0;
-    if (parse_per_joule(s, o, err, &rc))
+    if (parse_per_joule(s, o, err, &rc) || parse_serve(s, o, err, &rc))
         return rc;
     if (!strcmp(s, "tg")) {
         stats_objective_default(o);
@@ -88,6 +120,12 @@ void stats_objective_name(const stats_objective *o, char *buf, size_t len)
     case STATS_OBJ_TG: snprintf(buf, len, "%s", j ? "tpj" : "tg"); break;
     case STATS_OBJ_PP: snprintf(buf, len, "%s", j ? "ppj" : "pp"); break;
     case STATS_OBJ_WEIGHTED: snprintf(buf, len, "%s=%.2f", j ? "wj" : "w", o->w); break;
+    case STATS_OBJ_SERVE:
+        if (o->ttft_bound_ms > 0)
+            snprintf(buf, len, "serve=%gms", o->ttft_bound_ms);
+        else
+            snprintf(buf, len, "serve");
+        break;
     }
 }
 
@@ -107,6 +145,7 @@ int stats_objective_uses(const stats_objective *o, int n_prompt, int n_gen)
     case STATS_OBJ_TG: return stats_test_is_tg(n_prompt, n_gen);
     case STATS_OBJ_PP: return stats_test_is_pp(n_prompt, n_gen);
     case STATS_OBJ_WEIGHTED: return stats_test_is_tg(n_prompt, n_gen) || stats_test_is_pp(n_prompt, n_gen);
+    case STATS_OBJ_SERVE: return 0;
     }
     return 0;
 }

@@ -15,6 +15,12 @@
  *             is exp(score_A - score_B), so the ranking and the pairwise
  *             decisions can never disagree and no reference arm is needed. For
  *             ratios near 1 the two means agree to the second order.
+ * Serving (lvd serve, stats/serving.h): serve, or serve=BOUND (500ms, 2s):
+ *   the serve-tps test, the aggregate generation throughput under
+ *   concurrent clients, among the arms whose p95 time to first token on
+ *   the same load shape stays within BOUND (none: every arm); the arms are
+ *   serving arms (the launch line at -np N), so the verdict chooses the
+ *   slots as well. Only serving runs decide it; llama-bench's never do.
  * Per joule: tpj, ppj and wj=W are tg, pp and w=W with every
  *   sample in tokens per joule (stats/energy.h) instead of tokens per second;
  *   the statistics, thresholds and verdicts are the same. An arm without
@@ -94,23 +100,28 @@ typedef enum stats_objective_kind {
     STATS_OBJ_TG = 0,
     STATS_OBJ_PP,
     STATS_OBJ_WEIGHTED,
+    STATS_OBJ_SERVE,       /* serving throughput under a TTFT bound (lvd serve) */
 } stats_objective_kind;
 
 typedef struct stats_objective {
     stats_objective_kind kind;
-    double w;              /* weight of tg: 1 for tg, 0 for pp, (0, 1) weighted */
+    double w;              /* weight of tg: 1 for tg, 0 for pp, (0, 1) weighted; serve: 1 */
     int per_joule;         /* samples in tokens per joule: tpj, ppj, wj=W */
+    double ttft_bound_ms;  /* serve: the p95 TTFT an arm must stay within; 0 = no bound */
 } stats_objective;
 
 /* The objectives a user can write: one fact for the parser's errors and
  * every --help that takes --objective. */
-#define STATS_OBJECTIVES "tg, pp, a tg weight W in [0, 1] as W or w=W, or per joule tpj, ppj, wj=W"
+#define STATS_OBJECTIVES                                                                                 \
+    "tg, pp, a tg weight W in [0, 1] as W or w=W, per joule tpj, ppj, wj=W, or serve[=BOUND] (lvd "      \
+    "serve's throughput, p95 TTFT within BOUND)"
 
 /* The default objective: tg. */
 void stats_objective_default(stats_objective *o);
 /* Parses "tg", "pp", "W" or "w=W" with W a number in [0, 1] (W 1 is tg, W 0
- * is pp), and per joule "tpj", "ppj", "wj=W". 0, or -1 with err saying what
- * is accepted. */
+ * is pp), per joule "tpj", "ppj", "wj=W", and "serve" or "serve=BOUND" with
+ * BOUND a duration in ms or s ("500ms", "2s", "1.5s"; > 0). 0, or -1 with
+ * err saying what is accepted. */
 int stats_objective_parse(const char *s, stats_objective *o, lvd_err *err);
 /* The --objective OBJ entry of a tool's option table (common/opt.h), into a
  * stats_objective field. */
@@ -120,11 +131,13 @@ int stats_objective_opt(const lvd_opt *o, void *field, const char *arg, lvd_err 
     .help = "what fastest means: " STATS_OBJECTIVES "; tpj is tg tokens per joule (lvd bench measures "     \
             "energy where it can)"
 /* Writes the objective's name: "tg", "pp" or "w=0.70", per joule "tpj",
- * "ppj", "wj=0.70" (the verdicts' key). */
+ * "ppj", "wj=0.70", serving "serve" or "serve=500ms" (the bound in ms; the
+ * verdicts' key). */
 void stats_objective_name(const stats_objective *o, char *buf, size_t len);
 /* 1 when a llama-bench test with n_prompt and n_gen serves the objective:
  * tg tests (n_prompt 0, n_gen > 0) for tg and weighted, pp tests (n_gen 0,
- * n_prompt > 0) for pp and weighted; combined pp+tg tests never. */
+ * n_prompt > 0) for pp and weighted; combined pp+tg tests never, and no
+ * llama-bench test serves the serve objective. */
 int stats_objective_uses(const stats_objective *o, int n_prompt, int n_gen);
 /* 1 for a tg test, 0 otherwise (as above). */
 int stats_test_is_tg(int n_prompt, int n_gen);

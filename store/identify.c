@@ -88,7 +88,7 @@ static int model_resolve(const char *path, model *m, lvd_err *err)
     return rc;
 }
 
-/* The artifact identity (README.md, "Artifact identity"): a single file's
+/* The artifact identity (docs/store.md, "Artifact identity"): a single file's
  * SHA-256; for a split model the SHA-256 of its shards' lowercase hex
  * digests in shard order, each followed by "\n". */
 static void identity(const model *m, char sha[LVD_SHA256_HEX_LEN + 1])
@@ -206,6 +206,24 @@ static int lookup(store *s, model *m, int allow_non_gguf, store_artifact *out, l
     return 1;
 }
 
+/* The model's shape over every file; a single file that is not GGUF gets an
+ * unknown shape when allow_non_gguf (a split model must be GGUF). */
+static int read_shape(const model *m, int allow_non_gguf, gguf_shape *shape, lvd_err *err);
+
+/* A shape the store answered holds no compute-graph widths and no per-block
+ * KV layout (gguf_shape.graph 0: they are not stored): they are read again
+ * from the file's header (a few reads, never a hash) when it is still
+ * there. A file that cannot be read keeps the stored shape, which placement
+ * then prices with the seed's compute constant. */
+static void reread_graph(const model *m, store_artifact *a)
+{
+    gguf_shape fresh;
+    lvd_err ignored;
+    if (!a->shape.known || a->shape.graph || read_shape(m, 0, &fresh, &ignored) != 0 || !fresh.known)
+        return;
+    a->shape = fresh;
+}
+
 int store_identify_cached(store *s, const char *path, store_artifact *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -213,12 +231,12 @@ int store_identify_cached(store *s, const char *path, store_artifact *out, lvd_e
     if (model_resolve(path, &m, err) != 0)
         return -1;
     int rc = lookup(s, &m, 0, out, err);
+    if (rc == 0)
+        reread_graph(&m, out);
     model_free(&m);
     return rc;
 }
 
-/* The model's shape over every file; a single file that is not GGUF gets an
- * unknown shape when allow_non_gguf (a split model must be GGUF). */
 static int read_shape(const model *m, int allow_non_gguf, gguf_shape *shape, lvd_err *err)
 {
     char **files = lvd_xcalloc(m->n, sizeof *files);
@@ -244,6 +262,8 @@ int store_identify(store *s, const char *path, int allow_non_gguf, store_artifac
     if (model_resolve(path, &m, err) != 0)
         return -1;
     int rc = lookup(s, &m, allow_non_gguf, out, err);
+    if (rc == 0)
+        reread_graph(&m, out);
     if (rc == 1) {
         /* the shape first: files that are not a model fail before a long hash */
         gguf_shape shape;
@@ -255,6 +275,8 @@ int store_identify(store *s, const char *path, int allow_non_gguf, store_artifac
             identity(&m, sha);
             rc = record(s, &m, sha, &shape, out, err);
         }
+        if (rc == 0 && shape.known)
+            out->shape = shape; /* as read: with what the store does not keep */
     }
     if (rc != 0)
         store_artifact_free(out);

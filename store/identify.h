@@ -1,6 +1,6 @@
 /* identify.h: artifact identity. The SHA-256 of a model file, or for a model
  * split into shards (NAME-00001-of-00003.gguf ...) the SHA-256 over its
- * shards' SHA-256 hex digests in order, one per line (README.md "Artifact
+ * shards' SHA-256 hex digests in order, one per line (docs/store.md, "Artifact
  * identity"); served from the store's caches when every file's (path, size,
  * mtime, inode) is unchanged, so a 20 GB model is hashed once; the GGUF shape
  * (summed over the shards) is read and recorded with it. Every tool that
@@ -24,7 +24,10 @@ int store_identify(store *s, const char *path, int allow_non_gguf, store_artifac
 /* The cache half of store_identify, for callers that must not write (a
  * read-only store) nor read a model's bytes: fills out when path's (size,
  * mtime, inode) are in the path cache and the artifact's shape is recorded.
- * Only stats the file. Returns 0, 1 when the cache cannot answer (call
+ * Never hashes: stats the file, and reads its GGUF header again for what the
+ * store does not keep of the shape (the compute graph's widths, the
+ * per-block KV layout: gguf_shape.graph), as store_identify does when its
+ * cache answers. Returns 0, 1 when the cache cannot answer (call
  * store_identify on a writable store), or -1 with err (no such file, not a
  * regular file, the store failed). */
 int store_identify_cached(store *s, const char *path, store_artifact *out, lvd_err *err);

@@ -405,7 +405,16 @@ static const char *const migrations[] = {
      * of the flags its invocation left out for that reason (engine/argv.h).
      * NULL: not read (a probe made before step 19), nothing left out. */
     "ALTER TABLE probes ADD COLUMN flags TEXT; ALTER TABLE runs ADD COLUMN left_out TEXT;",
-    /* 20 (every llama.cpp a user has): since its SemVer releases (Aug 2026)
+    /* 20: serving under load (lvd serve, serve/): a run of llama-server at
+     * --parallel N driven by N concurrent clients is a run like llama-bench's,
+     * its load shape N in p_parallel (0: a llama-bench run) and P, G in its
+     * results' n_prompt and n_gen; a verdict of the serve objective keeps the
+     * slots its winner was measured with. runs_serving finds a model's
+     * newest serving run without walking its llama-bench runs. */
+    "ALTER TABLE runs ADD COLUMN p_parallel INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE verdicts ADD COLUMN p_parallel INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX runs_serving ON runs(host, artifact, started_at) WHERE p_parallel > 0;",
+    /* 21 (every llama.cpp a user has): since its SemVer releases (Aug 2026)
      * llama.cpp's --version says "version: 0.4.1-dev (build 10991, commit
      * 930e2fa59)": the version is kept beside the build (semver; NULL before
      * them), and an engine fetched by a SemVer release's name keeps that name

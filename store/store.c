@@ -109,6 +109,16 @@ void store_col_fit(store_stmt *st, int first, lvd_params *p)
     p->fit_ctx = (int)store_col_i64_or(st, first + 1, 0);
 }
 
+void store_bind_parallel(store_stmt *st, int col, const lvd_params *p)
+{
+    store_bind_int(st, col, p->parallel > 0 ? p->parallel : 0);
+}
+
+void store_col_parallel(store_stmt *st, int col, lvd_params *p)
+{
+    p->parallel = (int)store_col_i64_or(st, col, 0);
+}
+
 int store_user_version(store *s, int64_t *version, lvd_err *err)
 {
     return store_version_get(s, version, err);

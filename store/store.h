@@ -142,6 +142,8 @@ typedef struct store_run_filter {
     const char *arm_key;   /* NULL = any */
     const char *session;   /* NULL = any but a hunt's (STORE_HUNT_SESSION_PREFIX, store/bisectdb.h) */
     const char *status;    /* NULL = any */
+    int serving;           /* 0 = any; 1 = serving runs only (lvd serve: params.parallel > 0);
+                              -1 = llama-bench runs only */
     int64_t since;         /* started_at >= since; 0 = any */
     int with_samples;      /* load results and samples too */
     int limit;             /* 0 = no limit; newest first when set */
@@ -162,11 +164,11 @@ int store_run_load_results(store *s, lvd_run *runs, size_t n, lvd_err *err);
  * not; -1 with err. One indexed query (started_at), nothing loaded. */
 int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err);
 
-/* The device rows of run_alloc (host rows "CPU" left out) with both the
- * actual model bytes and the predicted ones, the newest per_device runs'
- * rows of each device (newest first), into *out (malloc'd, free with
- * free()): the margin correction's input (its window:
- * PLACEMENT_CORRECTION_WINDOW). 0, or -1. */
+/* The device rows of run_alloc (host rows "CPU" left out) of runs that
+ * finished (status ok) with both the actual model bytes and the predicted
+ * ones, each with its run's build, the newest per_device runs' rows of each
+ * device (newest first), into *out (malloc'd, free with free()): the margin
+ * correction's input (its window: PLACEMENT_CORRECTION_WINDOW). 0, or -1. */
 int store_alloc_rows(store *s, size_t per_device, lvd_alloc **out, size_t *n, lvd_err *err);
 
 /* --- llama.cpp's own fit plans ------------------------------ */

@@ -1,7 +1,9 @@
 /* store_alloc.c: the device allocation rows with both sides known (what
- * llama.cpp allocated and what placement predicted), for the margin
- * correction (placement/correction.h): a window of the newest rows of each
- * device, read by index, so the correction costs the same after a year.
+ * llama.cpp allocated and what placement predicted) of runs that finished
+ * (a load that died printed part of its buffers), with the build of the run
+ * each came from, for the margin correction (placement/correction.h): a
+ * window of the newest rows of each device, read by index, so the
+ * correction costs the same after a year.
  * Not for a run's own rows (store_runs.c reads and writes those with the run). */
 #include "store/store_internal.h"
 
@@ -46,6 +48,7 @@ static int device_rows(store_stmt *st, const char *device, lvd_alloc **out, size
         int64_t *f[] = {&a->model, &a->kv, &a->compute, &a->pred_model, &a->pred_kv, &a->pred_compute};
         for (int k = 0; k < 6; k++)
             *f[k] = store_col_i64_or(st, 1 + k, -1);
+        store_col_copy(st, 7, a->build, sizeof a->build);
     }
     store_reset(st);
     return rc == STORE_DONE ? 0 : -1;
@@ -60,9 +63,10 @@ int store_alloc_rows(store *s, size_t per_device, lvd_alloc **out, size_t *n, lv
     if (alloc_devices(s, &devs, &nd, err))
         return -1;
     store_stmt *st;
-    int rc = store_prepare(s, "SELECT device, model, kv, compute, pred_model, pred_kv, pred_compute"
-                              " FROM run_alloc WHERE device = ?1 AND model IS NOT NULL"
-                              " AND pred_model IS NOT NULL ORDER BY run_id DESC LIMIT ?2", &st, err);
+    int rc = store_prepare(s, "SELECT a.device, a.model, a.kv, a.compute, a.pred_model, a.pred_kv,"
+                              " a.pred_compute, r.build FROM run_alloc a JOIN runs r ON r.id = a.run_id"
+                              " WHERE a.device = ?1 AND a.model IS NOT NULL AND a.pred_model IS NOT NULL"
+                              " AND r.status = 'ok' ORDER BY a.run_id DESC LIMIT ?2", &st, err);
     if (rc == 0) {
         store_bind_i64(st, 2, (int64_t)per_device);
         for (size_t i = 0; i < nd && rc == 0; i++)

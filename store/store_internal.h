@@ -139,6 +139,9 @@ void store_col_split(store_stmt *st, int first, lvd_params *p);
  * from store_bind_params' nine so statements add them at their end. */
 void store_bind_fit(store_stmt *st, int first, const lvd_params *p);
 void store_col_fit(store_stmt *st, int first, lvd_params *p);
+/* p_parallel (llama-server -np of a serving arm; 0: a llama-bench arm). */
+void store_bind_parallel(store_stmt *st, int col, const lvd_params *p);
+void store_col_parallel(store_stmt *st, int col, lvd_params *p);
 
 /* Steps st once expecting no row (STORE_DONE) and finalizes it; on failure
  * the message names the store file and what was being done. 0 or -1. */

@@ -152,9 +152,9 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
                       " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, uid,"
-                      " left_out)"
+                      " left_out, p_parallel)"
                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                      " ?, ?, ?, ?, ?, ?)",
+                      " ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         goto fail;
     store_bind_text(st, 1, r->artifact);
@@ -181,6 +181,7 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
         lvd_uid(uid);
     store_bind_text(st, 30, r->uid[0] ? r->uid : uid);
     store_bind_text(st, 31, r->left_out);
+    store_bind_parallel(st, 32, &r->params);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = store_last_id(s);
@@ -220,6 +221,7 @@ static void col_run(store_stmt *st, void *item)
     store_col_split(st, 26, &r->params);
     store_col_fit(st, 28, &r->params);
     r->left_out = store_col_strdup(st, 30);
+    store_col_parallel(st, 31, &r->params);
 }
 
 static void col_result(store_stmt *st, lvd_result *x)
@@ -295,7 +297,9 @@ static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lv
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " build_commit, build_number, status, reason, exit_code, stderr_tail,"
                       " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx,"
-                      " left_out FROM runs WHERE started_at >= ?7");
+                      " left_out, p_parallel FROM runs WHERE started_at >= ?7");
+    if (f->serving) /* serving runs (lvd serve) or llama-bench's: runs_serving, or a filter */
+        lvd_sb_adds(&sql, f->serving > 0 ? " AND p_parallel > 0" : " AND p_parallel = 0");
     if (f->artifact)
         lvd_sb_adds(&sql, " AND artifact = ?1");
     if (f->host)

@@ -11,7 +11,7 @@
     "SELECT id, artifact, host, decided_at, objective, engine_id, arm_key,"                \
     " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
     " rule, explain, " STORE_FINGERPRINT_SQL ", " STATS ", p_split_mode, p_tensor_split, p_fit_target," \
-    " p_fit_ctx, serving_depth FROM verdicts"
+    " p_fit_ctx, serving_depth, p_parallel FROM verdicts"
 #define SELECT_VERDICT SELECT_VERDICT_WITH("stats_json")
 
 static void col_verdict(store_stmt *st, void *item)
@@ -33,6 +33,7 @@ static void col_verdict(store_stmt *st, void *item)
     v->stats_json = store_col_doc(st, 19);
     store_col_fit(st, 22, &v->params);
     v->depth = (int)store_col_i64_or(st, 24, -1);
+    store_col_parallel(st, 25, &v->params);
 }
 
 int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
@@ -47,7 +48,8 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
                       "INSERT INTO verdicts (artifact, host, decided_at, objective, engine_id, arm_key,"
                       " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
                       " rule, explain, fingerprint_id, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx,"
-                      " serving_depth) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      " serving_depth, p_parallel)"
+                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
     store_bind_text(st, 1, v->artifact);
@@ -64,6 +66,7 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     store_bind_split(st, 20, &v->params);
     store_bind_fit(st, 22, &v->params);
     store_bind_i64_or_null(st, 24, v->depth, -1);
+    store_bind_parallel(st, 25, &v->params);
     if (store_step_done(s, st, "cannot record verdict", err))
         return -1;
     v->id = store_last_id(s);

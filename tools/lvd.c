@@ -25,6 +25,7 @@ static const lvd_opt_cmd tools[] = {
     {"bench", NULL, "run llama-bench per engine and device until the statistics decide", NULL, NULL},
     {"fit", NULL, "find each engine's context ceiling for a model by loading", NULL, NULL},
     {"select", NULL, "print the winning llama-server launch line for a model", NULL, NULL},
+    {"serve", NULL, "run the launch line as a llama-server under concurrent clients", NULL, NULL},
     {"pin", NULL, "decide whether a candidate build replaces the pinned one", NULL, NULL},
     {"bisect", NULL, "find the first release build that made a test slower", NULL, NULL},
     {"evidence", NULL, "write the evidence page with delta tables and charts", NULL, NULL},

@@ -11,7 +11,7 @@
  *   probe, library:   engine_probe_engine(refresh) for each engine;
  * and prints median, p95 and mean wall ms of each (and of /bin/true run the
  * same way: the cost of a process start) and the ratios probe / select.
- * Targets (README.md, "Performance"): select < 5 ms and >= 200x faster than probing.
+ * Targets (docs/performance.md): select < 5 ms and >= 200x faster than probing.
  * The fake engine answers --list-devices in a millisecond or two; a real
  * CUDA or Vulkan build initialises its backends first (seconds), so the
  * ratios here are a floor for real engines. Not a test: it prints numbers

@@ -1,9 +1,10 @@
 /* test_armkey.c: the arm key (bench/arm.h) written and read back by one
  * codec: every field of lvd_params survives the round trip (the device,
  * split mode and fractions, -ngl, -fa, -ub, cache types, -ncmoe, -t,
- * llama.cpp's fit target and context, the environment), "-" reads as "not
- * passed", the keys of today's arms are the ones stored before (the fields
- * written only when passed), and a word that is no field is refused. */
+ * llama.cpp's fit target and context, a serving arm's -np, the
+ * environment), "-" reads as "not passed", the keys of today's arms are the
+ * ones stored before (the fields written only when passed), and a word that
+ * is no field is refused. */
 #include "tests/support/testutil.h"
 
 #include "bench/arm.h"
@@ -26,6 +27,7 @@ static void assert_same_params(const lvd_params *a, const lvd_params *b)
     assert_string_equal(a->env, b->env);
     assert_int_equal(a->fit_target, b->fit_target);
     assert_int_equal(a->fit_ctx, b->fit_ctx);
+    assert_int_equal(a->parallel, b->parallel);
 }
 
 /* key of p, parsed back: the same parameters, and the same key again. */
@@ -62,6 +64,9 @@ static void test_every_field(void **state)
     p.fa = 1;
     round_trip(&p, "dev=CUDA0/CUDA1 sm=row ts=0.60/0.40 ngl=0 fa=1 ub=256 ctk=q8_0 ctv=q4_0 ncmoe=4 t=8"
                    " fitt=1024 fitc=0 env=CUDA_VISIBLE_DEVICES=0 GGML_VK_PREFER_HOST_MEMORY=1");
+    lvd_params_init(&p); /* a serving arm (lvd serve): its slots, written only then */
+    p.parallel = 4;
+    round_trip(&p, "dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- np=4 env=");
 }
 
 /* A single-device arm's key as stored before split or fit arms existed;

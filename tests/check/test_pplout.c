@@ -138,7 +138,7 @@ static void test_kld_eras(void **state)
 }
 
 /* The H200 captures: CPU, CUDA and Vulkan on the same model and text. The
- * ratios are the README's: CUDA 1.0006, Vulkan 1.0013. */
+ * ratios are docs/evidence.md's: CUDA 1.0006, Vulkan 1.0013. */
 static void test_h200(void **state)
 {
     (void)state;

@@ -640,6 +640,50 @@ static void test_file_type_names(void **state)
     assert_string_equal(gguf_file_type_name(100000), "?");
 }
 
+/* The compute graph's widths (gguf_shape.graph), on the kv-*.gguf models of
+ * tests/fixtures/models/make-kvarch-models.py (hidden size 64, vocabulary
+ * 512, f16 weights): the script's numbers, and flags from the tensor names. */
+static void test_graph_widths(void **state)
+{
+    (void)state;
+    gguf_shape s;
+    uint64_t size;
+    read_model("kv-llama.gguf", &s, &size);
+    assert_int_equal(s.graph, 1);
+    assert_int_equal(s.n_vocab, 512);       /* token_embd.weight's rows */
+    assert_int_equal(s.n_ff, 128);
+    assert_int_equal(s.n_ff_exp, 0);
+    assert_int_equal(s.n_rot, 16);
+    assert_int_equal(s.graph_flags, 0);     /* separate Q/K/V, gated FFN, own output head */
+    assert_int_equal(s.output_bytes, 64 * 512 * 2);
+    /* a block: two f32 norms of 64, Q/K/V/O (64x64, 64x32, 64x32, 64x64),
+     * gate/up/down (64x128 each), elements and bytes */
+    assert_int_equal(s.block_elems, 2 * 64 + 64 * 64 * 2 + 64 * 32 * 2 + 3 * 64 * 128);
+    assert_int_equal(s.block_bytes, 2 * 64 * 4 + (64 * 64 * 2 + 64 * 32 * 2 + 3 * 64 * 128) * 2);
+
+    read_model("kv-qwen2moe.gguf", &s, &size);
+    assert_int_equal(s.n_ff_exp, 32);
+    assert_int_equal(s.n_ff_shexp, 64);    /* expert_shared_feed_forward_length */
+    assert_int_equal(s.graph_flags, GGUF_GRAPH_SHEXP_GATE);
+    assert_int_equal(s.max_expert_tensor_bytes, 64 * 32 * 4 * 2);
+
+    read_model("kv-gemma3.gguf", &s, &size);
+    assert_int_equal(s.graph_flags, GGUF_GRAPH_QK_NORM | GGUF_GRAPH_TIED);
+    assert_int_equal(s.output_bytes, s.embd_bytes); /* tied: the head is token_embd */
+
+    read_model("kv-deepseek2.gguf", &s, &size);
+    assert_int_equal(s.kv_lora_rank, 32);
+    assert_int_equal(s.q_lora_rank, 32);
+    assert_int_equal(s.head_dim_k_mla, 32); /* nope 16 + rope 16 */
+    assert_int_equal(s.head_dim_v_mla, 16);
+    assert_int_equal(s.n_dense_lead, 1);
+    assert_int_equal(s.n_ff_shexp, 32);     /* one shared expert of expert_feed_forward_length */
+
+    read_model("kv-lfm2.gguf", &s, &size); /* Q/K norms on its attention blocks, no head */
+    assert_int_equal(s.n_vocab, 512);
+    assert_int_equal(s.graph_flags, GGUF_GRAPH_QK_NORM | GGUF_GRAPH_TIED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_mini_corruptions),
         cmocka_unit_test(test_random_flips),
         cmocka_unit_test(test_file_type_names),
+        cmocka_unit_test(test_graph_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,10 @@
  * (tests/support/proc-helper.c): exit codes, signals, timeouts that kill the whole
  * process group, lingering and escaping grandchildren, capture limits, the
  * environment overlay, the working directory, spawn failures, no leaked fds
- * and no zombies, and the child's group killed when its parent is SIGKILLed.
+ * and no zombies, and the child's group killed when its parent is SIGKILLed;
+ * a long-lived child (proc_start): its output in a log, its whole group
+ * stopped by proc_stop (SIGTERM, SIGKILL for one that ignores it), an exit
+ * seen, and its group killed when the process that started it is SIGKILLed.
  * This process makes itself a child subreaper so orphaned
  * grandchildren come back to it and their fate can be checked exactly. */
 #include "tests/support/testutil.h"
@@ -228,13 +231,29 @@ static void test_escaped_grandchild_does_not_hang(void **state)
     assert_no_children();
 }
 
-/* Our death (SIGKILL: nothing to catch) takes the child and its grandchild
- * with it: a "parent" forked here runs the helper through proc_run and is
- * killed; both of the helper's processes, reparented to this subreaper, must
- * die of SIGKILL within moments, and the guard too. */
-static void test_parent_killed_kills_group(void **state)
+/* Reads "PID GRANDCHILD-PID" from the helper's pidfile (bounded wait). */
+static void read_pids(const char *file, long *child, long *gc)
 {
-    (void)state;
+    *child = *gc = 0;
+    for (int i = 0; i < 1000 && !*child; i++) {
+        FILE *f = fopen(file, "r");
+        if (!f || fscanf(f, "%ld %ld", child, gc) != 2)
+            *child = 0;
+        if (f)
+            fclose(f);
+        if (!*child)
+            usleep(10000);
+    }
+    assert_true(*child > 1 && *gc > 1);
+}
+
+/* Our death (SIGKILL: nothing to catch) takes the child and its grandchild
+ * with it: a "parent" forked here runs the helper, through proc_run or as a
+ * long-lived child (proc_start, a server's driver), and is killed; both of
+ * the helper's processes, reparented to this subreaper, must die of SIGKILL
+ * within moments, and the guard too. */
+static void starter_killed(int long_lived)
+{
     char dir[] = "/tmp/lvd-test-proc-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char *file = lvd_xasprintf("%s/pids", dir);
@@ -242,22 +261,18 @@ static void test_parent_killed_kills_group(void **state)
     assert_true(parent >= 0);
     if (parent == 0) {
         const char *argv[] = {helper, "pidfile", file, NULL};
-        proc_spec spec = {.argv = argv, .timeout_ms = 120000};
+        /* proc_start's child has no time limit of its own: 1 ms must not end it */
+        proc_spec spec = {.argv = argv, .timeout_ms = long_lived ? 1 : 120000};
         proc_result res;
-        proc_run(&spec, &res, NULL);
+        proc_child c;
+        if (!long_lived)
+            proc_run(&spec, &res, NULL);
+        else if (proc_start(&spec, NULL, &c, NULL) == 0)
+            pause(); /* until SIGKILL */
         _exit(3); /* not reached: killed first */
     }
-    long child = 0, gc = 0;
-    for (int i = 0; i < 1000 && !child; i++) {
-        FILE *f = fopen(file, "r");
-        if (!f || fscanf(f, "%ld %ld", &child, &gc) != 2)
-            child = 0;
-        if (f)
-            fclose(f);
-        if (!child)
-            usleep(10000);
-    }
-    assert_true(child > 1 && gc > 1);
+    long child, gc;
+    read_pids(file, &child, &gc);
     assert_int_equal(kill(parent, SIGKILL), 0);
     int st;
     assert_int_equal(waitpid(parent, &st, 0), parent);
@@ -276,6 +291,97 @@ static void test_parent_killed_kills_group(void **state)
     unlink(file);
     rmdir(dir);
     free(file);
+}
+
+static void test_parent_killed_kills_group(void **state)
+{
+    (void)state;
+    starter_killed(0);
+}
+
+static void test_start_stop_group(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lvd-test-proc-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *file = lvd_xasprintf("%s/pids", dir), *log = lvd_xasprintf("%s/log", dir);
+    int fds = count_fds();
+    const char *argv[] = {helper, "pidfile", file, NULL};
+    proc_spec spec = {.argv = argv, .timeout_ms = 1};
+    proc_child c;
+    lvd_err err = {{0}};
+    assert_int_equal(proc_start(&spec, log, &c, &err), 0);
+    assert_true(c.pid > 0 && c.pgid > 0);
+    long child, gc;
+    read_pids(file, &child, &gc);
+    assert_int_equal(child, c.pid);
+    assert_int_equal(proc_child_exited(&c), 0);
+    proc_stop(&c, 5000);
+    char how[96];
+    assert_string_equal(proc_child_describe(&c, how, sizeof how), "killed by signal 15 (Terminated)");
+    int st = reap_orphan((pid_t)gc); /* its grandchild went with the group */
+    assert_true(WIFSIGNALED(st));
+    assert_no_children();
+    assert_int_equal(count_fds(), fds);
+    proc_stop(&c, 0); /* again: nothing to do */
+    unlink(file);
+    unlink(log);
+    rmdir(dir);
+    free(file);
+    free(log);
+}
+
+static void test_start_log_exit_and_kill(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/lvd-test-proc-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *log = lvd_xasprintf("%s/log", dir);
+    const char *flood[] = {helper, "flood", "10", NULL};
+    proc_spec spec = {.argv = flood, .timeout_ms = 1};
+    proc_child c;
+    lvd_err err = {{0}};
+    assert_int_equal(proc_start(&spec, log, &c, &err), 0);
+    for (int i = 0; i < 1000 && !proc_child_exited(&c); i++)
+        usleep(10000);
+    char how[96];
+    assert_string_equal(proc_child_describe(&c, how, sizeof how), "exit 0");
+    proc_stop(&c, 1000);
+    lvd_sb sb = {0};
+    assert_int_equal(lvd_read_file(log, 1 << 20, &sb, &err), 0);
+    assert_int_equal(sb.len, 20); /* stdout and stderr both in the log */
+    lvd_sb_free(&sb);
+    /* a child that ignores SIGTERM gets SIGKILL after the grace */
+    const char *stubborn[] = {helper, "ignore-term", NULL};
+    spec.argv = stubborn;
+    assert_int_equal(proc_start(&spec, log, &c, &err), 0);
+    for (int i = 0; i < 1000; i++) { /* "ready": its handler is in place */
+        lvd_sb_reset(&sb);
+        if (lvd_read_file(log, 1 << 20, &sb, &err) == 0 && strstr(lvd_sb_str(&sb), "ready"))
+            break;
+        usleep(10000);
+    }
+    lvd_sb_free(&sb);
+    int64_t t0 = lvd_mono_ms();
+    proc_stop(&c, 200);
+    assert_true(lvd_mono_ms() - t0 >= 200);
+    assert_string_equal(proc_child_describe(&c, how, sizeof how), "killed by signal 9 (Killed)");
+    assert_no_children();
+    const char *none[] = {"/nonexistent/lvd-no-such-program", NULL};
+    spec.argv = none;
+    assert_int_equal(proc_start(&spec, log, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot execute: No such file or directory"));
+    assert_int_equal(c.pid, 0);
+    assert_no_children();
+    unlink(log);
+    rmdir(dir);
+    free(log);
+}
+
+static void test_starter_killed_kills_group(void **state)
+{
+    (void)state;
+    starter_killed(1);
 }
 
 static int all_bytes(const lvd_sb *sb, char c)
@@ -459,6 +565,9 @@ int main(void)
         cmocka_unit_test(test_spawn_failures),
         cmocka_unit_test(test_bad_spec),
         cmocka_unit_test(test_tail),
+        cmocka_unit_test(test_start_stop_group),
+        cmocka_unit_test(test_start_log_exit_and_kill),
+        cmocka_unit_test(test_starter_killed_kills_group),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

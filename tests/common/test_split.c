@@ -221,7 +221,7 @@ static void file_sha(const char *path, char hex[LVD_SHA256_HEX_LEN + 1])
         fail_msg("%s", err.msg);
 }
 
-/* The identity as README.md defines it, computed here from the shard files. */
+/* The identity as docs/store.md defines it, computed here from the shard files. */
 static void expected_identity(fx *f, char out[LVD_SHA256_HEX_LEN + 1])
 {
     lvd_sb lines = {0};
@@ -356,6 +356,33 @@ static void test_identity_covers_every_shard(void **state)
     }
 }
 
+/* What the store does not keep of the shape (the compute graph's widths,
+ * gguf_shape.graph) is read again from the first shard's header when the
+ * caches answer: never a hash, only the header. */
+static void test_cache_rereads_graph(void **state)
+{
+    fx *f = *state;
+    store_artifact a;
+    assert_int_equal(identify_ok(f, f->shard[0], &a), 1);
+    assert_int_equal(a.shape.graph, 1); /* as read on the first identify */
+    char want[LVD_SHA256_HEX_LEN + 1];
+    memcpy(want, a.sha256, sizeof want);
+    store_artifact_free(&a);
+    lvd_err err;
+    assert_int_equal(store_artifact_get(f->s, want, &a, &err), 0);
+    assert_int_equal(a.shape.graph, 0); /* the store's own columns */
+    assert_int_equal(a.shape.n_vocab, 0);
+    store_artifact_free(&a);
+    assert_int_equal(store_identify_cached(f->s, f->shard[1], &a, &err), 0);
+    assert_int_equal(a.shape.graph, 1);
+    assert_int_equal(a.shape.n_vocab, 32000);
+    assert_int_equal(a.shape.n_ff, 704);
+    store_artifact_free(&a);
+    assert_int_equal(identify_ok(f, f->shard[2], &a), 0); /* the cache answered: no hash */
+    assert_int_equal(a.shape.graph, 1);
+    store_artifact_free(&a);
+}
+
 /* A cached split model is not read at all: every shard's magic is broken in
  * place with size, mtime and inode restored, and the caches still answer. */
 static void test_cache_reads_nothing(void **state)
@@ -383,6 +410,10 @@ static void test_cache_reads_nothing(void **state)
     lvd_err err;
     assert_int_equal(store_identify_cached(f->s, f->shard[2], &a, &err), 0);
     assert_string_equal(a.sha256, want);
+    /* the header it would read the graph's widths from is broken: the
+     * stored shape stands (placement prices it with the seed's constant) */
+    assert_int_equal(a.shape.graph, 0);
+    assert_int_equal(a.shape.tensor_bytes, 20550656);
     store_artifact_free(&a);
 
     /* one shard's mtime moves: the cache no longer answers, and the broken
@@ -554,6 +585,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_shape_sums_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_covers_every_shard, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cache_rereads_graph, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cache_reads_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_shard, setup, teardown),
         cmocka_unit_test_setup_teardown(test_extra_shard, setup, teardown),

@@ -32,4 +32,17 @@ check "the evidence page shows predicted vs actual" grep -q "Placement: predicte
 # its arm cell in the page's words (Vulkan0, ngl 99, fa 1), never the arm key (dev=Vulkan0 ngl=99 ...)
 check "the placement table names the arm in words" grep -qE '^\| Vulkan0, ngl [0-9]+, fa 1[^|]* \| Vulkan0 \|' "$tmp/page.md"
 check "and shows no arm key" sh -c '! grep -F "dev=" "$0"' "$tmp/page.md"
+# the fake prints what llama.cpp would for the shape (its closed form of the
+# graph's dominant terms, tests/fake-engine/fake_compute.c), the estimator
+# predicts it by replaying the graph: the estimator table's ratios sit near 1
+ratios() { python3 - "$tmp/page.md" <<'PY'
+import re, sys
+row = [l for l in open(sys.argv[1]) if l.startswith("| vulkan |")][0].split("|")
+weights, compute, total = float(row[3]), float(row[5]), float(row[7])
+print(0.98 <= weights <= 1.02, 0.85 <= compute <= 1.15, 0.9 <= total <= 1.1)
+PY
+}
+check "the estimator table: weights, compute and total near 1 on Vulkan" [ "$(ratios)" = "True True True" ]
+check "and the margin correction drawn from them, and which way it moved" \
+  grep -qE "^- vulkan b9749: actual/predicted over [0-9]+ rows .*device need x[0-9.]+, (up|down|unchanged)" "$tmp/page.md"
 e2e_finish

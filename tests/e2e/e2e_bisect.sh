@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_bisect.sh: lvd bisect end to end (README.md, "lvd bisect") on a loopback
+# e2e_bisect.sh: lvd bisect end to end (man lvd-bisect) on a loopback
 # release server (tests/support/httpd.py) with builds b100..b131, each the fake engine
 # with its own scenario: b117 makes tg 10 % slower. Cases:
 #   clean: b117 found in at most log2(32) + 1 = 6 downloads, commits and the

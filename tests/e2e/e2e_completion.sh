@@ -41,8 +41,9 @@ contains() {
   check "'$*<TAB>' offers $w" test "${reply#* "$w" }" != "$reply"
 }
 
-expect select lvd se
-expect "select store" lvd s
+expect "select serve" lvd se
+expect select lvd sel
+expect "select serve store" lvd s
 contains --model lvd select --mo
 expect --model lvd select --mo
 expect --model lvd-select --mo
@@ -63,7 +64,7 @@ expect "" ls --x
 
 # every tool in lvd --help, and every option of every tool's table, which its --help lists
 tools=$(lvd_help=$("$LVD_BIN/lvd" --help); printf '%s\n' "$lvd_help" | sed -n '/^tools:/,/^$/s/^  \([a-z]*\) .*/\1/p')
-check "lvd --help lists eleven tools" test "$(echo $tools | wc -w)" -eq 11
+check "lvd --help lists twelve tools" test "$(echo $tools | wc -w)" -eq 12
 expect "$tools" lvd ''
 for t in $tools; do
   opts=$("$LVD_BIN/lvd-$t" --list-options | sed -n 's/^\(-[^ ]*\).*/\1/p' | sort -u)

@@ -123,9 +123,16 @@ run "$C" ./llama-perplexity -m models/small-llama-q8_0.gguf -f "$IN" -c 128 --ch
 check "kld with a missing base: logs the error and exits 0 without statistics (as the real tool)" \
   test "$rc" = 0 -a "$(grep -c 'failed to open missing.bin' "$C/err")" = 1 -a "$(grep -c 'Mean' "$C/out")" = 0
 
-# server: the -ngl warning on a CPU-only build, launch check mode
-run "$C" ./llama-server -m models/small-llama-q8_0.gguf -ngl 99 --port 18123
-check "server -ngl on CPU build: exit 0" test "$rc" = 0
+# server: the -ngl warning on a CPU-only build, launch check mode. Given
+# --port it serves until SIGTERM, as the capture's server did until it was stopped
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+(cd "$C" && exec ./llama-server -m models/small-llama-q8_0.gguf -ngl 99 --port "$PORT" > out 2> err) &
+srv=$!
+for _ in $(seq 100); do grep -q "listening on" "$C/err" 2>/dev/null && break; sleep 0.05; done
+check "server --port: GET /health answers 200 {\"status\":\"ok\"}" \
+  test "$(python3 -c 'import sys, urllib.request as u; print(u.build_opener(u.ProxyHandler({})).open(sys.argv[1]).read().decode())' "http://127.0.0.1:$PORT/health")" = '{"status":"ok"}'
+kill -TERM "$srv"; wait "$srv"; rc=$?
+check "server -ngl on CPU build: exit 0 on SIGTERM" test "$rc" = 0
 check "server -ngl on CPU build: stderr lines as server-ngl99-cpu-only.stderr" \
   same <(shape <(strip_ts "$C/err")) <(shape <(strip_ts "$CPU/server-ngl99-cpu-only.stderr")) 
 (cd "$C" && FAKE_SERVER_CHECK=1 ./llama-server -m models/small-llama-q8_0.gguf -c 4096 > out 2> err); rc=$?

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # e2e_fetch.sh: lvd-fetch end to end against a real HTTP server on loopback
 # (tests/support/httpd.py) serving a release JSON and archives it builds: every case of
-# README.md's "lvd fetch" section -- good tar.gz and zip, wrong bytes, pin vs API
+# man lvd-fetch -- good tar.gz and zip, wrong bytes, pin vs API
 # disagreement, API down or rate-limited with and without a pin, null digest,
 # zip-slip / symlink / hardlink / absolute / device / huge archives, truncated,
 # dropped and stalled downloads, 404s, TLS verification, disk full, --latest,

@@ -57,6 +57,11 @@ check "fit: q8_0/q8_0 holds 64/34 times the context, within 1 %" \
 lvd fit -m "$MODEL" --engines cuda --max-ctx 100000 --json --no-record
 check "fit: a top that loads is capped (the prediction is above it: one load)" \
   is "(d[0]['ceiling'], d[0]['capped'], d[0]['probes'])" "(100000, True, 1)"
+# a load of N loads N cells (llama-bench -d N-1 -p 1 -n 1: each test's context
+# is its depth and its own token), so one above the CPU's 50000 does not load
+lvd fit -m "$MODEL" --engines cpu --max-ctx 50001 --json --no-record
+check "fit: the context loaded is the context reported: 50001 is above the CPU's 50000" \
+  is "(d[0]['ceiling'] <= 50000, d[0]['capped'])" "(True, False)"
 
 # the fake's failure is the real build's: the capture's last line and exit status
 CAP=$LVD_FIXTURES/llama.cpp/ceiling-b9749

@@ -4,14 +4,16 @@
 # llama-bench -fitt and as llama-fit-params. The model is a 468 MiB MoE
 # whose data is a hole (tests/fixtures/models/make-sparse-moe.py): 4 blocks
 # of 96 MiB of experts and 5 of the rest, 32 MiB of token embeddings (on the
-# host) and 32 of output head. CUDA0 has 1500 MiB free:
-#   ours: fully resident at 512 needs 1659 MiB (436 weights, 1 KV, 1222
-#     headroom), at ubatch 256 1048: every layer on the device, -ub 256;
-#   llama.cpp's fit (margin 1024 MiB): 476 MiB for 484 (436 + 1 + 47 of
-#     compute) -> the experts of the last block on the host (-ot blk\.3...).
+# host) and 32 of output head. CUDA0 has 900 MiB free:
+#   ours: fully resident needs 964 MiB (436 weights, 16 KV at the 4096
+#     context it serves, the 512 MiB reserve over a predicted 34 MiB compute
+#     buffer), so a smaller ubatch saves nothing; the experts of the first
+#     block on the host need 868: every layer on the device, -ncmoe 1;
+#   llama.cpp's fit (margin 1024 MiB) has nothing left for the model
+#     (900 - 1024 < 0): -ngl 0, every block on the host.
 # With offload_tg = 3 (a run's tg is divided by 1 + 3 x the share of the
-# model left on the host) ours keeps 7 % on the host, llama.cpp's fit 27 %:
-# ours is faster by about 1.5x, and the report says so with its CI. Then a
+# model left on the host) ours keeps 27 % on the host, llama.cpp's fit all
+# of it: ours is faster by about 2.2x, and the report says so with its CI. Then a
 # world where the scenario makes the fit arm faster: the verdict's launch line
 # is the fit arm's (--fit on -fitt 1024, no -ngl). And an engine without
 # llama-fit-params: the arm runs, its plan is said not to be printed; one
@@ -23,34 +25,35 @@ unset LVD_HOST
 MODEL=$tmp/sparse-moe.gguf
 python3 "$LVD_SOURCE/tests/fixtures/models/make-sparse-moe.py" "$MODEL"
 sql() { python3 -c "import sqlite3,sys; print(sqlite3.connect('$LVD_STORE').execute(sys.argv[1]).fetchall())" "$1"; }
-DEV="device = CUDA0|NVIDIA GeForce RTX 3060|12288|1500|8.6"
+DEV="device = CUDA0|NVIDIA GeForce RTX 3060|12288|900|8.6"
 
 world fit
 engine cuda "$DEV" "noise = 0.01" "dev.CUDA0.tg = 100" "offload_tg = 3"
 cp "$LVD_FAKE_ENGINE" "$W/cuda/llama-fit-params"
 lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on --json
 expect_rc "decided" 0
-check "ours: every layer at ubatch 256" is "(d['arms'][0]['params']['ngl'], d['arms'][0]['params']['ubatch'])" "(5, 256)"
+check "ours: every layer, the first block's experts on the host" \
+  is "(d['arms'][0]['params']['ngl'], d['arms'][0]['params']['n_cpu_moe'], d['arms'][0]['params']['ubatch'])" "(5, 1, None)"
 check "the rival: llama.cpp's fit, beside arm 0" is "(d['arms'][1]['params']['ngl'], d['arms'][1]['fit_of'])" "(None, 0)"
 check "the rival's label names it" is "'llama.cpp-fit=1024' in d['arms'][1]['label']" "True"
 check "llama.cpp's plan beside ours in the report" \
   is "[n for n in d['placement']['notes'] if n.startswith('llama.cpp fit')]" \
-  "['llama.cpp fit for cuda CUDA0 (1500 MiB free): -c 128 -ngl 5 -ot blk\\\\.3\\\\.ffn_(up|down|gate)_(ch|)exps=CPU, experts of 1 blocks on the host; ours: ngl=5 fa=on ub=256']"
+  "['llama.cpp fit for cuda CUDA0 (900 MiB free): -c 128 -ngl 0; ours: ngl=5 fa=on ncmoe=1']"
 check "and in the store" is "$(sql "SELECT device, free_mib, ctx, ngl, host_blocks, ours FROM fit_plans")" \
-  "[('CUDA0', 1500, 128, 5, 1, 'ngl=5 fa=on ub=256')]"
+  "[('CUDA0', 900, 128, 0, 0, 'ngl=5 fa=on ncmoe=1')]"
 check "llama-bench ran the rival with -fitt 1024 and no -ngl" \
   grep -qE "llama-bench .*-dev CUDA0 -fa 1 -fitt 1024( |$)" "$W/cuda/calls.log"
 check "its runs are recorded with -fitt" is "$(sql "SELECT count(*) > 0 FROM runs WHERE p_fit_target = 1024 AND status = 'ok'")" "[(1,)]"
-check "ours is faster than llama.cpp's fit, by about 1.5x, with its CI" \
-  is "[(x['faster'], round(x['ratio'], 1), x['ci_lo'] > 1.3) for x in d['placement']['fit_vs_ours']]" "[('ours', 1.5, True)]"
+check "ours is faster than llama.cpp's fit, by about 2.2x, with its CI" \
+  is "[(x['faster'], round(x['ratio'], 1), x['ci_lo'] > 1.8) for x in d['placement']['fit_vs_ours']]" "[('ours', 2.2, True)]"
 check "never an out-of-memory load" is "$(sql "SELECT count(*) FROM runs WHERE reason LIKE 'placement failure%'")" "[(0,)]"
 lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on
 check "the text report says which placement is faster" \
-  grep -qE "^placement vs llama.cpp fit, tg128: ours .* = 1\.[0-9]+ \(CI 1\.[0-9]+-1\.[0-9]+\): faster: ours$" "$tmp/out"
+  grep -qE "^placement vs llama.cpp fit, tg128: ours .* = 2\.[0-9]+ \(CI [12]\.[0-9]+-2\.[0-9]+\): faster: ours$" "$tmp/out"
 
 lvd evidence --out "$tmp/page.md"
 check "the evidence page shows llama.cpp's plan beside ours" \
-  grep -qF "| 1 | CUDA0 | 1500 | 1024 | 128 | 5 | 1 | ngl=5 fa=on ub=256 |" "$tmp/page.md"
+  grep -qF "| 1 | CUDA0 | 900 | 1024 | 128 | 0 | 0 | ngl=5 fa=on ncmoe=1 |" "$tmp/page.md"
 
 # a build before llama.cpp's fit (no -fitt in llama-bench --help): our arm alone
 world old

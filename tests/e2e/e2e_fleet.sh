@@ -79,6 +79,9 @@ check "box-5 recorded no verdict" has "^\| box-5 \| $RTX \| - \|$"
 lvd evidence --fleet --host box-1
 expect_rc "--fleet with --host" 2
 check "says why" has_err "--host does not go with --fleet"
+lvd evidence --fleet --out "$tmp/fleet.md"
+expect_rc "--fleet with --out" 2
+check "refused in one line, nothing written" bash -c "grep -q -- '--out does not go with --fleet' '$tmp/err' && [ ! -e '$tmp/fleet.md' ]"
 lvd evidence --fleet --json
 expect_rc "evidence --fleet --json" 0
 check "--json: hosts" is "[h['host'] for h in d['hosts']]" "['box-1', 'box-2', 'box-3', 'box-4', 'box-5']"

@@ -14,7 +14,7 @@ build=$(cd "$LVD_BIN/.." && pwd)
 
 tools=(lvd)
 for t in "$LVD_BIN"/lvd-*; do [ -x "$t" ] && tools+=("$(basename "$t")"); done
-check "the build made lvd and the eleven tools" test "${#tools[@]}" -eq 12
+check "the build made lvd and the twelve tools" test "${#tools[@]}" -eq 13
 
 h2m=$(sed -n 's/^HELP2MAN:FILEPATH=//p' "$build/CMakeCache.txt")
 pages=1

@@ -43,7 +43,7 @@ check "the verdict's launch line splits: --device CUDA0,CUDA1 -sm row -ts 0.50,0
   "\"--device\",\\s*\"CUDA0,CUDA1\",\\s*\"-sm\",\\s*\"row\",\\s*\"-ts\",\\s*\"0.50,0.50\""
 lvd evidence --out "$tmp/page.md"
 check "the evidence page labels the split arms, checked through their devices" \
-  grep -q "CUDA0/CUDA1, sm row, ts 0.50/0.50, ngl 99, fa 1, ub 128 | two (b9749) .* | pass (PPL" "$tmp/page.md"
+  grep -q "CUDA0/CUDA1, sm row, ts 0.50/0.50, ngl 99, fa 1 | two (b9749) .* | pass (PPL" "$tmp/page.md"
 
 world old
 engine old "device = CUDA0|NVIDIA H200|143155|521" "device = CUDA1|NVIDIA H200|143155|521" \

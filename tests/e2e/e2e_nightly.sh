@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# e2e_nightly.sh: the main job end to end (README.md, "lvd nightly and
-# scripts/nightly"). A loopback release server
+# e2e_nightly.sh: the main job end to end (docs/nightly.md,
+# man lvd-nightly). A loopback release server
 # (tests/support/httpd.py) serves a pinned build and faster candidates whose binaries
 # are the fake engine with known speeds; scripts' `lvd nightly` runs on fixed
 # dates (LVD_FAKE_NOW):
@@ -142,7 +142,7 @@ grep -E '^\| .* \| tg128 \| .* \| \+1[0-4]\.[0-9] % \[' "$PAGE" >/dev/null && ok
 grep -q '^| 2026-11-03 03:00 UTC | b200 | b201 | promote (applied) | promote b201: ' "$PAGE" \
     && ok "page records the promotion" || fail "page lacks the promotion"
 ls "$(dirname "$PAGE")"/*.svg >/dev/null 2>&1 && ok "charts beside the page" || fail "no SVG charts"
-# LVD_UPDATE_EXAMPLE=1 ctest -R e2e_nightly refreshes the README's example
+# LVD_UPDATE_EXAMPLE=1 ctest -R e2e_nightly refreshes docs/evidence.md's example
 # (this night's page and charts, with the temporary directory renamed)
 if [ -n "${LVD_UPDATE_EXAMPLE:-}" ]; then
     ex="$LVD_SOURCE/docs/evidence/nightly-example"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# e2e_nightly_bisect.sh: the nightly hunts a regression (README.md, "lvd
-# bisect"): the candidate b208 is 10 % slower on tg128 than the pinned b200;
+# e2e_nightly_bisect.sh: the nightly hunts a regression (man
+# lvd-bisect): the candidate b208 is 10 % slower on tg128 than the pinned b200;
 # the pin decision names the regression, the nightly runs lvd bisect between
 # them on the loopback release server (tests/support/httpd.py), which names b204 (the
 # first slow build), and the evidence page shows the culprit with its compare

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# e2e_nightly_faults.sh: the nightly under faults (README.md, "lvd nightly and
-# scripts/nightly": partial nights, timeouts, the lock). Registered fake
+# e2e_nightly_faults.sh: the nightly under faults (docs/nightly.md: partial nights, timeouts, the lock). Registered fake
 # engines crash, hang, print garbage, ignore -ngl, or vanish after their probe;
 # the release server drops the pinned download (night A) and serves a
 # candidate whose bytes do not match its published digest (night B). Each night

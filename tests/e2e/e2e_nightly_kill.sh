@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# e2e_nightly_kill.sh: the nightly under a kill (README.md, "Kills, device
-# locks and resumed nights"). Fake engines whose every llama-bench row takes
+# e2e_nightly_kill.sh: the nightly under a kill (docs/nightly.md,
+# "Kills", "Device locks", "Resumed nights"). Fake engines whose every llama-bench row takes
 # real wall time (sleep_ms); `lvd nightly` is SIGKILLed in the middle of its
 # bench step:
 #   - while it benches, a hand-started `lvd bench` refuses (exit 8) naming the

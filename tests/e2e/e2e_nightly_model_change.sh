@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_nightly_model_change.sh: a model file replaced while the nightly
-# measures it (README.md, "lvd nightly and scripts/nightly"). The job
+# measures it (docs/nightly.md). The job
 # identifies each model before its check and again after its verdict; a different sha256 is reported in one line, the
 # night is partial (exit 5), and what was recorded stays keyed by the artifact
 # each step actually saw.

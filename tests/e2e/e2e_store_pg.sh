@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_store_pg.sh: the tools on a PostgreSQL store end to end (README.md,
+# e2e_store_pg.sh: the tools on a PostgreSQL store end to end (docs/store.md,
 # "PostgreSQL store"), against a server tests/pg/with-postgres.sh starts for
 # this script alone (skipped, exit 77, without PostgreSQL installed):
 #   probe, check, bench, select --record, select and evidence on fake engines

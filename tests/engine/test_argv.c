@@ -386,6 +386,47 @@ static void test_switch(void **state)
     engine_help_free(&h);
 }
 
+/* A serving verdict's slots: -np N last on the launch line, kept in the
+ * record of a real build's llama-server help (b10587 lists -np); a help
+ * without it leaves it out and says so. A llama-bench run never has it. */
+static void test_parallel(void **state)
+{
+    (void)state;
+    engine_help real, back;
+    read_help(&real, "cpu-build-b10587");
+    char *rec = engine_help_record(&real);
+    engine_help_load(rec, &back);
+    assert_arg(&back, ENGINE_TOOL_SERVER, "-np", "N");
+    lvd_params p;
+    lvd_params_init(&p);
+    p.parallel = 4;
+    engine_run r = {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = p,
+                    .help = &back, .ctx = 4096};
+    char *note, *words = built(&r, &note);
+    assert_string_equal(words, "/e/llama-server -m m -c 4096 -np 4");
+    assert_null(note);
+    free(words);
+    engine_help old = {.opts = NULL};
+    engine_help_parse(&old, ENGINE_TOOL_SERVER, "-m,    --model FNAME                    model path\n"
+                                               "-c,    --ctx-size N                     size of the prompt context\n");
+    r.help = &old;
+    words = built(&r, &note);
+    assert_string_equal(words, "/e/llama-server -m m -c 4096");
+    assert_string_equal(note, "left out -np 4: not in llama-server's --help");
+    free(words);
+    free(note);
+    engine_run b = {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = p,
+                    .n_prompt = "512", .n_gen = "0", .reps = 1};
+    words = built(&b, &note);
+    assert_null(strstr(words, "-np"));
+    free(words);
+    free(note);
+    engine_help_free(&old);
+    engine_help_free(&back);
+    engine_help_free(&real);
+    free(rec);
+}
+
 /* b4547 (Jan 2025): its llama-bench lists no -dev, -ncmoe, -fitt or
  * --no-warmup, its llama-server no --n-cpu-moe or --fit and -fa only as a
  * switch; each tool's line leaves them out and says so, and lvd fit's loads,
@@ -464,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_help_record),  cmocka_unit_test(test_real_builds_lose_nothing),
         cmocka_unit_test(test_left_out),     cmocka_unit_test(test_switch),
         cmocka_unit_test(test_needed),       cmocka_unit_test(test_b4547),
+        cmocka_unit_test(test_parallel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

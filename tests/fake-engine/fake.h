@@ -9,8 +9,9 @@
  * llama-bench ARGS` works too), with the
  * output formats of the real captures in tests/fixtures/llama.cpp/, and with
  * speeds, devices, correctness and faults taken from a scenario file so that
- * tests know the truth. Not a model runner: it computes nothing, and it never
- * opens a socket (llama-server validates its argv, logs and exits).
+ * tests know the truth. Not a model runner: it computes nothing; llama-server
+ * validates its argv, logs, and given --port answers HTTP (fake_http.c) until
+ * SIGTERM, else exits.
  *
  * ======================= SCENARIO FORMAT (the contract) =======================
  * File: `fake-scenario` in the directory of argv[0] as invoked (a symlink is not
@@ -81,6 +82,17 @@
  *   TARGET.depth_half, K.depth_half, depth_half; default 16384 for tg, 32768
  *   for pp; 0 = no slowdown). Rows carry n_depth and md's test "tg128 @ d2048"
  *   as b9749 prints them (tests/fixtures/llama.cpp/depth-b9749/).
+ *
+ * Serving (llama-server given --port answers HTTP, fake_http.c)
+ *   server.ttft_ms = 20        the first token of a streamed /completion comes
+ *                              this long after the request was read
+ *   server.tg = 100            the next ones at this many t/s
+ *   server.contention = 0.25   both stretched by 1 + this for every other
+ *                              request in flight (N clients on N slots)
+ *   server.health_ms = 0       /health answers 503 "Loading model" this long
+ *                              after the load; -1: forever (never healthy)
+ *   server.stream = ok         garbage: in every stream the first token's
+ *                              event is a line that is no server-sent event
  *
  * Sample noise (looked up as TARGET.K.NAME, TARGET.NAME, K.NAME, NAME; K in pp tg pg)
  *   noise = 0.02       relative sd of each repetition (normal, deterministic)
@@ -343,6 +355,12 @@ void system_info(int threads);
 
 /* fake_server.c */
 int server_main(int argc, char **argv);
+
+/* fake_http.c */
+/* The listening socket of HOST:PORT, or -1 when it cannot be bound. */
+int http_bind(const char *host, const char *port);
+/* Serves HTTP on lfd until SIGTERM or SIGINT; 0. */
+int http_serve(int lfd, const char *host, const char *port, int slots, int with_metrics);
 
 /* fake_perplexity.c */
 int ppl_main(int argc, char **argv);

@@ -53,6 +53,7 @@ typedef struct fake_where {
     int ngl;               /* -1: every block and the output head */
     int host_experts;      /* blocks whose experts stay on the host */
     int overflow;          /* they are the last blocks (llama.cpp's fit) */
+    int fa;                /* -fa on (auto and off price the larger buffer) */
     double device_weights; /* bytes of weights on the device (set by fake_need_mib) */
 } fake_where;
 
@@ -60,6 +61,14 @@ typedef struct fake_where {
  * the instance's load needs more than the device target T really has
  * (dev.NAME.real_mib); the speed factor of what the load leaves on the host. */
 double fake_need_mib(const gguf_shape *s, fake_where *w);
+/* The load of instance in (model shape s) into *w: -ngl, -ncmoe, -fa, the
+ * cache types, the test's context (prompt, generation and depth padded to
+ * 256 cells) and its ubatch as llama.cpp cuts it (to -b and the context). */
+void fake_load_where(const bench_opts *o, const binst *in, const gguf_shape *s, fake_where *w);
+/* fake_compute.c: the device's compute buffer in MiB of a load at w (its
+ * ubatch as llama.cpp cut it) with -fa fa, and the host's into *host_mib;
+ * gpu 0: a CPU run, the whole buffer the host's (returns 0). */
+double fake_compute_mib(const gguf_shape *s, const fake_where *w, int fa, int gpu, double *host_mib);
 int fake_memory_short(const bench_opts *o, const binst *in, const char *T, const char *model);
 double fake_offload_mult(const bench_opts *o, const binst *in, const char *T, const char *model, const char *K);
 

@@ -3,6 +3,8 @@
  * over the devices of a -dev A/B run. Not for the run itself (fake_bench.c). */
 #include "fake_bench.h"
 
+#include "placement/placement.h"
+
 /* The devices a run loads onto and each one's share: the -dev list when it
  * names several (all but the first at -sm none), split by -ts (normalised;
  * all zero: by each device's free memory, as llama.cpp splits by default);
@@ -41,8 +43,68 @@ static size_t alloc_devices(const char *target, const bench_opts *o, const binst
     return n;
 }
 
+/* "Vulkan0" -> "Vulkan_Host": the host buffer type beside a device. */
+static void host_name(const char *dev, char out[32])
+{
+    size_t n = 0;
+    while (dev[n] && (dev[n] < '0' || dev[n] > '9') && n < 20)
+        n++;
+    snprintf(out, 32, "%.*s_Host", (int)n, dev);
+}
+
+/* The lines of a model whose GGUF shape is known: its weights and KV as
+ * llama.cpp places them (the output head and the last -ngl - 1 blocks on
+ * the device; token embeddings and the rest on the host), the compute buffers by the closed
+ * form (fake_compute.c); each device its share of a split. */
+static void print_shaped(const fake_dev *const devs[16], const double share[16], size_t n,
+                         const bench_opts *o, const binst *in, const gguf_shape *s, int load)
+{
+    fake_where w;
+    fake_load_where(o, in, s, &w);
+    int dev = devs[0] != NULL;
+    int fitt = atoi(o->dim[D_FITT].v[in->ix[D_FITT]]);
+    if (fitt > 0 && dev) /* the plan llama.cpp's own fit chose */
+        fake_fit_plan(s, fake_device_mib(devs[0]->name) - fitt, &w);
+    fake_need_mib(s, &w); /* sets w.device_weights */
+    placement_place_in pin;
+    placement_place_in_init(&pin);
+    pin.shape = s;
+    pin.ctx = w.ctx;
+    pin.ubatch = w.ubatch;
+    pin.type_k = w.type_k;
+    pin.type_v = w.type_v;
+    placement_result all, on;
+    if (placement_price(&pin, -1, 0, &all, NULL) != 0 ||
+        placement_price(&pin, dev ? w.ngl : 0, dev ? w.host_experts : 0, &on, NULL) != 0)
+        return;
+    double weights = dev ? w.device_weights : 0, host_mib;
+    double compute = fake_compute_mib(s, &w, w.fa, dev, &host_mib);
+    double kv_dev = dev ? (double)on.kv_bytes : 0;
+    if (load) {
+        fprintf(stderr, "load_tensors:   CPU_Mapped model buffer size = %8.2f MiB\n",
+                ((double)s->tensor_bytes - weights) / 1048576.0);
+        for (size_t i = 0; dev && i < n; i++)
+            fprintf(stderr, "load_tensors: %12s model buffer size = %8.2f MiB\n", devs[i]->name,
+                    weights * share[i] / 1048576.0);
+    }
+    if ((double)all.kv_bytes > kv_dev)
+        fprintf(stderr, "llama_kv_cache: %10s KV buffer size = %8.2f MiB\n", "CPU",
+                ((double)all.kv_bytes - kv_dev) / 1048576.0);
+    for (size_t i = 0; dev && i < n; i++)
+        fprintf(stderr, "llama_kv_cache: %10s KV buffer size = %8.2f MiB\n", devs[i]->name,
+                kv_dev * share[i] / 1048576.0);
+    for (size_t i = 0; dev && i < n; i++)
+        fprintf(stderr, "sched_reserve: %10s compute buffer size = %8.2f MiB\n", devs[i]->name,
+                compute * share[i]);
+    char host[32];
+    host_name(dev ? devs[0]->name : "CPU", host);
+    fprintf(stderr, "sched_reserve: %10s compute buffer size = %8.2f MiB\n", dev ? host : "CPU",
+            host_mib);
+}
+
 /* llama-bench -v's allocation lines, in the format of
- * tests/fixtures/llama.cpp/alloc-b9749/vk-bench-v.stderr, scaled from the
+ * tests/fixtures/llama.cpp/alloc-b9749/vk-bench-v.stderr: from the model's
+ * GGUF shape where it has one (print_shaped); else scaled from the
  * capture's small-llama (20550656 bytes, 8.30 MiB of it token embeddings on
  * the host; 0.50 MiB of KV and 1.97 MiB of compute per 256 cells); over
  * several devices one model, KV and compute buffer line per device, each its
@@ -53,6 +115,12 @@ void print_alloc(const char *target, const bench_opts *o, const binst *in, const
     const fake_dev *devs[16];
     double share[16];
     size_t n = alloc_devices(target, o, in, devs, share);
+    gguf_shape s;
+    lvd_err err = {{0}};
+    if (gguf_read_shape(o->dim[D_MODEL].v[in->ix[D_MODEL]], &s, &err) == 0 && s.known && s.graph) {
+        print_shaped(devs, share, n, o, in, &s, load);
+        return;
+    }
     int dev = devs[0] != NULL;
     double size = (double)m->size / 1048576.0, scale = (double)m->size / 20550656.0;
     double host = dev ? size * 8.30 / 19.60 : size;

@@ -7,8 +7,9 @@
  * like llama.cpp's: the whole model when it fits the device's memory less
  * the target; else, for a MoE model, every layer on the device and the
  * experts of the LAST blocks overflowing to the host, the fewest that fit;
- * else the most blocks that fit (-ngl N, output head on the host). Not for
- * the memory a load needs (fake_memory.c). */
+ * else the most layers that fit (-ngl N: the output head and the last N - 1
+ * blocks, as llama.cpp offloads them). Not for the memory a load needs
+ * (fake_memory.c). */
 #include "fake_bench.h"
 
 int fake_has_fit(void)

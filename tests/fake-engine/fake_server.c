@@ -1,7 +1,8 @@
 /* fake_server.c: the llama-server persona: validates its argv, loads the
- * model, logs as the real server does and exits (it never opens a socket;
- * with server_check it stops right after "model loaded"). Not for argument
- * parsing (args.c). */
+ * model, logs as the real server does; given --port it binds it first and
+ * serves HTTP after the load until SIGTERM (fake_http.c), without one it
+ * logs "listening" and exits; with server_check it stops right after "model
+ * loaded". Not for argument parsing (args.c) or HTTP (fake_http.c). */
 #include "fake.h"
 
 /* ----------------------------------------------------------- llama-server */
@@ -26,6 +27,15 @@ int server_main(int argc, char **argv)
         log_line('W', "srv  llama_server: more info: https://github.com/ggml-org/llama.cpp/pull/25655\n");
         log_line('W', "srv  llama_server: -----------------\n");
     }
+    const char *host = opt_get(&c, "--host"), *port = opt_get(&c, "--port");
+    host = host ? host : "127.0.0.1";
+    int lfd = -1;
+    if (port && (lfd = http_bind(host, port)) < 0) {
+        log_line('E', "srv  llama_server: couldn't bind HTTP server socket, hostname: %s, port: %s\n", host, port);
+        free(T);
+        cargs_free(&c);
+        return 1;
+    }
     log_line('I', "srv    load_model: loading model '%s'\n", model ? model : "");
     if (f == F_HANG)
         hang_now();
@@ -35,6 +45,8 @@ int server_main(int argc, char **argv)
         partial_now(stderr, "srv    load_model: initializing, n_slots = 4", f);
     model_meta m;
     if (f == F_EXIT1 || !model || model_load(model, &m) != 0) {
+        if (lfd >= 0)
+            close(lfd);
         log_line('E', "srv    load_model: failed to load model, '%s'\n", model ? model : "");
         log_line('I', "srv    operator(): operator(): cleaning up before exit...\n");
         log_line('E', "main: exiting due to model loading error\n");
@@ -53,12 +65,19 @@ int server_main(int argc, char **argv)
     log_line('I', "srv  llama_server: model loaded\n");
     const char *chk = getenv("FAKE_SERVER_CHECK");
     if (streq(chk, "1") || scn_long("server_check", 0) == 1) {
+        if (lfd >= 0)
+            close(lfd);
         free(T);
         cargs_free(&c);
         return 0;
     }
-    const char *host = opt_get(&c, "--host"), *port = opt_get(&c, "--port");
-    log_line('I', "srv  llama_server: listening on http://%s:%s\n", host ? host : "127.0.0.1", port ? port : "8080");
+    if (lfd >= 0) {
+        rc = http_serve(lfd, host, port, (int)n_slots, opt_get(&c, "--metrics") != NULL);
+        free(T);
+        cargs_free(&c);
+        return rc;
+    }
+    log_line('I', "srv  llama_server: listening on http://%s:%s\n", host, "8080");
     G.log_us += 5103637;
     log_line('I', "srv    operator(): operator(): cleaning up before exit...\n");
     free(T);

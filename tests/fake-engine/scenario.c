@@ -151,6 +151,8 @@ static const char *const COND_NAMES[] = {
     "model", NULL
 };
 static const char *const PERSONA_KEYS[] = { "bench", "server", "ppl", "list_devices", NULL };
+static const char *const SERVER_KEYS[] = { "server.ttft_ms", "server.tg", "server.contention", "server.health_ms",
+                                           "server.stream", NULL };
 
 /* Returns the part after "cpu." or "dev.NAME." (and the target in *T, malloc'd),
  * or NULL when key names no target. Dies on an undeclared device. */
@@ -198,7 +200,7 @@ static int kind_rest_valid(const char *s)
 static void scn_validate_key(const lvd_kv *e)
 {
     const char *k = e->key;
-    if (in_list(k, GLOBAL_KEYS))
+    if (in_list(k, GLOBAL_KEYS) || in_list(k, SERVER_KEYS))
         return;
     if (lvd_starts_with(k, "model.")) {
         if ((lvd_ends_with(k, ".type") || lvd_ends_with(k, ".size") || lvd_ends_with(k, ".n_params")) &&
@@ -244,6 +246,11 @@ static void scn_validate_value(const lvd_kv *e)
     leaf = leaf && !strchr(leaf, '=') ? leaf + 1 : k;
     if (in_list(k, text_keys) || lvd_ends_with(k, ".type") || lvd_ends_with(k, ".energy"))
         return;
+    if (streq(k, "server.stream")) {
+        if (!streq(e->value, "ok") && !streq(e->value, "garbage"))
+            die_scn(e->line, "%s: expected ok or garbage", k);
+        return;
+    }
     if (strcmp(leaf, "fault") == 0 || strcmp(k, "list_devices_fault") == 0) {
         (void)parse_fault(e);
         return;

@@ -164,7 +164,7 @@ static void test_load_argv(void **state)
     lvd_sb sb = {0};
     for (size_t i = 0; v[i]; i++)
         lvd_sb_addf(&sb, "%s%s", i ? " " : "", v[i]);
-    assert_string_equal(lvd_sb_str(&sb), "/e/llama-bench -m m.gguf -d 176126 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
+    assert_string_equal(lvd_sb_str(&sb), "/e/llama-bench -m m.gguf -d 176127 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
                                          " -dev CUDA0 -ngl 33 -ub 256 -ctk q8_0 -ctv f16");
     lvd_sb_free(&sb);
     lvd_strv_free(v);

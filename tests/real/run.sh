@@ -33,7 +33,14 @@
 #             layers offloaded to it); the heuristic, for a model without a
 #             verdict, offers no GPU flags when every device is a software one
 #   evidence  lvd evidence: the page names every engine, shows the launch
-#             line, the correctness of every device, and its SVGs parse
+#             line, the correctness of every device, and its SVGs parse; its
+#             estimator table's compute and total ratios are near 1
+#   serve     lvd serve on the select line at -np 1 and 4 (recorded, no server
+#             left); an independent client (tests/real/serve_client.py)
+#             between lvd serve --url and the line's server times the same
+#             requests: TTFT p50 and aggregate t/s agree within 20 %; every
+#             engine's leading arm served; SIGKILL of lvd serve takes its
+#             server along
 #   nightly   lvd nightly on a second store (fetch off, no candidate, its own
 #             discover step): exit 0, the page names the engines
 #   visibility lvd probe without GGML_VK_VISIBLE_DEVICES: another probe, not
@@ -482,6 +489,74 @@ for s in $svgs; do
   check "chart $s is there and is well-formed XML" python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/evidence/$s"
 done
 note "the page's correctness column: $(grep -oE 'pass \([^)]*\)' "$P" | sort -u | tr '\n' ';')"
+# the estimator against what the engines allocated (docs/placement-compute.md):
+# per backend, the median actual/predicted of the compute buffer and of the
+# device's total, each within the goal (15 %, 10 %)
+estimator_rows() { python3 - "$P" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n## Placement estimator error", 1)[-1].split("\n## ", 1)[0].splitlines()
+for l in lines:
+    f = [x.strip() for x in l.split("|")]
+    if len(f) > 8 and f[2].isdigit():
+        ok = all(c == "–" or abs(float(c) - 1) <= lim for c, lim in ((f[5], 0.15), (f[7], 0.10)))
+        print(f"{f[1]} {f[2]} runs: weights {f[3]}, compute {f[5]} ({f[6]}), total {f[7]} ({f[8]}) {ok}")
+PY
+}
+while IFS= read -r row; do
+  figure "estimator ${row% *}"
+  check "the estimator's compute buffer and total near 1: ${row%% *}" test "${row##* }" = True
+done < <(estimator_rows)
+
+# ------------------------------------------------------------ serve: the line under load
+step "serve"
+# lvd serve runs the launch line lvd select prints as a real llama-server at
+# -np 1 and 4 (recorded), and leaves no server behind. Then for N = 1 and 4
+# an independent client (tests/real/serve_client.py: python's http.client)
+# starts that line itself at -np N and stands between it and `lvd serve
+# --url` (LVD_REAL_SERVE_PER_CLIENT requests a client, default 4): it sends
+# each of lvd serve's requests on and times it itself, so both time the same
+# requests at the same moments (this host's speed wanders several times over
+# within seconds: only requests timed side by side can be compared). lvd
+# serve's TTFT p50 and aggregate t/s must be within 20 % of the client's, and
+# its requests what it was asked for. Every engine's leading arm is served
+# once (recorded), and a SIGKILL of lvd serve mid-run must take its server
+# with it.
+SP=${LVD_REAL_SERVE_P:-32} SG=${LVD_REAL_SERVE_G:-16} SR=${LVD_REAL_SERVE_REQ:-8} SPER=${LVD_REAL_SERVE_PER_CLIENT:-4}
+# servers_left: this run's llama-servers (of its model: other runs may share the
+# engines), by pgrep alone (a grep beside it would see its own pattern)
+servers_left() { pgrep -f -- "/llama-server -m $M( |\$)" || true; }
+run_lvd serve --model "$M" --load "1:$SP:$SG,4:$SP:$SG" --requests "$SR" --json
+expect_rc "lvd serve: the select line at -np 1 and 4" 0
+cp "$tmp/out" "$tmp/serve.json"
+check "lvd serve: no llama-server left" test -z "$(servers_left)"
+figure "lvd serve: $(q "'; '.join('%s TTFT p50 %.1f ms p95 %.1f ms, %.1f t/s, healthy in %.2f s' % (c['load'], c['figures']['ttft_ms']['p50'], c['figures']['ttft_ms']['p95'], c['figures']['aggregate_tps'], c['figures']['healthy_ms'] / 1e3) for c in d['cells'])")"
+for n in 1 4; do
+  LVD_BIN=$LVD_BIN timeout -k 10 1200 python3 "$here/serve_client.py" "$tmp/serve.json" 1 "$n" "$SP" "$SG" "$((SPER * n))" \
+    "$tmp/serve-client.log" >"$tmp/client-$n.json"
+  figure "serve N = $n, lvd serve --url / the independent client on the same requests: $(jf "$tmp/client-$n.json" "'TTFT p50 %.1f/%.1f ms, %.2f/%.2f t/s aggregate, %d requests' % (d['lvd']['ttft_ms_p50'], d['client']['ttft_ms_p50'], d['lvd']['aggregate_tps'], d['client']['aggregate_tps'], d['client']['requests']) if d['client'] else d['error']")"
+  check "N = $n: lvd serve's TTFT p50 and aggregate t/s within 20 % of the independent client's (ratios $(jf "$tmp/client-$n.json" "'%s, %s' % (d['ttft_ratio'], d['tps_ratio'])"))" \
+    test "$(jf "$tmp/client-$n.json" "d['ttft_ratio'] is not None and abs(d['ttft_ratio'] - 1) <= 0.2 and abs(d['tps_ratio'] - 1) <= 0.2")" = True
+  check "N = $n: every request as asked, $SP prompt tokens and $SG generated ($(jf "$tmp/client-$n.json" "d['bodies'][:1]"))" \
+    test "$(jf "$tmp/client-$n.json" "d['bodies']")" = "[]"
+  check "N = $n: both counted the same failed requests ($(jf "$tmp/client-$n.json" "d['lvd'] and d['lvd']['errors']"))" \
+    test "$(jf "$tmp/client-$n.json" "d['lvd'] and d['lvd']['errors'] == d['client']['errors']")" = True
+  check "N = $n: the client's server group is gone" test "$(jf "$tmp/client-$n.json" "d['group_gone']")" = True
+done
+run_lvd serve --model "$M" --arms "${#E[@]}" --load "1:$SP:$SG" --requests "$SR" --rounds 1 --json
+expect_rc "lvd serve --arms ${#E[@]}: every engine's leading arm, recorded" 0
+for i in "${!E[@]}"; do
+  check "${NAME[i]} served (${BUILD[i]})" is "any(a['engine'] == '${NAME[i]}' for a in d['arms'])" True
+done
+figure "lvd serve --arms: $(q "'; '.join('%s %s TTFT p50 %.1f ms, %.1f t/s' % (d['arms'][c['arm'] - 1]['engine'], c['load'], c['figures']['ttft_ms']['p50'] or 0, c['figures']['aggregate_tps'] or 0) for c in d['cells'])")"
+"$LVD_BIN/lvd" serve --model "$M" --load "1:$SP:2000" --duration 120s --no-record >/dev/null 2>&1 &
+spid=$!
+for _ in $(seq 600); do [ -n "$(servers_left)" ] && break; sleep 0.1; done
+check "SIGKILL mid-run: its llama-server was up" test -n "$(servers_left)"
+sleep 2
+kill -KILL "$spid"
+wait "$spid" 2>/dev/null
+for _ in $(seq 100); do [ -z "$(servers_left)" ] && break; sleep 0.1; done
+check "SIGKILL of lvd serve mid-run: its llama-server is gone" test -z "$(servers_left)"
 
 # ------------------------------------------------------------ first round, budget
 step "bench-first-round"

@@ -1,5 +1,5 @@
 /* test_heuristic.c: the device-name table and selection rule 3
- * (select/heuristic.h) on real device names: those of README.md's
+ * (select/heuristic.h) on real device names: those of man lvd-select's HEURISTIC
  * **Heuristic table**, the H200
  * captures in tests/fixtures (read from the files), and the names
  * --list-devices prints for CUDA, Vulkan (RADV, ANV), ROCm, SYCL and Metal. */

@@ -305,20 +305,22 @@ static void test_gpu_fa_on_wins(void **state)
     assert_int_equal(l.p.fa, 1);
 }
 
-/* Free memory for the reduced-ubatch rung of tiny-llama at its serving
- * context: the bench arm carries the rung's -ub, and so does the line. */
+/* Free memory for a partial-offload rung of tiny-llama at its serving
+ * context (514 MiB: its 1.1 MiB of weights and 1 of KV beside the 512 MiB
+ * reserve do not all fit: -ngl 2, its output head and last block): the bench arm
+ * carries the rung's -ngl, and so does the line. */
 static void test_placement_rung(void **state)
 {
     fx *f = *state;
-    engine(f, "cuda", "device = CUDA0|NVIDIA GeForce GTX 1060 3GB|3072|700|6.1\ndev.CUDA0.tg = 400\n"
+    engine(f, "cuda", "device = CUDA0|NVIDIA GeForce GTX 1060 3GB|3072|514|6.1\ndev.CUDA0.tg = 400\n"
                       "noise = 0.005\n");
     launched l;
     lvd_params arm;
     static const int fa[] = {1};
     world w = {.session = "rung", .ctx = -1, .po = {.fa = fa, .n_fa = 1}};
     measure(f, &w, &l, &arm);
-    assert_true(arm.ubatch > 0); /* placement set it, the line kept it */
-    assert_int_equal(l.p.ubatch, arm.ubatch);
+    assert_int_equal(arm.ngl, 2); /* placement set it, the line kept it */
+    assert_int_equal(l.p.ngl, arm.ngl);
 }
 
 /* --n-cpu-moe arms of a MoE model: the faster one is the line. */

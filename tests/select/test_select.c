@@ -811,7 +811,7 @@ static void test_verdict_unchecked(void **state)
     sel_result r = choose(f, &rq);
     assert_int_equal(r.by, SEL_BY_HEURISTIC); /* H200: CUDA, as without any measurement */
     assert_int_equal(r.engine.id, cuda);
-    assert_explains(&r, "(" SEL_VERDICT_UNCHECKED ") recommends no arm");
+    assert_explains(&r, "(" SEL_VERDICT_UNCHECKED ", objective tg) recommends no arm");
     sel_result_free(&r);
 
     check(f, cuda, "CUDA0", "pass"); /* a slower unchecked arm does not stop a win */
@@ -1031,6 +1031,87 @@ static void test_verdict_objectives(void **state)
     sel_result_free(&r);
 }
 
+/* One lvd serve run of engine eid on device sel at -np n in session: 64+16
+ * requests whose time to first token is ttft_ms (serve-ttft's rate 64 /
+ * TTFT) and aggregate rate tps (serve-tps), ten of each. */
+static void serve_run(fx *f, int64_t eid, const char *sel, int n, const char *session, double ttft_ms, double tps)
+{
+    lvd_err err = {{0}};
+    lvd_run r = {0};
+    memcpy(r.artifact, f->a.sha256, sizeof r.artifact);
+    r.engine_id = eid;
+    r.binary = lvd_xstrdup("/x/llama-server");
+    r.build = lvd_xstrdup("b9749");
+    r.host = lvd_xstrdup(HOST);
+    r.session = lvd_xstrdup(session);
+    lvd_params_init(&r.params);
+    snprintf(r.params.device, sizeof r.params.device, "%s", sel);
+    r.params.ngl = 99;
+    r.params.parallel = n;
+    char key[320];
+    assert_int_equal(bench_arm_key(&r.params, key, sizeof key), 0);
+    r.arm_key = lvd_xstrdup(key);
+    snprintf(r.status, sizeof r.status, "ok");
+    r.started_at = f->started++;
+    snprintf(r.source, sizeof r.source, "bench");
+    double t[10], g[10];
+    samples(64 / (ttft_ms / 1e3), t);
+    samples(tps, g);
+    r.n_results = 2;
+    r.results = lvd_xcalloc(2, sizeof *r.results);
+    fill_result(&r.results[0], "serve-ttft@pp64+tg16", 64, 16, t, 10);
+    fill_result(&r.results[1], "serve-tps@pp64+tg16", 64, 16, g, 10);
+    for (size_t i = 0; i < 10; i++)
+        r.results[0].ns[i] = (int64_t)(64e9 / t[i]);
+    if (store_run_put(f->s, &r, &err))
+        fail_msg("%s", err.msg);
+    lvd_run_free(&r);
+}
+
+/* The serve objective ranks serving runs only (and tg llama-bench's only):
+ * the most aggregate t/s, among the arms whose p95 TTFT is within the bound;
+ * its launch line carries -np, and --explain names the objective. */
+static void test_verdict_serve(void **state)
+{
+    fx *f = *state;
+    box b = pascal_box(f);
+    run(f, b.cuda, "CUDA0", "n1", 900, 9000);
+    run(f, b.vk, "Vulkan0", "n1", 600, 5000);
+    check(f, b.cuda, "CUDA0", "pass");
+    check(f, b.vk, "Vulkan0", "pass");
+    lvd_verdict v;
+    int rc = record(f, "serve", &v);
+    assert_int_equal(rc, 1); /* no serving run yet: nothing to decide */
+    serve_run(f, b.cuda, "CUDA0", 1, "s1", 30, 150);
+    serve_run(f, b.cuda, "CUDA0", 4, "s1", 50, 300);
+    serve_run(f, b.vk, "Vulkan0", 4, "s1", 120, 400);
+    assert_int_equal(record(f, "tg", &v), 0); /* the serving session hides no bench session */
+    assert_int_equal(v.engine_id, b.cuda);
+    assert_int_equal(v.params.parallel, 0);
+    assert_string_equal(v.rule, "win");
+    lvd_verdict_free(&v);
+    assert_int_equal(record(f, "serve", &v), 0);
+    assert_int_equal(v.engine_id, b.vk);
+    assert_int_equal(v.params.parallel, 4);
+    assert_string_equal(v.objective, "serve");
+    lvd_verdict_free(&v);
+    assert_int_equal(record(f, "serve=100ms", &v), 0);
+    assert_int_equal(v.engine_id, b.cuda);
+    assert_int_equal(v.params.parallel, 4);
+    assert_string_equal(v.rule, "win");
+    assert_non_null(strstr(v.explain, "excluded vulkan · Vulkan0, ngl 99, np 4 on vk: p95 time to first token 120."));
+    assert_non_null(strstr(v.explain, "above the bound 100 ms (objective serve=100ms)"));
+    lvd_verdict_free(&v);
+    sel_request rq = request(f);
+    assert_int_equal(stats_objective_parse("serve=100ms", &rq.objective, NULL), 0);
+    sel_result r = choose(f, &rq);
+    assert_int_equal(r.by, SEL_BY_VERDICT);
+    assert_int_equal(r.engine.id, b.cuda);
+    assert_string_equal(flag(&r, "-np"), "4");
+    assert_explains(&r, "(win, objective serve=100ms), engines unchanged");
+    sel_result_free(&r);
+}
+
 /* The verdict ranks at the session's last look: one run per arm is look 1;
  * six rounds are look 6, whose spent level (alpha 6 / (pi^2 36) / m) widens
  * the sequential interval over the same samples. */
@@ -1192,13 +1273,19 @@ static void test_placement_rungs(void **state)
         placement_rung rung;
         const char *ngl, *ub;
     } cases[] = {
-        /* small-llama at its 4096 context (rungs pinned in test_placement.c) */
+        /* small-llama at its 4096 context: 11.3 MiB of weights, 8 of KV and
+         * the 512 MiB reserve over its predicted 74.5 MiB compute buffer
+         * (a smaller ubatch saves nothing); then blocks of 0.75 MiB and 2 of
+         * KV go to the host one by one, the output head (8.3 MiB) last:
+         * -ngl N keeps the head and the last N - 1 blocks */
         {-1, PLACEMENT_RUNG_FULL, "5", NULL}, /* the probe's 140000 */
         {1250, PLACEMENT_RUNG_FULL, "5", NULL},
-        {700, PLACEMENT_RUNG_REDUCED_UBATCH, "5", "256"},
-        {600, PLACEMENT_RUNG_REDUCED_UBATCH, "5", "128"},
-        {531, PLACEMENT_RUNG_PARTIAL, "4", "128"},
-        {512, PLACEMENT_RUNG_CPU_ONLY, "0", "128"},
+        {700, PLACEMENT_RUNG_FULL, "5", NULL},
+        {531, PLACEMENT_RUNG_PARTIAL, "4", NULL},
+        {524, PLACEMENT_RUNG_PARTIAL, "2", NULL},
+        {521, PLACEMENT_RUNG_PARTIAL, "1", NULL},
+        {520, PLACEMENT_RUNG_CPU_ONLY, "0", NULL},
+        {512, PLACEMENT_RUNG_CPU_ONLY, "0", NULL},
         {511, PLACEMENT_RUNG_NOTHING_FITS, "0", "128"},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
@@ -1234,9 +1321,10 @@ static void test_placement_rungs(void **state)
     sel_profile_free(&p);
 }
 
-/* tiny-moe at ctx 3584 with 515 MiB: fully resident at ubatch 128, 14080
- * bytes to spare (test_placement.c, test_real_tiny_moe, says why this model
- * never lands on the experts rung in MiB steps). */
+/* tiny-moe at ctx 3584 with 515 MiB: fully resident (1.2 MiB of weights, 1.8
+ * of KV, the 512 MiB reserve over its predicted compute buffer); at 514 it
+ * drops to partial offload (test_placement.c, test_real_tiny_moe, says
+ * why this model never lands on the experts rung in MiB steps). */
 static void test_placement_tiny_moe(void **state)
 {
     fx *f = *state;
@@ -1253,13 +1341,13 @@ static void test_placement_tiny_moe(void **state)
     sel_result r;
     int code;
     assert_int_equal(sel_select(f->s, &a, &rq, &r, &code, &err), 0);
-    assert_int_equal(r.placement.rung, PLACEMENT_RUNG_REDUCED_UBATCH);
+    assert_int_equal(r.placement.rung, PLACEMENT_RUNG_FULL);
     assert_null(flag(&r, "--n-cpu-moe"));
-    assert_string_equal(flag(&r, "-ub"), "128");
+    assert_null(flag(&r, "-ub"));
     assert_string_equal(flag(&r, "-c"), "3584");
     cJSON *j = sel_result_json(&r);
     cJSON *pl = cJSON_GetObjectItem(j, "placement");
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(pl, "rung")), "reduced ubatch");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(pl, "rung")), "fully resident");
     assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(pl, "n_cpu_moe")), 0);
     assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(pl, "margin")), 14080);
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "rule")), "heuristic");
@@ -1354,6 +1442,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_choice_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_imported_engine, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_objectives, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verdict_serve, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_session_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verdict_tie_hysteresis, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rule3_rule4, setup, teardown),

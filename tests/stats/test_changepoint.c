@@ -1,7 +1,8 @@
 /* test_changepoint.c: stats/changepoint.h on synthetic histories of nightly
  * medians: a flat one (no change point), a step (found where it is, with its
  * size and CI), two steps, bad input; and the false-alarm rate on flat
- * histories, measured and printed (README "Drift": the figure quoted there). */
+ * histories, measured and printed (docs/evidence.md, "Drift the builds did not cause": the figure
+ * quoted there). */
 #include "tests/support/testutil.h"
 
 #include <math.h>
@@ -95,7 +96,7 @@ static void test_small_step_and_errors(void **state)
 }
 
 /* The false-alarm rate: flat histories of 30 nights, any change point found
- * is a false alarm. Printed for the README; bounded so a looser rule fails. */
+ * is a false alarm. Printed for docs/evidence.md; bounded so a looser rule fails. */
 static void test_false_alarm_rate(void **state)
 {
     (void)state;

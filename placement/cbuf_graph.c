@@ -1,0 +1,534 @@
+/* cbuf_graph.c: the graph llama.cpp (b9749, b10587) builds for one ubatch
+ * of a decoder-only transformer, as the list of tensors the scheduler and
+ * ggml-alloc see (cbuf_internal.h), in the order ggml_build_forward_expand
+ * visits them. From src/models/{llama,qwen2,qwen3,qwen2moe,qwen3moe,
+ * gemma2,gemma3,deepseek2}.cpp and src/llama-graph.cpp:
+ *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
+ *                    host, beside the inp_embd input (never freed);
+ *   per block        build_norm, build_qkv (Q, then V, then K: the order
+ *                    build_attn expands them), RoPE, the K and V stores
+ *                    (set_rows into the cache: views, not allocated),
+ *                    build_attn_mha (flash attention: one [head_dim_v,
+ *                    n_head, T] result; without: kq [n_kv, T, n_head] f32,
+ *                    soft_max in place, kqv, cont), the output projection,
+ *                    the residual add, build_norm, build_ffn (gate, up, the
+ *                    GLU result, down) or build_moe_ffn (router logits,
+ *                    soft_max, argsort, the expert weights, mul_mat_id gate
+ *                    and up [n_ff_exp, n_expert_used, T], GLU, down
+ *                    [n_embd, n_expert_used, T], weighted, summed), the
+ *                    shared expert, the residual add;
+ *   the last block   its attention output and residual cut to the output
+ *                    rows (get_rows by inp_out_ids);
+ *   the head         build_norm (an output: kept) and the logits
+ *                    [n_vocab, n_outputs] f32 (an output).
+ * Inputs: inp_tokens, inp_pos, the KV indices (k_idxs; v_idxs, one per
+ * element without flash attention), the mask [n_kv, T] (f16 with flash
+ * attention, else f32), inp_out_ids; a sliding-window model has them twice.
+ * Pure arithmetic. Not for replaying the scheduler (cbuf_sched.c). */
+#include "placement/cbuf_internal.h"
+
+#include "common/gguf.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The architectures whose graph this file follows; anything else gets the
+ * seed's constant (cbuf.h). */
+static const char *const known_archs[] = {
+    "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gemma2", "gemma3", "deepseek2",
+};
+
+int placement_cbuf_arch_known(const char *arch)
+{
+    for (size_t i = 0; i < LVD_ARRAY_LEN(known_archs); i++)
+        if (!strcmp(arch, known_archs[i]))
+            return 1;
+    return 0;
+}
+
+enum { F32 = 4, I32 = 4, I64 = 8 };
+enum { NONE = -1 };
+
+/* One cache's inputs: created at first use, as ggml's depth-first visit
+ * meets them. */
+typedef struct cache_inputs {
+    int32_t k_idxs, v_idxs, mask;
+    uint32_t n_kv;
+} cache_inputs;
+
+typedef struct builder {
+    const placement_cbuf_spec *sp;
+    const gguf_shape *s;
+    placement_cbuf_graph *g;
+    uint64_t T;                /* tokens of the ubatch */
+    int mla;
+    int32_t inp_pos, out_ids;
+    cache_inputs full, swa;
+    int8_t dev;                /* the current block's backend */
+    uint32_t il;               /* the current block */
+} builder;
+
+static int32_t push(builder *b, placement_cbuf_node t)
+{
+    placement_cbuf_graph *g = b->g;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 1024;
+        g->v = lvd_xrealloc(g->v, g->cap * sizeof *g->v);
+    }
+    g->v[g->n] = t;
+    return (int32_t)g->n++;
+}
+
+static placement_cbuf_node blank(uint64_t bytes)
+{
+    return (placement_cbuf_node){.bytes = bytes, .src = {NONE, NONE, NONE, NONE},
+                                 .view_src = NONE, .force = NONE};
+}
+
+static int32_t input(builder *b, uint64_t bytes)
+{
+    placement_cbuf_node t = blank(bytes);
+    t.kind = PLACEMENT_CBUF_INPUT;
+    return push(b, t);
+}
+
+/* A model weight of bytes (what a copy of it costs) in loc's memory; on the
+ * host for a CPU-only build. */
+static int32_t weight(builder *b, uint64_t bytes, int8_t loc)
+{
+    placement_cbuf_node t = blank(bytes);
+    t.kind = PLACEMENT_CBUF_EXTERNAL;
+    t.weight = 1;
+    t.loc = b->sp->gpu ? loc : PLACEMENT_CBUF_HOST;
+    return push(b, t);
+}
+
+/* The bytes of elems weights at the blocks' own density (block_bytes over
+ * block_elems: the model's quantization, its norms and biases averaged in);
+ * f16 when the shape does not say. */
+static uint64_t elems_bytes(const builder *b, uint64_t elems)
+{
+    const gguf_shape *s = b->s;
+    if (!s->block_elems)
+        return elems * 2;
+    return (uint64_t)((double)elems * (double)s->block_bytes / (double)s->block_elems + 0.5);
+}
+
+/* A block weight of elems elements, where the current block is. */
+static int32_t bweight(builder *b, uint64_t elems)
+{
+    return weight(b, elems_bytes(b, elems), b->dev);
+}
+
+/* The KV cache of the current block (bytes: one view of it). */
+static int32_t cache(builder *b, uint64_t bytes)
+{
+    placement_cbuf_node t = blank(bytes);
+    t.kind = PLACEMENT_CBUF_EXTERNAL;
+    t.loc = b->sp->gpu ? b->dev : PLACEMENT_CBUF_HOST;
+    return push(b, t);
+}
+
+static int32_t op3(builder *b, placement_cbuf_op op, uint64_t bytes, unsigned inplace, int32_t x,
+                   int32_t y, int32_t z)
+{
+    placement_cbuf_node t = blank(bytes);
+    t.kind = PLACEMENT_CBUF_OP;
+    t.op = (uint8_t)op;
+    t.inplace = (uint8_t)inplace;
+    t.src[0] = x;
+    t.src[1] = y;
+    t.src[2] = z;
+    return push(b, t);
+}
+
+/* An op that allocates a new tensor of bytes from x (and y). */
+static int32_t op(builder *b, uint64_t bytes, int32_t x, int32_t y)
+{
+    return op3(b, PLACEMENT_CBUF_OP_ANY, bytes, 0, x, y, NONE);
+}
+
+/* An op ggml may compute in place over x (ggml_op_can_inplace: ADD, MUL,
+ * DIV, SCALE, UNARY, ROPE, RMS_NORM, SOFT_MAX; the same layout). */
+static int32_t ip(builder *b, int32_t x, int32_t y)
+{
+    return op3(b, PLACEMENT_CBUF_OP_ANY, b->g->v[x].bytes, 1u, x, y, NONE);
+}
+
+/* A view, reshape or permute of x (bytes: its span, for a copy of it). */
+static int32_t view(builder *b, int32_t x, uint64_t bytes)
+{
+    placement_cbuf_node t = blank(bytes);
+    t.kind = PLACEMENT_CBUF_VIEW;
+    t.op = PLACEMENT_CBUF_OP_VIEWOP;
+    t.src[0] = x;
+    const placement_cbuf_node *src = &b->g->v[x];
+    t.view_src = src->kind == PLACEMENT_CBUF_VIEW ? src->view_src : x;
+    return push(b, t);
+}
+
+static int32_t same_view(builder *b, int32_t x)
+{
+    return view(b, x, b->g->v[x].bytes);
+}
+
+/* Where the loader puts a matmul weight of bytes with rows output rows that
+ * belongs to the current block's layer: the host when the device would
+ * refuse its op (placement_cbuf_dev_takes_weight). */
+static int8_t mm_loc(const builder *b, uint64_t bytes, uint64_t rows)
+{
+    if (b->dev == PLACEMENT_CBUF_DEV && !placement_cbuf_dev_takes_weight(b->sp->dev.max_tensor, bytes, rows))
+        return PLACEMENT_CBUF_HOST;
+    return b->dev;
+}
+
+/* A matmul of weight w (elems elements) by x: [rows, cols] f32. */
+static int32_t mm(builder *b, uint64_t w_elems, int32_t x, uint64_t rows, uint64_t cols)
+{
+    uint64_t bytes = elems_bytes(b, w_elems);
+    return op(b, rows * cols * F32, weight(b, bytes, mm_loc(b, bytes, rows)), x);
+}
+
+/* build_norm with a weight: rms_norm (named "norm": llama.cpp pins it to the
+ * block's device below 32 tokens or at full offload), then the weight in
+ * place. in_block: a block's norm (il >= 0), not the head's. */
+static int32_t norm(builder *b, int32_t x, uint64_t width, int in_block)
+{
+    int32_t n = op3(b, PLACEMENT_CBUF_OP_ANY, b->g->v[x].bytes, 1u, x, NONE, NONE);
+    if (in_block && b->sp->gpu && (b->T < 32 || b->sp->full_offload))
+        b->g->v[n].force = b->dev;
+    return ip(b, n, bweight(b, width));
+}
+
+static int32_t rope(builder *b, int32_t x)
+{
+    if (b->inp_pos == NONE)
+        b->inp_pos = input(b, b->T * I32);
+    return op3(b, PLACEMENT_CBUF_OP_ROPE, b->g->v[x].bytes, 1u, x, b->inp_pos, NONE);
+}
+
+/* --- attention ------------------------------------------------------------ */
+
+static uint64_t row_bytes(uint64_t n, uint32_t block_elems, uint32_t block_bytes)
+{
+    return (n + block_elems - 1) / block_elems * block_bytes;
+}
+
+static cache_inputs *cache_of(builder *b)
+{
+    const gguf_shape *s = b->s;
+    int swa = s->per_layer && b->il < s->n_block && s->layer_swa[b->il] && s->n_swa;
+    return swa ? &b->swa : &b->full;
+}
+
+static int32_t mask_of(builder *b, cache_inputs *c)
+{
+    if (c->mask == NONE)
+        c->mask = input(b, (uint64_t)c->n_kv * b->T * (b->sp->flash_attn ? 2 : F32));
+    return c->mask;
+}
+
+/* cpy_k: the K rows stored into the cache (set_rows: a view of the cache). */
+static void store_k(builder *b, cache_inputs *c, int32_t k, int32_t kcache)
+{
+    int32_t kv = same_view(b, k);
+    if (c->k_idxs == NONE)
+        c->k_idxs = input(b, b->T * I64);
+    int32_t set = op3(b, PLACEMENT_CBUF_OP_ANY, 0, 0, kcache, kv, c->k_idxs);
+    b->g->v[set].kind = PLACEMENT_CBUF_VIEW;
+    b->g->v[set].view_src = kcache;
+}
+
+/* cpy_v: with flash attention rows like K; without, the cache is transposed
+ * and indexed per element (v_idxs of T x n_embd_v_gqa). */
+static void store_v(builder *b, cache_inputs *c, int32_t v, int32_t vcache, uint64_t v_gqa)
+{
+    int32_t vv = same_view(b, v);
+    if (!b->sp->flash_attn)
+        vv = same_view(b, vv);
+    int32_t dst = b->sp->flash_attn ? vcache : view(b, vcache, b->g->v[vcache].bytes);
+    if (c->v_idxs == NONE)
+        c->v_idxs = input(b, b->T * I64 * (b->sp->flash_attn ? 1 : v_gqa));
+    int32_t set = op3(b, PLACEMENT_CBUF_OP_ANY, 0, 0, dst, vv, c->v_idxs);
+    b->g->v[set].kind = PLACEMENT_CBUF_VIEW;
+    b->g->v[set].view_src = vcache;
+}
+
+/* build_attn_mha: q [hd_k, n_head, T] against the cache's K and V views;
+ * the result [v_width x n_head, T] f32 before the output projection.
+ * v_mla: MLA's decompression (kv_lora_rank -> head_dim_v_mla per head). */
+static int32_t attend(builder *b, cache_inputs *c, int32_t q, int32_t k, int32_t v,
+                      uint64_t hd_v, uint64_t v_mla)
+{
+    const gguf_shape *s = b->s;
+    uint64_t H = s->n_head, T = b->T, n_kv = c->n_kv;
+    int32_t qp = same_view(b, same_view(b, q));
+    int32_t kp = same_view(b, same_view(b, k));
+    int32_t vp = same_view(b, same_view(b, v));
+    int32_t mask = mask_of(b, c);
+    uint64_t out_w = v_mla ? v_mla : hd_v;
+    if (b->sp->flash_attn) {
+        int32_t fa = op3(b, PLACEMENT_CBUF_OP_FA, hd_v * H * T * F32, 0, qp, kp, vp);
+        b->g->v[fa].src[3] = mask;
+        if (!v_mla)
+            return same_view(b, fa);
+        int32_t d = mm(b, hd_v * v_mla * H, same_view(b, fa), v_mla * H, T);
+        return same_view(b, op(b, out_w * H * T * F32, same_view(b, d), NONE));
+    }
+    if (b->mla) /* the V view is not transposed: ggml_cont(ggml_transpose(v)) */
+        vp = op(b, n_kv * row_bytes(hd_v, b->sp->k_block_elems, b->sp->k_block_bytes),
+                same_view(b, vp), NONE);
+    int32_t kq = op(b, n_kv * T * H * F32, kp, qp);
+    kq = op3(b, PLACEMENT_CBUF_OP_ANY, b->g->v[kq].bytes, 1u, kq, mask, NONE);
+    int32_t kqv = op(b, hd_v * T * H * F32, vp, kq);
+    if (v_mla)
+        kqv = mm(b, hd_v * v_mla * H, kqv, v_mla * H, T);
+    return op(b, out_w * H * T * F32, same_view(b, kqv), NONE);
+}
+
+/* Qwen3's and Gemma3's per-head norm of Q and K before RoPE. */
+static int32_t head_norm(builder *b, int32_t x)
+{
+    if (!(b->s->graph_flags & GGUF_GRAPH_QK_NORM))
+        return x;
+    return norm(b, x, b->s->head_dim_k, 0);
+}
+
+/* A Q, K or V projection of rows x T, and its bias added in place where the
+ * blocks have one (build_qkv). */
+static int32_t qkv_proj(builder *b, int32_t x, uint64_t rows)
+{
+    int32_t p = mm(b, b->s->n_embd * rows, x, rows, b->T);
+    return b->s->graph_flags & GGUF_GRAPH_QKV_BIAS ? ip(b, p, bweight(b, rows)) : p;
+}
+
+/* Self-attention of a standard block: Q, V, K projections (fused or apart),
+ * per-head norms, RoPE, the stores, attention, the output projection. */
+static int32_t attention(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    cache_inputs *c = cache_of(b);
+    uint64_t E = s->n_embd, T = b->T, hd_k = s->head_dim_k, hd_v = s->head_dim_v;
+    uint64_t H = s->n_head, KV = b->il < s->n_block && s->per_layer ? s->layer_head_kv[b->il]
+                                                                      : s->n_head_kv;
+    uint64_t eq = hd_k * H, ek = hd_k * KV, ev = hd_v * KV;
+    int fused = (s->graph_flags & GGUF_GRAPH_FUSED_QKV) != 0;
+    int32_t qkv = fused ? qkv_proj(b, x, eq + ek + ev) : NONE;
+    int32_t q = fused ? view(b, qkv, eq * T * F32) : same_view(b, qkv_proj(b, x, eq));
+    q = rope(b, head_norm(b, q));
+    int32_t v = fused ? view(b, qkv, ev * T * F32) : same_view(b, qkv_proj(b, x, ev));
+    int32_t k = fused ? view(b, qkv, ek * T * F32) : same_view(b, qkv_proj(b, x, ek));
+    k = rope(b, head_norm(b, k));
+    uint64_t es_k = row_bytes(ek, b->sp->k_block_elems, b->sp->k_block_bytes);
+    uint64_t es_v = row_bytes(ev, b->sp->v_block_elems, b->sp->v_block_bytes);
+    int32_t kcache = cache(b, es_k * c->n_kv), vcache = cache(b, es_v * c->n_kv);
+    store_k(b, c, k, kcache);
+    store_v(b, c, v, vcache, ev);
+    int32_t out = attend(b, c, q, kcache, vcache, hd_v, 0);
+    return mm(b, eq * E, out, E, T);
+}
+
+/* MLA with the absorption (deepseek2.cpp, is_mla): Q through q_lora_rank,
+ * the compressed KV (kv_lora_rank + rope dims, one head) as K, its first
+ * kv_lora_rank columns as V, decompressed after attention by wv_b. */
+static int32_t attention_mla(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    cache_inputs *c = &b->full;
+    uint64_t E = s->n_embd, T = b->T, H = s->n_head, lora = s->kv_lora_rank;
+    uint64_t rope_d = s->n_rot, hd_k = s->head_dim_k_mla, nope = hd_k - rope_d;
+    /* build_attn expands Q, then V (the normed compressed KV), then K, each
+     * depth first, sources in order */
+    int32_t q = s->q_lora_rank ? mm(b, E * s->q_lora_rank, x, s->q_lora_rank, T) : x;
+    if (s->q_lora_rank)
+        q = norm(b, q, s->q_lora_rank, 0);
+    q = same_view(b, mm(b, (s->q_lora_rank ? s->q_lora_rank : E) * H * hd_k, q, H * hd_k, T));
+    int32_t q_nope = same_view(b, view(b, q, nope * H * T * F32));
+    int32_t q_abs = same_view(b, mm(b, nope * lora * H, q_nope, lora * H, T));
+    int32_t q_pe = rope(b, view(b, q, rope_d * H * T * F32));
+    int32_t qcur = op(b, (lora + rope_d) * H * T * F32, q_abs, q_pe);
+    int32_t kv = mm(b, E * (lora + rope_d), x, lora + rope_d, T);
+    int32_t kv_c = norm(b, view(b, kv, lora * T * F32), lora, 0);
+    int32_t k_pe = rope(b, view(b, kv, rope_d * T * F32));
+    int32_t kcur = op(b, (lora + rope_d) * T * F32, same_view(b, kv_c), k_pe);
+    uint64_t es_k = row_bytes(lora + rope_d, b->sp->k_block_elems, b->sp->k_block_bytes);
+    int32_t kcache = cache(b, es_k * c->n_kv);
+    store_k(b, c, kcur, kcache);
+    /* V: the first kv_lora_rank columns of every cached row; ggml_nbytes of
+     * that strided view (what a copy of it takes) spans the rows: all but
+     * the last row whole, and the last row's kv_lora_rank */
+    uint64_t v_span = es_k * (c->n_kv - 1) + row_bytes(lora, b->sp->k_block_elems, b->sp->k_block_bytes);
+    int32_t vview = view(b, kcache, v_span);
+    int32_t out = attend(b, c, qcur, kcache, vview, lora, s->head_dim_v_mla);
+    return mm(b, s->head_dim_v_mla * H * E, out, E, T);
+}
+
+/* --- feed-forward ------------------------------------------------------- */
+
+/* build_ffn: gate and up (or up alone), the activation, down. */
+static int32_t ffn(builder *b, int32_t x, uint64_t F)
+{
+    uint64_t E = b->s->n_embd, T = b->T;
+    if (b->s->graph_flags & GGUF_GRAPH_FFN_NOGATE) {
+        int32_t up = mm(b, E * F, x, F, T);
+        return mm(b, F * E, ip(b, up, NONE), E, T);
+    }
+    int32_t gate = mm(b, E * F, x, F, T);
+    int32_t up = mm(b, E * F, x, F, T);
+    return mm(b, F * E, op(b, F * T * F32, gate, up), E, T);
+}
+
+/* An expert tensor of the current block: on the host for the first
+ * n_cpu_moe blocks (-ncmoe), else where the block is. */
+static int32_t expert_weight(builder *b, uint64_t rows)
+{
+    const gguf_shape *s = b->s;
+    uint64_t bytes = s->max_expert_tensor_bytes
+                         ? s->max_expert_tensor_bytes
+                         : elems_bytes(b, (uint64_t)s->n_embd * s->n_ff_exp * s->n_expert);
+    int8_t loc = b->il < b->sp->n_cpu_moe ? PLACEMENT_CBUF_HOST
+                                          : mm_loc(b, bytes, rows * s->n_expert_used);
+    return weight(b, bytes, loc);
+}
+
+static int32_t mm_id(builder *b, int32_t x, int32_t ids, uint64_t rows)
+{
+    uint64_t K = b->s->n_expert_used;
+    return op3(b, PLACEMENT_CBUF_OP_ANY, rows * K * b->T * F32, 0, expert_weight(b, rows), x, ids);
+}
+
+/* build_moe_ffn: routing, the experts' gate/up/down, weighting, the sum. */
+static int32_t moe(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    uint64_t E = s->n_embd, T = b->T, X = s->n_expert, K = s->n_expert_used, F = s->n_ff_exp;
+    int32_t logits = mm(b, E * X, x, X, T);
+    int32_t probs = ip(b, logits, NONE);
+    int32_t probs3 = same_view(b, probs);
+    int32_t topk = view(b, op(b, X * T * I32, probs, NONE), K * T * I32);
+    int32_t w = op(b, K * T * F32, probs3, topk);
+    if (!strcmp(s->arch, "qwen3moe") || !strcmp(s->arch, "llama")) {
+        /* norm_w: the weights over their sum (sum_rows, clamp, div) */
+        int32_t w2 = same_view(b, w);
+        int32_t sum = op(b, T * F32, op(b, T * F32, w2, NONE), NONE);
+        w = op(b, K * T * F32, w2, sum);
+    }
+    w = same_view(b, w);
+    int32_t x3 = same_view(b, x);
+    int32_t gate = mm_id(b, x3, topk, F);
+    int32_t up = mm_id(b, x3, topk, F);
+    int32_t act = op(b, F * K * T * F32, gate, up);
+    int32_t down = mm_id(b, act, topk, E);
+    int32_t weighted = ip(b, down, w);
+    int32_t parts[64];
+    size_t n = K < LVD_ARRAY_LEN(parts) ? (size_t)K : LVD_ARRAY_LEN(parts);
+    for (size_t i = 0; i < n; i++)
+        parts[i] = view(b, weighted, E * T * F32);
+    int32_t out = n > 1 ? op(b, E * T * F32, parts[0], parts[1]) : op(b, E * T * F32, parts[0], NONE);
+    for (size_t i = 2; i < n; i++)
+        out = ip(b, out, parts[i]);
+    return out;
+}
+
+/* The shared expert after the routed ones: qwen2moe gates it by
+ * sigmoid(x . ffn_gate_inp_shexp); deepseek2 adds it as is. */
+static int32_t shared_expert(builder *b, int32_t x, int32_t routed)
+{
+    const gguf_shape *s = b->s;
+    int32_t sh = ffn(b, x, s->n_ff_shexp);
+    if (s->graph_flags & GGUF_GRAPH_SHEXP_GATE) {
+        int32_t g = mm(b, s->n_embd, x, 1, b->T);
+        int32_t gate = ip(b, op(b, b->T * F32, g, NONE), g);
+        sh = ip(b, sh, gate);
+    }
+    return ip(b, routed, sh);
+}
+
+static int32_t feed_forward(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    if (!s->n_expert || b->il < s->n_dense_lead)
+        return ffn(b, x, s->n_ff);
+    int32_t out = moe(b, x);
+    return s->n_ff_shexp ? shared_expert(b, x, out) : out;
+}
+
+/* --- the graph ---------------------------------------------------------- */
+
+static int post_norms(const gguf_shape *s)
+{
+    return !strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3");
+}
+
+static int32_t out_rows(builder *b, int32_t x)
+{
+    if (b->out_ids == NONE)
+        b->out_ids = input(b, (uint64_t)b->sp->n_outputs * I32);
+    return op3(b, PLACEMENT_CBUF_OP_GET_ROWS, (uint64_t)b->s->n_embd * b->sp->n_outputs * F32, 0, x,
+               b->out_ids, NONE);
+}
+
+static int32_t block(builder *b, int32_t inp)
+{
+    const gguf_shape *s = b->s;
+    uint64_t E = s->n_embd;
+    int32_t x = norm(b, inp, E, 1);
+    int32_t cur = b->mla ? attention_mla(b, x) : attention(b, x);
+    if (b->il + 1 == s->n_block) {
+        cur = out_rows(b, cur);
+        inp = out_rows(b, inp);
+    }
+    if (post_norms(s))
+        cur = norm(b, cur, E, 1);
+    int32_t ffn_inp = ip(b, cur, inp);
+    b->g->v[ffn_inp].inplace = 3u;
+    cur = feed_forward(b, norm(b, ffn_inp, E, 1));
+    if (post_norms(s))
+        cur = norm(b, cur, E, 0);
+    int32_t out = ip(b, cur, ffn_inp);
+    b->g->v[out].inplace = 3u;
+    return out;
+}
+
+static int8_t block_backend(const placement_cbuf_spec *sp, uint32_t il)
+{
+    return sp->gpu && il >= sp->dev_from ? PLACEMENT_CBUF_DEV : PLACEMENT_CBUF_HOST;
+}
+
+int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
+{
+    const gguf_shape *s = sp->shape;
+    int mla = s->kv_lora_rank && s->head_dim_k_mla && s->head_dim_v_mla;
+    if (!placement_cbuf_arch_known(s->arch) || (!strcmp(s->arch, "deepseek2") && !mla))
+        return -1;
+    builder b = {.sp = sp, .s = s, .g = g, .T = sp->n_tokens, .inp_pos = NONE, .out_ids = NONE,
+                 .dev = PLACEMENT_CBUF_HOST};
+    b.mla = mla;
+    b.full = (cache_inputs){NONE, NONE, NONE, sp->kv_cells};
+    b.swa = (cache_inputs){NONE, NONE, NONE, sp->swa_cells};
+    uint64_t E = s->n_embd, T = b.T;
+    int32_t tokens = input(&b, T * I32);
+    int32_t x = op3(&b, PLACEMENT_CBUF_OP_GET_ROWS, E * T * F32, 0,
+                    weight(&b, s->embd_bytes, PLACEMENT_CBUF_HOST), tokens, NONE);
+    input(&b, E * T * F32); /* inp_embd: the embeddings input, unused here, never freed */
+    if (!strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3"))
+        x = ip(&b, x, NONE); /* the embeddings scaled by sqrt(n_embd) */
+    for (b.il = 0; b.il < s->n_block; b.il++) {
+        b.dev = block_backend(sp, b.il);
+        x = block(&b, x);
+    }
+    b.dev = sp->gpu && sp->output_on_dev ? PLACEMENT_CBUF_DEV : PLACEMENT_CBUF_HOST;
+    x = norm(&b, x, E, 0);
+    g->v[x].output = 1; /* t_embd */
+    int32_t logits = op(&b, (uint64_t)s->n_vocab * sp->n_outputs * F32,
+                        weight(&b, s->output_bytes, mm_loc(&b, s->output_bytes, s->n_vocab)), x);
+    g->v[logits].output = 1;
+    return 0;
+}
+
+void placement_cbuf_graph_free(placement_cbuf_graph *g)
+{
+    free(g->v);
+    memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""tests/real/serve_client.py: an independent client timing lvd serve's own requests.
+
+    serve_client.py SERVE_JSON ARM N P G REQUESTS LOG_FILE [--timeout S]
+
+SERVE_JSON is what `lvd serve --json` printed; ARM (from 1) picks one of its
+arms, whose launch line (argv and env, never through a shell) this script
+starts itself as llama-server with `--host 127.0.0.1 --port FREE -np N`, in
+its own session (process group), killed when this script dies. When GET
+/health answers 200 it listens on another loopback port and runs
+`$LVD_BIN/lvd serve --url` of that port at load N:P:G with REQUESTS
+requests. Every request lvd serve sends there is sent on to the server by
+this script's own client, python's http.client (a connection per request,
+as the server closes one after every stream), and its answer passed back
+line by line as it comes. This client times each request itself, from the
+moment it accepted lvd serve's connection (lvd serve sends as soon as the
+connection is up, so that is when the request left it, whatever this
+script's threads make of it later) to the first `data:` line from the server
+that brings a token (tokens_predicted grows; an "error" event fails the
+request), and to its last event; its aggregate rate is every generated token
+over its first accept to its last end. So both time the very same requests
+at the same moments, and this host's drift (its speed wanders several times
+over within seconds) hits both alike; what lvd serve adds on its side is one
+loopback hop through this script (whose threads take the GIL within 0.1 ms,
+not Python's 5 ms, so a token is passed on as it comes). It also checks
+what lvd serve asked for: a prompt of P token ids, "n_predict" G, "stream"
+true, and that G tokens came back. The
+server's group is then ended (SIGTERM, then SIGKILL). Its output goes to
+LOG_FILE.
+
+Prints one JSON object {"lvd": {"ttft_ms_p50", "aggregate_tps", "requests",
+"errors", "first_error"}, "client": {...}, "ttft_ratio", "tps_ratio" (lvd / client),
+"bodies": the requests not as asked (a list of reasons), "group_gone",
+"error"} and exits 0 when both measured and the group is gone, else 1.
+"""
+import ctypes
+import http.client
+import http.server
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from serve import free_port, stop  # noqa: E402 (tests/real/serve.py: the select step's server)
+
+
+def healthy(port):
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        c.request("GET", "/health")
+        ok = c.getresponse().status == 200
+        c.close()
+        return ok
+    except OSError:
+        return False
+
+
+def die_with_us():
+    """In the server's child before exec: SIGKILL when this script dies (PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
+class Timing:
+    """What the client timed, request by request, and what it saw asked."""
+
+    def __init__(self, p, g):
+        self.p, self.g = p, g
+        self.lock = threading.Lock()
+        self.done = []      # (ttft_s, tokens, t_start, t_end) of each ok request
+        self.failed = []    # reasons
+        self.bodies = []    # requests not as asked
+
+    def check_body(self, raw):
+        try:
+            b = json.loads(raw)
+            why = []
+            if len(b.get("prompt", [])) != self.p or not all(isinstance(t, int) for t in b["prompt"]):
+                why.append("a prompt of %d token ids" % self.p)
+            if b.get("n_predict") != self.g:
+                why.append('"n_predict" %d' % self.g)
+            if b.get("stream") is not True:
+                why.append('"stream" true')
+        except (ValueError, AttributeError) as e:
+            why = ["JSON: %s" % e]
+        if why:
+            with self.lock:
+                self.bodies.append("not " + ", ".join(why))
+
+
+class Front(http.server.ThreadingHTTPServer):
+    """The loopback front lvd serve --url talks to: it notes when each
+    connection was accepted, the moment lvd serve's request goes out (it sends
+    as soon as its connection is up), before this script's own threads get to
+    it: so a slow thread here delays lvd serve's figures, never this client's
+    less than them, and each request is timed from the same moment by both."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.accepted = {}
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        self.accepted[id(sock)] = time.monotonic()
+        return sock, addr
+
+    def accepted_at(self, sock):
+        return self.accepted.pop(id(sock))
+
+
+def handler_for(upstream, timing, timeout):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def chunk(self, data):
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+
+        def do_GET(self):  # /health, /metrics: passed on as they are
+            c = http.client.HTTPConnection("127.0.0.1", upstream, timeout=timeout)
+            c.request("GET", self.path)
+            r = c.getresponse()
+            body = r.read()
+            c.close()
+            self.send_response(r.status)
+            self.send_header("Content-Type", r.getheader("Content-Type", "text/plain"))
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+
+        def do_POST(self):
+            raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            t0 = self.server.accepted_at(self.request)
+            c = http.client.HTTPConnection("127.0.0.1", upstream, timeout=timeout)
+            c.connect()
+            c.request("POST", self.path, body=raw, headers={"Content-Type": "application/json"})
+            r = c.getresponse()
+            self.send_response(r.status)
+            self.send_header("Content-Type", r.getheader("Content-Type", "text/event-stream"))
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            first, tokens, why = None, 0, None
+            try:
+                while True:
+                    line = r.readline()
+                    if not line:
+                        break
+                    t = time.monotonic()
+                    if r.status == 200 and line.startswith(b"data:") and line[5:].strip() != b"[DONE]":
+                        ev = json.loads(line[5:])
+                        if "error" in ev:
+                            why = "llama-server refused it: %s" % ev["error"]
+                        n = ev.get("tokens_predicted", tokens)
+                        if n > tokens and first is None:
+                            first = t - t0
+                        tokens = max(tokens, n)
+                    self.chunk(line)
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except (OSError, ValueError) as e:
+                why = why or "%s: %s" % (type(e).__name__, e)
+            end = time.monotonic()
+            c.close()
+            timing.check_body(raw)
+            with timing.lock:
+                if r.status != 200:
+                    timing.failed.append("HTTP %d" % r.status)
+                elif why or first is None:
+                    timing.failed.append(why or "no token came")
+                else:
+                    timing.done.append((first, tokens, t0, end))
+                    if tokens != timing.g:
+                        timing.bodies.append("%d tokens came, not %d" % (tokens, timing.g))
+
+    return Handler
+
+
+def lvd_run(port, n, p, g, requests, timeout):
+    """lvd serve --url's figures (None when it failed)."""
+    argv = [os.path.join(os.environ["LVD_BIN"], "lvd"), "serve", "--url", "http://127.0.0.1:%d" % port,
+            "--load", "%d:%d:%d" % (n, p, g), "--requests", str(requests), "--rounds", "1", "--json"]
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError("lvd serve --url: exit %d: %s" % (r.returncode, r.stderr.decode()[-300:]))
+    f = json.loads(r.stdout)["cells"][0]["figures"]
+    return {"ttft_ms_p50": f["ttft_ms"]["p50"], "aggregate_tps": f["aggregate_tps"],
+            "requests": f["requests"], "errors": f["errors"], "first_error": f["first_error"]}
+
+
+def figures(t):
+    if not t.done:
+        raise RuntimeError("the client timed no request: %s" % t.failed[:1])
+    span = max(r[3] for r in t.done) - min(r[2] for r in t.done)
+    return {"ttft_ms_p50": statistics.median(r[0] for r in t.done) * 1e3,
+            "aggregate_tps": sum(r[1] for r in t.done) / span,
+            "requests": len(t.done) + len(t.failed), "errors": len(t.failed), "first_error": (t.failed or [None])[0]}
+
+
+def main():
+    args = sys.argv[1:]
+    timeout = 600.0
+    if "--timeout" in args:
+        k = args.index("--timeout")
+        timeout = float(args[k + 1])
+        del args[k:k + 2]
+    if len(args) != 7:
+        print(__doc__, file=sys.stderr)
+        return 2
+    serve_json, arm, n, p, g, requests, log_file = args
+    arm, n, p, g, requests = int(arm), int(n), int(p), int(g), int(requests)
+    a = json.load(open(serve_json))["arms"][arm - 1]
+    env = dict(os.environ)
+    for w in a["env"]:
+        k, v = w.split("=", 1)
+        env[k] = v
+    port = free_port()
+    argv = list(a["argv"]) + ["--host", "127.0.0.1", "--port", str(port), "-np", str(n)]
+    res = {"lvd": None, "client": None, "ttft_ratio": None, "tps_ratio": None, "bodies": [],
+           "group_gone": None, "error": None}
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    sys.setswitchinterval(1e-4)  # a thread with a token to pass on waits 0.1 ms for the GIL, not 5
+    with open(log_file, "wb") as log:
+        proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, preexec_fn=die_with_us)
+    front = None
+    try:
+        t0 = time.monotonic()
+        while not healthy(port):
+            if proc.poll() is not None or time.monotonic() - t0 > timeout:
+                raise RuntimeError("llama-server never answered /health 200")
+            time.sleep(0.05)
+        timing = Timing(p, g)
+        front = Front(("127.0.0.1", 0), handler_for(port, timing, timeout))
+        threading.Thread(target=front.serve_forever, daemon=True).start()
+        res["lvd"] = lvd_run(front.server_address[1], n, p, g, requests, timeout)
+        res["client"] = figures(timing)
+        res["bodies"] = timing.bodies
+        res["ttft_ratio"] = res["lvd"]["ttft_ms_p50"] / res["client"]["ttft_ms_p50"]
+        res["tps_ratio"] = res["lvd"]["aggregate_tps"] / res["client"]["aggregate_tps"]
+    except (RuntimeError, OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
+        res["error"] = str(e)
+    finally:
+        if front:
+            front.shutdown()
+        res["group_gone"] = stop(proc)[1]
+    print(json.dumps(res))
+    return 0 if res["ttft_ratio"] is not None and res["group_gone"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
