@@ -7,6 +7,7 @@
 #include "bisect/search.h"
 #include "bisect/step.h"
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "common/cli.h"
 #include "common/gguf_split.h"
 #include "fetch/fetch.h"
@@ -276,14 +277,40 @@ static void clean_up(hunt *h)
             note(h, "%s", err.msg);
 }
 
+/* --good and --bad as builds (ro's, from h->o's): a SemVer release
+ * (v0.4.1) is the build its nightly-tag.txt names (fetch_release_semver),
+ * said in a note; builds[] holds what was resolved. A name that is neither
+ * is left for setup to refuse. */
+static int by_build(const hunt *h, bisect_opts *ro, char *builds[2], int *code, lvd_err *err)
+{
+    const char **ends[2] = {&ro->good, &ro->bad};
+    for (int i = 0; i < 2; i++) {
+        if (!builds_semver_valid(*ends[i]))
+            continue;
+        char *api = ro->api_base ? lvd_xstrdup(ro->api_base) : fetch_api_base();
+        fetch_api_status st;
+        lvd_err why = {""};
+        int rc = fetch_release_semver(api, *ends[i], &builds[i], &st, &why);
+        free(api);
+        if (rc) {
+            *code = st == FETCH_API_OK ? LVD_EXIT_VERIFY : LVD_EXIT_NETWORK;
+            return lvd_errf(err, "%s: %s", *ends[i], why.msg);
+        }
+        note(h, "%s is build %s (the build its %s names)", *ends[i], builds[i], BUILDS_NIGHTLY_TAG_ASSET);
+        *ends[i] = builds[i];
+    }
+    return 0;
+}
+
 /* Validates the options and fills the hunt's environment. */
 static int setup(hunt *h, char **device, bench_test **tests, int *code, lvd_err *err)
 {
     const bisect_opts *o = h->o;
     *code = LVD_EXIT_USAGE;
     if (!builds_valid(o->good) || !builds_valid(o->bad))
-        return lvd_errf(err, "--good and --bad must be release builds bNNNN (got '%s', '%s')", o->good, o->bad);
-    if (strtol(o->good + 1, NULL, 10) >= strtol(o->bad + 1, NULL, 10))
+        return lvd_errf(err, "--good and --bad must be release builds bNNNN or releases vX.Y.Z (got '%s', '%s')",
+                        o->good, o->bad);
+    if (builds_number(o->good) >= builds_number(o->bad))
         return lvd_errf(err, "--good %s must be older than --bad %s", o->good, o->bad);
     const char *fl = builds_flavour_canonical(o->flavour ? o->flavour : FETCH_DEFAULT_FLAVOUR);
     if (!fl)
@@ -378,13 +405,16 @@ int bisect_run(const bisect_opts *o, bisect_result *res, lvd_err *err)
     res->ratio = res->ci_lo = res->ci_hi = NAN;
     res->good = lvd_xstrdup(o->good);
     res->bad = lvd_xstrdup(o->bad);
-    hunt h = {.o = o, .res = res};
-    char *device = NULL, *model = NULL, *api = NULL, *gc = NULL, *bc = NULL;
+    bisect_opts ro = *o; /* with --good and --bad as builds */
+    hunt h = {.o = &ro, .res = res};
+    char *device = NULL, *model = NULL, *api = NULL, *gc = NULL, *bc = NULL, *named[2] = {NULL, NULL};
     bench_test *tests = NULL;
     store_artifact art;
     memset(&art, 0, sizeof art);
     int code;
-    if (setup(&h, &device, &tests, &code, err) || open_record(&h, &art, &model, &code, err))
+    o = &ro;
+    if (by_build(&h, &ro, named, &code, err) || setup(&h, &device, &tests, &code, err) ||
+        open_record(&h, &art, &model, &code, err))
         goto out;
     res->test = lvd_xstrdup(h.e.test.name);
     res->flavour = lvd_xstrdup(h.e.flavour);
@@ -413,6 +443,8 @@ out:
     free(api);
     free(gc);
     free(bc);
+    free(named[0]);
+    free(named[1]);
     free(tests);
     free(h.mark);
     lvd_strv_free(h.tags);

@@ -34,7 +34,8 @@
 #define BISECT_PER_PAGE 100
 
 typedef struct bisect_opts {
-    const char *good, *bad;    /* release builds bNNNN, good older than bad */
+    const char *good, *bad;    /* release builds bNNNN or SemVer releases vX.Y.Z (each the build its
+                                  nightly-tag.txt names), good older than bad by build number */
     const char *model;
     const char *flavour;       /* NULL: FETCH_DEFAULT_FLAVOUR */
     const char *test;          /* "tg128" (default) */

@@ -5,16 +5,12 @@
 #include "bisect/bisect.h"
 
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "common/cli.h"
 #include "fetch/release.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static long number(const char *tag)
-{
-    return builds_valid(tag) ? strtol(tag + 1, NULL, 10) : -1;
-}
 
 static int has_asset(const fetch_release *r, const char *flavour)
 {
@@ -32,7 +28,7 @@ static int has_asset(const fetch_release *r, const char *flavour)
 
 static int by_number(const void *a, const void *b)
 {
-    long x = number(*(char *const *)a), y = number(*(char *const *)b);
+    long x = builds_number(*(char *const *)a), y = builds_number(*(char *const *)b);
     return (x > y) - (x < y);
 }
 
@@ -41,7 +37,7 @@ int bisect_candidates(const char *api_base, const char *good, const char *bad, c
 {
     *tags = NULL;
     *n = 0;
-    long lo = number(good), hi = number(bad);
+    long lo = builds_number(good), hi = builds_number(bad);
     fetch_release *v = NULL;
     size_t nv = 0, got = 0;
     fetch_api_status st = FETCH_API_OK;
@@ -51,11 +47,12 @@ int bisect_candidates(const char *api_base, const char *good, const char *bad, c
         size_t first = nv;
         rc = fetch_release_list_page(api_base, page++, per_page, &v, &nv, &got, &st, err);
         for (size_t i = first; i < nv && rc == 0; i++)
-            older |= number(v[i].tag) >= 0 && number(v[i].tag) < lo;
+            older |= builds_number(v[i].tag) >= 0 && builds_number(v[i].tag) < lo;
     } while (rc == 0 && got == (size_t)per_page && !older && page <= 1000);
     for (size_t i = 0; i < nv && rc == 0; i++) {
-        long k = number(v[i].tag);
-        if (k >= lo && k <= hi && !v[i].draft && !v[i].prerelease && has_asset(&v[i], flavour))
+        long k = builds_number(v[i].tag);
+        if (k >= lo && k <= hi && builds_release_is_build(v[i].tag, v[i].draft, v[i].prerelease) &&
+            has_asset(&v[i], flavour))
             lvd_strv_push(tags, n, lvd_xstrdup(v[i].tag));
     }
     for (size_t i = 0; i < nv; i++)

@@ -2,27 +2,18 @@
  * file's format. */
 #include "builds/older.h"
 
+#include "builds/names.h"
 #include "builds/pinfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* b10715 -> 10715; -1 when not a build tag. */
-static long build_number(const char *b)
-{
-    if (!b || b[0] != 'b' || b[1] < '0' || b[1] > '9')
-        return -1;
-    char *end;
-    long v = strtol(b + 1, &end, 10);
-    return *end ? -1 : v;
-}
-
 int builds_local_older(const lvd_engine *e, const char *pin_build, char *msg, size_t len)
 {
     if (len)
         msg[0] = '\0';
-    long have = build_number(e->build), pin = build_number(pin_build);
+    long have = builds_number(e->build), pin = builds_number(pin_build);
     if (!e->origin || strcmp(e->origin, "registered") || have < 0 || pin < 0 || have >= pin)
         return 0;
     snprintf(msg, len,

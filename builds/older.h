@@ -15,12 +15,15 @@
  * its build number (b10500 -> 10500) is below pin_build's, with msg
  * "b10500-cuda is older than the pin b10715: rebuild at b10715 (git checkout
  * b10715, build, then lvd fetch --register DIR --build b10715)"; else 0
- * (msg ""). An unreadable build or pin is never older. */
+ * (msg ""). pin_build is a build tag: a pin naming a SemVer release is
+ * resolved first (builds_resolve, names.h). An unreadable build or pin is
+ * never older. */
 int builds_local_older(const lvd_engine *e, const char *pin_build, char *msg, size_t len);
 
 /* The pinned build of the shipped pin file (builds_pin_default_path:
- * $LVD_PIN_FILE, else the installed pin.default) into buf; 1 when there is
- * one, 0 when there is no readable pin file (buf ""). */
+ * $LVD_PIN_FILE, else the installed pin.default) into buf, as the file names
+ * it (b10715 or v0.4.1); 1 when there is one, 0 when there is no readable
+ * pin file (buf ""). */
 int builds_pin_build_default(char *buf, size_t len);
 
 #endif

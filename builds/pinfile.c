@@ -7,6 +7,7 @@
 #include "common/paths.h"
 #include "common/sha256.h"
 #include "builds/asset.h"
+#include "builds/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +40,9 @@ static int check_setting(const builds_pin *p, char **key, char **value, const ch
     if (!strcmp(*key, "build")) {
         if (find_key(p, "build"))
             return lvd_errf(err, "%s: 'build' is set twice", where);
-        if (!builds_valid(*value))
-            return lvd_errf(err, "%s: build '%s' is not a llama.cpp build (expected b<number>)",
+        if (!builds_name_valid(*value))
+            return lvd_errf(err, "%s: build '%s' is not a llama.cpp build (expected b<number> or a release "
+                                 "v<x.y.z>)",
                             where, *value);
         return 0;
     }
@@ -115,7 +117,7 @@ int builds_pin_parse(const char *path, const char *text, size_t len, builds_pin 
         free(value);
     }
     if (rc == 0 && !builds_pin_build(out))
-        rc = lvd_errf(err, "%s: no 'build = b<number>' line", path);
+        rc = lvd_errf(err, "%s: no 'build = b<number>' (or 'build = v<x.y.z>') line", path);
     if (rc == 0 && !builds_pin_flavour(out, 0))
         rc = lvd_errf(err, "%s: no 'flavour = ...' line", path);
     /* a digest for a flavour the pin does not list is a typo or a leftover */

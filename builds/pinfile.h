@@ -4,9 +4,12 @@
  * sections, no empty values, no setting twice except flavour):
  *
  *   # the build every figure in the catalogue was measured on
- *   build = b10715
+ *   build = b10715                             (or a SemVer release: build = v0.4.1, which
+ *                                               stands for the build its nightly-tag.txt
+ *                                               names: builds/names.h)
  *   flavour = bin-ubuntu-vulkan-x64            (repeatable; the first is the default)
- *   sha256.bin-ubuntu-vulkan-x64 = 1246c7...   (at most one per listed flavour)
+ *   sha256.bin-ubuntu-vulkan-x64 = 1246c7...   (at most one per listed flavour: the digest of
+ *                                               that build's archive)
  *
  * Parse errors name the file and line. Rewrites (promotion) keep comments and
  * order and replace the file atomically. Not for deciding whether to promote
@@ -37,7 +40,7 @@ int builds_pin_parse(const char *path, const char *text, size_t len, builds_pin 
 int builds_pin_load(const char *path, builds_pin *out, lvd_err *err);
 void builds_pin_free(builds_pin *p);
 
-/* The pinned build. */
+/* The pinned build, as the file names it (b10715 or v0.4.1). */
 const char *builds_pin_build(const builds_pin *p);
 /* The i-th listed flavour (0 = the default), NULL past the end. */
 const char *builds_pin_flavour(const builds_pin *p, size_t i);

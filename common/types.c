@@ -1,5 +1,6 @@
-/* types.c: release functions for the records of types.h. */
+/* types.c: release and copy functions for the records of types.h. */
 #include "common/types.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +28,27 @@ void lvd_engine_free(lvd_engine *e)
     free(e->dir);
     free(e->build);
     free(e->commit);
+    free(e->semver);
+    free(e->release);
     free(e->flavour);
     free(e->digest);
     free(e->origin);
     free(e->host);
     memset(e, 0, sizeof *e);
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? lvd_xstrdup(s) : NULL;
+}
+
+void lvd_engine_copy(lvd_engine *dst, const lvd_engine *src)
+{
+    *dst = *src;
+    char **fields[] = {&dst->name,    &dst->dir,     &dst->build,  &dst->commit, &dst->semver,
+                       &dst->release, &dst->flavour, &dst->digest, &dst->origin, &dst->host};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(fields); i++)
+        *fields[i] = dup_or_null(*fields[i]);
 }
 
 void lvd_result_free(lvd_result *r)

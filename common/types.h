@@ -55,6 +55,9 @@ typedef struct lvd_engine {
     char *dir;             /* absolute directory */
     char *build;           /* "b10715"; the registered id is what counts */
     char *commit;          /* NULL when unknown */
+    char *semver;          /* what its --version says since the SemVer releases ("0.4.1-dev");
+                              NULL before them, or when it could not be asked */
+    char *release;         /* the SemVer release it was fetched as ("v0.4.1"); NULL otherwise */
     char *flavour;         /* release flavour or "local" */
     char *digest;          /* sha256 of the archive (fetched) or of the main binary */
     char *origin;          /* "fetched" | "registered" | "imported" */
@@ -203,6 +206,8 @@ typedef struct lvd_pin_decision {
 
 void lvd_probe_free(lvd_probe *p);
 void lvd_engine_free(lvd_engine *e);
+/* A deep copy of src into dst (free with lvd_engine_free). */
+void lvd_engine_copy(lvd_engine *dst, const lvd_engine *src);
 void lvd_result_free(lvd_result *r);
 void lvd_run_free(lvd_run *r);
 void lvd_check_free(lvd_check *c);

@@ -1,6 +1,7 @@
 /* alloclog.c: the allocation-line parser of alloclog.h. Line by line with
  * PCRE2 (as engine/devices.c), against the real formats captured in
- * tests/fixtures/llama.cpp/alloc-b9749/. Not for running anything. */
+ * tests/fixtures/llama.cpp/alloc-b9749/ and the cpu-bench-v captures of
+ * cpu-build-b4547/ and cpu-build-b10587/. Not for running anything. */
 #include "engine/alloclog.h"
 
 #include "engine/rx.h"
@@ -17,10 +18,14 @@ enum { K_MODEL, K_KV, K_COMPUTE, N_KINDS };
 /* "load_tensors:   CPU_Mapped model buffer size =     8.30 MiB" */
 #define BUF "([A-Za-z][A-Za-z0-9_]{0,62})"
 #define NUM "([0-9]{1,9}(?:\\.[0-9]{1,6})?) MiB\\s*$"
+/* The function names have changed over the eras: the KV cache was
+ * llama_kv_cache_init (b4547), llama_kv_cache_unified (b5970), llama_kv_cache
+ * (2026); the compute buffer llama_new_context_with_model, then
+ * llama_init_from_model (b4547), llama_context, sched_reserve (2026). */
 static const char *const RX_KIND[N_KINDS] = {
     "\\bload_tensors:\\s+" BUF " model buffer size\\s*=\\s*" NUM,
-    "\\bllama_kv_cache:\\s+" BUF " KV buffer size\\s*=\\s*" NUM,
-    "\\b(?:sched_reserve|llama_context|llama_new_context_with_model):\\s+" BUF
+    "\\bllama_kv_cache(?:_init|_unified)?:\\s+" BUF " KV buffer size\\s*=\\s*" NUM,
+    "\\b(?:sched_reserve|llama_context|llama_new_context_with_model|llama_init_from_model):\\s+" BUF
     " compute buffer size\\s*=\\s*" NUM,
 };
 static const char RX_OOM[] =

@@ -18,11 +18,16 @@
  * the same physical card (card[i] == i: its own card). The rule: two devices
  * of different backends are one card when their PCI bus ids are both known
  * and equal (the listing does not print one today: bus[] may be NULL, or an
- * entry ""), else when their names are equal (caseless, blanks trimmed) and
- * both totals are known and within ENGINE_CARD_TOTAL_PERMILLE; two devices of
- * one backend are always two cards (two identical H200s are CUDA0 and CUDA1);
- * each device is matched once, in listing order (CUDA0-Vulkan0, CUDA1-Vulkan1
- * on a box of two identical cards seen by both). */
+ * entry ""), else when their names are equal (caseless, blanks trimmed, a
+ * driver's trailing tag on one of them dropped: ROCm's "Radeon 8060S
+ * Graphics" is Vulkan's "Radeon 8060S Graphics (RADV STRIX_HALO)"): first
+ * among pairs whose totals are both known and within
+ * ENGINE_CARD_TOTAL_PERMILLE, then among the devices still unmatched whatever
+ * their totals (one chip of unified memory is 98304 MiB to ROCm and 114163
+ * MiB to Vulkan); two devices of one backend are always two cards (two
+ * identical H200s are CUDA0 and CUDA1); each device is matched once, in
+ * listing order (CUDA0-Vulkan0, CUDA1-Vulkan1 on a box of two identical
+ * cards seen by both). */
 void engine_cards(const lvd_device *devs, size_t n, const char *const *bus, size_t *card);
 
 /* The number of distinct cards among devs (engine_cards' rule). */

@@ -38,25 +38,6 @@ static int64_t rx_int(rx *r, const char *s, int g)
     return v;
 }
 
-/* Calls fn for each line of text (without its "\n" or "\r\n"). */
-typedef int (*line_fn)(void *ctx, const char *line, size_t len);
-
-static int each_line(const char *text, line_fn fn, void *ctx)
-{
-    const char *p = text;
-    while (p && *p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        size_t l = len;
-        if (l && p[l - 1] == '\r')
-            l--;
-        if (fn(ctx, p, l))
-            return -1;
-        p = nl ? nl + 1 : p + len;
-    }
-    return 0;
-}
-
 void engine_backend_of_selector(const char *selector, char *buf, size_t len)
 {
     static const char *const known[][2] = {
@@ -101,10 +82,23 @@ void engine_devices_label(const lvd_device *devs, size_t n, char *buf, size_t le
     }
 }
 
+/* ggml's host accelerators (GGML_BACKEND_DEVICE_TYPE_ACCEL: BLAS, as
+ * "BLAS: Accelerate (0 MiB, 0 MiB free)" on a Mac, ZenDNN, zDNN), listed by
+ * llama.cpp from b6470 on: they speed up the CPU's own work, hold no layers
+ * and take no GPU flags. */
+static int host_accelerator(const char *backend)
+{
+    static const char *const host[] = {"blas", "zendnn", "zdnn"};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(host); i++)
+        if (!strcmp(backend, host[i]))
+            return 1;
+    return 0;
+}
+
 typedef struct parse_ctx {
     rx header, none, dev_mem, dev_bare, cc;
     int in_list;     /* after "Available devices:" */
-    int saw_header, saw_none;
+    int saw_header, saw_none, saw_device;
     lvd_device *devs;
     size_t n, cap;
     lvd_err *err;
@@ -137,6 +131,10 @@ static int add_device(parse_ctx *c, rx *r, const char *line, int with_mem)
     d.total_mib = with_mem ? rx_int(r, line, 3) : -1;
     d.free_mib = with_mem ? rx_int(r, line, 4) : -1;
     engine_backend_of_selector(d.selector, d.backend, sizeof d.backend);
+    if (host_accelerator(d.backend)) {
+        c->saw_device = 1; /* a list, though not of a device to offload to */
+        return 0;
+    }
     if (c->n == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 4;
         c->devs = lvd_xrealloc(c->devs, c->cap * sizeof *c->devs);
@@ -192,16 +190,17 @@ int engine_devices_parse(const char *out_text, const char *err_text, lvd_device 
         engine_rx_compile(&c.dev_bare, RX_DEVICE_BARE, 0, "devices", err) ||
         engine_rx_compile(&c.cc, RX_CC, 0, "devices", err))
         goto out;
-    if (each_line(out_text, out_line, &c))
+    if (engine_rx_each_line(out_text, out_line, &c))
         goto out;
-    if (c.n == 0 && !c.saw_none) {
-        if (c.saw_header)
-            lvd_errf(err, "--list-devices: header without any device or \"(none)\" (output cut short?)");
-        else
-            lvd_errf(err, "--list-devices: no device list in the output");
+    /* "Available devices:" and nothing after it is a list too: llama-server's
+     * of a build that sees no accelerator before "(none)" was printed (b10156),
+     * or of one whose GPU backend failed to load */
+    if (c.n == 0 && !c.saw_header && !c.saw_none && !c.saw_device) {
+        lvd_errf(err, "--list-devices: no device list in the output");
         goto out;
     }
-    if (err_text && each_line(err_text, err_line, &c))
+    /* CUDA's init lines: on stderr, or in one text with the list (2>&1) */
+    if ((err_text && engine_rx_each_line(err_text, err_line, &c)) || engine_rx_each_line(out_text, err_line, &c))
         goto out;
     *devs = c.devs;
     *n = c.n;
@@ -231,22 +230,6 @@ int engine_device_is_software(const char *name)
 {
     static const char pattern[] = "llvmpipe|lavapipe|softpipe|SwiftShader|Microsoft Basic Render";
     static pcre2_code *re;
-    if (!re) {
-        int code;
-        PCRE2_SIZE off;
-        re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_CASELESS, &code, &off, NULL);
-        if (!re) { /* the pattern is fixed: a bug every test run catches */
-            fprintf(stderr, "fatal: the software-device pattern does not compile at %zu\n", (size_t)off);
-            abort();
-        }
-    }
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    if (!md) {
-        fprintf(stderr, "fatal: out of memory for a regex match\n");
-        abort();
-    }
     const char *n = name ? name : "";
-    int rc = pcre2_match(re, (PCRE2_SPTR)n, strlen(n), 0, 0, md, NULL);
-    pcre2_match_data_free(md);
-    return rc >= 0;
+    return engine_rx_fixed(&re, pattern, PCRE2_CASELESS, "software-device", n, strlen(n), NULL);
 }

@@ -12,17 +12,24 @@
 #include <stddef.h>
 
 /* Parses the device list in out_text (the stdout of `llama-bench
- * --list-devices` or `llama-server --list-devices`):
+ * --list-devices` or `llama-server --list-devices`), as every era prints it:
  *     Available devices:
  *       CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free)
- * or "  (none)" for a build without accelerators. Noise lines (loader and
- * backend logs) are skipped; a missing header is tolerated when device lines
- * carry their memory figures. Selectors are kept verbatim. When err_text (the
- * stderr, may be NULL) holds CUDA's init lines ("  Device 0: NVIDIA H200,
- * compute capability 9.0, ...") the capability is set on device CUDA<N>.
- * Fills *devs (malloc'd, NULL when none) and *n; returns 0, or -1 when the
- * text holds no device list at all (neither devices nor "(none)"), naming
- * what was wrong: such output says nothing, and "no devices" must never be
+ * "  (none)" after the header for a build without accelerators (b10156 on;
+ * llama-bench from b6522), or nothing after it (llama-server before, and a
+ * build whose GPU backend failed to load): both are a list of no device.
+ * Metal's device is "Metal" in older builds and "MTL0" in newer ones. Host
+ * accelerators (BLAS, ZenDNN, zDNN: "BLAS: Accelerate (0 MiB, 0 MiB free)")
+ * are left out: they hold no layers and take no GPU flags. Noise lines
+ * (loader and backend logs, stderr in the same text) are skipped, and so are
+ * CR line ends and llama.cpp's log prefix ("0.00.126.784 I "); a missing
+ * header is tolerated when device lines carry their memory figures.
+ * Selectors are kept verbatim. When err_text (the stderr, may be NULL) or
+ * out_text holds CUDA's init lines ("  Device 0: NVIDIA H200, compute
+ * capability 9.0, ...") the capability is set on device CUDA<N>. Fills *devs
+ * (malloc'd, NULL when none) and *n; returns 0, or -1 when the text holds no
+ * device list at all (no header, no "(none)", no device line), naming what
+ * was wrong: such output says nothing, and "no devices" must never be
  * guessed. */
 int engine_devices_parse(const char *out_text, const char *err_text, lvd_device **devs, size_t *n,
                         lvd_err *err);

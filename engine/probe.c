@@ -103,6 +103,34 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
     proc_result_free(&res);
 }
 
+void engine_probe_ask(const char *binary, int timeout_ms, lvd_probe *out)
+{
+    engine_probe_run(binary, timeout_ms, out);
+    /* only a llama-bench that said it does not know the option: a hung or
+     * crashing one is not asked twice through its neighbour */
+    if (strcmp(out->backend, LVD_BACKEND_UNKNOWN) || strcmp(lvd_base_name(binary), "llama-bench") || !out->reason ||
+        !strstr(out->reason, "invalid parameter for argument: --list-devices"))
+        return;
+    char *server = lvd_xasprintf("%.*sllama-server", (int)(lvd_base_name(binary) - binary), binary);
+    struct stat st;
+    if (stat(server, &st) == 0 && S_ISREG(st.st_mode)) {
+        lvd_probe other = {0};
+        engine_probe_run(server, timeout_ms, &other);
+        if (strcmp(other.backend, LVD_BACKEND_UNKNOWN)) { /* its answer, bench's identity */
+            memcpy(out->backend, other.backend, sizeof out->backend);
+            memcpy(out->cuda_archs, other.cuda_archs, sizeof out->cuda_archs);
+            free(out->devices);
+            out->devices = other.devices;
+            out->n_devices = other.n_devices;
+            other.devices = NULL;
+            free(out->reason);
+            out->reason = NULL;
+        }
+        lvd_probe_free(&other);
+    }
+    free(server);
+}
+
 /* 1 when the cached probe may be served: no newer probe of the engine under
  * the same environment failed. */
 static int cache_usable(store *s, const lvd_engine *e, const lvd_probe *fresh, lvd_err *err)
@@ -164,7 +192,7 @@ int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeo
         out->binary = binary;
         out->bin_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
         out->bin_size = (int64_t)st.st_size;
-        engine_probe_run(binary, timeout_ms, out);
+        engine_probe_ask(binary, timeout_ms, out);
     } else {
         /* Nothing to ask: recorded as unknown (for display) against the path expected. */
         out->binary = binary ? binary : lvd_xasprintf("%s/llama-bench", e->dir);
@@ -220,6 +248,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
     cJSON_AddNumberToObject(o, "engine_id", (double)e->id);
     cJSON_AddItemToObject(o, "dir", lvd_json_text(e->dir));
     cJSON_AddItemToObject(o, "build", lvd_json_text(e->build));
+    cJSON_AddItemToObject(o, "semver", lvd_json_text(e->semver));
     cJSON_AddItemToObject(o, "binary", lvd_json_text(p->binary));
     cJSON_AddStringToObject(o, "backend", p->backend);
     cJSON_AddItemToObject(o, "reason", lvd_json_text(p->reason));
@@ -272,11 +301,12 @@ static void device_line(lvd_sb *sb, const lvd_device *d, const char *archs)
         lvd_sb_addf(sb, " -- WARNING: %s", flag);
 }
 
-/* The lines under an engine's devices: its backends, the no-device note and
- * why it was probed again. */
-static void identity_lines(FILE *f, int wname, int wback, const lvd_probe *p)
+/* The lines under an engine's devices: its SemVer version, its backends, the
+ * no-device note and why it was probed again. */
+static void identity_lines(FILE *f, int wname, int wback, const lvd_engine *e, const lvd_probe *p)
 {
-    const char *lines[][2] = {{"backends: ", p->backends[0] ? p->backends : NULL},
+    const char *lines[][2] = {{"version: ", e->semver},
+                              {"backends: ", p->backends[0] ? p->backends : NULL},
                               {"note: ", p->no_device}, {"re-probed: ", p->changed}};
     for (size_t i = 0; i < LVD_ARRAY_LEN(lines); i++)
         if (lines[i][1])
@@ -317,7 +347,7 @@ void engine_probe_table(FILE *f, const lvd_engine *e, const lvd_probe *p, const 
             fprintf(f, "%-*s  %-*s  %-6s  %s\n", wname, "", wback, "", "", lvd_sb_str(&line));
         }
         free(card);
-        identity_lines(f, wname, wback, &p[i]);
+        identity_lines(f, wname, wback, &e[i], &p[i]);
         lvd_sb_free(&line);
     }
     if (n > 0) { /* every probe shown was made under the same environment */

@@ -36,6 +36,13 @@ char *engine_probe_binary(const lvd_engine *e);
  * backend "unknown" and a one-line reason; that is an outcome, not an error. */
 void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out);
 
+/* engine_probe_run on binary; when that is a llama-bench that does not know
+ * the option (llama-bench has --list-devices from b6522 on: an older one
+ * exits saying "invalid parameter for argument: --list-devices") and a
+ * llama-server lies beside it, that one's answer instead. The probe stays keyed by binary (the
+ * caller's out->binary, mtime and size), as engine_probe_binary names it. */
+void engine_probe_ask(const char *binary, int timeout_ms, lvd_probe *out);
+
 /* Probes engine e (e->id must be set): serves the store's cached probe when
  * it is fresh (same binary, mtime and size, made under the same
  * device-visibility environment (engine/visibility.h: a probe under another
@@ -57,7 +64,8 @@ int engine_probe_engine(store *s, const lvd_engine *e, int refresh, int timeout_
 int engine_probe_engine_ex(store *s, const lvd_engine *e, int refresh, int timeout_ms, lvd_probe *out,
                           int *cached, lvd_err *err);
 
-/* One probe as a JSON object: engine (name), engine_id, dir, build, binary,
+/* One probe as a JSON object: engine (name), engine_id, dir, build, semver
+ * (the engine's SemVer version; null before the SemVer releases), binary,
  * backend, reason (null unless unknown), probed_at, cached, env ({NAME: VALUE}
  * of the visibility variables set; null when not recorded), bin_mtime_ns,
  * bin_size, backends [], no_device, cuda_archs, reprobed_because, n_files,
@@ -69,7 +77,8 @@ struct cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cac
  *   ENGINE      BACKEND  PROBE   DEVICES
  *   cuda-local  cuda     cached  CUDA0: NVIDIA H200 (143155 MiB, 142629 MiB free), cc 9.0
  * PROBE is "cached", "probed" or "failed"; an unknown engine shows its reason
- * under DEVICES; under the devices come "backends: ...", "note: ..." (a
+ * under DEVICES; under the devices come "version: 0.4.1-dev" (an engine of the
+ * SemVer releases), "backends: ...", "note: ..." (a
  * backend with no device) and "re-probed: ..." lines when there is one, and a
  * device's CUDA arch flag follows it. e[i], p[i] and cached[i] belong
  * together. A last line says the environment they were made under (p[0]'s:

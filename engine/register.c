@@ -1,7 +1,6 @@
 /* register.c: `lvd fetch --register DIR --build ID` (see register.h): a local
  * build directory becomes an engine in the store (probing it afterwards is
  * engine/registration.c). Not for downloads (fetch.c). */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include "engine/register.h"
 
 #include "engine/digest.h"
@@ -15,7 +14,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,38 +81,6 @@ char *engine_register_default_name(const char *build, const char *dir)
     return lvd_sb_detach(&out);
 }
 
-int engine_parse_version(const char *text, char *commit, size_t len, int64_t *number)
-{
-    static const char pattern[] = "^version: (\\d{1,18}) \\(([^()\\s]{1,64})\\)";
-    int code;
-    PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &code,
-                                   &off, NULL);
-    if (!re)
-        return -1;
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    int rc = pcre2_match(re, (PCRE2_SPTR)text, strlen(text), 0, 0, md, NULL);
-    int ret = -1;
-    if (rc > 0) {
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        char num[24];
-        snprintf(num, sizeof num, "%.*s", (int)(ov[3] - ov[2]), text + ov[2]);
-        int64_t v = 0;
-        lvd_parse_i64(num, &v);
-        if (number)
-            *number = v;
-        int n = (int)(ov[5] - ov[4]);
-        const char *c = text + ov[4];
-        if (n == 7 && !strncmp(c, "unknown", 7))
-            n = 0;
-        snprintf(commit, len, "%.*s", n, c);
-        ret = 0;
-    }
-    pcre2_match_data_free(md);
-    pcre2_code_free(re);
-    return ret;
-}
-
 /* DIR/name when it is an executable regular file; malloc'd, else NULL. */
 static char *executable(const char *dir, const char *name)
 {
@@ -126,18 +92,60 @@ static char *executable(const char *dir, const char *name)
     return NULL;
 }
 
-/* The commit `server --version` reports; NULL when it cannot say. */
-static char *ask_commit(const char *server, int timeout_ms)
+/* One tool's `--version`: 0 with *v, else -1 with why (its failure or the
+ * parser's) appended to *why. */
+static int ask_one(const char *dir, const char *tool, int timeout_ms, engine_version *v, lvd_sb *why)
 {
-    const char *argv[] = {server, "--version", NULL};
+    char *bin = executable(dir, tool);
+    if (!bin)
+        return -1;
+    const char *argv[] = {bin, "--version", NULL};
     proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = 64 << 10};
     proc_result res;
-    char commit[65] = "";
-    if (proc_run(&spec, &res, NULL) == 0 && proc_ok(&res) &&
-        engine_parse_version(lvd_sb_str(&res.err), commit, sizeof commit, NULL) != 0)
-        engine_parse_version(lvd_sb_str(&res.out), commit, sizeof commit, NULL);
-    proc_result_free(&res);
-    return commit[0] ? lvd_xstrdup(commit) : NULL;
+    lvd_err perr = {{0}};
+    int rc = -1;
+    if (proc_run(&spec, &res, &perr) != 0) {
+        lvd_sb_addf(why, "%s%s --version: %s", why->len ? "; " : "", tool, perr.msg);
+    } else {
+        char *both = lvd_xasprintf("%s\n%s", lvd_sb_str(&res.err), lvd_sb_str(&res.out)); /* it prints on stderr */
+        if (proc_ok(&res) && engine_version_parse(both, v, &perr) == 0) {
+            rc = 0;
+        } else {
+            char how[200];
+            char *tail = proc_tail(lvd_sb_str(&res.err), 1);
+            tail[strcspn(tail, "\r\n")] = '\0';
+            int quoted = proc_ok(&res) && strstr(perr.msg, "'") != NULL; /* the line itself, quoted */
+            lvd_sb_addf(why, "%s%s --version: %s%s%s", why->len ? "; " : "", tool,
+                        proc_ok(&res) ? perr.msg : proc_describe(&res, how, sizeof how),
+                        *tail && !quoted ? ": " : "", quoted ? "" : tail);
+            free(tail);
+        }
+        free(both);
+        proc_result_free(&res);
+    }
+    free(bin);
+    return rc;
+}
+
+int engine_ask_version(const char *dir, int timeout_ms, engine_version *v, lvd_err *err)
+{
+    static const char *const askers[] = {"llama-server", "llama-perplexity", "llama-cli"};
+    memset(v, 0, sizeof *v);
+    if (timeout_ms <= 0)
+        timeout_ms = ENGINE_PROBE_TIMEOUT_MS;
+    lvd_sb why = {0};
+    int rc = -1;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(askers) && rc != 0; i++)
+        rc = ask_one(dir, askers[i], timeout_ms, v, &why);
+    if (rc != 0) {
+        if (why.len)
+            lvd_errf(err, "cannot tell its build: %s", lvd_sb_str(&why));
+        else
+            lvd_errf(err, "cannot tell its build: no llama-server, llama-perplexity or llama-cli "
+                          "to ask --version (llama-bench has none)");
+    }
+    lvd_sb_free(&why);
+    return rc;
 }
 
 static int fail(int *exit_code, int code)
@@ -162,9 +170,8 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
     *exit_code = LVD_EXIT_OK;
     if (!o->dir || !*o->dir)
         return lvd_errf(err, "--register needs a directory"), fail(exit_code, LVD_EXIT_USAGE);
-    if (!engine_register_name_valid(o->build))
-        return lvd_errf(err, "'%s' is not a usable build id (letters, digits, . _ + -; e.g. b9749)",
-                        o->build ? o->build : ""),
+    if (o->build && !engine_register_name_valid(o->build))
+        return lvd_errf(err, "'%s' is not a usable build id (letters, digits, . _ + -; e.g. b9749)", o->build),
                fail(exit_code, LVD_EXIT_USAGE);
     if (o->name && !engine_register_name_valid(o->name))
         return lvd_errf(err, "'%s' is not a usable engine name (1-64 of letters, digits, . _ + -; not only digits)",
@@ -190,6 +197,23 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
         *exit_code = LVD_EXIT_INPUT;
         goto out;
     }
+    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : ENGINE_PROBE_TIMEOUT_MS;
+    engine_version ver = {0};
+    lvd_err verr = {{0}};
+    int told = o->commit ? 0 : engine_ask_version(dir, timeout_ms, &ver, &verr) == 0;
+    char build[32];
+    snprintf(build, sizeof build, "%s", o->build ? o->build : "");
+    if (!o->build && (!told || ver.number <= 0)) {
+        if (told)
+            lvd_errf(err, "%s: its --version says build %lld (made without git history); give --build ID", dir,
+                     (long long)ver.number);
+        else
+            lvd_errf(err, "%s: %s; give --build ID", dir, o->commit ? "no build given" : verr.msg);
+        *exit_code = LVD_EXIT_INPUT;
+        goto out;
+    }
+    if (!o->build)
+        engine_version_build(&ver, build, sizeof build);
     if (store_engine_list(s, &v, &n, err) != 0) {
         *exit_code = LVD_EXIT_STORE;
         goto out;
@@ -203,7 +227,7 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
     }
     name = at_dir ? lvd_xstrdup(at_dir->name)
            : o->name ? lvd_xstrdup(o->name)
-                     : engine_register_default_name(o->build, dir);
+                     : engine_register_default_name(build, dir);
     const lvd_engine *named = at_dir ? NULL : find(v, n, 1, name);
     if (named) {
         lvd_errf(err, "engine name '%s' is already taken by %s; choose another with --name", name,
@@ -216,13 +240,15 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
         *exit_code = LVD_EXIT_INPUT;
         goto out;
     }
-    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : ENGINE_PROBE_TIMEOUT_MS;
     out->name = name;
     name = NULL;
     out->dir = dir;
     dir = NULL;
-    out->build = lvd_xstrdup(o->build);
-    out->commit = o->commit ? lvd_xstrdup(o->commit) : server ? ask_commit(server, timeout_ms) : NULL;
+    out->build = lvd_xstrdup(build);
+    const char *commit = o->commit ? o->commit : told ? ver.commit : "";
+    const char *semver = o->commit ? o->semver : told ? ver.semver : NULL;
+    out->commit = commit && *commit ? lvd_xstrdup(commit) : NULL;
+    out->semver = semver && *semver ? lvd_xstrdup(semver) : NULL;
     out->flavour = lvd_xstrdup("local");
     out->digest = lvd_xstrdup(hex);
     out->origin = lvd_xstrdup("registered");
@@ -249,8 +275,8 @@ cJSON *engine_json(const lvd_engine *e)
     cJSON_AddStringToObject(o, "name", e->name);
     cJSON_AddStringToObject(o, "dir", e->dir);
     cJSON_AddStringToObject(o, "build", e->build);
-    const char *opt[][2] = {{"commit", e->commit}, {"flavour", e->flavour}, {"digest", e->digest},
-                            {"origin", e->origin}};
+    const char *opt[][2] = {{"commit", e->commit}, {"semver", e->semver}, {"release", e->release},
+                            {"flavour", e->flavour}, {"digest", e->digest}, {"origin", e->origin}};
     for (size_t i = 0; i < LVD_ARRAY_LEN(opt); i++)
         cJSON_AddItemToObject(o, opt[i][0], lvd_json_str(opt[i][1]));
     cJSON_AddNumberToObject(o, "created_at", (double)e->created_at);

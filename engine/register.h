@@ -8,25 +8,31 @@
 
 #include "common/types.h"
 #include "common/util.h"
+#include "engine/version.h"
 #include "store/store.h"
 
 struct cJSON;
 
 typedef struct engine_register_opts {
     const char *dir;     /* the directory holding llama-server and/or llama-bench */
-    const char *build;   /* the build id users know it by ("b9749"); required */
+    const char *build;   /* the build id users know it by ("b9749"); NULL: "b<N>" of what its
+                            `--version` says (refused when that is build 0: no git history) */
     const char *name;    /* NULL: the name it already has, else engine_register_default_name */
     int timeout_ms;      /* for `--version` and the probe; <= 0: ENGINE_PROBE_TIMEOUT_MS */
-    const char *commit;  /* NULL: what `llama-server --version` says (already asked, e.g. by discovery) */
+    const char *commit;  /* NULL: what `--version` says (engine_ask_version); given (already
+                            asked, e.g. by discovery): no --version is asked */
+    const char *semver;  /* with commit: the SemVer version that answer gave; NULL: none */
 } engine_register_opts;
 
 /* Registers o->dir: it must be a directory holding an executable
  * llama-server and/or llama-bench; it is recorded by its canonical absolute
  * path, with digest = engine_digest (the SHA-256 over its whole file set,
- * engine/digest.h; unchanged files are not re-read), commit =
- * what `llama-server --version` says ("version: 9749 (d32676d77)"; NULL when
- * it does not answer or says "unknown"), origin "registered", flavour
- * "local". Registering a directory again updates its engine under the name
+ * engine/digest.h; unchanged files are not re-read), commit and semver =
+ * what its `--version` says (engine_ask_version: "version: 9749
+ * (d32676d77)", "version: 0.4.1-dev (build 10991, commit 930e2fa59)"; NULL
+ * when it does not answer or says "unknown"), origin "registered", flavour
+ * "local". Without o->build, the build is the one --version names (an
+ * engine that cannot tell is refused: INPUT, naming the line it printed). Registering a directory again updates its engine under the name
  * it has; a different o->name for an already registered directory is
  * refused, as is a name another directory already holds.
  * Fills out (caller frees with lvd_engine_free). Returns 0, or -1 with err
@@ -46,13 +52,17 @@ char *engine_register_default_name(const char *build, const char *dir);
  * numbers). */
 int engine_register_name_valid(const char *s);
 
-/* Reads "version: 9749 (d32676d77)" from `llama-server --version` output.
- * Copies the commit into commit (len bytes; "" when it says "unknown") and
- * the number into *number (may be NULL). 0, or -1 when no version line. */
-int engine_parse_version(const char *text, char *commit, size_t len, int64_t *number);
+/* Asks the engine in dir what it is: `--version` of llama-server, else of
+ * llama-perplexity, else of llama-cli (llama-bench has none in the builds
+ * this reads), the first whose answer holds a version line (either stream:
+ * engine/version.h). 0 with *v, or -1 with err one line: "cannot tell its
+ * build: llama-server --version: unrecognised version line 'version: ...'"
+ * (each tool asked, joined by "; "), or "... no llama-server,
+ * llama-perplexity or llama-cli to ask --version". */
+int engine_ask_version(const char *dir, int timeout_ms, engine_version *v, lvd_err *err);
 
-/* The engine as JSON: id, name, dir, build, commit, flavour, digest, origin,
- * created_at. Caller owns it. */
+/* The engine as JSON: id, name, dir, build, commit, semver, release,
+ * flavour, digest, origin, created_at. Caller owns it. */
 struct cJSON *engine_json(const lvd_engine *e);
 
 #endif

@@ -3,6 +3,7 @@
  * pure computation (model.c), the verdict's or leader's placement and launch
  * line (select/choice.h, as lvd select prints them), and the pin history.
  * Only reads the store. Not for computing figures (model.c) nor rendering. */
+#include "builds/names.h"
 #include "builds/older.h"
 #include "evidence/fleet.h"
 #include "evidence/model.h"
@@ -31,8 +32,8 @@ typedef struct engines {
 /* The page's registered engines older than the pin (builds/older.h). */
 static void older_load(const engines *es, ev_page *out)
 {
-    char pin[64], msg[512];
-    if (!builds_pin_build_default(pin, sizeof pin))
+    char named[64], pin[64], msg[512];
+    if (!builds_pin_build_default(named, sizeof named) || !builds_resolve(named, es->v, es->n, pin, sizeof pin))
         return;
     for (size_t i = 0; i < es->n; i++)
         if (builds_local_older(&es->v[i], pin, msg, sizeof msg))
@@ -246,6 +247,7 @@ static int arm_input(store *s, const char *sha, const char *host, const engines 
     in->backend = backend;
     in->engine = ei != SIZE_MAX ? es->v[ei].name : NULL;
     in->build = ei != SIZE_MAX ? es->v[ei].build : NULL;
+    in->semver = ei != SIZE_MAX ? es->v[ei].semver : NULL;
     in->is_verdict = v && v->engine_id == arm->engine_id && v->arm_key && !strcmp(v->arm_key, arm->arm_key);
     char dev[64];
     engine_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);

@@ -207,7 +207,9 @@ static void fill_arm(ev_arm *a, const ev_arm_in *x)
     memset(a, 0, sizeof *a);
     a->backend = lvd_xstrdup(x->backend ? x->backend : LVD_BACKEND_UNKNOWN);
     a->engine = x->engine ? lvd_xstrdup(x->engine) : lvd_xasprintf("engine %lld", (long long)s->engine_id);
-    a->build = lvd_xstrdup(x->build ? x->build : "?");
+    /* the build, and since llama.cpp's SemVer releases the version beside it */
+    a->build = x->semver ? lvd_xasprintf("%s, %s", x->build ? x->build : "?", x->semver)
+                         : lvd_xstrdup(x->build ? x->build : "?");
     a->arm_key = lvd_xstrdup(s->arm_key);
     a->engine_id = s->engine_id;
     a->run_params = s->params;

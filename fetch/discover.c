@@ -275,50 +275,6 @@ void fetch_discover_cands_free(fetch_discover_cand *v, size_t n)
 
 /* --- identification and naming --------------------------------------------- */
 
-int fetch_discover_version(const char *dir, int timeout_ms, char **build, char **commit, lvd_err *err)
-{
-    static const char *const askers[] = {"llama-server", "llama-perplexity", "llama-cli"};
-    *build = *commit = NULL;
-    lvd_sb why = {0};
-    for (size_t i = 0; i < LVD_ARRAY_LEN(askers) && !*build; i++) {
-        if (!is_exec(dir, askers[i]))
-            continue;
-        char *bin = lvd_xasprintf("%s/%s", dir, askers[i]);
-        const char *argv[] = {bin, "--version", NULL};
-        proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = 64 << 10};
-        proc_result res;
-        char c[65] = "";
-        int64_t number = -1;
-        if (proc_run(&spec, &res, NULL) == 0) {
-            if (proc_ok(&res) &&
-                (engine_parse_version(lvd_sb_str(&res.err), c, sizeof c, &number) == 0 ||
-                 engine_parse_version(lvd_sb_str(&res.out), c, sizeof c, &number) == 0)) {
-                *build = lvd_xasprintf("b%lld", (long long)number);
-                *commit = c[0] ? lvd_xstrdup(c) : NULL;
-            } else {
-                char how[200];
-                char *tail = proc_tail(lvd_sb_str(&res.err), 1);
-                tail[strcspn(tail, "\n")] = '\0';
-                lvd_sb_addf(&why, "%s%s --version: %s%s%s", why.len ? "; " : "", askers[i],
-                            proc_ok(&res) ? "no version line" : proc_describe(&res, how, sizeof how),
-                            *tail ? ": " : "", tail);
-                free(tail);
-            }
-            proc_result_free(&res);
-        }
-        free(bin);
-    }
-    if (!*build) {
-        if (why.len)
-            lvd_errf(err, "cannot tell its build: %s", lvd_sb_str(&why));
-        else
-            lvd_errf(err, "cannot tell its build: no llama-server, llama-perplexity or llama-cli "
-                          "to ask --version (llama-bench has none)");
-    }
-    lvd_sb_free(&why);
-    return *build ? 0 : -1;
-}
-
 static int taken_by(const char *name, char *const *taken, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -370,7 +326,7 @@ static void probe_dir(fetch_discover_found *f, int timeout_ms)
         f->probe.bin_size = (int64_t)st.st_size;
     }
     if (binary)
-        engine_probe_run(binary, timeout_ms, &f->probe);
+        engine_probe_ask(binary, timeout_ms, &f->probe);
     engine_fileset fs;
     if (engine_files_list(f->dir, &fs, NULL) == 0) {
         engine_backends_of(&fs, f->probe.backends, sizeof f->probe.backends);
@@ -400,7 +356,8 @@ static int fail(int *exit_code, int code)
 static int register_found(store *s, fetch_discover_found *f, int timeout_ms, int *exit_code, lvd_err *err)
 {
     engine_register_opts ro = {
-        .dir = f->dir, .build = f->build, .name = f->name, .timeout_ms = timeout_ms, .commit = f->commit};
+        .dir = f->dir, .build = f->build, .name = f->name, .timeout_ms = timeout_ms,
+        .commit = f->commit ? f->commit : "", .semver = f->semver};
     engine_registration r;
     engine_register_probe(s, &ro, 0, &f->probe, &r);
     f->probe = r.probe; /* back: f owns it whatever happened */
@@ -456,6 +413,7 @@ int fetch_discover_run(store *s, const fetch_discover_opts *o, fetch_discover_re
             f->name = lvd_xstrdup(known->name);
             f->build = lvd_xstrdup(known->build);
             f->commit = known->commit ? lvd_xstrdup(known->commit) : NULL;
+            f->semver = known->semver ? lvd_xstrdup(known->semver) : NULL;
             f->engine_id = known->id;
             r->n_known++;
             if (s && !o->dry_run) {
@@ -473,13 +431,19 @@ int fetch_discover_run(store *s, const fetch_discover_opts *o, fetch_discover_re
             continue;
         }
         lvd_err verr = {{0}};
-        if (fetch_discover_version(f->dir, timeout_ms, &f->build, &f->commit, &verr) != 0) {
+        engine_version ver;
+        if (engine_ask_version(f->dir, timeout_ms, &ver, &verr) != 0) {
             f->status = "unidentified";
             f->reason = lvd_xstrdup(verr.msg);
             r->n_unidentified++;
             probe_dir(f, timeout_ms);
             continue;
         }
+        char build[32];
+        engine_version_build(&ver, build, sizeof build);
+        f->build = lvd_xstrdup(build);
+        f->commit = ver.commit[0] ? lvd_xstrdup(ver.commit) : NULL;
+        f->semver = ver.semver[0] ? lvd_xstrdup(ver.semver) : NULL;
         probe_dir(f, timeout_ms);
         f->name = fetch_discover_name(f->build, f->probe.backend, f->probe.backends, f->dir, taken, n_taken);
         lvd_strv_push(&taken, &n_taken, lvd_xstrdup(f->name));
@@ -507,6 +471,7 @@ void fetch_discover_result_free(fetch_discover_result *r)
         free(f->source);
         free(f->build);
         free(f->commit);
+        free(f->semver);
         free(f->name);
         free(f->reason);
         if (f->probed)
@@ -551,6 +516,7 @@ cJSON *fetch_discover_json(const fetch_discover_result *r)
         cJSON_AddItemToObject(o, "source", lvd_json_str(f->source));
         cJSON_AddItemToObject(o, "build", lvd_json_str(f->build));
         cJSON_AddItemToObject(o, "commit", lvd_json_str(f->commit));
+        cJSON_AddItemToObject(o, "semver", lvd_json_str(f->semver));
         cJSON_AddItemToObject(o, "backend", lvd_json_str(f->dir ? backend_of(f) : NULL));
         cJSON_AddItemToObject(o, "name", lvd_json_str(f->name));
         cJSON_AddStringToObject(o, "status", f->status);
@@ -608,6 +574,8 @@ void fetch_discover_table(FILE *f, const fetch_discover_result *r)
             fprintf(f, "%-12s %-20s %-8s %-10s %-12s %-26s %s\n", e->status, e->name ? e->name : "-",
                     e->build ? e->build : "-", e->commit ? e->commit : "-",
                     e->dir ? backend_of(e) : "-", e->source, e->dir ? e->dir : "-");
+            if (e->semver)
+                fprintf(f, "  version: %s\n", e->semver);
             if (e->reason)
                 fprintf(f, "  %s\n", e->reason);
             else if (e->probed && e->probe.reason && *e->probe.reason)

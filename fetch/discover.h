@@ -2,7 +2,8 @@
  * registering each once (`lvd probe --discover`): llama-server / llama-bench
  * on PATH, directories named by LVD_ENGINE_<NAME> and AIDE_LLAMA_SERVER*,
  * the usual build and install places, lvd fetch's bench dirs, and explicit
- * directories. Each is identified by its own `--version`, probed, and named
+ * directories. Each is identified by its own `--version` (engine_ask_version,
+ * any era's version line), probed, and named
  * after its build and backend ("b9749-vulkan"). Not for registering a known
  * directory by hand (engine/register.h) nor for probing registered engines
  * (engine/probe.h). */
@@ -34,6 +35,7 @@ typedef struct fetch_discover_found {
     char *source;
     char *build;    /* "b9749"; NULL when its version could not be told */
     char *commit;   /* NULL when unknown */
+    char *semver;   /* the SemVer version its --version says ("0.4.1-dev"); NULL before them */
     char *name;     /* the engine's name (new: the one given; known: the store's) */
     const char *status; /* "new", "known", "unidentified" (no version: not registered),
                            "missing" (an environment variable names no engine) */
@@ -79,12 +81,6 @@ char **fetch_discover_places(size_t *n);
 int fetch_discover_candidates(const fetch_discover_opts *o, fetch_discover_cand **out, size_t *n, lvd_err *err);
 void fetch_discover_cands_free(fetch_discover_cand *v, size_t n);
 
-/* The build and commit that dir's own `--version` prints (llama-server, else
- * llama-perplexity, else llama-cli: llama-bench has no --version):
- * "version: 9749 (d32676d77)" -> "b9749", "d32676d77" (commit NULL when
- * "unknown"). 0, or -1 with a reason in err. */
-int fetch_discover_version(const char *dir, int timeout_ms, char **build, char **commit, lvd_err *err);
-
 /* The name for a new engine: "<build>-<backend>" ("b9749-cuda"), backend the
  * probe's label; a probe that listed no device ("cpu") of a build whose
  * backends (the probe's backends, "cpu,vulkan") carry an accelerator is named
@@ -107,7 +103,7 @@ void fetch_discover_result_free(fetch_discover_result *r);
 int fetch_discover_exit_code(const fetch_discover_result *r);
 
 /* {"dry_run", "new", "known", "found": [{path, source, build, commit,
- * backend, name, status, reason, engine_id, devices: [selector]}]}. Caller owns it. */
+ * semver, backend, name, status, reason, engine_id, devices: [selector]}]}. Caller owns it. */
 struct cJSON *fetch_discover_json(const fetch_discover_result *r);
 
 /* The found list as a table, then one summary line (fetch_discover_summary). */

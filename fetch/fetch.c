@@ -11,6 +11,7 @@
 #include "fetch/download.h"
 #include "fetch/http.h"
 #include "engine/probe.h"
+#include "engine/register.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>
@@ -230,6 +231,22 @@ static int download_to_temp(const char *url, const char *dir, const char *asset,
     return rc;
 }
 
+/* What the placed engine says it is: commit and SemVer version into res
+ * (left NULL when it cannot tell); a note when it names another build. */
+static void ask_version(const fetch_opts *o, fetch_result *res)
+{
+    engine_version v;
+    lvd_err err = {{0}};
+    if (engine_ask_version(res->engine_dir, o->probe_timeout_ms, &v, &err) != 0)
+        return;
+    res->commit = v.commit[0] ? lvd_xstrdup(v.commit) : NULL;
+    res->semver = v.semver[0] ? lvd_xstrdup(v.semver) : NULL;
+    char said[32];
+    engine_version_build(&v, said, sizeof said);
+    if (v.number > 0 && strcmp(said, res->build))
+        note(o, "%s: its --version says build %s", res->engine_name, said);
+}
+
 /* Records the engine in the store and asks it for its devices. */
 static int register_and_probe(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err *err)
 {
@@ -239,10 +256,14 @@ static int register_and_probe(const fetch_opts *o, fetch_result *res, int *exit_
     free(path);
     if (rc != 0)
         return fail(exit_code, LVD_EXIT_STORE);
+    ask_version(o, res);
     lvd_engine e = {
         .name = res->engine_name,
         .dir = res->engine_dir,
         .build = res->build,
+        .commit = res->commit,
+        .semver = res->semver,
+        .release = res->release,
         .flavour = res->flavour,
         .digest = res->sha256,
         .origin = "fetched",
@@ -457,7 +478,8 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     memset(res, 0, sizeof *res);
     *exit_code = LVD_EXIT_OK;
     const char *pin_build = o->pin ? builds_pin_build(o->pin) : NULL;
-    int pinned = pin_build && o->build && !strcmp(pin_build, o->build);
+    int pinned = pin_build && o->build &&
+                 (!strcmp(pin_build, o->build) || (o->release && !strcmp(pin_build, o->release)));
     const char *flavour = o->flavour             ? o->flavour
                           : o->pin && pinned     ? builds_pin_flavour(o->pin, 0)
                                                  : FETCH_DEFAULT_FLAVOUR;
@@ -466,6 +488,7 @@ int fetch_build(const fetch_opts *o, fetch_result *res, int *exit_code, lvd_err 
     if (builds_asset_names(o->build, flavour, names, &n_names, err) != 0)
         return fail(exit_code, LVD_EXIT_USAGE);
     res->build = lvd_xstrdup(o->build);
+    res->release = o->release ? lvd_xstrdup(o->release) : NULL;
     res->flavour = lvd_xstrdup(builds_flavour_canonical(flavour));
 
     char *api_base = o->api_base ? lvd_xstrdup(o->api_base) : fetch_api_base();
@@ -513,6 +536,9 @@ void fetch_result_free(fetch_result *r)
     if (!r)
         return;
     free(r->build);
+    free(r->release);
+    free(r->commit);
+    free(r->semver);
     free(r->flavour);
     free(r->asset);
     free(r->url);
@@ -530,6 +556,9 @@ cJSON *fetch_result_json(const fetch_result *r)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddItemToObject(j, "build", lvd_json_str(r->build));
+    cJSON_AddItemToObject(j, "release", lvd_json_str(r->release));
+    cJSON_AddItemToObject(j, "commit", lvd_json_str(r->commit));
+    cJSON_AddItemToObject(j, "semver", lvd_json_str(r->semver));
     cJSON_AddItemToObject(j, "flavour", lvd_json_str(r->flavour));
     cJSON_AddItemToObject(j, "asset", lvd_json_str(r->asset));
     cJSON_AddItemToObject(j, "url", lvd_json_str(r->url));

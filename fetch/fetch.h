@@ -55,9 +55,10 @@ const char *fetch_verdict_name(fetch_verdict v);
 
 typedef struct fetch_opts {
     const char *build;         /* required: b<number> */
+    const char *release;       /* the SemVer release build was asked as ("v0.4.1": resolve.h); NULL */
     const char *flavour;       /* NULL: the pin's first flavour, else FETCH_DEFAULT_FLAVOUR */
     const char *expect;        /* --expect: a recorded digest ("sha256:" prefix allowed) */
-    const builds_pin *pin;      /* may be NULL; consulted only when its build is build */
+    const builds_pin *pin;      /* may be NULL; consulted only when its build is build or release */
     const char *builds_dir;    /* NULL: fetch_builds_dir_default() */
     const char *api_base;      /* NULL: fetch_api_base() */
     const char *download_base; /* NULL: fetch_download_base() */
@@ -71,6 +72,9 @@ typedef struct fetch_opts {
 
 typedef struct fetch_result {
     char *build, *flavour, *asset, *url;
+    char *release;             /* the SemVer release asked for ("v0.4.1"), NULL */
+    char *commit, *semver;     /* what the engine's --version says (engine_ask_version); NULL when
+                                  it could not tell */
     char *recorded;            /* recorded digest, NULL when none */
     char *api_digest;          /* API digest, NULL when none */
     fetch_api_status api_status;

@@ -5,6 +5,7 @@
 #include "common/json.h"
 #include "common/sha256.h"
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "fetch/http.h"
 
 #include <cjson/cJSON.h>
@@ -122,11 +123,13 @@ static void reset_note(const api_call *c, char *out, size_t cap)
     }
 }
 
-/* GETs url into c->body. 0 on a 2xx answer; otherwise -1, *st and err set. */
-static int api_get(const char *url, api_call *c, fetch_api_status *st, lvd_err *err)
+/* GETs url into c->body, with the API's profile (api: JSON, the token) or
+ * the download host's (fetch_http_new). 0 on a 2xx answer; otherwise -1, *st
+ * and err set. */
+static int http_get(const char *url, int api, api_call *c, fetch_api_status *st, lvd_err *err)
 {
     struct curl_slist *headers;
-    CURL *h = fetch_http_new(url, 1, &headers);
+    CURL *h = fetch_http_new(url, api, &headers);
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -174,6 +177,11 @@ static int api_get(const char *url, api_call *c, fetch_api_status *st, lvd_err *
     if (code == 401 && getenv("GITHUB_TOKEN") && *getenv("GITHUB_TOKEN"))
         return fetch_errf(err, "release API %s: HTTP 401, GITHUB_TOKEN was rejected%s", host, msg);
     return fetch_errf(err, "release API %s: HTTP %ld%s", host, code, msg);
+}
+
+static int api_get(const char *url, api_call *c, fetch_api_status *st, lvd_err *err)
+{
+    return http_get(url, 1, c, st, err);
 }
 
 /* --- parsing ------------------------------------------------------------ */
@@ -288,9 +296,9 @@ int fetch_release_get(const char *base, const char *build, fetch_release *out,
                       fetch_api_status *st, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (!builds_valid(build)) {
+    if (!builds_name_valid(build)) {
         *st = FETCH_API_NOT_FOUND;
-        return fetch_errf(err, "'%s' is not a llama.cpp build (expected b<number>)", build);
+        return fetch_errf(err, "'%s' is not a llama.cpp build (expected b<number> or v<x.y.z>)", build);
     }
     char *url = lvd_xasprintf("%s/releases/tags/%s", base, build);
     api_call c = {0};
@@ -331,7 +339,7 @@ int fetch_latest_pick(const char *json, size_t len, int64_t min_age, int64_t now
         seen++;
         const char *t = lvd_json_string(r, "tag_name");
         int64_t at = parse_time(lvd_json_string(r, "published_at"));
-        if (!builds_valid(t) || jtrue(r, "draft") || jtrue(r, "prerelease") || at <= 0)
+        if (!builds_release_is_build(t, jtrue(r, "draft"), jtrue(r, "prerelease")) || at <= 0)
             continue;
         if (at > now - min_age)
             continue;
@@ -394,5 +402,65 @@ int fetch_release_list_page(const char *base, int page, int per_page, fetch_rele
     cJSON_Delete(root);
     lvd_sb_free(&c.body);
     free(url);
+    return rc;
+}
+
+/* The nightly-tag.txt of release tag at url: downloaded (the download
+ * host's profile: no token), checked against digest when there is one, read.
+ * 0 with build filled, or -1 with *st and err. */
+static int read_nightly_tag(const char *url, const char *digest, const char *tag, char *build, size_t len,
+                            fetch_api_status *st, lvd_err *err)
+{
+    api_call c = {0};
+    int rc = http_get(url, 0, &c, st, err);
+    if (rc == 0 && digest) {
+        char hex[LVD_SHA256_HEX_LEN + 1];
+        lvd_sha256 *h = lvd_sha256_new();
+        lvd_sha256_update(h, c.body.buf ? c.body.buf : "", c.body.len);
+        lvd_sha256_final(h, hex);
+        if (strcmp(hex, digest)) { /* the API answered: what it names is not what is there */
+            *st = FETCH_API_OK;
+            rc = fetch_errf(err, "release %s: %s has sha256 %s, the release API publishes %s", tag,
+                            BUILDS_NIGHTLY_TAG_ASSET, hex, digest);
+        }
+    }
+    if (rc == 0 && builds_nightly_tag_parse(lvd_sb_str(&c.body), c.body.len, build, len) != 0) {
+        *st = FETCH_API_OK;
+        rc = fetch_errf(err, "release %s: %s does not hold one build tag (b<number>): '%.40s'", tag,
+                        BUILDS_NIGHTLY_TAG_ASSET, lvd_sb_str(&c.body));
+    }
+    lvd_sb_free(&c.body);
+    return rc;
+}
+
+int fetch_release_semver(const char *base, const char *tag, char **build, fetch_api_status *st, lvd_err *err)
+{
+    *build = NULL;
+    fetch_release rel;
+    if (fetch_release_get(base, tag, &rel, st, err) != 0)
+        return -1;
+    char b[32];
+    const fetch_asset *a = fetch_release_asset(&rel, BUILDS_NIGHTLY_TAG_ASSET);
+    int rc = a ? read_nightly_tag(a->url, a->digest, tag, b, sizeof b, st, err) : -1;
+    if (!a) {
+        *st = FETCH_API_NOT_FOUND;
+        fetch_errf(err, "release %s has no asset %s naming its build", tag, BUILDS_NIGHTLY_TAG_ASSET);
+    }
+    fetch_release_free(&rel);
+    if (rc == 0)
+        *build = lvd_xstrdup(b);
+    return rc;
+}
+
+int fetch_nightly_tag_get(const char *download_base, const char *tag, char **build, lvd_err *err)
+{
+    *build = NULL;
+    char *url = lvd_xasprintf("%s/%s/%s", download_base, tag, BUILDS_NIGHTLY_TAG_ASSET);
+    char b[32];
+    fetch_api_status st;
+    int rc = read_nightly_tag(url, NULL, tag, b, sizeof b, &st, err);
+    free(url);
+    if (rc == 0)
+        *build = lvd_xstrdup(b);
     return rc;
 }

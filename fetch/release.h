@@ -55,14 +55,33 @@ void fetch_release_free(fetch_release *r);
 /* The asset called name, or NULL. */
 const fetch_asset *fetch_release_asset(const fetch_release *r, const char *name);
 
-/* GET BASE/releases/tags/BUILD. 0 with *st = OK and out filled; otherwise -1
- * with *st saying which kind of failure and err one line (no token in it). */
+/* GET BASE/releases/tags/BUILD (a build tag or a SemVer release tag). 0 with
+ * *st = OK and out filled; otherwise -1 with *st saying which kind of failure
+ * and err one line (no token in it). */
 int fetch_release_get(const char *base, const char *build, fetch_release *out,
                       fetch_api_status *st, lvd_err *err);
 
+/* The build a SemVer release (v0.4.1) stands for. llama.cpp's
+ * make-release.yml tags a commit release.yml has already built as b<N> and
+ * publishes the release with one asset, nightly-tag.txt, whose text is that
+ * b<N> (builds/names.h); the archives are the b<N> release's
+ * (llama-b<N>-bin-<flavour>.tar.gz). The file is read from the download host
+ * and checked against the digest the API publishes for it (where it
+ * publishes one). 0 with *build malloc'd ("b10991"); otherwise -1 with *st
+ * (NOT_FOUND: no such release or no nightly-tag.txt; OK: the API answered,
+ * but the file is not one build tag or not the bytes it names; else how the
+ * API or the download host failed) and err one line. */
+int fetch_release_semver(const char *base, const char *tag, char **build, fetch_api_status *st, lvd_err *err);
+
+/* The same file of release tag straight from the download host
+ * (DOWNLOAD/TAG/nightly-tag.txt), with no digest to check it against: for
+ * when the API cannot be asked. 0 with *build malloc'd, or -1 with err. */
+int fetch_nightly_tag_get(const char *download_base, const char *tag, char **build, lvd_err *err);
+
 /* From a JSON array of releases, the tag of the newest (by published_at) that
- * is neither draft nor prerelease, is a build tag, and was published at least
- * min_age seconds before now. malloc'd into *tag. */
+ * is a build (builds_release_is_build: a build tag, not a draft, and not a
+ * prerelease from before llama.cpp published every build as one) and was
+ * published at least min_age seconds before now. malloc'd into *tag. */
 int fetch_latest_pick(const char *json, size_t len, int64_t min_age, int64_t now, char **tag,
                       lvd_err *err);
 

@@ -4,6 +4,7 @@
  * engine/registration.c). */
 #include "fetch/fetch.h"
 
+#include "builds/names.h"
 #include "engine/probe.h"
 #include "engine/registration.h"
 #include "fetch/download.h"
@@ -13,6 +14,9 @@ void fetch_result_print(FILE *f, const fetch_result *r, int resolved_latest)
     char size[32];
     if (resolved_latest)
         fprintf(f, "--latest resolved to %s\n", r->build);
+    if (r->release)
+        fprintf(f, "%s is build %s (the build its %s names): the assets and digests of release %s\n", r->release,
+                r->build, BUILDS_NIGHTLY_TAG_ASSET, r->build);
     fprintf(f, "%s %s: %s\n", r->build, r->flavour, r->note);
     fprintf(f, "  sha256  %s\n", r->sha256);
     if (r->reused)
@@ -20,6 +24,9 @@ void fetch_result_print(FILE *f, const fetch_result *r, int resolved_latest)
     else
         fprintf(f, "  asset   %s (%s)\n", r->asset, fetch_human_bytes((double)r->bytes, size, sizeof size));
     fprintf(f, "  dir     %s\n", r->engine_dir);
+    if (r->semver || r->commit)
+        fprintf(f, "  version %s%s%s\n", r->semver ? r->semver : "", r->semver && r->commit ? ", commit " : "",
+                r->commit ? r->commit : "");
     if (r->engine_id)
         fprintf(f, "  engine  %s (id %lld)\n", r->engine_name, (long long)r->engine_id);
     if (r->probed && r->probe_reason)
@@ -35,8 +42,10 @@ void fetch_registered_print(FILE *f, const engine_registration *r)
 {
     const lvd_engine *e = &r->engine;
     fprintf(f, "registered engine %s (id %lld)\n", e->name, (long long)e->id);
-    fprintf(f, "  dir     %s\n  build   %s\n  commit  %s\n  sha256  %s\n", e->dir, e->build,
-            e->commit ? e->commit : "(unknown)", e->digest);
+    fprintf(f, "  dir     %s\n  build   %s\n", e->dir, e->build);
+    if (e->semver)
+        fprintf(f, "  version %s\n", e->semver);
+    fprintf(f, "  commit  %s\n  sha256  %s\n", e->commit ? e->commit : "(unknown)", e->digest);
     if (r->probed) {
         fputc('\n', f);
         engine_probe_table(f, e, &r->probe, &r->cached, 1);

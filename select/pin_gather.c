@@ -6,6 +6,7 @@
 #include "select/pin.h"
 
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "builds/pinfile.h"
 #include "select/armset.h"
 #include "select/engines.h"
@@ -18,15 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Build number of "b10715" (0 when it is not of that form). */
-static long build_number(const char *b)
-{
-    if (!b || b[0] != 'b')
-        return 0;
-    int64_t n;
-    return lvd_parse_i64(b + 1, &n) == 0 && n > 0 ? (long)n : 0;
-}
-
 /* The newest fetched build other than pinned; NULL when none. */
 static const char *newest_candidate(const lvd_engine *v, size_t n, const char *pinned)
 {
@@ -35,8 +27,8 @@ static const char *newest_candidate(const lvd_engine *v, size_t n, const char *p
         const lvd_engine *x = &v[i];
         if (!x->origin || strcmp(x->origin, "fetched") || !strcmp(x->build, pinned))
             continue;
-        if (!best || build_number(x->build) > build_number(best->build) ||
-            (build_number(x->build) == build_number(best->build) &&
+        if (!best || builds_number(x->build) > builds_number(best->build) ||
+            (builds_number(x->build) == builds_number(best->build) &&
              (x->created_at > best->created_at || (x->created_at == best->created_at && x->id > best->id))))
             best = x;
     }
@@ -255,7 +247,11 @@ int sel_pin_gather(store *s, const builds_pin *pin, const sel_pin_opts *o, sel_p
     size_t n_engines;
     if (store_engine_list_host(s, host, &engines, &n_engines, err) != 0)
         return -1;
-    const char *pinned = builds_pin_build(pin);
+    /* a pin naming a SemVer release (v0.4.1) is the build fetched as it */
+    char resolved[64];
+    const char *pinned = builds_resolve(builds_pin_build(pin), engines, n_engines, resolved, sizeof resolved)
+                             ? resolved
+                             : builds_pin_build(pin);
     const char *candidate = o->candidate ? o->candidate : newest_candidate(engines, n_engines, pinned);
     sel_pin_eval_init(e, pinned, candidate, builds_pin_flavour(pin, 0));
     int ret = -1;

@@ -6,6 +6,7 @@
  * line (choice.c). */
 #include "select/place.h"
 
+#include "builds/names.h"
 #include "builds/older.h"
 #include "common/cli.h"
 #include "engine/cudaarch.h"
@@ -58,7 +59,7 @@ static void say_placement(const sel_choice_lines *l, const sel_profile *p, sel_e
 
 /* What the line warns of: a software device, a CUDA build without the
  * device's architecture, an engine older than the pin. */
-static void say_warnings(const sel_decision *d, sel_explain *x)
+static void say_warnings(const sel_facts *f, const sel_decision *d, sel_explain *x)
 {
     const sel_engine *e = d->pick.eng;
     const lvd_device *dev = d->pick.dev;
@@ -74,8 +75,11 @@ static void say_warnings(const sel_decision *d, sel_explain *x)
         engine_cuda_arch_flag(e->probe.cuda_archs, dev, flag, sizeof flag);
     if (*flag)
         sel_say(x, "warning: %s %s: %s", e->e.name, dev->selector, flag);
-    char pin[64], older[512];
-    if (builds_pin_build_default(pin, sizeof pin) && builds_local_older(&e->e, pin, older, sizeof older))
+    char named[64], pin[64] = "", older[512];
+    if (builds_pin_build_default(named, sizeof named)) /* a SemVer pin: the build it stands for */
+        for (size_t i = 0; !pin[0] && i < f->es.n; i++)
+            builds_resolve(named, &f->es.v[i].e, 1, pin, sizeof pin);
+    if (pin[0] && builds_local_older(&e->e, pin, older, sizeof older))
         sel_say(x, "warning: %s; its figures were not measured on the pin", older);
 }
 
@@ -110,7 +114,7 @@ int sel_place(const sel_facts *f, const sel_request *rq, const sel_decision *d, 
     say_placement(out, rq->profile, x);
     if (out->launch.left_out) /* the engine's llama-server lacks a flag of the line */
         sel_say(x, "launch: %s", out->launch.left_out);
-    say_warnings(d, x);
+    say_warnings(f, d, x);
     if (d->pick.dev) /* the device as probed: a service must see what was chosen */
         sel_launch_carry_env(&out->launch, d->pick.eng->probe.env, d->pick.dev->backend);
     return LVD_EXIT_OK;

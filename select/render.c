@@ -14,26 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void engine_copy(lvd_engine *dst, const lvd_engine *src)
-{
-    *dst = *src;
-    dst->name = src->name ? lvd_xstrdup(src->name) : NULL;
-    dst->dir = src->dir ? lvd_xstrdup(src->dir) : NULL;
-    dst->build = src->build ? lvd_xstrdup(src->build) : NULL;
-    dst->commit = src->commit ? lvd_xstrdup(src->commit) : NULL;
-    dst->flavour = src->flavour ? lvd_xstrdup(src->flavour) : NULL;
-    dst->digest = src->digest ? lvd_xstrdup(src->digest) : NULL;
-    dst->origin = src->origin ? lvd_xstrdup(src->origin) : NULL;
-    dst->host = src->host ? lvd_xstrdup(src->host) : NULL;
-}
-
 void sel_render(const sel_decision *d, sel_choice_lines *l, sel_explain *x, sel_result *out)
 {
     memset(out, 0, sizeof *out);
     out->by = d->by;
     out->model = l->model;
     l->model = NULL;
-    engine_copy(&out->engine, &d->pick.eng->e);
+    lvd_engine_copy(&out->engine, &d->pick.eng->e);
     sel_device_label(d->pick.dev, out->backend, sizeof out->backend);
     if (d->pick.dev)
         out->device = *d->pick.dev;

@@ -414,6 +414,13 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN p_parallel INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE verdicts ADD COLUMN p_parallel INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX runs_serving ON runs(host, artifact, started_at) WHERE p_parallel > 0;",
+    /* 21 (every llama.cpp a user has): since its SemVer releases (Aug 2026)
+     * llama.cpp's --version says "version: 0.4.1-dev (build 10991, commit
+     * 930e2fa59)": the version is kept beside the build (semver; NULL before
+     * them), and an engine fetched by a SemVer release's name keeps that name
+     * (release_tag, "v0.4.1"), so that a pin file naming the release finds
+     * the build it stands for. */
+    "ALTER TABLE engines ADD COLUMN semver TEXT; ALTER TABLE engines ADD COLUMN release_tag TEXT;",
 };
 
 size_t store_schema_version(void)

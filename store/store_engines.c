@@ -12,7 +12,8 @@
 #include <string.h>
 
 #define SELECT_ENGINE \
-    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at, host FROM engines"
+    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at, host, semver, release_tag" \
+    " FROM engines"
 
 /* The engine in SELECT_ENGINE's columns from column first on. */
 static void col_engine_at(store_stmt *st, int first, lvd_engine *e)
@@ -28,6 +29,8 @@ static void col_engine_at(store_stmt *st, int first, lvd_engine *e)
     e->origin = store_col_strdup(st, first + 7);
     e->created_at = store_col_i64(st, first + 8);
     e->host = store_col_strdup(st, first + 9);
+    e->semver = store_col_strdup(st, first + 10);
+    e->release = store_col_strdup(st, first + 11);
 }
 
 static void col_engine(store_stmt *st, void *item)
@@ -63,9 +66,10 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
         return lvd_errf(err, "%s: an engine needs a name, a directory, a build and an origin", s->path);
     store_stmt *st;
     if (store_prepare(s,
-                      "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at, host)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(host, name) DO UPDATE SET"
-                      " dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
+                      "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at, host,"
+                      " semver, release_tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(host, name) DO UPDATE"
+                      " SET dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
+                      " semver = excluded.semver, release_tag = excluded.release_tag,"
                       " flavour = excluded.flavour, digest = excluded.digest, origin = excluded.origin,"
                       " retired_at = NULL"
                       " RETURNING id, created_at",
@@ -80,6 +84,8 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
     store_bind_text(st, 7, e->origin);
     store_bind_i64(st, 8, e->created_at ? e->created_at : lvd_now());
     store_bind_text(st, 9, engine_host(e));
+    store_bind_text(st, 10, e->semver);
+    store_bind_text(st, 11, e->release);
     int rc = store_step(st);
     if (rc != STORE_ROW) {
         int dir_clash = store_unique_violation(s, "engines.dir");
@@ -359,13 +365,13 @@ int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_pro
 
 /* One row per device (one with NULL device columns for an engine or probe
  * without any) of each engine of host ?1 not retired with its newest probe
- * under ?2, by engine then device index: columns 0 .. 9 the engine's, 10 ..
- * 23 the probe's (NULL: never probed there), 24 the device index, 25 .. 30
- * the device's. */
+ * under ?2, by engine then device index: columns 0 .. 11 the engine's
+ * (SELECT_ENGINE's), 12 .. 25 the probe's (NULL: never probed there), 26 the
+ * device index, 27 .. 32 the device's. */
 #define SELECT_ENGINES_PROBED                                                                             \
     "SELECT e.id, e.name, e.dir, e.build, e.commit_id, e.flavour, e.digest, e.origin, e.created_at,"      \
-    " e.host, p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size, p.probed_at, p.backend,"        \
-    " p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs, p.flags,"                          \
+    " e.host, e.semver, e.release_tag, p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size,"        \
+    " p.probed_at, p.backend, p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs, p.flags,"  \
     " d.idx, d.selector, d.name, d.total_mib, d.free_mib, d.backend, d.compute_cap"                       \
     " FROM engines e LEFT JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"    \
     " AND q.env = ?2 ORDER BY q.probed_at DESC, q.id DESC LIMIT 1)"                                       \
@@ -390,15 +396,15 @@ int store_engines_probed(store *s, const char *host, const char *env, lvd_engine
             *engines = store_grow(*engines, sizeof **engines, *n, &cap);
             *probes = store_grow(*probes, sizeof **probes, *n, &pcap);
             col_engine_at(st, 0, &(*engines)[*n]);
-            if (store_col_null(st, 10))
+            if (store_col_null(st, 12))
                 memset(&(*probes)[*n], 0, sizeof **probes);
             else
-                col_probe_at(st, 10, &(*probes)[*n]);
+                col_probe_at(st, 12, &(*probes)[*n]);
             (*n)++;
             dcap = 0;
         }
-        if (!store_col_null(st, 24))
-            col_device(st, 25, &(*probes)[*n - 1], &dcap);
+        if (!store_col_null(st, 26))
+            col_device(st, 27, &(*probes)[*n - 1], &dcap);
     }
     store_finalize(st);
     if (rc != STORE_DONE) {

@@ -18,9 +18,11 @@ typedef struct options {
 
 static const lvd_opt table[] = {
     {.spell = "--good", .arg = "BUILD", .kind = LVD_OPT_STR, LVD_AT(b.good), .req = LVD_FORM(0),
-     .help = "the newest build known good (b<number>)"},
+     .help = "the newest build known good (b<number>, or a SemVer release v<x.y.z>: the build its nightly-tag.txt "
+             "names)"},
     {.spell = "--bad", .arg = "BUILD", .kind = LVD_OPT_STR, LVD_AT(b.bad), .req = LVD_FORM(0),
-     .help = "the oldest build known bad"},
+     .help = "the oldest build known bad (the same kinds of name); builds are ordered by number whichever name "
+             "is given"},
     {LVD_OPT_MODEL, LVD_AT(b.model), .req = LVD_FORM(0), .help = "the GGUF model to bench"},
     {BUILDS_OPT_FLAVOUR, LVD_AT(b.flavour), .def = FETCH_DEFAULT_FLAVOUR, .help = "release flavour"},
     {.spell = "--test", .arg = "T", .kind = LVD_OPT_STR, LVD_AT(b.test), .def = "tg128",

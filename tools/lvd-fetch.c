@@ -5,6 +5,7 @@
  * (`--register DIR --build ID`, engine/registration.c). Both probe the
  * engine. Option parsing and printing only. */
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "common/cli.h"
 #include "common/opt_vocab.h"
 #include "engine/probe.h"
@@ -46,16 +47,19 @@ static const lvd_opt table[] = {
     {.spell = "--pin-file", .arg = "FILE", .kind = LVD_OPT_STR, LVD_AT(pin_file), RELEASE, .env = "LVD_PIN_FILE",
      .help = "pin file (default: the installed pin.default)"},
     {.spell = "--latest", .kind = LVD_OPT_FLAG, LVD_AT(latest), .form = LVD_FORM(2),
-     .help = "the newest published, non-prerelease build (printed)"},
+     .help = "the newest published build (printed): llama.cpp publishes every build as a prerelease from b"
+             LVD_STRINGIFY(BUILDS_PRERELEASE_FROM) " on; before it a prerelease is skipped"},
     {.spell = "--min-age", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 0, .hi = 365 * LVD_DAY, LVD_AT(min_age),
      .form = LVD_FORM(2), .def = "1h", .help = "at least this old"},
     {LVD_OPT_BUILDS_DIR, LVD_AT(builds_dir), RELEASE},
     {.spell = "--register", .arg = "DIR", .kind = LVD_OPT_STR, LVD_AT(register_dir), REGISTER,
      .help = "register a locally built directory instead (e.g. CUDA on Linux, which has no release archive): DIR "
              "must hold an executable llama-server and/or llama-bench; its digest is one SHA-256 over the engine's "
-             "whole file set (launchers, libllama/libggml, backend modules), its commit what `llama-server --version` says. Registering DIR again updates it"},
-    {.spell = "--build", .arg = "ID", .kind = LVD_OPT_STR, LVD_AT(register_build), REGISTER, .req = LVD_FORM(1),
-     .help = "the build id, e.g. b9749 (what counts; local builds often report build 0)"},
+             "whole file set (launchers, libllama/libggml, backend modules), its build, commit and version what its `--version` says (any era's line: \"version: 9749 (d32676d77)\", "
+             "\"version: 0.4.1-dev (build 10991, commit ...)\"). Registering DIR again updates it"},
+    {.spell = "--build", .arg = "ID", .kind = LVD_OPT_STR, LVD_AT(register_build), REGISTER,
+     .help = "the build id, e.g. b9749 (what counts; default: b<N> of its --version; needed for a build made "
+             "without git history, which reports build 0)"},
     {.spell = "--name", .arg = "NAME", .kind = LVD_OPT_STR, LVD_AT(name), REGISTER,
      .help = "engine name (default: BUILD-<last directory name other than bin/build>)"},
     {.spell = "--no-probe", .kind = LVD_OPT_FLAG, LVD_AT(no_probe),
@@ -72,7 +76,9 @@ static const lvd_opt_tool tool = {
     .name = TOOL,
     .about = "Downloads llama.cpp release BUILD (b<number>, e.g. b10715), verifies it, unpacks it into "
              "$XDG_DATA_HOME/llama-verdict/builds/BUILD-FLAVOUR/, registers it as an engine and probes it "
-             "(--list-devices). Without BUILD, the pin file's build is fetched.\n\n"
+             "(--list-devices). A SemVer release (v0.4.1) is the build its nightly-tag.txt names (llama.cpp's stable "
+             "releases carry no archive of their own): that build's assets and digests are fetched and verified as "
+             "any build's. Without BUILD, the pin file's build (or release) is fetched.\n\n"
              "Verification: the recorded digest (pin file, --expect) and the digest the release API publishes are "
              "both checked where both exist; if they disagree nothing is fetched. With the API unreachable or "
              "rate-limited, a recorded digest stands alone; with neither, the build is refused. An unpinned build is "
@@ -129,8 +135,10 @@ int main(int argc, char **argv)
     const char *build = pr.n_operands ? argv[1] : NULL;
     if (rc == 0 && pr.n_operands > 1)
         rc = lvd_usage_error(TOOL, "unexpected argument '%s'", argv[2]);
-    else if (rc == 0 && build && !builds_valid(build))
-        rc = lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715)", build);
+    else if (rc == 0 && build && !builds_name_valid(build))
+        rc = lvd_usage_error(TOOL, "'%s' is not a llama.cpp build (expected b<number>, e.g. b10715, or a release "
+                                   "v<x.y.z>, e.g. v0.4.1)",
+                             build);
     if (rc != 0)
         return rc < 0 ? LVD_EXIT_OK : rc;
     if (o.register_dir)
@@ -150,9 +158,12 @@ int main(int argc, char **argv)
     }
     if (t.from_latest && !o.t.json)
         fprintf(stderr, "%s: --latest resolved to %s\n", TOOL, t.build);
+    if (t.note)
+        fprintf(stderr, "%s: %s\n", TOOL, t.note);
 
     fetch_opts fo = {
         .build = t.build,
+        .release = t.release,
         .flavour = o.flavour,
         .expect = o.expect,
         .pin = t.have_pin ? &t.pin : NULL,

@@ -1,6 +1,7 @@
 /* test_pplout.c: check/pplout.h against every llama-perplexity capture in
- * tests/fixtures/llama.cpp (cpu-build-b9749/perplexity*, gpu-h200/
- * ppl-*, gpu-h200/vulkan-build-no-driver/ppl), and against the broken
+ * tests/fixtures/llama.cpp (cpu-build-b9749/perplexity*, the same runs of
+ * cpu-build-b4547/ and cpu-build-b10587/, gpu-h200/ppl-*,
+ * gpu-h200/vulkan-build-no-driver/ppl), and against the broken
  * outputs a crashing or lying engine produces. */
 #include "tests/support/testutil.h"
 
@@ -90,6 +91,52 @@ static void test_cpu_kld(void **state)
     check_ppl_free(&r);
 }
 
+/* The same base and --kl-divergence runs of the small llama on the CPU builds
+ * of the other eras: b4547 (Jan 2025) and the SemVer build b10587. */
+static void test_kld_eras(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dir;
+        double chunk1, ppl, ppl_err, ppl_q, ppl_q_err, ppl_base;
+    } eras[] = {
+        {"llama.cpp/cpu-build-b4547/", 32514.2625, 32831.2483, 801.44470, 32831.248282, 801.444944, 32831.256482},
+        {"llama.cpp/cpu-build-b10587/", 32495.6315, 32813.2123, 800.98189, 32813.212282, 800.981551, 32813.225197},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(eras); i++) {
+        char *o = lvd_xasprintf("%sperplexity-kld-base.stdout", eras[i].dir);
+        char *e = lvd_xasprintf("%sperplexity-kld-base.stderr", eras[i].dir);
+        check_ppl r;
+        parse_capture(o, e, &r);
+        assert_int_equal(r.n_chunks, 4);
+        assert_near(r.chunks[0], eras[i].chunk1, 1e-9);
+        assert_true(r.has_final);
+        assert_near(r.ppl, eras[i].ppl, 1e-9);
+        assert_near(r.ppl_err, eras[i].ppl_err, 1e-9);
+        assert_false(r.has_kld);
+        check_ppl_free(&r);
+        free(o);
+        free(e);
+        o = lvd_xasprintf("%sperplexity-kld.stdout", eras[i].dir);
+        e = lvd_xasprintf("%sperplexity-kld.stderr", eras[i].dir);
+        parse_capture(o, e, &r);
+        assert_true(r.has_kld);
+        assert_false(r.has_final);
+        assert_near(r.ppl_q, eras[i].ppl_q, 1e-9);
+        assert_near(r.ppl_q_err, eras[i].ppl_q_err, 1e-9);
+        assert_near(r.ppl_base, eras[i].ppl_base, 1e-9);
+        assert_near(r.ppl_ratio, 1.0, 1e-12);
+        assert_true(isnan(r.ppl_ratio_err));
+        assert_near(r.mean_kld, 0.0, 1e-12);
+        assert_near(r.same_top_p, 100.0, 1e-12);
+        assert_near(r.same_top_p_err, 0.0, 1e-12);
+        assert_false(r.gpu_ignored);
+        check_ppl_free(&r);
+        free(o);
+        free(e);
+    }
+}
+
 /* The H200 captures: CPU, CUDA and Vulkan on the same model and text. The
  * ratios are docs/evidence.md's: CUDA 1.0006, Vulkan 1.0013. */
 static void test_h200(void **state)
@@ -172,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_cpu_plain),
         cmocka_unit_test(test_cpu_kld_base),
         cmocka_unit_test(test_cpu_kld),
+        cmocka_unit_test(test_kld_eras),
         cmocka_unit_test(test_h200),
         cmocka_unit_test(test_broken),
     };

@@ -335,6 +335,58 @@ run "--help" 0 -- --help
 out_has "usage: lvd fetch"
 out_has "example"
 
+# --- SemVer releases: v0.4.1 is the build its nightly-tag.txt names ------------
+# llama.cpp's stable releases (make-release.yml) carry one asset, nightly-tag.txt,
+# naming the b<N> release of the same commit, which carries the archives.
+D10991=$(digest b10991 vulkan)
+run "a SemVer release" 0 -- v0.4.1 --builds-dir "$B/s"
+out_has "v0.4.1 is build b10991 (the build its nightly-tag.txt names): the assets and digests of release b10991"
+out_has "b10991 bin-ubuntu-vulkan-x64: not pinned: verified against the digest the release API publishes"
+out_has "sha256  $D10991"
+out_has "engine  b10991-ubuntu-vulkan-x64 (id "
+B="$B/s" present b10991-bin-ubuntu-vulkan-x64 llama-b10991
+run "a SemVer release, --json" 0 -- v0.4.1 --builds-dir "$B/s" --json
+python3 - "$tmp/out" "$D10991" <<'PY' || fail "SemVer --json: $(cat "$tmp/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["release"] == "v0.4.1" and j["build"] == "b10991" and j["sha256"] == sys.argv[2], j
+assert j["asset"] == "llama-b10991-bin-ubuntu-vulkan-x64.tar.gz" and j["verified"] == "api", j
+PY
+"$LVD_BIN/lvd-store" info --json >/dev/null 2>&1
+python3 - "$LVD_STORE" <<'PY' || fail "the engine fetched as v0.4.1 does not keep the release's name"
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT build, release_tag FROM engines WHERE name = 'b10991-ubuntu-vulkan-x64'").fetchall()
+assert rows == [("b10991", "v0.4.1")], rows
+PY
+cat >"$tmp/semver.pin" <<PIN
+build = v0.4.1
+flavour = bin-ubuntu-x64
+sha256.bin-ubuntu-x64 = $(digest b10991 ubuntu-x64.tar)
+PIN
+run "a pin naming a SemVer release: both digests" 0 -- --pin-file "$tmp/semver.pin" --builds-dir "$B/s"
+out_has "verified against the recorded digest and the release API's, which agree"
+B="$B/s" present b10991-bin-ubuntu-x64 llama-b10991
+sed -i "s/^sha256.bin-ubuntu-x64 = .*/sha256.bin-ubuntu-x64 = $ZERO/" "$tmp/semver.pin"
+run "a pin naming a SemVer release, recorded digest disagrees" 6 -- --pin-file "$tmp/semver.pin" --builds-dir "$B/s2"
+err_has "b10991 bin-ubuntu-x64: recorded sha256 $ZERO in $tmp/semver.pin"
+sed -i "s/^sha256.bin-ubuntu-x64 = .*/sha256.bin-ubuntu-x64 = $(digest b10991 ubuntu-x64.tar)/" "$tmp/semver.pin"
+run "a pinned SemVer release, API down: its nightly-tag.txt from the download host, the recorded digest alone" 0 \
+    LVD_RELEASES_API=http://127.0.0.1:1 -- --pin-file "$tmp/semver.pin" --builds-dir "$B/s3"
+err_has "v0.4.1 is b10991 by its nightly-tag.txt, read unverified from 127.0.0.1"
+out_has "the release API is unavailable: the recorded digest stands alone"
+run "a SemVer release naming no build" 6 -- v0.4.2 --builds-dir "$B/s"
+err_has "v0.4.2: release v0.4.2: nightly-tag.txt does not hold one build tag (b<number>): 'not a build"
+run "a SemVer release whose nightly-tag.txt is not what the API names" 6 -- v0.4.3 --builds-dir "$B/s"
+err_has "nightly-tag.txt has sha256"
+run "a SemVer release without nightly-tag.txt" 7 -- v0.4.4 --builds-dir "$B/s"
+err_has "v0.4.4: release v0.4.4 has no asset nightly-tag.txt naming its build"
+run "no such SemVer release" 7 -- v9.9.9 --builds-dir "$B/s"
+err_has "v9.9.9: release API: no release v9.9.9"
+run "not a release name" 2 -- v0.4 --builds-dir "$B/s"
+err_has "'v0.4' is not a llama.cpp build"
+clean
+
 # --- --register: the other mode of the same tool -----------------------------
 mkdir -p "$tmp/local/build/bin"
 cp "$tmp/engine.sh" "$tmp/local/build/bin/llama-server"
@@ -342,8 +394,8 @@ cp "$tmp/engine.sh" "$tmp/local/build/bin/llama-bench"
 chmod +x "$tmp/local/build/bin/llama-server" "$tmp/local/build/bin/llama-bench"
 run "--register a local build" 0 -- --register "$tmp/local/build/bin" --build b9749 --name b9749-cuda
 out_has "registered engine b9749-cuda"
-run "--register without --build" 2 -- --register "$tmp/local/build/bin"
-err_has "--build ID is required with --register"
+run "--register without --build, no version line" 3 -- --register "$tmp/local/build/bin"
+err_has "cannot tell its build: llama-server --version: no version line; give --build ID"
 run "--register with fetch options" 2 -- --register "$tmp/local/build/bin" --build b9749 --flavour ubuntu-x64
 err_has "--flavour does not go with --register"
 run "--build without --register" 2 -- b100 --build b1

@@ -130,22 +130,31 @@ fake_release() {
   { echo "build_number = ${tag#b}"; echo "build_commit = c0ffee${tag#b}"; printf '%s\n' "$@"; } >"$dir/fake-scenario"
   tar -C "$tmp/pkg" -czf "$srv/files/$tag/llama-$tag-$flavour.tar.gz" "llama-$tag"
 }
+# fake_semver SRV TAG BUILD: SRV/files/TAG/nightly-tag.txt naming BUILD, as
+# llama.cpp's make-release.yml publishes a SemVer release (TAG v0.4.1)
+fake_semver() {
+  mkdir -p "$1/files/$2"
+  printf '%s\n' "$3" >"$1/files/$2/nightly-tag.txt"
+}
 # fake_releases_json SRV FLAVOUR LIAR TAG...: SRV/releases.json listing the
 # TAGs (give them newest first), each with its archive and the archive's
-# digest; LIAR's digest (a tag, or "") is wrong.
+# digest; LIAR's digest (a tag, or "") is wrong. A SemVer TAG (v0.4.1) lists
+# its nightly-tag.txt (fake_semver) instead; a build from b10573 on is a
+# prerelease, as llama.cpp's release.yml publishes every build since then.
 fake_releases_json() {
-  local srv=$1 flavour=$2 liar=$3 first=1 tag d; shift 3
+  local srv=$1 flavour=$2 liar=$3 first=1 tag d asset pre; shift 3
   {
     echo "["
     for tag in "$@"; do
-      d=$(sha256sum "$srv/files/$tag/llama-$tag-$flavour.tar.gz" | cut -d' ' -f1)
+      asset="llama-$tag-$flavour.tar.gz" pre=false
+      case $tag in v*) asset=nightly-tag.txt ;; b*) [ "${tag#b}" -lt 10573 ] || pre=true ;; esac
+      d=$(sha256sum "$srv/files/$tag/$asset" | cut -d' ' -f1)
       [ "$tag" = "$liar" ] && d=$(printf 'lie%s' "$d" | sha256sum | cut -d' ' -f1)
       [ $first -eq 1 ] || echo ","
       first=0
-      printf '{"tag_name": "%s", "draft": false, "prerelease": false, ' "$tag"
-      printf '"published_at": "2026-11-01T00:00:00Z", "assets": [{"name": "llama-%s-%s.tar.gz", ' "$tag" "$flavour"
-      printf '"digest": "sha256:%s", "browser_download_url": "{base}/download/%s/llama-%s-%s.tar.gz"}]}\n' \
-        "$d" "$tag" "$tag" "$flavour"
+      printf '{"tag_name": "%s", "draft": false, "prerelease": %s, ' "$tag" "$pre"
+      printf '"published_at": "2026-11-01T00:00:00Z", "assets": [{"name": "%s", ' "$asset"
+      printf '"digest": "sha256:%s", "browser_download_url": "{base}/download/%s/%s"}]}\n' "$d" "$tag" "$asset"
     done
     echo "]"
   } >"$srv/releases.json"

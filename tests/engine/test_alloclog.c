@@ -20,9 +20,9 @@ static lvd_alloc *parse_text(const char *text, size_t *n)
     return a;
 }
 
-static lvd_alloc *parse_fixture(const char *name, size_t *n)
+static lvd_alloc *parse_fixture_in(const char *dir, const char *name, size_t *n)
 {
-    char *rel = lvd_xasprintf("llama.cpp/alloc-b9749/%s", name);
+    char *rel = lvd_xasprintf("llama.cpp/%s/%s", dir, name);
     char *full = tu_fixture(rel);
     char *text = tu_read(full, NULL);
     lvd_alloc *a = parse_text(text, n);
@@ -30,6 +30,11 @@ static lvd_alloc *parse_fixture(const char *name, size_t *n)
     free(full);
     free(text);
     return a;
+}
+
+static lvd_alloc *parse_fixture(const char *name, size_t *n)
+{
+    return parse_fixture_in("alloc-b9749", name, n);
 }
 
 static const lvd_alloc *dev(const lvd_alloc *a, size_t n, const char *name)
@@ -77,6 +82,22 @@ static void test_cpu_bench_v(void **state)
     (void)state;
     size_t n;
     lvd_alloc *a = parse_fixture("cpu-bench-v.stderr", &n);
+    assert_int_equal(n, 1);
+    expect(dev(a, n, "CPU"), MIBB(19.60), MIBB(0.50), MIBB(1.98));
+    free(a);
+}
+
+/* The same llama-bench -v on the small llama of every era: b4547's
+ * llama_kv_cache_init and llama_init_from_model lines, b10587's as b9749's. */
+static void test_cpu_bench_v_eras(void **state)
+{
+    (void)state;
+    size_t n;
+    lvd_alloc *a = parse_fixture_in("cpu-build-b4547", "cpu-bench-v.stderr", &n);
+    assert_int_equal(n, 1);
+    expect(dev(a, n, "CPU"), MIBB(19.60), MIBB(0.06), MIBB(3.94));
+    free(a);
+    a = parse_fixture_in("cpu-build-b10587", "cpu-bench-v.stderr", &n);
     assert_int_equal(n, 1);
     expect(dev(a, n, "CPU"), MIBB(19.60), MIBB(0.50), MIBB(1.98));
     free(a);
@@ -191,7 +212,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vulkan_bench_v), cmocka_unit_test(test_vulkan_server),
-        cmocka_unit_test(test_cpu_bench_v),    cmocka_unit_test(test_without_v_nothing),
+        cmocka_unit_test(test_cpu_bench_v),
+        cmocka_unit_test(test_cpu_bench_v_eras),    cmocka_unit_test(test_without_v_nothing),
         cmocka_unit_test(test_sum_and_max),    cmocka_unit_test(test_garbage_ignored),
         cmocka_unit_test(test_oom_line),
     };

@@ -61,8 +61,12 @@ static void test_fixture_cpu_builds(void **state)
 {
     (void)state;
     static const char *const outs[] = {
+        "cpu-build-b4547/server-list-devices.stdout", /* the header alone: before "(none)" */
         "cpu-build-b9749/list-devices.stdout",
         "cpu-build-b9749/server-list-devices.stdout",
+        "cpu-build-b10587/list-devices.stdout",
+        "cpu-build-b10587/server-list-devices.stdout",
+        "vulkan-build-b10587/list-devices.stdout", /* lavapipe hidden: no device */
         "gpu-h200/cpu-list-devices.stdout",
         "gpu-h200/vulkan-build-no-driver/list-devices.stdout",
     };
@@ -99,6 +103,11 @@ static void test_fixture_vulkan(void **state)
 {
     (void)state;
     size_t n;
+    lvd_device *lp = parse_fixtures("vulkan-build-b10587/list-devices-vk0.stdout",
+                                    "vulkan-build-b10587/list-devices-vk0.stderr", &n, "vulkan");
+    assert_int_equal(n, 1);
+    assert_device(&lp[0], "Vulkan0", "llvmpipe (LLVM 15.0.6, 256 bits)", 2048, 2048, "vulkan", "");
+    free(lp);
     lvd_device *d = parse_fixtures("gpu-h200/vulkan-list-devices.stdout",
                                    "gpu-h200/vulkan-list-devices.stderr", &n, "vulkan");
     assert_int_equal(n, 1);
@@ -177,16 +186,100 @@ static void test_device_without_memory(void **state)
     (void)state;
     const char *out = "Available devices:\n"
                       "  MTL0: Apple M2 Max (49152 MiB, 49151 MiB free)\n"
-                      "  BLAS: Accelerate\n"
+                      "  RPC[10.0.0.2:50052]: remote\n"
                       "RPC0: not indented, not in the list format\n";
     size_t n;
     lvd_device *d = parse_ok(out, NULL, &n);
     assert_int_equal(n, 2);
     assert_device(&d[0], "MTL0", "Apple M2 Max", 49152, 49151, "metal", "");
-    assert_device(&d[1], "BLAS", "Accelerate", -1, -1, "blas", "");
+    assert_device(&d[1], "RPC[10.0.0.2:50052]", "remote", -1, -1, "rpc", "");
+    free(d);
+}
+
+/* Parses out and checks it lists no device: a CPU engine. */
+static void expect_no_device(const char *out, const char *errt)
+{
+    size_t n = 99;
+    lvd_device *d = parse_ok(out, errt, &n);
+    assert_int_equal(n, 0);
+    assert_null(d);
     char label[16];
     engine_devices_label(d, n, label, sizeof label);
-    assert_string_equal(label, "metal+blas");
+    assert_string_equal(label, "cpu");
+}
+
+/* llama-server before "(none)" (b10156) printed the header and nothing for a
+ * build that sees no accelerator: b4547, b5970, b7839 in the wild, and a
+ * Windows CUDA build whose backend libraries failed to load. */
+static void test_empty_list(void **state)
+{
+    (void)state;
+    expect_no_device("Available devices:\n", NULL);
+    expect_no_device("Available devices:\n\n", NULL);
+    expect_no_device("Available devices:", NULL);
+    expect_no_device("Available devices:\r\n\r\n", NULL);
+    expect_no_device("load_backend: failed to load C:\\llama\\ggml-cuda.dll\r\nAvailable devices:\r\n",
+                     "ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected\n");
+}
+
+/* Host accelerators are not devices to offload to: a Mac's CPU build lists
+ * BLAS (Accelerate) with no memory, a Metal build lists it beside its GPU. */
+static void test_host_accelerators(void **state)
+{
+    (void)state;
+    expect_no_device("Available devices:\n  BLAS: Accelerate (0 MiB, 0 MiB free)\n", NULL);
+    expect_no_device("Available devices:\n  BLAS: OpenBLAS\n", NULL);
+    expect_no_device("Available devices:\n  ZenDNN: ZenDNN: AMD optimized primitives backend (0 MiB, 0 MiB free)\n",
+                     NULL);
+    expect_no_device("  BLAS: Accelerate (0 MiB, 0 MiB free)\n", NULL); /* no header: its memory line says it */
+    size_t n;
+    lvd_device *d = parse_ok("Available devices:\n"
+                             "  MTL0: Apple M4 Max (98304 MiB, 98303 MiB free)\n"
+                             "  BLAS: Accelerate (0 MiB, 0 MiB free)\n",
+                             NULL, &n);
+    assert_int_equal(n, 1);
+    assert_device(&d[0], "MTL0", "Apple M4 Max", 98304, 98303, "metal", "");
+    char label[16];
+    engine_devices_label(d, n, label, sizeof label);
+    assert_string_equal(label, "metal");
+    free(d);
+}
+
+/* Metal's device was "Metal" before ggml named it MTL0. */
+static void test_metal_names(void **state)
+{
+    (void)state;
+    size_t n;
+    lvd_device *d = parse_ok("Available devices:\n  Metal: Apple M1 Pro (10922 MiB, 10922 MiB free)\n", NULL, &n);
+    assert_int_equal(n, 1);
+    assert_device(&d[0], "Metal", "Apple M1 Pro", 10922, 10922, "metal", "");
+    free(d);
+}
+
+/* llama.cpp's log prefix (--log-prefix, --log-timestamps, colours) and a
+ * capture of both streams in one file (2>&1), CUDA's init lines among them. */
+static void test_prefixes_and_one_stream(void **state)
+{
+    (void)state;
+    size_t n;
+    lvd_device *d = parse_ok("0.00.126.784 I Available devices:\n"
+                             "0.00.126.790 I   CUDA0: NVIDIA GeForce RTX 4090 (24080 MiB, 23600 MiB free)\n",
+                             NULL, &n);
+    assert_int_equal(n, 1);
+    assert_device(&d[0], "CUDA0", "NVIDIA GeForce RTX 4090", 24080, 23600, "cuda", "");
+    free(d);
+    d = parse_ok("\033[34m0.00.126.784\033[0m \033[32mI \033[0mAvailable devices:\n"
+                 "\033[34m0.00.126.785\033[0m \033[32mI \033[0m  (none)\n",
+                 NULL, &n);
+    assert_int_equal(n, 0);
+    const char *both = "ggml_cuda_init: found 1 CUDA devices (Total VRAM: 24080 MiB):\r\n"
+                       "Available devices:\r\n"
+                       "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes, VRAM: 24080 MiB\r\n"
+                       "  CUDA0: NVIDIA GeForce RTX 4090 (24080 MiB, 23600 MiB free)\r\n"
+                       "load_backend: loaded CPU backend from ./libggml-cpu.so\r\n";
+    d = parse_ok(both, NULL, &n);
+    assert_int_equal(n, 1);
+    assert_device(&d[0], "CUDA0", "NVIDIA GeForce RTX 4090", 24080, 23600, "cuda", "8.9");
     free(d);
 }
 
@@ -207,7 +300,8 @@ static void test_unrecognised_output(void **state)
     (void)state;
     expect_error("", "no device list");
     expect_error("Segmentation fault\n\x01\xff garbage (12 MiB)\n", "no device list");
-    expect_error("Available devices:\n", "header without any device");
+    expect_error("Segmentation fault\n", "no device list");
+    expect_error("ggml_vulkan: No devices found.\n", "no device list"); /* stderr alone says no list */
     expect_error("usage: llama-bench [options]\n", "no device list");
     char *long_sel = lvd_xasprintf("  CUDA%0100d: X (1 MiB, 1 MiB free)\n", 0);
     expect_error(long_sel, "selector longer");
@@ -256,6 +350,10 @@ int main(void)
         cmocka_unit_test(test_missing_header),
         cmocka_unit_test(test_several_devices_and_backends),
         cmocka_unit_test(test_device_without_memory),
+        cmocka_unit_test(test_empty_list),
+        cmocka_unit_test(test_host_accelerators),
+        cmocka_unit_test(test_metal_names),
+        cmocka_unit_test(test_prefixes_and_one_stream),
         cmocka_unit_test(test_unrecognised_output),
         cmocka_unit_test(test_backend_of_selector),
         cmocka_unit_test(test_label_cpu),

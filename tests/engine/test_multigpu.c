@@ -66,7 +66,10 @@ static void test_one_card_two_backends(void **state)
     d[1].total_mib = 80000; /* a bus id match needs no memory match */
     engine_cards(d, n, bus_same, card);
     assert_int_equal(card[1], 0);
-    engine_cards(d, n, NULL, card); /* by name and memory: 80000 is another card */
+    engine_cards(d, n, NULL, card); /* the only H200 of each backend: one card, whatever the totals */
+    assert_int_equal(card[1], 0);
+    snprintf(d[1].name, sizeof d[1].name, "NVIDIA A100-SXM4-80GB"); /* another name: another card */
+    engine_cards(d, n, NULL, card);
     assert_int_equal(card[1], 1);
     free(d);
     free(both);
@@ -94,6 +97,38 @@ static void test_identical_cards(void **state)
     assert_int_equal(card[3], 1);
     assert_int_equal(card[4], 4);
     assert_int_equal(engine_cards_count(d, n), 3);
+    free(d);
+}
+
+/* One chip of unified memory seen by ROCm and by Vulkan (Mesa's RADV tags the
+ * name): two backends to compare, one device for a split; and two cards of
+ * one name but other memory pair by their totals first. */
+static void test_one_chip_two_pools(void **state)
+{
+    (void)state;
+    size_t n, card[4];
+    lvd_device *d = parse("Available devices:\n"
+                          "  ROCm0: Radeon 8060S Graphics (98304 MiB, 97876 MiB free)\n"
+                          "  Vulkan0: Radeon 8060S Graphics (RADV STRIX_HALO) (114163 MiB, 113421 MiB free)\n",
+                          &n);
+    assert_int_equal(n, 2);
+    char label[32];
+    engine_devices_label(d, n, label, sizeof label);
+    assert_string_equal(label, "rocm+vulkan");
+    engine_cards(d, n, NULL, card);
+    assert_int_equal(card[1], 0);
+    assert_int_equal(engine_cards_count(d, n), 1);
+    free(d);
+    d = parse("Available devices:\n"
+              "  CUDA0: NVIDIA GeForce RTX 3060 (12288 MiB, 12000 MiB free)\n"
+              "  CUDA1: NVIDIA GeForce RTX 3060 (8192 MiB, 8000 MiB free)\n"
+              "  Vulkan0: NVIDIA GeForce RTX 3060 (8192 MiB, 8100 MiB free)\n"
+              "  Vulkan1: NVIDIA GeForce RTX 3060 (12288 MiB, 12100 MiB free)\n",
+              &n);
+    engine_cards(d, n, NULL, card);
+    assert_int_equal(card[2], 1); /* the 8 GiB card */
+    assert_int_equal(card[3], 0); /* the 12 GiB card */
+    assert_int_equal(engine_cards_count(d, n), 2);
     free(d);
 }
 
@@ -378,6 +413,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_card_two_backends),
         cmocka_unit_test(test_identical_cards),
+        cmocka_unit_test(test_one_chip_two_pools),
         cmocka_unit_test(test_split_modes_from_help),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_plan_split_arms),

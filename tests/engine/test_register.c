@@ -132,28 +132,6 @@ static void test_names(void **state)
     assert_false(engine_register_name_valid(long_name));
 }
 
-static void test_parse_version(void **state)
-{
-    (void)state;
-    char *path = tu_fixture("llama.cpp/cpu-build-b9749/server-version.stderr");
-    char *text = tu_read(path, NULL);
-    char commit[65];
-    int64_t number = -1;
-    assert_int_equal(engine_parse_version(text, commit, sizeof commit, &number), 0);
-    assert_string_equal(commit, "d32676d77");
-    assert_int_equal(number, 9749);
-    free(text);
-    free(path);
-    /* A build from a tarball without .git says so. */
-    assert_int_equal(engine_parse_version("ggml_cuda_init: found 1 CUDA devices\nversion: 0 (unknown)\n",
-                                                  commit, sizeof commit, &number), 0);
-    assert_string_equal(commit, "");
-    assert_int_equal(number, 0);
-    assert_int_equal(engine_parse_version("error: unknown argument: --version\n", commit,
-                                                  sizeof commit, NULL), -1);
-    assert_int_equal(engine_parse_version("", commit, sizeof commit, NULL), -1);
-}
-
 static void test_register_full_dir(void **state)
 {
     fx *f = *state;
@@ -357,7 +335,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
-        cmocka_unit_test(test_parse_version),
         cmocka_unit_test_setup_teardown(test_register_full_dir, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_register_bench_only, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_version_hangs_or_fails, tu_store_setup, tu_store_teardown),

@@ -147,7 +147,11 @@ char *pick_target(const char *devs, char sep, int ngl_zero)
 
 void version_lines(void)
 {
-    fprintf(stderr, "version: %ld (%s)\n", build_number(), build_commit());
+    const char *semver = scn_str("version", "");
+    if (*semver)
+        fprintf(stderr, "version: %s (build %ld, commit %s)\n", semver, build_number(), build_commit());
+    else
+        fprintf(stderr, "version: %ld (%s)\n", build_number(), build_commit());
     fprintf(stderr, "built with %s\n", scn_str("built_with", "GNU 12.2.0 for Linux x86_64"));
 }
 

@@ -27,6 +27,8 @@
  * Build and host
  *   build_number = 9749              build_commit = d32676d77 (CUDA local: 0 / unknown)
  *   built_with = GNU 12.2.0 for Linux x86_64     (the --version second line)
+ *   version = 0.4.1-dev              the SemVer era's --version line, "version: 0.4.1-dev
+ *       (build 10991, commit 930e2fa59)" (llama_print_build_info); unset: "version: N (C)"
  *   cpu_info = AMD EPYC              threads = 2  (llama-bench's default -t)
  *   device = NAME|DESCRIPTION|TOTAL_MIB|FREE_MIB[|EXTRA]      (repeatable, in order)
  *       NAME is a ggml device name: CUDA0, ROCm0, Vulkan1, SYCL0, Metal ... The

@@ -221,26 +221,30 @@ static void version_from_the_engine_itself(void **state)
 {
     fx *f = *state;
     char *d = engine_at(f, "v", "build_number = 10715\nbuild_commit = 0123abcd\n", NULL);
-    char *build, *commit;
+    engine_version v;
     lvd_err err = {{0}};
-    assert_int_equal(fetch_discover_version(d, 5000, &build, &commit, &err), 0);
-    assert_string_equal(build, "b10715");
-    assert_string_equal(commit, "0123abcd");
-    free(build);
-    free(commit);
+    assert_int_equal(engine_ask_version(d, 5000, &v, &err), 0);
+    assert_int_equal(v.number, 10715);
+    assert_string_equal(v.commit, "0123abcd");
+    assert_string_equal(v.semver, "");
     char *u = engine_at(f, "u", "build_number = 0\nbuild_commit = unknown\n", NULL);
-    assert_int_equal(fetch_discover_version(u, 5000, &build, &commit, &err), 0);
-    assert_string_equal(build, "b0");
-    assert_null(commit);
-    free(build);
+    assert_int_equal(engine_ask_version(u, 5000, &v, &err), 0);
+    assert_int_equal(v.number, 0);
+    assert_string_equal(v.commit, "");
+    /* the SemVer era's line */
+    char *sv = engine_at(f, "sv", "build_number = 10991\nbuild_commit = 930e2fa59\nversion = 0.4.1-dev\n", NULL);
+    assert_int_equal(engine_ask_version(sv, 5000, &v, &err), 0);
+    assert_int_equal(v.number, 10991);
+    assert_string_equal(v.commit, "930e2fa59");
+    assert_string_equal(v.semver, "0.4.1-dev");
     /* llama-bench alone has no --version */
     const char *bench_only[] = {"llama-bench", NULL};
     char *b = engine_at(f, "b", NULL, bench_only);
-    assert_int_equal(fetch_discover_version(b, 5000, &build, &commit, &err), -1);
-    assert_null(build);
+    assert_int_equal(engine_ask_version(b, 5000, &v, &err), -1);
     assert_non_null(strstr(err.msg, "llama-bench has none"));
     free(d);
     free(u);
+    free(sv);
     free(b);
 }
 

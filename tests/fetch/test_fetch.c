@@ -162,7 +162,7 @@ static void test_pin_errors(void **state)
     expect_pin_error("bu ild = b1\n", "repo/pin:1: invalid key 'bu ild'");
     expect_pin_error("build = b1\n = x\n", "repo/pin:2: invalid key ''");
     expect_pin_error("build =\n", "repo/pin:1: expected 'key = value' with both sides non-empty");
-    expect_pin_error("flavour = ubuntu-x64\n", "repo/pin: no 'build = b<number>' line");
+    expect_pin_error("flavour = ubuntu-x64\n", "repo/pin: no 'build = b<number>' (or 'build = v<x.y.z>') line");
     expect_pin_error("build = b1\n", "repo/pin: no 'flavour = ...' line");
     expect_pin_error("build = b1\nflavour = ubuntu-x64\nsha256.macos-arm64 = " SHA_A "\n",
                      "repo/pin: 'sha256.bin-macos-arm64' is recorded but flavour bin-macos-arm64 "
@@ -381,6 +381,16 @@ static void test_latest_pick(void **state)
     assert_non_null(strstr(err.msg, "no published build release at least 21600 s old"));
     assert_int_equal(fetch_latest_pick("{}", 2, 0, t0, &tag, &err), -1);
     assert_non_null(strstr(err.msg, "not a JSON array"));
+    /* the SemVer era: every build a prerelease (b10573 on), the stable
+     * release a vX.Y.Z naming one of them: the newest build is picked */
+    const char *semver =
+        "[{\"tag_name\":\"v0.4.1\",\"published_at\":\"2026-01-01T05:00:00Z\"},"
+        "{\"tag_name\":\"b10992\",\"prerelease\":true,\"published_at\":\"2026-01-01T04:00:00Z\"},"
+        "{\"tag_name\":\"b10991\",\"prerelease\":true,\"published_at\":\"2026-01-01T03:00:00Z\"},"
+        "{\"tag_name\":\"b10572\",\"prerelease\":true,\"published_at\":\"2026-01-01T06:00:00Z\"}]";
+    assert_int_equal(fetch_latest_pick(semver, strlen(semver), 0, t0 + 7 * 3600, &tag, &err), 0);
+    assert_string_equal(tag, "b10992");
+    free(tag);
 }
 
 /* --- which build (fetch_resolve_build) ------------------------------------ */

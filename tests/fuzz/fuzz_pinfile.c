@@ -1,12 +1,13 @@
 /* fuzz_pinfile.c: libFuzzer harness for the pin file parser and its rewrite.
  * Inputs over 64 KiB are skipped (builds_pin_load refuses them before
  * parsing). The parser must return -1 with "PATH:..." or 0 with a valid pin (a
- * build, a known default flavour, digests only for listed flavours) whose text
+ * build or SemVer release, a known default flavour, digests only for listed flavours) whose text
  * reads back to the same pin; promoting a build onto it must succeed and read
  * back as promoted. Never a crash or a leak. Seeds: share/pin.default and
  * tests/fuzz/seeds/fuzz_pinfile/. */
 #include "common/sha256.h"
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "builds/pinfile.h"
 #include "tests/fuzz/fuzzutil.h"
 
@@ -38,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(!p.lines && p.n_lines == 0 && !p.path);
         return 0;
     }
-    FUZZ_CHECK(builds_valid(builds_pin_build(&p)));
+    FUZZ_CHECK(builds_name_valid(builds_pin_build(&p))); /* b<N> or a SemVer release */
     const char *flavour = builds_pin_flavour(&p, 0);
     FUZZ_CHECK(flavour && !strcmp(builds_flavour_canonical(flavour), flavour));
     for (size_t i = 0; builds_pin_flavour(&p, i); i++) {

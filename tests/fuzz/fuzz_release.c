@@ -3,10 +3,12 @@
  * (fetch_latest_pick), both fed the same bytes. Each must return 0 with a
  * consistent result (a tag; assets with a name, a URL, a digest that is NULL
  * or 64 lowercase hex, a size >= -1; a picked tag that is a build tag) or -1
- * with a message naming the release API, and never crash or leak. Seeds:
+ * with a message naming the release API, and never crash or leak; read as a
+ * SemVer release's nightly-tag.txt, they are one build tag or refused. Seeds:
  * tests/fuzz/seeds/fuzz_release/. */
 #include "common/sha256.h"
 #include "builds/asset.h"
+#include "builds/names.h"
 #include "fetch/release.h"
 #include "tests/fuzz/fuzzutil.h"
 
@@ -45,6 +47,14 @@ static void release_list(const char *json, size_t len)
     free(tag);
 }
 
+/* The same bytes as a SemVer release's nightly-tag.txt: a build tag or -1. */
+static void nightly_tag(const char *text, size_t len)
+{
+    char tag[32];
+    if (builds_nightly_tag_parse(text, len, tag, sizeof tag) == 0)
+        FUZZ_CHECK(builds_valid(tag));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* the parsers take a length; give them bytes with no terminator after */
@@ -52,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(json, data, size);
     one_release(json, size);
     release_list(json, size);
+    nightly_tag(json, size);
     free(json);
     return 0;
 }

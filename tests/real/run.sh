@@ -60,7 +60,8 @@
 #             lvd store model (identity, size, shape), a tiny bench on the
 #             CPU build, select --record names the first shard, and serves
 # Ground truth comes from the engines themselves, never from this script's
-# expectations: `--version` (build, commit) and `llama-bench --list-devices`
+# expectations: `--version` (build, commit, and the SemVer version since
+# llama.cpp's SemVer releases) and `llama-bench --list-devices`
 # with and without the visibility variable. Figures are printed as
 # "figure - ..." lines (README, Tests, "Real engines").
 #
@@ -137,10 +138,12 @@ done
 [ "${#E[@]}" -gt 0 ] || { fail "no usable engine in LVD_REAL_ENGINES"; e2e_finish; exit 1; }
 
 # own_devices DIR [env -u VAR]: the lines `SEL: NAME (TOTAL MiB, FREE MiB free)`
-# the engine's own llama-bench --list-devices prints, as "SEL|NAME|TOTAL|FREE"
+# the engine's own llama-bench --list-devices prints (llama-server's, for a
+# llama-bench older than the option, b6522), as "SEL|NAME|TOTAL|FREE"
 own_devices() {
-  local d=$1; shift
-  timeout -k 5 60 "$@" "$d/llama-bench" --list-devices 2>/dev/null |
+  local d=$1 t=llama-bench; shift
+  timeout -k 5 60 "$@" "$d/llama-bench" --list-devices >/dev/null 2>&1 || t=llama-server
+  timeout -k 5 60 "$@" "$d/$t" --list-devices 2>/dev/null |
     sed -nE 's/^ +([A-Za-z]+[0-9]+): (.*) \(([0-9]+) MiB, ([0-9]+) MiB free\)$/\1|\2|\3|\4/p'
 }
 # gpu_libs DIR: the GPU backends the build carries (libggml-<backend>.so*)
@@ -153,15 +156,20 @@ gpu_libs() {
   done
   echo "${out# }"
 }
-BUILD=() COMMIT=() LIBS=() DEV_VIS=() DEV_NOVIS=()
+BUILD=() COMMIT=() SEMVER=() LIBS=() DEV_VIS=() DEV_NOVIS=()
 for i in "${!E[@]}"; do
-  v=$("${E[i]}/llama-server" --version 2>&1 | sed -nE 's/^version: ([0-9]+) \(([0-9a-f]+)\).*/b\1 \2/p' | head -1)
-  BUILD[i]=${v% *} COMMIT[i]=${v#* }
-  [ -n "$v" ] || fail "${E[i]}/llama-server --version says no 'version: N (commit)'"
+  # `version: N (commit)`, or since the SemVer releases `version: X.Y.Z[-dev] (build N, commit C)`
+  v=$("${E[i]}/llama-server" --version 2>&1 | sed -nE \
+      -e 's/^version: ([0-9]+) \(([0-9a-f]+)\).*/b\1 \2 -/p' \
+      -e 's/^version: ([0-9]+\.[0-9]+\.[0-9]+[^ ]*) \(build ([0-9]+), commit ([0-9a-f]+)\).*/b\2 \3 \1/p' | head -1)
+  read -r BUILD[i] COMMIT[i] SEMVER[i] <<<"$v"
+  [ "${SEMVER[i]}" != - ] || SEMVER[i]=
+  BCELL[i]=${BUILD[i]}${SEMVER[i]:+, ${SEMVER[i]}}  # the evidence page's build cell
+  [ -n "$v" ] || fail "${E[i]}/llama-server --version says no 'version: N (commit)' nor 'version: X.Y.Z (build N, commit C)'"
   LIBS[i]=$(gpu_libs "${E[i]}")
   DEV_VIS[i]=$(own_devices "${E[i]}")
   DEV_NOVIS[i]=$(own_devices "${E[i]}" env -u GGML_VK_VISIBLE_DEVICES)
-  echo "engine $i: ${E[i]}: ${BUILD[i]} (${COMMIT[i]}), GPU backends: ${LIBS[i]:-none}; devices:" \
+  echo "engine $i: ${E[i]}: ${BUILD[i]} (${COMMIT[i]}${SEMVER[i]:+, version ${SEMVER[i]}}), GPU backends: ${LIBS[i]:-none}; devices:" \
     "$(tr '\n' ' ' <<<"${DEV_VIS[i]:-(none)}")(without GGML_VK_VISIBLE_DEVICES: $(tr '\n' ' ' <<<"${DEV_NOVIS[i]:-(none)}"))"
   # the ground truth itself: a build without a GPU backend lists no device;
   # a Vulkan build lists a Vulkan device once the visibility variable names it
@@ -209,8 +217,8 @@ for i in "${!E[@]}"; do
   f="[f for f in d['found'] if f['path'] == '${E[i]}']"
   check "dry run: engine $i found once, from env:LVD_ENGINE_REAL$i, new" \
     is "[(f['source'], f['status']) for f in $f]" "[('env:LVD_ENGINE_REAL$i', 'new')]"
-  check "dry run: engine $i is ${BUILD[i]} (${COMMIT[i]}), as its --version says" \
-    is "[(f['build'], f['commit']) for f in $f]" "[('${BUILD[i]}', '${COMMIT[i]}')]"
+  check "dry run: engine $i is ${BUILD[i]} (${COMMIT[i]}${SEMVER[i]:+, version ${SEMVER[i]}}), as its --version says" \
+    is "[(f['build'], f['commit'], f['semver'] or '') for f in $f]" "[('${BUILD[i]}', '${COMMIT[i]}', '${SEMVER[i]}')]"
   check "dry run: engine $i's devices are those it lists itself without the variable ($(sel_list "${DEV_NOVIS[i]}"))" \
     is "[f['devices'] for f in $f]" "[$(python3 -c 'import sys; print([s for s in sys.argv[1].split()])' "$(sel_list "${DEV_NOVIS[i]}")")]"
   check "dry run: engine $i carries the backends its files name (cpu${LIBS[i]:+ ${LIBS[i]}})" \
@@ -249,8 +257,9 @@ check "the names are distinct (${NAME[*]})" test "$(printf '%s\n' "${NAME[@]}" |
 # 3. again: nothing new
 run_lvd probe --discover "${E[@]}"
 expect_rc "discover again" 0
-check "discover again: nothing new: ${#E[@]} engines found, ${#E[@]} already registered" \
-  grep -qF "nothing new: ${#E[@]} engines found, ${#E[@]} already registered" "$tmp/out"
+plural=s; [ "${#E[@]}" -gt 1 ] || plural=  # discover's summaries: "1 engine found", "2 engines found"
+check "discover again: nothing new: ${#E[@]} engine$plural found, ${#E[@]} already registered" \
+  grep -qF "nothing new: ${#E[@]} engine$plural found, ${#E[@]} already registered" "$tmp/out"
 
 # ------------------------------------------------------------ probe
 step "probe"
@@ -461,15 +470,15 @@ run_lvd evidence --out "$tmp/evidence/page.md"
 expect_rc "lvd evidence" 0
 P=$tmp/evidence/page.md
 for i in "${!E[@]}"; do
-  check "the page names ${NAME[i]} (${BUILD[i]})" grep -qF "${NAME[i]} (${BUILD[i]})" "$P"
+  check "the page names ${NAME[i]} (${BCELL[i]})" grep -qF "${NAME[i]} (${BCELL[i]})" "$P"
   for sel in $(sel_list "${DEV_VIS[i]}"); do
-    check "the page's row for ${NAME[i]} $sel says pass" grep -qE "\| ${NAME[i]} \(${BUILD[i]}\) \|.*\| pass \(" \
+    check "the page's row for ${NAME[i]} $sel says pass" grep -qE "\| ${NAME[i]} \(${BCELL[i]}\) \|.*\| pass \(" \
       < <(grep -F "$sel" "$P")
     # a real device's KLD is tiny (lavapipe: 0.000005): the page once rounded it to 0.0000
     kld=$(jf "$tmp/check.json" "[c['mean_kld'] for c in d['checks'] if c['engine'] == '${NAME[i]}' and c['device'] == '$sel'][0]")
     if python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' "$kld"; then
       check "the page's row for ${NAME[i]} $sel shows its KLD ($kld) as more than 0.0000" \
-        grep -qE "\| ${NAME[i]} \(${BUILD[i]}\) \|.*KLD 0\.0*[1-9]" < <(grep -F "$sel" "$P")
+        grep -qE "\| ${NAME[i]} \(${BCELL[i]}\) \|.*KLD 0\.0*[1-9]" < <(grep -F "$sel" "$P")
     fi
   done
 done
@@ -613,11 +622,11 @@ check "nightly: pin keeps the pin: no candidate measured" \
 for want in discover probe check bench select evidence; do
   check "nightly: a $want step ran" is "any(s['step'].split()[0] == '$want' for s in d['steps'])" True
 done
-check "nightly: its discover step registered the ${#E[@]} engines" \
+check "nightly: its discover step registered the ${#E[@]} engine$plural" \
   is "[s['outcome'] for s in d['steps'] if s['step'] == 'discover']" \
-  "['registered ${#E[@]} new engines (${#E[@]} found, 0 already registered)']"
+  "['registered ${#E[@]} new engine$plural (${#E[@]} found, 0 already registered)']"
 for i in "${!E[@]}"; do
-  check "nightly page names ${NAME[i]} (${BUILD[i]})" grep -qF "${NAME[i]} (${BUILD[i]})" "$N/evidence/page.md"
+  check "nightly page names ${NAME[i]} (${BCELL[i]})" grep -qF "${NAME[i]} (${BCELL[i]})" "$N/evidence/page.md"
 done
 capture env LVD_STORE="$N/store.db" "$LVD_BIN/lvd" select --model "$M"
 check "nightly page shows the line lvd select gives on the night's store" \
@@ -670,10 +679,12 @@ for i in "${!E[@]}"; do if [ -z "${LIBS[i]}" ]; then src=${E[i]} srci=$i; break;
 C="$tmp/engine copy"
 cp -r "$src" "$C" && chmod -R u+w "$C"
 C=$(realpath "$C")
-# set_digest: the registered digest by its definition (README): sha256sum over
-# the file set (the launchers, every *.so and *.so.* of the folder), bytewise order
+# set_digest: the registered digest by its definition (README, engine/files.h):
+# sha256sum over the file set (the launchers, every *.so and *.so.* of the
+# folder; a symlink, as libggml-cpu.so -> libggml-cpu.so.0.21.0 of a build's
+# bin/, counts as the file it points at), bytewise order
 set_digest() {
-  (cd "$C" && find . -maxdepth 1 -type f \( -name 'llama-bench' -o -name 'llama-server' -o -name 'llama-perplexity' \
+  (cd "$C" && find -L . -maxdepth 1 -type f \( -name 'llama-bench' -o -name 'llama-server' -o -name 'llama-perplexity' \
     -o -name 'llama-cli' -o -name '*.so' -o -name '*.so.*' \) -printf '%f\n' | LC_ALL=C sort |
     xargs -d '\n' sha256sum | sha256sum | cut -d' ' -f1)
 }
@@ -682,9 +693,11 @@ capture "${IDS[@]}" "$LVD_BIN/lvd" fetch --register "$C" --build "${BUILD[srci]}
 expect_rc "register a copy of ${E[srci]}" 0
 digest=$(q "d['engine']['digest']")
 check "its digest is over the whole file set ($(q "d['probe']['n_files']") files), as sha256sum gives it" test "$digest" = "$(set_digest)"
+# the library changed, and the name lvd gives it: the first of its names
+# (the file and its symlinks) in the set's bytewise order
 lib=$(find "$C" -maxdepth 1 -name 'libggml-cpu.so*' -type f | head -1)
 [ -n "$lib" ] || lib=$(find "$C" -maxdepth 1 -name 'libggml*.so*' -type f | head -1)
-L=$(basename "$lib")
+L=$(cd "$C" && for f in libggml*.so*; do [ "$(realpath "$f")" = "$(realpath "$lib")" ] && echo "$f"; done | LC_ALL=C sort | head -1)
 capture "${IDS[@]}" "$LVD_BIN/lvd" probe --json
 check "the copy: probe served from the cache registration made" is "d['probes'][0]['cached']" True
 capture "${IDS[@]}" timeout -k 10 300 "$LVD_BIN/lvd" check --model "$M" --json

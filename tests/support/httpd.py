@@ -22,7 +22,10 @@ Download fault modes, from ?fault=MODE or DIR/faults.json {"<tag>/<name>": MODE}
 drop (half the body, then a connection reset), slow (a little, then nothing),
 short (half the body with a matching Content-Length: shorter than the API says).
 
---scenarios builds the test archives and DIR/releases.json; --perf-bytes builds
+--scenarios builds the test archives and DIR/releases.json (b100..b123, then
+the SemVer era: build b10991, a prerelease as llama.cpp publishes every build
+since b10573, and releases v0.4.1 .. v0.4.4 whose nightly-tag.txt names b10991,
+holds no build tag, is not the bytes the API names, or is missing); --perf-bytes builds
 one large archive (release b999999) for the benchmark. Either writes
 DIR/digests.txt: "<tag> <asset> <sha256>" per line, the true digests.
 """
@@ -46,6 +49,7 @@ BASE_TIME = 1767225600  # 2026-01-01T00:00:00Z
 VULKAN = "bin-ubuntu-vulkan-x64"
 CPU = "bin-ubuntu-x64"
 PERF_TAG = "b999999"  # the benchmark's release
+NIGHTLY_TAG = "nightly-tag.txt"  # a SemVer release's only asset: the build it stands for
 
 ENGINE_SCRIPT = b"#!/bin/sh\necho 'fake llama.cpp binary from tests/support/httpd.py'\n"
 BROKEN_ENGINE = b"#!/bin/sh\necho 'ggml_vulkan: cannot load the driver' >&2\nexit 3\n"
@@ -163,6 +167,14 @@ def scenarios(engine):
         ("b121", [(name("b121"), tar_gz(engine_files("llama-b121/", BROKEN_ENGINE)), "real", None)]),
         ("b122", [(name("b122"), good("b122"), "real", "short")]),
         ("b123", [(name("b123"), good("b123"), "real", "500")]),
+        # the SemVer era (make-release.yml): every build a prerelease, and a
+        # release vX.Y.Z whose one asset, nightly-tag.txt, names its build
+        ("b10991", [(name("b10991"), good("b10991"), "real", None),
+                    (name("b10991", CPU), good("b10991"), "real", None)], dict(prerelease=True)),
+        ("v0.4.1", [(NIGHTLY_TAG, b"b10991\n", "real", None)]),
+        ("v0.4.2", [(NIGHTLY_TAG, b"not a build\n", "real", None)]),   # not one build tag
+        ("v0.4.3", [(NIGHTLY_TAG, b"b10991\n", "wrong", None)]),       # not the bytes the API names
+        ("v0.4.4", []),                                                # no nightly-tag.txt
     ]
     return s
 
