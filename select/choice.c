@@ -169,7 +169,7 @@ static void cpu_run(sel_choice_lines *c)
                                                    : "CPU engine: the whole model in host memory");
 }
 
-/* llama.cpp's own fit (the arm measured it, issue 14): no placement of ours;
+/* llama.cpp's own fit (the arm measured it): no placement of ours;
  * llama-server gets --fit on -fitt N and places the model itself. */
 static void fit_run(sel_choice_lines *c)
 {

@@ -1,5 +1,5 @@
 /* energy.c: the fake engine's energy, so tests know the true joules per token
- * (issue 20). As a llama-bench repetition "computes" for ns nanoseconds on
+ *. As a llama-bench repetition "computes" for ns nanoseconds on
  * target T, it adds T.watts x ns to the counter file T.energy (uJ as text,
  * relative to the scenario dir; wraps at a max_energy_range_uj file beside
  * it, as RAPL does), and host_watts x ns to cpu.energy when T is a device

@@ -188,7 +188,7 @@
  *                      one prompt run; a tg test's: one token) + every sample's ns),
  *                      for benchmarks that run on simulated time.
  *
- * Energy (issue 20; tests/fake-engine/energy.c, the fake NVML in tests/fake-nvml/)
+ * Energy (tests/fake-engine/energy.c, the fake NVML in tests/fake-nvml/)
  *   TARGET.watts = 300     draw above idle while a repetition computes on TARGET
  *   TARGET.energy = PATH   the uJ counter file it advances (relative: to the scenario
  *                          dir; wraps at a max_energy_range_uj file beside it)

@@ -1,4 +1,4 @@
-/* fake_ctx_limit.c: the fake llama-bench's context limit (issue 17): a test
+/* fake_ctx_limit.c: the fake llama-bench's context limit: a test
  * whose context (n_prompt + n_gen + n_depth, what llama-bench sizes the KV
  * cache for) exceeds the scenario's ctx_limit fails to create its context as
  * llama.cpp b9749 does when the allocation fails: with -v the allocator's

@@ -1,4 +1,4 @@
-/* fake_fit.c: llama.cpp's own fit, as the fake engine plays it (issue 14):
+/* fake_fit.c: llama.cpp's own fit, as the fake engine plays it:
  * the plan (fake_fit_plan: llama-bench -fitt and the llama-fit-params
  * persona share it) and the llama-fit-params persona, whose output has the
  * format of llama.cpp's tools/fit-params (fit-params.cpp's printf, its

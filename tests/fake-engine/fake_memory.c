@@ -1,5 +1,5 @@
 /* fake_memory.c: what the fake llama-bench's load puts on its device, whether
- * the device really has it, and what offloading costs in speed (issue 14).
+ * the device really has it, and what offloading costs in speed.
  *   - where: the instance's -ngl / -ncmoe, or, with -fitt, the plan
  *     llama.cpp's own fit chooses (fake_fit.c);
  *   - need: what llama.cpp allocates: the weights on the device and their KV

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/real/run.sh: the whole loop against real llama.cpp engines (issue 12).
+# tests/real/run.sh: the whole loop against real llama.cpp engines.
 #
 #   LVD_REAL_ENGINES=DIR[:DIR...] tests/real/run.sh
 #
@@ -63,7 +63,7 @@
 # expectations: `--version` (build, commit, and the SemVer version since
 # llama.cpp's SemVer releases) and `llama-bench --list-devices`
 # with and without the visibility variable. Figures are printed as
-# "figure - ..." lines (README, Tests, "Real engines").
+# "figure - ..." lines (docs/testing.md, "Real engines").
 #
 # Environment: LVD_REAL_ENGINES (required), LVD_REAL_MODEL (default
 # tests/fixtures/models/small-llama-q8_0.gguf), LVD_REAL_BUDGET (lvd bench
@@ -560,15 +560,15 @@ check "SIGKILL of lvd serve mid-run: its llama-server is gone" test -z "$(server
 
 # ------------------------------------------------------------ first round, budget
 step "bench-first-round"
-# Issue 13's done-whens on the default repetitions (the cost model, no -r): a
+# what the cost model promises on the default repetitions (the cost model, no -r): a
 # CPU build against a software Vulkan device (lavapipe) is decided for the CPU
 # within the first round, and a budget is a bound: the session ends within
 # the budget plus its longest sample (+1 s for the kill and the store). The
 # budget: LVD_REAL_FIRST_BUDGET seconds (default 300).
 B2=${LVD_REAL_FIRST_BUDGET:-300}
 t=$SECONDS
-# at depth 0: issue 13's first-round win is on the empty-context tests (with depth arms it came in
-# round 2 once under load: README "Real engines")
+# at depth 0: the first-round win is on the empty-context tests (with depth arms it came in
+# round 2 once under load: docs/testing.md, "Real engines")
 run_lvd bench --model "$M" -p 16 -n 4 --depth 0 --budget "${B2}s" --json
 expect_rc "lvd bench -p 16 -n 4 --budget ${B2}s (default -r)" 0
 cp "$tmp/out" "$tmp/bench-first.json"
@@ -679,7 +679,7 @@ for i in "${!E[@]}"; do if [ -z "${LIBS[i]}" ]; then src=${E[i]} srci=$i; break;
 C="$tmp/engine copy"
 cp -r "$src" "$C" && chmod -R u+w "$C"
 C=$(realpath "$C")
-# set_digest: the registered digest by its definition (README, engine/files.h):
+# set_digest: the registered digest by its definition (man lvd-fetch, engine/files.h):
 # sha256sum over the file set (the launchers, every *.so and *.so.* of the
 # folder; a symlink, as libggml-cpu.so -> libggml-cpu.so.0.21.0 of a build's
 # bin/, counts as the file it points at), bytewise order
