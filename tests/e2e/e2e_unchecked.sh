@@ -45,7 +45,7 @@ check "is the CUDA launch line, not the CPU's" has "^$W/cuda/llama-server -m $MO
 lvd select --model "$MODEL" --explain
 check "--explain: rule 3 decided" has "^# decided by rule: heuristic$"
 check "--explain: the verdict recommends no arm, and why" \
-  has "^# rule 2 \(verdict\): verdict #[0-9]+ \(undecided: faster arms unchecked \(run lvd check\)\) recommends no arm: .*cuda · CUDA0, .* on cuda has no correctness check"
+  has "^# rule 2 \(verdict\): verdict #[0-9]+ \(undecided: faster arms unchecked \(run lvd check\), objective tg\) recommends no arm: .*cuda · CUDA0, .* on cuda has no correctness check"
 
 # ------------------------------------------------------------ bench --check: passed
 lvd bench --model "$MODEL" --fa on --check --session e2e-checked

@@ -126,11 +126,11 @@ static void test_fit(void **state)
     (void)state;
     lvd_params p = tu_params_every(), q = one_device(), cpu;
     lvd_params_init(&cpu);
-    assert_words(fit_words(&p, 4096), "/e/llama-bench -m m.gguf -d 4094 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
+    assert_words(fit_words(&p, 4096), "/e/llama-bench -m m.gguf -d 4095 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
                                       " -dev CUDA0/CUDA1 -ngl 99 -ncmoe 4 -ub 256 -ctk q8_0 -ctv q8_0");
-    assert_words(fit_words(&q, 2), "/e/llama-bench -m m.gguf -d 0 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
+    assert_words(fit_words(&q, 2), "/e/llama-bench -m m.gguf -d 1 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
                                    " -dev Vulkan0 -ngl 33 -ctk q8_0 -ctv f16");
-    assert_words(fit_words(&cpu, 1000), "/e/llama-bench -m m.gguf -d 998 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
+    assert_words(fit_words(&cpu, 1000), "/e/llama-bench -m m.gguf -d 999 -p 1 -n 1 -r 1 -o jsonl --no-warmup"
                                         " -ctk f16 -ctv f16");
 }
 
