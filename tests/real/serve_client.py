@@ -18,7 +18,8 @@ connection is up, so that is when the request left it, whatever this
 script's threads make of it later) to the first `data:` line from the server
 that brings a token (tokens_predicted grows; an "error" event fails the
 request), and to its last event; its aggregate rate is every generated token
-over its first accept to its last end. So both time the very same requests
+over its first accept to its last end, failed requests
+included (as lvd serve counts its wall). So both time the very same requests
 at the same moments, and this host's drift (its speed wanders several times
 over within seconds) hits both alike; what lvd serve adds on its side is one
 loopback hop through this script (whose threads take the GIL within 0.1 ms,
@@ -72,7 +73,7 @@ class Timing:
         self.p, self.g = p, g
         self.lock = threading.Lock()
         self.done = []      # (ttft_s, tokens, t_start, t_end) of each ok request
-        self.failed = []    # reasons
+        self.failed = []    # (reason, t_start, t_end) of each failed request
         self.bodies = []    # requests not as asked
 
     def check_body(self, raw):
@@ -175,9 +176,9 @@ def handler_for(upstream, timing, timeout):
             timing.check_body(raw)
             with timing.lock:
                 if r.status != 200:
-                    timing.failed.append("HTTP %d" % r.status)
+                    timing.failed.append(("HTTP %d" % r.status, t0, end))
                 elif why or first is None:
-                    timing.failed.append(why or "no token came")
+                    timing.failed.append((why or "no token came", t0, end))
                 else:
                     timing.done.append((first, tokens, t0, end))
                     if tokens != timing.g:
@@ -200,11 +201,14 @@ def lvd_run(port, n, p, g, requests, timeout):
 
 def figures(t):
     if not t.done:
-        raise RuntimeError("the client timed no request: %s" % t.failed[:1])
-    span = max(r[3] for r in t.done) - min(r[2] for r in t.done)
+        raise RuntimeError("the client timed no request: %s" % [f[0] for f in t.failed[:1]])
+    # the run's span, failed requests included, as lvd serve's wall: a failure
+    # first or last still took its time out of the run
+    ends = [(r[2], r[3]) for r in t.done] + [(f[1], f[2]) for f in t.failed]
+    span = max(e for _, e in ends) - min(s for s, _ in ends)
     return {"ttft_ms_p50": statistics.median(r[0] for r in t.done) * 1e3,
             "aggregate_tps": sum(r[1] for r in t.done) / span,
-            "requests": len(t.done) + len(t.failed), "errors": len(t.failed), "first_error": (t.failed or [None])[0]}
+            "requests": len(t.done) + len(t.failed), "errors": len(t.failed), "first_error": (t.failed or [(None,)])[0][0]}
 
 
 def main():
