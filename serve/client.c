@@ -31,6 +31,7 @@ typedef struct client {
     serve_req req;            /* the request in flight */
     size_t itl_cap;
     int64_t last_ns;          /* the last token's arrival */
+    int64_t arrived_ns;       /* the bytes being parsed arrived */
     lvd_sb error_body;        /* a non-200 answer */
     int http_checked, http_ok;
     int busy, errors_in_a_row;
@@ -46,6 +47,7 @@ typedef struct drive {
     size_t cap;
     size_t issued;
     int64_t deadline_ns;      /* duration mode */
+    int64_t woke_ns;          /* the wait for the sockets returned; 0: no wait before this perform */
 } drive;
 
 char *serve_request_body(const serve_drive_opts *o, size_t k)
@@ -75,7 +77,7 @@ static void push_itl(client *c, double ms)
 static void on_event(const serve_event *e, void *ctx)
 {
     client *c = ctx;
-    int64_t t = now_ns();
+    int64_t t = c->arrived_ns;
     if (e->evaluated >= 0)
         c->req.prompt_tokens = e->evaluated;
     if (e->tokens <= 0)
@@ -107,10 +109,22 @@ static size_t on_read(char *buf, size_t size, size_t n, void *ctx)
     return k;
 }
 
+/* When the bytes libcurl hands over now arrived: when the wait for the
+ * sockets returned, not when libcurl got round to this handle, so that
+ * neither libcurl's work after the wake-up nor the parse counts in a
+ * token's time. Bytes read without a wait before (a perform that sent a
+ * request) arrived now. */
+static int64_t arrival(const client *c)
+{
+    int64_t t = c->d->woke_ns ? c->d->woke_ns : now_ns();
+    return t > c->req.start_ns ? t : c->req.start_ns;
+}
+
 static size_t on_data(char *buf, size_t size, size_t n, void *ctx)
 {
     client *c = ctx;
     size_t len = size * n;
+    c->arrived_ns = arrival(c);
     if (!c->http_checked) {
         long code = 0;
         curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &code);
@@ -269,6 +283,7 @@ int serve_drive_run(const serve_drive_opts *o, serve_drive *out, lvd_err *err)
     int running = 1;
     while (rc == 0 && running) {
         curl_multi_perform(m, &running);
+        d.woke_ns = 0; /* a request issued below reads without a wait */
         CURLMsg *msg;
         int left;
         while ((msg = curl_multi_info_read(m, &left)) != NULL) {
@@ -289,6 +304,7 @@ int serve_drive_run(const serve_drive_opts *o, serve_drive *out, lvd_err *err)
         if (out->fatal || (o->stop && *o->stop) || !busy)
             break;
         curl_multi_poll(m, NULL, 0, POLL_MS, NULL);
+        d.woke_ns = now_ns();
         running = 1;
     }
     out->stopped = o->stop && *o->stop;

@@ -8,8 +8,10 @@
  * a prompt of exactly P tokens (ids 1000 to 20999, different for every
  * request, so no prompt cache serves one request from another's) and G
  * generated tokens (end of stream ignored). Per request it times, on the
- * monotonic clock, when it was sent, when each generated token
- * arrived and when the stream ended.
+ * monotonic clock, when it was sent (libcurl asks for its body), when each
+ * generated token arrived (the moment the wait for the sockets returned
+ * with its bytes, so libcurl's work after the wake-up and the parse do not
+ * count) and when the stream ended.
  *
  * Errors: a request answered with an HTTP status other than 200, failed by
  * libcurl (refused, reset, its timeout), refused by the server mid-stream
