@@ -459,36 +459,11 @@ static void test_runs_over_help(void **state)
         engine_help_free(helps[i]);
 }
 
-/* b4547 (Jan 2025): every tool's help read (what its lines leave out:
- * test_runs_over_help), and lvd fit's loads, which need -d, refused. */
-static void test_b4547(void **state)
+/* lvd fit's loads over a build whose llama-bench lists no -d (a word they
+ * need): refused with one line, no argv. */
+static void assert_fit_refused(const engine_help *h)
 {
-    (void)state;
-    engine_help h;
-    read_help(&h, "cpu-build-b4547");
-    for (int t = 0; t < ENGINE_TOOL_FIT_PARAMS; t++)
-        assert_true(h.known[t]);
-    char *rec = engine_help_record(&h);
-    fit_target t = {.binary = "/e/llama-bench", .model = "m", .flags = rec, .timeout_ms = 1};
-    lvd_params_init(&t.params);
-    engine_argv a;
-    lvd_err err = {{0}};
-    assert_int_equal(fit_load_cmd(&t, 4096, &a, &err), -1);
-    assert_string_equal(err.msg, "/e/llama-bench: its --help lists no -d, which this run needs");
-    free(rec);
-    engine_help_free(&h);
-}
-
-/* A word the run cannot do without is an error, not a note: lvd fit's
- * loads on a llama-bench without -d. */
-static void test_needed(void **state)
-{
-    (void)state;
-    engine_help h = {.opts = NULL};
-    engine_help_parse(&h, ENGINE_TOOL_BENCH,
-                      "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n  -r, --repetitions <n>\n"
-                      "  -o, --output <csv|json|jsonl|md|sql>\n");
-    char *rec = engine_help_record(&h);
+    char *rec = engine_help_record(h);
     fit_target t = {.binary = "/e/llama-bench", .model = "m", .flags = rec, .timeout_ms = 1};
     lvd_params_init(&t.params);
     engine_argv a;
@@ -498,6 +473,29 @@ static void test_needed(void **state)
     assert_null(a.argv);
     assert_null(fit_load_argv(&t, 4096));
     free(rec);
+}
+
+/* b4547 (Jan 2025): every tool's help read (what its lines leave out:
+ * test_runs_over_help), and lvd fit's loads, which need -d, refused. */
+static void test_b4547(void **state)
+{
+    (void)state;
+    engine_help h;
+    read_help(&h, "cpu-build-b4547");
+    for (int t = 0; t < ENGINE_TOOL_FIT_PARAMS; t++)
+        assert_true(h.known[t]);
+    assert_fit_refused(&h);
+    engine_help_free(&h);
+}
+
+/* A word the run cannot do without is an error, not a note: lvd fit's
+ * loads on a llama-bench without -d. */
+static void test_needed(void **state)
+{
+    (void)state;
+    engine_help h = parsed(ENGINE_TOOL_BENCH, "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n"
+                                              "  -r, --repetitions <n>\n  -o, --output <csv|json|jsonl|md|sql>\n");
+    assert_fit_refused(&h);
     engine_help_free(&h);
 }
 
