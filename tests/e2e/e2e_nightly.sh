@@ -13,12 +13,8 @@
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
-export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db"
-export LVD_HOST=e2e-box GITHUB_TOKEN=tok-e2e-secret
-FLAVOUR=bin-ubuntu-vulkan-x64
-SRV="$tmp/srv"
-mkdir -p "$SRV/files"
-echo '{}' >"$SRV/faults.json"
+nightly_world "tiny model.gguf" # a space in the path, on purpose
+export GITHUB_TOKEN=tok-e2e-secret
 
 # build TAG TG PPL_RATIO KLD: a release archive whose engine is the fake with a
 # Vulkan0 device of that decode speed and that correctness.
@@ -67,37 +63,10 @@ releases() {
 }
 releases b201 b200
 
-start_httpd "$SRV"
-PORT=$HTTPD_PORT
-export LVD_RELEASES_API="http://127.0.0.1:$PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$PORT/download"
+serve_releases "$SRV"
 
-PIN="$tmp/repo/llama-pin.conf"
-mkdir -p "$tmp/repo"
-cat >"$PIN" <<PINF
-# the build this box serves with (reviewed in diffs)
-build = b200
-flavour = $FLAVOUR
-sha256.$FLAVOUR = $D200
-PINF
-MODEL="$tmp/models/tiny model.gguf"      # a space in the path, on purpose
-mkdir -p "$tmp/models"
-cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
-CONF="$tmp/repo/nightly.conf"
-cat >"$CONF" <<CONFF
-model = ../models/tiny model.gguf
-pin_file = llama-pin.conf
-candidate = latest
-min_age = 1h
-tests = pp512,tg128
-budget = 2m
-max_samples = 12
-ctx = 2048
-promote = on
-evidence = docs/evidence/backend-selection.md
-log = nightly.log
-builds_dir = $tmp/builds
-discover = off
-CONFF
+nightly_pin b200 "$D200" "the build this box serves with (reviewed in diffs)"
+nightly_conf pp512,tg128 docs/evidence/backend-selection.md "ctx = 2048"
 PAGE="$tmp/repo/docs/evidence/backend-selection.md"
 
 night() { # night DATE: runs the job on that date (UTC midnight + 3 h)
