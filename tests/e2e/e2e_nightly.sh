@@ -17,50 +17,19 @@ nightly_world "tiny model.gguf" # a space in the path, on purpose
 export GITHUB_TOKEN=tok-e2e-secret
 
 # build TAG TG PPL_RATIO KLD: a release archive whose engine is the fake with a
-# Vulkan0 device of that decode speed and that correctness.
+# Vulkan0 device of that decode speed and that correctness; prints its digest.
 build() {
-    local tag=$1 tg=$2 ratio=$3 kld=$4 dir="$tmp/pkg/llama-$1"
-    mkdir -p "$dir"
-    cp "$LVD_FAKE_ENGINE" "$dir/llama-bench"
-    ln -sf llama-bench "$dir/llama-server"
-    ln -sf llama-bench "$dir/llama-perplexity"
-    cat >"$dir/fake-scenario" <<SCN
-build_number = ${tag#b}
-build_commit = c0ffee${tag#b}
-device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000
-cpu.pp = 400
-cpu.tg = 50
-dev.Vulkan0.pp = 5000
-dev.Vulkan0.tg = $tg
-noise = 0.002
-dev.Vulkan0.ppl_ratio = $ratio
-dev.Vulkan0.kld = $kld
-SCN
-    mkdir -p "$SRV/files/$tag"
-    tar -C "$tmp/pkg" -czf "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" "llama-$tag"
-    sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1
+    fake_release "$SRV" "$1" $FLAVOUR "device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000" "cpu.pp = 400" \
+        "cpu.tg = 50" "dev.Vulkan0.pp = 5000" "dev.Vulkan0.tg = $2" "noise = 0.002" "dev.Vulkan0.ppl_ratio = $3" \
+        "dev.Vulkan0.kld = $4"
+    release_digest "$SRV" "$1"
 }
 D200=$(build b200 500 1.0004 0.0001)   # pinned
 D201=$(build b201 560 1.0005 0.0001)   # +12 % tg, correct
 D202=$(build b202 700 1.3 0.4)         # +25 % over b201, wrong results
 
 # releases TAG... : writes releases.json (newest first), each published on 2026-11-01
-releases() {
-    {
-        echo "["
-        local first=1
-        for tag in "$@"; do
-            local d; d=$(sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1)
-            [ $first -eq 1 ] || echo ","
-            first=0
-            printf '{"tag_name": "%s", "name": "%s", "draft": false, "prerelease": false, ' "$tag" "$tag"
-            printf '"published_at": "2026-11-01T00:00:00Z", "assets": [{"name": "llama-%s-%s.tar.gz", ' "$tag" "$FLAVOUR"
-            printf '"digest": "sha256:%s", "browser_download_url": "{base}/download/%s/llama-%s-%s.tar.gz"}]}\n' \
-                "$d" "$tag" "$tag" "$FLAVOUR"
-        done
-        echo "]"
-    } >"$SRV/releases.json"
-}
+releases() { fake_releases_json "$SRV" $FLAVOUR "" "$@"; }
 releases b201 b200
 
 serve_releases "$SRV"
