@@ -73,9 +73,8 @@ void bench_placement_print(FILE *f, const bench_session *s)
 
 cJSON *bench_placement_json(const bench_session *s)
 {
-    cJSON *o = cJSON_CreateObject(), *notes = cJSON_AddArrayToObject(o, "notes");
-    for (size_t i = 0; i < s->plan->n_notes; i++)
-        cJSON_AddItemToArray(notes, cJSON_CreateString(s->plan->notes[i]));
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "notes", lvd_json_strings(s->plan->notes, s->plan->n_notes));
     each_pair(s, json_pair, cJSON_AddArrayToObject(o, "fit_vs_ours"));
     return o;
 }

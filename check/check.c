@@ -451,9 +451,7 @@ cJSON *check_json(const check_report *r, const check_opts *o)
             cJSON_AddStringToObject(x, "left_out", it->left_out);
         cJSON_AddItemToArray(arr, x);
     }
-    cJSON *sk = cJSON_AddArrayToObject(root, "skipped");
-    for (size_t i = 0; i < r->n_skipped; i++)
-        cJSON_AddItemToArray(sk, cJSON_CreateString(r->skipped[i]));
+    cJSON_AddItemToObject(root, "skipped", lvd_json_strings(r->skipped, r->n_skipped));
     cJSON_AddNumberToObject(root, "pass", (double)r->n_pass);
     cJSON_AddNumberToObject(root, "fail", (double)r->n_fail);
     cJSON_AddNumberToObject(root, "error", (double)r->n_error);

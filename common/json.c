@@ -27,6 +27,21 @@ cJSON *lvd_json_text(const char *s)
     return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+cJSON *lvd_json_strings(char *const *v, size_t n)
+{
+    if (n == 0) /* v may be NULL: cJSON_CreateStringArray would give NULL, not [] */
+        return cJSON_CreateArray();
+    return cJSON_CreateStringArray((const char *const *)v, (int)n);
+}
+
+cJSON *lvd_json_strv(char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    return lvd_json_strings(v, n);
+}
+
 const char *lvd_json_string(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);

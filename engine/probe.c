@@ -231,9 +231,7 @@ static void identity_json(cJSON *o, const lvd_probe *p)
 {
     size_t n;
     char **v = lvd_split(p->backends, ',', &n);
-    cJSON *arr = cJSON_AddArrayToObject(o, "backends");
-    for (size_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(v[i]));
+    cJSON_AddItemToObject(o, "backends", lvd_json_strings(v, n));
     lvd_strv_free(v);
     cJSON_AddItemToObject(o, "no_device", lvd_json_text(p->no_device));
     cJSON_AddItemToObject(o, "cuda_archs", lvd_json_text(p->cuda_archs));

@@ -98,9 +98,7 @@ static cJSON *host_json(const ev_fleet_host *h)
 {
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "host", h->host);
-    cJSON *g = cJSON_AddArrayToObject(x, "gpus");
-    for (size_t i = 0; i < h->n_gpus; i++)
-        cJSON_AddItemToArray(g, cJSON_CreateString(h->gpus[i]));
+    cJSON_AddItemToObject(x, "gpus", lvd_json_strings(h->gpus, h->n_gpus));
     cJSON *ws = cJSON_AddArrayToObject(x, "winners");
     for (size_t i = 0; i < h->n_winners; i++) {
         const ev_fleet_winner *w = &h->winners[i];
@@ -138,9 +136,7 @@ static cJSON *cell_json(const ev_fleet_cell *c)
     cJSON_AddStringToObject(o, "card", c->card);
     cJSON_AddStringToObject(o, "backend", c->backend);
     cJSON_AddNumberToObject(o, "n_hosts", (double)c->ci.n);
-    cJSON *hs = cJSON_AddArrayToObject(o, "hosts");
-    for (size_t i = 0; i < c->n_hosts; i++)
-        cJSON_AddItemToArray(hs, cJSON_CreateString(c->hosts[i]));
+    cJSON_AddItemToObject(o, "hosts", lvd_json_strings(c->hosts, c->n_hosts));
     cJSON_AddItemToObject(o, "median", lvd_json_num(c->ci.median));
     cJSON_AddItemToObject(o, "ci_lo", lvd_json_num(c->ci.lo));
     cJSON_AddItemToObject(o, "ci_hi", lvd_json_num(c->ci.hi));

@@ -528,11 +528,9 @@ cJSON *fetch_discover_json(const fetch_discover_result *r)
         cJSON *devs = cJSON_AddArrayToObject(o, "devices");
         for (size_t k = 0; f->probed && k < f->probe.n_devices; k++)
             cJSON_AddItemToArray(devs, cJSON_CreateString(f->probe.devices[k].selector));
-        cJSON *backends = cJSON_AddArrayToObject(o, "backends");
         size_t nb;
         char **bv = lvd_split(f->probed ? f->probe.backends : "", ',', &nb);
-        for (size_t k = 0; k < nb; k++)
-            cJSON_AddItemToArray(backends, cJSON_CreateString(bv[k]));
+        cJSON_AddItemToObject(o, "backends", lvd_json_strings(bv, nb));
         lvd_strv_free(bv);
         cJSON_AddItemToObject(o, "no_device", lvd_json_str(f->probed ? f->probe.no_device : NULL));
         cJSON_AddItemToArray(arr, o);

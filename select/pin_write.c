@@ -41,9 +41,7 @@ cJSON *sel_pin_details_json(const sel_pin_eval *e, const sel_pin_verdict *v, int
     cJSON_AddStringToObject(o, "rule", v->rule);
     cJSON_AddBoolToObject(o, "would_promote", v->would_promote);
     cJSON_AddBoolToObject(o, "applied", applied);
-    cJSON *ss = cJSON_AddArrayToObject(o, "sessions");
-    for (size_t i = 0; i < e->n_sessions; i++)
-        cJSON_AddItemToArray(ss, cJSON_CreateString(e->sessions[i]));
+    cJSON_AddItemToObject(o, "sessions", lvd_json_strings(e->sessions, e->n_sessions));
     cJSON *cs = cJSON_AddArrayToObject(o, "comparisons");
     for (size_t i = 0; i < e->n_pairs; i++) {
         const sel_pin_pair *x = &e->pairs[i];

@@ -84,9 +84,7 @@ cJSON *sel_result_json(const sel_result *r)
     cJSON_AddItemToObject(o, "verdict_id", lvd_json_num_if(r->verdict_id != 0, (double)r->verdict_id));
     cJSON_AddItemToObject(o, "placement", placement_json(r));
     add_launch(o, &r->launch);
-    cJSON *ex = cJSON_AddArrayToObject(o, "explain");
-    for (size_t i = 0; i < r->n_explain; i++)
-        cJSON_AddItemToArray(ex, cJSON_CreateString(r->explain[i]));
+    cJSON_AddItemToObject(o, "explain", lvd_json_strings(r->explain, r->n_explain));
     return o;
 }
 

@@ -73,14 +73,6 @@ void serve_report_table(FILE *f, const serve_session *s, const char *model)
     }
 }
 
-static cJSON *strings(char *const *v)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; v && v[i]; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
-    return a;
-}
-
 cJSON *serve_report_json(const serve_session *s, const char *model)
 {
     cJSON *o = cJSON_CreateObject();
@@ -99,8 +91,8 @@ cJSON *serve_report_json(const serve_session *s, const char *model)
         cJSON_AddStringToObject(j, "build", a->build);
         cJSON_AddStringToObject(j, "backend", a->backend);
         cJSON_AddStringToObject(j, "from", a->from);
-        cJSON_AddItemToObject(j, "argv", strings(a->argv));
-        cJSON_AddItemToObject(j, "env", strings(a->env));
+        cJSON_AddItemToObject(j, "argv", lvd_json_strv(a->argv));
+        cJSON_AddItemToObject(j, "env", lvd_json_strv(a->env));
         cJSON_AddStringToObject(j, "line", a->line);
         cJSON_AddItemToObject(j, "url", lvd_json_text(a->url));
         cJSON_AddItemToArray(arms, j);

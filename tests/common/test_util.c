@@ -164,6 +164,7 @@ static void string_vectors_stay_null_terminated(void **state)
 /* The value as compact JSON text. */
 static void json_is(cJSON *v, const char *want)
 {
+    assert_non_null(v);
     char *s = cJSON_PrintUnformatted(v);
     assert_string_equal(s, want);
     free(s);
@@ -192,6 +193,20 @@ static void json_values_are_null_when_unknown(void **state)
     char *text = lvd_json_compact(o); /* deletes o */
     assert_string_equal(text, "{\"a\":null,\"b\":\"x y\"}");
     free(text);
+}
+
+/* A list of strings is an array, never null or absent: [] for none. */
+static void json_string_lists_are_arrays(void **state)
+{
+    (void)state;
+    char *v[] = {"a", "b\"c", NULL};
+    json_is(lvd_json_strings(v, 2), "[\"a\",\"b\\\"c\"]");
+    json_is(lvd_json_strings(v, 1), "[\"a\"]");
+    json_is(lvd_json_strings(NULL, 0), "[]");
+    json_is(lvd_json_strings(v, 0), "[]");
+    json_is(lvd_json_strv(v), "[\"a\",\"b\\\"c\"]");
+    json_is(lvd_json_strv(v + 2), "[]");
+    json_is(lvd_json_strv(NULL), "[]");
 }
 
 /* The small rules every module shares (util.h, json.h). */
@@ -247,6 +262,7 @@ int main(void)
         cmocka_unit_test(error_messages_are_one_line),
         cmocka_unit_test(string_vectors_stay_null_terminated),
         cmocka_unit_test(json_values_are_null_when_unknown),
+        cmocka_unit_test(json_string_lists_are_arrays),
         cmocka_unit_test(shared_small_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
 # processes named in E2E_PIDS killed), a quiet environment (NO_COLOR,
 # LVD_NO_PROGRESS, no FAKE_* knobs), the ok/fail/check reporting with
 # e2e_finish, running a command into $tmp/out, $tmp/err and $rc, fake engine
-# directories, and the loopback release server. Not a test itself, and not for
+# directories, the loopback release server, and a nightly job's pin and
+# config on it. Not a test itself, and not for
 # helpers only one script uses (those stay in that script).
 # One strictness for every script, set here and nowhere else: `set -uo
 # pipefail` (an unset variable or a failing pipeline stage counts; no -e, since
@@ -177,4 +178,62 @@ start_httpd() {
   done
   [ -s "$portfile" ] || { echo "httpd.py did not start" >&2; exit 1; }
   HTTPD_PORT=$(head -1 "$portfile")
+}
+
+# ------------------------------------------------------------ nightly jobs
+# nightly_world [MODEL_NAME]: where a nightly job on the loopback release
+# server starts: private XDG data, store ($tmp/store.db) and host (e2e-box);
+# FLAVOUR, the flavour every release is built as; SRV, the release server's
+# folder (no archive yet, no fault); the job's folder $tmp/repo; MODEL, the
+# bundled tiny model copied to $tmp/models/MODEL_NAME (default tiny.gguf).
+nightly_world() {
+  export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db" LVD_HOST=e2e-box
+  FLAVOUR=bin-ubuntu-vulkan-x64
+  SRV=$tmp/srv
+  MODEL=$tmp/models/${1:-tiny.gguf}
+  mkdir -p "$SRV/files" "$tmp/repo" "$tmp/models"
+  echo '{}' > "$SRV/faults.json"
+  cp "${LVD_SOURCE:?}/share/models/tiny-llama-q4_0.gguf" "$MODEL"
+}
+# release_digest SRV TAG: the sha256 of TAG's $FLAVOUR archive on SRV
+release_digest() { sha256sum "$1/files/$2/llama-$2-$FLAVOUR.tar.gz" | cut -d' ' -f1; }
+# serve_releases SRV: start_httpd SRV, and LVD_RELEASES_API and
+# LVD_RELEASES_DOWNLOAD exported pointing at it
+serve_releases() {
+  start_httpd "$1"
+  export LVD_RELEASES_API="http://127.0.0.1:$HTTPD_PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$HTTPD_PORT/download"
+}
+# nightly_pin BUILD DIGEST [COMMENT]: PIN ($tmp/repo/llama-pin.conf) names
+# BUILD of $FLAVOUR with its archive's DIGEST, under the line "# COMMENT"
+nightly_pin() {
+  PIN=$tmp/repo/llama-pin.conf
+  {
+    [ -z "${3:-}" ] || echo "# $3"
+    printf 'build = %s\nflavour = %s\nsha256.%s = %s\n' "$1" "$FLAVOUR" "$FLAVOUR" "$2"
+  } > "$PIN"
+}
+# nightly_conf TESTS EVIDENCE LINES...: CONF ($tmp/repo/nightly.conf), a job
+# on MODEL that measures TESTS of the pin (PIN) against the latest build,
+# promotes, writes the EVIDENCE page and nightly.log beside it, fetches into
+# $tmp/builds and discovers nothing; then LINES
+nightly_conf() {
+  local tests=$1 evidence=$2; shift 2
+  CONF=$tmp/repo/nightly.conf
+  {
+    cat <<CONFF
+model = ../models/$(basename "$MODEL")
+pin_file = llama-pin.conf
+candidate = latest
+min_age = 1h
+tests = $tests
+budget = 2m
+max_samples = 12
+promote = on
+evidence = $evidence
+log = nightly.log
+builds_dir = $tmp/builds
+discover = off
+CONFF
+    [ $# -eq 0 ] || printf '%s\n' "$@"
+  } > "$CONF"
 }

@@ -13,91 +13,29 @@
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
-export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db"
-export LVD_HOST=e2e-box GITHUB_TOKEN=tok-e2e-secret
-FLAVOUR=bin-ubuntu-vulkan-x64
-SRV="$tmp/srv"
-mkdir -p "$SRV/files"
-echo '{}' >"$SRV/faults.json"
+nightly_world "tiny model.gguf" # a space in the path, on purpose
+export GITHUB_TOKEN=tok-e2e-secret
 
 # build TAG TG PPL_RATIO KLD: a release archive whose engine is the fake with a
-# Vulkan0 device of that decode speed and that correctness.
+# Vulkan0 device of that decode speed and that correctness; prints its digest.
 build() {
-    local tag=$1 tg=$2 ratio=$3 kld=$4 dir="$tmp/pkg/llama-$1"
-    mkdir -p "$dir"
-    cp "$LVD_FAKE_ENGINE" "$dir/llama-bench"
-    ln -sf llama-bench "$dir/llama-server"
-    ln -sf llama-bench "$dir/llama-perplexity"
-    cat >"$dir/fake-scenario" <<SCN
-build_number = ${tag#b}
-build_commit = c0ffee${tag#b}
-device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000
-cpu.pp = 400
-cpu.tg = 50
-dev.Vulkan0.pp = 5000
-dev.Vulkan0.tg = $tg
-noise = 0.002
-dev.Vulkan0.ppl_ratio = $ratio
-dev.Vulkan0.kld = $kld
-SCN
-    mkdir -p "$SRV/files/$tag"
-    tar -C "$tmp/pkg" -czf "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" "llama-$tag"
-    sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1
+    fake_release "$SRV" "$1" $FLAVOUR "device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000" "cpu.pp = 400" \
+        "cpu.tg = 50" "dev.Vulkan0.pp = 5000" "dev.Vulkan0.tg = $2" "noise = 0.002" "dev.Vulkan0.ppl_ratio = $3" \
+        "dev.Vulkan0.kld = $4"
+    release_digest "$SRV" "$1"
 }
 D200=$(build b200 500 1.0004 0.0001)   # pinned
 D201=$(build b201 560 1.0005 0.0001)   # +12 % tg, correct
 D202=$(build b202 700 1.3 0.4)         # +25 % over b201, wrong results
 
 # releases TAG... : writes releases.json (newest first), each published on 2026-11-01
-releases() {
-    {
-        echo "["
-        local first=1
-        for tag in "$@"; do
-            local d; d=$(sha256sum "$SRV/files/$tag/llama-$tag-$FLAVOUR.tar.gz" | cut -d' ' -f1)
-            [ $first -eq 1 ] || echo ","
-            first=0
-            printf '{"tag_name": "%s", "name": "%s", "draft": false, "prerelease": false, ' "$tag" "$tag"
-            printf '"published_at": "2026-11-01T00:00:00Z", "assets": [{"name": "llama-%s-%s.tar.gz", ' "$tag" "$FLAVOUR"
-            printf '"digest": "sha256:%s", "browser_download_url": "{base}/download/%s/llama-%s-%s.tar.gz"}]}\n' \
-                "$d" "$tag" "$tag" "$FLAVOUR"
-        done
-        echo "]"
-    } >"$SRV/releases.json"
-}
+releases() { fake_releases_json "$SRV" $FLAVOUR "" "$@"; }
 releases b201 b200
 
-start_httpd "$SRV"
-PORT=$HTTPD_PORT
-export LVD_RELEASES_API="http://127.0.0.1:$PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$PORT/download"
+serve_releases "$SRV"
 
-PIN="$tmp/repo/llama-pin.conf"
-mkdir -p "$tmp/repo"
-cat >"$PIN" <<PINF
-# the build this box serves with (reviewed in diffs)
-build = b200
-flavour = $FLAVOUR
-sha256.$FLAVOUR = $D200
-PINF
-MODEL="$tmp/models/tiny model.gguf"      # a space in the path, on purpose
-mkdir -p "$tmp/models"
-cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
-CONF="$tmp/repo/nightly.conf"
-cat >"$CONF" <<CONFF
-model = ../models/tiny model.gguf
-pin_file = llama-pin.conf
-candidate = latest
-min_age = 1h
-tests = pp512,tg128
-budget = 2m
-max_samples = 12
-ctx = 2048
-promote = on
-evidence = docs/evidence/backend-selection.md
-log = nightly.log
-builds_dir = $tmp/builds
-discover = off
-CONFF
+nightly_pin b200 "$D200" "the build this box serves with (reviewed in diffs)"
+nightly_conf pp512,tg128 docs/evidence/backend-selection.md "ctx = 2048"
 PAGE="$tmp/repo/docs/evidence/backend-selection.md"
 
 night() { # night DATE: runs the job on that date (UTC midnight + 3 h)

@@ -8,11 +8,7 @@
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
-export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db" LVD_HOST=e2e-box
-FLAVOUR=bin-ubuntu-vulkan-x64
-SRV="$tmp/srv"
-mkdir -p "$SRV/files"
-echo '{}' >"$SRV/faults.json"
+nightly_world
 
 for n in $(seq 200 208); do # b204 and later decode 10 % slower; every build is correct
     tg=500
@@ -22,39 +18,18 @@ for n in $(seq 200 208); do # b204 and later decode 10 % slower; every build is 
         "dev.Vulkan0.ppl_ratio = 1.0004" "dev.Vulkan0.kld = 0.0001"
 done
 fake_releases_json "$SRV" $FLAVOUR "" $(seq -f 'b%g' 208 -1 200)
-start_httpd "$SRV"
-export LVD_RELEASES_API="http://127.0.0.1:$HTTPD_PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$HTTPD_PORT/download"
+serve_releases "$SRV"
 
-mkdir -p "$tmp/repo" "$tmp/models"
-D200=$(sha256sum "$SRV/files/b200/llama-b200-$FLAVOUR.tar.gz" | cut -d' ' -f1)
-printf 'build = b200\nflavour = %s\nsha256.%s = %s\n' $FLAVOUR $FLAVOUR "$D200" >"$tmp/repo/llama-pin.conf"
-cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$tmp/models/tiny.gguf"
-CONF="$tmp/repo/nightly.conf"
-conf() {
-    cat >"$CONF" <<CONFF
-model = ../models/tiny.gguf
-pin_file = llama-pin.conf
-candidate = latest
-min_age = 1h
-tests = tg128
-budget = 2m
-max_samples = 12
-promote = on
-evidence = page.md
-log = nightly.log
-builds_dir = $tmp/builds
-discover = off
-bisect = $1
-bisect_budget = 10m
-CONFF
-}
+nightly_pin b200 "$(release_digest "$SRV" b200)"
+# conf on|off: the nightly's config, the regression hunt on or off
+conf() { nightly_conf tg128 page.md "bisect = $1" "bisect_budget = 10m"; }
 PAGE="$tmp/repo/page.md"
 
 conf on
 LVD_FAKE_NOW=$(date -u -d "2026-11-02 03:00" +%s) "$LVD_BIN/lvd" nightly --config "$CONF" >"$tmp/night.out" 2>&1
 rc=$?
 cat "$tmp/night.out"
-grep -q "^build = b200$" "$tmp/repo/llama-pin.conf" && ok "the regression keeps the pin" || fail "pin moved"
+grep -q "^build = b200$" "$PIN" && ok "the regression keeps the pin" || fail "pin moved"
 grep -qE "regression: tg128(@d[0-9]+)? on vulkan" "$tmp/repo/nightly.log" && ok "the pin decision names the regression" \
     || fail "no regression named: $(grep -A2 "step 'pin'" "$tmp/repo/nightly.log")"
 grep -qE "step 'bisect': .*lvd-bisect.* --good b200 --bad b208 .*--test '?tg128(@d[0-9]+)?'? --arm vulkan --budget 10m" "$tmp/repo/nightly.log" \

@@ -18,11 +18,7 @@
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
-export XDG_DATA_HOME="$tmp/xdg" LVD_STORE="$tmp/store.db" LVD_HOST=e2e-box
-FLAVOUR=bin-ubuntu-vulkan-x64
-MODEL="$tmp/models/tiny.gguf"
-mkdir -p "$tmp/models"
-cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$MODEL"
+nightly_world
 
 # build SRV TAG VERSION TG: a release archive whose engine is the fake with a
 # Vulkan0 device of that decode speed, printing "version: VERSION (build N, commit C)"
@@ -30,25 +26,20 @@ build() {
     fake_release "$1" "$2" $FLAVOUR "version = $3" "device = Vulkan0|NVIDIA GeForce RTX 3060|12288|11000" \
         "cpu.pp = 400" "cpu.tg = 50" "dev.Vulkan0.pp = 5000" "dev.Vulkan0.tg = $4" "noise = 0.002"
 }
-digest_of() { sha256sum "$1/files/$2/llama-$2-$FLAVOUR.tar.gz" | cut -d' ' -f1; }
 
 # --- the releases: b10990 .. b10995, v0.4.0 = b10990, v0.4.1 = b10995 ------------
-SRV="$tmp/srv"
-mkdir -p "$SRV/files"
-echo '{}' >"$SRV/faults.json"
 for n in 10990 10991; do build "$SRV" b$n 0.4.0-dev 500; done
 for n in 10992 10993 10994 10995; do build "$SRV" b$n 0.4.1-dev 560; done
 fake_semver "$SRV" v0.4.0 b10990
 fake_semver "$SRV" v0.4.1 b10995
 fake_releases_json "$SRV" $FLAVOUR "" v0.4.1 b10995 b10994 b10993 b10992 b10991 v0.4.0 b10990
-start_httpd "$SRV"
-export LVD_RELEASES_API="http://127.0.0.1:$HTTPD_PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$HTTPD_PORT/download"
+serve_releases "$SRV"
 
 # --- fetch ---------------------------------------------------------------------------
 lvd fetch v0.4.1 --builds-dir "$tmp/builds" --json
 expect_rc "lvd fetch v0.4.1" 0
 check "v0.4.1 is build b10995, verified as any build is" is \
-    "(d['release'], d['build'], d['verified'], d['sha256'] == '$(digest_of "$SRV" b10995)')" "('v0.4.1', 'b10995', 'api', True)"
+    "(d['release'], d['build'], d['verified'], d['sha256'] == '$(release_digest "$SRV" b10995)')" "('v0.4.1', 'b10995', 'api', True)"
 check "the engine's own version line: commit and SemVer version" is "(d['commit'], d['semver'])" \
     "('c0ffee10995', '0.4.1-dev')"
 lvd probe --json
@@ -66,29 +57,9 @@ check "older than a pin naming a release: by the build it stands for" is \
 rm -rf "$tmp/builds" "$LVD_STORE"
 
 # --- pin: v0.4.0 pinned, the newest build promoted by number over two nights ---------
-mkdir -p "$tmp/repo"
-PIN="$tmp/repo/llama-pin.conf"
-cat >"$PIN" <<PINF
-# the release this box serves with
-build = v0.4.0
-flavour = $FLAVOUR
-sha256.$FLAVOUR = $(digest_of "$SRV" b10990)
-PINF
-cat >"$tmp/repo/nightly.conf" <<CONF
-model = ../models/tiny.gguf
-pin_file = llama-pin.conf
-candidate = latest
-min_age = 1h
-tests = pp512,tg128
-budget = 2m
-max_samples = 12
-promote = on
-evidence = page.md
-log = nightly.log
-builds_dir = $tmp/builds
-discover = off
-CONF
-night() { capture env LVD_FAKE_NOW="$(date -u -d "$1 03:00" +%s)" "$LVD_BIN/lvd" nightly --config "$tmp/repo/nightly.conf"; }
+nightly_pin v0.4.0 "$(release_digest "$SRV" b10990)" "the release this box serves with"
+nightly_conf pp512,tg128 page.md
+night() { capture env LVD_FAKE_NOW="$(date -u -d "$1 03:00" +%s)" "$LVD_BIN/lvd" nightly --config "$CONF"; }
 night 2026-11-02
 expect_rc "night 1" 0
 grep -q "v0.4.0 is b10990\|v0.4.0 is build b10990" "$tmp/repo/nightly.log" && ok "night 1 fetched the pinned v0.4.0 as b10990" ||
@@ -99,7 +70,7 @@ grep -q "pinned b10990 (bin-ubuntu-vulkan-x64), candidate b10995" "$tmp/repo/nig
     fail "pin decision: $(grep -A4 "step 'pin'" "$tmp/repo/nightly.log" | head -8)"
 night 2026-11-03
 expect_rc "night 2" 0
-if grep -q "^build = b10995$" "$PIN" && grep -q "$(digest_of "$SRV" b10995)" "$PIN"; then
+if grep -q "^build = b10995$" "$PIN" && grep -q "$(release_digest "$SRV" b10995)" "$PIN"; then
     ok "night 2 promotes b10995 with its digest over the pinned v0.4.0"
 else
     fail "night 2 did not promote: $(cat "$PIN"); $(tail -20 "$tmp/repo/nightly.log")"
@@ -115,8 +86,7 @@ done
 fake_semver "$SRV2" v0.5.0 b11000
 fake_semver "$SRV2" v0.5.1 b11007
 fake_releases_json "$SRV2" $FLAVOUR "" v0.5.1 $(seq -f 'b%g' 11007 -1 11000) v0.5.0
-start_httpd "$SRV2"
-export LVD_RELEASES_API="http://127.0.0.1:$HTTPD_PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$HTTPD_PORT/download"
+serve_releases "$SRV2"
 export LVD_STORE="$tmp/bisect.db" LVD_BUILDS_DIR="$tmp/bisect-builds"
 lvd bisect --good v0.5.0 --bad v0.5.1 -m "$MODEL" --flavour $FLAVOUR --test tg128 --budget 10m --json
 expect_rc "bisect between two SemVer releases" 0
@@ -131,13 +101,9 @@ has_err "--good b11007 must be older than --bad b11000" && ok "names the builds"
 
 # --- the nightly's hunt from a pin naming v0.5.0: the regressed b11007 against b11000 -----
 export LVD_STORE="$tmp/hunt.db" LVD_BUILDS_DIR="$tmp/hunt-builds"
-cat >"$PIN" <<PINF
-build = v0.5.0
-flavour = $FLAVOUR
-sha256.$FLAVOUR = $(digest_of "$SRV2" b11000)
-PINF
-sed -i -e "s|^builds_dir = .*|builds_dir = $tmp/hunt-builds|" -e 's/^tests = .*/tests = tg128/' "$tmp/repo/nightly.conf"
-printf 'bisect = on\nbisect_budget = 10m\n' >>"$tmp/repo/nightly.conf"
+nightly_pin v0.5.0 "$(release_digest "$SRV2" b11000)"
+nightly_conf tg128 page.md "bisect = on" "bisect_budget = 10m"
+sed -i "s|^builds_dir = .*|builds_dir = $tmp/hunt-builds|" "$CONF"
 : >"$tmp/repo/nightly.log"
 night 2026-11-04
 grep -q "^build = v0.5.0$" "$PIN" && ok "hunt: the regression keeps the pin naming v0.5.0" || fail "hunt: pin moved: $(cat "$PIN")"

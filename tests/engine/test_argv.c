@@ -270,6 +270,7 @@ static void test_help_record(void **state)
         assert_int_equal(back.known[t], h.known[t]);
     assert_arg(&back, ENGINE_TOOL_SERVER, "-fa", "[on|off|auto]");
     assert_arg(&back, ENGINE_TOOL_SERVER, "--n-cpu-moe", "N");
+    assert_arg(&back, ENGINE_TOOL_SERVER, "-np", "N"); /* a serving verdict's slots */
     assert_arg(&back, ENGINE_TOOL_PERPLEXITY, "--kl-divergence-base", "FNAME");
     char *again = engine_help_record(&back);
     assert_string_equal(again, rec);
@@ -336,154 +337,133 @@ static void test_real_builds_lose_nothing(void **state)
     }
 }
 
-/* A build without -ncmoe and llama.cpp's fit: left out, and said; an alias
- * it lists instead is passed in its place. */
-static void test_left_out(void **state)
+/* A help of one tool, from its text. */
+static engine_help parsed(engine_tool tool, const char *text)
 {
-    (void)state;
     engine_help h = {.opts = NULL};
-    engine_help_parse(&h, ENGINE_TOOL_BENCH,
-                      "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n  -r, --repetitions <n>\n"
-                      "  -o, --output <csv|json|jsonl|md|sql>\n  -v, --verbose       verbose output\n"
-                      "  -dev, --device <dev0/dev1/...>\n  --n-gpu-layers <n>\n  -fa, --flash-attn <0|1>\n");
-    lvd_params p = one_device();
-    p.n_cpu_moe = 4;
-    p.fit_target = 1024;
-    engine_run r = {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = p, .help = &h,
-                    .n_prompt = "512", .n_gen = "0", .reps = 3, .no_warmup = 1};
-    char *note, *words = built(&r, &note);
-    assert_string_equal(words, "/e/llama-bench -m m -p 512 -n 0 -r 3 -o jsonl -v -dev Vulkan0 --n-gpu-layers 33 -fa 0");
-    assert_string_equal(note, "left out -ctk q8_0, -ncmoe 4, -fitt 1024, --no-warmup: not in llama-bench's --help");
-    free(words);
-    free(note);
-    engine_help_free(&h);
+    engine_help_parse(&h, tool, text);
+    return h;
 }
 
-/* llama-server's -fa before it took a value (a switch, off by default):
- * the bare flag for on, nothing for off, nothing said. */
-static void test_switch(void **state)
+/* A real build's help as its probe's record keeps it, read back. */
+static void recorded(engine_help *h, const char *build)
 {
-    (void)state;
-    engine_help h = {.opts = NULL};
-    engine_help_parse(&h, ENGINE_TOOL_SERVER,
-                      "-m,    --model FNAME                    model path (default: models/7B/ggml-model-f16.gguf)\n"
-                      "-fa,   --flash-attn                     enable Flash Attention (default: disabled)\n"
-                      "-ngl,  --gpu-layers, --n-gpu-layers N   number of layers to store in VRAM\n");
-    lvd_params p;
-    lvd_params_init(&p);
-    p.fa = 1;
-    engine_run r = {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = p, .help = &h,
-                    .gpu = 1};
-    char *note, *words = built(&r, &note);
-    assert_string_equal(words, "/e/llama-server -m m -fa");
-    assert_null(note);
-    free(words);
-    r.params.fa = 0;
-    words = built(&r, &note);
-    assert_string_equal(words, "/e/llama-server -m m");
-    assert_null(note);
-    free(words);
-    engine_help_free(&h);
-}
-
-/* A serving verdict's slots: -np N last on the launch line, kept in the
- * record of a real build's llama-server help (b10587 lists -np); a help
- * without it leaves it out and says so. A llama-bench run never has it. */
-static void test_parallel(void **state)
-{
-    (void)state;
-    engine_help real, back;
-    read_help(&real, "cpu-build-b10587");
+    engine_help real;
+    read_help(&real, build);
     char *rec = engine_help_record(&real);
-    engine_help_load(rec, &back);
-    assert_arg(&back, ENGINE_TOOL_SERVER, "-np", "N");
-    lvd_params p;
-    lvd_params_init(&p);
-    p.parallel = 4;
-    engine_run r = {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = p,
-                    .help = &back, .ctx = 4096};
-    char *note, *words = built(&r, &note);
-    assert_string_equal(words, "/e/llama-server -m m -c 4096 -np 4");
-    assert_null(note);
-    free(words);
-    engine_help old = {.opts = NULL};
-    engine_help_parse(&old, ENGINE_TOOL_SERVER, "-m,    --model FNAME                    model path\n"
-                                               "-c,    --ctx-size N                     size of the prompt context\n");
-    r.help = &old;
-    words = built(&r, &note);
-    assert_string_equal(words, "/e/llama-server -m m -c 4096");
-    assert_string_equal(note, "left out -np 4: not in llama-server's --help");
-    free(words);
-    free(note);
-    engine_run b = {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = p,
-                    .n_prompt = "512", .n_gen = "0", .reps = 1};
-    words = built(&b, &note);
-    assert_null(strstr(words, "-np"));
-    free(words);
-    free(note);
-    engine_help_free(&old);
-    engine_help_free(&back);
+    engine_help_load(rec, h);
+    free(rec);
     engine_help_free(&real);
-    free(rec);
 }
 
-/* b4547 (Jan 2025): its llama-bench lists no -dev, -ncmoe, -fitt or
- * --no-warmup, its llama-server no --n-cpu-moe or --fit and -fa only as a
- * switch; each tool's line leaves them out and says so, and lvd fit's loads,
- * which need -d, are refused. */
-static void test_b4547(void **state)
+/* 1 when a and b are the same string, or both NULL. */
+static int same(const char *a, const char *b)
 {
-    (void)state;
-    engine_help h;
-    read_help(&h, "cpu-build-b4547");
-    for (int t = 0; t < ENGINE_TOOL_FIT_PARAMS; t++)
-        assert_true(h.known[t]);
-    lvd_params p = one_device();
-    p.n_cpu_moe = 4;
-    p.fa = 1;
-    engine_run r = {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = p, .help = &h,
-                    .n_prompt = "512", .n_gen = "128", .reps = 5, .no_warmup = 1};
-    char *note, *words = built(&r, &note);
-    assert_string_equal(words, "/e/llama-bench -m m -p 512 -n 128 -r 5 -o jsonl -v -ngl 33 -fa 1 -ctk q8_0");
-    assert_string_equal(note, "left out -dev Vulkan0, -ncmoe 4, --no-warmup: not in llama-bench's --help");
-    free(words);
-    free(note);
-    engine_run s = {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = tu_params_every(),
-                    .help = &h, .ctx = 4096, .gpu = 1};
-    words = built(&s, &note);
-    assert_string_equal(words, "/e/llama-server -m m --device CUDA0,CUDA1 -sm row -ts 0.60,0.40 -ngl 99 -ub 256 -fa"
-                               " -ctk q8_0 -ctv q8_0 -t 8 -c 4096");
-    assert_string_equal(note, "left out --n-cpu-moe 4, --fit on, -fitt 1024, -fitc 4096: not in llama-server's --help");
-    free(words);
-    free(note);
-    engine_run c = {.kind = ENGINE_RUN_PERPLEXITY, .binary = "/e/llama-perplexity", .model = "m", .params = one_device(),
-                    .help = &h, .text = "t", .ctx = 128, .chunks = 4, .kld_base = "b", .kld = 1};
-    words = built(&c, &note);
-    assert_string_equal(words, "/e/llama-perplexity -m m -f t -c 128 --chunks 4 --kl-divergence-base b --kl-divergence"
-                               " -ngl 33 -dev Vulkan0");
-    assert_null(note);
-    free(words);
-    char *rec = engine_help_record(&h);
-    fit_target t = {.binary = "/e/llama-bench", .model = "m", .flags = rec, .timeout_ms = 1};
-    lvd_params_init(&t.params);
-    engine_argv a;
-    lvd_err err = {{0}};
-    assert_int_equal(fit_load_cmd(&t, 4096, &a, &err), -1);
-    assert_string_equal(err.msg, "/e/llama-bench: its --help lists no -d, which this run needs");
-    free(rec);
-    engine_help_free(&h);
+    return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
-/* A word the run cannot do without is an error, not a note: lvd fit's
- * loads on a llama-bench without -d. */
-static void test_needed(void **state)
+/* Runs built over what a build's --help lists: a flag it lacks left out and
+ * said (an alias it lists passed in its place), llama-server's -fa switch
+ * (b4547's), a serving verdict's slots, and what b4547's tools lack. Each
+ * case's words, and its note (NULL: nothing said). */
+static void test_runs_over_help(void **state)
 {
     (void)state;
-    engine_help h = {.opts = NULL};
-    engine_help_parse(&h, ENGINE_TOOL_BENCH,
-                      "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n  -r, --repetitions <n>\n"
-                      "  -o, --output <csv|json|jsonl|md|sql>\n");
-    char *rec = engine_help_record(&h);
+    /* a llama-bench without -ncmoe and llama.cpp's fit, -ngl only as --n-gpu-layers */
+    engine_help nofit = parsed(ENGINE_TOOL_BENCH,
+                               "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n"
+                               "  -r, --repetitions <n>\n  -o, --output <csv|json|jsonl|md|sql>\n"
+                               "  -v, --verbose       verbose output\n  -dev, --device <dev0/dev1/...>\n"
+                               "  --n-gpu-layers <n>\n  -fa, --flash-attn <0|1>\n");
+    /* llama-server's -fa before it took a value (a switch, off by default) */
+    engine_help fa_switch =
+        parsed(ENGINE_TOOL_SERVER,
+               "-m,    --model FNAME                    model path (default: models/7B/ggml-model-f16.gguf)\n"
+               "-fa,   --flash-attn                     enable Flash Attention (default: disabled)\n"
+               "-ngl,  --gpu-layers, --n-gpu-layers N   number of layers to store in VRAM\n");
+    /* a llama-server without -np */
+    engine_help no_np = parsed(ENGINE_TOOL_SERVER,
+                               "-m,    --model FNAME                    model path\n"
+                               "-c,    --ctx-size N                     size of the prompt context\n");
+    engine_help b10587, b4547;
+    recorded(&b10587, "cpu-build-b10587"); /* lists -np */
+    read_help(&b4547, "cpu-build-b4547");
+    lvd_params moe = one_device(), moe_fa, fa_on, fa_off, slots;
+    moe.n_cpu_moe = 4;
+    moe_fa = moe;
+    moe_fa.fa = 1;
+    moe.fit_target = 1024;
+    lvd_params_init(&fa_on);
+    fa_on.fa = 1;
+    fa_off = fa_on;
+    fa_off.fa = 0;
+    lvd_params_init(&slots);
+    slots.parallel = 4;
+    const struct {
+        const char *what;
+        engine_run run;
+        const char *words, *note;
+    } cases[] = {
+        {"no -ncmoe, no fit",
+         {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = moe, .help = &nofit,
+          .n_prompt = "512", .n_gen = "0", .reps = 3, .no_warmup = 1},
+         "/e/llama-bench -m m -p 512 -n 0 -r 3 -o jsonl -v -dev Vulkan0 --n-gpu-layers 33 -fa 0",
+         "left out -ctk q8_0, -ncmoe 4, -fitt 1024, --no-warmup: not in llama-bench's --help"},
+        {"-fa switch, on: the bare flag",
+         {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = fa_on, .help = &fa_switch,
+          .gpu = 1},
+         "/e/llama-server -m m -fa", NULL},
+        {"-fa switch, off: nothing",
+         {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = fa_off, .help = &fa_switch,
+          .gpu = 1},
+         "/e/llama-server -m m", NULL},
+        {"slots: -np N last",
+         {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = slots, .help = &b10587,
+          .ctx = 4096},
+         "/e/llama-server -m m -c 4096 -np 4", NULL},
+        {"slots, no -np listed",
+         {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = slots, .help = &no_np,
+          .ctx = 4096},
+         "/e/llama-server -m m -c 4096", "left out -np 4: not in llama-server's --help"},
+        {"slots: never a llama-bench word",
+         {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = slots, .n_prompt = "512",
+          .n_gen = "0", .reps = 1},
+         "/e/llama-bench -m m -p 512 -n 0 -r 1 -o jsonl -v", NULL},
+        {"b4547's llama-bench",
+         {.kind = ENGINE_RUN_BENCH, .binary = "/e/llama-bench", .model = "m", .params = moe_fa, .help = &b4547,
+          .n_prompt = "512", .n_gen = "128", .reps = 5, .no_warmup = 1},
+         "/e/llama-bench -m m -p 512 -n 128 -r 5 -o jsonl -v -ngl 33 -fa 1 -ctk q8_0",
+         "left out -dev Vulkan0, -ncmoe 4, --no-warmup: not in llama-bench's --help"},
+        {"b4547's llama-server",
+         {.kind = ENGINE_RUN_SERVER, .binary = "/e/llama-server", .model = "m", .params = tu_params_every(),
+          .help = &b4547, .ctx = 4096, .gpu = 1},
+         "/e/llama-server -m m --device CUDA0,CUDA1 -sm row -ts 0.60,0.40 -ngl 99 -ub 256 -fa -ctk q8_0 -ctv q8_0"
+         " -t 8 -c 4096",
+         "left out --n-cpu-moe 4, --fit on, -fitt 1024, -fitc 4096: not in llama-server's --help"},
+        {"b4547's llama-perplexity",
+         {.kind = ENGINE_RUN_PERPLEXITY, .binary = "/e/llama-perplexity", .model = "m", .params = one_device(),
+          .help = &b4547, .text = "t", .ctx = 128, .chunks = 4, .kld_base = "b", .kld = 1},
+         "/e/llama-perplexity -m m -f t -c 128 --chunks 4 --kl-divergence-base b --kl-divergence -ngl 33 -dev Vulkan0",
+         NULL},
+    };
+    for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
+        char *note, *words = built(&cases[i].run, &note);
+        if (!same(words, cases[i].words) || !same(note, cases[i].note))
+            fail_msg("%s\n  got:  %s\n        note: %s\n  want: %s\n        note: %s", cases[i].what, words,
+                     note ? note : "(none)", cases[i].words, cases[i].note ? cases[i].note : "(none)");
+        free(words);
+        free(note);
+    }
+    engine_help *helps[] = {&nofit, &fa_switch, &no_np, &b10587, &b4547};
+    for (size_t i = 0; i < LVD_ARRAY_LEN(helps); i++)
+        engine_help_free(helps[i]);
+}
+
+/* lvd fit's loads over a build whose llama-bench lists no -d (a word they
+ * need): refused with one line, no argv. */
+static void assert_fit_refused(const engine_help *h)
+{
+    char *rec = engine_help_record(h);
     fit_target t = {.binary = "/e/llama-bench", .model = "m", .flags = rec, .timeout_ms = 1};
     lvd_params_init(&t.params);
     engine_argv a;
@@ -493,6 +473,29 @@ static void test_needed(void **state)
     assert_null(a.argv);
     assert_null(fit_load_argv(&t, 4096));
     free(rec);
+}
+
+/* b4547 (Jan 2025): every tool's help read (what its lines leave out:
+ * test_runs_over_help), and lvd fit's loads, which need -d, refused. */
+static void test_b4547(void **state)
+{
+    (void)state;
+    engine_help h;
+    read_help(&h, "cpu-build-b4547");
+    for (int t = 0; t < ENGINE_TOOL_FIT_PARAMS; t++)
+        assert_true(h.known[t]);
+    assert_fit_refused(&h);
+    engine_help_free(&h);
+}
+
+/* A word the run cannot do without is an error, not a note: lvd fit's
+ * loads on a llama-bench without -d. */
+static void test_needed(void **state)
+{
+    (void)state;
+    engine_help h = parsed(ENGINE_TOOL_BENCH, "  -m, --model <filename>\n  -p, --n-prompt <n>\n  -n, --n-gen <n>\n"
+                                              "  -r, --repetitions <n>\n  -o, --output <csv|json|jsonl|md|sql>\n");
+    assert_fit_refused(&h);
     engine_help_free(&h);
 }
 
@@ -503,9 +506,8 @@ int main(void)
         cmocka_unit_test(test_fit),          cmocka_unit_test(test_check),
         cmocka_unit_test(test_server),       cmocka_unit_test(test_help_parse),
         cmocka_unit_test(test_help_record),  cmocka_unit_test(test_real_builds_lose_nothing),
-        cmocka_unit_test(test_left_out),     cmocka_unit_test(test_switch),
-        cmocka_unit_test(test_needed),       cmocka_unit_test(test_b4547),
-        cmocka_unit_test(test_parallel),
+        cmocka_unit_test(test_runs_over_help), cmocka_unit_test(test_needed),
+        cmocka_unit_test(test_b4547),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
