@@ -103,14 +103,23 @@ static double stretch(void)
     return 1.0 + contention * (others > 0 ? others : 0);
 }
 
-/* A completion's tokens in /metrics' counters: before its last event goes
- * out, as llama-server counts a task when it ends, so a client that reads
- * /metrics after its last answer sees every token of it. */
-static void count(int p, int g)
+/* A completion ends: its tokens in /metrics' counters and its slot free,
+ * before its last event goes out, as llama-server counts a task when it
+ * ends, so a client that reads /metrics after its last answer sees every
+ * token of it and no request still processing. */
+static void end_task(int p, int g)
 {
     __atomic_fetch_add(&prompt_total, p, __ATOMIC_RELAXED);
     __atomic_fetch_add(&predicted_total, g, __ATOMIC_RELAXED);
     __atomic_fetch_add(&requests_total, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&active, 1, __ATOMIC_RELAXED);
+}
+
+/* A completion whose client went away before its end: its slot free. */
+static int abandon(void)
+{
+    __atomic_fetch_sub(&active, 1, __ATOMIC_RELAXED);
+    return -1;
 }
 
 /* One streamed completion of p prompt and g generated tokens. */
@@ -119,7 +128,7 @@ static int stream(int fd, int p, int g, int slot)
     const char *head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
                        "Transfer-Encoding: chunked\r\n\r\n";
     if (send_all(fd, head, strlen(head)))
-        return -1;
+        return abandon();
     double t0 = mono_ms(), t_first = 0;
     sleep_ms(ttft_ms * stretch());
     for (int k = 1; k <= g; k++) {
@@ -135,14 +144,14 @@ static int stream(int fd, int p, int g, int slot)
         int rc = chunk(fd, ev);
         free(ev);
         if (rc)
-            return -1;
+            return abandon();
     }
     double t_end = mono_ms(), prompt_ms = t_first - t0, pred_ms = t_end - t_first;
     char *last = lvd_xasprintf("data: {\"index\":0,\"content\":\"\",\"tokens\":[],\"id_slot\":%d,\"stop\":true,"
                                "\"model\":\"fake\",\"tokens_predicted\":%d,\"tokens_evaluated\":%d,\"timings\":{"
                                "\"prompt_n\":%d,\"prompt_ms\":%.3f,\"predicted_n\":%d,\"predicted_ms\":%.3f}}\n\n",
                                slot, g, p, p, prompt_ms, g, pred_ms);
-    count(p, g);
+    end_task(p, g);
     int rc = chunk(fd, last) || send_all(fd, "0\r\n\r\n", 5);
     free(last);
     return rc ? -1 : 0;
@@ -170,11 +179,10 @@ static int completion(int fd, const char *body)
         sleep_ms((ttft_ms + token_ms * (g - 1)) * stretch());
         char *b = lvd_xasprintf("{\"index\":0,\"content\":\"\",\"stop\":true,\"tokens_predicted\":%d,"
                                 "\"tokens_evaluated\":%d}", g, p);
-        count(p, g);
+        end_task(p, g);
         rc = respond(fd, 200, "application/json", b);
         free(b);
     }
-    __atomic_fetch_sub(&active, 1, __ATOMIC_RELAXED);
     return rc;
 }
 
