@@ -118,18 +118,7 @@ rm -rf "$NODEV"
 # ------------------------------------------------------------ the nightly discovers
 export LVD_STORE=$tmp/night.db
 cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$tmp/model.gguf"
-cat > "$tmp/nightly.conf" <<CONF
-model = model.gguf
-fetch = off
-candidate = none
-tests = tg128
-budget = 1m
-max_samples = 6
-evidence = evidence.md
-log = nightly.log
-pin_file = $LVD_SOURCE/share/pin.default
-promote = off
-CONF
+offline_conf "$tmp/nightly.conf" "tests = tg128"
 capture env PATH="$P" "$LVD_BIN/lvd" nightly --config "$tmp/nightly.conf"
 cat "$tmp/out" "$tmp/err"
 expect_rc "a nightly on a store with no engine" 0

@@ -212,6 +212,26 @@ nightly_pin() {
     printf 'build = %s\nflavour = %s\nsha256.%s = %s\n' "$1" "$FLAVOUR" "$FLAVOUR" "$2"
   } > "$PIN"
 }
+# offline_conf FILE LINES...: FILE, a night without network on model.gguf
+# beside it (no fetch, no candidate, the repository's default pin, nothing
+# promoted, evidence.md and nightly.log beside it, 1m of bench); then LINES
+offline_conf() {
+  local file=$1; shift
+  {
+    cat <<CONFF
+model = model.gguf
+fetch = off
+candidate = none
+budget = 1m
+max_samples = 6
+evidence = evidence.md
+log = nightly.log
+pin_file = ${LVD_SOURCE:?}/share/pin.default
+promote = off
+CONFF
+    [ $# -eq 0 ] || printf '%s\n' "$@"
+  } > "$file"
+}
 # nightly_conf TESTS EVIDENCE LINES...: CONF ($tmp/repo/nightly.conf), a job
 # on MODEL that measures TESTS of the pin (PIN) against the latest build,
 # promotes, writes the EVIDENCE page and nightly.log beside it, fetches into

@@ -11,18 +11,7 @@ world night
 engine cpu "cpu.tg = 50" "sleep_ms = 1500"
 engine gpu "device = CUDA0|NVIDIA GeForce RTX 4090|24564|23000|8.9" "dev.CUDA0.tg = 900" "sleep_ms = 1500"
 cp "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" "$W/model.gguf"
-cat > "$W/nightly.conf" <<CONF
-model = model.gguf
-fetch = off
-candidate = none
-budget = 1m
-max_samples = 6
-evidence = evidence.md
-log = nightly.log
-pin_file = $LVD_SOURCE/share/pin.default
-promote = off
-discover = off
-CONF
+offline_conf "$W/nightly.conf" "discover = off"
 
 "$LVD_BIN/lvd" nightly --config "$W/nightly.conf" > "$tmp/night.out" 2>&1 &
 night=$!
