@@ -33,9 +33,14 @@
  * from which the device takes ops whose weights are on the host. */
 #define CBUF_OFFLOAD_MIN_BATCH 32u
 
+int placement_cbuf_is_view_op(uint8_t op)
+{
+    return op >= PLACEMENT_CBUF_OP_VIEW && op <= PLACEMENT_CBUF_OP_TRANSPOSE;
+}
+
 static int is_view_op(const placement_cbuf_node *t)
 {
-    return t->op == PLACEMENT_CBUF_OP_VIEWOP;
+    return placement_cbuf_is_view_op(t->op);
 }
 
 /* The tensor whose memory t uses: itself, or a view's root. */
@@ -68,7 +73,7 @@ static int supports(const placement_cbuf_spec *sp, const placement_cbuf_graph *g
 static int8_t weight_backend(const placement_cbuf_spec *sp, const placement_cbuf_graph *g, size_t i)
 {
     const placement_cbuf_node *t = &g->v[i];
-    if (t->op == PLACEMENT_CBUF_OP_ROPE || t->op == PLACEMENT_CBUF_OP_FA)
+    if (t->op == PLACEMENT_CBUF_OP_ROPE || t->op == PLACEMENT_CBUF_OP_FLASH_ATTN_EXT)
         return PLACEMENT_CBUF_NO_BACKEND;
     for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++) {
         const placement_cbuf_node *s = t->src[j] >= 0 ? &g->v[t->src[j]] : NULL;
@@ -222,7 +227,7 @@ static void end_split(sched *s)
         /* a view with op NONE: it keeps its source alive without counting
          * among the views of anything (view_src -2) */
         placement_cbuf_node dep = {.src = {src, -1, -1, -1}, .view_src = -2,
-                                   .kind = PLACEMENT_CBUF_VIEW, .op = PLACEMENT_CBUF_OP_ANY,
+                                   .kind = PLACEMENT_CBUF_VIEW, .op = PLACEMENT_CBUF_OP_NONE,
                                    .force = -1};
         int32_t d = add_tensor(s, dep, s->be[src]);
         s->order[s->n_order++] = d;
