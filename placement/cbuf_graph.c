@@ -35,6 +35,7 @@
 
 #include "common/gguf.h"
 #include "common/util.h"
+#include "placement/placement.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,21 +112,28 @@ static int32_t weight(builder *b, uint64_t bytes, int8_t loc)
     return push(b, t);
 }
 
-/* The bytes of elems weights at the blocks' own density (block_bytes over
- * block_elems: the model's quantization, its norms and biases averaged in);
- * f16 when the shape does not say. */
+/* The bytes of a matrix of elems weights: of the file's type where it is
+ * one type throughout (F32, F16, BF16, Q8_0, Q4_0 ...: ggml_row_size),
+ * else at the blocks' own density (block_bytes over block_elems: a mix of
+ * quantizations, its norms and biases averaged in); f16 when the shape
+ * does not say. A copy of a weight takes exactly its size, which decides
+ * between equal holes in the allocator. */
 static uint64_t elems_bytes(const builder *b, uint64_t elems)
 {
     const gguf_shape *s = b->s;
+    uint32_t be, bb;
+    if (placement_cache_type_size(gguf_file_type_name(s->file_type), &be, &bb, NULL) == 0)
+        return (elems + be - 1) / be * bb;
     if (!s->block_elems)
         return elems * 2;
     return (uint64_t)((double)elems * (double)s->block_bytes / (double)s->block_elems + 0.5);
 }
 
-/* A block weight of elems elements, where the current block is. */
+/* A block's vector weight (a norm, a bias) of elems elements, where the
+ * current block is: f32, as GGUF converters keep every 1-D tensor. */
 static int32_t bweight(builder *b, uint64_t elems)
 {
-    return weight(b, elems_bytes(b, elems), b->dev);
+    return weight(b, elems * F32, b->dev);
 }
 
 /* The KV cache of the current block (bytes: one view of it). */

@@ -23,6 +23,7 @@ static gguf_shape llama(uint32_t E, uint32_t n_block, uint32_t V)
     gguf_shape s;
     memset(&s, 0, sizeof s);
     s.known = s.graph = 1;
+    s.file_type = 1; /* F16 */
     snprintf(s.arch, sizeof s.arch, "llama");
     s.n_block = n_block;
     s.n_embd = E;
