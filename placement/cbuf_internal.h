@@ -1,11 +1,12 @@
 /* cbuf_internal.h: what the compute-buffer estimate (cbuf.h) is made of: the
  * graph llama.cpp builds for one ubatch, written down as a list of tensors in
  * the order ggml visits them (cbuf_graph.c), and ggml's scheduler and graph
- * allocator replayed over that list (cbuf_sched.c). Only the facts the
- * scheduler and the allocator act on are kept: each tensor's size, op,
- * sources, whether it is a view, may be computed in place, is a graph
- * output or an input, and where its weights live. Not a public interface:
- * use cbuf.h. */
+ * allocator replayed over that list (cbuf_sched.c), with ggml-vulkan's
+ * reordering of each device split (cbuf_vkorder.c). Only the facts the
+ * scheduler, the reordering and the allocator act on are kept: each
+ * tensor's size, op, sources, whether it is a view, may be computed in
+ * place, is a graph output or an input, and where its weights live. Not a
+ * public interface: use cbuf.h. */
 #ifndef LVD_PLACEMENT_CBUF_INTERNAL_H
 #define LVD_PLACEMENT_CBUF_INTERNAL_H
 
@@ -30,8 +31,8 @@ typedef enum placement_cbuf_kind {
 
 /* A node's ggml op, as far as ggml's scheduler (GET_ROWS, ROPE,
  * FLASH_ATTN_EXT and the view ops: ggml_backend_sched_backend_id_from_cur,
- * ggml_is_view_op) and ggml-vulkan's reordering of a split (the ops its
- * fusions pair) tell them apart; every other op is OTHER. */
+ * ggml_is_view_op) and ggml-vulkan's reordering of a split (cbuf_vkorder.c:
+ * the ops its fusions pair) tell them apart; every other op is OTHER. */
 typedef enum placement_cbuf_op {
     PLACEMENT_CBUF_OP_NONE,     /* a leaf (input, weight, cache) or a scheduler copy */
     PLACEMENT_CBUF_OP_OTHER,    /* an op nothing here tells apart (CONT, GLU, SCALE, CONCAT ...) */
@@ -124,5 +125,10 @@ typedef struct placement_cbuf_buffer {
  * sources are rewired to the copies. */
 void placement_cbuf_schedule(const placement_cbuf_spec *spec, placement_cbuf_graph *g,
                              placement_cbuf_buffer out[2]);
+
+/* ggml-vulkan's graph_optimize (cbuf_vkorder.c): reorders nodes[0..n), one
+ * split's tensors of g in graph order, as ggml-vulkan does before ggml-alloc
+ * places them. */
+void placement_cbuf_vk_reorder(const placement_cbuf_graph *g, int32_t *nodes, size_t n);
 
 #endif
