@@ -111,6 +111,8 @@ static int parse_command(const char *line, const char *name, size_t lineno, benc
         c->fa = fa && (!strcmp(fa, "on") || !strcmp(fa, "1"));
         c->ngl = ngl ? atoi(ngl) : -1;
         c->n_cpu_moe = ncmoe ? atoi(ncmoe) : 0;
+        for (size_t i = 0; i < n && w[i][0] != '-'; i++) /* the environment before the program */
+            c->in_graph_order |= !strcmp(w[i], "GGML_VK_DISABLE_GRAPH_OPTIMIZE=1");
     }
     lvd_strv_free(w);
     return rc;
@@ -123,7 +125,7 @@ static placement_cbuf_dev device_limits(const char *text, size_t len)
     static const char tag[] = ": using device ";
     char *copy = lvd_xstrndup(text, len);
     const char *at = strstr(copy, tag);
-    placement_cbuf_dev max = {0, 0};
+    placement_cbuf_dev max = {0, 0, 0};
     if (at) {
         char sel[64] = "", backend[16];
         const char *name = at + sizeof tag - 1;
@@ -144,6 +146,8 @@ int bench_cbuf_case_read(bench_cbuf_case *c, const char *text, size_t len, lvd_e
     for (size_t i = 0; i < c->n_alloc; i++)
         c->gpu |= strcmp(c->alloc[i].device, "CPU") != 0;
     c->dev = device_limits(text, len);
+    if (c->in_graph_order)
+        c->dev.reorders = 0;
     return 0;
 }
 

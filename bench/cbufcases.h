@@ -3,7 +3,7 @@
  * one context, ubatch, flash attention and -ngl, with the buffer lines its
  * stderr printed (engine/alloclog.h reads them). Cases are kept as text, one
  * block per case:
- *   $ [GGML_VK_VISIBLE_DEVICES=0] llama-perplexity -m MODEL -c CTX -b CTX
+ *   $ [GGML_VK_VISIBLE_DEVICES=0] [GGML_VK_DISABLE_GRAPH_OPTIMIZE=1] llama-perplexity -m MODEL -c CTX -b CTX
  *     -ub UB -fa on|off -ngl N -f /dev/null --no-warmup -fit off -lv 4
  *   <the unedited stderr lines that carry buffer sizes, the device used
  *    and the context's parameters>
@@ -32,6 +32,8 @@ typedef struct bench_cbuf_case {
     int ngl;                /* -ngl; -1 when not given */
     int n_cpu_moe;          /* -ncmoe */
     int gpu;                /* a device buffer was reported (not a CPU-only engine) */
+    int in_graph_order;     /* the command set GGML_VK_DISABLE_GRAPH_OPTIMIZE=1: Vulkan kept
+                               each split's nodes in the graph's order */
     placement_cbuf_dev dev; /* the device's limits (placement_cbuf_dev_of) from its
                                "llama_prepare_model_devices: using device SEL (NAME)" line;
                                zero when none was logged */

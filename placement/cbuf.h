@@ -26,6 +26,9 @@ typedef struct placement_cbuf_dev {
                                  and the host's beside it: ggml_backend_buft_get_max_size):
                                  ggml-alloc splits a compute buffer into chunks of at most
                                  this, a larger tensor in a chunk of its own */
+    int reorders;             /* the backend reorders each split's nodes before ggml-alloc
+                                 places them (ggml-vulkan's graph_optimize, which
+                                 GGML_VK_DISABLE_GRAPH_OPTIMIZE turns off) */
 } placement_cbuf_dev;
 
 typedef struct placement_cbuf_in {
@@ -65,7 +68,8 @@ void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out);
  * whose op it refuses on the host. The range is known for Mesa's software
  * rasterizer (lavapipe: 128 MiB, measured on Mesa 22.3); other Vulkan
  * devices report 4 GiB or more or index in 64 bits, and are taken as
- * unlimited. CUDA and the CPU: no limits. */
+ * unlimited. ggml-vulkan also reorders each split's nodes (reorders).
+ * CUDA and the CPU: no limits, no reordering. */
 placement_cbuf_dev placement_cbuf_dev_of(const char *backend, const char *name);
 
 /* 1 when llama_model_loader puts a matmul weight of w_bytes with rows output

@@ -1,16 +1,21 @@
 /* cbuf_graph.c: the graph llama.cpp (b9749, b10587) builds for one ubatch
  * of a decoder-only transformer, as the list of tensors the scheduler and
  * ggml-alloc see (cbuf_internal.h), in the order ggml_build_forward_expand
- * visits them. From src/models/{llama,qwen2,qwen3,qwen2moe,qwen3moe,
+ * visits them, each node with its ggml op and every view, reshape and
+ * permute ggml makes (ggml-vulkan's reordering of a split goes by them:
+ * the list matches the real graph's node for node on the measured
+ * shapes). From src/models/{llama,qwen2,qwen3,qwen2moe,qwen3moe,
  * gemma2,gemma3,deepseek2}.cpp and src/llama-graph.cpp:
  *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
  *                    host, beside the inp_embd input (never freed);
  *   per block        build_norm, build_qkv (Q, then V, then K: the order
- *                    build_attn expands them), RoPE, the K and V stores
+ *                    build_attn expands them; Gemma's Q, scaled, then K,
+ *                    then V), RoPE, the K and V stores
  *                    (set_rows into the cache: views, not allocated),
  *                    build_attn_mha (flash attention: one [head_dim_v,
  *                    n_head, T] result; without: kq [n_kv, T, n_head] f32,
- *                    soft_max in place, kqv, cont), the output projection,
+ *                    Gemma2's softcap, soft_max in place, kqv, cont), the
+ *                    output projection,
  *                    the residual add, build_norm, build_ffn (gate, up, the
  *                    GLU result, down) or build_moe_ffn (router logits,
  *                    soft_max, argsort, the expert weights, mul_mat_id gate
@@ -20,7 +25,8 @@
  *   the last block   its attention output and residual cut to the output
  *                    rows (get_rows by inp_out_ids);
  *   the head         build_norm (an output: kept) and the logits
- *                    [n_vocab, n_outputs] f32 (an output).
+ *                    [n_vocab, n_outputs] f32 (an output; Gemma2's
+ *                    softcapped in place).
  * Inputs: inp_tokens, inp_pos, the KV indices (k_idxs; v_idxs, one per
  * element without flash attention), the mask [n_kv, T] (f16 with flash
  * attention, else f32), inp_out_ids; a sliding-window model has them twice.
@@ -29,6 +35,7 @@
 
 #include "common/gguf.h"
 #include "common/util.h"
+#include "placement/placement.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +55,7 @@ int placement_cbuf_arch_known(const char *arch)
 }
 
 enum { F32 = 4, I32 = 4, I64 = 8 };
+#define OP(name) PLACEMENT_CBUF_OP_##name
 enum { NONE = -1 };
 
 /* One cache's inputs: created at first use, as ggml's depth-first visit
@@ -104,21 +112,28 @@ static int32_t weight(builder *b, uint64_t bytes, int8_t loc)
     return push(b, t);
 }
 
-/* The bytes of elems weights at the blocks' own density (block_bytes over
- * block_elems: the model's quantization, its norms and biases averaged in);
- * f16 when the shape does not say. */
+/* The bytes of a matrix of elems weights: of the file's type where it is
+ * one type throughout (F32, F16, BF16, Q8_0, Q4_0 ...: ggml_row_size),
+ * else at the blocks' own density (block_bytes over block_elems: a mix of
+ * quantizations, its norms and biases averaged in); f16 when the shape
+ * does not say. A copy of a weight takes exactly its size, which decides
+ * between equal holes in the allocator. */
 static uint64_t elems_bytes(const builder *b, uint64_t elems)
 {
     const gguf_shape *s = b->s;
+    uint32_t be, bb;
+    if (placement_cache_type_size(gguf_file_type_name(s->file_type), &be, &bb, NULL) == 0)
+        return (elems + be - 1) / be * bb;
     if (!s->block_elems)
         return elems * 2;
     return (uint64_t)((double)elems * (double)s->block_bytes / (double)s->block_elems + 0.5);
 }
 
-/* A block weight of elems elements, where the current block is. */
+/* A block's vector weight (a norm, a bias) of elems elements, where the
+ * current block is: f32, as GGUF converters keep every 1-D tensor. */
 static int32_t bweight(builder *b, uint64_t elems)
 {
-    return weight(b, elems_bytes(b, elems), b->dev);
+    return weight(b, elems * F32, b->dev);
 }
 
 /* The KV cache of the current block (bytes: one view of it). */
@@ -144,33 +159,55 @@ static int32_t op3(builder *b, placement_cbuf_op op, uint64_t bytes, unsigned in
 }
 
 /* An op that allocates a new tensor of bytes from x (and y). */
-static int32_t op(builder *b, uint64_t bytes, int32_t x, int32_t y)
+static int32_t op(builder *b, placement_cbuf_op o, uint64_t bytes, int32_t x, int32_t y)
 {
-    return op3(b, PLACEMENT_CBUF_OP_ANY, bytes, 0, x, y, NONE);
+    return op3(b, o, bytes, 0, x, y, NONE);
 }
 
 /* An op ggml may compute in place over x (ggml_op_can_inplace: ADD, MUL,
  * DIV, SCALE, UNARY, ROPE, RMS_NORM, SOFT_MAX; the same layout). */
-static int32_t ip(builder *b, int32_t x, int32_t y)
+static int32_t ip(builder *b, placement_cbuf_op o, int32_t x, int32_t y)
 {
-    return op3(b, PLACEMENT_CBUF_OP_ANY, b->g->v[x].bytes, 1u, x, y, NONE);
+    return op3(b, o, b->g->v[x].bytes, 1u, x, y, NONE);
 }
 
-/* A view, reshape or permute of x (bytes: its span, for a copy of it). */
-static int32_t view(builder *b, int32_t x, uint64_t bytes)
+/* A tensor op o makes over x's memory (ggml_view_tensor: a view with an op,
+ * such as SET_ROWS into the cache or CLAMP); sources x, y, z. */
+static int32_t over(builder *b, placement_cbuf_op o, int32_t x, int32_t y, int32_t z, int32_t root)
+{
+    int32_t t = op3(b, o, 0, 0, x, y, z);
+    b->g->v[t].kind = PLACEMENT_CBUF_VIEW;
+    b->g->v[t].view_src = b->g->v[root].kind == PLACEMENT_CBUF_VIEW ? b->g->v[root].view_src : root;
+    return t;
+}
+
+/* A view op vo (VIEW, RESHAPE, PERMUTE, TRANSPOSE) of x (bytes: its span,
+ * for a copy of it). */
+static int32_t view(builder *b, placement_cbuf_op vo, int32_t x, uint64_t bytes)
 {
     placement_cbuf_node t = blank(bytes);
     t.kind = PLACEMENT_CBUF_VIEW;
-    t.op = PLACEMENT_CBUF_OP_VIEWOP;
+    t.op = (uint8_t)vo;
     t.src[0] = x;
     const placement_cbuf_node *src = &b->g->v[x];
     t.view_src = src->kind == PLACEMENT_CBUF_VIEW ? src->view_src : x;
     return push(b, t);
 }
 
-static int32_t same_view(builder *b, int32_t x)
+static int32_t same_view(builder *b, placement_cbuf_op vo, int32_t x)
 {
-    return view(b, x, b->g->v[x].bytes);
+    return view(b, vo, x, b->g->v[x].bytes);
+}
+
+static int32_t reshape(builder *b, int32_t x)
+{
+    return same_view(b, OP(RESHAPE), x);
+}
+
+/* A view then a permute of x: how build_attn_mha takes Q, K and V. */
+static int32_t view_permute(builder *b, int32_t x, uint64_t bytes)
+{
+    return same_view(b, OP(PERMUTE), view(b, OP(VIEW), x, bytes));
 }
 
 /* Where the loader puts a matmul weight of bytes with rows output rows that
@@ -187,7 +224,7 @@ static int8_t mm_loc(const builder *b, uint64_t bytes, uint64_t rows)
 static int32_t mm(builder *b, uint64_t w_elems, int32_t x, uint64_t rows, uint64_t cols)
 {
     uint64_t bytes = elems_bytes(b, w_elems);
-    return op(b, rows * cols * F32, weight(b, bytes, mm_loc(b, bytes, rows)), x);
+    return op(b, OP(MUL_MAT), rows * cols * F32, weight(b, bytes, mm_loc(b, bytes, rows)), x);
 }
 
 /* build_norm with a weight: rms_norm (named "norm": llama.cpp pins it to the
@@ -195,17 +232,24 @@ static int32_t mm(builder *b, uint64_t w_elems, int32_t x, uint64_t rows, uint64
  * place. in_block: a block's norm (il >= 0), not the head's. */
 static int32_t norm(builder *b, int32_t x, uint64_t width, int in_block)
 {
-    int32_t n = op3(b, PLACEMENT_CBUF_OP_ANY, b->g->v[x].bytes, 1u, x, NONE, NONE);
+    int32_t n = ip(b, OP(RMS_NORM), x, NONE);
     if (in_block && b->sp->gpu && (b->T < 32 || b->sp->full_offload))
         b->g->v[n].force = b->dev;
-    return ip(b, n, bweight(b, width));
+    return ip(b, OP(MUL), n, bweight(b, width));
 }
 
 static int32_t rope(builder *b, int32_t x)
 {
     if (b->inp_pos == NONE)
         b->inp_pos = input(b, b->T * I32);
-    return op3(b, PLACEMENT_CBUF_OP_ROPE, b->g->v[x].bytes, 1u, x, b->inp_pos, NONE);
+    return op3(b, OP(ROPE), b->g->v[x].bytes, 1u, x, b->inp_pos, NONE);
+}
+
+/* Gemma2's softcap of the attention logits and of the output's: scale,
+ * tanh, scale, each in place. */
+static int32_t softcap(builder *b, int32_t x)
+{
+    return ip(b, OP(OTHER), ip(b, OP(UNARY), ip(b, OP(OTHER), x, NONE), NONE), NONE);
 }
 
 /* --- attention ------------------------------------------------------------ */
@@ -229,62 +273,76 @@ static int32_t mask_of(builder *b, cache_inputs *c)
     return c->mask;
 }
 
-/* cpy_k: the K rows stored into the cache (set_rows: a view of the cache). */
+/* cpy_k: the K rows stored into the cache (a view of them, then set_rows:
+ * a view of the cache). */
 static void store_k(builder *b, cache_inputs *c, int32_t k, int32_t kcache)
 {
-    int32_t kv = same_view(b, k);
+    int32_t kv = same_view(b, OP(VIEW), k);
     if (c->k_idxs == NONE)
         c->k_idxs = input(b, b->T * I64);
-    int32_t set = op3(b, PLACEMENT_CBUF_OP_ANY, 0, 0, kcache, kv, c->k_idxs);
-    b->g->v[set].kind = PLACEMENT_CBUF_VIEW;
-    b->g->v[set].view_src = kcache;
+    over(b, OP(SET_ROWS), kv, c->k_idxs, kcache, kcache);
 }
 
 /* cpy_v: with flash attention rows like K; without, the cache is transposed
- * and indexed per element (v_idxs of T x n_embd_v_gqa). */
+ * and indexed per element (v_idxs of T x n_embd_v_gqa): V and the cache
+ * reshaped to single elements. */
 static void store_v(builder *b, cache_inputs *c, int32_t v, int32_t vcache, uint64_t v_gqa)
 {
-    int32_t vv = same_view(b, v);
-    if (!b->sp->flash_attn)
-        vv = same_view(b, vv);
-    int32_t dst = b->sp->flash_attn ? vcache : view(b, vcache, b->g->v[vcache].bytes);
+    int fa = b->sp->flash_attn;
+    int32_t vv = fa ? same_view(b, OP(VIEW), v) : reshape(b, reshape(b, v));
+    int32_t dst = fa ? vcache : reshape(b, vcache);
     if (c->v_idxs == NONE)
-        c->v_idxs = input(b, b->T * I64 * (b->sp->flash_attn ? 1 : v_gqa));
-    int32_t set = op3(b, PLACEMENT_CBUF_OP_ANY, 0, 0, dst, vv, c->v_idxs);
-    b->g->v[set].kind = PLACEMENT_CBUF_VIEW;
-    b->g->v[set].view_src = vcache;
+        c->v_idxs = input(b, b->T * I64 * (fa ? 1 : v_gqa));
+    over(b, OP(SET_ROWS), vv, c->v_idxs, dst, vcache);
 }
 
-/* build_attn_mha: q [hd_k, n_head, T] against the cache's K and V views;
- * the result [v_width x n_head, T] f32 before the output projection.
- * v_mla: MLA's decompression (kv_lora_rank -> head_dim_v_mla per head). */
-static int32_t attend(builder *b, cache_inputs *c, int32_t q, int32_t k, int32_t v,
-                      uint64_t hd_v, uint64_t v_mla)
+/* build_attn_mha: q [hd_k, n_head, T] against the cache's K and V (each
+ * viewed, then permuted: visited Q, K, V for flash attention, V, K, Q
+ * without, as kqv = V . soft_max(K . Q) is); the result [v_width x n_head,
+ * T] f32 before the output projection. MLA (v_mla: its decompression,
+ * kv_lora_rank -> head_dim_v_mla per head): V is a view of K's view
+ * (v_span bytes), made contiguous without flash attention. */
+static int32_t attend(builder *b, cache_inputs *c, int32_t q, int32_t kcache, int32_t vcache,
+                      uint64_t hd_v, uint64_t v_mla, uint64_t v_span)
 {
     const gguf_shape *s = b->s;
     uint64_t H = s->n_head, T = b->T, n_kv = c->n_kv;
-    int32_t qp = same_view(b, same_view(b, q));
-    int32_t kp = same_view(b, same_view(b, k));
-    int32_t vp = same_view(b, same_view(b, v));
-    int32_t mask = mask_of(b, c);
-    uint64_t out_w = v_mla ? v_mla : hd_v;
+    uint64_t out_w = v_mla ? v_mla : hd_v, q_bytes = b->g->v[q].bytes;
+    uint64_t k_bytes = b->g->v[kcache].bytes;
     if (b->sp->flash_attn) {
-        int32_t fa = op3(b, PLACEMENT_CBUF_OP_FA, hd_v * H * T * F32, 0, qp, kp, vp);
-        b->g->v[fa].src[3] = mask;
+        int32_t qp = view_permute(b, q, q_bytes);
+        int32_t kv = view(b, OP(VIEW), kcache, k_bytes);
+        int32_t kp = same_view(b, OP(PERMUTE), kv);
+        int32_t vp = v_mla ? view_permute(b, kv, v_span) : view_permute(b, vcache, b->g->v[vcache].bytes);
+        int32_t fa = op3(b, OP(FLASH_ATTN_EXT), hd_v * H * T * F32, 0, qp, kp, vp);
+        b->g->v[fa].src[3] = mask_of(b, c);
         if (!v_mla)
-            return same_view(b, fa);
-        int32_t d = mm(b, hd_v * v_mla * H, same_view(b, fa), v_mla * H, T);
-        return same_view(b, op(b, out_w * H * T * F32, same_view(b, d), NONE));
+            return reshape(b, fa);
+        int32_t d = mm(b, hd_v * v_mla * H, same_view(b, OP(PERMUTE), fa), v_mla * H, T);
+        d = same_view(b, OP(PERMUTE), d);
+        return reshape(b, op(b, OP(OTHER), out_w * H * T * F32, d, NONE));
     }
-    if (b->mla) /* the V view is not transposed: ggml_cont(ggml_transpose(v)) */
-        vp = op(b, n_kv * row_bytes(hd_v, b->sp->k_block_elems, b->sp->k_block_bytes),
-                same_view(b, vp), NONE);
-    int32_t kq = op(b, n_kv * T * H * F32, kp, qp);
-    kq = op3(b, PLACEMENT_CBUF_OP_ANY, b->g->v[kq].bytes, 1u, kq, mask, NONE);
-    int32_t kqv = op(b, hd_v * T * H * F32, vp, kq);
+    int32_t kv = NONE, vp;
+    if (v_mla) { /* the V view is not transposed: ggml_cont(ggml_transpose(v)) */
+        kv = view(b, OP(VIEW), kcache, k_bytes);
+        vp = view_permute(b, kv, v_span);
+        vp = op(b, OP(OTHER), n_kv * row_bytes(hd_v, b->sp->k_block_elems, b->sp->k_block_bytes),
+                same_view(b, OP(TRANSPOSE), vp), NONE);
+    } else {
+        vp = view_permute(b, vcache, b->g->v[vcache].bytes);
+        kv = view(b, OP(VIEW), kcache, k_bytes);
+    }
+    int32_t kp = same_view(b, OP(PERMUTE), kv);
+    int32_t qp = view_permute(b, q, q_bytes);
+    int32_t kq = op(b, OP(MUL_MAT), n_kv * T * H * F32, kp, qp);
+    int32_t mask = mask_of(b, c);
+    if (!strcmp(s->arch, "gemma2"))
+        kq = softcap(b, kq);
+    kq = op3(b, OP(SOFT_MAX), b->g->v[kq].bytes, 1u, kq, mask, NONE);
+    int32_t kqv = op(b, OP(MUL_MAT), hd_v * T * H * F32, vp, kq);
     if (v_mla)
         kqv = mm(b, hd_v * v_mla * H, kqv, v_mla * H, T);
-    return op(b, out_w * H * T * F32, same_view(b, kqv), NONE);
+    return op(b, OP(OTHER), out_w * H * T * F32, same_view(b, OP(PERMUTE), kqv), NONE);
 }
 
 /* Qwen3's and Gemma3's per-head norm of Q and K before RoPE. */
@@ -300,7 +358,22 @@ static int32_t head_norm(builder *b, int32_t x)
 static int32_t qkv_proj(builder *b, int32_t x, uint64_t rows)
 {
     int32_t p = mm(b, b->s->n_embd * rows, x, rows, b->T);
-    return b->s->graph_flags & GGUF_GRAPH_QKV_BIAS ? ip(b, p, bweight(b, rows)) : p;
+    return b->s->graph_flags & GGUF_GRAPH_QKV_BIAS ? ip(b, OP(ADD), p, bweight(b, rows)) : p;
+}
+
+/* Gemma's blocks project Q (then scale it), K, then V; the others Q, V, K
+ * (the order build_attn expands them). */
+static int gemma(const gguf_shape *s)
+{
+    return !strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3");
+}
+
+/* K of ek rows: its projection (or its view of the fused one), per-head
+ * norm, RoPE. */
+static int32_t key(builder *b, int32_t x, int32_t qkv, uint64_t ek)
+{
+    int32_t k = qkv != NONE ? view(b, OP(VIEW), qkv, ek * b->T * F32) : reshape(b, qkv_proj(b, x, ek));
+    return rope(b, head_norm(b, k));
 }
 
 /* Self-attention of a standard block: Q, V, K projections (fused or apart),
@@ -315,17 +388,20 @@ static int32_t attention(builder *b, int32_t x)
     uint64_t eq = hd_k * H, ek = hd_k * KV, ev = hd_v * KV;
     int fused = (s->graph_flags & GGUF_GRAPH_FUSED_QKV) != 0;
     int32_t qkv = fused ? qkv_proj(b, x, eq + ek + ev) : NONE;
-    int32_t q = fused ? view(b, qkv, eq * T * F32) : same_view(b, qkv_proj(b, x, eq));
+    int32_t q = fused ? view(b, OP(VIEW), qkv, eq * T * F32) : reshape(b, qkv_proj(b, x, eq));
     q = rope(b, head_norm(b, q));
-    int32_t v = fused ? view(b, qkv, ev * T * F32) : same_view(b, qkv_proj(b, x, ev));
-    int32_t k = fused ? view(b, qkv, ek * T * F32) : same_view(b, qkv_proj(b, x, ek));
-    k = rope(b, head_norm(b, k));
+    if (gemma(s))
+        q = ip(b, OP(OTHER), q, NONE);
+    int32_t k = gemma(s) ? key(b, x, qkv, ek) : NONE;
+    int32_t v = fused ? view(b, OP(VIEW), qkv, ev * T * F32) : reshape(b, qkv_proj(b, x, ev));
+    if (!gemma(s))
+        k = key(b, x, qkv, ek);
     uint64_t es_k = row_bytes(ek, b->sp->k_block_elems, b->sp->k_block_bytes);
     uint64_t es_v = row_bytes(ev, b->sp->v_block_elems, b->sp->v_block_bytes);
     int32_t kcache = cache(b, es_k * c->n_kv), vcache = cache(b, es_v * c->n_kv);
     store_k(b, c, k, kcache);
     store_v(b, c, v, vcache, ev);
-    int32_t out = attend(b, c, q, kcache, vcache, hd_v, 0);
+    int32_t out = attend(b, c, q, kcache, vcache, hd_v, 0, 0);
     return mm(b, eq * E, out, E, T);
 }
 
@@ -343,15 +419,15 @@ static int32_t attention_mla(builder *b, int32_t x)
     int32_t q = s->q_lora_rank ? mm(b, E * s->q_lora_rank, x, s->q_lora_rank, T) : x;
     if (s->q_lora_rank)
         q = norm(b, q, s->q_lora_rank, 0);
-    q = same_view(b, mm(b, (s->q_lora_rank ? s->q_lora_rank : E) * H * hd_k, q, H * hd_k, T));
-    int32_t q_nope = same_view(b, view(b, q, nope * H * T * F32));
-    int32_t q_abs = same_view(b, mm(b, nope * lora * H, q_nope, lora * H, T));
-    int32_t q_pe = rope(b, view(b, q, rope_d * H * T * F32));
-    int32_t qcur = op(b, (lora + rope_d) * H * T * F32, q_abs, q_pe);
+    q = reshape(b, mm(b, (s->q_lora_rank ? s->q_lora_rank : E) * H * hd_k, q, H * hd_k, T));
+    int32_t q_nope = view_permute(b, q, nope * H * T * F32);
+    int32_t q_abs = same_view(b, OP(PERMUTE), mm(b, nope * lora * H, q_nope, lora * H, T));
+    int32_t q_pe = rope(b, view(b, OP(VIEW), q, rope_d * H * T * F32));
+    int32_t qcur = op(b, OP(OTHER), (lora + rope_d) * H * T * F32, q_abs, q_pe);
     int32_t kv = mm(b, E * (lora + rope_d), x, lora + rope_d, T);
-    int32_t kv_c = norm(b, view(b, kv, lora * T * F32), lora, 0);
-    int32_t k_pe = rope(b, view(b, kv, rope_d * T * F32));
-    int32_t kcur = op(b, (lora + rope_d) * T * F32, same_view(b, kv_c), k_pe);
+    int32_t kv_c = reshape(b, norm(b, view(b, OP(VIEW), kv, lora * T * F32), lora, 0));
+    int32_t k_pe = rope(b, view(b, OP(VIEW), kv, rope_d * T * F32));
+    int32_t kcur = op(b, OP(OTHER), (lora + rope_d) * T * F32, kv_c, k_pe);
     uint64_t es_k = row_bytes(lora + rope_d, b->sp->k_block_elems, b->sp->k_block_bytes);
     int32_t kcache = cache(b, es_k * c->n_kv);
     store_k(b, c, kcur, kcache);
@@ -359,8 +435,7 @@ static int32_t attention_mla(builder *b, int32_t x)
      * that strided view (what a copy of it takes) spans the rows: all but
      * the last row whole, and the last row's kv_lora_rank */
     uint64_t v_span = es_k * (c->n_kv - 1) + row_bytes(lora, b->sp->k_block_elems, b->sp->k_block_bytes);
-    int32_t vview = view(b, kcache, v_span);
-    int32_t out = attend(b, c, qcur, kcache, vview, lora, s->head_dim_v_mla);
+    int32_t out = attend(b, c, qcur, kcache, NONE, lora, s->head_dim_v_mla, v_span);
     return mm(b, s->head_dim_v_mla * H * E, out, E, T);
 }
 
@@ -372,11 +447,11 @@ static int32_t ffn(builder *b, int32_t x, uint64_t F)
     uint64_t E = b->s->n_embd, T = b->T;
     if (b->s->graph_flags & GGUF_GRAPH_FFN_NOGATE) {
         int32_t up = mm(b, E * F, x, F, T);
-        return mm(b, F * E, ip(b, up, NONE), E, T);
+        return mm(b, F * E, ip(b, OP(UNARY), up, NONE), E, T);
     }
     int32_t gate = mm(b, E * F, x, F, T);
     int32_t up = mm(b, E * F, x, F, T);
-    return mm(b, F * E, op(b, F * T * F32, gate, up), E, T);
+    return mm(b, F * E, op(b, OP(OTHER), F * T * F32, gate, up), E, T); /* the GLU */
 }
 
 /* An expert tensor of the current block: on the host for the first
@@ -395,7 +470,7 @@ static int32_t expert_weight(builder *b, uint64_t rows)
 static int32_t mm_id(builder *b, int32_t x, int32_t ids, uint64_t rows)
 {
     uint64_t K = b->s->n_expert_used;
-    return op3(b, PLACEMENT_CBUF_OP_ANY, rows * K * b->T * F32, 0, expert_weight(b, rows), x, ids);
+    return op3(b, OP(MUL_MAT_ID), rows * K * b->T * F32, 0, expert_weight(b, rows), x, ids);
 }
 
 /* build_moe_ffn: routing, the experts' gate/up/down, weighting, the sum. */
@@ -404,45 +479,47 @@ static int32_t moe(builder *b, int32_t x)
     const gguf_shape *s = b->s;
     uint64_t E = s->n_embd, T = b->T, X = s->n_expert, K = s->n_expert_used, F = s->n_ff_exp;
     int32_t logits = mm(b, E * X, x, X, T);
-    int32_t probs = ip(b, logits, NONE);
-    int32_t probs3 = same_view(b, probs);
-    int32_t topk = view(b, op(b, X * T * I32, probs, NONE), K * T * I32);
-    int32_t w = op(b, K * T * F32, probs3, topk);
+    int32_t probs = ip(b, OP(SOFT_MAX), logits, NONE);
+    int32_t probs3 = reshape(b, probs);
+    int32_t topk = view(b, OP(VIEW), op(b, OP(ARGSORT), X * T * I32, probs, NONE),
+                        K * T * I32);
+    int32_t w = op(b, OP(GET_ROWS), K * T * F32, probs3, topk);
     if (!strcmp(s->arch, "qwen3moe") || !strcmp(s->arch, "llama")) {
-        /* norm_w: the weights over their sum (sum_rows, clamp, div) */
-        int32_t w2 = same_view(b, w);
-        int32_t sum = op(b, T * F32, op(b, T * F32, w2, NONE), NONE);
-        w = op(b, K * T * F32, w2, sum);
+        /* norm_w: the weights over their sum (sum_rows, clamp in place, div) */
+        int32_t w2 = reshape(b, w);
+        int32_t sum = op(b, OP(SUM_ROWS), T * F32, w2, NONE);
+        int32_t clamped = over(b, OP(CLAMP), sum, NONE, NONE, sum);
+        w = reshape(b, op(b, OP(DIV), K * T * F32, w2, clamped));
     }
-    w = same_view(b, w);
-    int32_t x3 = same_view(b, x);
+    int32_t x3 = reshape(b, x);
     int32_t gate = mm_id(b, x3, topk, F);
     int32_t up = mm_id(b, x3, topk, F);
-    int32_t act = op(b, F * K * T * F32, gate, up);
+    int32_t act = op(b, OP(OTHER), F * K * T * F32, gate, up);
     int32_t down = mm_id(b, act, topk, E);
-    int32_t weighted = ip(b, down, w);
+    int32_t weighted = ip(b, OP(MUL), down, w);
     int32_t parts[64];
     size_t n = K < LVD_ARRAY_LEN(parts) ? (size_t)K : LVD_ARRAY_LEN(parts);
     for (size_t i = 0; i < n; i++)
-        parts[i] = view(b, weighted, E * T * F32);
-    int32_t out = n > 1 ? op(b, E * T * F32, parts[0], parts[1]) : op(b, E * T * F32, parts[0], NONE);
+        parts[i] = view(b, OP(VIEW), weighted, E * T * F32);
+    int32_t out = n > 1 ? op(b, OP(ADD), E * T * F32, parts[0], parts[1])
+                        : op(b, OP(OTHER), E * T * F32, parts[0], NONE);
     for (size_t i = 2; i < n; i++)
-        out = ip(b, out, parts[i]);
+        out = ip(b, OP(ADD), out, parts[i]);
     return out;
 }
 
 /* The shared expert after the routed ones: qwen2moe gates it by
- * sigmoid(x . ffn_gate_inp_shexp); deepseek2 adds it as is. */
+ * sigmoid(x . ffn_gate_inp_shexp) (silu(g) / g); deepseek2 adds it as is. */
 static int32_t shared_expert(builder *b, int32_t x, int32_t routed)
 {
     const gguf_shape *s = b->s;
     int32_t sh = ffn(b, x, s->n_ff_shexp);
     if (s->graph_flags & GGUF_GRAPH_SHEXP_GATE) {
         int32_t g = mm(b, s->n_embd, x, 1, b->T);
-        int32_t gate = ip(b, op(b, b->T * F32, g, NONE), g);
-        sh = ip(b, sh, gate);
+        int32_t gate = ip(b, OP(DIV), ip(b, OP(UNARY), g, NONE), g);
+        sh = ip(b, OP(MUL), sh, gate);
     }
-    return ip(b, routed, sh);
+    return ip(b, OP(ADD), routed, sh);
 }
 
 static int32_t feed_forward(builder *b, int32_t x)
@@ -456,16 +533,11 @@ static int32_t feed_forward(builder *b, int32_t x)
 
 /* --- the graph ---------------------------------------------------------- */
 
-static int post_norms(const gguf_shape *s)
-{
-    return !strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3");
-}
-
 static int32_t out_rows(builder *b, int32_t x)
 {
     if (b->out_ids == NONE)
         b->out_ids = input(b, (uint64_t)b->sp->n_outputs * I32);
-    return op3(b, PLACEMENT_CBUF_OP_GET_ROWS, (uint64_t)b->s->n_embd * b->sp->n_outputs * F32, 0, x,
+    return op3(b, OP(GET_ROWS), (uint64_t)b->s->n_embd * b->sp->n_outputs * F32, 0, x,
                b->out_ids, NONE);
 }
 
@@ -475,18 +547,20 @@ static int32_t block(builder *b, int32_t inp)
     uint64_t E = s->n_embd;
     int32_t x = norm(b, inp, E, 1);
     int32_t cur = b->mla ? attention_mla(b, x) : attention(b, x);
-    if (b->il + 1 == s->n_block) {
+    int last = b->il + 1 == s->n_block; /* its rows cut to the outputs: the attention's, then
+                                           (after Gemma's post-norm) the residual's */
+    if (last)
         cur = out_rows(b, cur);
-        inp = out_rows(b, inp);
-    }
-    if (post_norms(s))
+    if (gemma(s))
         cur = norm(b, cur, E, 1);
-    int32_t ffn_inp = ip(b, cur, inp);
+    if (last)
+        inp = out_rows(b, inp);
+    int32_t ffn_inp = ip(b, OP(ADD), cur, inp);
     b->g->v[ffn_inp].inplace = 3u;
     cur = feed_forward(b, norm(b, ffn_inp, E, 1));
-    if (post_norms(s))
+    if (gemma(s))
         cur = norm(b, cur, E, 0);
-    int32_t out = ip(b, cur, ffn_inp);
+    int32_t out = ip(b, OP(ADD), cur, ffn_inp);
     b->g->v[out].inplace = 3u;
     return out;
 }
@@ -509,11 +583,11 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     b.swa = (cache_inputs){NONE, NONE, NONE, sp->swa_cells};
     uint64_t E = s->n_embd, T = b.T;
     int32_t tokens = input(&b, T * I32);
-    int32_t x = op3(&b, PLACEMENT_CBUF_OP_GET_ROWS, E * T * F32, 0,
+    int32_t x = op3(&b, OP(GET_ROWS), E * T * F32, 0,
                     weight(&b, s->embd_bytes, PLACEMENT_CBUF_HOST), tokens, NONE);
     input(&b, E * T * F32); /* inp_embd: the embeddings input, unused here, never freed */
-    if (!strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3"))
-        x = ip(&b, x, NONE); /* the embeddings scaled by sqrt(n_embd) */
+    if (gemma(s))
+        x = ip(&b, OP(OTHER), x, NONE); /* the embeddings scaled by sqrt(n_embd) */
     for (b.il = 0; b.il < s->n_block; b.il++) {
         b.dev = block_backend(sp, b.il);
         x = block(&b, x);
@@ -521,8 +595,10 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     b.dev = sp->gpu && sp->output_on_dev ? PLACEMENT_CBUF_DEV : PLACEMENT_CBUF_HOST;
     x = norm(&b, x, E, 0);
     g->v[x].output = 1; /* t_embd */
-    int32_t logits = op(&b, (uint64_t)s->n_vocab * sp->n_outputs * F32,
+    int32_t logits = op(&b, OP(MUL_MAT), (uint64_t)s->n_vocab * sp->n_outputs * F32,
                         weight(&b, s->output_bytes, mm_loc(&b, s->output_bytes, s->n_vocab)), x);
+    if (!strcmp(s->arch, "gemma2"))
+        logits = softcap(&b, logits);
     g->v[logits].output = 1;
     return 0;
 }

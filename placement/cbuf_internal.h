@@ -1,10 +1,12 @@
 /* cbuf_internal.h: what the compute-buffer estimate (cbuf.h) is made of: the
  * graph llama.cpp builds for one ubatch, written down as a list of tensors in
  * the order ggml visits them (cbuf_graph.c), and ggml's scheduler and graph
- * allocator replayed over that list (cbuf_sched.c). Only the facts the
- * allocator acts on are kept: each tensor's size, its sources, whether it
- * is a view, may be computed in place, is a graph output or an input, and
- * where its weights live. Not a public interface: use cbuf.h. */
+ * allocator replayed over that list (cbuf_sched.c), with ggml-vulkan's
+ * reordering of each device split (cbuf_vkorder.c). Only the facts the
+ * scheduler, the reordering and the allocator act on are kept: each
+ * tensor's size, op, sources, whether it is a view, may be computed in
+ * place, is a graph output or an input, and where its weights live. Not a
+ * public interface: use cbuf.h. */
 #ifndef LVD_PLACEMENT_CBUF_INTERNAL_H
 #define LVD_PLACEMENT_CBUF_INTERNAL_H
 
@@ -27,14 +29,41 @@ typedef enum placement_cbuf_kind {
     PLACEMENT_CBUF_EXTERNAL, /* a weight or the KV cache: in its own buffer, never allocated here */
 } placement_cbuf_kind;
 
-/* The ops the scheduler treats apart (ggml_backend_sched_backend_id_from_cur). */
+/* A node's ggml op, as far as ggml's scheduler (GET_ROWS, ROPE,
+ * FLASH_ATTN_EXT and the view ops: ggml_backend_sched_backend_id_from_cur,
+ * ggml_is_view_op) and ggml-vulkan's reordering of a split (cbuf_vkorder.c:
+ * the ops its fusions pair) tell them apart; every other op is OTHER. */
 typedef enum placement_cbuf_op {
-    PLACEMENT_CBUF_OP_ANY,      /* offloaded when its batch reaches the device's minimum */
+    PLACEMENT_CBUF_OP_NONE,     /* a leaf (input, weight, cache) or a scheduler copy */
+    PLACEMENT_CBUF_OP_OTHER,    /* an op nothing here tells apart (CONT, GLU, SCALE, CONCAT ...) */
     PLACEMENT_CBUF_OP_GET_ROWS, /* never offloaded (batch size 0) */
     PLACEMENT_CBUF_OP_ROPE,     /* its weight (rope factors) does not choose the backend */
-    PLACEMENT_CBUF_OP_FA,       /* FLASH_ATTN_EXT: likewise (the sinks) */
-    PLACEMENT_CBUF_OP_VIEWOP,   /* VIEW, RESHAPE, PERMUTE, TRANSPOSE: skipped by the splitter */
+    PLACEMENT_CBUF_OP_FLASH_ATTN_EXT, /* likewise (the sinks) */
+    PLACEMENT_CBUF_OP_VIEW,     /* VIEW, RESHAPE, PERMUTE, TRANSPOSE: ggml_is_view_op, */
+    PLACEMENT_CBUF_OP_RESHAPE,  /* skipped by the splitter */
+    PLACEMENT_CBUF_OP_PERMUTE,
+    PLACEMENT_CBUF_OP_TRANSPOSE,
+    PLACEMENT_CBUF_OP_ADD,
+    PLACEMENT_CBUF_OP_ADD_ID,
+    PLACEMENT_CBUF_OP_MUL,
+    PLACEMENT_CBUF_OP_DIV,
+    PLACEMENT_CBUF_OP_SQR,
+    PLACEMENT_CBUF_OP_SQRT,
+    PLACEMENT_CBUF_OP_SIN,
+    PLACEMENT_CBUF_OP_CLAMP,
+    PLACEMENT_CBUF_OP_SUM_ROWS,
+    PLACEMENT_CBUF_OP_RMS_NORM,
+    PLACEMENT_CBUF_OP_MUL_MAT,
+    PLACEMENT_CBUF_OP_MUL_MAT_ID,
+    PLACEMENT_CBUF_OP_SET_ROWS,
+    PLACEMENT_CBUF_OP_SOFT_MAX,
+    PLACEMENT_CBUF_OP_ARGSORT,
+    PLACEMENT_CBUF_OP_UNARY,    /* SILU, SIGMOID, TANH, ... */
+    PLACEMENT_CBUF_OP_SSM_CONV,
 } placement_cbuf_op;
+
+/* ggml_is_view_op: 1 for VIEW, RESHAPE, PERMUTE, TRANSPOSE (cbuf_sched.c). */
+int placement_cbuf_is_view_op(uint8_t op);
 
 typedef struct placement_cbuf_node {
     uint64_t bytes;          /* ggml_nbytes */
@@ -96,5 +125,10 @@ typedef struct placement_cbuf_buffer {
  * sources are rewired to the copies. */
 void placement_cbuf_schedule(const placement_cbuf_spec *spec, placement_cbuf_graph *g,
                              placement_cbuf_buffer out[2]);
+
+/* ggml-vulkan's graph_optimize (cbuf_vkorder.c): reorders nodes[0..n), one
+ * split's tensors of g in graph order, as ggml-vulkan does before ggml-alloc
+ * places them. */
+void placement_cbuf_vk_reorder(const placement_cbuf_graph *g, int32_t *nodes, size_t n);
 
 #endif

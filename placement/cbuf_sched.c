@@ -10,7 +10,9 @@
  *     and 4 (what is left), pass 5 (splits at every backend change and at a
  *     host weight a device split must copy; every source on a backend whose
  *     memory the node's cannot read is copied once into the node's backend,
- *     the copy allocated at the start of the split that first needs it);
+ *     the copy allocated at the start of the split that first needs it;
+ *     each split's nodes handed to its backend's graph_optimize first:
+ *     ggml-vulkan's reorders them, cbuf_vkorder.c);
  *   ggml-alloc.c ggml_gallocr_alloc_graph_impl: inputs first, then each node
  *     allocated before its sources are released, in place over a source it
  *     is the last user of (ggml_op_can_inplace, the same layout, not a view
@@ -33,9 +35,14 @@
  * from which the device takes ops whose weights are on the host. */
 #define CBUF_OFFLOAD_MIN_BATCH 32u
 
+int placement_cbuf_is_view_op(uint8_t op)
+{
+    return op >= PLACEMENT_CBUF_OP_VIEW && op <= PLACEMENT_CBUF_OP_TRANSPOSE;
+}
+
 static int is_view_op(const placement_cbuf_node *t)
 {
-    return t->op == PLACEMENT_CBUF_OP_VIEWOP;
+    return placement_cbuf_is_view_op(t->op);
 }
 
 /* The tensor whose memory t uses: itself, or a view's root. */
@@ -68,7 +75,7 @@ static int supports(const placement_cbuf_spec *sp, const placement_cbuf_graph *g
 static int8_t weight_backend(const placement_cbuf_spec *sp, const placement_cbuf_graph *g, size_t i)
 {
     const placement_cbuf_node *t = &g->v[i];
-    if (t->op == PLACEMENT_CBUF_OP_ROPE || t->op == PLACEMENT_CBUF_OP_FA)
+    if (t->op == PLACEMENT_CBUF_OP_ROPE || t->op == PLACEMENT_CBUF_OP_FLASH_ATTN_EXT)
         return PLACEMENT_CBUF_NO_BACKEND;
     for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++) {
         const placement_cbuf_node *s = t->src[j] >= 0 ? &g->v[t->src[j]] : NULL;
@@ -181,6 +188,7 @@ typedef struct sched {
     size_t n_pending;
     int32_t *split;           /* the current split's nodes, until it ends */
     size_t n_split;
+    int reorder;              /* the device's backend reorders its splits (cbuf_vkorder.c) */
 } sched;
 
 static int32_t add_tensor(sched *s, placement_cbuf_node t, int8_t backend)
@@ -212,17 +220,20 @@ static int32_t copy_of(sched *s, int32_t src, int8_t b)
     return k;
 }
 
-/* Ends the current split: into the allocator's order go, for each of its
- * new copies, a dependency on the source (keeping it alive until the copy)
- * and the copy itself, then the split's nodes. */
-static void end_split(sched *s)
+/* Ends the current split, on backend b: into the allocator's order go,
+ * for each of its new copies, a dependency on the source (keeping it alive
+ * until the copy) and the copy itself, then the split's nodes, in the order
+ * the backend reorders them to. */
+static void end_split(sched *s, int8_t b)
 {
+    if (s->reorder && b == PLACEMENT_CBUF_DEV)
+        placement_cbuf_vk_reorder(s->g, s->split, s->n_split);
     for (size_t k = 0; k < s->n_pending; k++) {
         int32_t src = s->pending[k];
         /* a view with op NONE: it keeps its source alive without counting
          * among the views of anything (view_src -2) */
         placement_cbuf_node dep = {.src = {src, -1, -1, -1}, .view_src = -2,
-                                   .kind = PLACEMENT_CBUF_VIEW, .op = PLACEMENT_CBUF_OP_ANY,
+                                   .kind = PLACEMENT_CBUF_VIEW, .op = PLACEMENT_CBUF_OP_NONE,
                                    .force = -1};
         int32_t d = add_tensor(s, dep, s->be[src]);
         s->order[s->n_order++] = d;
@@ -257,7 +268,7 @@ static void split_graph(sched *s, size_t n_graph)
             if (cur == PLACEMENT_CBUF_NO_BACKEND)
                 cur = b;
             if (b != cur || (s->n_pending && weight_elsewhere(s, t, cur))) {
-                end_split(s);
+                end_split(s, cur);
                 cur = b;
             }
             for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++) {
@@ -271,7 +282,7 @@ static void split_graph(sched *s, size_t n_graph)
         }
         s->split[s->n_split++] = (int32_t)i;
     }
-    end_split(s);
+    end_split(s, cur);
 }
 
 /* --- ggml-alloc --------------------------------------------------------- */
@@ -544,7 +555,7 @@ void placement_cbuf_schedule(const placement_cbuf_spec *spec, placement_cbuf_gra
                              placement_cbuf_buffer out[2])
 {
     size_t n_graph = g->n;
-    sched s = {.g = g};
+    sched s = {.g = g, .reorder = spec->gpu && spec->dev.reorders};
     s.be = lvd_xcalloc(g->cap ? g->cap : 1, sizeof *s.be);
     s.copy = lvd_xcalloc(g->cap ? g->cap : 1, sizeof *s.copy);
     for (size_t i = 0; i < n_graph; i++)

@@ -11,7 +11,6 @@
 #include "placement/placement.h"
 #include "tests/support/testutil.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +31,8 @@ static gguf_shape shape_of(const char *model)
 }
 
 typedef struct tally {
-    size_t n, gpu, partial, small;
-    double worst_compute, worst_total; /* furthest from 1 (as a factor), beyond the allowance */
+    size_t n, gpu, partial;
+    double worst_compute, worst_total; /* furthest from 1 (as a factor) */
 } tally;
 
 static double off_by(double r)
@@ -41,30 +40,15 @@ static double off_by(double r)
     return r < 1 ? 1 / r : r;
 }
 
-/* Vulkan reorders each split's nodes before ggml-alloc places them
- * (ggml_vk_graph_optimize), which the replay does not follow: it moves a
- * buffer by up to 0.7 MiB, which on the tiny kv-* models' device buffers of
- * a few MiB is more than the goal (docs/placement-compute.md). A device
- * buffer under SMALL_MIB may be off by ALLOWANCE_MIB instead. */
-#define SMALL_MIB 8.0
-#define ALLOWANCE_MIB 1.0
-
-/* 1 when pred is within goal of act, or (allow) within the allowance of a
- * small act; *small set when only the allowance holds it. */
-static int within(double pred, double act, double goal, int allow, int *small)
+/* 1 when pred is within goal (a factor) of act. */
+static int within(double pred, double act, double goal)
 {
-    if (pred < 0 || act <= 0)
-        return 0;
-    if (off_by(pred / act) <= goal)
-        return 1;
-    *small = allow && act < SMALL_MIB && fabs(pred - act) <= ALLOWANCE_MIB;
-    return *small;
+    return pred >= 0 && act > 0 && off_by(pred / act) <= goal;
 }
 
 /* Every case of FOLDER/cases.txt within the goal: compute buffer 15 %, the
- * host's beside a device 15 %, the device's total 10 % (allow: small
- * buffers within the allowance). */
-static void judge_folder(const char *folder, int allow, tally *t)
+ * host's beside a device 15 %, the device's total 10 %. */
+static void judge_folder(const char *folder, tally *t)
 {
     char *rel = lvd_xasprintf("llama.cpp/%s/cases.txt", folder);
     char *path = tu_fixture(rel);
@@ -81,10 +65,8 @@ static void judge_folder(const char *folder, int allow, tally *t)
         bench_cbuf_verdict v;
         bench_cbuf_judge(c, &s, &v);
         double pred = c->gpu ? v.pred_dev : v.pred_host, act = c->gpu ? v.act_dev : v.act_host;
-        int small_cb = 0, small_tot = 0, small_host = 0;
-        int ok = v.predicted && within(pred, act, 1.15, allow, &small_cb) &&
-                 within(v.pred_total, v.act_total, 1.10, allow, &small_tot) &&
-                 (!c->gpu || within(v.pred_host, v.act_host, 1.15, allow, &small_host));
+        int ok = v.predicted && within(pred, act, 1.15) && within(v.pred_total, v.act_total, 1.10) &&
+                 (!c->gpu || within(v.pred_host, v.act_host, 1.15));
         if (!ok)
             fail_msg("%s: %s -c %u -ub %u -fa %d -ngl %d: compute %.2f MiB predicted, %.2f "
                      "allocated (ratio %.3f); host ratio %.3f; total ratio %.3f", folder, c->model,
@@ -93,10 +75,9 @@ static void judge_folder(const char *folder, int allow, tally *t)
         t->n++;
         t->gpu += c->gpu;
         t->partial += c->gpu && c->ngl >= 0 && (uint32_t)c->ngl <= s.n_block;
-        t->small += small_cb || small_tot || small_host;
-        if (!small_cb && off_by(v.ratio_compute) > t->worst_compute)
+        if (off_by(v.ratio_compute) > t->worst_compute)
             t->worst_compute = off_by(v.ratio_compute);
-        if (!small_tot && off_by(v.ratio_total) > t->worst_total)
+        if (off_by(v.ratio_total) > t->worst_total)
             t->worst_total = off_by(v.ratio_total);
     }
     bench_cbuf_cases_free(cs, n);
@@ -113,8 +94,8 @@ static void test_cpu_builds(void **state)
 {
     (void)state;
     tally t = {0};
-    judge_folder("alloc-sweep-b10587-cpu", 0, &t);
-    judge_folder("alloc-sweep-b9749-cpu", 0, &t);
+    judge_folder("alloc-sweep-b10587-cpu", &t);
+    judge_folder("alloc-sweep-b9749-cpu", &t);
     assert_int_equal(t.n, 2 * 11 * 18);
     assert_int_equal(t.gpu, 0);
     assert_true(t.worst_compute < 1.01);
@@ -125,32 +106,32 @@ static void test_cpu_builds(void **state)
  * offloaded and with half the blocks (-ngl n_block / 2), llama-perplexity
  * loads. Beside the graph, what the device refuses (tensors over its 128 MiB
  * storage range: the 151 936-token logits and a 32768-cell kq run on the
- * host) and ggml-vulkan's 1 GiB chunks (a 2 GiB kq in a chunk of its own).
- * Within the goal on every case but the tiny models' few-MiB buffers, which
- * are within the allowance; the generated shapes within 15 %. */
+ * host), ggml-vulkan's 1 GiB chunks (a 2 GiB kq in a chunk of its own) and
+ * its reordering of each split's nodes (placement/cbuf_vkorder.c), which on
+ * the tiny models' few-MiB buffers moves the peak by up to a third. Every
+ * case within 2 % (the rest is the backends' alignment, on buffers under
+ * a MiB). */
 static void test_vulkan_builds(void **state)
 {
     (void)state;
     tally t = {0};
-    judge_folder("alloc-sweep-b10587-vulkan", 1, &t);
-    judge_folder("alloc-sweep-b9749-vulkan", 1, &t);
+    judge_folder("alloc-sweep-b10587-vulkan", &t);
+    judge_folder("alloc-sweep-b9749-vulkan", &t);
     assert_int_equal(t.n, 2 * 11 * 36);
     assert_int_equal(t.gpu, t.n);
     assert_int_equal(t.partial, t.n / 2);
-    assert_true(t.small <= 2 * 20);
-    assert_true(t.worst_compute <= 1.15);
-    assert_true(t.worst_total <= 1.10);
+    assert_true(t.worst_compute < 1.02);
+    assert_true(t.worst_total < 1.02);
 }
 
-/* With GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 Vulkan keeps the graph's order, and
- * the cases the allowance covers above come within 2 % (the rest is the
- * host buffer's alignment on buffers under a MiB): the replay is exact
- * where the order is llama.cpp's. */
+/* With GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 Vulkan keeps the graph's order (the
+ * case's command says so, and the replay then does too): within 2 % as
+ * well. */
 static void test_vulkan_in_graph_order(void **state)
 {
     (void)state;
     tally t = {0};
-    judge_folder("alloc-sweep-b10587-vulkan-noopt", 0, &t);
+    judge_folder("alloc-sweep-b10587-vulkan-noopt", &t);
     assert_int_equal(t.n, 6 * 36);
     assert_true(t.worst_compute < 1.02); /* the host buffer's alignment, on sub-MiB buffers */
     assert_true(t.worst_total < 1.02);
@@ -186,6 +167,19 @@ static void test_parse(void **state)
     assert_int_equal(cs[1].ngl, 3);
     assert_int_equal(cs[1].gpu, 1);
     assert_int_equal(cs[1].n_alloc, 2); /* Vulkan0, and the host's ("CPU") */
+    assert_int_equal(cs[1].in_graph_order, 0);
+    bench_cbuf_cases_free(cs, n);
+    const char *noopt =
+        "$ GGML_VK_VISIBLE_DEVICES=0 GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 llama-perplexity -m kv-llama.gguf "
+        "-c 512 -b 512 -ub 128 -fa on -ngl 99 -f /dev/null --no-warmup -fit off -lv 4\n"
+        "0.00.119.741 I llama_prepare_model_devices: using device Vulkan0 (llvmpipe (LLVM 15.0.6, 256 "
+        "bits)) (unknown id) - 2048 MiB free\n"
+        "0.00.140.024 I sched_reserve:    Vulkan0 compute buffer size =     0.38 MiB\n";
+    assert_int_equal(bench_cbuf_cases_parse(noopt, strlen(noopt), "t", &cs, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(cs[0].in_graph_order, 1);
+    assert_int_equal(cs[0].dev.reorders, 0); /* Vulkan, but told to keep the order */
+    assert_int_equal(cs[0].dev.max_buffer, 1ull << 30);
     bench_cbuf_cases_free(cs, n);
     char *cmd = bench_cbuf_case_command("alloc-llama.gguf", 4096, 512, 1, 99, 0);
     assert_string_equal(cmd, "$ llama-perplexity -m alloc-llama.gguf -c 4096 -b 4096 -ub 512 -fa on "
@@ -277,7 +271,9 @@ static void test_steps_down_before_load(void **state)
  * 4096-token context, ubatch 512, without flash attention:
  * alloc-step-b10587/vk-llama.stderr logs 76.28 MiB of weights, 32 of KV and
  * 75.01 of compute buffer on Vulkan0. With 800 MiB free the prediction
- * (77.0 MiB, 2.7 % above the log) under the 512 MiB reserve places it whole
+ * (75.01 MiB, as logged: Vulkan's reordering of the nodes replayed, which
+ * lowers the peak from the graph order's 77.01) under the 512 MiB reserve
+ * places it whole
  * (620 MiB); the seed's 1222 MiB sent it to a smaller ubatch although
  * llama.cpp's 183 MiB and the reserve fit. */
 static void test_fits_now_right(void **state)
@@ -291,8 +287,8 @@ static void test_fits_now_right(void **state)
     assert_true(c.gpu);
     assert_true(v.act_dev > 75.0 && v.act_dev < 75.02);
     assert_true(v.act_total > 183.2 && v.act_total < 183.4); /* 76.28 + 32 + 75.01 */
-    assert_true(off_by(v.ratio_compute) < 1.15);
-    assert_true(off_by(v.ratio_total) < 1.10);
+    assert_true(off_by(v.ratio_compute) < 1.001);
+    assert_true(off_by(v.ratio_total) < 1.001);
     free(c.alloc);
 
     int64_t free_mib = 800;

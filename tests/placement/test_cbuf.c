@@ -23,6 +23,7 @@ static gguf_shape llama(uint32_t E, uint32_t n_block, uint32_t V)
     gguf_shape s;
     memset(&s, 0, sizeof s);
     s.known = s.graph = 1;
+    s.file_type = 1; /* F16 */
     snprintf(s.arch, sizeof s.arch, "llama");
     s.n_block = n_block;
     s.n_embd = E;
@@ -211,7 +212,7 @@ static void test_device_largest_tensor(void **state)
     assert_int_equal(placement_cbuf_dev_of("cuda", "llvmpipe").max_tensor, 0);
     gguf_shape s = llama(256, 4, 32000);
     placement_cbuf_in in = {.shape = &s, .ctx = 4096, .ubatch = 1024, .flash_attn = 1, .gpu = 1,
-                            .n_gpu_layers = -1, .dev = {lim, 0}};
+                            .n_gpu_layers = -1, .dev = {lim, 0, 0}};
     placement_cbuf c;
     placement_cbuf_predict(&in, &c);
     assert_true(c.device_bytes >= 32000ull * 1024 * 4);
