@@ -6,24 +6,27 @@
 SERVE_JSON is what `lvd serve --json` printed; ARM (from 1) picks one of its
 arms, whose launch line (argv and env, never through a shell) this script
 starts itself as llama-server with `--host 127.0.0.1 --port FREE -np N`, in
-its own session (process group), killed when this script dies. When GET
+its own session (process group), killed when this script dies, on one
+thread less than the host has (`-t`: a core left to both clients). When GET
 /health answers 200 it listens on another loopback port and runs
 `$LVD_BIN/lvd serve --url` of that port at load N:P:G with REQUESTS
 requests. Every request lvd serve sends there is sent on to the server by
 this script's own client, python's http.client (a connection per request,
 as the server closes one after every stream), and its answer passed back
 line by line as it comes. This client times each request itself, from the
-moment it accepted lvd serve's connection (lvd serve sends as soon as the
-connection is up, so that is when the request left it, whatever this
-script's threads make of it later) to the first `data:` line from the server
-that brings a token (tokens_predicted grows; an "error" event fails the
-request), and to its last event; its aggregate rate is every generated token
-over its first accept to its last end, failed requests
-included (as lvd serve counts its wall). So both time the very same requests
-at the same moments, and this host's drift (its speed wanders several times
-over within seconds) hits both alike; what lvd serve adds on its side is one
-loopback hop through this script (whose threads take the GIL within 0.1 ms,
-not Python's 5 ms, so a token is passed on as it comes). It also checks
+moment lvd serve's request reached this host (the kernel's receive timestamp
+of its first bytes; where the kernel gives none, when its connection was
+accepted: lvd serve sends as soon as the connection is up) to the moment it
+has passed on the first `data:` line from the server that brings a token
+(tokens_predicted grows; an "error" event fails the request), and to its last
+event; its aggregate rate is every generated token over its first request's
+start to its last end, failed requests included (as lvd serve counts its
+wall). So both time the very same requests at the same moments, and this
+host's drift (its speed wanders several times over within seconds) hits both
+alike; a late thread of this script (its accept, its read, passing a token
+on: several ms on a loaded host) delays lvd serve's figure and this client's
+alike, and what lvd serve adds on its side is only its own reading of the
+request's first bytes and of the token passed on to it. It also checks
 what lvd serve asked for: a prompt of P token ids, "n_predict" G, "stream"
 true, and that G tokens came back. The
 server's group is then ended (SIGTERM, then SIGKILL). Its output goes to
@@ -40,6 +43,8 @@ import http.server
 import json
 import os
 import signal
+import socket
+import struct
 import statistics
 import subprocess
 import sys
@@ -93,16 +98,40 @@ class Timing:
                 self.bodies.append("not " + ", ".join(why))
 
 
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value where Python lacks the name
+
+
+def arrived(sock):
+    """When the first bytes waiting on sock reached this host, on the monotonic
+    clock: the kernel's receive timestamp (SO_TIMESTAMPNS, set on the listening
+    socket) of the data at the head of its queue, peeked (waits for it). None
+    where the kernel gives none."""
+    try:
+        _, anc, _, _ = sock.recvmsg(1, socket.CMSG_SPACE(16), socket.MSG_PEEK)
+    except OSError:
+        return None
+    mono, real = time.monotonic(), time.time()
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            sec, ns = struct.unpack("qq", data[:16])
+            return mono - max(0.0, real - (sec + ns / 1e9))
+    return None
+
+
 class Front(http.server.ThreadingHTTPServer):
-    """The loopback front lvd serve --url talks to: it notes when each
-    connection was accepted, the moment lvd serve's request goes out (it sends
-    as soon as its connection is up), before this script's own threads get to
-    it: so a slow thread here delays lvd serve's figures, never this client's
-    less than them, and each request is timed from the same moment by both."""
+    """The loopback front lvd serve --url talks to. A request is timed from
+    the moment its first bytes reached this host (arrived(): lvd serve sends
+    the moment its connection is up), else from when its connection was
+    accepted: so a slow thread here (its accept, its read) shortens neither
+    this client's figure nor lengthens lvd serve's against it."""
 
     def __init__(self, *args):
         super().__init__(*args)
         self.accepted = {}
+
+    def server_bind(self):
+        self.socket.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)  # inherited by each accepted socket
+        super().server_bind()
 
     def get_request(self):
         sock, addr = super().get_request()
@@ -119,6 +148,10 @@ def handler_for(upstream, timing, timeout):
 
         def log_message(self, *args):
             pass
+
+        def setup(self):
+            self.arrived = arrived(self.request)  # before the reader takes the bytes
+            super().setup()
 
         def chunk(self, data):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -141,6 +174,7 @@ def handler_for(upstream, timing, timeout):
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             t0 = self.server.accepted_at(self.request)
+            t0 = self.arrived if self.arrived is not None else t0
             c = http.client.HTTPConnection("127.0.0.1", upstream, timeout=timeout)
             c.connect()
             c.request("POST", self.path, body=raw, headers={"Content-Type": "application/json"})
@@ -157,7 +191,8 @@ def handler_for(upstream, timing, timeout):
                     line = r.readline()
                     if not line:
                         break
-                    t = time.monotonic()
+                    self.chunk(line)
+                    t = time.monotonic()  # passed on: lvd serve can have it from now
                     if r.status == 200 and line.startswith(b"data:") and line[5:].strip() != b"[DONE]":
                         ev = json.loads(line[5:])
                         if "error" in ev:
@@ -166,7 +201,6 @@ def handler_for(upstream, timing, timeout):
                         if n > tokens and first is None:
                             first = t - t0
                         tokens = max(tokens, n)
-                    self.chunk(line)
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
             except (OSError, ValueError) as e:
@@ -229,7 +263,11 @@ def main():
         k, v = w.split("=", 1)
         env[k] = v
     port = free_port()
-    argv = list(a["argv"]) + ["--host", "127.0.0.1", "--port", str(port), "-np", str(n)]
+    # one core left to lvd serve and this client: with a CPU server spinning on
+    # every core of a 2-core host, lvd serve waited for a core after each token
+    # was passed on to it (TTFT ratios up to 1.25 at N = 1 on a quiet host)
+    threads = max(1, (os.cpu_count() or 2) - 1)
+    argv = list(a["argv"]) + ["--host", "127.0.0.1", "--port", str(port), "-np", str(n), "-t", str(threads)]
     res = {"lvd": None, "client": None, "ttft_ratio": None, "tps_ratio": None, "bodies": [],
            "group_gone": None, "error": None}
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
