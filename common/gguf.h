@@ -67,6 +67,9 @@ typedef struct gguf_shape {
     uint64_t block_elems;    /* the elements of the largest block's tensors (block_bytes /
                                 block_elems: the blocks' bytes per weight) */
     uint64_t max_expert_tensor_bytes; /* the largest routed-expert tensor (*_exps) */
+    uint64_t router_bytes;   /* blk.N.ffn_gate_inp.weight, the largest (converters keep
+                                it f32 whatever the file's type); 0 when absent */
+    uint64_t shexp_gate_bytes; /* blk.N.ffn_gate_inp_shexp.weight, the largest; 0 when absent */
 } gguf_shape;
 
 /* gguf_shape.graph_flags */

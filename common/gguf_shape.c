@@ -74,7 +74,8 @@ static const char *block_suffix(const gguf_tinfo *t)
 }
 
 /* What one tensor tells the compute graph (gguf_shape.graph_flags, the
- * vocabulary, the output head, the largest expert tensor); *seen collects which
+ * vocabulary, the output head, the largest expert tensor, the routers'
+ * sizes); *seen collects which
  * dense FFN projections exist (1 = ffn_up, 2 = ffn_gate). */
 static void note_graph_tensor(const gguf_tinfo *t, gguf_shape *out, unsigned *seen)
 {
@@ -87,6 +88,10 @@ static void note_graph_tensor(const gguf_tinfo *t, gguf_shape *out, unsigned *se
         return;
     if (t->exp_bytes > out->max_expert_tensor_bytes)
         out->max_expert_tensor_bytes = t->exp_bytes;
+    if (!strcmp(sfx, "ffn_gate_inp.weight") && t->bytes > out->router_bytes)
+        out->router_bytes = t->bytes;
+    if (!strcmp(sfx, "ffn_gate_inp_shexp.weight") && t->bytes > out->shexp_gate_bytes)
+        out->shexp_gate_bytes = t->bytes;
     static const struct { const char *name; unsigned flag; } flags[] = {
         {"attn_q_norm.weight", GGUF_GRAPH_QK_NORM},
         {"attn_qkv.weight", GGUF_GRAPH_FUSED_QKV},

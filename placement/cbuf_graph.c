@@ -3,8 +3,9 @@
  * ggml-alloc see (cbuf_internal.h), in the order ggml_build_forward_expand
  * visits them, each node with its ggml op and every view, reshape and
  * permute ggml makes (ggml-vulkan's reordering of a split goes by them:
- * the list matches the real graph's node for node on the measured
- * shapes). From src/models/{llama,qwen2,qwen3,qwen2moe,qwen3moe,
+ * the list was compared by hand, node by node, with debug dumps of the
+ * real builds on the measured shapes; test_cbuf_vkorder holds the
+ * reordering, not this list, to the captures). From src/models/{llama,qwen2,qwen3,qwen2moe,qwen3moe,
  * gemma2,gemma3,deepseek2}.cpp and src/llama-graph.cpp:
  *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
  *                    host, beside the inp_embd input (never freed);
@@ -220,11 +221,16 @@ static int8_t mm_loc(const builder *b, uint64_t bytes, uint64_t rows)
     return b->dev;
 }
 
-/* A matmul of weight w (elems elements) by x: [rows, cols] f32. */
+/* A matmul of a weight of bytes by x: [rows, cols] f32. */
+static int32_t mm_sized(builder *b, uint64_t bytes, int32_t x, uint64_t rows, uint64_t cols)
+{
+    return op(b, OP(MUL_MAT), rows * cols * F32, weight(b, bytes, mm_loc(b, bytes, rows)), x);
+}
+
+/* A matmul of weight w (elems elements, of the file's type) by x. */
 static int32_t mm(builder *b, uint64_t w_elems, int32_t x, uint64_t rows, uint64_t cols)
 {
-    uint64_t bytes = elems_bytes(b, w_elems);
-    return op(b, OP(MUL_MAT), rows * cols * F32, weight(b, bytes, mm_loc(b, bytes, rows)), x);
+    return mm_sized(b, elems_bytes(b, w_elems), x, rows, cols);
 }
 
 /* build_norm with a weight: rms_norm (named "norm": llama.cpp pins it to the
@@ -478,7 +484,8 @@ static int32_t moe(builder *b, int32_t x)
 {
     const gguf_shape *s = b->s;
     uint64_t E = s->n_embd, T = b->T, X = s->n_expert, K = s->n_expert_used, F = s->n_ff_exp;
-    int32_t logits = mm(b, E * X, x, X, T);
+    /* the router at its size in the file (converters keep it f32) */
+    int32_t logits = s->router_bytes ? mm_sized(b, s->router_bytes, x, X, T) : mm(b, E * X, x, X, T);
     int32_t probs = ip(b, OP(SOFT_MAX), logits, NONE);
     int32_t probs3 = reshape(b, probs);
     int32_t topk = view(b, OP(VIEW), op(b, OP(ARGSORT), X * T * I32, probs, NONE),
@@ -515,7 +522,8 @@ static int32_t shared_expert(builder *b, int32_t x, int32_t routed)
     const gguf_shape *s = b->s;
     int32_t sh = ffn(b, x, s->n_ff_shexp);
     if (s->graph_flags & GGUF_GRAPH_SHEXP_GATE) {
-        int32_t g = mm(b, s->n_embd, x, 1, b->T);
+        /* a vector: f32 as converters keep it, unless the file says */
+        int32_t g = mm_sized(b, s->shexp_gate_bytes ? s->shexp_gate_bytes : (uint64_t)s->n_embd * F32, x, 1, b->T);
         int32_t gate = ip(b, OP(DIV), ip(b, OP(UNARY), g, NONE), g);
         sh = ip(b, OP(MUL), sh, gate);
     }

@@ -666,6 +666,8 @@ static void test_graph_widths(void **state)
     assert_int_equal(s.n_ff_shexp, 64);    /* expert_shared_feed_forward_length */
     assert_int_equal(s.graph_flags, GGUF_GRAPH_SHEXP_GATE);
     assert_int_equal(s.max_expert_tensor_bytes, 64 * 32 * 4 * 2);
+    assert_int_equal(s.router_bytes, 64 * 4 * 2);     /* ffn_gate_inp [64, 4 experts], f16 here */
+    assert_int_equal(s.shexp_gate_bytes, 64 * 4);     /* ffn_gate_inp_shexp [64], f32 */
 
     read_model("kv-gemma3.gguf", &s, &size);
     assert_int_equal(s.graph_flags, GGUF_GRAPH_QK_NORM | GGUF_GRAPH_TIED);
