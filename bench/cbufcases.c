@@ -112,7 +112,8 @@ static int parse_command(const char *line, const char *name, size_t lineno, benc
         c->ngl = ngl ? atoi(ngl) : -1;
         c->n_cpu_moe = ncmoe ? atoi(ncmoe) : 0;
         for (size_t i = 0; i < n && w[i][0] != '-'; i++) /* the environment before the program */
-            c->in_graph_order |= !strcmp(w[i], "GGML_VK_DISABLE_GRAPH_OPTIMIZE=1");
+            /* ggml-vulkan keeps the order when the variable is set at all */
+            c->in_graph_order |= lvd_starts_with(w[i], "GGML_VK_DISABLE_GRAPH_OPTIMIZE=");
     }
     lvd_strv_free(w);
     return rc;
