@@ -11,7 +11,8 @@
  * monotonic clock, when it was sent (libcurl asks for its body), when each
  * generated token arrived (the moment the wait for the sockets returned
  * with its bytes, so libcurl's work after the wake-up and the parse do not
- * count) and when the stream ended.
+ * count; bytes that came in while libcurl read another client's get that
+ * stamp too, early by at most that read) and when the stream ended.
  *
  * Errors: a request answered with an HTTP status other than 200, failed by
  * libcurl (refused, reset, its timeout), refused by the server mid-stream

@@ -191,10 +191,12 @@ def handler_for(upstream, timing, timeout):
                     line = r.readline()
                     if not line:
                         break
+                    ev = None
+                    if r.status == 200 and line.startswith(b"data:") and line[5:].strip() != b"[DONE]":
+                        ev = json.loads(line[5:])  # a malformed event goes no further
                     self.chunk(line)
                     t = time.monotonic()  # passed on: lvd serve can have it from now
-                    if r.status == 200 and line.startswith(b"data:") and line[5:].strip() != b"[DONE]":
-                        ev = json.loads(line[5:])
+                    if ev is not None:
                         if "error" in ev:
                             why = "llama-server refused it: %s" % ev["error"]
                         n = ev.get("tokens_predicted", tokens)
@@ -266,7 +268,7 @@ def main():
     # one core left to lvd serve and this client: with a CPU server spinning on
     # every core of a 2-core host, lvd serve waited for a core after each token
     # was passed on to it (TTFT ratios up to 1.25 at N = 1 on a quiet host)
-    threads = max(1, (os.cpu_count() or 2) - 1)
+    threads = max(1, len(os.sched_getaffinity(0)) - 1)  # the cores this process may use
     argv = list(a["argv"]) + ["--host", "127.0.0.1", "--port", str(port), "-np", str(n), "-t", str(threads)]
     res = {"lvd": None, "client": None, "ttft_ratio": None, "tps_ratio": None, "bodies": [],
            "group_gone": None, "error": None}
