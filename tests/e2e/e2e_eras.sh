@@ -48,6 +48,15 @@ EOF
         chmod +x "$d/$t"
     done
 }
+# no_device WHAT DIR CAPTURES BACKEND FOUND: DIR replays CAPTURES (which
+# list no device) beside a libggml-BACKEND.so; a dry-run discovery of DIR
+# finds FOUND, its (name, backend, no_device)
+no_device() {
+  replay "$tmp/$2/bin" "$FX/$3"
+  printf 'not really a library\n' >"$tmp/$2/bin/libggml-$4.so"
+  lvd probe --discover "$tmp/$2/bin" --dry-run --json
+  check "$1" is "[(f['name'], f['backend'], f['no_device']) for f in d['found'] if f['path'].endswith('$2/bin')]" "$5"
+}
 engines() { "$LVD_BIN/lvd-store" info --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["engines"])'; }
 
 # --- b4547: the empty device list of llama-server before "(none)" -----------------------
@@ -66,12 +75,8 @@ lvd probe --json
 check "b4547: probed through its llama-server (its llama-bench has no --list-devices), cached" is \
     "[(p['backend'], p['reason'], p['cached']) for p in d['probes']]" "[('cpu', None, True)]"
 # the same build with a CUDA backend among its files that listed no device
-replay "$tmp/b4547-cuda/bin" "$FX/cpu-build-b4547"
-printf 'not really a library\n' >"$tmp/b4547-cuda/bin/libggml-cuda.so"
-lvd probe --discover "$tmp/b4547-cuda/bin" --dry-run --json
-check "b4547 with a CUDA backend and no device: backend present, no device" is \
-    "[(f['name'], f['backend'], f['no_device']) for f in d['found'] if f['path'].endswith('b4547-cuda/bin')]" \
-    "[('b4547-cuda', 'cpu', 'CUDA backend present, no CUDA device (driver missing?)')]"
+no_device "b4547 with a CUDA backend and no device: backend present, no device" b4547-cuda \
+    cpu-build-b4547 cuda "[('b4547-cuda', 'cpu', 'CUDA backend present, no CUDA device (driver missing?)')]"
 
 # --- b10587: the SemVer era's version line ----------------------------------------------
 export LVD_STORE="$tmp/semver.db"
@@ -87,12 +92,8 @@ grep -q "^  build   b10587$" "$tmp/out" && grep -q "^  version 0.2.0-dev$" "$tmp
     ok "b10587: registered with its build, version and commit" || fail "register b10587: $(cat "$tmp/out")"
 lvd probe
 grep -q "version: 0.2.0-dev" "$tmp/out" && ok "lvd probe shows the version" || fail "probe table: $(cat "$tmp/out")"
-replay "$tmp/b10587-vk/bin" "$FX/vulkan-build-b10587"
-printf 'not really a library\n' >"$tmp/b10587-vk/bin/libggml-vulkan.so"
-lvd probe --discover "$tmp/b10587-vk/bin" --dry-run --json
-check "b10587 Vulkan, lavapipe hidden: b10587-vulkan, no Vulkan device" is \
-    "[(f['name'], f['backend'], f['no_device']) for f in d['found'] if f['path'].endswith('b10587-vk/bin')]" \
-    "[('b10587-vulkan', 'cpu', 'Vulkan backend present, no Vulkan device (driver missing?)')]"
+no_device "b10587 Vulkan, lavapipe hidden: b10587-vulkan, no Vulkan device" b10587-vk \
+    vulkan-build-b10587 vulkan "[('b10587-vulkan', 'cpu', 'Vulkan backend present, no Vulkan device (driver missing?)')]"
 
 # --- a host accelerator is no device ------------------------------------------------------
 export LVD_STORE="$tmp/blas.db"
