@@ -84,6 +84,9 @@ typedef struct placement_cbuf_graph {
     size_t n, cap;
 } placement_cbuf_graph;
 
+/* The tensor whose memory node i uses: itself, or a view's root (cbuf_sched.c). */
+int32_t placement_cbuf_root_of(const placement_cbuf_graph *g, int32_t i);
+
 /* What the graph is built for: placement_cbuf_in resolved (cbuf.c). */
 typedef struct placement_cbuf_spec {
     const struct gguf_shape *shape;

@@ -45,8 +45,7 @@ static int is_view_op(const placement_cbuf_node *t)
     return placement_cbuf_is_view_op(t->op);
 }
 
-/* The tensor whose memory t uses: itself, or a view's root. */
-static int32_t root_of(const placement_cbuf_graph *g, int32_t i)
+int32_t placement_cbuf_root_of(const placement_cbuf_graph *g, int32_t i)
 {
     return g->v[i].kind == PLACEMENT_CBUF_VIEW ? g->v[i].view_src : i;
 }
@@ -98,7 +97,7 @@ static void assign_fixed(const placement_cbuf_spec *sp, const placement_cbuf_gra
 {
     for (size_t i = 0; i < g->n; i++) {
         const placement_cbuf_node *t = &g->v[i];
-        int32_t r = root_of(g, (int32_t)i);
+        int32_t r = placement_cbuf_root_of(g, (int32_t)i);
         be[i] = PLACEMENT_CBUF_NO_BACKEND;
         if (t->kind == PLACEMENT_CBUF_INPUT)
             be[i] = PLACEMENT_CBUF_HOST;
@@ -134,7 +133,7 @@ static void expand(const placement_cbuf_spec *sp, const placement_cbuf_graph *g,
  * with one device and the host, each reading only its own memory. */
 static int8_t memory_of(const placement_cbuf_graph *g, const int8_t *be, int32_t i)
 {
-    int32_t r = root_of(g, i);
+    int32_t r = placement_cbuf_root_of(g, i);
     if (r >= 0 && g->v[r].kind == PLACEMENT_CBUF_EXTERNAL)
         return g->v[r].loc;
     return be[i] != PLACEMENT_CBUF_NO_BACKEND ? be[i] : r >= 0 ? be[r] : PLACEMENT_CBUF_NO_BACKEND;

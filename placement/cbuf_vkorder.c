@@ -106,11 +106,6 @@ static int is_leaf(const vk *v, int32_t t)
     return t < 0 || v->g->v[t].op == OP(NONE);
 }
 
-static int32_t root(const placement_cbuf_graph *g, int32_t t)
-{
-    return g->v[t].view_src >= 0 ? g->v[t].view_src : t;
-}
-
 /* Node at position d needs the one at position s: a source of it, or a
  * view of the same tensor. */
 static int needs(const vk *v, size_t d, size_t s)
@@ -119,7 +114,7 @@ static int needs(const vk *v, size_t d, size_t s)
     for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++)
         if (v->g->v[dt].src[j] == st)
             return 1;
-    return root(v->g, dt) == root(v->g, st);
+    return placement_cbuf_root_of(v->g, dt) == placement_cbuf_root_of(v->g, st);
 }
 
 /* A fused sequence starts at position at, none of it used. */
