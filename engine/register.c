@@ -108,13 +108,14 @@ static int ask_one(const char *dir, const char *tool, int timeout_ms, engine_ver
         lvd_sb_addf(why, "%s%s --version: %s", why->len ? "; " : "", tool, perr.msg);
     } else {
         char *both = lvd_xasprintf("%s\n%s", lvd_sb_str(&res.err), lvd_sb_str(&res.out)); /* it prints on stderr */
-        if (proc_ok(&res) && engine_version_parse(both, v, &perr) == 0) {
+        int parsed = proc_ok(&res) ? engine_version_parse(both, v, &perr) : -1;
+        if (parsed == 0) {
             rc = 0;
         } else {
             char how[200];
             char *tail = proc_tail(lvd_sb_str(&res.err), 1);
             tail[strcspn(tail, "\r\n")] = '\0';
-            int quoted = proc_ok(&res) && strstr(perr.msg, "'") != NULL; /* the line itself, quoted */
+            int quoted = parsed == ENGINE_VERSION_UNRECOGNISED; /* the line itself, quoted */
             lvd_sb_addf(why, "%s%s --version: %s%s%s", why->len ? "; " : "", tool,
                         proc_ok(&res) ? perr.msg : proc_describe(&res, how, sizeof how),
                         *tail && !quoted ? ": " : "", quoted ? "" : tail);

@@ -91,9 +91,10 @@ int engine_version_parse(const char *text, engine_version *v, lvd_err *err)
     engine_rx_each_line(text ? text : "", on_line, &c);
     if (c.best < N_FORMS)
         rc = 0;
-    else if (c.claimed[0])
+    else if (c.claimed[0]) {
         lvd_errf(err, "unrecognised version line '%s'", c.claimed);
-    else
+        rc = ENGINE_VERSION_UNRECOGNISED;
+    } else
         lvd_errf(err, "no version line");
     engine_rx_free(&c.claim);
 out:

@@ -33,9 +33,10 @@ typedef struct engine_version {
 } engine_version;
 
 /* Reads the version from text (a tool's stdout or stderr, or both). 0 with
- * *v filled, or -1 with err one line: "unrecognised version line 'version:
- * ...'" quoting (at most 120 bytes of) a `version:` line no form matches,
- * else "no version line". */
+ * *v filled; ENGINE_VERSION_UNRECOGNISED with err "unrecognised version
+ * line 'version: ...'" quoting (at most 120 bytes of) a `version:` line no
+ * form matches; else -1 with err one line ("no version line"). */
+#define ENGINE_VERSION_UNRECOGNISED (-2)
 int engine_version_parse(const char *text, engine_version *v, lvd_err *err);
 
 /* The build tag of v: "b10991" into buf. */
