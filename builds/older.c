@@ -22,7 +22,9 @@ int builds_local_older(const lvd_engine *e, const char *pin_build, char *msg, si
     return 1;
 }
 
-int builds_pin_build_default(char *buf, size_t len)
+/* The pinned build of the shipped pin file into buf, as the file names it;
+ * 1 when there is one, 0 when there is no readable pin file (buf ""). */
+static int pin_build_default(char *buf, size_t len)
 {
     buf[0] = '\0';
     char *path = builds_pin_default_path();
@@ -39,4 +41,11 @@ int builds_pin_build_default(char *buf, size_t len)
         snprintf(buf, len, "%s", b);
     builds_pin_free(&p);
     return buf[0] != '\0';
+}
+
+int builds_pin_default_resolved(const lvd_engine *engines, size_t n, char *buf, size_t len)
+{
+    char named[64];
+    buf[0] = '\0';
+    return pin_build_default(named, sizeof named) && builds_resolve(named, engines, n, buf, len);
 }

@@ -20,10 +20,12 @@
  * never older. */
 int builds_local_older(const lvd_engine *e, const char *pin_build, char *msg, size_t len);
 
-/* The pinned build of the shipped pin file (builds_pin_default_path:
- * $LVD_PIN_FILE, else the installed pin.default) into buf, as the file names
- * it (b10715 or v0.4.1); 1 when there is one, 0 when there is no readable
- * pin file (buf ""). */
-int builds_pin_build_default(char *buf, size_t len);
+/* The build tag the shipped pin file (builds_pin_default_path:
+ * $LVD_PIN_FILE, else the installed pin.default) pins, into buf: its build
+ * (b10715), or the build a SemVer release it names (v0.4.1) stands for among
+ * engines[0..n) (builds_resolve, names.h: the newest registered engine
+ * fetched as that release). 1 when there is one, 0 when there is no readable
+ * pin file or the release is none of the engines' (buf ""). */
+int builds_pin_default_resolved(const lvd_engine *engines, size_t n, char *buf, size_t len);
 
 #endif

@@ -3,7 +3,6 @@
  * pure computation (model.c), the verdict's or leader's placement and launch
  * line (select/choice.h, as lvd select prints them), and the pin history.
  * Only reads the store. Not for computing figures (model.c) nor rendering. */
-#include "builds/names.h"
 #include "builds/older.h"
 #include "evidence/fleet.h"
 #include "evidence/model.h"
@@ -32,8 +31,8 @@ typedef struct engines {
 /* The page's registered engines older than the pin (builds/older.h). */
 static void older_load(const engines *es, ev_page *out)
 {
-    char named[64], pin[64], msg[512];
-    if (!builds_pin_build_default(named, sizeof named) || !builds_resolve(named, es->v, es->n, pin, sizeof pin))
+    char pin[64], msg[512];
+    if (!builds_pin_default_resolved(es->v, es->n, pin, sizeof pin))
         return;
     for (size_t i = 0; i < es->n; i++)
         if (builds_local_older(&es->v[i], pin, msg, sizeof msg))

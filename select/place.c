@@ -6,7 +6,6 @@
  * line (choice.c). */
 #include "select/place.h"
 
-#include "builds/names.h"
 #include "builds/older.h"
 #include "common/cli.h"
 #include "engine/cudaarch.h"
@@ -16,6 +15,7 @@
 #include "select/launch.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The parameters the launch starts from: the verdict's arm as measured (its
@@ -75,11 +75,13 @@ static void say_warnings(const sel_facts *f, const sel_decision *d, sel_explain 
         engine_cuda_arch_flag(e->probe.cuda_archs, dev, flag, sizeof flag);
     if (*flag)
         sel_say(x, "warning: %s %s: %s", e->e.name, dev->selector, flag);
-    char named[64], pin[64] = "", older[512];
-    if (builds_pin_build_default(named, sizeof named)) /* a SemVer pin: the build it stands for */
-        for (size_t i = 0; !pin[0] && i < f->es.n; i++)
-            builds_resolve(named, &f->es.v[i].e, 1, pin, sizeof pin);
-    if (pin[0] && builds_local_older(&e->e, pin, older, sizeof older))
+    char pin[64], older[512];
+    lvd_engine *all = lvd_xcalloc(f->es.n ? f->es.n : 1, sizeof *all); /* the engines, as builds/ takes them */
+    for (size_t i = 0; i < f->es.n; i++)
+        all[i] = f->es.v[i].e;
+    int pinned = builds_pin_default_resolved(all, f->es.n, pin, sizeof pin);
+    free(all);
+    if (pinned && builds_local_older(&e->e, pin, older, sizeof older))
         sel_say(x, "warning: %s; its figures were not measured on the pin", older);
 }
 

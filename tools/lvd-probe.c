@@ -1,7 +1,6 @@
 /* lvd-probe.c: the `lvd probe` tool. Asks each registered engine which
  * devices it sees (`--list-devices`), caches the answer in the store and
  * prints it. Option parsing only; the work is engine/probe.c. */
-#include "builds/names.h"
 #include "builds/older.h"
 #include "common/cli.h"
 #include "common/opt_vocab.h"
@@ -180,9 +179,8 @@ static int probe(const options *o)
         done++;
     }
     lvd_progress_done();
-    char pin[64], named[64];
-    builds_pin_build_default(named, sizeof named);
-    builds_resolve(named, engines, n, pin, sizeof pin); /* a SemVer pin: the build it stands for */
+    char pin[64];
+    builds_pin_default_resolved(engines, n, pin, sizeof pin); /* a SemVer pin: the build it stands for */
     if (code == LVD_EXIT_OK) {
         if (o->t.json) {
             cJSON *root = cJSON_CreateObject();
