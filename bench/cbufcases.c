@@ -249,11 +249,11 @@ void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_
     out->act_dev = dev ? mib_of(dev->compute) : -1;
     out->act_host = host ? mib_of(host->compute) : -1;
     out->ratio_host = -1;
-    placement_result all, pl;
+    /* a device's case priced as it ran; a CPU case's cache as it is whole */
+    placement_result pl;
     lvd_err ignored = {{0}};
-    int ngl = c->ngl < 0 || (uint32_t)c->ngl > s->n_block ? -1 : c->ngl;
-    if (placement_price(&in, -1, 0, &all, &ignored) != 0 ||
-        placement_price(&in, ngl, c->n_cpu_moe, &pl, &ignored) != 0)
+    int ngl = !c->gpu || c->ngl < 0 || (uint32_t)c->ngl > s->n_block ? -1 : c->ngl;
+    if (placement_price(&in, ngl, c->gpu ? c->n_cpu_moe : 0, &pl, &ignored) != 0)
         return;
     if (c->gpu) {
         out->predicted = pl.compute_predicted;
@@ -270,7 +270,7 @@ void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_
         out->predicted = cb.predicted;
         out->pred_dev = -1;
         out->pred_host = mib_of((int64_t)cb.host_bytes);
-        out->pred_total = mib_of((int64_t)(s->tensor_bytes + all.kv_bytes + cb.host_bytes));
+        out->pred_total = mib_of((int64_t)(s->tensor_bytes + pl.kv_bytes + cb.host_bytes));
         out->act_total = act_total(host);
         out->ratio_compute = ratio(out->pred_host, out->act_host);
     }
