@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MIB 1048576.0
 
@@ -77,6 +78,21 @@ int bench_cbuf_known_shape(const char *model, gguf_shape *out)
         out->layer_swa[i] = k->swa_period && i % k->swa_period < k->swa_period - 1;
     }
     return 0;
+}
+
+int bench_cbuf_shape(const char *models_dir, const char *model, gguf_shape *out, lvd_err *err)
+{
+    if (models_dir) {
+        char *path = lvd_xasprintf("%s/%s", models_dir, model);
+        int rc = access(path, R_OK) == 0 ? gguf_read_shape(path, out, err) : -1;
+        free(path);
+        if (rc == 0)
+            return 0;
+    }
+    if (bench_cbuf_known_shape(model, out) == 0)
+        return 0;
+    return err && err->msg[0] ? -1 : lvd_errf(err, "%s: not in %s, nor one of the generated models", model,
+                                               models_dir ? models_dir : "(no models folder)");
 }
 
 /* --- reading cases -------------------------------------------------------- */

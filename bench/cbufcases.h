@@ -76,6 +76,11 @@ char *bench_cbuf_case_command(const char *model, uint32_t ctx, uint32_t ubatch, 
  * is not one of them. */
 int bench_cbuf_known_shape(const char *model, gguf_shape *out);
 
+/* The shape of a case's model: read from models_dir/model where that file
+ * is readable (models_dir may be NULL), else its known shape. 0, or -1 with
+ * err. */
+int bench_cbuf_shape(const char *models_dir, const char *model, gguf_shape *out, lvd_err *err);
+
 /* The verdict of case c for shape s (placement's prediction at the case's
  * context, ubatch, flash attention and -ngl, the KV cache f16). */
 void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_verdict *out);

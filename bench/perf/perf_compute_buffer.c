@@ -73,19 +73,6 @@ static void cell(double v, const char *fmt)
         printf(fmt, v);
 }
 
-static int shape_of(const char *models_dir, const char *model, gguf_shape *s)
-{
-    lvd_err err = {{0}};
-    if (models_dir) {
-        char *path = lvd_xasprintf("%s/%s", models_dir, model);
-        int rc = access(path, R_OK) == 0 ? gguf_read_shape(path, s, &err) : -1;
-        free(path);
-        if (rc == 0)
-            return 0;
-    }
-    return bench_cbuf_known_shape(model, s);
-}
-
 static void print_header(void)
 {
     printf("%-22s %6s %5s %3s %4s %9s %9s %6s %9s %9s %6s %9s %9s %6s\n", "model", "ctx", "ub", "fa",
@@ -116,7 +103,8 @@ static worst *model_worst(tally *t, const char *model)
 static void judge_case(const bench_cbuf_case *c, const char *models_dir, tally *t)
 {
     gguf_shape s;
-    if (shape_of(models_dir, c->model, &s) != 0) {
+    lvd_err err = {{0}};
+    if (bench_cbuf_shape(models_dir, c->model, &s, &err) != 0) {
         printf("%-22s: no shape (not in --models nor among make-alloc-models.py's)\n", c->model);
         return;
     }
@@ -258,10 +246,11 @@ static void run_grid(const char *dir, const char *models_dir, int quick, lvd_sb 
     static const uint32_t ctxs[] = {512, 4096, 32768}, ubs[] = {128, 512, 2048};
     for (size_t m = 0; m < LVD_ARRAY_LEN(models); m++) {
         gguf_shape s;
+        lvd_err err = {{0}};
         char *path = lvd_xasprintf("%s/%s", models_dir, models[m]);
         int here = access(path, R_OK) == 0;
         free(path);
-        if (!here || shape_of(models_dir, models[m], &s) != 0)
+        if (!here || bench_cbuf_shape(models_dir, models[m], &s, &err) != 0)
             continue;
         int ngls[] = {99, (int)s.n_block / 2};
         for (size_t i = 0; i < LVD_ARRAY_LEN(ctxs); i++)

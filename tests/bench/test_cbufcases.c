@@ -15,18 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The shape of a case's model: one of make-alloc-models.py's (its known
- * shape) or a model of tests/fixtures/models/ read from its file. */
+/* The shape of a case's model: a model of tests/fixtures/models/ read from
+ * its file, or one of make-alloc-models.py's (its known shape). */
 static gguf_shape shape_of(const char *model)
 {
     gguf_shape s;
-    if (bench_cbuf_known_shape(model, &s) == 0)
-        return s;
-    char *path = tu_model(model);
+    char *models = tu_fixture("models");
     lvd_err err = {{0}};
-    if (gguf_read_shape(path, &s, &err) != 0)
+    if (bench_cbuf_shape(models, model, &s, &err) != 0)
         fail_msg("%s", err.msg);
-    free(path);
+    free(models);
     return s;
 }
 
