@@ -141,10 +141,10 @@ done
 # the engine's own llama-bench --list-devices prints (llama-server's, for a
 # llama-bench older than the option, b6522), as "SEL|NAME|TOTAL|FREE"
 own_devices() {
-  local d=$1 t=llama-bench; shift
-  timeout -k 5 60 "$@" "$d/llama-bench" --list-devices >/dev/null 2>&1 || t=llama-server
-  timeout -k 5 60 "$@" "$d/$t" --list-devices 2>/dev/null |
-    sed -nE 's/^ +([A-Za-z]+[0-9]+): (.*) \(([0-9]+) MiB, ([0-9]+) MiB free\)$/\1|\2|\3|\4/p'
+  local d=$1 out; shift
+  out=$(timeout -k 5 60 "$@" "$d/llama-bench" --list-devices 2>/dev/null) ||
+    out=$(timeout -k 5 60 "$@" "$d/llama-server" --list-devices 2>/dev/null)
+  sed -nE 's/^ +([A-Za-z]+[0-9]+): (.*) \(([0-9]+) MiB, ([0-9]+) MiB free\)$/\1|\2|\3|\4/p' <<<"$out"
 }
 # gpu_libs DIR: the GPU backends the build carries (libggml-<backend>.so*)
 gpu_libs() {
