@@ -39,6 +39,13 @@ typedef struct gguf_shape {
     uint16_t layer_head_kv[GGUF_SHAPE_MAX_LAYERS]; /* KV heads of block i; 0: a recurrent
                                                       block (hybrids), no KV */
     uint8_t layer_swa[GGUF_SHAPE_MAX_LAYERS];      /* 1: block i keeps only the window */
+    uint8_t layer_recr[GGUF_SHAPE_MAX_LAYERS];     /* 1: block i keeps a recurrent state (a
+                                                      hybrid's or a recurrent model's) */
+    uint32_t n_nextn;        /* ARCH.nextn_predict_layers: the last blocks are NextN (MTP)
+                                heads the main graph never runs */
+    uint64_t rs_bytes;       /* one recurrent block's state for one sequence (llama.cpp's
+                                (n_embd_r + n_embd_s) x 4: f32 conv and SSM states); 0 when
+                                no block is recurrent or the widths are unknown */
     uint64_t block_bytes;    /* bytes of the largest block ("blk.N."), experts included */
     uint64_t expert_bytes;   /* bytes of one block's routed-expert tensors (the largest) */
     uint64_t non_block_bytes;/* every tensor outside blk.N. (embeddings, output head) */

@@ -168,10 +168,94 @@ static const struct swa_arch {
 } swa_archs[] = {
     {"gemma2", 4096, 2, 0}, {"gemma3", 0, 6, 0}, {"cohere2", 0, 4, 0},
     {"gpt-oss", 0, 2, 0},   {"lfm2", 0, 0, 0},   {"lfm2moe", 0, 0, 0},
+    {"llama4", 8192, 4, 0}, /* chunked attention, 8192 tokens: cached like a window */
 };
 
+/* Architectures whose blocks keep a recurrent state, as llama.cpp b10587
+ * marks them (src/models/ARCH.cpp, llm_arch_is_recurrent / _hybrid): every
+ * block (all), the blocks with no KV head, those with neither KV heads nor a
+ * feed-forward width (nemotron_h: its MLP blocks are neither), or, with
+ * ARCH.full_attention_interval, every block but each interval-th (the
+ * qwen3next family). Each block's state is (n_embd_r + n_embd_s) f32 per
+ * sequence: the short convolution's n_embd x (l_cache - 1) (lfm2), else
+ * Mamba's (d_conv - 1) x (d_inner + 2 x n_group x d_state) and d_state x
+ * d_inner (llama_hparams::n_embd_r / n_embd_s). */
+enum recr_rule { RECR_ALL, RECR_NO_KV, RECR_NO_KV_NO_FF, RECR_INTERVAL };
+static const struct recr_arch {
+    const char *arch;
+    enum recr_rule rule;
+} recr_archs[] = {
+    {"mamba", RECR_ALL},          {"mamba2", RECR_ALL},         {"falcon-h1", RECR_ALL},
+    {"jamba", RECR_NO_KV},        {"plamo2", RECR_NO_KV},       {"granitehybrid", RECR_NO_KV},
+    {"lfm2", RECR_NO_KV},         {"lfm2moe", RECR_NO_KV},      {"nemotron_h", RECR_NO_KV_NO_FF},
+    {"nemotron_h_moe", RECR_NO_KV_NO_FF}, {"qwen3next", RECR_INTERVAL}, {"qwen35", RECR_INTERVAL},
+    {"qwen35moe", RECR_INTERVAL}, {"minimax-01", RECR_INTERVAL},
+};
+
+/* One recurrent block's state for one sequence, in bytes. */
+static uint64_t recurrent_state_bytes(const gguf_file *f, const gguf_shape *out)
+{
+    const char *a = out->arch;
+    uint64_t l_cache = kv_u32(f, a, "shortconv.l_cache", NULL);
+    uint64_t r, s = 0;
+    if (l_cache) {
+        r = (uint64_t)out->n_embd * (l_cache - 1);
+    } else {
+        uint64_t d_conv = kv_u32(f, a, "ssm.conv_kernel", NULL);
+        uint64_t d_inner = kv_u32(f, a, "ssm.inner_size", NULL);
+        uint64_t d_state = kv_u32(f, a, "ssm.state_size", NULL);
+        uint64_t n_group = kv_u32(f, a, "ssm.group_count", NULL);
+        r = (d_conv ? d_conv - 1 : 0) * (d_inner + 2 * n_group * d_state);
+        s = d_state * d_inner;
+    }
+    return (r + s) * 4;
+}
+
+/* Which blocks keep a recurrent state (recr_archs), and the NextN blocks: the
+ * qwen3next family's hold neither KV nor state (its memory filters them
+ * out). */
+static void derive_recurrent(const gguf_file *f, gguf_shape *out)
+{
+    const char *a = out->arch;
+    out->n_nextn = kv_u32(f, a, "nextn_predict_layers", NULL);
+    if (out->n_nextn > out->n_block)
+        out->n_nextn = 0;
+    const struct recr_arch *ra = NULL;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(recr_archs); i++)
+        if (strcmp(a, recr_archs[i].arch) == 0)
+            ra = &recr_archs[i];
+    if (!ra)
+        return;
+    char key[256];
+    snprintf(key, sizeof key, "%s.feed_forward_length", a);
+    const gguf_kv *ff = gguf_kv_find(f, key);
+    int found;
+    uint32_t interval = kv_u32(f, a, "full_attention_interval", &found);
+    if (ra->rule == RECR_INTERVAL && !found)
+        interval = 4; /* llama.cpp's default */
+    uint32_t n_main = out->n_block - out->n_nextn;
+    for (uint32_t i = 0; i < out->n_block; i++) {
+        int recr = 0;
+        switch (ra->rule) {
+        case RECR_ALL: recr = 1; break;
+        case RECR_NO_KV: recr = out->layer_head_kv[i] == 0; break;
+        case RECR_NO_KV_NO_FF:
+            recr = out->layer_head_kv[i] == 0 && !(ff && ff->arr && ff->n_arr == out->n_block && ff->arr[i]);
+            break;
+        case RECR_INTERVAL:
+            recr = i < n_main && (interval == 0 || (i + 1) % interval != 0);
+            if (recr || i >= n_main)
+                out->layer_head_kv[i] = 0;
+            break;
+        }
+        out->layer_recr[i] = (uint8_t)recr;
+    }
+    out->rs_bytes = recurrent_state_bytes(f, out);
+}
+
 /* The per-block KV layout: KV heads per block (ARCH.attention.head_count_kv
- * may be an array; 0 marks a recurrent block), which blocks slide, and MLA. */
+ * may be an array; 0 marks a block without attention), which blocks keep a
+ * recurrent state, which slide, and MLA. */
 static void derive_kv_layout(const gguf_file *f, gguf_shape *out)
 {
     const char *a = out->arch;
@@ -188,6 +272,7 @@ static void derive_kv_layout(const gguf_file *f, gguf_shape *out)
             h = hk->arr[i];
         out->layer_head_kv[i] = h > UINT16_MAX ? UINT16_MAX : (uint16_t)h;
     }
+    derive_recurrent(f, out);
     kv_u32(f, a, "attention.key_length_mla", &found);
     int has_v_mla;
     kv_u32(f, a, "attention.value_length_mla", &has_v_mla);

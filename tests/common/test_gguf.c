@@ -686,6 +686,28 @@ static void test_graph_widths(void **state)
     assert_int_equal(s.graph_flags, GGUF_GRAPH_QK_NORM | GGUF_GRAPH_TIED);
 }
 
+/* Which blocks keep a recurrent state and how large it is: lfm2's
+ * short-convolution blocks are those without KV heads (head_count_kv
+ * [0, 2, 0, 2]), each keeping n_embd x (l_cache - 1) f32 per sequence
+ * (64 x 2 x 4 = 512 bytes); a dense llama keeps none. */
+static void test_recurrent_blocks(void **state)
+{
+    (void)state;
+    gguf_shape s;
+    uint64_t size;
+    read_model("kv-lfm2.gguf", &s, &size);
+    assert_int_equal(s.layer_recr[0], 1);
+    assert_int_equal(s.layer_recr[1], 0);
+    assert_int_equal(s.layer_recr[2], 1);
+    assert_int_equal(s.layer_recr[3], 0);
+    assert_int_equal(s.rs_bytes, 64 * 2 * 4);
+    assert_int_equal(s.n_nextn, 0);
+    read_model("kv-llama.gguf", &s, &size);
+    assert_int_equal(s.rs_bytes, 0);
+    for (uint32_t i = 0; i < s.n_block; i++)
+        assert_int_equal(s.layer_recr[i], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -702,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_random_flips),
         cmocka_unit_test(test_file_type_names),
         cmocka_unit_test(test_graph_widths),
+        cmocka_unit_test(test_recurrent_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
