@@ -76,6 +76,8 @@ static int spec_of(const placement_cbuf_in *in, uint32_t T, placement_cbuf_spec 
     memset(sp, 0, sizeof *sp);
     sp->shape = s;
     sp->n_tokens = sp->n_outputs = T;
+    if (in->n_outputs > 0 && in->n_outputs < T) /* min(n_tokens, n_outputs_max) */
+        sp->n_outputs = in->n_outputs;
     sp->kv_cells = pad256(in->ctx);
     uint64_t swa = (uint64_t)s->n_swa + (in->ubatch ? in->ubatch : PLACEMENT_UBATCH_DEFAULT);
     sp->swa_cells = pad256(swa < sp->kv_cells ? swa : sp->kv_cells);
@@ -162,8 +164,10 @@ void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out)
     out->predicted = 1;
     out->device_bytes = in->gpu ? reserved(&pp[0], &tg[0]) : 0;
     out->host_bytes = reserved(&pp[1], &tg[1]);
-    int n = snprintf(out->why, sizeof out->why, "%s graph at ubatch %u, context %u, flash attention %s",
-                     s->arch, ub, ctx, in->flash_attn ? "on" : "off");
+    int n = snprintf(out->why, sizeof out->why, "%s graph at ubatch %u, context %u, flash attention %s, %u output%s",
+                     s->arch, ub, ctx, in->flash_attn ? "on" : "off",
+                     in->n_outputs && in->n_outputs < ub ? in->n_outputs : ub,
+                     in->n_outputs == 1 ? "" : "s");
     if (in->gpu && in->dev.max_tensor && n > 0 && (size_t)n < sizeof out->why)
         snprintf(out->why + n, sizeof out->why - (size_t)n, ", ops on tensors over %llu MiB on the host",
                  (unsigned long long)(in->dev.max_tensor >> 20));

@@ -46,6 +46,9 @@ typedef struct placement_cbuf_in {
                                  n_block: all */
     int n_cpu_moe;            /* the first N blocks keep their experts on the host */
     placement_cbuf_dev dev;   /* what the device's backend limits (placement_cbuf_dev_of) */
+    uint32_t n_outputs;       /* rows of logits the prompt graph keeps: llama-server's slots
+                                 (its n_outputs_max, one per -np slot); 0: the whole ubatch
+                                 (llama-bench, llama-perplexity, llama-fit-params) */
 } placement_cbuf_in;
 
 typedef struct placement_cbuf {
@@ -53,8 +56,13 @@ typedef struct placement_cbuf {
     uint64_t device_bytes;    /* "Vulkan0 compute buffer size" (0 for a CPU-only engine) */
     uint64_t host_bytes;      /* "Vulkan_Host compute buffer size", or the CPU engine's
                                  "CPU compute buffer size" */
-    char why[160];            /* one line: what the prediction followed, or why there is none */
+    char why[224];            /* one line: what the prediction followed, or why there is none */
 } placement_cbuf;
+
+/* The llama.cpp builds arch's graph rule was measured against (the
+ * captured allocations it is tested on): 1 with *first and *last set, 0
+ * when the estimator does not follow arch's graph. */
+int placement_cbuf_arch_builds(const char *arch, int *first, int *last);
 
 /* Fills *out. Never fails: a shape it cannot follow gives predicted 0. */
 void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out);

@@ -5,6 +5,7 @@
 
 #include "placement/cbuf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -121,6 +122,50 @@ int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx,
     return placement_kv_bytes_at(shape, n_layers, ctx, 0, type_k, type_v, out, err);
 }
 
+const char *placement_source_name(placement_source src)
+{
+    switch (src) {
+    case PLACEMENT_FROM_SHAPE: return "gguf-shape";
+    case PLACEMENT_FROM_ENGINE: return "llama-fit-params";
+    case PLACEMENT_FROM_GRAPH: return "estimator-graph";
+    case PLACEMENT_FROM_BOUND: return "bound";
+    case PLACEMENT_FROM_CONSTANT: return "constant";
+    }
+    return "?";
+}
+
+uint64_t placement_rs_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t n_seq)
+{
+    if (!shape->per_layer || !shape->rs_bytes)
+        return 0;
+    uint32_t first = n_layers <= shape->n_block ? shape->n_block - n_layers : 0;
+    uint64_t blocks = 0;
+    for (uint32_t il = first; il < shape->n_block; il++)
+        blocks += shape->layer_recr[il];
+    return blocks * shape->rs_bytes * (n_seq ? n_seq : 1);
+}
+
+uint64_t placement_compute_bound(const gguf_shape *s, uint32_t ctx, uint32_t ubatch, int flash_attn,
+                                 uint32_t n_outputs)
+{
+    if (!s->graph || !s->n_vocab || !s->n_embd || !s->n_head || !s->head_dim_k)
+        return 0;
+    uint64_t T = ubatch ? ubatch : PLACEMENT_UBATCH_DEFAULT;
+    if (ctx && T > ctx)
+        T = ctx;
+    uint64_t cells = ((uint64_t)(ctx ? ctx : 1) + 255) / 256 * 256;
+    uint64_t outs = n_outputs && n_outputs < T ? n_outputs : T;
+    uint64_t ff = s->n_ff;
+    if (s->n_expert && (uint64_t)s->n_ff_exp * s->n_expert_used > ff)
+        ff = (uint64_t)s->n_ff_exp * s->n_expert_used;
+    uint64_t heads = (uint64_t)s->n_head * s->head_dim_k + 2ull * s->n_head_kv * s->head_dim_k;
+    uint64_t scores = flash_attn ? (uint64_t)s->n_head * s->head_dim_v * T : (uint64_t)s->n_head * cells * T;
+    uint64_t elems = scores + cells * T /* the mask */ + (uint64_t)s->n_vocab * outs /* the logits */ +
+                     6 * (uint64_t)s->n_embd * T /* the residual stream, normed, projected */ +
+                     3 * ff * T /* gate, up and their product */ + 2 * heads * T /* Q, K, V and roped */;
+    return elems * 4;
+}
+
 uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t compute_mib_at_ref)
 {
     uint64_t ub = ubatch > 0 ? (uint64_t)ubatch : PLACEMENT_UBATCH_DEFAULT;
@@ -134,10 +179,11 @@ uint64_t placement_compute_allowance(int ubatch, int64_t reserve_mib, int64_t co
  * (max(reserve, compute buffer)); the compute buffers themselves and how
  * they were found. */
 typedef struct cost {
-    uint64_t weights, kv, headroom, total;
+    uint64_t weights, kv, recurrent, headroom, total;
     uint64_t compute, host_compute;
     int predicted;
-    char compute_why[160];
+    placement_source compute_from;
+    char compute_why[224];
 } cost;
 
 typedef struct ctx_t {
@@ -145,8 +191,16 @@ typedef struct ctx_t {
     const gguf_shape *s;
     uint32_t ctx;
     uint64_t free_bytes;
-    uint64_t kv_all;            /* KV of every block (at the configured ubatch) */
+    uint64_t kv_all;            /* KV and recurrent state of every block (at the configured
+                                   ubatch), scaled to the engine's figure */
     int configured_ubatch;
+    uint32_t n_seq;             /* sequences a recurrent state is kept for */
+    double weights_factor;      /* the engine's weights over the shape's (1: none, or equal
+                                   within its print's rounding) */
+    double kv_factor;           /* likewise for KV + recurrent state */
+    uint64_t kv_engine;         /* the engine's KV + state where the shape prices none */
+    int fenced;                 /* the engine's build is outside the graph rule's builds */
+    int graph_first, graph_last;/* those builds */
 } ctx_t;
 
 /* The seed's headroom at ubatch: the reserve plus the constant's excess
@@ -157,28 +211,72 @@ static uint64_t seed_headroom(const ctx_t *c, int ubatch)
            placement_compute_allowance(ubatch, c->in->reserve_mib, c->in->compute_mib_at_ref);
 }
 
-/* The compute buffers of a candidate into *k: predicted from the shape
- * (cbuf.h) for an engine with this device, else the seed's constant. */
+/* The engine's compute figures at ubatch: as printed at its own ubatch,
+ * scaled linearly to another. */
+static void engine_compute(const ctx_t *c, int ubatch, cost *k)
+{
+    const placement_engine_mem *m = c->in->engine_mem;
+    double scale = m->ubatch > 0 ? (double)ubatch / m->ubatch : 1;
+    int64_t dev = m->has_device ? m->dev_compute_mib : m->host_compute_mib;
+    k->compute = (uint64_t)((double)(dev + 1) * (double)MIB * scale);
+    k->host_compute = m->has_device ? (uint64_t)((double)(m->host_compute_mib + 1) * (double)MIB * scale) : 0;
+    k->compute_from = PLACEMENT_FROM_ENGINE;
+    snprintf(k->compute_why, sizeof k->compute_why, "%.80s's dry run at ubatch %d%s (a full ubatch of outputs)",
+             m->from, m->ubatch, m->ubatch != ubatch ? ", scaled" : "");
+}
+
+/* Not predicted: the larger of the seed's constant and the generic bound. */
+static void unpredicted_compute(const ctx_t *c, int ubatch, const char *why, cost *k)
+{
+    uint64_t constant = (uint64_t)c->in->compute_mib_at_ref * MIB * (uint64_t)ubatch / PLACEMENT_COMPUTE_REF_UBATCH;
+    uint64_t bound = placement_compute_bound(c->s, c->ctx, (uint32_t)ubatch, c->in->flash_attn > 0,
+                                             (uint32_t)c->in->n_outputs);
+    k->host_compute = 0;
+    if (bound > constant) {
+        k->compute = bound;
+        k->compute_from = PLACEMENT_FROM_BOUND;
+        snprintf(k->compute_why, sizeof k->compute_why,
+                 "not predicted (%.100s): a bound from its widths, above the seed's constant", why);
+    } else {
+        k->compute = constant;
+        k->compute_from = PLACEMENT_FROM_CONSTANT;
+        snprintf(k->compute_why, sizeof k->compute_why, "not predicted (%.100s): the seed's constant, %lld MiB per %d tokens",
+                 why, (long long)c->in->compute_mib_at_ref, PLACEMENT_COMPUTE_REF_UBATCH);
+    }
+}
+
+/* The compute buffers of a candidate into *k: the estimator's graph (cbuf.h)
+ * for the program's outputs; the engine's own figure where the graph is not
+ * followed, or was measured on other builds than the engine's; else not
+ * predicted. */
 static void compute_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubatch, cost *k)
 {
     placement_cbuf_in ci = {.shape = c->s, .ctx = c->ctx, .ubatch = (uint32_t)ubatch,
                             .flash_attn = c->in->flash_attn > 0, .type_k = c->in->type_k,
                             .type_v = c->in->type_v, .gpu = 1, .n_gpu_layers = gpu_layers,
-                            .n_cpu_moe = n_cpu_moe, .dev = c->in->dev};
+                            .n_cpu_moe = n_cpu_moe, .dev = c->in->dev,
+                            .n_outputs = c->in->n_outputs > 0 ? (uint32_t)c->in->n_outputs : 0};
     placement_cbuf pc;
     placement_cbuf_predict(&ci, &pc);
-    k->predicted = pc.predicted;
-    if (pc.predicted) {
+    int engine = c->in->engine_mem && c->in->engine_mem->known;
+    k->predicted = pc.predicted && !(c->fenced && engine);
+    if (k->predicted) {
         k->compute = pc.device_bytes;
         k->host_compute = pc.host_bytes;
-        snprintf(k->compute_why, sizeof k->compute_why, "predicted from the %.130s", pc.why);
+        k->compute_from = PLACEMENT_FROM_GRAPH;
+        if (c->fenced)
+            snprintf(k->compute_why, sizeof k->compute_why, "predicted from the %.120s (measured on b%d-b%d, not on b%d)",
+                     pc.why, c->graph_first, c->graph_last, c->in->build);
+        else
+            snprintf(k->compute_why, sizeof k->compute_why, "predicted from the %.200s", pc.why);
+    } else if (engine) {
+        engine_compute(c, ubatch, k);
+        if (pc.predicted) /* fenced: the engine's own figure wins */
+            snprintf(k->compute_why + strlen(k->compute_why), sizeof k->compute_why - strlen(k->compute_why),
+                     "; the graph rule was measured on b%d-b%d, not on b%d", c->graph_first, c->graph_last,
+                     c->in->build);
     } else {
-        k->compute = (uint64_t)c->in->compute_mib_at_ref * MIB * (uint64_t)ubatch /
-                     PLACEMENT_COMPUTE_REF_UBATCH;
-        k->host_compute = 0;
-        snprintf(k->compute_why, sizeof k->compute_why,
-                 "the seed's constant, %lld MiB per %d tokens (%.80s)",
-                 (long long)c->in->compute_mib_at_ref, PLACEMENT_COMPUTE_REF_UBATCH, pc.why);
+        unpredicted_compute(c, ubatch, pc.why, k);
     }
 }
 
@@ -219,6 +317,30 @@ static uint64_t blocks_bytes(const gguf_shape *s, uint32_t last_n)
     return all && all < each ? all : each;
 }
 
+/* KV and recurrent state of the last n blocks as the shape prices them. */
+static uint64_t shape_kv(const ctx_t *c, uint32_t n, uint64_t *recurrent)
+{
+    uint64_t kv;
+    /* checked for every block in setup: a part cannot fail */
+    if (placement_kv_bytes_at(c->s, n, c->ctx, (uint32_t)c->configured_ubatch, c->in->type_k, c->in->type_v,
+                              &kv, NULL) != 0)
+        kv = 0;
+    *recurrent = placement_rs_bytes_at(c->s, n, c->n_seq);
+    return kv + *recurrent;
+}
+
+/* The KV and state of the last n blocks, scaled to the engine's figure. */
+static uint64_t scaled_kv(const ctx_t *c, uint32_t n, uint64_t *recurrent)
+{
+    uint64_t kv = shape_kv(c, n, recurrent);
+    if (c->kv_engine) { /* the shape prices none: the engine's, spread evenly over the blocks */
+        *recurrent = 0;
+        return c->kv_engine * n / (c->s->n_block ? c->s->n_block : 1);
+    }
+    *recurrent = (uint64_t)((double)*recurrent * c->kv_factor + 0.5);
+    return (uint64_t)((double)kv * c->kv_factor + 0.5);
+}
+
 /* The weights and KV of a candidate (the part that costs no prediction).
  * gpu_layers -1: full residency, every block and the output head, minus the
  * experts of the first n_cpu_moe blocks. gpu_layers N >= 0: -ngl N. */
@@ -226,21 +348,21 @@ static cost stored_need(const ctx_t *c, int gpu_layers, int n_cpu_moe)
 {
     const gguf_shape *s = c->s;
     cost k = {0};
+    uint64_t weights = 0;
     if (gpu_layers < 0) {
         uint64_t experts = s->expert_bytes * (uint64_t)n_cpu_moe;
         uint64_t all = head_bytes(s, c->in->dev.max_tensor) + blocks_bytes(s, s->n_block);
-        k.weights = all > experts ? all - experts : 0;
+        weights = all > experts ? all - experts : 0;
         k.kv = c->kv_all;
+        scaled_kv(c, s->n_block, &k.recurrent);
     } else if (gpu_layers > 0) {
         /* -ngl N: llama_model puts the last N of its n_block + 1 layers on
          * the device, the output layer first: the head and N - 1 blocks */
         uint32_t blocks = (uint32_t)gpu_layers - 1;
-        k.weights = head_bytes(s, c->in->dev.max_tensor) + blocks_bytes(s, blocks);
-        /* checked for every block in placement_compute: a part cannot fail */
-        if (placement_kv_bytes_at(s, blocks, c->ctx, (uint32_t)c->configured_ubatch, c->in->type_k,
-                                  c->in->type_v, &k.kv, NULL) != 0)
-            k.kv = c->kv_all;
+        weights = head_bytes(s, c->in->dev.max_tensor) + blocks_bytes(s, blocks);
+        k.kv = scaled_kv(c, blocks, &k.recurrent);
     }
+    k.weights = (uint64_t)((double)weights * c->weights_factor + 0.5);
     return k;
 }
 
@@ -284,6 +406,11 @@ static void fill(const ctx_t *c, placement_result *out, placement_rung rung, int
     out->host_compute_bytes = k->host_compute;
     out->compute_predicted = k->predicted;
     memcpy(out->compute_why, k->compute_why, sizeof out->compute_why);
+    out->recurrent_bytes = k->recurrent;
+    const placement_engine_mem *m = c->in->engine_mem;
+    out->weights_from = m && m->known && m->has_device ? PLACEMENT_FROM_ENGINE : PLACEMENT_FROM_SHAPE;
+    out->kv_from = m && m->known ? PLACEMENT_FROM_ENGINE : PLACEMENT_FROM_SHAPE;
+    out->compute_from = k->compute_from;
     out->bytes = k->total;
     out->margin_bytes = (int64_t)c->free_bytes - (int64_t)k->total;
 }
@@ -299,10 +426,14 @@ static void reason(placement_result *out, const ctx_t *c, const char *head)
     char corr[48] = "";
     if (c->in->margin_factor > 0 && c->in->margin_factor != 1)
         snprintf(corr, sizeof corr, ", x%.3f margin correction", c->in->margin_factor);
+    char state[48] = "";
+    if (out->recurrent_bytes)
+        snprintf(state, sizeof state, " (recurrent state %llu)", mib(out->recurrent_bytes));
     snprintf(out->reason, sizeof out->reason,
-             "%s; needs %llu MiB (weights %llu, KV %llu at ctx %u, headroom %llu at ubatch %d%s; "
+             "%s; needs %llu MiB (weights %llu, KV %llu%s at ctx %u, from %s; headroom %llu at ubatch %d%s; "
              "compute buffer %llu MiB, %s) of %llu MiB free, margin %lld MiB",
-             head, mib(out->bytes), mib(out->weight_bytes), mib(out->kv_bytes), c->ctx,
+             head, mib(out->bytes), mib(out->weight_bytes), mib(out->kv_bytes), state, c->ctx,
+             c->in->engine_mem && c->in->engine_mem->known ? c->in->engine_mem->from : "the GGUF shape",
              mib(out->headroom_bytes), out->ubatch, corr, mib(out->compute_bytes), out->compute_why,
              mib(c->free_bytes), (long long)(out->margin_bytes / (int64_t)MIB));
 }
@@ -443,6 +574,49 @@ static int check_sizes(const ctx_t *c, lvd_err *err)
 
 static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err);
 
+/* MiB as llama.cpp prints them, floored, in bytes: each nonzero figure
+ * half a MiB up, the expected value of what the floor dropped. */
+static double printed_bytes(int64_t a_mib, int64_t b_mib)
+{
+    double sum = 0;
+    const int64_t v[2] = {a_mib, b_mib};
+    for (size_t i = 0; i < 2; i++)
+        if (v[i] > 0)
+            sum += ((double)v[i] + 0.5) * (double)MIB;
+    return sum;
+}
+
+/* The ratio the engine's figure sets for the shape's: 1 where they agree
+ * within the print's rounding (a floored MiB per row), else theirs. */
+static double engine_ratio(double engine, int rows, uint64_t shape_bytes)
+{
+    if (shape_bytes == 0 || fabs(engine - (double)shape_bytes) <= rows * (double)MIB)
+        return 1;
+    return engine / (double)shape_bytes;
+}
+
+/* The engine's figures at full offload against the shape's: the factors
+ * that scale every candidate's weights and KV. The weights only from a
+ * device row (the host's model figure leaves out what it maps from the
+ * file and counts what it repacks); the KV and state of both rows. */
+static void engine_factors(ctx_t *c)
+{
+    const placement_engine_mem *m = c->in->engine_mem;
+    if (!m || !m->known)
+        return;
+    int rows = m->has_device ? 2 : 1;
+    uint64_t recurrent;
+    uint64_t kv = shape_kv(c, c->s->n_block, &recurrent);
+    double ctx = printed_bytes(m->host_context_mib, m->has_device ? m->dev_context_mib : 0);
+    if (m->has_device) /* the output layer (a tied head copied) and the blocks */
+        c->weights_factor = engine_ratio(printed_bytes(m->dev_model_mib, 0), 1,
+                                         head_bytes(c->s, c->in->dev.max_tensor) + blocks_bytes(c->s, c->s->n_block));
+    if (kv == 0 && ctx > 0)
+        c->kv_engine = (uint64_t)ctx;
+    else
+        c->kv_factor = engine_ratio(ctx, rows, kv);
+}
+
 static int check_shape(const gguf_shape *s, lvd_err *err)
 {
     if (!s || !s->known)
@@ -489,9 +663,16 @@ static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err)
         return lvd_errf(err, "%s: no context size given and the model records none",
                         model_name(s));
     c.configured_ubatch = in->ubatch > 0 ? in->ubatch : PLACEMENT_UBATCH_DEFAULT;
+    c.n_seq = in->n_seq > 0 ? (uint32_t)in->n_seq : 1;
+    uint64_t unused;
     if (placement_kv_bytes_at(s, s->n_block, c.ctx, (uint32_t)c.configured_ubatch, in->type_k,
-                              in->type_v, &c.kv_all, err) != 0)
+                              in->type_v, &unused, err) != 0)
         return -1;
+    c.weights_factor = c.kv_factor = 1;
+    engine_factors(&c);
+    c.kv_all = scaled_kv(&c, s->n_block, &unused);
+    c.fenced = in->build > 0 && placement_cbuf_arch_builds(s->arch, &c.graph_first, &c.graph_last) &&
+               (in->build < c.graph_first || in->build > c.graph_last);
     if (check_sizes(&c, err) != 0)
         return -1;
     *cp = c;

@@ -50,6 +50,37 @@ typedef enum placement_rung {
                                  * and the caller should prefer a CPU engine */
 } placement_rung;
 
+/* llama-server's slots when its line gives no -np (b9749 and b10587: -np
+ * auto, 4 slots over one unified KV cache). */
+#define PLACEMENT_SERVER_SLOTS_DEFAULT 4
+
+/* llama.cpp's own figures for the model at one setting (context, ubatch,
+ * flash attention, cache types, every layer offloaded): a dry run of its
+ * real graph that allocates nothing (llama-fit-params --fit-print on), in
+ * MiB as it prints them (floored), for the device it placed the model on
+ * and for the host. Its compute figure assumes a full ubatch of outputs
+ * (llama-perplexity's, above llama-server's one per slot). */
+typedef struct placement_engine_mem {
+    int known;                 /* 1: the fields below were printed */
+    int has_device;            /* 1: a device row (0: the build listed none, host only) */
+    int64_t dev_model_mib, dev_context_mib, dev_compute_mib;
+    int64_t host_model_mib, host_context_mib, host_compute_mib;
+    int ubatch;                /* the dry run's -ub */
+    char from[96];             /* who printed them: "llama-fit-params of b10587" */
+} placement_engine_mem;
+
+/* Where a predicted figure came from (placement_source_name). */
+typedef enum placement_source {
+    PLACEMENT_FROM_SHAPE,      /* the GGUF's tensor sizes and KV widths */
+    PLACEMENT_FROM_ENGINE,     /* llama.cpp's own dry run (placement_engine_mem) */
+    PLACEMENT_FROM_GRAPH,      /* the estimator's replay of the graph llama.cpp builds */
+    PLACEMENT_FROM_BOUND,      /* not predicted: a generic upper bound */
+    PLACEMENT_FROM_CONSTANT,   /* not predicted: the seed's constant */
+} placement_source;
+
+/* "llama-fit-params", "gguf-shape", "estimator-graph", "bound", "constant". */
+const char *placement_source_name(placement_source src);
+
 /* What placement needs to know. Fill with placement_place_in_init, then set
  * shape, free_mib and whatever differs from the defaults. */
 typedef struct placement_place_in {
@@ -69,6 +100,17 @@ typedef struct placement_place_in {
                                  * multiplied by it (below 1 too); 0 = none */
     placement_cbuf_dev dev;     /* what the device's backend limits (placement_cbuf_dev_of);
                                  * zero: nothing */
+    int n_outputs;              /* rows of logits the program reserves: llama-server's slots
+                                 * (-np); 0: a full ubatch (llama-bench, llama-perplexity) */
+    int n_seq;                  /* sequences a recurrent state is kept for (llama-server's
+                                 * slots); 0: 1 */
+    const placement_engine_mem *engine_mem; /* llama.cpp's own figures at this setting;
+                                 * NULL: none. Weights and KV are then scaled to them,
+                                 * and they are the compute buffer of a graph the
+                                 * estimator does not follow (or may not: fenced) */
+    int build;                  /* the engine's mainline build number (the estimator's
+                                 * graphs are fenced to the builds they were measured
+                                 * on); 0: unknown (not fenced) */
 } placement_place_in;
 
 /* The chosen rung. bytes = (weight_bytes + kv_bytes + compute_bytes) x
@@ -91,11 +133,13 @@ typedef struct placement_result {
                                  * shape, else the seed's constant scaled to ubatch */
     uint64_t host_compute_bytes;/* the host's compute buffer, predicted; 0 when not */
     int compute_predicted;      /* 1: compute_bytes is the shape's prediction (cbuf.h) */
-    char compute_why[160];      /* which: "predicted from the llama graph at ...", or "the
+    char compute_why[224];      /* which: "predicted from the llama graph at ...", or "the
                                  * seed's constant, ... (why the shape did not say)" */
+    uint64_t recurrent_bytes;   /* of kv_bytes, the recurrent state on the device */
+    placement_source weights_from, kv_from, compute_from;
     uint64_t bytes;             /* predicted device use, headroom included */
     int64_t margin_bytes;       /* free - bytes */
-    char reason[448];           /* one line for --explain */
+    char reason[640];           /* one line for --explain */
 } placement_result;
 
 /* Fills *in with the defaults: ctx 0, f16/f16, ubatch 512, reserve 512 MiB,
@@ -144,6 +188,19 @@ int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t c
 /* placement_kv_bytes_at at the default ubatch. */
 int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
                  const char *type_v, uint64_t *out, lvd_err *err);
+
+/* Bytes of the recurrent state of the last n_layers blocks for n_seq
+ * sequences (0: 1), as llama.cpp allocates it ("RS buffer size": one state
+ * per recurrent block and sequence, f32, whatever the context). */
+uint64_t placement_rs_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t n_seq);
+
+/* A generic upper bound of the compute buffer of a graph the estimator does
+ * not follow, from the widths every decoder has: the attention scores of one
+ * block as the largest intermediate without flash attention (f32, heads x
+ * cells x ubatch, with its mask), the logits of n_outputs rows, and the
+ * hidden and feed-forward activations of a ubatch. 0 when a width is missing. */
+uint64_t placement_compute_bound(const gguf_shape *shape, uint32_t ctx, uint32_t ubatch, int flash_attn,
+                                 uint32_t n_outputs);
 
 /* The seed's compute allowance held back from the free memory at this
  * ubatch (the fallback when the shape predicts nothing): only its excess
