@@ -11,7 +11,7 @@
 enum flag {
     F_MODEL, F_PROMPT, F_GEN, F_DEPTH, F_REPS, F_OUTPUT, F_VERBOSE, F_NO_WARMUP, F_DEVICE, F_SPLIT_MODE,
     F_TENSOR_SPLIT, F_NGL, F_FA, F_UBATCH, F_CTK, F_CTV, F_NCMOE, F_FIT, F_FITT, F_FITC, F_THREADS, F_CTX,
-    F_PARALLEL, F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_END
+    F_PARALLEL, F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_BATCH, F_FIT_PRINT, F_END
 };
 
 /* Every spelling of a flag (names[0] unless the tool is given another). */
@@ -47,6 +47,8 @@ static const struct {
     [F_KLD_BASE] = {{"--kl-divergence-base", "--save-all-logits"}, {0}},
     [F_KLD] = {{"--kl-divergence"}, {0}},
     [F_PROGRESS] = {{"--progress"}, {0}},
+    [F_BATCH] = {{"-b", "--batch-size"}, {0}},
+    [F_FIT_PRINT] = {{"--fit-print", "-fitp"}, {0}},
 };
 
 /* One flag of a kind's order; need: the run cannot do without it. */
@@ -74,6 +76,9 @@ static const step server_order[] = {
     MAY(F_FITT), MAY(F_FITC), MAY(F_UBATCH), MAY(F_FA), MAY(F_CTK), MAY(F_CTV), MAY(F_THREADS), MAY(F_CTX),
     MAY(F_PARALLEL), {F_END, 0}};
 static const step fit_params_order[] = {NEED(F_MODEL), MAY(F_DEVICE), NEED(F_CTX), NEED(F_FITT), {F_END, 0}};
+static const step fit_print_order[] = {
+    NEED(F_MODEL), MAY(F_DEVICE), NEED(F_CTX), MAY(F_UBATCH), MAY(F_BATCH), MAY(F_FA), MAY(F_CTK), MAY(F_CTV),
+    MAY(F_NGL), NEED(F_FIT_PRINT), {F_END, 0}};
 
 static const struct {
     engine_tool tool;
@@ -84,6 +89,7 @@ static const struct {
     [ENGINE_RUN_PERPLEXITY] = {ENGINE_TOOL_PERPLEXITY, perplexity_order},
     [ENGINE_RUN_SERVER] = {ENGINE_TOOL_SERVER, server_order},
     [ENGINE_RUN_FIT_PARAMS] = {ENGINE_TOOL_FIT_PARAMS, fit_params_order},
+    [ENGINE_RUN_FIT_PRINT] = {ENGINE_TOOL_FIT_PARAMS, fit_print_order},
 };
 
 engine_tool engine_run_tool(engine_run_kind kind)
@@ -140,6 +146,7 @@ static char *param_value(const engine_run *r, enum flag f)
 {
     const lvd_params *p = &r->params;
     int server = r->kind == ENGINE_RUN_SERVER;
+    int onoff = server || r->kind == ENGINE_RUN_FIT_PRINT; /* common's -fa on|off */
     switch (f) {
     case F_DEVICE: return !*p->device ? NULL : server ? server_list(p->device) : lvd_xstrdup(p->device);
     case F_SPLIT_MODE: return *p->split_mode ? lvd_xstrdup(p->split_mode) : NULL;
@@ -148,7 +155,7 @@ static char *param_value(const engine_run *r, enum flag f)
     case F_NGL: return p->ngl >= 0 ? int_value(p->ngl) : NULL;
     case F_FA:
         return ctx_value(r, ENGINE_LIST_FA,
-                         p->fa < 0 ? NULL : server ? lvd_xstrdup(p->fa ? "on" : "off") : int_value(p->fa ? 1 : 0));
+                         p->fa < 0 ? NULL : onoff ? lvd_xstrdup(p->fa ? "on" : "off") : int_value(p->fa ? 1 : 0));
     case F_UBATCH: return ctx_value(r, ENGINE_LIST_UB, p->ubatch > 0 ? int_value(p->ubatch) : NULL);
     case F_CTK: return ctx_value(r, ENGINE_LIST_CTK, *p->type_k ? lvd_xstrdup(p->type_k) : NULL);
     case F_CTV: return ctx_value(r, ENGINE_LIST_CTV, *p->type_v ? lvd_xstrdup(p->type_v) : NULL);
@@ -183,6 +190,8 @@ static char *value_of(const engine_run *r, enum flag f)
     case F_CHUNKS: return r->chunks > 0 ? int_value(r->chunks) : NULL;
     case F_KLD_BASE: return r->kld_base ? lvd_xstrdup(r->kld_base) : NULL;
     case F_KLD: return r->kld ? lvd_xstrdup("") : NULL;
+    case F_BATCH: return r->params.ubatch > 0 ? int_value(r->params.ubatch) : NULL;
+    case F_FIT_PRINT: return lvd_xstrdup("on");
     default: return param_value(r, f);
     }
 }

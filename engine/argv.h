@@ -14,6 +14,8 @@
  *                  [-np N] (a serving verdict's slots)
  *                (the GPU flags only on an engine that lists devices)
  *   llama.cpp's fit plan  llama-fit-params -m M [-dev SEL] -c C -fitt MiB
+ *   llama.cpp's memory    llama-fit-params -m M [-dev SEL] -c C [-ub U -b U] [-fa on|off] [-ctk T]
+ *                  [-ctv T] [-ngl N] --fit-print on
  *
  * Each flag is spelt the way its tool takes it: llama-bench's comma lists,
  * "/" between devices and split fractions and -fa 0|1; llama-server's ","
@@ -47,6 +49,7 @@ typedef enum engine_run_kind {
     ENGINE_RUN_PERPLEXITY,  /* llama-perplexity: one run of lvd check */
     ENGINE_RUN_SERVER,      /* llama-server: the launch line of lvd select */
     ENGINE_RUN_FIT_PARAMS,  /* llama-fit-params: llama.cpp's own fit plan */
+    ENGINE_RUN_FIT_PRINT,   /* llama-fit-params --fit-print: llama.cpp's own memory figures */
 } engine_run_kind;
 
 /* llama-bench's context flags: what a group of arms may pass as comma lists. */
@@ -73,6 +76,8 @@ typedef struct engine_run {
     int kld;                         /* --kl-divergence */
     /* llama-perplexity, llama-server, llama-fit-params */
     uint32_t ctx;                    /* -c; 0: not passed */
+    /* llama-fit-params --fit-print: -b is the ubatch (its compute then reserves one ubatch of
+       outputs, as llama-perplexity's) */
     int gpu;                         /* llama-server: the engine lists devices (0: no GPU flag) */
 } engine_run;
 

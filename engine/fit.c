@@ -3,6 +3,7 @@
 
 #include "common/proc.h"
 #include "engine/argv.h"
+#include "engine/fitprint.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -135,6 +136,11 @@ void engine_fit_caps_of(const char *dir, const engine_help *help, engine_fit_cap
     free(fit);
 }
 
+static int parse_plan(const char *text, void *arg, lvd_err *err)
+{
+    return engine_fit_plan_parse(text, arg, err);
+}
+
 int engine_fit_params_run(const char *dir, const engine_help *help, const char *model, const char *device,
                           uint32_t ctx, int fit_target, const char *env, engine_fit_plan *out, lvd_err *err)
 {
@@ -144,25 +150,7 @@ int engine_fit_params_run(const char *dir, const engine_help *help, const char *
     lvd_params_init(&r.params);
     snprintf(r.params.device, sizeof r.params.device, "%s", device ? device : "");
     r.params.fit_target = fit_target;
-    engine_argv cmd;
-    int rc = engine_argv_build(&r, &cmd, err);
+    int rc = engine_fit_params_exec(&r, env, parse_plan, out, err);
     free(bin);
-    if (rc != 0)
-        return -1;
-    size_t ne = 0;
-    char **envv = env && *env ? lvd_split(env, ' ', &ne) : NULL;
-    proc_spec spec = {.argv = (const char *const *)cmd.argv, .env = (const char *const *)envv, .timeout_ms = 120000};
-    proc_result res;
-    rc = proc_run(&spec, &res, err);
-    if (rc == 0) {
-        char why[160];
-        if (!proc_ok(&res))
-            rc = lvd_errf(err, "llama-fit-params: %s", proc_describe(&res, why, sizeof why));
-        else
-            rc = engine_fit_plan_parse(res.out.buf ? res.out.buf : "", out, err);
-        proc_result_free(&res);
-    }
-    lvd_strv_free(envv);
-    engine_argv_free(&cmd);
     return rc;
 }
