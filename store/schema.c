@@ -421,6 +421,25 @@ static const char *const migrations[] = {
      * (release_tag, "v0.4.1"), so that a pin file naming the release finds
      * the build it stands for. */
     "ALTER TABLE engines ADD COLUMN semver TEXT; ALTER TABLE engines ADD COLUMN release_tag TEXT;",
+    /* 22 (memory asked of llama.cpp): what llama-fit-params --fit-print
+     * printed for a model on an engine at one setting (engine/fitprint.h),
+     * in MiB per device row and for the host, with the engine's files when
+     * it ran (engine_files_key): a cache that a changed engine invalidates,
+     * read by lvd select without spawning anything. One row per (engine,
+     * artifact, setting, host): a newer run replaces it. */
+    "CREATE TABLE fit_prints ("
+    "  engine_id INTEGER NOT NULL REFERENCES engines(id) ON DELETE CASCADE,"
+    "  artifact TEXT NOT NULL,"
+    "  host TEXT NOT NULL,"
+    "  ctx INTEGER NOT NULL, ubatch INTEGER NOT NULL, fa INTEGER NOT NULL,"
+    "  type_k TEXT NOT NULL, type_v TEXT NOT NULL,"
+    "  device TEXT NOT NULL,"               /* the device row's name; '' host only */
+    "  dev_model INTEGER, dev_context INTEGER, dev_compute INTEGER,"
+    "  host_model INTEGER NOT NULL, host_context INTEGER NOT NULL, host_compute INTEGER NOT NULL,"
+    "  files TEXT,"                         /* engine_files_key when it ran */
+    "  created_at INTEGER NOT NULL,"
+    "  PRIMARY KEY (engine_id, artifact, host, ctx, ubatch, fa, type_k, type_v, device)"
+    ");",
 };
 
 size_t store_schema_version(void)

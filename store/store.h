@@ -171,6 +171,32 @@ int store_run_imported(store *s, const lvd_run *r, char **session, lvd_err *err)
  * correction's input (its window: PLACEMENT_CORRECTION_WINDOW). 0, or -1. */
 int store_alloc_rows(store *s, size_t per_device, lvd_alloc **out, size_t *n, lvd_err *err);
 
+/* --- llama.cpp's own memory figures (llama-fit-params --fit-print) --- */
+
+/* One dry run's figures for a model on an engine at one setting, in MiB as
+ * llama.cpp printed them (engine/fitprint.h). */
+typedef struct store_fitprint {
+    int64_t engine_id;
+    char artifact[LVD_SHA256_HEX_LEN + 1];
+    char host[128];        /* "" when writing: this machine */
+    int64_t ctx;
+    int ubatch, fa;        /* the run's -ub (and -b), -fa 0|1 */
+    char type_k[16], type_v[16]; /* "" = f16 */
+    char device[64];       /* the device row's name ("CUDA0"); "" when it printed the host alone */
+    int64_t dev_model, dev_context, dev_compute; /* -1 without a device row */
+    int64_t host_model, host_context, host_compute;
+    char files[256];       /* the engine's files when it ran (engine_files_key); "" unknown */
+    int64_t created_at;
+} store_fitprint;
+
+/* Records f (created_at now when 0), replacing the row of the same engine,
+ * artifact, host, setting and device. 0, or -1 with err. */
+int store_fitprint_put(store *s, store_fitprint *f, lvd_err *err);
+/* The rows of artifact on host (NULL: this machine), newest first, into *out
+ * (malloc'd, free with free()). 0, or -1 with err. */
+int store_fitprint_list(store *s, const char *artifact, const char *host, store_fitprint **out, size_t *n,
+                        lvd_err *err);
+
 /* --- llama.cpp's own fit plans ------------------------------ */
 
 /* What llama.cpp's fit chose for one device (llama-fit-params), beside our
