@@ -19,9 +19,7 @@ static const engine_fit_caps *caps_of(seen **v, size_t *n, const bench_arm *a)
     for (size_t i = 0; i < *n; i++)
         if ((*v)[i].engine_id == a->engine_id)
             return &(*v)[i].caps;
-    char *dir = lvd_xstrdup(a->binary), *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
+    char *dir = bench_arm_dir(a);
     *v = lvd_xrealloc(*v, (*n + 1) * sizeof **v);
     seen *s = &(*v)[(*n)++];
     s->engine_id = a->engine_id;
@@ -45,9 +43,7 @@ static int has_key(const bench_plan *p, const char *key)
 static int record_plan(bench_plan *p, size_t i, const bench_plan_opts *o, const bench_fit_in *in, lvd_err *err)
 {
     const bench_arm *a = &p->arms[i];
-    char *dir = lvd_xstrdup(a->binary), *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
+    char *dir = bench_arm_dir(a);
     char *ours = bench_params_text(&a->params);
     engine_fit_plan fp;
     lvd_err why = {{0}};

@@ -5,6 +5,7 @@
 #include "bench/depth.h"
 #include "bench/energy.h"
 #include "bench/fitarm.h"
+#include "bench/memfig.h"
 #include "bench/plan.h"
 #include "bench/report.h"
 #include "bench/runner.h"
@@ -204,6 +205,10 @@ static int job_plan(job *j)
     bench_fit_in fi = {.s = j->b.s, .model = j->b.model, .artifact = j->b.art.sha256, .host = lvd_hostname(),
                        .session = j->session};
     if (bench_fit_arms_add(&j->plan, &j->po, &fi, &err))
+        return lvd_tool_fail(o->tool, &err, LVD_EXIT_STORE);
+    bench_memfig_in mi = {.s = j->b.s, .model = j->b.model, .artifact = j->b.art.sha256, .ctx = j->serving,
+                          .engines = j->b.engines, .probes = j->b.probes, .n = j->b.n};
+    if (j->serving && bench_memfig_record(&j->plan, &mi, &err))
         return lvd_tool_fail(o->tool, &err, LVD_EXIT_STORE);
     return LVD_EXIT_OK;
 }

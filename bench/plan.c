@@ -493,3 +493,11 @@ void bench_plan_note(bench_plan *p, const char *fmt, ...)
     p->notes[p->n_notes++] = lvd_xstrdup(sb.len ? sb.buf : "");
     lvd_sb_free(&sb);
 }
+
+char *bench_arm_dir(const bench_arm *a)
+{
+    char *dir = lvd_xstrdup(a->binary), *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    return dir;
+}

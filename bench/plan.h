@@ -164,6 +164,9 @@ size_t bench_plan_add_variant(bench_plan *p, size_t base, const lvd_params *para
 /* Appends a note (printf format) to p->notes. */
 void bench_plan_note(bench_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The directory of arm a's engine (its llama-bench's), malloc'd. */
+char *bench_arm_dir(const bench_arm *a);
+
 /* The parameters as people read them: "ngl=99 fa=on ub=256 ctk=q8_0 ctv=q8_0
  * ncmoe=4 t=8 K=V", only what is passed ("" for none); malloc'd. */
 char *bench_params_text(const lvd_params *p);

@@ -11,6 +11,7 @@
 #include "placement/spread.h"
 #include "placement/correction.h"
 #include "select/armset.h"
+#include "select/fitmem.h"
 #include "select/select.h"
 
 #include <stdio.h>
@@ -96,6 +97,14 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
     pin.ubatch = c->params.ubatch;
     pin.flash_attn = c->params.fa;
     pin.dev = placement_cbuf_dev_of(dev->backend, dev->name);
+    /* the program the line starts: llama-server, one output row and one
+     * recurrent state per slot (-np, else its default) */
+    pin.n_outputs = pin.n_seq = c->params.parallel > 0 ? c->params.parallel : PLACEMENT_SERVER_SLOTS_DEFAULT;
+    pin.build = in->engine ? sel_build_number(in->engine->build) : 0;
+    sel_fitmem_find(in->fitprints, in->n_fitprints, in->engine, in->probe, dev->selector, pin.ctx, &c->params,
+                    &c->engine_mem, c->engine_mem_why, sizeof c->engine_mem_why);
+    if (c->engine_mem.known)
+        pin.engine_mem = &c->engine_mem;
     placement_correction corr;
     pin.margin_factor = placement_correction_compute(in->alloc_rows, in->n_alloc_rows, dev->backend,
                                                     in->engine ? in->engine->build : NULL, &corr);

@@ -62,6 +62,11 @@ typedef struct sel_line_in {
                                       margin correction of the device's backend
                                       (placement/correction.h); NULL: none */
     size_t n_alloc_rows;
+    const store_fitprint *fitprints; /* llama.cpp's own figures for the model
+                                      (store_fitprint_list): the row of the engine, device
+                                      and setting placed, made by the engine's files as
+                                      probed, scales weights and KV (placement.h); NULL: none */
+    size_t n_fitprints;
 } sel_line_in;
 
 /* Defaults: everything NULL, ctx -1, free_mib -1. */
@@ -78,6 +83,8 @@ typedef struct sel_choice_lines {
     int profile_overrides;  /* the profile's ngl / n-cpu-moe / ub replaced placement's */
     placement_result placement;
     char margin_why[240];   /* the margin correction used (placement/correction.h); "" when not placed */
+    placement_engine_mem engine_mem; /* llama.cpp's figures placement used (known 0: none) */
+    char engine_mem_why[200]; /* why none was used where the engine has llama-fit-params; "" */
     lvd_device device;      /* the device run on (placed or not); selector "" when none */
     int64_t free_mib;       /* the free MiB placement used (-1 unknown) */
     const char *free_from;  /* static: "--free-mib" or "the probe" */

@@ -165,6 +165,8 @@ static int gather_launch(store *s, const sel_request *rq, sel_facts *f, lvd_err 
         return LVD_EXIT_STORE;
     if (store_alloc_rows(s, PLACEMENT_CORRECTION_WINDOW, &f->alloc_rows, &f->n_alloc_rows, err) != 0)
         return LVD_EXIT_STORE;
+    if (store_fitprint_list(s, f->artifact->sha256, f->host, &f->fitprints, &f->n_fitprints, err) != 0)
+        return LVD_EXIT_STORE;
     return LVD_EXIT_OK;
 }
 
@@ -203,6 +205,7 @@ void sel_facts_free(sel_facts *f)
     check_seen_free(&f->profile_check);
     store_ceiling_list_free(f->ceilings, f->n_ceilings);
     free(f->alloc_rows);
+    free(f->fitprints);
     sel_engines_free(&f->es);
     free(f->model);
     memset(f, 0, sizeof *f);

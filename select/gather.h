@@ -83,6 +83,8 @@ typedef struct sel_facts {
     size_t n_ceilings;
     lvd_alloc *alloc_rows; /* the margin correction's rows (store_alloc_rows) */
     size_t n_alloc_rows;
+    store_fitprint *fitprints; /* llama.cpp's own figures for the model (store_fitprint_list) */
+    size_t n_fitprints;
 } sel_facts;
 
 /* Gathers the facts of request rq for artifact a from s (list in the header

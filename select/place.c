@@ -50,8 +50,17 @@ static void say_placement(const sel_choice_lines *l, const sel_profile *p, sel_e
                 l->device.selector, l->params.ngl >= 0 ? "as measured" : "left to llama.cpp");
     else
         sel_say(x, "placement: %s", l->placement_line);
-    if (l->placed)
+    if (l->placed) {
+        const placement_result *pl = &l->placement;
+        sel_say(x, "placement: memory: weights %llu MiB and KV %llu MiB%s from %s; compute %llu MiB from %s",
+                (unsigned long long)(pl->weight_bytes >> 20), (unsigned long long)(pl->kv_bytes >> 20),
+                pl->recurrent_bytes ? " (recurrent state included)" : "",
+                l->engine_mem.known ? l->engine_mem.from : "the GGUF shape",
+                (unsigned long long)(pl->compute_bytes >> 20), pl->compute_why);
+        if (l->engine_mem_why[0])
+            sel_say(x, "placement: %s", l->engine_mem_why);
         sel_say(x, "placement: margin correction: %s", l->margin_why);
+    }
     if (l->profile_overrides)
         sel_say(x, "placement: the profile %s overrides it: ngl %d, n-cpu-moe %d, ub %d", p->file, l->params.ngl,
                 l->params.n_cpu_moe, l->params.ubatch);
@@ -103,6 +112,8 @@ int sel_place(const sel_facts *f, const sel_request *rq, const sel_decision *d, 
     in.free_mib = rq->free_mib;
     in.alloc_rows = f->alloc_rows;
     in.n_alloc_rows = f->n_alloc_rows;
+    in.fitprints = f->fitprints;
+    in.n_fitprints = f->n_fitprints;
     memset(out, 0, sizeof *out);
     int code = sel_ceiling_apply(f->ceilings, f->n_ceilings, &d->pick, &in, x, err);
     if (code != LVD_EXIT_OK)

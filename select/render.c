@@ -38,6 +38,39 @@ void sel_render(const sel_decision *d, sel_choice_lines *l, sel_explain *x, sel_
 
 /* --- JSON --------------------------------------------------------------- */
 
+static double mib_of(uint64_t bytes)
+{
+    return (double)((bytes + (1u << 19)) >> 20);
+}
+
+/* What the device is predicted to hold, each figure with where it came from. */
+static cJSON *placement_predicted_json(const placement_result *pl)
+{
+    cJSON *o = cJSON_CreateObject();
+    const struct {
+        const char *name;
+        uint64_t bytes;
+        placement_source from;
+    } figs[] = {
+        {"weights", pl->weight_bytes, pl->weights_from},
+        {"kv", pl->kv_bytes - pl->recurrent_bytes, pl->kv_from},
+        {"recurrent", pl->recurrent_bytes, pl->kv_from},
+        {"compute", pl->compute_bytes, pl->compute_from},
+        {"host", pl->host_compute_bytes, pl->compute_from},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_mib", figs[i].name);
+        cJSON_AddNumberToObject(o, key, mib_of(figs[i].bytes));
+        snprintf(key, sizeof key, "%s_from", figs[i].name);
+        cJSON_AddStringToObject(o, key, placement_source_name(figs[i].from));
+    }
+    cJSON_AddBoolToObject(o, "compute_predicted",
+                          pl->compute_from != PLACEMENT_FROM_BOUND && pl->compute_from != PLACEMENT_FROM_CONSTANT);
+    cJSON_AddStringToObject(o, "compute_why", pl->compute_why);
+    return o;
+}
+
 static cJSON *placement_json(const sel_result *r)
 {
     if (!r->placed)
@@ -52,6 +85,7 @@ static cJSON *placement_json(const sel_result *r)
     cJSON_AddNumberToObject(o, "bytes", (double)pl->bytes);
     cJSON_AddNumberToObject(o, "margin", (double)pl->margin_bytes);
     cJSON_AddStringToObject(o, "reason", pl->reason);
+    cJSON_AddItemToObject(o, "predicted", placement_predicted_json(pl));
     return o;
 }
 

@@ -12,6 +12,10 @@
  * (fake_memory.c). */
 #include "fake_bench.h"
 
+#include "placement/placement.h"
+
+#include <math.h>
+
 int fake_has_fit(void)
 {
     return scn_long("fit", 1) != 0;
@@ -60,15 +64,48 @@ static void print_plan(const gguf_shape *s, const fake_where *w)
     printf("%s\n", w->overflow && w->host_experts ? "\"" : "");
 }
 
+/* --fit-print on: llama.cpp's common_fit_print, per device and the host,
+ * "NAME model context compute" in MiB, floored. Its context is what the
+ * load keeps (the scenario's fitprint_context_x multiplies it: an
+ * architecture whose KV the shape misprices); its compute assumes a full
+ * ubatch of outputs. */
+static int print_memory(const gguf_shape *s, const char *dev, fake_where *w)
+{
+    w->ngl = dev ? w->ngl : 0;
+    double need = fake_need_mib(s, w), host_compute = 0;
+    if (need < 0)
+        return 1;
+    placement_place_in pin;
+    placement_place_in_init(&pin);
+    pin.shape = s;
+    pin.ctx = w->ctx;
+    pin.ubatch = w->ubatch;
+    pin.type_k = w->type_k;
+    pin.type_v = w->type_v;
+    placement_result all;
+    lvd_err err = {{0}};
+    if (placement_price(&pin, -1, 0, &all, &err) != 0)
+        return 1;
+    double kv = (double)all.kv_bytes / 1048576.0 * scn_dbl("fitprint_context_x", 1);
+    double weights = (double)all.weight_bytes / 1048576.0, embd = (double)s->embd_bytes / 1048576.0;
+    double compute = fake_compute_mib(s, w, w->fa, dev != NULL, &host_compute);
+    if (dev)
+        printf("%s %.0f %.0f %.0f\n", dev, floor(weights), floor(kv), floor(compute));
+    printf("Host %.0f %.0f %.0f\n", floor(dev ? embd : weights + embd), floor(dev ? 0 : kv),
+           floor(dev ? host_compute : compute));
+    return 0;
+}
+
 int fit_main(int argc, char **argv)
 {
-    const char *model = NULL, *dev = NULL, *tk = "f16", *tv = "f16";
-    long ctx = 0, target = 1024, ub = 512;
+    const char *model = NULL, *dev = NULL, *tk = "f16", *tv = "f16", *fitp = NULL;
+    long ctx = 0, target = 1024, ub = 512, ngl = -1, fa = 0;
     for (int i = 1; i < argc; i += 2) { /* every flag here takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long *num = !strcmp(a, "-c") || !strcmp(a, "--ctx-size")     ? &ctx
                     : !strcmp(a, "-fitt") || !strcmp(a, "--fit-target") ? &target
                     : !strcmp(a, "-ub") || !strcmp(a, "--ubatch-size")  ? &ub
+                    : !strcmp(a, "-ngl") || !strcmp(a, "--n-gpu-layers") ? &ngl
                                                                         : NULL;
         if (!v) {
             fprintf(stderr, "error: unknown or incomplete argument: %s\n", a);
@@ -84,7 +121,12 @@ int fit_main(int argc, char **argv)
             tk = v;
         else if (!strcmp(a, "-ctv") || !strcmp(a, "--cache-type-v"))
             tv = v;
-        else if (strcmp(a, "-fitc") && strcmp(a, "--fit-ctx") && strcmp(a, "-fa") && strcmp(a, "-t")) {
+        else if ((!strcmp(a, "--fit-print") || !strcmp(a, "-fitp")) && scn_long("fitprint", 1))
+            fitp = v; /* fitprint = 0: a build before --fit-print */
+        else if (!strcmp(a, "-fa") || !strcmp(a, "--flash-attn"))
+            fa = !strcmp(v, "on") || !strcmp(v, "1");
+        else if (strcmp(a, "-fitc") && strcmp(a, "--fit-ctx") && strcmp(a, "-t") && strcmp(a, "-b") &&
+                 strcmp(a, "--batch-size")) {
             fprintf(stderr, "error: invalid argument: %s\n", a);
             return 1;
         }
@@ -105,6 +147,9 @@ int fit_main(int argc, char **argv)
     w.type_k = tk;
     w.type_v = tv;
     w.ngl = -1;
+    w.fa = (int)fa;
+    if (fitp && !strcmp(fitp, "on")) /* every layer but with -ngl 0: the figures of the full offload */
+        return print_memory(&s, name && ngl != 0 ? name : NULL, &w);
     double full = fake_need_mib(&s, &w);
     fake_fit_plan(&s, free_mib - (double)target, &w);
     fprintf(stderr, "llama_params_fit_impl: projected to use %.0f MiB of device memory vs. %.0f MiB of free "
