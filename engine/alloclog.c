@@ -20,11 +20,14 @@ enum { K_MODEL, K_KV, K_COMPUTE, N_KINDS };
 #define NUM "([0-9]{1,9}(?:\\.[0-9]{1,6})?) MiB\\s*$"
 /* The function names have changed over the eras: the KV cache was
  * llama_kv_cache_init (b4547), llama_kv_cache_unified (b5970), llama_kv_cache
- * (2026); the compute buffer llama_new_context_with_model, then
- * llama_init_from_model (b4547), llama_context, sched_reserve (2026). */
+ * (2026), a recurrent state's llama_memory_recurrent ("RS buffer", summed
+ * with the KV of a hybrid: one branch-reset group names the buffer); the
+ * compute buffer llama_new_context_with_model, then llama_init_from_model
+ * (b4547), llama_context, sched_reserve (2026). */
 static const char *const RX_KIND[N_KINDS] = {
     "\\bload_tensors:\\s+" BUF " model buffer size\\s*=\\s*" NUM,
-    "\\bllama_kv_cache(?:_init|_unified)?:\\s+" BUF " KV buffer size\\s*=\\s*" NUM,
+    "\\b(?|llama_kv_cache(?:_init|_unified)?:\\s+" BUF " KV|llama_memory_recurrent:\\s+" BUF " RS)"
+    " buffer size\\s*=\\s*" NUM,
     "\\b(?:sched_reserve|llama_context|llama_new_context_with_model|llama_init_from_model):\\s+" BUF
     " compute buffer size\\s*=\\s*" NUM,
 };
@@ -36,7 +39,9 @@ typedef engine_rx rx;
 const char *engine_alloc_device(const char *buffer)
 {
     size_t n = strlen(buffer);
-    if (!strncmp(buffer, "CPU", 3) || (n >= 5 && !strcmp(buffer + n - 5, "_Host")))
+    /* ggml-cpu's own (CPU, CPU_Mapped, CPU_REPACK, CPU_KLEIDIAI), its AMX
+     * repacking's ("AMX", on hosts with AMX tiles), a device's pinned host memory */
+    if (!strncmp(buffer, "CPU", 3) || !strcmp(buffer, "AMX") || (n >= 5 && !strcmp(buffer + n - 5, "_Host")))
         return "CPU";
     return buffer;
 }

@@ -2,10 +2,12 @@
  * stderr (llama-bench -v, llama-server): the lines
  *   load_tensors:      Vulkan0 model buffer size =    11.30 MiB
  *   llama_kv_cache:    Vulkan0 KV buffer size =     8.00 MiB
+ *   llama_memory_recurrent:        CPU RS buffer size =     4.50 MiB   (a recurrent state:
+ *                                            counted with the KV, as placement prices it)
  *   sched_reserve:     Vulkan0 compute buffer size =     9.13 MiB
  * (also with llama-server's "-lv" prefix "0.00.111.995 I "), captured in
  * tests/fixtures/llama.cpp/alloc-b9749/. Host buffers (CPU, CPU_Mapped,
- * CPU_REPACK, Vulkan_Host, CUDA_Host, ...) are folded into device "CPU".
+ * CPU_REPACK, AMX, Vulkan_Host, CUDA_Host, ...) are folded into device "CPU".
  * Buffers of one load (consecutive lines of one kind) add up; of several
  * loads or contexts (llama-bench makes one per test) the largest is kept.
  * Also: whether the stderr says a load failed for memory. Pure text; not for

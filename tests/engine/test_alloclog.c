@@ -132,6 +132,24 @@ static void test_sum_and_max(void **state)
     free(a);
 }
 
+/* A hybrid's memory on a host with AMX: its attention blocks' KV and its
+ * recurrent blocks' state (llama_memory_recurrent's "RS buffer") are one
+ * load's cache; the weights ggml-cpu repacked for AMX are host memory. */
+static void test_recurrent_state(void **state)
+{
+    (void)state;
+    size_t n;
+    lvd_alloc *a = parse_text("0.00.100.000 I load_tensors:          AMX model buffer size =   159.50 MiB\n"
+                              "0.00.100.100 I load_tensors:   CPU_Mapped model buffer size =   158.45 MiB\n"
+                              "0.00.201.100 I llama_kv_cache:        CPU KV buffer size =     4.00 MiB\n"
+                              "0.00.201.300 I llama_memory_recurrent:        CPU RS buffer size =     2.50 MiB\n"
+                              "0.00.260.000 I sched_reserve:        CPU compute buffer size =    10.14 MiB\n",
+                              &n);
+    assert_int_equal(n, 1);
+    expect(dev(a, n, "CPU"), MIBB(317.95), MIBB(6.50), MIBB(10.14)); /* AMX's repacked weights are the host's */
+    free(a);
+}
+
 static void test_garbage_ignored(void **state)
 {
     (void)state;
@@ -215,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_cpu_bench_v),
         cmocka_unit_test(test_cpu_bench_v_eras),    cmocka_unit_test(test_without_v_nothing),
         cmocka_unit_test(test_sum_and_max),    cmocka_unit_test(test_garbage_ignored),
+        cmocka_unit_test(test_recurrent_state),
         cmocka_unit_test(test_oom_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
