@@ -69,6 +69,12 @@ static const char *missing(const gguf_shape *s)
     return NULL;
 }
 
+/* The cache streams: one per slot without a unified cache, else one. */
+static uint32_t streams_of(const placement_cbuf_in *in)
+{
+    return in->n_seq > 1 && !in->kv_unified ? in->n_seq : 1;
+}
+
 /* The graph's parameters for tokens T (the prompt graph or the one-token one). */
 static int spec_of(const placement_cbuf_in *in, uint32_t T, placement_cbuf_spec *sp)
 {
@@ -78,8 +84,12 @@ static int spec_of(const placement_cbuf_in *in, uint32_t T, placement_cbuf_spec 
     sp->n_tokens = sp->n_outputs = T;
     if (in->n_outputs > 0 && in->n_outputs < T) /* min(n_tokens, n_outputs_max) */
         sp->n_outputs = in->n_outputs;
-    sp->kv_cells = pad256(in->ctx);
-    uint64_t swa = (uint64_t)s->n_swa + (in->ubatch ? in->ubatch : PLACEMENT_UBATCH_DEFAULT);
+    /* a stream's cells: each attention runs over its own stream's (the
+     * streams' scores and masks add up to one stream of these cells) */
+    uint32_t streams = streams_of(in);
+    sp->kv_cells = pad256(in->ctx / streams);
+    uint64_t window = (uint64_t)s->n_swa * (in->kv_unified && in->n_seq > 1 ? in->n_seq : 1);
+    uint64_t swa = window + (in->ubatch ? in->ubatch : PLACEMENT_UBATCH_DEFAULT);
     sp->swa_cells = pad256(swa < sp->kv_cells ? swa : sp->kv_cells);
     sp->flash_attn = in->flash_attn;
     if (placement_cache_type_size(in->type_k, &sp->k_block_elems, &sp->k_block_bytes, NULL) ||
@@ -155,7 +165,7 @@ void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out)
     placement_cbuf_in r = *in;
     r.ubatch = ub;
     placement_cbuf_buffer pp[2], tg[2];
-    if (!why && (buffers_of(&r, ub, pp) != 0 || buffers_of(&r, 1, tg) != 0))
+    if (!why && (buffers_of(&r, ub, pp) != 0 || buffers_of(&r, streams_of(in), tg) != 0))
         why = "an unknown KV cache type";
     if (why) {
         snprintf(out->why, sizeof out->why, "%s: %s", s && s->arch[0] ? s->arch : "model", why);

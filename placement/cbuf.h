@@ -49,6 +49,10 @@ typedef struct placement_cbuf_in {
     uint32_t n_outputs;       /* rows of logits the prompt graph keeps: llama-server's slots
                                  (its n_outputs_max, one per -np slot); 0: the whole ubatch
                                  (llama-bench, llama-perplexity, llama-fit-params) */
+    uint32_t n_seq;           /* llama-server's slots (0: 1); without a unified cache the
+                                 graphs run one stream of ctx / n_seq cells per slot and the
+                                 one-token graph is one token per slot */
+    int kv_unified;
 } placement_cbuf_in;
 
 typedef struct placement_cbuf {

@@ -77,21 +77,26 @@ static int row_bytes(const char *type, uint64_t n, uint64_t *out, lvd_err *err)
     return 0;
 }
 
-/* The cells of one block's cache: the context padded to 256 (llama_context),
- * a sliding block's min(that, window + ubatch) padded to 256
- * (llama_kv_cache_iswa, one sequence). */
-static uint64_t layer_cells(const gguf_shape *s, uint32_t il, uint32_t ctx, uint32_t ubatch)
+/* The cells of one block's cache over every stream: the context padded to
+ * 256 (llama_context), a sliding block's min(that, window + ubatch) padded
+ * to 256 (llama_kv_cache_iswa); the window x slots with a unified cache;
+ * without one, each of n_seq streams ctx / n_seq cells padded to 256. */
+static uint64_t layer_cells(const gguf_shape *s, uint32_t il, uint32_t ctx, uint32_t ubatch, placement_slots sl)
 {
-    uint64_t full = ((uint64_t)ctx + 255) / 256 * 256;
+    uint64_t streams = sl.n_seq > 1 && !sl.unified ? sl.n_seq : 1;
+    uint64_t per = ((uint64_t)ctx / streams + 255) / 256 * 256;
+    if (streams == 1)
+        per = ((uint64_t)ctx + 255) / 256 * 256;
     if (!s->per_layer || il >= s->n_block || !s->layer_swa[il] || s->n_swa == 0)
-        return full;
-    uint64_t swa = (uint64_t)s->n_swa + (ubatch ? ubatch : PLACEMENT_UBATCH_DEFAULT);
-    return ((swa < full ? swa : full) + 255) / 256 * 256;
+        return per * streams;
+    uint64_t window = (uint64_t)s->n_swa * (sl.unified && sl.n_seq > 1 ? sl.n_seq : 1);
+    uint64_t swa = window + (ubatch ? ubatch : PLACEMENT_UBATCH_DEFAULT);
+    return ((swa < per ? swa : per) + 255) / 256 * 256 * streams;
 }
 
-int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx,
-                          uint32_t ubatch, const char *type_k, const char *type_v, uint64_t *out,
-                          lvd_err *err)
+int placement_kv_bytes_slots(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, uint32_t ubatch,
+                             placement_slots slots, const char *type_k, const char *type_v, uint64_t *out,
+                             lvd_err *err)
 {
     uint64_t total = 0, unused;
     if (row_bytes(type_k, 1, &unused, err) != 0 || row_bytes(type_v, 1, &unused, err) != 0)
@@ -107,13 +112,21 @@ int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t c
             (!shape->kv_mla && row_bytes(type_v, heads * shape->head_dim_v, &rv, err) != 0))
             return -1;
         if (__builtin_add_overflow(rk, rv, &per_token) ||
-            __builtin_mul_overflow(per_token, layer_cells(shape, il, ctx, ubatch), &bytes) ||
+            __builtin_mul_overflow(per_token, layer_cells(shape, il, ctx, ubatch, slots), &bytes) ||
             __builtin_add_overflow(total, bytes, &total))
             return lvd_errf(err, "%s: KV cache size overflows (%u layers, ctx %u)",
                             shape->name[0] ? shape->name : shape->arch, n_layers, ctx);
     }
     *out = total;
     return 0;
+}
+
+int placement_kv_bytes_at(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx,
+                          uint32_t ubatch, const char *type_k, const char *type_v, uint64_t *out,
+                          lvd_err *err)
+{
+    return placement_kv_bytes_slots(shape, n_layers, ctx, ubatch, (placement_slots){1, 0}, type_k, type_v, out,
+                                    err);
 }
 
 int placement_kv_bytes(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, const char *type_k,
@@ -253,16 +266,17 @@ static void compute_need(const ctx_t *c, int gpu_layers, int n_cpu_moe, int ubat
 {
     placement_cbuf_in ci = {.shape = c->s, .ctx = c->ctx, .ubatch = (uint32_t)ubatch,
                             .flash_attn = c->in->flash_attn > 0, .type_k = c->in->type_k,
-                            .type_v = c->in->type_v, .gpu = 1, .n_gpu_layers = gpu_layers,
+                            .type_v = c->in->type_v, .gpu = !c->in->host_only, .n_gpu_layers = gpu_layers,
                             .n_cpu_moe = n_cpu_moe, .dev = c->in->dev,
-                            .n_outputs = c->in->n_outputs > 0 ? (uint32_t)c->in->n_outputs : 0};
+                            .n_outputs = c->in->n_outputs > 0 ? (uint32_t)c->in->n_outputs : 0,
+                            .n_seq = c->n_seq, .kv_unified = c->in->kv_unified};
     placement_cbuf pc;
     placement_cbuf_predict(&ci, &pc);
     int engine = c->in->engine_mem && c->in->engine_mem->known;
     k->predicted = pc.predicted && !(c->fenced && engine);
     if (k->predicted) {
-        k->compute = pc.device_bytes;
-        k->host_compute = pc.host_bytes;
+        k->compute = c->in->host_only ? pc.host_bytes : pc.device_bytes;
+        k->host_compute = c->in->host_only ? 0 : pc.host_bytes;
         k->compute_from = PLACEMENT_FROM_GRAPH;
         if (c->fenced)
             snprintf(k->compute_why, sizeof k->compute_why, "predicted from the %.120s (measured on b%d-b%d, not on b%d)",
@@ -317,16 +331,22 @@ static uint64_t blocks_bytes(const gguf_shape *s, uint32_t last_n)
     return all && all < each ? all : each;
 }
 
-/* KV and recurrent state of the last n blocks as the shape prices them. */
-static uint64_t shape_kv(const ctx_t *c, uint32_t n, uint64_t *recurrent)
+/* KV and recurrent state of the last n blocks as the shape prices them for slots sl. */
+static uint64_t shape_kv_for(const ctx_t *c, uint32_t n, placement_slots sl, uint64_t *recurrent)
 {
     uint64_t kv;
     /* checked for every block in setup: a part cannot fail */
-    if (placement_kv_bytes_at(c->s, n, c->ctx, (uint32_t)c->configured_ubatch, c->in->type_k, c->in->type_v,
-                              &kv, NULL) != 0)
+    if (placement_kv_bytes_slots(c->s, n, c->ctx, (uint32_t)c->configured_ubatch, sl, c->in->type_k, c->in->type_v,
+                                 &kv, NULL) != 0)
         kv = 0;
-    *recurrent = placement_rs_bytes_at(c->s, n, c->n_seq);
+    *recurrent = placement_rs_bytes_at(c->s, n, sl.n_seq);
     return kv + *recurrent;
+}
+
+/* The same for the line's slots. */
+static uint64_t shape_kv(const ctx_t *c, uint32_t n, uint64_t *recurrent)
+{
+    return shape_kv_for(c, n, (placement_slots){c->n_seq, c->in->kv_unified}, recurrent);
 }
 
 /* The KV and state of the last n blocks, scaled to the engine's figure. */
@@ -605,8 +625,8 @@ static void engine_factors(ctx_t *c)
     if (!m || !m->known)
         return;
     int rows = m->has_device ? 2 : 1;
-    uint64_t recurrent;
-    uint64_t kv = shape_kv(c, c->s->n_block, &recurrent);
+    uint64_t recurrent; /* llama-fit-params runs one sequence */
+    uint64_t kv = shape_kv_for(c, c->s->n_block, (placement_slots){1, 0}, &recurrent);
     double ctx = printed_bytes(m->host_context_mib, m->has_device ? m->dev_context_mib : 0);
     if (m->has_device) /* the output layer (a tied head copied) and the blocks */
         c->weights_factor = engine_ratio(printed_bytes(m->dev_model_mib, 0), 1,

@@ -102,12 +102,18 @@ typedef struct placement_place_in {
                                  * zero: nothing */
     int n_outputs;              /* rows of logits the program reserves: llama-server's slots
                                  * (-np); 0: a full ubatch (llama-bench, llama-perplexity) */
-    int n_seq;                  /* sequences a recurrent state is kept for (llama-server's
-                                 * slots); 0: 1 */
+    int n_seq;                  /* llama-server's slots: a recurrent state each, and without
+                                 * a unified cache a stream each of ctx / n_seq cells (a
+                                 * window's cells per stream); 0: 1 */
+    int kv_unified;             /* 1: one cache stream over every slot (-kvu, and llama-server's
+                                 * default with -np auto), its window's cells n_swa x slots
+                                 * + ubatch */
     const placement_engine_mem *engine_mem; /* llama.cpp's own figures at this setting;
                                  * NULL: none. Weights and KV are then scaled to them,
                                  * and they are the compute buffer of a graph the
                                  * estimator does not follow (or may not: fenced) */
+    int host_only;              /* a CPU engine: the whole graph in the host's buffer, and
+                                 * compute_bytes is that buffer (no device, no limits) */
     int build;                  /* the engine's mainline build number (the estimator's
                                  * graphs are fenced to the builds they were measured
                                  * on); 0: unknown (not fenced) */
@@ -173,6 +179,21 @@ const char *placement_rung_name(placement_rung rung);
  * for a type llama-server does not accept for -ctk/-ctv. NULL or "" = f16. */
 int placement_cache_type_size(const char *type, uint32_t *block_elems, uint32_t *block_bytes,
                         lvd_err *err);
+
+/* The cache's layout for llama-server's slots: n_seq streams (1: one
+ * sequence, or a unified cache over them all). */
+typedef struct placement_slots {
+    uint32_t n_seq;             /* 0: 1 */
+    int unified;
+} placement_slots;
+
+/* placement_kv_bytes_at for slots: without a unified cache each of n_seq
+ * streams holds ctx / n_seq cells padded to 256 (a window's block min(that,
+ * window + ubatch)); with one, a window's block min(ctx, window x n_seq +
+ * ubatch) (llama_kv_cache_iswa). */
+int placement_kv_bytes_slots(const gguf_shape *shape, uint32_t n_layers, uint32_t ctx, uint32_t ubatch,
+                             placement_slots slots, const char *type_k, const char *type_v, uint64_t *out,
+                             lvd_err *err);
 
 /* KV bytes of the last n_layers blocks (those -ngl n_layers + 1 offloads;
  * all of them at n_block) at ctx tokens, as llama.cpp b9749 allocates it for one

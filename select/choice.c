@@ -100,6 +100,7 @@ static void place(sel_choice_lines *c, const sel_line_in *in, const lvd_device *
     /* the program the line starts: llama-server, one output row and one
      * recurrent state per slot (-np, else its default) */
     pin.n_outputs = pin.n_seq = c->params.parallel > 0 ? c->params.parallel : PLACEMENT_SERVER_SLOTS_DEFAULT;
+    pin.kv_unified = c->params.parallel <= 0; /* -np auto: one cache over its slots; -np N: a stream each */
     pin.build = in->engine ? sel_build_number(in->engine->build) : 0;
     sel_fitmem_find(in->fitprints, in->n_fitprints, in->engine, in->probe, dev->selector, pin.ctx, &c->params,
                     &c->engine_mem, c->engine_mem_why, sizeof c->engine_mem_why);

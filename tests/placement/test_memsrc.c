@@ -52,6 +52,7 @@ static placement_result place(const gguf_shape *s, uint32_t ctx, int fa, int n_o
     in.flash_attn = fa;
     in.free_mib = 1 << 20;
     in.n_outputs = in.n_seq = n_outputs;
+    in.kv_unified = 1; /* llama-server's -np auto */
     in.engine_mem = m;
     in.build = build;
     placement_result r;
@@ -183,12 +184,47 @@ static void test_recurrent_state(void **state)
     assert_int_equal(placement_rs_bytes_at(&s, 2, 1), MIB);
 }
 
+/* llama-server's slots shape a window's cache (llama_kv_cache_iswa): two
+ * blocks of 4 KV heads of 64, f16 (1 KiB per cell each), the first sliding
+ * over 1024 tokens, ctx 16384, ubatch 512. One slot: 16384 + min(16384,
+ * 1024 + 512 = 1536) cells. Four over a unified cache: the window x 4 +
+ * 512 = 4608. Four streams: each ctx / 4 = 4096 cells, its window's
+ * min(4096, 1536), x 4: 16384 + 6144. */
+static void test_slots_and_windows(void **state)
+{
+    (void)state;
+    gguf_shape s = model("gemma3", 256, 2, 8, 32000);
+    s.n_swa = 1024;
+    s.layer_swa[0] = 1;
+    uint64_t kv;
+    lvd_err err = {{0}};
+    assert_int_equal(placement_kv_bytes_slots(&s, 2, 16384, 512, (placement_slots){1, 0}, NULL, NULL, &kv, &err), 0);
+    assert_int_equal(kv, (16384 + 1536) * 1024ull);
+    assert_int_equal(placement_kv_bytes_slots(&s, 2, 16384, 512, (placement_slots){4, 1}, NULL, NULL, &kv, &err), 0);
+    assert_int_equal(kv, (16384 + 4608) * 1024ull);
+    assert_int_equal(placement_kv_bytes_slots(&s, 2, 16384, 512, (placement_slots){4, 0}, NULL, NULL, &kv, &err), 0);
+    assert_int_equal(kv, (16384 + 6144) * 1024ull);
+    /* llama.cpp's figures are of one sequence: their factor is taken there
+     * (the shape agrees: no scaling) and the line's four streams keep theirs */
+    placement_engine_mem m = {.known = 1, .ubatch = 512, .host_context_mib = 17};
+    placement_place_in in;
+    placement_place_in_init(&in);
+    in.shape = &s;
+    in.ctx = 16384;
+    in.free_mib = 1 << 20;
+    in.n_outputs = in.n_seq = 4;
+    in.engine_mem = &m;
+    placement_result r;
+    assert_int_equal(placement_compute(&in, &r, &err), 0);
+    assert_int_equal(r.kv_bytes, (16384 + 6144) * 1024ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_server_outputs),   cmocka_unit_test(test_engine_scales_kv),
         cmocka_unit_test(test_unfollowed_graph), cmocka_unit_test(test_fenced_build),
-        cmocka_unit_test(test_recurrent_state),
+        cmocka_unit_test(test_recurrent_state),  cmocka_unit_test(test_slots_and_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
