@@ -127,9 +127,16 @@ static int parse_command(const char *line, const char *name, size_t lineno, benc
         c->fa = fa && (!strcmp(fa, "on") || !strcmp(fa, "1"));
         c->ngl = ngl ? atoi(ngl) : -1;
         c->n_cpu_moe = ncmoe ? atoi(ncmoe) : 0;
-        for (size_t i = 0; i < n && w[i][0] != '-'; i++) /* the environment before the program */
+        const char *np = flag_value(w, n, "-np");
+        c->np = np ? atoi(np) : 0;
+        for (size_t i = 0; i < n; i++)
+            c->kvu |= !strcmp(w[i], "-kvu") || !strcmp(w[i], "--kv-unified");
+        for (size_t i = 0; i < n && w[i][0] != '-'; i++) { /* the environment, then the program */
             /* ggml-vulkan keeps the order when the variable is set at all */
             c->in_graph_order |= lvd_starts_with(w[i], "GGML_VK_DISABLE_GRAPH_OPTIMIZE=");
+            if (!strchr(w[i], '='))
+                snprintf(c->tool, sizeof c->tool, "%s", w[i]);
+        }
     }
     lvd_strv_free(w);
     return rc;
@@ -165,6 +172,12 @@ int bench_cbuf_case_read(bench_cbuf_case *c, const char *text, size_t len, lvd_e
     c->dev = device_limits(text, len);
     if (c->in_graph_order)
         c->dev.reorders = 0;
+    if (!strcmp(c->tool, "llama-fit-params")) { /* its rows; a load that failed printed none */
+        char *rows = lvd_xstrndup(text, len);
+        lvd_err ignored = {{0}};
+        c->has_fitprint = engine_fitprint_parse(rows, &c->fitprint, &ignored) == 0;
+        free(rows);
+    }
     return 0;
 }
 

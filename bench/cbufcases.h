@@ -10,6 +10,9 @@
  * (the context is built, then the empty input ends the run: no compute;
  * the first captures ran llama-batched-bench -b 2048 -npp 1 -ntg 1 -npl 1,
  * whose warm-up a software device computes slowly; either reads)
+ * The same blocks serve llama-server's loads (its -np and -kvu read) and
+ * llama-fit-params --fit-print's rows (tests/fixtures/llama.cpp/arch-sweep-*;
+ * bench/servermem.h judges them).
  * (tests/fixtures/llama.cpp/alloc-sweep-BUILD-BACKEND/cases.txt; bench/perf/
  * perf_compute_buffer writes them from live engines). Here: reading them, the shapes of the
  * models they name, and the verdict of one case. Text only: not for running
@@ -20,6 +23,7 @@
 #include "common/gguf.h"
 #include "common/types.h"
 #include "common/util.h"
+#include "engine/fitprint.h"
 #include "placement/cbuf.h"
 
 #include <stddef.h>
@@ -39,6 +43,11 @@ typedef struct bench_cbuf_case {
                                zero when none was logged */
     lvd_alloc *alloc;       /* the buffers reported, per device ("CPU": every host buffer) */
     size_t n_alloc;
+    char tool[32];          /* the program run: "llama-perplexity", "llama-server",
+                               "llama-fit-params" */
+    int np, kvu;            /* llama-server's -np (0: not given) and -kvu */
+    int has_fitprint;       /* llama-fit-params --fit-print: its rows were read */
+    engine_fitprint fitprint;
 } bench_cbuf_case;
 
 /* The verdict of one case: predicted and actual compute buffers and device
