@@ -123,7 +123,7 @@ int bench_runs_show(const char *tool, store *s, const bench_runs_filter *o)
     size_t ne;
     if (store_engine_list(s, &engines, &ne, &err))
         return lvd_tool_fail(tool, &err, LVD_EXIT_STORE);
-    store_run_filter f = {.artifact = o->artifact, .with_samples = 1, .limit = o->limit};
+    store_run_filter f = {.artifact = o->artifact, .host = o->host, .with_samples = 1, .limit = o->limit};
     int ret = LVD_EXIT_OK;
     if (o->engine) {
         for (size_t i = 0; i < ne; i++)

@@ -65,9 +65,10 @@
     .spell = "--store", .arg = "PATH", .kind = LVD_OPT_STR, .env = "LVD_STORE", .help = text, LVD_AT(t.store)
 #define LVD_OPT_STORE LVD_OPT_STORE_AS(LVD_OPT_STORE_HELP)
 #define LVD_OPT_JSON .spell = "--json", .kind = LVD_OPT_FLAG, LVD_AT(t.json)
-#define LVD_OPT_HOST                                                                                     \
+#define LVD_OPT_HOST_AS(text)                                                                            \
     .spell = "--host", .arg = "NAME", .kind = LVD_OPT_CALL, .call = lvd_opt_host, .env = "LVD_HOST",       \
-    .help = "whose measurements (default: this machine)", LVD_AT(t.host)
+    .help = text, LVD_AT(t.host)
+#define LVD_OPT_HOST LVD_OPT_HOST_AS("whose measurements (default: this machine)")
 #define LVD_OPT_WAIT                                                                                     \
     .spell = "--wait", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 0, .hi = LVD_WEEK,                    \
     .help = "wait up to DUR for the device lock another bench, check, probe, fit, bisect or nightly holds " \
