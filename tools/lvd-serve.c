@@ -56,7 +56,7 @@ static const lvd_opt table[] = {
      .help = "instead of --requests: send requests for DUR per run"},
     {.spell = "--rounds", .arg = "N", .kind = LVD_OPT_INT, .lo = 1, .hi = 100, LVD_AT(rounds),
      .def = LVD_STRINGIFY(SERVE_MAX_ROUNDS_DEFAULT), .help = "rounds at most (fewer when the statistics settle)"},
-    {.spell = "--budget", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 1, .hi = LVD_DAY, LVD_AT(budget_s), STARTS,
+    {.spell = "--budget", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 1, .hi = LVD_DAY, LVD_AT(budget_s),
      .help = "stop starting runs after DUR"},
     {.spell = "--port", .arg = "P", .kind = LVD_OPT_INT, .lo = 1, .hi = 65535, LVD_AT(port), STARTS,
      .help = "the server's port (default: a free one); a port in use is an error"},
