@@ -2,7 +2,7 @@
  * written once: llama.cpp's spellings (-m, -ngl, -fa, -ub, -ctk, -ctv, -ncmoe,
  * -dev, -sm, -ts, -t, -c, -d, -r, -p, -n: a tool that takes one takes every
  * spelling of it, as llama.cpp's tools do) and lvd's own (--store, --json,
- * --host, --wait, --engines, --builds-dir, --timeout), with the ranges their
+ * --host, --wait, --engines, --builds-dir, --timeout, --budget), with the ranges their
  * numbers share with every other reader of them (an operator profile takes
  * the same context and layers as a command line). An entry is written
  *   {LVD_OPT_NGL, LVD_AT(ngl), .help = "..."}
@@ -81,6 +81,9 @@
     .help = "where bench dirs live (default $XDG_DATA_HOME/llama-verdict/builds)"
 /* a child's timeout: one second to a day */
 #define LVD_OPT_TIMEOUT .spell = "--timeout", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 1, .hi = LVD_DAY
+/* the time a session may spend starting runs (bench, bisect, serve): 0 is none,
+ * as each runner reads it (budget_ms 0: no budget), up to a week */
+#define LVD_OPT_BUDGET .spell = "--budget", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 0, .hi = LVD_WEEK
 
 /* --host NAME (lvd_tool_opts' host): not empty; the tool then acts for that
  * host (lvd_hostname_set: its engines, its runs). */

@@ -30,8 +30,9 @@ static const lvd_opt table[] = {
     {.spell = "--arm", .arg = "SPEC", .kind = LVD_OPT_STR, LVD_AT(b.arm),
      .help = "the regressed arm: a device selector or backend (Vulkan0, vulkan, cpu), then fa=on|off (default on) "
              "and ngl=N (default: the first device of each build, fa on)"},
-    {.spell = "--budget", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 1, .hi = LVD_WEEK, LVD_AT(b.budget_s),
-     .def = "1h", .help = "the whole hunt's bench time, spread over log2(N) + 1 steps"},
+    {LVD_OPT_BUDGET, LVD_AT(b.budget_s), .def = "1h",
+     .help = "the whole hunt's bench time, spread over log2(N) + 1 steps (0 = none: each step runs until it is "
+             "decided or has its samples)"},
     {.spell = "--keep", .kind = LVD_OPT_FLAG, LVD_AT(b.keep), .help = "keep the bench dirs the hunt downloaded"},
     {LVD_OPT_WAIT, LVD_AT(wait_s)},
     {LVD_OPT_BUILDS_DIR, LVD_AT(b.builds_dir)},
