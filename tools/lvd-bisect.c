@@ -8,8 +8,6 @@
 #include "engine/devlock.h"
 #include "fetch/fetch.h"
 
-#include <stdlib.h>
-
 typedef struct options {
     lvd_tool_opts t;
     bisect_opts b;
@@ -71,8 +69,6 @@ int main(int argc, char **argv)
     if (code)
         return code < 0 ? LVD_EXIT_OK : code;
     o.b.store_path = o.t.store;
-    const char *pp = getenv("LVD_RELEASES_PER_PAGE"); /* the tests' pagination */
-    o.b.per_page = pp ? atoi(pp) : 0;
     engine_devlock lock;
     code = engine_devlock_tool(tool.name, o.t.store, o.wait_s * 1000, &lock);
     if (code != LVD_EXIT_OK)
