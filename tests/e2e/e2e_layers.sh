@@ -51,4 +51,25 @@ expect_rc "a test may include any layer and tests/" 0
 planted newdir extra/thing.c '#include "common/util.h"'
 expect_rc "C sources in a folder that is no layer are refused" 1
 has 'extra/: C sources outside every layer' && ok "the folder is named" || fail "output: $(cat "$tmp/out")"
+
+# HACKING.md's folder table: every folder of the tree a row, the layers in order
+# hacking TREE SED: a copy of the tree's C sources with HACKING.md edited by SED
+hacking() {
+    planted "$1" common/util.c ''
+    sed "$2" "$LVD_SOURCE/HACKING.md" >"$tmp/$1/HACKING.md"
+    capture "$CL" "$tmp/$1"
+}
+hacking table ''
+expect_rc "the copy with HACKING.md as it is passes" 0
+hacking noserve '/^serve\/  /d'
+expect_rc "a table without serve/ is refused" 1
+has 'HACKING.md: the folder table has no row for serve/' && ok "the folder is named" || fail "output: $(cat "$tmp/out")"
+hacking swapped '/^fit\/  /{h;d};/^select\/  /G'
+expect_rc "a table with fit/ after select/ is refused" 1
+has "HACKING.md: the folder table's layers are '.* bench select fit serve .*', not LVD_LAYERS'" && ok "both orders said" \
+    || fail "output: $(cat "$tmp/out")"
+mkdir -p "$tmp/noserve/newdocs"
+rm -rf "$tmp/noserve/serve"
+capture "$CL" "$tmp/noserve"
+has 'no row for newdocs/' && ok "a folder without C sources needs its row too" || fail "output: $(cat "$tmp/out")"
 e2e_finish
