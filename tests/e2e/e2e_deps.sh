@@ -98,6 +98,16 @@ expect_rc "scripts/nightly runs the built job" 0
 check "scripts/nightly ran lvd-nightly" has "nightly ran"
 check "scripts/nightly installs the tools' set (deps without --test)" test "$(calls deps)" = ""
 check "scripts/nightly builds warnings-as-warnings" test "$(calls build)" = "--no-werror build"
+# built: the next night builds again only when a source is newer than the tool
+rm -f "$tmp/calls"
+mkdir -p "$tmp/w/builds" "$tmp/w/build-asan"
+touch -d '1 hour ago' "$tmp/w/build/bin/lvd-nightly"
+touch "$tmp/w/build-asan/x.c"
+PATH="$tmp/bin:$PATH" capture "$tmp/w/scripts/nightly"
+check "a newer file in a build folder builds nothing" test ! -e "$tmp/calls"
+touch "$tmp/w/builds/asset.c"
+PATH="$tmp/bin:$PATH" capture "$tmp/w/scripts/nightly"
+check "a newer source in builds/ (a library folder) builds again" test "$(calls build)" = "--no-werror build"
 
 world
 PATH="$tmp/bin:$PATH" capture "$tmp/w/scripts/setup"

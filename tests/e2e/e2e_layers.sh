@@ -19,7 +19,7 @@ planted() {
     local t=$tmp/$1
     rm -rf "$t" && mkdir -p "$t"
     cp "$LVD_SOURCE/CMakeLists.txt" "$t/"
-    (cd "$LVD_SOURCE" && find . \( -path './build*' -o -path ./.git \) -prune -o -name '*.[ch]' -print | tar -cf - -T -) | tar -C "$t" -xf -
+    (cd "$LVD_SOURCE" && find . \( -path ./build -o -path './build-*' -o -path ./.git \) -prune -o -name '*.[ch]' -print | tar -cf - -T -) | tar -C "$t" -xf -
     mkdir -p "$(dirname "$t/$2")"
     printf '%s\n' "$3" >>"$t/$2"
     capture "$CL" "$t"
@@ -28,6 +28,9 @@ planted up common/util.c '#include "store/store.h"'
 expect_rc "common including store is refused" 1
 has 'common/util.c: includes store/store.h \(store is not below common\)' && ok "the line names file and include" \
     || fail "check-layers output: $(cat "$tmp/out")"
+planted builds builds/asset.c '#include "fetch/fetch.h"'
+expect_rc "builds including fetch is refused (builds/ is a layer, not a build folder)" 1
+has 'builds/asset.c: includes fetch/fetch.h \(fetch is not below builds\)' && ok "named" || fail "output: $(cat "$tmp/out")"
 planted peer stats/rank.h '#include "placement/placement.h"'
 expect_rc "stats including placement (above it) is refused" 1
 has 'stats/rank.h: includes placement/placement.h \(placement is not below stats\)' && ok "the line names file and include" \
