@@ -5,7 +5,10 @@
 # the include, on copies of it where a lower layer includes a higher one, where
 # a folder includes a peer folder above it, where a library file includes a
 # folder that is no layer, where a tool or a benchmark includes tests/, and
-# where C sources sit in a folder the check does not know.
+# where C sources sit in a folder the check does not know; where HACKING.md's
+# folder table leaves a folder out or has the layers out of order; and where
+# docs/architecture.md's diagram lacks an arrow an include makes or draws one
+# no include makes (its arrows are the includes' transitive reduction).
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_needs LVD_SOURCE
 CL=$LVD_SOURCE/scripts/check-layers
@@ -75,4 +78,30 @@ mkdir -p "$tmp/noserve/newdocs"
 rm -rf "$tmp/noserve/serve"
 capture "$CL" "$tmp/noserve"
 has 'no row for newdocs/' && ok "a folder without C sources needs its row too" || fail "output: $(cat "$tmp/out")"
+
+# docs/architecture.md's diagram: the transitive reduction of the includes
+# arch TREE FILE LINE [SED]: planted TREE FILE LINE, with docs/architecture.md edited by SED
+arch() {
+    planted "$1" "$2" "$3"
+    mkdir -p "$tmp/$1/docs"
+    sed "${4:-}" "$LVD_SOURCE/docs/architecture.md" >"$tmp/$1/docs/architecture.md"
+    capture "$CL" "$tmp/$1"
+}
+arch diagram common/util.c ''
+expect_rc "the copy with docs/architecture.md as it is passes" 0
+arch newpath fit/ceiling.c '#include "check/check.h"'
+expect_rc "an include that opens a new path (fit to check) needs its arrow" 1
+has "the diagram lacks 'fit --> check' \(fit/ceiling.c includes check/check.h\)" && ok "the arrow and the include named" \
+    || fail "output: $(cat "$tmp/out")"
+arch implied nightly/nightly.c '#include "engine/probe.h"'
+expect_rc "an include the arrows already reach (nightly to engine) changes no arrow" 0
+arch extra common/util.c '' '/^    serve --> select$/a\    serve --> evidence'
+expect_rc "an arrow no include makes is refused" 1
+has "draws 'serve --> evidence', but no file of serve/ includes evidence/" && ok "named" || fail "output: $(cat "$tmp/out")"
+arch redundant common/util.c '' '/^    fit --> placement$/a\    fit --> engine'
+expect_rc "an arrow other arrows imply is refused" 1
+has "draws 'fit --> engine', to which other arrows of fit lead already" && ok "named" || fail "output: $(cat "$tmp/out")"
+arch missing common/util.c '' '/^    bench --> check$/d'
+expect_rc "a missing arrow is refused" 1
+has "the diagram lacks 'bench --> check' \(bench/.* includes check/" && ok "named" || fail "output: $(cat "$tmp/out")"
 e2e_finish
