@@ -86,6 +86,10 @@ v = json.load(sys.stdin)
 assert {r["host"] for r in v} == {"h200", "box-b"}, {r["host"] for r in v}' || fail "the runs keep their hosts"
 # runs --host NAME: that host's runs alone, each named by that host's engine
 st "$A" runs --limit 0 --json >"$tmp/all-runs"
+check "runs: every host's, each named by its own host's engine" python3 -c "
+import json
+v = json.load(open('$tmp/all-runs'))
+assert all(r['engine'].startswith('b9749-') for r in v), [(r['host'], r['engine']) for r in v]"
 for h in h200 box-b; do
   st "$A" runs --limit 0 --host "$h" --json >"$tmp/runs-$h" || fail "runs --host $h"
   check "runs --host $h: its runs, all of them, its engines' names" python3 -c "
