@@ -121,13 +121,13 @@ int bench_runs_show(const char *tool, store *s, const bench_runs_filter *o)
     lvd_err err = {0};
     lvd_engine *engines;
     size_t ne;
-    if (store_engine_list(s, &engines, &ne, &err))
+    if (store_engine_list_host(s, "*", &engines, &ne, &err)) /* every host's runs are named */
         return lvd_tool_fail(tool, &err, LVD_EXIT_STORE);
-    store_run_filter f = {.artifact = o->artifact, .with_samples = 1, .limit = o->limit};
+    store_run_filter f = {.artifact = o->artifact, .host = o->host, .with_samples = 1, .limit = o->limit};
     int ret = LVD_EXIT_OK;
-    if (o->engine) {
+    if (o->engine) { /* a name is a host's: --host's, else this machine's */
         for (size_t i = 0; i < ne; i++)
-            if (!strcmp(engines[i].name, o->engine))
+            if (!strcmp(engines[i].name, o->engine) && engines[i].host && !strcmp(engines[i].host, lvd_hostname()))
                 f.engine_id = engines[i].id;
         if (!f.engine_id) {
             lvd_error(tool, "no engine named '%s' in %s", o->engine, store_path(s));

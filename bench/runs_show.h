@@ -9,6 +9,7 @@
 typedef struct bench_runs_filter {
     const char *engine;   /* an engine's name; NULL: every engine */
     const char *artifact; /* a model's sha256; NULL: every model */
+    const char *host;     /* a host's runs, named by its engines (lvd_hostname_set); NULL: every host's */
     int limit;            /* the newest runs; 0: all */
     int json;
 } bench_runs_filter;

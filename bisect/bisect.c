@@ -419,8 +419,7 @@ int bisect_run(const bisect_opts *o, bisect_result *res, lvd_err *err)
     res->test = lvd_xstrdup(h.e.test.name);
     res->flavour = lvd_xstrdup(h.e.flavour);
     api = o->api_base ? lvd_xstrdup(o->api_base) : fetch_api_base();
-    if (bisect_candidates(api, o->good, o->bad, h.e.flavour, o->per_page > 0 ? o->per_page : BISECT_PER_PAGE,
-                          &h.tags, &h.n, &code, err))
+    if (bisect_candidates(api, o->good, o->bad, h.e.flavour, BISECT_PER_PAGE, &h.tags, &h.n, &code, err))
         goto out;
     res->n_candidates = h.n - 2;
     h.mark = lvd_xcalloc(h.n, sizeof *h.mark);

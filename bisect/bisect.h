@@ -31,7 +31,7 @@
 #include <stdio.h>
 
 #define BISECT_COMPARE_URL "https://github.com/ggml-org/llama.cpp/compare"
-#define BISECT_PER_PAGE 100
+#define BISECT_PER_PAGE 100 /* releases a page of the list asked (the API's most) */
 
 typedef struct bisect_opts {
     const char *good, *bad;    /* release builds bNNNN or SemVer releases vX.Y.Z (each the build its
@@ -43,7 +43,6 @@ typedef struct bisect_opts {
     int64_t budget_s;          /* the whole hunt's */
     int keep;
     const char *store_path, *builds_dir, *api_base, *download_base; /* NULL: the defaults */
-    int per_page;              /* 0: BISECT_PER_PAGE */
     FILE *notes;               /* progress and fetch notes (stderr); NULL: none */
 } bisect_opts;
 

@@ -2,11 +2,11 @@
 # time by help2man from the built tool's --help and --version and the tool's
 # prose in man/lvd-TOOL.h2m (see cmake/ManPage.cmake), installed to
 # share/man/man1. Without help2man the pages are skipped with a message;
-# scripts/deps installs it.
+# scripts/deps --test installs it.
 find_program(HELP2MAN help2man)
 set(LVD_MAN_PAGES "")
 if(NOT HELP2MAN)
-  message(STATUS "help2man not found: man pages are skipped (scripts/deps installs it)")
+  message(STATUS "help2man not found: man pages are skipped (scripts/deps --test installs it)")
   return()
 endif()
 file(GLOB LVD_MAN_INCLUDES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/man/*.h2m)

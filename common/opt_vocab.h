@@ -2,7 +2,7 @@
  * written once: llama.cpp's spellings (-m, -ngl, -fa, -ub, -ctk, -ctv, -ncmoe,
  * -dev, -sm, -ts, -t, -c, -d, -r, -p, -n: a tool that takes one takes every
  * spelling of it, as llama.cpp's tools do) and lvd's own (--store, --json,
- * --host, --wait, --engines, --builds-dir, --timeout), with the ranges their
+ * --host, --wait, --engines, --builds-dir, --timeout, --budget), with the ranges their
  * numbers share with every other reader of them (an operator profile takes
  * the same context and layers as a command line). An entry is written
  *   {LVD_OPT_NGL, LVD_AT(ngl), .help = "..."}
@@ -65,9 +65,10 @@
     .spell = "--store", .arg = "PATH", .kind = LVD_OPT_STR, .env = "LVD_STORE", .help = text, LVD_AT(t.store)
 #define LVD_OPT_STORE LVD_OPT_STORE_AS(LVD_OPT_STORE_HELP)
 #define LVD_OPT_JSON .spell = "--json", .kind = LVD_OPT_FLAG, LVD_AT(t.json)
-#define LVD_OPT_HOST                                                                                     \
+#define LVD_OPT_HOST_AS(text)                                                                            \
     .spell = "--host", .arg = "NAME", .kind = LVD_OPT_CALL, .call = lvd_opt_host, .env = "LVD_HOST",       \
-    .help = "whose measurements (default: this machine)", LVD_AT(t.host)
+    .help = text, LVD_AT(t.host)
+#define LVD_OPT_HOST LVD_OPT_HOST_AS("whose measurements (default: this machine)")
 #define LVD_OPT_WAIT                                                                                     \
     .spell = "--wait", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 0, .hi = LVD_WEEK,                    \
     .help = "wait up to DUR for the device lock another bench, check, probe, fit, bisect or nightly holds " \
@@ -80,6 +81,9 @@
     .help = "where bench dirs live (default $XDG_DATA_HOME/llama-verdict/builds)"
 /* a child's timeout: one second to a day */
 #define LVD_OPT_TIMEOUT .spell = "--timeout", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 1, .hi = LVD_DAY
+/* the time a session may spend starting runs (bench, bisect, serve): 0 is none,
+ * as each runner reads it (budget_ms 0: no budget), up to a week */
+#define LVD_OPT_BUDGET .spell = "--budget", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 0, .hi = LVD_WEEK
 
 /* --host NAME (lvd_tool_opts' host): not empty; the tool then acts for that
  * host (lvd_hostname_set: its engines, its runs). */

@@ -50,8 +50,7 @@ static const lvd_opt table[] = {
              "only, GGML_CUDA_* CUDA only)"},
     {LVD_OPT_REPS, LVD_AT(j.reps), .help = "repetitions per invocation (default: chosen from the measured load "
                                             "and sample costs, said in the report)"},
-    {.spell = "--budget", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 0, .hi = LVD_WEEK, LVD_AT(j.budget_s),
-     .def = "15m", .help = "stop starting runs after DUR (0 = none)"},
+    {LVD_OPT_BUDGET, LVD_AT(j.budget_s), .def = "15m", .help = "stop starting runs after DUR (0 = none)"},
     {.spell = "--max-samples", .arg = "N", .kind = LVD_OPT_INT, .lo = 1, .hi = 100000, LVD_AT(j.max_samples),
      .def = LVD_STRINGIFY(BENCH_MAX_SAMPLES_DEFAULT), .help = "kept samples per arm and test before giving up"},
     {.spell = "--min-samples", .arg = "N", .kind = LVD_OPT_INT, .lo = 2, .hi = 1000, LVD_AT(j.min_samples),

@@ -8,8 +8,6 @@
 #include "engine/devlock.h"
 #include "fetch/fetch.h"
 
-#include <stdlib.h>
-
 typedef struct options {
     lvd_tool_opts t;
     bisect_opts b;
@@ -30,8 +28,9 @@ static const lvd_opt table[] = {
     {.spell = "--arm", .arg = "SPEC", .kind = LVD_OPT_STR, LVD_AT(b.arm),
      .help = "the regressed arm: a device selector or backend (Vulkan0, vulkan, cpu), then fa=on|off (default on) "
              "and ngl=N (default: the first device of each build, fa on)"},
-    {.spell = "--budget", .arg = "DUR", .kind = LVD_OPT_DURATION, .lo = 1, .hi = LVD_WEEK, LVD_AT(b.budget_s),
-     .def = "1h", .help = "the whole hunt's bench time, spread over log2(N) + 1 steps"},
+    {LVD_OPT_BUDGET, LVD_AT(b.budget_s), .def = "1h",
+     .help = "the whole hunt's bench time, spread over log2(N) + 1 steps (0 = none: each step runs until it is "
+             "decided or has its samples)"},
     {.spell = "--keep", .kind = LVD_OPT_FLAG, LVD_AT(b.keep), .help = "keep the bench dirs the hunt downloaded"},
     {LVD_OPT_WAIT, LVD_AT(wait_s)},
     {LVD_OPT_BUILDS_DIR, LVD_AT(b.builds_dir)},
@@ -70,8 +69,6 @@ int main(int argc, char **argv)
     if (code)
         return code < 0 ? LVD_EXIT_OK : code;
     o.b.store_path = o.t.store;
-    const char *pp = getenv("LVD_RELEASES_PER_PAGE"); /* the tests' pagination */
-    o.b.per_page = pp ? atoi(pp) : 0;
     engine_devlock lock;
     code = engine_devlock_tool(tool.name, o.t.store, o.wait_s * 1000, &lock);
     if (code != LVD_EXIT_OK)

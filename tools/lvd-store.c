@@ -41,6 +41,12 @@ static const lvd_opt runs_opts[] = {
      .help = "the newest N runs (0 = all)"},
     {.spell = "--engine", .arg = "NAME", .kind = LVD_OPT_STR, LVD_AT(engine), .help = "only this engine's"},
     {.spell = "--artifact", .arg = "SHA256", .kind = LVD_OPT_STR, LVD_AT(artifact), .help = "only this model's"},
+    {LVD_OPT_HOST_AS("only this host's, its engines named as that host names them (default: every host's)")},
+    {0},
+};
+
+static const lvd_opt engines_opts[] = {
+    {LVD_OPT_HOST_AS("this host's (default: this machine's)")},
     {0},
 };
 
@@ -89,7 +95,8 @@ static int cmd_merge(store *s, const options *o) { return store_tool_merge(TOOL,
 
 static int cmd_runs(store *s, const options *o)
 {
-    bench_runs_filter f = {.engine = o->engine, .artifact = o->artifact, .limit = (int)o->limit, .json = o->t.json};
+    bench_runs_filter f = {.engine = o->engine, .artifact = o->artifact, .host = o->t.host, .limit = (int)o->limit,
+                           .json = o->t.json};
     return bench_runs_show(TOOL, s, &f);
 }
 
@@ -123,7 +130,7 @@ typedef struct command {
 
 static const lvd_opt_cmd commands[] = {
     {"info", NULL, "the store's path, schema version and row counts", NULL, &(command){cmd_info, 0}},
-    {"engines", NULL, "engines: id, name, build, backend (from the latest probe), directory", NULL,
+    {"engines", NULL, "engines: id, name, build, backend (from the latest probe), directory", engines_opts,
      &(command){cmd_engines, 0}},
     {"artifacts", NULL, "models: sha256, size, architecture, blocks, experts, file type", NULL,
      &(command){cmd_artifacts, 0}},
@@ -158,6 +165,7 @@ static const lvd_opt_tool tool = {
                 "lvd store import cpu.jsonl cuda.jsonl --engine b9749-cpu --engine b9749-cuda -m m.gguf\n"
                 "lvd store import cuda.jsonl --engine b9749-cuda --artifact 9739... --session h200-nov\n"
                 "lvd store runs --limit 20 --json\n"
+                "lvd store runs --host gpu-box-3 --engine b9749-cuda\n"
                 "lvd store --store postgresql://lvd@db.lab/llama_verdict info\n"
                 "lvd store merge /mnt/usb/gpu-box-3.db",
 };

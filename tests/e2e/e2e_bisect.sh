@@ -32,7 +32,6 @@ done
 releases
 start_httpd "$SRV"
 export LVD_RELEASES_API="http://127.0.0.1:$HTTPD_PORT/api" LVD_RELEASES_DOWNLOAD="http://127.0.0.1:$HTTPD_PORT/download"
-export LVD_RELEASES_PER_PAGE=10   # four pages: the listing is paginated
 
 # hunt NAME ARGS...: a fresh store and builds dir with good and bad fetched, then lvd bisect
 hunt_world() {

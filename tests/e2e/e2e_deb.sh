@@ -22,7 +22,7 @@ else
 fi
 for c in dpkg dpkg-deb dpkg-shlibdeps cpack; do
   command -v "$c" >/dev/null 2>&1 ||
-    { echo "e2e_deb: skipped ($c is absent; scripts/deps installs dpkg-dev)"; exit 0; }
+    { echo "e2e_deb: skipped ($c is absent; scripts/deps --test installs dpkg-dev)"; exit 0; }
 done
 if dpkg-query -W -f='${Status}' llama-verdict 2>/dev/null | grep -q ' installed'; then
   echo "e2e_deb: skipped (llama-verdict is installed on this machine; not touching it)"

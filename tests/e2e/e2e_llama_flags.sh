@@ -156,7 +156,8 @@ expect_exit 2 "lvd-bench: error: --tests and -p/-n exclude each other" "$LVD_BIN
 check "the hint follows" has_err "^Try 'lvd-bench --help'.$"
 # one vocabulary: a tool that takes any of llama.cpp's spellings of an option
 # takes every one of them (its table uses the shared entry, common/opt_vocab.h)
-for t in bench bisect check evidence fetch fit nightly pin probe select store; do
+tools="bench bisect check evidence fetch fit nightly pin probe select serve store"
+for t in $tools; do
   "$LVD_BIN/lvd-$t" --list-options | cut -d' ' -f1 > "$tmp/words"
   for group in "-m --model" "-ngl --n-gpu-layers --ngl" "-fa --flash-attn --fa" "-ub --ubatch-size --ub" \
                "-ctk --cache-type-k --ctk" "-ctv --cache-type-v --ctv" "-ncmoe --n-cpu-moe --ncmoe" \
@@ -172,6 +173,35 @@ for t in bench bisect check evidence fetch fit nightly pin probe select store; d
   done
 done
 ok "every tool takes all of llama.cpp's spellings of an option or none"
+# one entry, one range: an option several tools take answers each value the
+# same way in every one of them (taken, or the same error line), whatever its
+# kind; the value is followed by --help, so nothing runs. lvd store's options
+# belong to its commands, and none of them is another tool's alone.
+declare -A takers
+for t in ${tools% store}; do
+  for w in $("$LVD_BIN/lvd-$t" --list-options | cut -d' ' -f1 | grep -- '^-' | grep -vxE -- '-h|--help|--version'); do
+    takers[$w]+="$t "
+  done
+done
+# answer TOOL WORD VALUE: the exit status and first error line of lvd-TOOL WORD VALUE --help
+answer() {
+  local r=0
+  "$LVD_BIN/lvd-$1" "$2" "$3" --help >/dev/null 2>"$tmp/answer" || r=$?
+  echo "exit $r: $(sed -n "1s/^lvd-$1: //p" "$tmp/answer")"
+}
+shared=0
+for w in "${!takers[@]}"; do
+  set -- ${takers[$w]}
+  [ $# -ge 2 ] || continue
+  shared=$((shared + 1))
+  for v in x 0 -1 0.5 2d 8d 100001; do
+    for t in "$@"; do echo "$(answer "$t" "$w" "$v") [$t]"; done >"$tmp/answers"
+    [ "$(sed 's/ \[[a-z]*\]$//' "$tmp/answers" | sort -u | wc -l)" -eq 1 ] ||
+      fail "$w $v: the tools that take it answer it differently: $(cat "$tmp/answers")"
+  done
+done
+[ "$shared" -ge 10 ] || fail "only $shared options are shared"
+ok "each of the $shared options several tools take has one range in all of them"
 for t in "bench:-m, --model" "bench:-ngl, --n-gpu-layers, --ngl" "bench:-fa, --flash-attn, --fa" "bench:-r, --repetitions, --reps" \
          "bench:-p, --n-prompt" "bench:-t, --threads" "select:-m, --model" "select:-c, --ctx-size, --ctx" \
          "check:-m, --model" "check:-dev, --device" "evidence:-m, --model" "store:-m, --model"; do

@@ -23,7 +23,7 @@ if [ -z "$h2m" ] || [[ $h2m == *NOTFOUND ]]; then
   if command -v help2man >/dev/null; then
     fail "help2man is installed but this build has no man pages: reconfigure $build"
   else
-    echo "man pages skipped: help2man was absent at configure (scripts/deps installs it)"
+    echo "man pages skipped: help2man was absent at configure (scripts/deps --test installs it)"
   fi
 fi
 

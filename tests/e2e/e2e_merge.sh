@@ -84,6 +84,30 @@ st "$A" runs --limit 0 --json | python3 -c '
 import json, sys
 v = json.load(sys.stdin)
 assert {r["host"] for r in v} == {"h200", "box-b"}, {r["host"] for r in v}' || fail "the runs keep their hosts"
+# runs --host NAME: that host's runs alone, each named by that host's engine
+st "$A" runs --limit 0 --json >"$tmp/all-runs"
+check "runs: every host's, each named by its own host's engine" python3 -c "
+import json
+v = json.load(open('$tmp/all-runs'))
+assert all(r['engine'].startswith('b9749-') for r in v), [(r['host'], r['engine']) for r in v]"
+for h in h200 box-b; do
+  st "$A" runs --limit 0 --host "$h" --json >"$tmp/runs-$h" || fail "runs --host $h"
+  check "runs --host $h: its runs, all of them, its engines' names" python3 -c "
+import json, sys
+v = json.load(open('$tmp/runs-$h')); every = json.load(open('$tmp/all-runs'))
+assert v and {r['host'] for r in v} == {'$h'}, {r['host'] for r in v}
+assert sorted(r['id'] for r in v) == sorted(r['id'] for r in every if r['host'] == '$h')
+assert all(r['engine'].startswith('b9749-') for r in v), [r['engine'] for r in v]"
+done
+st "$A" runs --limit 0 --host box-b --engine b9749-vulkan --json >"$tmp/runs-bv" || fail "runs --host --engine"
+check "runs --host box-b --engine b9749-vulkan: box-b's vulkan engine's runs" python3 -c "
+import json
+v = json.load(open('$tmp/runs-bv'))
+assert v and {(r['host'], r['engine']) for r in v} == {('box-b', 'b9749-vulkan')}, v"
+expect_exit 2 "no engine named 'b9749-cuda'" st "$A" runs --host box-b --engine b9749-cuda
+st "$A" runs --host nobody >"$tmp/runs-nobody" || fail "runs --host nobody"
+check "runs --host of no run: none" grep -qx "no runs" "$tmp/runs-nobody"
+check "engines --host box-b: box-b's two" bash -c "[ \$('$LVD_BIN/lvd-store' --store '$A' engines --host box-b | grep -c b9749-) -eq 2 ]"
 # engines are this host's: box-b's are listed only as box-b's
 LVD_HOST=box-b st "$A" engines | grep -c "b9749-" | grep -qx 2 || fail "box-b's engines in A: $(LVD_HOST=box-b st "$A" engines)"
 LVD_HOST=h200 st "$A" engines | grep -c "b9749-" | grep -qx 3 || fail "h200's engines in A"

@@ -80,6 +80,9 @@ check "--url: the server there measured (TTFT p50 near its 20 ms, stretched by o
 check "--url: its /metrics read" is "d['cells'][0]['figures']['metrics']['llamacpp:requests_processing']" 0
 check "--url: the server is left running" kill -0 "$up"
 check "--url: nothing recorded" test "$(runs)" = 2
+lvd serve --url "http://127.0.0.1:$UP/" --load 2:16:8,1:16:8 --duration 2s --budget 1s --json
+expect_rc "lvd serve --url --budget" 0
+check "--url --budget 1s: the second load not started, the budget spent" is "d['stop'] + ' ' + str(d['rounds'])" "budget 1"
 kill "$up"
 expect_exit 2 "-m does not go with --url" \
   "$LVD_BIN/lvd" serve --url "http://127.0.0.1:$UP" -m "$M"

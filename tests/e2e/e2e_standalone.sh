@@ -24,7 +24,7 @@ allowed_dropped() { grep -vxE -- '\.ci/run:[0-9]+:'"$(sed 's/[.]/[.]/g' <<<"$ci_
 scan() {
   local d=$1; shift
   local r=0
-  (cd "$d" && grep -rnIE --exclude-dir='build*' -- "$pat" "$@") || r=$?
+  (cd "$d" && grep -rnIE --exclude-dir=build --exclude-dir='build-*' -- "$pat" "$@") || r=$?
   # 1 is "no line matched"; anything else is a scan that did not run
   [ "$r" -le 1 ] || echo "scan: grep exit $r in $d"
 }

@@ -10,7 +10,7 @@
 set -uo pipefail
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 if [ -z "$bin" ] || [ ! -x "$bin/initdb" ] || [ ! -x "$bin/pg_ctl" ]; then
-  echo "skipped: PostgreSQL is not installed (apt-get install postgresql; scripts/deps installs it)"
+  echo "skipped: PostgreSQL is not installed (apt-get install postgresql; scripts/deps --test installs it)"
   exit 77
 fi
 dir=$(mktemp -d /tmp/lvd-pg.XXXXXX) || exit 1
