@@ -80,12 +80,34 @@ int bench_cbuf_known_shape(const char *model, gguf_shape *out)
     return 0;
 }
 
+int bench_cbuf_head_shape(const char *dir, const char *model, gguf_shape *out, lvd_err *err)
+{
+    char *head = lvd_xasprintf("%s/%s.head", dir, model), *size = lvd_xasprintf("%s/%s.size", dir, model);
+    lvd_sb h = {0}, z = {0};
+    int64_t bytes = 0;
+    int rc = lvd_read_file(head, 16u << 20, &h, err) != 0 || lvd_read_file(size, 64, &z, err) != 0 ? -1 : 0;
+    if (rc == 0)
+        z.buf[strcspn(z.buf, "\n")] = '\0'; /* the size, then a newline */
+    if (rc == 0 && (lvd_parse_i64(z.buf, &bytes) != 0 || bytes <= 0))
+        rc = lvd_errf(err, "%s: not a file size in bytes", size);
+    if (rc == 0)
+        rc = gguf_parse_shape(h.buf, h.len, (uint64_t)bytes, head, out, err);
+    lvd_sb_free(&h);
+    lvd_sb_free(&z);
+    free(head);
+    free(size);
+    return rc;
+}
+
 int bench_cbuf_shape(const char *models_dir, const char *model, gguf_shape *out, lvd_err *err)
 {
     if (models_dir) {
-        char *path = lvd_xasprintf("%s/%s", models_dir, model);
-        int rc = access(path, R_OK) == 0 ? gguf_read_shape(path, out, err) : -1;
+        char *path = lvd_xasprintf("%s/%s", models_dir, model), *head = lvd_xasprintf("%s.head", path);
+        int rc = access(path, R_OK) == 0   ? gguf_read_shape(path, out, err)
+                 : access(head, R_OK) == 0 ? bench_cbuf_head_shape(models_dir, model, out, err)
+                                           : -1;
         free(path);
+        free(head);
         if (rc == 0)
             return 0;
     }

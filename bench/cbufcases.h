@@ -85,9 +85,14 @@ char *bench_cbuf_case_command(const char *model, uint32_t ctx, uint32_t ubatch, 
  * is not one of them. */
 int bench_cbuf_known_shape(const char *model, gguf_shape *out);
 
+/* The shape of model from its header alone: dir/MODEL.head (a GGUF header,
+ * bench/perf/gguf-head.py writes it without the tokenizer's arrays) and
+ * dir/MODEL.size (the whole file's size in bytes). 0, or -1 with err. */
+int bench_cbuf_head_shape(const char *dir, const char *model, gguf_shape *out, lvd_err *err);
+
 /* The shape of a case's model: read from models_dir/model where that file
- * is readable (models_dir may be NULL), else its known shape. 0, or -1 with
- * err. */
+ * is readable (models_dir may be NULL), else from its header there
+ * (bench_cbuf_head_shape), else its known shape. 0, or -1 with err. */
 int bench_cbuf_shape(const char *models_dir, const char *model, gguf_shape *out, lvd_err *err);
 
 /* The verdict of case c for shape s (placement's prediction at the case's

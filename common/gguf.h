@@ -64,6 +64,8 @@ typedef struct gguf_shape {
     uint32_t n_ff_shexp;     /* the shared experts' FFN width (expert_shared_feed_forward_length,
                                 else n_ff_exp x expert_shared_count); 0 = none */
     uint32_t n_dense_lead;   /* ARCH.leading_dense_block_count: blocks with a dense FFN first */
+    uint32_t n_moe_step;     /* ARCH.interleave_moe_layer_step (llama4): only every N-th block
+                                routes to experts, the others are dense; 0: every block */
     uint32_t n_rot;          /* ARCH.rope.dimension_count (else head_dim_k) */
     uint32_t kv_lora_rank;   /* MLA: ARCH.attention.kv_lora_rank */
     uint32_t q_lora_rank;    /* MLA: ARCH.attention.q_lora_rank (0: Q not low-rank) */

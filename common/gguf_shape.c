@@ -321,6 +321,7 @@ static void derive_graph_hparams(const gguf_file *f, gguf_shape *out)
     if (!found)
         out->n_ff_shexp = out->n_ff_exp * kv_u32(f, a, "expert_shared_count", NULL);
     out->n_dense_lead = kv_u32(f, a, "leading_dense_block_count", NULL);
+    out->n_moe_step = kv_u32(f, a, "interleave_moe_layer_step", NULL);
     out->n_rot = kv_u32(f, a, "rope.dimension_count", &found);
     if (!found)
         out->n_rot = out->head_dim_k;

@@ -6,7 +6,11 @@
  * the list was compared by hand, node by node, with debug dumps of the
  * real builds on the measured shapes; test_cbuf_vkorder holds the
  * reordering, not this list, to the captures). From src/models/{llama,qwen2,qwen3,qwen2moe,qwen3moe,
- * gemma2,gemma3,deepseek2}.cpp and src/llama-graph.cpp:
+ * gemma2,gemma3,deepseek2}.cpp and src/llama-graph.cpp; gpt-oss, glm4moe,
+ * llama4 and seed_oss follow the same list (their allocations in b10587's
+ * llama-server match it: bench/perf/perf_server_memory), llama4 with its
+ * MoE every n_moe_step-th block and the routing weights applied to the
+ * input, repeated per expert, before the experts:
  *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
  *                    host, beside the inp_embd input (never freed);
  *   per block        build_norm, build_qkv (Q, then V, then K: the order
@@ -51,6 +55,9 @@ static const struct known_arch {
     {"llama", 9749, 10587},    {"qwen2", 9749, 10587},  {"qwen3", 9749, 10587},
     {"qwen2moe", 9749, 10587}, {"qwen3moe", 9749, 10587}, {"gemma2", 9749, 10587},
     {"gemma3", 9749, 10587},   {"deepseek2", 9749, 10587},
+    /* tests/fixtures/llama.cpp/arch-sweep-b10587-cpu: llama-server's own loads */
+    {"gpt-oss", 10587, 10587}, {"glm4moe", 10587, 10587}, {"llama4", 10587, 10587},
+    {"seed_oss", 10587, 10587},
 };
 
 int placement_cbuf_arch_builds(const char *arch, int *first, int *last)
@@ -344,10 +351,10 @@ static int32_t attend(builder *b, cache_inputs *c, int32_t q, int32_t kcache, in
         return reshape(b, op(b, OP(OTHER), out_w * H * T * F32, d, NONE));
     }
     int32_t kv = NONE, vp;
-    if (v_mla) { /* the V view is not transposed: ggml_cont(ggml_transpose(v)) */
+    if (v_mla) { /* the V view is not transposed: ggml_cont(ggml_transpose(v)), every stream's */
         kv = view(b, OP(VIEW), kcache, k_bytes);
         vp = view_permute(b, kv, v_span);
-        vp = op(b, OP(OTHER), n_kv * row_bytes(hd_v, b->sp->k_block_elems, b->sp->k_block_bytes),
+        vp = op(b, OP(OTHER), n_kv * b->sp->n_stream * row_bytes(hd_v, b->sp->k_block_elems, b->sp->k_block_bytes),
                 same_view(b, OP(TRANSPOSE), vp), NONE);
     } else {
         vp = view_permute(b, vcache, b->g->v[vcache].bytes);
@@ -514,11 +521,14 @@ static int32_t moe(builder *b, int32_t x)
         w = reshape(b, op(b, OP(DIV), K * T * F32, w2, clamped));
     }
     int32_t x3 = reshape(b, x);
+    int before = !strcmp(s->arch, "llama4"); /* llama4 weighs the input, repeated per expert */
+    if (before)
+        x3 = ip(b, OP(MUL), op(b, OP(OTHER), E * K * T * F32, x3, NONE), w);
     int32_t gate = mm_id(b, x3, topk, F);
     int32_t up = mm_id(b, x3, topk, F);
     int32_t act = op(b, OP(OTHER), F * K * T * F32, gate, up);
     int32_t down = mm_id(b, act, topk, E);
-    int32_t weighted = ip(b, OP(MUL), down, w);
+    int32_t weighted = before ? down : ip(b, OP(MUL), down, w);
     int32_t parts[64];
     size_t n = K < LVD_ARRAY_LEN(parts) ? (size_t)K : LVD_ARRAY_LEN(parts);
     for (size_t i = 0; i < n; i++)
@@ -548,7 +558,7 @@ static int32_t shared_expert(builder *b, int32_t x, int32_t routed)
 static int32_t feed_forward(builder *b, int32_t x)
 {
     const gguf_shape *s = b->s;
-    if (!s->n_expert || b->il < s->n_dense_lead)
+    if (!s->n_expert || b->il < s->n_dense_lead || (s->n_moe_step > 1 && (b->il + 1) % s->n_moe_step))
         return ffn(b, x, s->n_ff);
     int32_t out = moe(b, x);
     return s->n_ff_shexp ? shared_expert(b, x, out) : out;

@@ -12,9 +12,11 @@
  * how many cases meet the goal (KV and state within 10 %, compute within
  * 15 %; docs/compatibility.md). Not a pass/fail test.
  *
- * Usage: perf_server_memory [--summary] --models DIR CASES.txt...
+ * Usage: perf_server_memory [--summary] [--models DIR] CASES.txt...
  *   DIR holds the models the cases name (bench/perf/make-arch-models.py
- *   writes them; only their headers are read). */
+ *   writes them; only their headers are read), or their headers alone
+ *   (NAME.head and NAME.size, bench/perf/gguf-head.py); default:
+ *   tests/fixtures/models/arch-heads (run from the repository). */
 #include "bench/servermem.h"
 #include "common/util.h"
 
@@ -69,12 +71,9 @@ static arch_row *row_of(tally *t, const char *arch)
 
 static void judge(const bench_cbuf_case *cs, size_t n, const bench_cbuf_case *c, const char *models, tally *t)
 {
-    char *path = lvd_xasprintf("%s/%s", models, c->model);
     gguf_shape s;
     lvd_err err = {{0}};
-    int rc = gguf_read_shape(path, &s, &err);
-    free(path);
-    if (rc != 0) {
+    if (bench_cbuf_shape(models, c->model, &s, &err) != 0) {
         fprintf(stderr, "perf_server_memory: %s (bench/perf/make-arch-models.py writes it)\n", err.msg);
         return;
     }
@@ -145,7 +144,7 @@ static void print_summary(const tally *t)
 int main(int argc, char **argv)
 {
     tally *t = lvd_xcalloc(1, sizeof *t);
-    const char *models = NULL;
+    const char *models = "tests/fixtures/models/arch-heads";
     int first = 1, rc = 0;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (!strcmp(argv[first], "--summary"))
@@ -155,8 +154,8 @@ int main(int argc, char **argv)
         else
             break;
     }
-    if (!models || first >= argc) {
-        fprintf(stderr, "usage: perf_server_memory [--summary] --models DIR CASES.txt...\n"
+    if (first >= argc) {
+        fprintf(stderr, "usage: perf_server_memory [--summary] [--models DIR] CASES.txt...\n"
                         "  e.g. perf_server_memory --models /tmp/arch-models "
                         "tests/fixtures/llama.cpp/arch-sweep-b10587-cpu/cases.txt\n");
         free(t);
