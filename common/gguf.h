@@ -28,6 +28,11 @@ typedef struct gguf_shape {
     uint32_t n_head_kv;      /* ARCH.attention.head_count_kv (defaults to n_head) */
     uint32_t head_dim_k;     /* ARCH.attention.key_length or n_embd / n_head */
     uint32_t head_dim_v;     /* ARCH.attention.value_length or n_embd / n_head */
+    uint32_t head_dim_k_swa; /* ARCH.attention.key_length_swa: a sliding block's widths where
+                                they differ (gemma4); 0: head_dim_k */
+    uint32_t head_dim_v_swa;
+    uint32_t n_kv_shared;    /* ARCH.attention.shared_kv_layers: the last blocks reuse an
+                                earlier block's cache and keep none (gemma4) */
     uint32_t n_ctx_train;    /* ARCH.context_length */
     uint32_t n_expert;       /* ARCH.expert_count, 0 for dense */
     uint32_t n_expert_used;  /* ARCH.expert_used_count */

@@ -169,6 +169,7 @@ static const struct swa_arch {
     {"gemma2", 4096, 2, 0}, {"gemma3", 0, 6, 0}, {"cohere2", 0, 4, 0},
     {"gpt-oss", 0, 2, 0},   {"lfm2", 0, 0, 0},   {"lfm2moe", 0, 0, 0},
     {"llama4", 8192, 4, 0}, /* chunked attention, 8192 tokens: cached like a window */
+    {"gemma4", 0, 0, 0},    /* its pattern an array */
 };
 
 /* Architectures whose blocks keep a recurrent state, as llama.cpp b10587
@@ -272,6 +273,12 @@ static void derive_kv_layout(const gguf_file *f, gguf_shape *out)
             h = hk->arr[i];
         out->layer_head_kv[i] = h > UINT16_MAX ? UINT16_MAX : (uint16_t)h;
     }
+    out->head_dim_k_swa = kv_u32(f, a, "attention.key_length_swa", NULL);
+    out->head_dim_v_swa = kv_u32(f, a, "attention.value_length_swa", NULL);
+    out->n_kv_shared = kv_u32(f, a, "attention.shared_kv_layers", NULL);
+    if (out->n_kv_shared < out->n_block) /* llama_model's n_layer_kv_from_start */
+        for (uint32_t i = out->n_block - out->n_kv_shared; i < out->n_block; i++)
+            out->layer_head_kv[i] = 0;
     derive_recurrent(f, out);
     kv_u32(f, a, "attention.key_length_mla", &found);
     int has_v_mla;

@@ -107,9 +107,12 @@ int placement_kv_bytes_slots(const gguf_shape *shape, uint32_t n_layers, uint32_
         uint32_t il = first + i;
         uint64_t heads = shape->per_layer && il < shape->n_block ? shape->layer_head_kv[il]
                                                                  : shape->n_head_kv;
+        int swa = shape->per_layer && il < shape->n_block && shape->layer_swa[il] && shape->head_dim_k_swa;
+        uint64_t hd_k = swa ? shape->head_dim_k_swa : shape->head_dim_k;
+        uint64_t hd_v = swa && shape->head_dim_v_swa ? shape->head_dim_v_swa : shape->head_dim_v;
         uint64_t rk, rv = 0, per_token, bytes;
-        if (row_bytes(type_k, heads * shape->head_dim_k, &rk, err) != 0 ||
-            (!shape->kv_mla && row_bytes(type_v, heads * shape->head_dim_v, &rv, err) != 0))
+        if (row_bytes(type_k, heads * hd_k, &rk, err) != 0 ||
+            (!shape->kv_mla && row_bytes(type_v, heads * hd_v, &rv, err) != 0))
             return -1;
         if (__builtin_add_overflow(rk, rv, &per_token) ||
             __builtin_mul_overflow(per_token, layer_cells(shape, il, ctx, ubatch, slots), &bytes) ||

@@ -5,7 +5,7 @@
  * tests/fixtures/models/arch-heads), each priced from the GGUF shape alone
  * and with llama-fit-params' figures of the same setting (bench/servermem.h).
  * Held: the KV cache with the recurrent state within 10 % for every
- * architecture the shape follows, a compute buffer from the estimator's
+ * architecture, a compute buffer from the estimator's
  * graph within 15 %, and one it does not predict never below what
  * llama-server allocated; and gpt-oss at 16k without flash attention, from
  * its whole captured log, never placed with less compute than it took. */
@@ -41,14 +41,6 @@ static char *fixture_text(const char *rel, size_t *len)
     return text;
 }
 
-/* Architectures whose KV the shape does not follow (gemma4: KV shared
- * between blocks and per-block head widths), priced from llama.cpp's
- * figures where given: not held to the goal here. */
-static int kv_followed(const char *arch)
-{
-    return strcmp(arch, "gemma4") != 0;
-}
-
 static void judge_file(const char *rel, size_t *n_cases, size_t *n_graph)
 {
     size_t len, n;
@@ -72,7 +64,7 @@ static void judge_file(const char *rel, size_t *n_cases, size_t *n_graph)
                      c->np, c->kvu ? " -kvu" : "", k ? "with llama-fit-params" : "shape");
             if (!v[k].priced)
                 fail_msg("%s: not priced: %s", what, v[k].why);
-            if (kv_followed(s.arch) && fabs(v[k].ratio_kv - 1) > 0.10)
+            if (fabs(v[k].ratio_kv - 1) > 0.10)
                 fail_msg("%s: KV and state %.3f of what it allocated", what, v[k].ratio_kv);
             if (v[k].compute_from == PLACEMENT_FROM_GRAPH && fabs(v[k].ratio_compute - 1) > 0.15)
                 fail_msg("%s: compute %.3f of what it allocated", what, v[k].ratio_compute);
