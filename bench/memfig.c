@@ -71,7 +71,7 @@ static int row_of(const bench_memfig_in *in, const bench_arm *a, const lvd_param
     r->host_context = host->context_mib;
     r->host_compute = host->compute_mib;
     const lvd_probe *pr = probe_of(in, a->engine_id);
-    snprintf(r->files, sizeof r->files, "%s", pr && pr->files ? pr->files : "");
+    r->files = pr ? pr->files : NULL;
     return 0;
 }
 

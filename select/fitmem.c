@@ -39,7 +39,7 @@ void sel_fitmem_find(const store_fitprint *rows, size_t n, const lvd_engine *e, 
         if (r->ctx != (int64_t)ctx || r->ubatch != ub || r->fa != fa || !same_type(r->type_k, p->type_k) ||
             !same_type(r->type_v, p->type_v) || strcmp(r->device, dev ? dev : ""))
             continue;
-        if (r->files[0] && probe && probe->files && strcmp(r->files, probe->files)) {
+        if (r->files && r->files[0] && probe && probe->files && strcmp(r->files, probe->files)) {
             snprintf(why, why_len, "llama-fit-params' figures of %s were made by other engine files than the"
                                    " newest probe saw (run lvd bench or lvd fit --fit-print again)", e->name);
             return; /* the newest row is stale: an older one is staler */

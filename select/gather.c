@@ -205,7 +205,7 @@ void sel_facts_free(sel_facts *f)
     check_seen_free(&f->profile_check);
     store_ceiling_list_free(f->ceilings, f->n_ceilings);
     free(f->alloc_rows);
-    free(f->fitprints);
+    store_fitprint_list_free(f->fitprints, f->n_fitprints);
     sel_engines_free(&f->es);
     free(f->model);
     memset(f, 0, sizeof *f);

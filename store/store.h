@@ -185,7 +185,8 @@ typedef struct store_fitprint {
     char device[64];       /* the device row's name ("CUDA0"); "" when it printed the host alone */
     int64_t dev_model, dev_context, dev_compute; /* -1 without a device row */
     int64_t host_model, host_context, host_compute;
-    char files[256];       /* the engine's files when it ran (engine_files_key); "" unknown */
+    char *files;           /* the engine's files when it ran (engine_files_key); NULL unknown
+                              (borrowed when writing; malloc'd by store_fitprint_list) */
     int64_t created_at;
 } store_fitprint;
 
@@ -196,6 +197,7 @@ int store_fitprint_put(store *s, store_fitprint *f, lvd_err *err);
  * (malloc'd, free with free()). 0, or -1 with err. */
 int store_fitprint_list(store *s, const char *artifact, const char *host, store_fitprint **out, size_t *n,
                         lvd_err *err);
+void store_fitprint_list_free(store_fitprint *v, size_t n);
 
 /* --- llama.cpp's own fit plans ------------------------------ */
 

@@ -40,7 +40,7 @@ int store_fitprint_put(store *s, store_fitprint *f, lvd_err *err)
     store_bind_i64(st, i++, f->host_model);
     store_bind_i64(st, i++, f->host_context);
     store_bind_i64(st, i++, f->host_compute);
-    store_bind_text(st, i++, f->files);
+    store_bind_text(st, i++, f->files ? f->files : "");
     store_bind_i64(st, i, f->created_at);
     return store_step_done(s, st, "cannot record llama-fit-params' figures", err);
 }
@@ -65,8 +65,15 @@ static void col_fitprint(store_stmt *st, void *item)
     f->host_model = store_col_i64(st, c++);
     f->host_context = store_col_i64(st, c++);
     f->host_compute = store_col_i64(st, c++);
-    store_col_copy(st, c++, f->files, sizeof f->files);
+    f->files = store_col_strdup(st, c++);
     f->created_at = store_col_i64(st, c);
+}
+
+static void free_fitprint(void *item)
+{
+    store_fitprint *f = item;
+    free(f->files);
+    f->files = NULL;
 }
 
 int store_fitprint_list(store *s, const char *artifact, const char *host, store_fitprint **out, size_t *n,
@@ -82,8 +89,16 @@ int store_fitprint_list(store *s, const char *artifact, const char *host, store_
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host ? host : lvd_hostname());
     void *v;
-    if (store_rows(s, st, sizeof **out, col_fitprint, NULL, "cannot read llama-fit-params' figures", &v, n, err))
+    if (store_rows(s, st, sizeof **out, col_fitprint, free_fitprint, "cannot read llama-fit-params' figures", &v, n,
+                   err))
         return -1;
     *out = v;
     return 0;
+}
+
+void store_fitprint_list_free(store_fitprint *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free_fitprint(&v[i]);
+    free(v);
 }

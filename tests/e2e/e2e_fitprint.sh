@@ -22,14 +22,15 @@ DEV="device = CUDA0|NVIDIA GeForce RTX 3060|12288|11000|8.6"
 world figures
 engine cuda "$DEV" "noise = 0.01" "fitprint_context_x = 0.25"
 cp "$LVD_FAKE_ENGINE" "$W/cuda/llama-fit-params"
-lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on --check --json
+lvd bench --model "$MODEL" --tests tg128 --depth 0 --fa on,off --check --json
 expect_rc "benched" 0
-check "llama-fit-params was asked once, at the serving context, every layer, --fit-print on" \
-  is "$(grep -c -- '--fit-print on' "$W/cuda/calls.log")" 1
+check "llama-fit-params was asked once per setting, at the serving context, every layer, --fit-print on" \
+  is "$(grep -c -- '--fit-print on' "$W/cuda/calls.log")" 2
 check "its line: the device, the setting, -ngl 99" \
   grep -qE "llama-fit-params -m [^ ]+ -dev CUDA0 -c 4096 -ub 512 -b 512 -fa on -ngl 99 --fit-print on$" "$W/cuda/calls.log"
 check "the figures are recorded with the engine's files" \
-  is "$(sql "SELECT device, ctx, ubatch, fa, dev_context, files != '' FROM fit_prints")" "[('CUDA0', 4096, 512, 1, 2, 1)]"
+  is "$(sql "SELECT device, ctx, ubatch, fa, dev_context, files != '' FROM fit_prints ORDER BY fa")" \
+  "[('CUDA0', 4096, 512, 0, 2, 1), ('CUDA0', 4096, 512, 1, 2, 1)]"
 check "and noted in the report" \
   is "any(n.startswith(\"llama.cpp's memory for cuda on CUDA0 at ctx 4096\") for n in d['placement']['notes'])" "True"
 
@@ -50,6 +51,14 @@ lvd select --model "$MODEL" --ctx 8192 --json
 check "another context: the shape's figures, and why" \
   is "(d['placement']['predicted']['kv_from'], any('has no figures at ctx 8192' in l for l in d['explain']))" \
   "('gguf-shape', True)"
+
+# a changed engine: its figures are no longer used, and the line says why (its verdict is stale:
+# the heuristic's line, flash attention as llama.cpp's default, priced off)
+printf '\0' >> "$W/cuda/llama-server"
+"$LVD_BIN/lvd" probe > /dev/null 2>&1 || fail "lvd probe after the engine changed"
+lvd select --model "$MODEL" --json
+check "other engine files: the shape's figures" is "d['placement']['predicted']['kv_from']" "gguf-shape"
+check "and why" is "any('made by other engine files' in l for l in d['explain'])" "True"
 
 # a build before --fit-print: noted, and placement keeps the shape's figures
 world old
