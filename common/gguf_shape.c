@@ -193,19 +193,22 @@ static const struct recr_arch {
     {"qwen35moe", RECR_INTERVAL}, {"minimax-01", RECR_INTERVAL},
 };
 
-/* One recurrent block's state for one sequence, in bytes. */
-static uint64_t recurrent_state_bytes(const gguf_file *f, const gguf_shape *out)
+/* One recurrent block's state for one sequence, in bytes (the SSM widths read). */
+static uint64_t recurrent_state_bytes(const gguf_file *f, gguf_shape *out)
 {
+    out->ssm_d_conv = kv_u32(f, out->arch, "ssm.conv_kernel", NULL);
+    out->ssm_d_inner = kv_u32(f, out->arch, "ssm.inner_size", NULL);
+    out->ssm_d_state = kv_u32(f, out->arch, "ssm.state_size", NULL);
+    out->ssm_n_group = kv_u32(f, out->arch, "ssm.group_count", NULL);
+    out->ssm_dt_rank = kv_u32(f, out->arch, "ssm.time_step_rank", NULL);
     const char *a = out->arch;
     uint64_t l_cache = kv_u32(f, a, "shortconv.l_cache", NULL);
     uint64_t r, s = 0;
     if (l_cache) {
         r = (uint64_t)out->n_embd * (l_cache - 1);
     } else {
-        uint64_t d_conv = kv_u32(f, a, "ssm.conv_kernel", NULL);
-        uint64_t d_inner = kv_u32(f, a, "ssm.inner_size", NULL);
-        uint64_t d_state = kv_u32(f, a, "ssm.state_size", NULL);
-        uint64_t n_group = kv_u32(f, a, "ssm.group_count", NULL);
+        uint64_t d_conv = out->ssm_d_conv, d_inner = out->ssm_d_inner, d_state = out->ssm_d_state;
+        uint64_t n_group = out->ssm_n_group;
         r = (d_conv ? d_conv - 1 : 0) * (d_inner + 2 * n_group * d_state);
         s = d_state * d_inner;
     }

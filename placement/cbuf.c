@@ -89,6 +89,7 @@ static int spec_of(const placement_cbuf_in *in, uint32_t T, placement_cbuf_spec 
     uint32_t streams = streams_of(in);
     sp->kv_cells = pad256(in->ctx / streams);
     sp->n_stream = streams;
+    sp->n_rs = in->n_seq > 1 ? in->n_seq : 1;
     uint64_t window = (uint64_t)s->n_swa * (in->kv_unified && in->n_seq > 1 ? in->n_seq : 1);
     uint64_t swa = window + (in->ubatch ? in->ubatch : PLACEMENT_UBATCH_DEFAULT);
     sp->swa_cells = pad256(swa < sp->kv_cells ? swa : sp->kv_cells);

@@ -10,7 +10,9 @@
  * llama4 and seed_oss follow the same list (their allocations in b10587's
  * llama-server match it: bench/perf/perf_server_memory), llama4 with its
  * MoE every n_moe_step-th block and the routing weights applied to the
- * input, repeated per expert, before the experts:
+ * input, repeated per expert, before the experts; granitehybrid and
+ * nemotron_h with their recurrent blocks' Mamba2 mixer (below), nemotron_h
+ * with one mixer per block:
  *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
  *                    host, beside the inp_embd input (never freed);
  *   per block        build_norm, build_qkv (Q, then V, then K: the order
@@ -57,7 +59,7 @@ static const struct known_arch {
     {"gemma3", 9749, 10587},   {"deepseek2", 9749, 10587},
     /* tests/fixtures/llama.cpp/arch-sweep-b10587-cpu: llama-server's own loads */
     {"gpt-oss", 10587, 10587}, {"glm4moe", 10587, 10587}, {"llama4", 10587, 10587},
-    {"seed_oss", 10587, 10587},
+    {"seed_oss", 10587, 10587}, {"granitehybrid", 10587, 10587}, {"nemotron_h", 10587, 10587},
 };
 
 int placement_cbuf_arch_builds(const char *arch, int *first, int *last)
@@ -94,7 +96,7 @@ typedef struct builder {
     placement_cbuf_graph *g;
     uint64_t T;                /* tokens of the ubatch */
     int mla;
-    int32_t inp_pos, out_ids;
+    int32_t inp_pos, out_ids, rs_ids;
     cache_inputs full, swa;
     int8_t dev;                /* the current block's backend */
     uint32_t il;               /* the current block */
@@ -564,6 +566,67 @@ static int32_t feed_forward(builder *b, int32_t x)
     return s->n_ff_shexp ? shared_expert(b, x, out) : out;
 }
 
+/* --- a recurrent block ------------------------------------------------------ */
+
+/* build_rs's rows: the recurrent cache of the current block (n elements per
+ * sequence, f32), its zeroed state (scale_inplace: in the cache), the rows
+ * of the ubatch's sequences (get_rows by the s_copy input), then the other
+ * slots' rows, copied back as they are. get_rows (the sequences' rows) is
+ * expanded by the caller's op; the other slots' after it. */
+static int32_t rs_rows(builder *b, uint64_t n, int32_t *cache_out)
+{
+    uint64_t S = b->sp->n_stream, extra = b->sp->n_rs > S ? b->sp->n_rs - S : 0;
+    if (b->rs_ids == NONE)
+        b->rs_ids = input(b, b->sp->n_rs * I32);
+    int32_t c = cache(b, n * b->sp->n_rs * F32);
+    over(b, OP(OTHER), view(b, OP(VIEW), c, n * F32), NONE, NONE, c);
+    *cache_out = c;
+    int32_t rows = op(b, OP(GET_ROWS), n * S * F32, reshape(b, c), b->rs_ids);
+    if (extra) {
+        int32_t others = op(b, OP(GET_ROWS), n * extra * F32, reshape(b, c), b->rs_ids);
+        over(b, OP(OTHER), others, view(b, OP(VIEW), c, 0), NONE, c);
+    }
+    return rows;
+}
+
+/* build_mamba2_layer (src/models/mamba-base.cpp): the convolution state's
+ * rows; the input projection [2 d_inner + 2 groups x d_state + heads, T]
+ * split into z, xBC and dt; xBC after the state (concat), the last
+ * columns stored back, the convolution, its bias and silu; dt made
+ * contiguous plus its bias; the scan over the SSM state's rows, y and the
+ * new states in one tensor, those stored back; y + x D; y gated by z
+ * (swiglu_split over z made contiguous); the grouped RMS norm; the output
+ * projection. */
+static int32_t mamba2(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    uint64_t T = b->T, S = b->sp->n_stream, E = s->n_embd;
+    uint64_t conv = s->ssm_d_conv ? s->ssm_d_conv : 4, inner = s->ssm_d_inner, st = s->ssm_d_state;
+    uint64_t ng = s->ssm_n_group ? s->ssm_n_group : 1, nh = s->ssm_dt_rank;
+    uint64_t xbc = inner + 2 * ng * st, proj = 2 * inner + 2 * ng * st + nh;
+    int32_t rcache, scache;
+    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * xbc, &rcache));
+    int32_t zx = mm(b, E * proj, reshape(b, x), proj, T);
+    int32_t z = view(b, OP(VIEW), zx, inner * T * F32);
+    int32_t xbcv = view(b, OP(VIEW), zx, xbc * T * F32);
+    int32_t dtv = view(b, OP(VIEW), zx, nh * T * F32);
+    int32_t cx = op(b, OP(OTHER), (conv - 1 + T / S) * xbc * S * F32, cstate, same_view(b, OP(TRANSPOSE), xbcv));
+    over(b, OP(OTHER), view(b, OP(VIEW), cx, (conv - 1) * xbc * S * F32), view(b, OP(VIEW), rcache, 0), NONE, rcache);
+    int32_t xc = op(b, OP(OTHER), xbc * T * F32, cx, weight(b, conv * xbc * F32, b->dev));
+    xc = ip(b, OP(UNARY), ip(b, OP(ADD), xc, bweight(b, xbc)), NONE);
+    int32_t dt = ip(b, OP(ADD), op(b, OP(OTHER), nh * T * F32, dtv, NONE), bweight(b, nh));
+    int32_t states = reshape(b, rs_rows(b, st * inner, &scache));
+    int32_t xv = view(b, OP(VIEW), xc, inner * T * F32);
+    int32_t scan = op3(b, OP(OTHER), (inner * T + st * inner * S) * F32, 0, states, xv, dt);
+    b->g->v[scan].src[3] = view(b, OP(VIEW), xc, ng * st * T * F32); /* B and C, beside x */
+    over(b, OP(OTHER), view(b, OP(VIEW), scan, st * inner * S * F32), view(b, OP(VIEW), scache, 0), NONE, scache);
+    int32_t y = view(b, OP(VIEW), scan, inner * T * F32);
+    y = ip(b, OP(ADD), y, op(b, OP(MUL), inner * T * F32, xv, bweight(b, nh)));
+    y = op(b, OP(OTHER), inner * T * F32, op(b, OP(OTHER), inner * T * F32, z, NONE), y);
+    y = reshape(b, norm(b, reshape(b, y), inner, 1));
+    return reshape(b, mm(b, inner * E, y, E, T));
+}
+
 /* --- the graph ---------------------------------------------------------- */
 
 static int32_t out_rows(builder *b, int32_t x)
@@ -574,12 +637,30 @@ static int32_t out_rows(builder *b, int32_t x)
                b->out_ids, NONE);
 }
 
+/* nemotron_h's block: one of a Mamba2 mixer, attention or a feed-forward
+ * (the blocks with neither KV heads nor a state), then the residual. */
+static int32_t single_block(builder *b, int32_t inp)
+{
+    const gguf_shape *s = b->s;
+    int32_t x = norm(b, inp, s->n_embd, 1);
+    int32_t cur = s->layer_recr[b->il] ? mamba2(b, x) : s->layer_head_kv[b->il] ? attention(b, x) : ffn(b, x, s->n_ff);
+    if (b->il + 1 == s->n_block) {
+        cur = out_rows(b, cur);
+        inp = out_rows(b, inp);
+    }
+    int32_t out = ip(b, OP(ADD), cur, inp);
+    b->g->v[out].inplace = 3u;
+    return out;
+}
+
 static int32_t block(builder *b, int32_t inp)
 {
     const gguf_shape *s = b->s;
     uint64_t E = s->n_embd;
+    if (!strcmp(s->arch, "nemotron_h") && s->per_layer)
+        return single_block(b, inp);
     int32_t x = norm(b, inp, E, 1);
-    int32_t cur = b->mla ? attention_mla(b, x) : attention(b, x);
+    int32_t cur = s->per_layer && s->layer_recr[b->il] ? mamba2(b, x) : b->mla ? attention_mla(b, x) : attention(b, x);
     int last = b->il + 1 == s->n_block; /* its rows cut to the outputs: the attention's, then
                                            (after Gemma's post-norm) the residual's */
     if (last)
@@ -609,7 +690,7 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     int mla = s->kv_lora_rank && s->head_dim_k_mla && s->head_dim_v_mla;
     if (!placement_cbuf_arch_known(s->arch) || (!strcmp(s->arch, "deepseek2") && !mla))
         return -1;
-    builder b = {.sp = sp, .s = s, .g = g, .T = sp->n_tokens, .inp_pos = NONE, .out_ids = NONE,
+    builder b = {.sp = sp, .s = s, .g = g, .T = sp->n_tokens, .inp_pos = NONE, .out_ids = NONE, .rs_ids = NONE,
                  .dev = PLACEMENT_CBUF_HOST};
     b.mla = mla;
     b.full = (cache_inputs){NONE, NONE, NONE, sp->kv_cells};

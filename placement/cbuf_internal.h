@@ -95,6 +95,7 @@ typedef struct placement_cbuf_spec {
     uint32_t kv_cells;       /* the full cache's cells of one stream (the context padded to
                                 256; with a stream per slot, the context over the slots) */
     uint32_t n_stream;       /* the cache's streams (1, or a stream per slot) */
+    uint32_t n_rs;           /* the recurrent states kept (one per slot) */
     uint32_t swa_cells;      /* a sliding-window block's cells */
     int flash_attn;
     uint32_t k_block_elems, k_block_bytes, v_block_elems, v_block_bytes; /* KV cache types */
