@@ -53,7 +53,10 @@ static int row_of(const bench_memfig_in *in, const bench_arm *a, const lvd_param
 {
     memset(r, 0, sizeof *r);
     const engine_fitprint_row *host = engine_fitprint_row_of(fp, "Host");
-    const engine_fitprint_row *dev = q->device[0] ? engine_fitprint_row_of(fp, q->device) : NULL;
+    /* the arm's device, else the engine's default: the first it printed */
+    const engine_fitprint_row *dev = q->device[0] ? engine_fitprint_row_of(fp, q->device)
+                                     : a->gpu && fp->n > 1 ? &fp->rows[0]
+                                                          : NULL;
     if (!host || (q->device[0] && !dev))
         return -1;
     r->engine_id = a->engine_id;
@@ -63,7 +66,7 @@ static int row_of(const bench_memfig_in *in, const bench_arm *a, const lvd_param
     r->fa = q->fa;
     snprintf(r->type_k, sizeof r->type_k, "%s", q->type_k);
     snprintf(r->type_v, sizeof r->type_v, "%s", q->type_v);
-    snprintf(r->device, sizeof r->device, "%s", q->device);
+    snprintf(r->device, sizeof r->device, "%s", dev ? dev->name : "");
     r->dev_model = dev ? dev->model_mib : -1;
     r->dev_context = dev ? dev->context_mib : -1;
     r->dev_compute = dev ? dev->compute_mib : -1;
