@@ -22,6 +22,10 @@ enum lvd_exit {
     LVD_EXIT_LOCKED = 8,   /* another nightly holds the job lock, or another process the device lock */
 };
 
+/* How a user registers a local llama.cpp build (its build is read from its
+ * --version), for every line that finds no engine. */
+#define LVD_REGISTER_HINT "lvd fetch --register DIR"
+
 /* "lvd-TOOL: error: MESSAGE" on stderr (red on a colour terminal). */
 void lvd_error(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lvd_warn(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

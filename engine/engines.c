@@ -27,7 +27,7 @@ int engine_list_select(store *s, const char *spec, lvd_engine **v, size_t *n, lv
         if (store_engine_list(s, v, n, err))
             return -1;
         if (*n == 0) {
-            lvd_errf(err, "%s: no engines registered (lvd fetch --register DIR --build ID)", store_path(s));
+            lvd_errf(err, "%s: no engines registered (" LVD_REGISTER_HINT ")", store_path(s));
             return 1;
         }
         return 0;

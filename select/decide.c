@@ -154,7 +154,7 @@ static sel_pick pick_of(const sel_facts *f, const sel_candidate *cand, const cha
 static int no_engine(const sel_facts *f, lvd_err *err)
 {
     if (f->es.n == 0) {
-        lvd_errf(err, "no engine is registered (lvd fetch --register DIR --build ID)");
+        lvd_errf(err, "no engine is registered (" LVD_REGISTER_HINT ")");
         return LVD_EXIT_FAIL;
     }
     lvd_sb sb = {0};

@@ -99,7 +99,7 @@ int store_show_engines(const char *tool, store *s, int json)
         else
             cJSON_Delete(arr);
     } else if (n == 0) {
-        printf("no engines (register one with: lvd fetch --register DIR --build ID)\n");
+        printf("no engines (register one with: " LVD_REGISTER_HINT ")\n");
     }
     store_engine_list_free(v, n);
     return ret;

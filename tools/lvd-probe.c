@@ -83,7 +83,7 @@ static int select_engines(store *s, const options *o, lvd_engine **v, size_t *n)
         if (store_engine_list(s, v, n, &err) != 0)
             return lvd_tool_fail(TOOL, &err, LVD_EXIT_STORE);
         if (*n == 0) {
-            lvd_error(TOOL, "%s: no engines registered (lvd fetch --register DIR --build ID)", store_path(s));
+            lvd_error(TOOL, "%s: no engines registered (" LVD_REGISTER_HINT ")", store_path(s));
             return LVD_EXIT_FAIL;
         }
         return LVD_EXIT_OK;
@@ -140,7 +140,7 @@ static int discover(const options *o)
         fetch_discover_table(stdout, &r);
     code = fetch_discover_exit_code(&r);
     if (code == LVD_EXIT_FAIL)
-        lvd_error(TOOL, "no llama.cpp engine found (lvd fetch --register DIR --build ID registers one by hand)");
+        lvd_error(TOOL, "no llama.cpp engine found (" LVD_REGISTER_HINT " registers one by hand)");
     fetch_discover_result_free(&r);
     store_close(s);
     return code;
