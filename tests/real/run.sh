@@ -21,7 +21,8 @@
 #   check     lvd check: the real llama-perplexity, KL divergence of every
 #             device against the CPU reference
 #   bench     lvd bench -p 16 -n 4 -c 512 (depth 256 beside 0) -r 5 with a budget: no failed run, no
-#             ignored GPU flags, a CPU-only build never offered GPU flags;
+#             ignored GPU flags, a CPU-only build never offered GPU flags,
+#             llama-fit-params' figures recorded for each engine that has it;
 #             then on the default -r (the cost model) with a budget: the
 #             session ends within the budget plus its longest sample, and a
 #             CPU build against lavapipe is a CPU win within the first round
@@ -348,6 +349,11 @@ for i in "${!E[@]}"; do
   fi
 done
 check "every arm active, none excluded" is "sorted(set(a['status'] for a in d['arms']))" "['active']"
+for i in "${!E[@]}"; do # llama.cpp's own memory figures, asked once per engine and setting
+  [ -x "${E[i]}/llama-fit-params" ] || continue
+  check "bench ${NAME[i]}: llama-fit-params --fit-print's figures noted and recorded" \
+    is "any(n.startswith(\"llama.cpp's memory for ${NAME[i]} \") for n in d['placement']['notes']) and $(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM fit_prints f JOIN engines e ON e.id = f.engine_id WHERE e.name = ?', (sys.argv[2],)).fetchone()[0])" "$LVD_STORE" "${NAME[i]}") > 0" True
+done
 for test in pp16 tg4; do
   tq="[t for t in d['tests'] if t['test'] == '$test'][0]"
   check "$test: every arm ranked with at least 2 kept samples" \
