@@ -11,7 +11,9 @@
  *   probe, library:   engine_probe_engine(refresh) for each engine;
  * and prints median, p95 and mean wall ms of each (and of /bin/true run the
  * same way: the cost of a process start) and the ratios probe / select.
- * Targets (docs/performance.md): select < 5 ms and >= 200x faster than probing.
+ * Targets (docs/performance.md): select at most twice /bin/true's start (the
+ * two interleaved, the ratio of their medians printed) and >= 200x faster
+ * than probing.
  * The fake engine answers --list-devices in a millisecond or two; a real
  * CUDA or Vulkan build initialises its backends first (seconds), so the
  * ratios here are a floor for real engines. Not a test: it prints numbers
@@ -207,13 +209,18 @@ static void measure(world *w, size_t n_sel, size_t n_probe)
     printf("launch line: %s\n\n", line);
     free(line);
 
+    /* select and /bin/true interleaved, so that both see the same machine:
+     * the ratio of their medians is the figure the target is set on. */
+    double *t = lvd_xcalloc(n_sel, sizeof *t);
     tool(w, sel_args, 1); /* warm the page cache */
-    for (size_t i = 0; i < n_sel; i++)
+    tool(w, true_args, 1);
+    for (size_t i = 0; i < n_sel; i++) {
         v[i] = tool(w, sel_args, 1);
+        t[i] = tool(w, true_args, 1);
+    }
     timing sel_exec = summarize(v, n_sel);
-    for (size_t i = 0; i < n_sel; i++)
-        v[i] = tool(w, true_args, 1);
-    timing spawn = summarize(v, n_sel);
+    timing spawn = summarize(t, n_sel);
+    free(t);
     for (size_t i = 0; i < n_sel; i++) {
         double t0 = now_ms();
         select_once(w, &line);
@@ -244,10 +251,12 @@ static void measure(world *w, size_t n_sel, size_t n_probe)
            probe_lib.median / sel_lib.median);
     printf("  exec vs library:    %7.1fx  (lvd-probe --refresh / sel_select in process)\n",
            probe_exec.median / sel_lib.median);
-    printf("targets: select < 5 ms (exec median %.2f ms: %s), >= 200x faster than probing\n"
+    double start = sel_exec.median / spawn.median;
+    printf("select exec / /bin/true exec: %.2fx (medians, interleaved in this run; target <= 2x: %s)\n",
+           start, start <= 2.0 ? "met" : "NOT met");
+    printf("targets: select at most twice a bare process start, >= 200x faster than probing\n"
            "(the fake engine's --list-devices costs a process start only; a real CUDA or\n"
-           "Vulkan build spends seconds in backend init, so these ratios are floors)\n",
-           sel_exec.median, sel_exec.median < 5.0 ? "met" : "NOT met");
+           "Vulkan build spends seconds in backend init, so these ratios are floors)\n");
 
     free(v);
 }
