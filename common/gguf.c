@@ -271,15 +271,19 @@ static int rd_skip_strings(rd *r, uint64_t n)
             base = r->buf, off = r->buf_off, end = r->buf_off + r->buf_len;
         }
         uint64_t pos = r->pos;
-        for (; i < n && pos >= off && pos <= end && end - pos >= 8; i++) {
-            uint64_t len;
-            memcpy(&len, base + (pos - off), sizeof len);
-            len = le64toh(len);
-            if (len > r->limit - pos - 8)
-                break;
-            pos += 8 + len;
+        if (pos >= off && end >= 8) {
+            /* a string ends within the source: pos + 8 + len <= limit */
+            uint64_t last = end - 8, limit = r->limit;
+            for (; i < n && pos <= last; i++) {
+                uint64_t len;
+                memcpy(&len, base + (pos - off), sizeof len);
+                len = le64toh(len);
+                if (len > limit - pos - 8)
+                    break;
+                pos += 8 + len;
+            }
+            r->pos = pos;
         }
-        r->pos = pos;
         if (i == n)
             break;
         uint64_t len;
