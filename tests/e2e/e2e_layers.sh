@@ -49,7 +49,7 @@ expect_rc "a tool may include any layer" 0
 planted tooltests tools/lvd-fit.c '#include "tests/support/testutil.h"'
 expect_rc "a tool including tests/ is refused" 1
 named 'tools/lvd-fit.c: includes tests/support/testutil.h \(only tests include tests/\)'
-planted perftests bench/perf/perf_select.c '#include "tests/support/testutil.h"'
+planted perftests perf/perf_select.c '#include "tests/support/testutil.h"'
 expect_rc "a benchmark including tests/ is refused" 1
 planted testlib tests/fit/test_fit.c '#include "nightly/config.h"'
 expect_rc "a test may include any layer and tests/" 0

@@ -32,7 +32,7 @@ rows write a copy of the store, so the year store stays the year). With --time
 commands again: select (and on DIR/small when it is there), evidence, pin,
 store runs.
 
-  bench/perf/year-store.py [--nights N] [--bin build/bin] [--fake build/tests/fake-engine]
+  perf/year-store.py [--nights N] [--bin build/bin] [--fake build/tests/fake-engine]
                            [--models tests/fixtures/models] [--dir DIR] [--keep] [--time]
 
 Not a test: it prints numbers and fails nothing (exit 1 when a setup step

@@ -1,6 +1,6 @@
 /* perf_files.h: what the hashing benchmarks (perf_sha256.c, perf_shards.c)
  * share: a monotonic clock and files of incompressible bytes to hash. Header
- * only: each bench/perf/perf_*.c is one executable. Not for the library. */
+ * only: each perf/perf_*.c is one executable. Not for the library. */
 #ifndef LVD_PERF_FILES_H
 #define LVD_PERF_FILES_H
 

@@ -23,7 +23,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-_src = Path(__file__).resolve().parents[2] / "tests/fixtures/models/make-kvarch-models.py"
+_src = Path(__file__).resolve().parents[1] / "tests/fixtures/models/make-kvarch-models.py"
 _spec = importlib.util.spec_from_file_location("kvarch", _src)
 kv = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(kv)

@@ -1,7 +1,7 @@
 /* perf_server_memory.c: what lvd select predicts for the line it prints
  * against what that line's program, llama-server, allocates, per
  * architecture and setting (bench/servermem.h). Each llama-server load of
- * the captured cases (bench/perf/capture-arch-sweep.sh writes them from a
+ * the captured cases (perf/capture-arch-sweep.sh writes them from a
  * real build: tests/fixtures/llama.cpp/arch-sweep-*) is priced twice: from
  * the GGUF shape alone (a build without llama-fit-params), and with
  * llama.cpp's own figures (the llama-fit-params --fit-print block of the
@@ -13,7 +13,7 @@
  * 15 %; docs/compatibility.md). Not a pass/fail test.
  *
  * Usage: perf_server_memory [--summary] --models DIR CASES.txt...
- *   DIR holds the models the cases name (bench/perf/make-arch-models.py
+ *   DIR holds the models the cases name (perf/make-arch-models.py
  *   writes them; only their headers are read). */
 #include "bench/servermem.h"
 #include "common/util.h"
@@ -75,7 +75,7 @@ static void judge(const bench_cbuf_case *cs, size_t n, const bench_cbuf_case *c,
     int rc = gguf_read_shape(path, &s, &err);
     free(path);
     if (rc != 0) {
-        fprintf(stderr, "perf_server_memory: %s (bench/perf/make-arch-models.py writes it)\n", err.msg);
+        fprintf(stderr, "perf_server_memory: %s (perf/make-arch-models.py writes it)\n", err.msg);
         return;
     }
     const bench_cbuf_case *fit = bench_server_fitprint_of(cs, n, c);

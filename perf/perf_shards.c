@@ -7,7 +7,7 @@
  * Usage: perf_shards [SHARDS] [MIB] [DIR]   (default 4 x 64 MiB in $TMPDIR or /tmp) */
 #include "common/sha256.h"
 #include "common/util.h"
-#include "bench/perf/perf_files.h"
+#include "perf/perf_files.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@
  * NAME=VALUE words], "argv":[...],
  * "rounds":N, "wall_ms":{"median","p25","p75"}, "cpu_ms":median,
  * "failed":runs that exited outside OK_CODES (default "0")}. Used by
- * bench/perf/year-store.py for its millisecond rows; not a test.
+ * perf/year-store.py for its millisecond rows; not a test.
  * The children are started here and not through common/proc.c: a benchmark
  * must not depend on the module it could be used to measure. */
 #include <errno.h>

@@ -9,7 +9,7 @@
  * must not depend on the module it could be used to measure. */
 #include "common/sha256.h"
 #include "common/util.h"
-#include "bench/perf/perf_files.h"
+#include "perf/perf_files.h"
 
 #include <fcntl.h>
 #include <spawn.h>
