@@ -28,7 +28,7 @@
  * directory. --runs: timed calls per tool (default 20 select, 3 evidence).
  * Not a test: it prints numbers and fails nothing (exit 1 when a setup step
  * fails). */
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "common/paths.h"
 #include "common/proc.h"
 #include "perf_files.h"
@@ -215,7 +215,7 @@ static void make_run(lvd_run *r, int64_t eid, const char *host, const char *sel,
     r->params.fa = (int)(k % 2);
     r->params.ubatch = 32 << (k / 2);
     char key[512];
-    bench_arm_key(&r->params, key, sizeof key);
+    benchio_arm_key(&r->params, key, sizeof key);
     r->arm_key = lvd_xstrdup(key);
     snprintf(r->status, sizeof r->status, "ok");
     r->started_at = NIGHT0 + (int64_t)night * 86400 + (int64_t)k * 30;

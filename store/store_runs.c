@@ -2,7 +2,7 @@
  * repetition's sample (packed in the result's row: store_samples.h; the
  * reported object's shared head: store_reported.h), written in one
  * transaction and read back with filters.
- * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
+ * Not for parsing llama-bench output (benchio/benchout.c) or statistics (select/). */
 #include "store/bisectdb.h"
 #include "store/store_energy.h"
 #include "store/store_internal.h"

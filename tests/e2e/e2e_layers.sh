@@ -35,6 +35,9 @@ named 'common/util.c: includes store/store.h \(store is not below common\)' "the
 planted builds builds/asset.c '#include "fetch/fetch.h"'
 expect_rc "builds including fetch is refused (builds/ is a layer, not a build folder)" 1
 named 'builds/asset.c: includes fetch/fetch.h \(fetch is not below builds\)'
+planted benchio benchio/benchout.c '#include "bench/session.h"'
+expect_rc "llama-bench's output read (benchio) including the bench session is refused" 1
+named 'benchio/benchout.c: includes bench/session.h \(bench is not below benchio\)' "benchio sits below bench"
 planted peer stats/rank.h '#include "placement/placement.h"'
 expect_rc "stats including placement (above it) is refused" 1
 named 'stats/rank.h: includes placement/placement.h \(placement is not below stats\)' "the line names file and include"

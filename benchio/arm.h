@@ -2,8 +2,8 @@
  * as a string key, written and read back in one place, and the parameters a
  * llama-bench result reports back.
  * Not for choosing arms (bench runner) or comparing them (select/). */
-#ifndef LVD_BENCH_ARM_H
-#define LVD_BENCH_ARM_H
+#ifndef LVD_BENCHIO_ARM_H
+#define LVD_BENCHIO_ARM_H
 
 #include "common/types.h"
 #include "common/util.h"
@@ -19,14 +19,14 @@
  *   (llama-server -np: lvd serve; np appears only when passed), with "-" for every flag not passed (lvd_params defaults: ngl/fa -1,
  * ub/ncmoe/t 0, strings "") and env's "K=V" entries sorted, so equal arms
  * give equal keys. 0, or -1 when buf is too small (buf then holds "" ). */
-int bench_arm_key(const lvd_params *p, char *buf, size_t len);
+int benchio_arm_key(const lvd_params *p, char *buf, size_t len);
 
-/* The parameters of a key bench_arm_key wrote, into *p (lvd_params_init
+/* The parameters of a key benchio_arm_key wrote, into *p (lvd_params_init
  * first; "-" is "not passed"; fitc without fitt is 0, as the key has no
- * fitc then): bench_arm_key of the result is key again. 0, or -1 with err
+ * fitc then): benchio_arm_key of the result is key again. 0, or -1 with err
  * (a word that is not one of the key's NAME=VALUE fields, a value out of
  * range or too long, no env= field). */
-int bench_arm_key_parse(const char *key, lvd_params *p, lvd_err *err);
+int benchio_arm_key_parse(const char *key, lvd_params *p, lvd_err *err);
 
 /* The parameters a result says it ran with: n_gpu_layers, flash_attn,
  * n_ubatch, type_k/type_v, n_cpu_moe, n_threads as reported (-1 for ngl/fa
@@ -34,6 +34,6 @@ int bench_arm_key_parse(const char *key, lvd_params *p, lvd_err *err);
  * it is "auto", split_mode and tensor_split only when devices names several
  * (llama-bench reports "layer" and "0.00" for flags not passed; an all-zero
  * split is "not passed"), and no environment (llama-bench does not report it). */
-void bench_params_from_result(const lvd_result *r, lvd_params *p);
+void benchio_params_from_result(const lvd_result *r, lvd_params *p);
 
 #endif

@@ -1,6 +1,6 @@
 /* arm.c: canonical arm keys, written and read back (one table of their
  * fields), and reported parameters (see arm.h). */
-#include "bench/arm.h"
+#include "benchio/arm.h"
 
 #include "common/util.h"
 
@@ -59,7 +59,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int bench_arm_key(const lvd_params *p, char *buf, size_t len)
+int benchio_arm_key(const lvd_params *p, char *buf, size_t len)
 {
     lvd_sb sb = {0};
     lvd_params *q = (lvd_params *)p;
@@ -110,7 +110,7 @@ static int parse_word(const char *key, const char *w, lvd_params *p, lvd_err *er
     return lvd_errf(err, "arm key '%s': '%s' is not one of its NAME=VALUE fields", key, w);
 }
 
-int bench_arm_key_parse(const char *key, lvd_params *p, lvd_err *err)
+int benchio_arm_key_parse(const char *key, lvd_params *p, lvd_err *err)
 {
     lvd_params_init(p);
     const char *env = strstr(key, "env=");
@@ -132,7 +132,7 @@ int bench_arm_key_parse(const char *key, lvd_params *p, lvd_err *err)
     return rc;
 }
 
-void bench_params_from_result(const lvd_result *r, lvd_params *p)
+void benchio_params_from_result(const lvd_result *r, lvd_params *p)
 {
     lvd_params_init(p);
     p->ngl = r->rep_ngl < 0 ? -1 : r->rep_ngl;

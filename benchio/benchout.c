@@ -5,7 +5,7 @@
  * names, warm-up flags and the ignored -ngl. Not for finding the output
  * among log lines or detecting its format (benchfind.c), running llama-bench
  * or judging the numbers. */
-#include "bench/benchout_internal.h"
+#include "benchio/benchout_internal.h"
 
 #include "stats/stats.h"
 #include "store/benchdb.h"
@@ -19,28 +19,28 @@
 #include <strings.h>
 #include <time.h>
 
-const char *bench_format_name(bench_format f)
+const char *benchio_format_name(benchio_format f)
 {
     switch (f) {
-    case BENCH_FMT_JSON: return "json";
-    case BENCH_FMT_JSONL: return "jsonl";
-    case BENCH_FMT_SQL: return "sql";
+    case BENCHIO_FMT_JSON: return "json";
+    case BENCHIO_FMT_JSONL: return "jsonl";
+    case BENCHIO_FMT_SQL: return "sql";
     default: return "auto";
     }
 }
 
-int bench_format_parse(const char *s, bench_format *out)
+int benchio_format_parse(const char *s, benchio_format *out)
 {
-    static const bench_format all[] = {BENCH_FMT_AUTO, BENCH_FMT_JSON, BENCH_FMT_JSONL, BENCH_FMT_SQL};
+    static const benchio_format all[] = {BENCHIO_FMT_AUTO, BENCHIO_FMT_JSON, BENCHIO_FMT_JSONL, BENCHIO_FMT_SQL};
     for (size_t i = 0; i < LVD_ARRAY_LEN(all); i++)
-        if (!strcmp(s, bench_format_name(all[i]))) {
+        if (!strcmp(s, benchio_format_name(all[i]))) {
             *out = all[i];
             return 0;
         }
     return -1;
 }
 
-void bench_test_name(int n_prompt, int n_gen, int n_depth, char *buf, size_t len)
+void benchio_test_name(int n_prompt, int n_gen, int n_depth, char *buf, size_t len)
 {
     int w;
     if (n_prompt > 0 && n_gen == 0)
@@ -53,7 +53,7 @@ void bench_test_name(int n_prompt, int n_gen, int n_depth, char *buf, size_t len
         snprintf(buf + w, len - (size_t)w, "@d%d", n_depth);
 }
 
-int bench_result_gpu_ignored(const lvd_result *r)
+int benchio_result_gpu_ignored(const lvd_result *r)
 {
     if (r->rep_ngl <= 0 || !r->backends[0])
         return 0;
@@ -68,7 +68,7 @@ int bench_result_gpu_ignored(const lvd_result *r)
     return cpu_only;
 }
 
-int bench_result_samples_valid(const lvd_result *r)
+int benchio_result_samples_valid(const lvd_result *r)
 {
     if (r->n == 0 || !r->ts)
         return 0;
@@ -78,11 +78,11 @@ int bench_result_samples_valid(const lvd_result *r)
     return 1;
 }
 
-void bench_result_flag_warmup(lvd_result *r)
+void benchio_result_flag_warmup(lvd_result *r)
 {
     free(r->warmup);
     r->warmup = lvd_xcalloc(r->n ? r->n : 1, 1);
-    if (!bench_result_samples_valid(r))
+    if (!benchio_result_samples_valid(r))
         return;
     size_t drop = stats_warmup(r->ts, r->n);
     for (size_t k = 0; k < drop; k++)
@@ -114,7 +114,7 @@ static cJSON *parse_json(const char *text, size_t len, const char *name, int lin
     const char *end = NULL;
     cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!v) {
-        if (!end || end >= text + len || bench_only_space(end, text + len))
+        if (!end || end >= text + len || benchio_only_space(end, text + len))
             lvd_errf(err, "%s: line %d: JSON ends early (truncated output?)", name,
                      line0 + line_of(text, text + len) - 1);
         else
@@ -130,14 +130,14 @@ static cJSON *parse_json(const char *text, size_t len, const char *name, int lin
 static int value_ends_line(const char *text, const char *rest, const char *eol, const char *name, int line0,
                            lvd_err *err)
 {
-    if (bench_only_space(rest, eol))
+    if (benchio_only_space(rest, eol))
         return 0;
     return lvd_errf(err, "%s: line %d: unexpected text after the JSON value", name, line0 + line_of(text, rest) - 1);
 }
 
 /* The lines after -o json's array: llama.cpp's log is skipped; another
  * JSON value is an error (two outputs in one file, or garbage). */
-static int after_array(const char *text, const char *p, const char *end, const char *name, bench_rows *out,
+static int after_array(const char *text, const char *p, const char *end, const char *name, benchio_rows *out,
                        lvd_err *err)
 {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -151,13 +151,13 @@ static int after_array(const char *text, const char *p, const char *end, const c
         if (q < eol && (*q == '[' || *q == '{'))
             return value_ends_line(text, q, eol, name, 1, err);
         if (q < eol)
-            bench_skip_line(out, p, eol);
+            benchio_skip_line(out, p, eol);
         p = nl ? nl + 1 : end;
     }
     return 0;
 }
 
-static int parse_json_array(const char *text, size_t len, size_t start, const char *name, bench_rows *out,
+static int parse_json_array(const char *text, size_t len, size_t start, const char *name, benchio_rows *out,
                             lvd_err *err)
 {
     const char *rest;
@@ -176,14 +176,14 @@ static int parse_json_array(const char *text, size_t len, size_t start, const ch
             break;
         char where[32];
         snprintf(where, sizeof where, "result %zu", ++i);
-        ret = bench_rows_add_object(out, &cap, o, name, where, err);
+        ret = benchio_rows_add_object(out, &cap, o, name, where, err);
     }
     cJSON_Delete(arr);
     return ret;
 }
 
 /* One result a line; a line that does not start with '{' is llama.cpp's log. */
-static int parse_jsonl(const char *text, size_t len, size_t start, const char *name, bench_rows *out,
+static int parse_jsonl(const char *text, size_t len, size_t start, const char *name, benchio_rows *out,
                        lvd_err *err)
 {
     size_t cap = 0;
@@ -194,7 +194,7 @@ static int parse_jsonl(const char *text, size_t len, size_t start, const char *n
         while (q < eol && isspace((unsigned char)*q))
             q++;
         if (q < eol && *q != '{') {
-            bench_skip_line(out, p, eol);
+            benchio_skip_line(out, p, eol);
         } else if (q < eol) {
             const char *rest;
             cJSON *o = parse_json(p, (size_t)(eol - p), name, line, &rest, err);
@@ -203,7 +203,7 @@ static int parse_jsonl(const char *text, size_t len, size_t start, const char *n
             char where[32];
             snprintf(where, sizeof where, "line %d", line);
             int rc = value_ends_line(p, rest, eol, name, line, err) ||
-                     bench_rows_add_object(out, &cap, o, name, where, err);
+                     benchio_rows_add_object(out, &cap, o, name, where, err);
             cJSON_Delete(o);
             if (rc)
                 return -1;
@@ -215,7 +215,7 @@ static int parse_jsonl(const char *text, size_t len, size_t start, const char *n
 
 /* What the rows of -o sql, executed by SQLite, are added to. */
 typedef struct sql_rows {
-    bench_rows *out;
+    benchio_rows *out;
     size_t cap;
     const char *name;
     lvd_err *err;
@@ -226,10 +226,10 @@ static int sql_row(const cJSON *row, size_t i, void *ctx)
     sql_rows *c = ctx;
     char where[32];
     snprintf(where, sizeof where, "result %zu", i + 1);
-    return bench_rows_add_object(c->out, &c->cap, row, c->name, where, c->err);
+    return benchio_rows_add_object(c->out, &c->cap, row, c->name, where, c->err);
 }
 
-static int parse_sql(const char *text, size_t len, size_t start, const char *name, bench_rows *out, lvd_err *err)
+static int parse_sql(const char *text, size_t len, size_t start, const char *name, benchio_rows *out, lvd_err *err)
 {
     sql_rows c = {.out = out, .name = name, .err = err};
     size_t tables;
@@ -239,55 +239,55 @@ static int parse_sql(const char *text, size_t len, size_t start, const char *nam
 
 /* --- entry points ------------------------------------------------------------ */
 
-int bench_parse_rows(const char *text, size_t len, bench_format fmt, const char *name,
-                     bench_rows *out, lvd_err *err)
+int benchio_parse_rows(const char *text, size_t len, benchio_format fmt, const char *name,
+                     benchio_rows *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     size_t start;
-    if (bench_find_output(text, len, fmt, name, &fmt, &start, out, err))
+    if (benchio_find_output(text, len, fmt, name, &fmt, &start, out, err))
         return -1;
     out->format = fmt;
     int rc;
     switch (fmt) {
-    case BENCH_FMT_JSON: rc = parse_json_array(text, len, start, name, out, err); break;
-    case BENCH_FMT_JSONL: rc = parse_jsonl(text, len, start, name, out, err); break;
-    case BENCH_FMT_SQL: rc = parse_sql(text, len, start, name, out, err); break;
+    case BENCHIO_FMT_JSON: rc = parse_json_array(text, len, start, name, out, err); break;
+    case BENCHIO_FMT_JSONL: rc = parse_jsonl(text, len, start, name, out, err); break;
+    case BENCHIO_FMT_SQL: rc = parse_sql(text, len, start, name, out, err); break;
     default: rc = lvd_errf(err, "%s: unknown format", name); break;
     }
     if (rc == 0 && out->n == 0)
-        rc = lvd_errf(err, "%s: no results in this llama-bench %s output", name, bench_format_name(fmt));
+        rc = lvd_errf(err, "%s: no results in this llama-bench %s output", name, benchio_format_name(fmt));
     if (rc) {
-        bench_rows_free(out);
+        benchio_rows_free(out);
         return -1;
     }
     return 0;
 }
 
-void bench_rows_free(bench_rows *rows)
+void benchio_rows_free(benchio_rows *rows)
 {
     if (!rows)
         return;
     for (size_t i = 0; i < rows->n; i++)
-        bench_row_free(&rows->v[i]);
+        benchio_row_free(&rows->v[i]);
     free(rows->v);
     memset(rows, 0, sizeof *rows);
 }
 
-int bench_parse_output(const char *text, size_t len, const char *name, lvd_run *run_out,
+int benchio_parse_output(const char *text, size_t len, const char *name, lvd_run *run_out,
                        lvd_err *err)
 {
-    bench_rows rows;
-    if (bench_parse_rows(text, len, BENCH_FMT_AUTO, name, &rows, err))
+    benchio_rows rows;
+    if (benchio_parse_rows(text, len, BENCHIO_FMT_AUTO, name, &rows, err))
         return -1;
-    const bench_row *first = &rows.v[0];
+    const benchio_row *first = &rows.v[0];
     for (size_t i = 1; i < rows.n; i++) {
-        const bench_row *r = &rows.v[i];
+        const benchio_row *r = &rows.v[i];
         if (r->build_number != first->build_number ||
             strcmp(r->build_commit ? r->build_commit : "", first->build_commit ? first->build_commit : "")) {
             lvd_errf(err, "%s: results of more than one build (%s %lld and %s %lld) in one invocation",
                      name, first->build_commit ? first->build_commit : "?", (long long)first->build_number,
                      r->build_commit ? r->build_commit : "?", (long long)r->build_number);
-            bench_rows_free(&rows);
+            benchio_rows_free(&rows);
             return -1;
         }
     }
@@ -299,6 +299,6 @@ int bench_parse_output(const char *text, size_t len, const char *name, lvd_run *
     free(run_out->build_commit);
     run_out->build_commit = first->build_commit ? lvd_xstrdup(first->build_commit) : NULL;
     run_out->build_number = first->build_number;
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
     return 0;
 }

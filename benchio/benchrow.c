@@ -1,4 +1,4 @@
-/* benchrow.c: one llama-bench result, of any era, as a bench_row (see
+/* benchrow.c: one llama-bench result, of any era, as a benchio_row (see
  * benchout.h): the cJSON object `-o json` prints (jsonl's lines and the rows
  * of -o sql, read through SQLite, have the same shape), its fields read,
  * checked, and where absent given the value their era meant. Not for
@@ -35,7 +35,7 @@
  * no_op_offload (b5346), defrag_thold (b5361 to b6246), no_host (b6700),
  * fit_target, fit_min_ctx (b8684). The SQL table's name changed too
  * (store/benchdb.c). */
-#include "bench/benchout.h"
+#include "benchio/benchout.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -204,7 +204,7 @@ static int read_params(const cJSON *o, lvd_result *r, const char *name, const ch
 }
 
 /* What llama-bench said about itself and the model. */
-static int read_build_and_model(const cJSON *o, bench_row *row, const char *name, const char *where, lvd_err *err)
+static int read_build_and_model(const cJSON *o, benchio_row *row, const char *name, const char *where, lvd_err *err)
 {
     copy_str(row->devices, sizeof row->devices, obj_str(o, "devices"), "auto");
     copy_str(row->gpu_info, sizeof row->gpu_info, obj_str(o, "gpu_info"), "");
@@ -227,7 +227,7 @@ static int read_build_and_model(const cJSON *o, bench_row *row, const char *name
 }
 
 /* Maps one llama-bench object (as `-o json` prints it) to row. */
-static int row_from_object(const cJSON *o, const char *name, const char *where, bench_row *row,
+static int row_from_object(const cJSON *o, const char *name, const char *where, benchio_row *row,
                            lvd_err *err)
 {
     memset(row, 0, sizeof *row);
@@ -244,7 +244,7 @@ static int row_from_object(const cJSON *o, const char *name, const char *where, 
     r->n_gen = (int)ng;
     if (read_params(o, r, name, where, err) || read_build_and_model(o, row, name, where, err))
         return -1;
-    bench_test_name(r->n_prompt, r->n_gen, r->n_depth, r->test, sizeof r->test);
+    benchio_test_name(r->n_prompt, r->n_gen, r->n_depth, r->test, sizeof r->test);
     if (read_samples(o, r, name, where, err))
         return -1;
     if (r->n == 0 && !isfinite(row->avg_ts))
@@ -261,7 +261,7 @@ static int row_from_object(const cJSON *o, const char *name, const char *where, 
     return 0;
 }
 
-static bench_row *rows_add(bench_rows *out, size_t *cap)
+static benchio_row *rows_add(benchio_rows *out, size_t *cap)
 {
     if (out->n == *cap) {
         *cap = *cap ? *cap * 2 : 16;
@@ -270,19 +270,19 @@ static bench_row *rows_add(bench_rows *out, size_t *cap)
     return &out->v[out->n++];
 }
 
-int bench_rows_add_object(bench_rows *out, size_t *cap, const cJSON *o, const char *name,
+int benchio_rows_add_object(benchio_rows *out, size_t *cap, const cJSON *o, const char *name,
                           const char *where, lvd_err *err)
 {
-    bench_row *row = rows_add(out, cap);
+    benchio_row *row = rows_add(out, cap);
     if (row_from_object(o, name, where, row, err)) {
-        bench_row_free(row);
+        benchio_row_free(row);
         out->n--;
         return -1;
     }
     return 0;
 }
 
-void bench_row_free(bench_row *row)
+void benchio_row_free(benchio_row *row)
 {
     if (!row)
         return;
@@ -301,7 +301,7 @@ static int is_hex(const char *s)
     return *s && strspn(s, "0123456789abcdefABCDEF") == strlen(s);
 }
 
-int bench_commit_matches(const char *printed, const char *given)
+int benchio_commit_matches(const char *printed, const char *given)
 {
     size_t a = strlen(printed), b = strlen(given), n = a < b ? a : b;
     if (n < COMMIT_MIN || !is_hex(printed) || !is_hex(given))

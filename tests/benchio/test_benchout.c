@@ -3,8 +3,8 @@
  * the numbers printed there) and against truncated and garbled variants. */
 #include "tests/support/testutil.h"
 
-#include "bench/arm.h"
-#include "bench/benchout.h"
+#include "benchio/arm.h"
+#include "benchio/benchout.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -31,22 +31,22 @@ static char *fixture(const char *rel, size_t *n)
     return text;
 }
 
-static void parse_fixture(const char *rel, bench_rows *rows)
+static void parse_fixture(const char *rel, benchio_rows *rows)
 {
     size_t n;
     char *text = fixture(rel, &n);
     lvd_err err = {0};
-    if (bench_parse_rows(text, n, BENCH_FMT_AUTO, rel, rows, &err))
+    if (benchio_parse_rows(text, n, BENCHIO_FMT_AUTO, rel, rows, &err))
         fail_msg("%s", err.msg);
     free(text);
 }
 
 /* Parses text and expects an error whose message contains each needle. */
-static void expect_error(const char *text, size_t len, bench_format fmt, const char *needle)
+static void expect_error(const char *text, size_t len, benchio_format fmt, const char *needle)
 {
-    bench_rows rows;
+    benchio_rows rows;
     lvd_err err = {0};
-    assert_int_equal(bench_parse_rows(text, len, fmt, "input.txt", &rows, &err), -1);
+    assert_int_equal(benchio_parse_rows(text, len, fmt, "input.txt", &rows, &err), -1);
     assert_null(rows.v);
     if (!strstr(err.msg, "input.txt") || !strstr(err.msg, needle))
         fail_msg("error '%s' lacks 'input.txt' or '%s'", err.msg, needle);
@@ -77,11 +77,11 @@ static double reported_double(const lvd_result *r, const char *key)
 static void test_json(void **state)
 {
     (void)state;
-    bench_rows rows;
+    benchio_rows rows;
     parse_fixture(CPU_DIR "bench-json.stdout", &rows);
-    assert_int_equal(rows.format, BENCH_FMT_JSON);
+    assert_int_equal(rows.format, BENCHIO_FMT_JSON);
     assert_int_equal(rows.n, 2);
-    const bench_row *pp = &rows.v[0], *tg = &rows.v[1];
+    const benchio_row *pp = &rows.v[0], *tg = &rows.v[1];
     assert_string_equal(pp->result.test, "pp128");
     /* the reported object keeps llama-bench's fields but not the sample arrays,
      * which are the samples themselves (stored once) */
@@ -116,15 +116,15 @@ static void test_json(void **state)
     /* The whole object is kept. */
     assert_double_equal(reported_double(&tg->result, "stddev_ts"), 162.234222, 1e-9);
     assert_double_equal(reported_double(&tg->result, "model_n_params"), 19335424, 0);
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 }
 
 static void test_jsonl(void **state)
 {
     (void)state;
-    bench_rows rows;
+    benchio_rows rows;
     parse_fixture(CPU_DIR "bench-jsonl.stdout", &rows);
-    assert_int_equal(rows.format, BENCH_FMT_JSONL);
+    assert_int_equal(rows.format, BENCHIO_FMT_JSONL);
     assert_int_equal(rows.n, 3);
     assert_string_equal(rows.v[0].result.test, "pp128");
     assert_string_equal(rows.v[1].result.test, "pp256");
@@ -133,17 +133,17 @@ static void test_jsonl(void **state)
     static const int64_t ns[] = {98125555, 71613975, 37981040};
     check_samples(&rows.v[1].result, 3, ts, ns);
     assert_string_equal(rows.v[2].test_time, "2026-11-30T14:38:56Z");
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 }
 
 static void test_sql(void **state)
 {
     (void)state;
-    bench_rows rows;
+    benchio_rows rows;
     parse_fixture(CPU_DIR "bench-sql.stdout", &rows);
-    assert_int_equal(rows.format, BENCH_FMT_SQL);
+    assert_int_equal(rows.format, BENCHIO_FMT_SQL);
     assert_int_equal(rows.n, 2);
-    const bench_row *pp = &rows.v[0];
+    const benchio_row *pp = &rows.v[0];
     assert_string_equal(pp->result.test, "pp128");
     assert_int_equal(pp->result.n, 0); /* sql has no samples arrays */
     assert_null(pp->result.ts);
@@ -161,38 +161,38 @@ static void test_sql(void **state)
     assert_string_equal(rows.v[1].result.test, "tg32");
     assert_double_equal(rows.v[1].avg_ts, 518.617092, 1e-9);
     assert_string_equal(rows.v[1].test_time, "2026-11-30T14:39:00Z");
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 }
 
 static void test_cpu_only_ngl99(void **state)
 {
     (void)state;
-    bench_rows rows;
+    benchio_rows rows;
     parse_fixture(CPU_DIR "bench-ngl99-cpu-only.stdout", &rows);
     assert_int_equal(rows.n, 2);
     assert_int_equal(rows.v[0].result.rep_ngl, 99);
     assert_string_equal(rows.v[0].result.backends, "CPU");
-    assert_true(bench_result_gpu_ignored(&rows.v[0].result));
+    assert_true(benchio_result_gpu_ignored(&rows.v[0].result));
     static const double ts[] = {74.1314, 778.174, 781.104};
     check_samples(&rows.v[1].result, 3, ts, NULL);
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 
     /* -ngl not passed on a CPU build is not "ignored". */
     parse_fixture(CPU_DIR "bench-json.stdout", &rows);
-    assert_false(bench_result_gpu_ignored(&rows.v[0].result));
-    bench_rows_free(&rows);
+    assert_false(benchio_result_gpu_ignored(&rows.v[0].result));
+    benchio_rows_free(&rows);
 }
 
 static void test_fitt_and_moe(void **state)
 {
     (void)state;
-    bench_rows rows;
+    benchio_rows rows;
     parse_fixture(CPU_DIR "bench-fitt.stdout", &rows);
     assert_int_equal(rows.n, 2);
     assert_double_equal(reported_double(&rows.v[0].result, "fit_target"), 1024, 0);
     static const double ts[] = {11.7081, 582.098, 210.292};
     check_samples(&rows.v[1].result, 3, ts, NULL);
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 
     parse_fixture(CPU_DIR "bench-moe-ncmoe.stdout", &rows);
     assert_int_equal(rows.n, 4);
@@ -205,7 +205,7 @@ static void test_fitt_and_moe(void **state)
     assert_string_equal(rows.v[3].model_filename, "models/tiny-moe-q4_0.gguf");
     static const double ts3[] = {2074.07, 2009.02, 2064.03};
     check_samples(&rows.v[3].result, 3, ts3, NULL);
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 }
 
 static void test_gpu_captures(void **state)
@@ -219,17 +219,17 @@ static void test_gpu_captures(void **state)
     for (size_t i = 0; i < LVD_ARRAY_LEN(files); i++) {
         char rel[256];
         snprintf(rel, sizeof rel, GPU_DIR "%s", files[i]);
-        bench_rows rows;
+        benchio_rows rows;
         parse_fixture(rel, &rows);
         assert_int_equal(rows.n, rows_in[i]);
         for (size_t j = 0; j < rows.n; j++) {
             assert_true(rows.v[j].result.n >= 3);
-            assert_false(bench_result_gpu_ignored(&rows.v[j].result));
+            assert_false(benchio_result_gpu_ignored(&rows.v[j].result));
         }
-        bench_rows_free(&rows);
+        benchio_rows_free(&rows);
     }
 
-    bench_rows rows;
+    benchio_rows rows;
     parse_fixture(GPU_DIR "bench-cuda-dense-ngl99.jsonl", &rows);
     const lvd_result *pp = &rows.v[0].result;
     assert_string_equal(pp->test, "pp512");
@@ -244,19 +244,19 @@ static void test_gpu_captures(void **state)
     check_samples(pp, 5, ts, ns);
 
     lvd_params p;
-    bench_params_from_result(pp, &p);
+    benchio_params_from_result(pp, &p);
     char key[512];
-    assert_int_equal(bench_arm_key(&p, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(&p, key, sizeof key), 0);
     assert_string_equal(key, "dev=- ngl=99 fa=0 ub=512 ctk=f16 ctv=f16 ncmoe=- t=16 env=");
-    bench_params_from_result(&rows.v[3].result, &p);
-    assert_int_equal(bench_arm_key(&p, key, sizeof key), 0);
+    benchio_params_from_result(&rows.v[3].result, &p);
+    assert_int_equal(benchio_arm_key(&p, key, sizeof key), 0);
     assert_string_equal(key, "dev=- ngl=99 fa=1 ub=512 ctk=f16 ctv=f16 ncmoe=- t=16 env=");
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 
     parse_fixture(GPU_DIR "bench-cuda-moe-ncmoe.jsonl", &rows);
-    bench_params_from_result(&rows.v[5].result, &p);
+    benchio_params_from_result(&rows.v[5].result, &p);
     assert_int_equal(p.n_cpu_moe, 8);
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 }
 
 static void test_parse_output_into_run(void **state)
@@ -266,7 +266,7 @@ static void test_parse_output_into_run(void **state)
     char *text = fixture(CPU_DIR "bench-jsonl.stdout", &n);
     lvd_run run = {0};
     lvd_err err = {0};
-    assert_int_equal(bench_parse_output(text, n, "bench-jsonl", &run, &err), 0);
+    assert_int_equal(benchio_parse_output(text, n, "bench-jsonl", &run, &err), 0);
     assert_int_equal(run.n_results, 3);
     assert_string_equal(run.build_commit, "d32676d77");
     assert_int_equal(run.build_number, 9749);
@@ -280,7 +280,7 @@ static void test_parse_output_into_run(void **state)
     char *num = strstr(second, "9749");
     memcpy(num, "9750", 4);
     memset(&run, 0, sizeof run);
-    assert_int_equal(bench_parse_output(mixed, n, "mixed.jsonl", &run, &err), -1);
+    assert_int_equal(benchio_parse_output(mixed, n, "mixed.jsonl", &run, &err), -1);
     assert_non_null(strstr(err.msg, "more than one build"));
     assert_int_equal(run.n_results, 0);
     free(mixed);
@@ -298,9 +298,9 @@ static void test_truncated_fixtures(void **state)
         char *text = fixture(rel, &n);
         /* Cut inside the last result at several places: always an error, never a crash. */
         for (size_t cut = n - 3; cut > n - 400; cut -= 37) {
-            bench_rows rows;
+            benchio_rows rows;
             lvd_err err = {0};
-            int rc = bench_parse_rows(text, cut, BENCH_FMT_AUTO, "input.txt", &rows, &err);
+            int rc = benchio_parse_rows(text, cut, BENCHIO_FMT_AUTO, "input.txt", &rows, &err);
             if (rc == 0)
                 fail_msg("%s cut at %zu of %zu parsed", files[i], cut, n);
             assert_non_null(strstr(err.msg, "input.txt"));
@@ -308,65 +308,65 @@ static void test_truncated_fixtures(void **state)
         free(text);
     }
     const char json_cut[] = "[\n  {\"n_prompt\": 128, \"n_gen\": 0, \"samples_ts\": [ 1.5, ";
-    expect_error(json_cut, sizeof json_cut - 1, BENCH_FMT_AUTO, "truncated");
+    expect_error(json_cut, sizeof json_cut - 1, BENCHIO_FMT_AUTO, "truncated");
     const char sql_cut[] = "CREATE TABLE llama_bench (n_prompt, n_gen, avg_ts);\n"
                            "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12";
-    expect_error(sql_cut, sizeof sql_cut - 1, BENCH_FMT_AUTO, "line 2: the output ends inside a statement (truncated?)");
+    expect_error(sql_cut, sizeof sql_cut - 1, BENCHIO_FMT_AUTO, "line 2: the output ends inside a statement (truncated?)");
     const char sql_nosemi[] = "CREATE TABLE llama_bench (n_prompt, n_gen, avg_ts);\n"
                               "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12.5')";
-    expect_error(sql_nosemi, sizeof sql_nosemi - 1, BENCH_FMT_AUTO, "line 2: the output ends inside a statement");
+    expect_error(sql_nosemi, sizeof sql_nosemi - 1, BENCHIO_FMT_AUTO, "line 2: the output ends inside a statement");
     const char sql_open[] = "BEGIN TRANSACTION;\nCREATE TABLE llama_bench (n_prompt, n_gen, avg_ts);\n"
                             "INSERT INTO llama_bench (n_prompt, n_gen, avg_ts) VALUES ('128', '0', '12.5');\n";
-    expect_error(sql_open, sizeof sql_open - 1, BENCH_FMT_AUTO, "ends inside a transaction, without its COMMIT");
+    expect_error(sql_open, sizeof sql_open - 1, BENCHIO_FMT_AUTO, "ends inside a transaction, without its COMMIT");
 }
 
 static void test_garbage(void **state)
 {
     (void)state;
-    expect_error("", 0, BENCH_FMT_AUTO, "empty");
-    expect_error("  \n\t\n", 5, BENCH_FMT_AUTO, "empty");
-    expect_error("hello world\n", 12, BENCH_FMT_AUTO, "not llama-bench output");
-    expect_error("[]", 2, BENCH_FMT_AUTO, "no results");
-    expect_error("[1, 2]", 6, BENCH_FMT_AUTO, "result 1: not a JSON object");
-    expect_error("{\"a\": 1}\n", 9, BENCH_FMT_AUTO, "line 1: no valid n_prompt");
-    expect_error("{\"n_prompt\": 1, \"n_gen\": 0}\n", 28, BENCH_FMT_AUTO, "neither samples_ts nor avg_ts");
+    expect_error("", 0, BENCHIO_FMT_AUTO, "empty");
+    expect_error("  \n\t\n", 5, BENCHIO_FMT_AUTO, "empty");
+    expect_error("hello world\n", 12, BENCHIO_FMT_AUTO, "not llama-bench output");
+    expect_error("[]", 2, BENCHIO_FMT_AUTO, "no results");
+    expect_error("[1, 2]", 6, BENCHIO_FMT_AUTO, "result 1: not a JSON object");
+    expect_error("{\"a\": 1}\n", 9, BENCHIO_FMT_AUTO, "line 1: no valid n_prompt");
+    expect_error("{\"n_prompt\": 1, \"n_gen\": 0}\n", 28, BENCHIO_FMT_AUTO, "neither samples_ts nor avg_ts");
     const char twice[] = "{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 2}\n{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 2} x\n";
-    expect_error(twice, sizeof twice - 1, BENCH_FMT_AUTO, "line 2: unexpected text");
+    expect_error(twice, sizeof twice - 1, BENCHIO_FMT_AUTO, "line 2: unexpected text");
     const char mismatch[] = "{\"n_prompt\": 1, \"n_gen\": 0, \"samples_ns\": [1, 2], \"samples_ts\": [1.0]}";
-    expect_error(mismatch, sizeof mismatch - 1, BENCH_FMT_AUTO, "1 samples_ts but 2 samples_ns");
+    expect_error(mismatch, sizeof mismatch - 1, BENCHIO_FMT_AUTO, "1 samples_ts but 2 samples_ns");
     const char badts[] = "{\"n_prompt\": 1, \"n_gen\": 0, \"samples_ts\": [1.0, \"x\"]}";
-    expect_error(badts, sizeof badts - 1, BENCH_FMT_AUTO, "samples_ts[1]");
+    expect_error(badts, sizeof badts - 1, BENCHIO_FMT_AUTO, "samples_ts[1]");
     const char badngl[] = "{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 2, \"n_gpu_layers\": \"many\"}";
-    expect_error(badngl, sizeof badngl - 1, BENCH_FMT_AUTO, "\"n_gpu_layers\" is not an integer");
+    expect_error(badngl, sizeof badngl - 1, BENCHIO_FMT_AUTO, "\"n_gpu_layers\" is not an integer");
     const char badjson[] = "[\n{\"n_prompt\": 1,, }\n]";
-    expect_error(badjson, sizeof badjson - 1, BENCH_FMT_AUTO, "line 2: not valid JSON");
+    expect_error(badjson, sizeof badjson - 1, BENCHIO_FMT_AUTO, "line 2: not valid JSON");
     /* Input is not NUL-terminated: error snippets stay inside it (found by fuzz_benchout). */
     char *exact = lvd_xmalloc(8);
     memcpy(exact, "[1, 2, x", 8);
-    expect_error(exact, 8, BENCH_FMT_AUTO, "not valid JSON near 'x'");
+    expect_error(exact, 8, BENCHIO_FMT_AUTO, "not valid JSON near 'x'");
     memcpy(exact, "[1,\n  @2", 8);
-    expect_error(exact, 8, BENCH_FMT_AUTO, "line 2: not valid JSON near '@2'");
+    expect_error(exact, 8, BENCHIO_FMT_AUTO, "line 2: not valid JSON near '@2'");
     free(exact);
     const char notarray[] = "{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 2}";
-    expect_error(notarray, sizeof notarray - 1, BENCH_FMT_JSON, "one array");
+    expect_error(notarray, sizeof notarray - 1, BENCHIO_FMT_JSON, "one array");
     const char drop[] = "DROP TABLE llama_bench;";
-    expect_error(drop, sizeof drop - 1, BENCH_FMT_SQL, "line 1: no such table: llama_bench");
+    expect_error(drop, sizeof drop - 1, BENCHIO_FMT_SQL, "line 1: no such table: llama_bench");
     const char count[] = "CREATE TABLE t (n_prompt, n_gen);\nINSERT INTO t (n_prompt, n_gen) VALUES ('1');";
-    expect_error(count, sizeof count - 1, BENCH_FMT_AUTO, "line 2: 1 values for 2 columns");
+    expect_error(count, sizeof count - 1, BENCHIO_FMT_AUTO, "line 2: 1 values for 2 columns");
     const char nocols[] = "INSERT INTO llama_bench VALUES ('1', '2');";
-    expect_error(nocols, sizeof nocols - 1, BENCH_FMT_AUTO, "without llama-bench's CREATE TABLE");
+    expect_error(nocols, sizeof nocols - 1, BENCHIO_FMT_AUTO, "without llama-bench's CREATE TABLE");
     const char other[] = "CREATE TABLE t (n_prompt, n_gen, avg_ts);\nINSERT INTO t VALUES (1, 0, 2.5);";
-    expect_error(other, sizeof other - 1, BENCH_FMT_AUTO, "no results in this llama-bench sql output");
+    expect_error(other, sizeof other - 1, BENCHIO_FMT_AUTO, "no results in this llama-bench sql output");
     const char bin[] = "\x01\x02\x03\xff";
-    expect_error(bin, sizeof bin - 1, BENCH_FMT_AUTO, "not llama-bench output");
-    expect_error("SQLite format 3\0\x10\x00", 19, BENCH_FMT_AUTO, "SQLite database");
+    expect_error(bin, sizeof bin - 1, BENCHIO_FMT_AUTO, "not llama-bench output");
+    expect_error("SQLite format 3\0\x10\x00", 19, BENCHIO_FMT_AUTO, "SQLite database");
 
     size_t n;
     char *md = fixture(CPU_DIR "bench-md.stdout", &n);
-    expect_error(md, n, BENCH_FMT_AUTO, "markdown");
+    expect_error(md, n, BENCHIO_FMT_AUTO, "markdown");
     free(md);
     char *csv = fixture(CPU_DIR "bench-csv.stdout", &n);
-    expect_error(csv, n, BENCH_FMT_AUTO, "csv");
+    expect_error(csv, n, BENCHIO_FMT_AUTO, "csv");
     free(csv);
 }
 
@@ -380,9 +380,9 @@ static void test_sql_variants(void **state)
         "INSERT INTO llama_bench (model_type, n_prompt, n_gen, n_depth, avg_ts, type_k, flash_attn) VALUES\n"
         "  ('it''s ?B', '512', '0', '1024', '99.5', NULL, '1'),\n"
         "  ('x', 0, 128, 0, 12.25, 'q8_0', 0);\nCOMMIT;\n";
-    bench_rows rows;
+    benchio_rows rows;
     lvd_err err = {0};
-    if (bench_parse_rows(text, sizeof text - 1, BENCH_FMT_AUTO, "hand.sql", &rows, &err))
+    if (benchio_parse_rows(text, sizeof text - 1, BENCHIO_FMT_AUTO, "hand.sql", &rows, &err))
         fail_msg("%s", err.msg);
     assert_int_equal(rows.n, 2);
     assert_string_equal(rows.v[0].model_type, "it's ?B");
@@ -393,26 +393,26 @@ static void test_sql_variants(void **state)
     assert_string_equal(rows.v[1].result.test, "tg128");
     assert_string_equal(rows.v[1].result.rep_type_k, "q8_0");
     assert_double_equal(rows.v[1].avg_ts, 12.25, 0);
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 }
 
 static void test_names_and_keys(void **state)
 {
     (void)state;
     char buf[48];
-    bench_test_name(512, 0, 0, buf, sizeof buf);
+    benchio_test_name(512, 0, 0, buf, sizeof buf);
     assert_string_equal(buf, "pp512");
-    bench_test_name(0, 128, 0, buf, sizeof buf);
+    benchio_test_name(0, 128, 0, buf, sizeof buf);
     assert_string_equal(buf, "tg128");
-    bench_test_name(512, 128, 0, buf, sizeof buf);
+    benchio_test_name(512, 128, 0, buf, sizeof buf);
     assert_string_equal(buf, "pp512+tg128");
-    bench_test_name(0, 128, 4096, buf, sizeof buf);
+    benchio_test_name(0, 128, 4096, buf, sizeof buf);
     assert_string_equal(buf, "tg128@d4096");
 
     lvd_params p;
     lvd_params_init(&p);
     char key[256];
-    assert_int_equal(bench_arm_key(&p, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(&p, key, sizeof key), 0);
     assert_string_equal(key, "dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- env=");
     strcpy(p.device, "CUDA0");
     p.ngl = 99;
@@ -423,22 +423,22 @@ static void test_names_and_keys(void **state)
     p.n_cpu_moe = 4;
     p.threads = 16;
     strcpy(p.env, "GGML_B=2 GGML_A=1");
-    assert_int_equal(bench_arm_key(&p, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(&p, key, sizeof key), 0);
     assert_string_equal(key, "dev=CUDA0 ngl=99 fa=1 ub=512 ctk=f16 ctv=f16 ncmoe=4 t=16 env=GGML_A=1 GGML_B=2");
     strcpy(p.env, "GGML_A=1 GGML_B=2");
     char key2[256];
-    assert_int_equal(bench_arm_key(&p, key2, sizeof key2), 0);
+    assert_int_equal(benchio_arm_key(&p, key2, sizeof key2), 0);
     assert_string_equal(key, key2);
     p.fa = 0;
-    assert_int_equal(bench_arm_key(&p, key2, sizeof key2), 0);
+    assert_int_equal(benchio_arm_key(&p, key2, sizeof key2), 0);
     assert_string_not_equal(key, key2);
-    assert_int_equal(bench_arm_key(&p, key, 10), -1);
+    assert_int_equal(benchio_arm_key(&p, key, 10), -1);
     assert_string_equal(key, "");
 
-    bench_format f;
-    assert_int_equal(bench_format_parse("jsonl", &f), 0);
-    assert_int_equal(f, BENCH_FMT_JSONL);
-    assert_int_equal(bench_format_parse("md", &f), -1);
+    benchio_format f;
+    assert_int_equal(benchio_format_parse("jsonl", &f), 0);
+    assert_int_equal(f, BENCHIO_FMT_JSONL);
+    assert_int_equal(benchio_format_parse("md", &f), -1);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* importsel.c: the rows an import files under its engine (see importsel.h).
  * Not for parsing (benchout.c) or recording (import.c). */
-#include "bench/importsel.h"
+#include "benchio/importsel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,16 +11,16 @@ static const char *str_or(const char *s, const char *dflt)
     return s ? s : dflt;
 }
 
-static int build_selected(const bench_row *r, const char *want)
+static int build_selected(const benchio_row *r, const char *want)
 {
     char num[32];
     int64_t n;
     snprintf(num, sizeof num, "b%lld", (long long)r->build_number);
-    return (r->build_commit && bench_commit_matches(r->build_commit, want)) || !strcmp(num, want) ||
+    return (r->build_commit && benchio_commit_matches(r->build_commit, want)) || !strcmp(num, want) ||
            (lvd_parse_i64(want, &n) == 0 && n == r->build_number);
 }
 
-int bench_import_row_selected(const bench_row *r, const bench_import_opts *o, int *other_backend)
+int benchio_import_row_selected(const benchio_row *r, const benchio_import_opts *o, int *other_backend)
 {
     *other_backend = 0;
     if (o->select_build && !build_selected(r, o->select_build))
@@ -37,16 +37,16 @@ int bench_import_row_selected(const bench_row *r, const bench_import_opts *o, in
     return 1;
 }
 
-int bench_import_select_rows(bench_rows *rows, const bench_import_opts *o, size_t had, size_t *skipped,
+int benchio_import_select_rows(benchio_rows *rows, const benchio_import_opts *o, size_t had, size_t *skipped,
                              lvd_err *err)
 {
     size_t kept = 0;
     for (size_t i = 0; i < rows->n; i++) {
         int other;
-        if (bench_import_row_selected(&rows->v[i], o, &other))
+        if (benchio_import_row_selected(&rows->v[i], o, &other))
             rows->v[kept++] = rows->v[i];
         else
-            bench_row_free(&rows->v[i]);
+            benchio_row_free(&rows->v[i]);
         *skipped += (size_t)other;
     }
     rows->n = kept;
@@ -58,7 +58,7 @@ int bench_import_select_rows(bench_rows *rows, const bench_import_opts *o, size_
     return 0;
 }
 
-void bench_row_backend(const bench_row *r, char *buf, size_t len)
+void benchio_row_backend(const benchio_row *r, char *buf, size_t len)
 {
     const char *b = r->result.backends[0] ? r->result.backends : "?";
     if (r->gpu_info[0])
@@ -67,10 +67,10 @@ void bench_row_backend(const bench_row *r, char *buf, size_t len)
         snprintf(buf, len, "%s", b);
 }
 
-void bench_seen_add(bench_seen_backends *s, const bench_row *r)
+void benchio_seen_add(benchio_seen_backends *s, const benchio_row *r)
 {
     char b[200];
-    bench_row_backend(r, b, sizeof b);
+    benchio_row_backend(r, b, sizeof b);
     if (s->rows++ == 0)
         snprintf(s->first, sizeof s->first, "%s", r->result.backends);
     for (size_t i = 0; i < s->n; i++)
@@ -78,7 +78,7 @@ void bench_seen_add(bench_seen_backends *s, const bench_row *r)
             s->count[i]++;
             return;
         }
-    if (s->n == BENCH_MAX_SEEN) {
+    if (s->n == BENCHIO_MAX_SEEN) {
         s->others++;
         return;
     }
@@ -86,7 +86,7 @@ void bench_seen_add(bench_seen_backends *s, const bench_row *r)
     s->count[s->n++] = 1;
 }
 
-int bench_seen_check(const bench_seen_backends *s, const char *file, const char *engine,
+int benchio_seen_check(const benchio_seen_backends *s, const char *file, const char *engine,
                      const char *engine_backends, lvd_err *err)
 {
     if (s->n > 1) {

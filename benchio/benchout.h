@@ -4,12 +4,12 @@
  * flags their warm-up samples (the rule is stats/stats.h's stats_warmup).
  * Every llama-bench since its first (Aug 2023) is read: fields it gained,
  * renamed or retyped over the years take the value their era meant when
- * absent (bench/benchrow.c says which), and llama.cpp's log lines that
+ * absent (benchio/benchrow.c says which), and llama.cpp's log lines that
  * `2>&1` puts before or among the results are skipped and counted
- * (bench/benchfind.c). Shared by the bench runner and `lvd store import`, so
+ * (benchio/benchfind.c). Shared by the bench runner and `lvd store import`, so
  * a result is flagged the same way whether it was measured or imported. Not
  * for running llama-bench, for the statistics themselves, or for the store
- * (see bench/import.h for importing a file). */
+ * (see benchio/import.h for importing a file). */
 #ifndef LVD_BENCHOUT_H
 #define LVD_BENCHOUT_H
 
@@ -19,16 +19,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum bench_format {
-    BENCH_FMT_AUTO = 0,  /* detect from the first bytes */
-    BENCH_FMT_JSON,
-    BENCH_FMT_JSONL,
-    BENCH_FMT_SQL,
-} bench_format;
+typedef enum benchio_format {
+    BENCHIO_FMT_AUTO = 0,  /* detect from the first bytes */
+    BENCHIO_FMT_JSON,
+    BENCHIO_FMT_JSONL,
+    BENCHIO_FMT_SQL,
+} benchio_format;
 
 /* One object (json, jsonl) or INSERT row (sql) that llama-bench printed: the
  * test result and what llama-bench said about itself and the model. */
-typedef struct bench_row {
+typedef struct benchio_row {
     lvd_result result;      /* test, reported params, samples, reported_json */
     char *build_commit;     /* as printed ("d32676d77", "unknown"); NULL when absent */
     int64_t build_number;   /* 0 when absent */
@@ -40,27 +40,27 @@ typedef struct bench_row {
     char test_time[40];     /* as printed, "" when absent */
     int64_t test_epoch;     /* test_time in seconds since the epoch; 0 when absent */
     double avg_ts, stddev_ts; /* as printed; NAN when absent */
-} bench_row;
+} benchio_row;
 
-typedef struct bench_rows {
-    bench_row *v;
+typedef struct benchio_rows {
+    benchio_row *v;
     size_t n;
-    bench_format format;    /* the format that was parsed */
+    benchio_format format;    /* the format that was parsed */
     size_t lines_skipped;   /* non-blank lines that were not llama-bench output (the log
                                that `2>&1` puts before or among the results) */
     char first_skipped[80]; /* the first of them, cut short; "" when none */
-} bench_rows;
+} benchio_rows;
 
-/* Names a format: "json", "jsonl", "sql" ("auto" for BENCH_FMT_AUTO). */
-const char *bench_format_name(bench_format f);
+/* Names a format: "json", "jsonl", "sql" ("auto" for BENCHIO_FMT_AUTO). */
+const char *benchio_format_name(benchio_format f);
 /* Parses "json" / "jsonl" / "sql" / "auto"; 0 or -1. */
-int bench_format_parse(const char *s, bench_format *out);
+int benchio_format_parse(const char *s, benchio_format *out);
 
 /* Detects the format of text from its first line that is llama-bench output
- * (lines before it are llama.cpp's log: see bench_parse_rows). 0 or -1 with
+ * (lines before it are llama.cpp's log: see benchio_parse_rows). 0 or -1 with
  * err naming name and saying what the text looks like instead (markdown or
  * csv output, empty, an SQLite database, no llama-bench output at all). */
-int bench_detect_format(const char *text, size_t len, const char *name, bench_format *out,
+int benchio_detect_format(const char *text, size_t len, const char *name, benchio_format *out,
                         lvd_err *err);
 
 /* Parses text (not necessarily NUL-terminated) in format fmt (AUTO: detected)
@@ -72,47 +72,47 @@ int bench_detect_format(const char *text, size_t len, const char *name, bench_fo
  * without n_prompt/n_gen or without any throughput, and samples arrays of
  * different lengths are errors naming name and the line. sql rows have no
  * samples (n = 0) but keep avg_ts / stddev_ts in reported_json. Zero rows is
- * an error. Free out with bench_rows_free. */
-int bench_parse_rows(const char *text, size_t len, bench_format fmt, const char *name,
-                     bench_rows *out, lvd_err *err);
-void bench_rows_free(bench_rows *rows);
-void bench_row_free(bench_row *row);
+ * an error. Free out with benchio_rows_free. */
+int benchio_parse_rows(const char *text, size_t len, benchio_format fmt, const char *name,
+                     benchio_rows *out, lvd_err *err);
+void benchio_rows_free(benchio_rows *rows);
+void benchio_row_free(benchio_row *row);
 
 struct cJSON;
 
 /* Converts o (shaped as `-o json` prints a result, of any era) into a row and
  * appends it to out, whose capacity is *cap; on failure the half-built row is
  * released. where ("line 3", "result 2") goes into the error. */
-int bench_rows_add_object(bench_rows *out, size_t *cap, const struct cJSON *o, const char *name,
+int benchio_rows_add_object(benchio_rows *out, size_t *cap, const struct cJSON *o, const char *name,
                           const char *where, lvd_err *err);
 
 /* 1 when a build_commit llama-bench printed and a commit a user gave name the
  * same commit: equal, or one a prefix of the other of at least 7 characters
  * (llama-bench printed git's short hash, 7 or 8 characters before the
  * SemVer releases and 9 since; --version and GitHub give 9 or 40). */
-int bench_commit_matches(const char *printed, const char *given);
+int benchio_commit_matches(const char *printed, const char *given);
 
 /* Parses one llama-bench invocation's output (any format) into run_out:
  * appends the results and sets build_commit and build_number. Every row must
  * report the same build. The rest of run_out is left to the caller. */
-int bench_parse_output(const char *text, size_t len, const char *name, lvd_run *run_out,
+int benchio_parse_output(const char *text, size_t len, const char *name, lvd_run *run_out,
                        lvd_err *err);
 
 /* llama-bench's test name: "pp512", "tg128", "pp512+tg128", with "@d1024"
  * appended when n_depth > 0. */
-void bench_test_name(int n_prompt, int n_gen, int n_depth, char *buf, size_t len);
+void benchio_test_name(int n_prompt, int n_gen, int n_depth, char *buf, size_t len);
 
 /* 1 when the result asked for GPU layers (reported n_gpu_layers > 0) but
  * llama-bench ran on CPU backends only: a build that silently ignored -ngl. */
-int bench_result_gpu_ignored(const lvd_result *r);
+int benchio_result_gpu_ignored(const lvd_result *r);
 
 /* 1 when r has samples and every one is finite and > 0 (a throughput). */
-int bench_result_samples_valid(const lvd_result *r);
+int benchio_result_samples_valid(const lvd_result *r);
 
 /* Sets r->warmup (reallocated, one flag per sample) from the warm-up rule
  * (stats_warmup) over r's samples in the order llama-bench ran them: the
  * leading slow samples of one invocation are flagged 1, the rest 0. A result
  * whose samples are not all valid gets no flags (all 0). */
-void bench_result_flag_warmup(lvd_result *r);
+void benchio_result_flag_warmup(lvd_result *r);
 
 #endif

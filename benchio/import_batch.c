@@ -1,18 +1,18 @@
 /* import_batch.c: `lvd store import F1 F2 ...`: several files imported in turn
  * with one store open (one transaction each), the options given once for
  * every file or once per file, and each file's report printed as a line or
- * a JSON object. Not for importing one file (bench/import.c). */
-#include "bench/import_batch.h"
+ * a JSON object. Not for importing one file (benchio/import.c). */
+#include "benchio/import_batch.h"
 
 #include "common/cli.h"
 
 #include <cjson/cJSON.h>
 
-static cJSON *report_json(const char *file, const bench_import_report *rep)
+static cJSON *report_json(const char *file, const benchio_import_report *rep)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "file", file);
-    cJSON_AddStringToObject(j, "format", bench_format_name(rep->format));
+    cJSON_AddStringToObject(j, "format", benchio_format_name(rep->format));
     cJSON_AddBoolToObject(j, "sqlite_db", rep->sqlite_db);
     cJSON_AddNumberToObject(j, "rows", (double)rep->rows);
     cJSON_AddNumberToObject(j, "lines_skipped", (double)rep->lines_skipped);
@@ -32,9 +32,9 @@ static cJSON *report_json(const char *file, const bench_import_report *rep)
     return j;
 }
 
-static void report_print(FILE *f, const char *file, const bench_import_report *rep)
+static void report_print(FILE *f, const char *file, const benchio_import_report *rep)
 {
-    fprintf(f, "%s: %zu results (%s%s)", file, rep->rows, bench_format_name(rep->format),
+    fprintf(f, "%s: %zu results (%s%s)", file, rep->rows, benchio_format_name(rep->format),
            rep->sqlite_db ? " in an SQLite database" : "");
     if (rep->rows_selected != rep->rows)
         fprintf(f, ", %zu selected", rep->rows_selected);
@@ -55,7 +55,7 @@ static void report_print(FILE *f, const char *file, const bench_import_report *r
 /* Imports each file in turn (one store open, one transaction per file); the
  * first that fails stops the rest, the files before it stay imported. With
  * --json: one file's object, or an array of them for several files. */
-int bench_import_batch_run(store *s, const bench_import_batch *b, const char *tool)
+int benchio_import_batch_run(store *s, const benchio_import_batch *b, const char *tool)
 {
     static const char *const names[] = {"--engine", "--model", "--artifact"};
     const int counts[] = {b->n_engines, b->n_models, b->n_artifacts};
@@ -66,7 +66,7 @@ int bench_import_batch_run(store *s, const bench_import_batch *b, const char *to
     cJSON *all = b->json && b->n_files > 1 ? cJSON_CreateArray() : NULL;
     int rc = LVD_EXIT_OK;
     for (int i = 0; i < b->n_files && rc == LVD_EXIT_OK; i++) {
-        bench_import_opts io = *b->base;
+        benchio_import_opts io = *b->base;
         io.file = b->files[i];
         if (b->n_engines > 1)
             io.engine = b->engines[i];
@@ -74,16 +74,16 @@ int bench_import_batch_run(store *s, const bench_import_batch *b, const char *to
             io.model = b->models[i];
         if (b->n_artifacts > 1)
             io.artifact = b->artifacts[i];
-        bench_import_report rep;
+        benchio_import_report rep;
         lvd_err err = {0};
-        if (bench_import_file(s, &io, &rep, &err)) {
+        if (benchio_import_file(s, &io, &rep, &err)) {
             if (i)
                 lvd_error(tool, "%d of %d files imported before this one", i, b->n_files);
-            if (rep.fail == BENCH_IMPORT_USAGE)
+            if (rep.fail == BENCHIO_IMPORT_USAGE)
                 rc = lvd_usage_error(tool, "%s", err.msg);
             else {
                 lvd_error(tool, "%s", err.msg);
-                rc = rep.fail == BENCH_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
+                rc = rep.fail == BENCHIO_IMPORT_INPUT ? LVD_EXIT_INPUT : LVD_EXIT_STORE;
             }
             continue;
         }

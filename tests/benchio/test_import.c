@@ -1,12 +1,12 @@
-/* test_import.c: bench_import_file on the real captures: grouping into runs,
+/* test_import.c: benchio_import_file on the real captures: grouping into runs,
  * keys and statuses, no duplicates on re-import, shared sessions, warm-up
  * flags as the bench runner sets them, all-or-nothing on a store failure,
  * the refusals (options, inconsistent files), and a llama-bench.sqlite read
  * in batches (runs whole across them, a mixed file refused whole). */
 #include "tests/support/testutil.h"
 
-#include "bench/benchout.h"
-#include "bench/import.h"
+#include "benchio/benchout.h"
+#include "benchio/import.h"
 #include "common/util.h"
 
 #include <cjson/cJSON.h>
@@ -21,12 +21,12 @@
 typedef tu_storefx fx;
 
 /* Imports a file (relative to tests/fixtures, or absolute) registering DIR/engine as build. */
-static int import(fx *f, const char *file, const char *build, bench_import_report *rep, lvd_err *err)
+static int import(fx *f, const char *file, const char *build, benchio_import_report *rep, lvd_err *err)
 {
     char *path = file[0] == '/' ? lvd_xstrdup(file) : tu_fixture(file);
     char *dir = lvd_xasprintf("%s/engine", f->dir);
-    bench_import_opts o = {.file = path, .engine_dir = dir, .build = build, .artifact = SHA, .host = "box"};
-    int rc = bench_import_file(f->s, &o, rep, err);
+    benchio_import_opts o = {.file = path, .engine_dir = dir, .build = build, .artifact = SHA, .host = "box"};
+    int rc = benchio_import_file(f->s, &o, rep, err);
     free(dir);
     free(path);
     return rc;
@@ -43,11 +43,11 @@ static store_counts counts(fx *f)
 static void test_groups_and_keys(void **state)
 {
     fx *f = *state;
-    bench_import_report rep;
+    benchio_import_report rep;
     lvd_err err = {0};
     if (import(f, FIX "gpu-h200/bench-cuda-moe-ncmoe.jsonl", "cuda-local", &rep, &err))
         fail_msg("%s", err.msg);
-    assert_int_equal(rep.format, BENCH_FMT_JSONL);
+    assert_int_equal(rep.format, BENCHIO_FMT_JSONL);
     assert_int_equal(rep.rows, 6);
     assert_int_equal(rep.runs_added, 3); /* -ncmoe 0,4,8 */
     assert_int_equal(rep.results_added, 6);
@@ -114,7 +114,7 @@ static void test_repeated_test_starts_a_run(void **state)
         p[7] = '9';
     lvd_sb_adds(&sb, later);
     tu_write(file, sb.buf, sb.len);
-    bench_import_report rep;
+    benchio_import_report rep;
     lvd_err err = {0};
     if (import(f, file, "b9749", &rep, &err))
         fail_msg("%s", err.msg);
@@ -152,10 +152,10 @@ static void test_all_or_nothing(void **state)
                          SQLITE_OK);
         sqlite3_close(db);
     }
-    bench_import_report rep;
+    benchio_import_report rep;
     lvd_err err = {0};
     assert_int_equal(import(f, FIX "gpu-h200/bench-cuda-moe-ncmoe.jsonl", "cuda-local", &rep, &err), -1);
-    assert_int_equal(rep.fail, BENCH_IMPORT_STORE);
+    assert_int_equal(rep.fail, BENCHIO_IMPORT_STORE);
     assert_non_null(strstr(err.msg, "store full"));
     assert_int_equal(rep.runs_added, 0);
     store_counts c = counts(f);
@@ -239,7 +239,7 @@ static void test_sqlite_in_batches(void **state)
     /* 1 200 rows, 400 runs of 3: read in batches of 512 rows, so runs
      * straddle the batches; none is split, none lost. */
     char *db = write_bench_db(f, 400, 0);
-    bench_import_report rep;
+    benchio_import_report rep;
     lvd_err err = {0};
     if (import(f, db, "b9749", &rep, &err))
         fail_msg("%s", err.msg);
@@ -268,10 +268,10 @@ static void test_sqlite_mixed_past_a_batch(void **state)
     /* The other backend's rows come after the first batches: still refused
      * whole, with every row counted, and nothing written. */
     char *db = write_bench_db(f, 400, 1);
-    bench_import_report rep;
+    benchio_import_report rep;
     lvd_err err = {0};
     assert_int_equal(import(f, db, "b9749", &rep, &err), -1);
-    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_int_equal(rep.fail, BENCHIO_IMPORT_INPUT);
     assert_non_null(strstr(err.msg, "1200 results of more than one backend (CPU: 1197, CUDA: 3)"));
     store_counts c = counts(f);
     assert_int_equal(c.runs, 0);
@@ -282,28 +282,28 @@ static void test_sqlite_mixed_past_a_batch(void **state)
 static void test_refusals(void **state)
 {
     fx *f = *state;
-    bench_import_report rep;
+    benchio_import_report rep;
     lvd_err err = {0};
     char *json = tu_fixture(FIX "cpu-build-b9749/bench-json.stdout");
     struct {
-        bench_import_opts o;
-        bench_import_fail fail;
+        benchio_import_opts o;
+        benchio_import_fail fail;
         const char *needle;
     } cases[] = {
-        {{.engine = "x", .artifact = SHA}, BENCH_IMPORT_USAGE, "needs a FILE"},
-        {{.file = json, .artifact = SHA}, BENCH_IMPORT_USAGE, "--engine NAME, or --engine-dir"},
-        {{.file = json, .engine_dir = "/e", .artifact = SHA}, BENCH_IMPORT_USAGE, "needs --build"},
-        {{.file = json, .engine = "x"}, BENCH_IMPORT_USAGE, "--model M.gguf, or --artifact"},
-        {{.file = json, .engine = "x", .artifact = SHA, .model = "m.gguf"}, BENCH_IMPORT_USAGE, "--artifact"},
-        {{.file = json, .engine = "x", .artifact = "0A98"}, BENCH_IMPORT_USAGE, "not a SHA-256"},
-        {{.file = json, .engine = "x", .artifact = SHA}, BENCH_IMPORT_USAGE, "no engine named 'x'"},
-        {{.file = "/nonexistent/out.json", .engine = "x", .artifact = SHA}, BENCH_IMPORT_INPUT, "/nonexistent/out.json"},
-        {{.file = json, .engine_dir = "/e/b9800", .build = "b9800", .artifact = SHA}, BENCH_IMPORT_INPUT,
+        {{.engine = "x", .artifact = SHA}, BENCHIO_IMPORT_USAGE, "needs a FILE"},
+        {{.file = json, .artifact = SHA}, BENCHIO_IMPORT_USAGE, "--engine NAME, or --engine-dir"},
+        {{.file = json, .engine_dir = "/e", .artifact = SHA}, BENCHIO_IMPORT_USAGE, "needs --build"},
+        {{.file = json, .engine = "x"}, BENCHIO_IMPORT_USAGE, "--model M.gguf, or --artifact"},
+        {{.file = json, .engine = "x", .artifact = SHA, .model = "m.gguf"}, BENCHIO_IMPORT_USAGE, "--artifact"},
+        {{.file = json, .engine = "x", .artifact = "0A98"}, BENCHIO_IMPORT_USAGE, "not a SHA-256"},
+        {{.file = json, .engine = "x", .artifact = SHA}, BENCHIO_IMPORT_USAGE, "no engine named 'x'"},
+        {{.file = "/nonexistent/out.json", .engine = "x", .artifact = SHA}, BENCHIO_IMPORT_INPUT, "/nonexistent/out.json"},
+        {{.file = json, .engine_dir = "/e/b9800", .build = "b9800", .artifact = SHA}, BENCHIO_IMPORT_INPUT,
          "reports build b9749 (d32676d77), but engine 'b9800' is build b9800"},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(cases); i++) {
         err.msg[0] = '\0';
-        assert_int_equal(bench_import_file(f->s, &cases[i].o, &rep, &err), -1);
+        assert_int_equal(benchio_import_file(f->s, &cases[i].o, &rep, &err), -1);
         if (rep.fail != cases[i].fail || !strstr(err.msg, cases[i].needle))
             fail_msg("case %zu: fail %d, '%s'", i, rep.fail, err.msg);
     }
@@ -313,7 +313,7 @@ static void test_refusals(void **state)
     /* A directory registered under one build cannot be imported as another. */
     assert_int_equal(import(f, FIX "cpu-build-b9749/bench-json.stdout", "b9749", &rep, &err), 0);
     assert_int_equal(import(f, FIX "gpu-h200/bench-cuda-dense-ngl8.jsonl", "cuda-local", &rep, &err), -1);
-    assert_int_equal(rep.fail, BENCH_IMPORT_USAGE);
+    assert_int_equal(rep.fail, BENCHIO_IMPORT_USAGE);
     assert_non_null(strstr(err.msg, "registered as engine 'b9749' with build b9749, not cuda-local"));
 
     /* Files mixing models or builds, and rows without a test_time. */
@@ -327,7 +327,7 @@ static void test_refusals(void **state)
     char *both = lvd_xasprintf("%s%s", l, m);
     tu_write_str(mixed, both);
     assert_int_equal(import(f, mixed, "b9749", &rep, &err), -1);
-    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_int_equal(rep.fail, BENCHIO_IMPORT_INPUT);
     assert_non_null(strstr(err.msg, "more than one model"));
     char *builds = lvd_xstrdup(l);
     memcpy(strrchr(builds, '{') + strlen("{\"build_commit\": \""), "e", 1);
@@ -336,7 +336,7 @@ static void test_refusals(void **state)
     assert_non_null(strstr(err.msg, "more than one build"));
     tu_write_str(mixed, "{\"n_prompt\": 1, \"n_gen\": 0, \"avg_ts\": 5}\n");
     assert_int_equal(import(f, mixed, "b9749", &rep, &err), -1);
-    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_int_equal(rep.fail, BENCHIO_IMPORT_INPUT);
     assert_non_null(strstr(err.msg, "no readable test_time"));
     /* An SQLite database that is not llama-bench's. */
     char *db_path = lvd_xasprintf("%s/other.sqlite", f->dir);
@@ -345,7 +345,7 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x TEXT)", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(import(f, db_path, "b9749", &rep, &err), -1);
-    assert_int_equal(rep.fail, BENCH_IMPORT_INPUT);
+    assert_int_equal(rep.fail, BENCHIO_IMPORT_INPUT);
     assert_non_null(strstr(err.msg, "not a llama-bench database"));
     assert_non_null(strstr(err.msg, db_path));
     free(db_path);
@@ -361,14 +361,14 @@ static void test_refusals(void **state)
 }
 
 /* Imports file into session (NULL: the default) as engine `name` in DIR/engine/name. */
-static void import_as(fx *f, const char *file, const char *name, const char *session, bench_import_report *rep)
+static void import_as(fx *f, const char *file, const char *name, const char *session, benchio_import_report *rep)
 {
     char *path = tu_fixture(file);
     char *dir = lvd_xasprintf("%s/engine/%s", f->dir, name);
-    bench_import_opts o = {.file = path, .engine_dir = dir, .engine = name, .build = "b9749", .artifact = SHA,
+    benchio_import_opts o = {.file = path, .engine_dir = dir, .engine = name, .build = "b9749", .artifact = SHA,
                            .host = "h200", .session = session};
     lvd_err err = {0};
-    if (bench_import_file(f->s, &o, rep, &err))
+    if (benchio_import_file(f->s, &o, rep, &err))
         fail_msg("%s: %s", file, err.msg);
     free(dir);
     free(path);
@@ -388,7 +388,7 @@ static size_t runs_in(fx *f, const char *session)
 static void test_shared_session(void **state)
 {
     fx *f = *state;
-    bench_import_report rep;
+    benchio_import_report rep;
     /* Three engines' captures in one session, as one lvd bench would record them. */
     import_as(f, FIX "gpu-h200/bench-cpu-dense.jsonl", "cpu", "h200-2026-11-30", &rep);
     assert_int_equal(rep.runs_added, 1);
@@ -412,10 +412,10 @@ static void test_shared_session(void **state)
     assert_int_equal(counts(f).runs, 5);
     /* A session name must be a name. */
     char *path = tu_fixture(FIX "gpu-h200/bench-cpu-dense.jsonl");
-    bench_import_opts o = {.file = path, .engine = "cpu", .artifact = SHA, .session = ""};
+    benchio_import_opts o = {.file = path, .engine = "cpu", .artifact = SHA, .session = ""};
     lvd_err err = {0};
-    assert_int_equal(bench_import_file(f->s, &o, &rep, &err), -1);
-    assert_int_equal(rep.fail, BENCH_IMPORT_USAGE);
+    assert_int_equal(benchio_import_file(f->s, &o, &rep, &err), -1);
+    assert_int_equal(rep.fail, BENCHIO_IMPORT_USAGE);
     assert_non_null(strstr(err.msg, "--session"));
     free(path);
 }
@@ -442,7 +442,7 @@ static void expect_flags(const lvd_result *r, const char *want)
 static void test_warmup_flags(void **state)
 {
     fx *f = *state;
-    bench_import_report rep;
+    benchio_import_report rep;
     import_as(f, FIX "gpu-h200/bench-cuda-dense-ngl99.jsonl", "cuda", "s", &rep);
     assert_int_equal(rep.warmup_flagged, 2);
     import_as(f, FIX "gpu-h200/bench-vulkan-dense-ngl99.jsonl", "vulkan", "s", &rep);
@@ -478,10 +478,10 @@ static void test_warmup_flags(void **state)
     size_t len;
     char *text = tu_read(path, &len);
     lvd_run parsed = {0};
-    assert_int_equal(bench_parse_output(text, len, path, &parsed, &err), 0);
+    assert_int_equal(benchio_parse_output(text, len, path, &parsed, &err), 0);
     for (size_t i = 0; i < parsed.n_results; i++) {
         lvd_result *x = &parsed.results[i];
-        bench_result_flag_warmup(x);
+        benchio_result_flag_warmup(x);
         const lvd_result *stored = result_of(vr, nvr, x->rep_fa, x->test);
         assert_int_equal(stored->n, x->n);
         assert_memory_equal(stored->warmup, x->warmup, x->n);

@@ -7,7 +7,7 @@
  * writes it), a CREATE, INSERT or BEGIN (sql; or a "--" comment on the first
  * line), '|' (md) or "build_commit," (csv). Every line before it is skipped and counted. Not
  * for reading the formats (benchout.c) or mapping a result (benchrow.c). */
-#include "bench/benchout_internal.h"
+#include "benchio/benchout_internal.h"
 
 #include "store/benchdb.h"
 
@@ -18,7 +18,7 @@
 
 typedef enum { LINE_BLANK, LINE_LOG, LINE_JSON, LINE_JSONL, LINE_SQL, LINE_MD, LINE_CSV } line_kind;
 
-int bench_only_space(const char *p, const char *end)
+int benchio_only_space(const char *p, const char *end)
 {
     for (; p < end; p++)
         if (!isspace((unsigned char)*p))
@@ -26,7 +26,7 @@ int bench_only_space(const char *p, const char *end)
     return 1;
 }
 
-void bench_skip_line(bench_rows *rows, const char *p, const char *eol)
+void benchio_skip_line(benchio_rows *rows, const char *p, const char *eol)
 {
     if (rows->lines_skipped++)
         return;
@@ -56,7 +56,7 @@ static line_kind kind_of(const char *p, const char *eol, int first)
     if (*p == '{')
         return LINE_JSONL;
     if (*p == '[') /* llama-bench prints "[" alone; a log line may start with '[' */
-        return first || bench_only_space(p + 1, eol) ? LINE_JSON : LINE_LOG;
+        return first || benchio_only_space(p + 1, eol) ? LINE_JSON : LINE_LOG;
     if (starts_keyword(p, eol, "CREATE") || starts_keyword(p, eol, "INSERT") || starts_keyword(p, eol, "BEGIN") ||
         (first && eol - p >= 2 && !strncmp(p, "--", 2)))
         return LINE_SQL;
@@ -67,23 +67,23 @@ static line_kind kind_of(const char *p, const char *eol, int first)
     return LINE_LOG;
 }
 
-static int wanted(line_kind k, bench_format want)
+static int wanted(line_kind k, benchio_format want)
 {
     switch (want) {
-    case BENCH_FMT_JSON: return k == LINE_JSON;
-    case BENCH_FMT_JSONL: return k == LINE_JSONL;
-    case BENCH_FMT_SQL: return k == LINE_SQL;
+    case BENCHIO_FMT_JSON: return k == LINE_JSON;
+    case BENCHIO_FMT_JSONL: return k == LINE_JSONL;
+    case BENCHIO_FMT_SQL: return k == LINE_SQL;
     default: return k != LINE_LOG && k != LINE_BLANK;
     }
 }
 
 /* What llama-bench output of kind k found first means; 0 with *fmt set, or -1. */
-static int found(line_kind k, const char *name, bench_format *fmt, lvd_err *err)
+static int found(line_kind k, const char *name, benchio_format *fmt, lvd_err *err)
 {
     switch (k) {
-    case LINE_JSON: *fmt = BENCH_FMT_JSON; return 0;
-    case LINE_JSONL: *fmt = BENCH_FMT_JSONL; return 0;
-    case LINE_SQL: *fmt = BENCH_FMT_SQL; return 0;
+    case LINE_JSON: *fmt = BENCHIO_FMT_JSON; return 0;
+    case LINE_JSONL: *fmt = BENCHIO_FMT_JSONL; return 0;
+    case LINE_SQL: *fmt = BENCHIO_FMT_SQL; return 0;
     case LINE_MD:
         return lvd_errf(err, "%s: llama-bench markdown output (-o md) is rounded and has no samples; "
                         "re-run with -o json, -o jsonl or -o sql", name);
@@ -105,13 +105,13 @@ static int nothing_found(const char *text, size_t len, size_t lines, const char 
                     "lines is a result", name, lines);
 }
 
-int bench_find_output(const char *text, size_t len, bench_format want, const char *name, bench_format *fmt,
-                      size_t *start, bench_rows *rows, lvd_err *err)
+int benchio_find_output(const char *text, size_t len, benchio_format want, const char *name, benchio_format *fmt,
+                      size_t *start, benchio_rows *rows, lvd_err *err)
 {
     const char *p = text, *end = text + len;
     if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
         p += 3;
-    bench_rows before = {0};
+    benchio_rows before = {0};
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *eol = nl ? nl : end;
@@ -120,26 +120,26 @@ int bench_find_output(const char *text, size_t len, bench_format want, const cha
             *start = (size_t)(p - text);
             rows->lines_skipped += before.lines_skipped;
             memcpy(rows->first_skipped, before.first_skipped, sizeof rows->first_skipped);
-            if (want != BENCH_FMT_AUTO) {
+            if (want != BENCHIO_FMT_AUTO) {
                 *fmt = want;
                 return 0;
             }
             return found(k, name, fmt, err);
         }
         if (k != LINE_BLANK)
-            bench_skip_line(&before, p, eol);
+            benchio_skip_line(&before, p, eol);
         p = nl ? nl + 1 : end;
     }
-    if (want == BENCH_FMT_AUTO)
+    if (want == BENCHIO_FMT_AUTO)
         return nothing_found(text, len, before.lines_skipped, name, err);
     *fmt = want; /* the reader says what is wrong with it */
     *start = 0;
     return 0;
 }
 
-int bench_detect_format(const char *text, size_t len, const char *name, bench_format *out, lvd_err *err)
+int benchio_detect_format(const char *text, size_t len, const char *name, benchio_format *out, lvd_err *err)
 {
-    bench_rows skipped = {0};
+    benchio_rows skipped = {0};
     size_t start;
-    return bench_find_output(text, len, BENCH_FMT_AUTO, name, out, &start, &skipped, err);
+    return benchio_find_output(text, len, BENCHIO_FMT_AUTO, name, out, &start, &skipped, err);
 }

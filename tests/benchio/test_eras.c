@@ -9,7 +9,7 @@
  * characters to 9. */
 #include "tests/support/testutil.h"
 
-#include "bench/benchout.h"
+#include "benchio/benchout.h"
 #include "engine/help.h"
 
 #include <math.h>
@@ -62,12 +62,12 @@ static char *read_fixture(const char *dir, const char *file, size_t *n)
     return text;
 }
 
-static void parse(const char *dir, const char *file, bench_rows *rows)
+static void parse(const char *dir, const char *file, benchio_rows *rows)
 {
     size_t n;
     char *text = read_fixture(dir, file, &n);
     lvd_err err = {0};
-    if (bench_parse_rows(text, n, BENCH_FMT_AUTO, file, rows, &err))
+    if (benchio_parse_rows(text, n, BENCHIO_FMT_AUTO, file, rows, &err))
         fail_msg("%s%s: %s", dir, file, err.msg);
     free(text);
 }
@@ -77,22 +77,22 @@ static void expect_refused(const char *dir, const char *file, const char *needle
 {
     size_t n;
     char *text = read_fixture(dir, file, &n);
-    bench_rows rows;
+    benchio_rows rows;
     lvd_err err = {0};
-    assert_int_equal(bench_parse_rows(text, n, BENCH_FMT_AUTO, file, &rows, &err), -1);
+    assert_int_equal(benchio_parse_rows(text, n, BENCHIO_FMT_AUTO, file, &rows, &err), -1);
     if (strncmp(err.msg, file, strlen(file)) || !strstr(err.msg, needle))
         fail_msg("%s%s: error '%s' lacks '%s'", dir, file, err.msg, needle);
     free(text);
 }
 
 /* What every row of an era reads as, whatever the format. */
-static void check_row(const era *e, const bench_row *r)
+static void check_row(const era *e, const benchio_row *r)
 {
     assert_string_equal(r->build_commit, e->commit);
     assert_int_equal(r->build_number, e->build);
     assert_string_equal(r->model_filename, e->model);
     assert_string_equal(r->result.backends, "CPU");
-    assert_false(bench_result_gpu_ignored(&r->result));
+    assert_false(benchio_result_gpu_ignored(&r->result));
     assert_int_equal(r->result.rep_fa, e->fa);
     assert_int_equal(r->result.rep_ngl, -1);
     assert_int_equal(r->result.rep_ubatch, 512);
@@ -125,9 +125,9 @@ static void test_json_and_jsonl(void **state)
         const char *files[] = {e->json, e->jsonl};
         for (size_t f = 0; f < 2; f++) {
             char *name = lvd_xasprintf("%s.stdout", files[f]);
-            bench_rows rows;
+            benchio_rows rows;
             parse(e->dir, name, &rows);
-            assert_int_equal(rows.format, f ? BENCH_FMT_JSONL : BENCH_FMT_JSON);
+            assert_int_equal(rows.format, f ? BENCHIO_FMT_JSONL : BENCHIO_FMT_JSON);
             assert_int_equal(rows.lines_skipped, 0);
             for (size_t i = 0; i < rows.n; i++) {
                 check_row(e, &rows.v[i]);
@@ -140,7 +140,7 @@ static void test_json_and_jsonl(void **state)
                 for (int i = 0; i < e->reps; i++)
                     assert_true(rows.v[0].result.ts[i] == e->json_ts0[i]);
             }
-            bench_rows_free(&rows);
+            benchio_rows_free(&rows);
             free(name);
         }
     }
@@ -152,9 +152,9 @@ static void test_sql(void **state)
     for (size_t k = 0; k < LVD_ARRAY_LEN(eras); k++) {
         const era *e = &eras[k];
         char *name = lvd_xasprintf("%s.stdout", e->sql);
-        bench_rows rows;
+        benchio_rows rows;
         parse(e->dir, name, &rows);
-        assert_int_equal(rows.format, BENCH_FMT_SQL);
+        assert_int_equal(rows.format, BENCHIO_FMT_SQL);
         assert_int_equal(rows.n, 2);
         for (size_t i = 0; i < rows.n; i++) {
             check_row(e, &rows.v[i]);
@@ -162,7 +162,7 @@ static void test_sql(void **state)
             assert_int_equal(rows.v[i].result.n, 0);
         }
         assert_true(rows.v[0].avg_ts == e->sql_avg0);
-        bench_rows_free(&rows);
+        benchio_rows_free(&rows);
         free(name);
     }
 }
@@ -185,9 +185,9 @@ static void test_md_and_csv(void **state)
             size_t n;
             char *text = read_fixture(eras[k].dir, files[f][0], &n);
             char *both = lvd_xasprintf("%s%s", log, text);
-            bench_rows rows;
+            benchio_rows rows;
             lvd_err err = {0};
-            assert_int_equal(bench_parse_rows(both, nlog + n, BENCH_FMT_AUTO, "out", &rows, &err), -1);
+            assert_int_equal(benchio_parse_rows(both, nlog + n, BENCHIO_FMT_AUTO, "out", &rows, &err), -1);
             if (!strstr(err.msg, files[f][1]))
                 fail_msg("%s%s after a log: %s", eras[k].dir, files[f][0], err.msg);
             free(both);
@@ -236,9 +236,9 @@ static void test_merged_log(void **state)
     (void)state;
     for (size_t k = 0; k < LVD_ARRAY_LEN(merges); k++) {
         const merged *m = &merges[k];
-        bench_rows rows;
+        benchio_rows rows;
         parse(m->dir, "bench-jsonl-v-merged.out", &rows);
-        assert_int_equal(rows.format, BENCH_FMT_JSONL);
+        assert_int_equal(rows.format, BENCHIO_FMT_JSONL);
         assert_int_equal(rows.n, 2);
         assert_int_equal(rows.lines_skipped, m->skipped);
         assert_string_equal(rows.first_skipped,
@@ -250,7 +250,7 @@ static void test_merged_log(void **state)
             assert_string_equal(rows.v[i].result.backends, "CPU");
             assert_int_equal(rows.v[i].result.n, 2);
         }
-        bench_rows_free(&rows);
+        benchio_rows_free(&rows);
         char want[64];
         snprintf(want, sizeof want, "line %d: not valid JSON near 'llama_perf_context_p'", m->json_line);
         expect_refused(m->dir, "bench-json-v-merged.out", want);
@@ -270,19 +270,19 @@ static void test_log_before_json(void **state)
     char *log = read_fixture("gpu-h200/", "bench-cuda-dense-ngl99.err", &nerr);
     char *json = read_fixture("cpu-build-b9749/", "bench-json.stdout", &njson);
     char *both = lvd_xasprintf("%s%s", log, json);
-    bench_rows rows;
+    benchio_rows rows;
     lvd_err err = {0};
-    if (bench_parse_rows(both, nerr + njson, BENCH_FMT_AUTO, "out.json", &rows, &err))
+    if (benchio_parse_rows(both, nerr + njson, BENCHIO_FMT_AUTO, "out.json", &rows, &err))
         fail_msg("%s", err.msg);
-    assert_int_equal(rows.format, BENCH_FMT_JSON);
+    assert_int_equal(rows.format, BENCHIO_FMT_JSON);
     assert_int_equal(rows.n, 2);
     assert_int_equal(rows.lines_skipped, 2);
     assert_string_equal(rows.first_skipped, "ggml_cuda_init: found 1 CUDA devices (Total VRAM: 143155 MiB):");
     check_row(era_of("cpu-build-b9749/"), &rows.v[0]);
     check_samples(era_of("cpu-build-b9749/"), &rows.v[1].result);
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
     char *twice = lvd_xasprintf("%s%s%s", json, log, json);
-    assert_int_equal(bench_parse_rows(twice, 2 * njson + nerr, BENCH_FMT_AUTO, "out.json", &rows, &err), -1);
+    assert_int_equal(benchio_parse_rows(twice, 2 * njson + nerr, BENCHIO_FMT_AUTO, "out.json", &rows, &err), -1);
     if (!strstr(err.msg, "out.json: line 93: unexpected text after the JSON value"))
         fail_msg("%s", err.msg);
     free(twice);
@@ -299,9 +299,9 @@ static void test_vulkan_log_before(void **state)
     (void)state;
     static const char *const files[] = {"bench-json-vk0-merged.out", "bench-jsonl-vk0-merged.out"};
     for (size_t f = 0; f < LVD_ARRAY_LEN(files); f++) {
-        bench_rows rows;
+        benchio_rows rows;
         parse("bench-b10587-vulkan/", files[f], &rows);
-        assert_int_equal(rows.format, f ? BENCH_FMT_JSONL : BENCH_FMT_JSON);
+        assert_int_equal(rows.format, f ? BENCHIO_FMT_JSONL : BENCHIO_FMT_JSON);
         assert_int_equal(rows.n, 2);
         assert_int_equal(rows.lines_skipped, 3);
         assert_string_equal(rows.first_skipped, "ggml_vulkan: Found 1 Vulkan devices:");
@@ -311,10 +311,10 @@ static void test_vulkan_log_before(void **state)
             assert_string_equal(r->backends, "Vulkan");
             assert_string_equal(rows.v[i].gpu_info, "llvmpipe (LLVM 15.0.6, 256 bits)");
             assert_int_equal(r->rep_ngl, -1);
-            assert_false(bench_result_gpu_ignored(r));
+            assert_false(benchio_result_gpu_ignored(r));
             check_samples(era_of("bench-b10587/"), r);
         }
-        bench_rows_free(&rows);
+        benchio_rows_free(&rows);
     }
 }
 
@@ -343,9 +343,9 @@ static void test_before_the_captures(void **state)
         "  {\n    \"build_commit\": \"210d9917\", \"build_number\": 3040, \"cuda\": false, \"vulkan\": false,"
         " \"blas\": true, \"n_batch\": 512, \"n_gpu_layers\": 33, \"flash_attn\": false, \"n_prompt\": 0,"
         " \"n_gen\": 128, \"test_time\": \"2024-05-29T10:00:01Z\", \"samples_ts\": [ 20 ]\n  }\n]\n";
-    bench_rows rows;
+    benchio_rows rows;
     lvd_err err = {0};
-    if (bench_parse_rows(text, sizeof text - 1, BENCH_FMT_AUTO, "old.json", &rows, &err))
+    if (benchio_parse_rows(text, sizeof text - 1, BENCHIO_FMT_AUTO, "old.json", &rows, &err))
         fail_msg("%s", err.msg);
     assert_int_equal(rows.n, 3);
     const lvd_result *a = &rows.v[0].result, *b = &rows.v[1].result, *c = &rows.v[2].result;
@@ -357,7 +357,7 @@ static void test_before_the_captures(void **state)
     assert_int_equal(a->n_depth, 0);
     assert_int_equal(a->rep_ngl, -1);           /* 99: the default then, not a -ngl given */
     assert_string_equal(rows.v[0].devices, "auto");
-    assert_false(bench_result_gpu_ignored(a));
+    assert_false(benchio_result_gpu_ignored(a));
     assert_string_equal(rows.v[0].build_commit, "097e121");
     assert_string_equal(b->test, "pp512+tg128");
     assert_string_equal(b->backends, "Vulkan");
@@ -366,9 +366,9 @@ static void test_before_the_captures(void **state)
     assert_int_equal(b->rep_ubatch, 256);
     assert_int_equal(b->rep_ngl, -1);
     assert_string_equal(c->backends, "BLAS");   /* a CPU build with BLAS: -ngl 33 was ignored */
-    assert_true(bench_result_gpu_ignored(c));
+    assert_true(benchio_result_gpu_ignored(c));
     assert_string_equal(c->rep_type_k, "f16");
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
 }
 
 /* build_commit: 7 or 8 characters before the SemVer releases, 9 since; a
@@ -376,14 +376,14 @@ static void test_before_the_captures(void **state)
 static void test_commit_lengths(void **state)
 {
     (void)state;
-    assert_true(bench_commit_matches("3f545becc", "3f545be"));
-    assert_true(bench_commit_matches("3f545be", "3f545becc"));
-    assert_true(bench_commit_matches("210d9917", "210d99173d6e5d0a8b2f4b5b6c1e8f9a0b1c2d3e"));
-    assert_true(bench_commit_matches("D32676D77", "d32676d77"));
-    assert_false(bench_commit_matches("3f545becc", "3f545bd"));
-    assert_false(bench_commit_matches("3f545becc", "3f545b")); /* too short to name a commit */
-    assert_false(bench_commit_matches("unknown", "unknownx"));
-    assert_true(bench_commit_matches("unknown", "unknown"));
+    assert_true(benchio_commit_matches("3f545becc", "3f545be"));
+    assert_true(benchio_commit_matches("3f545be", "3f545becc"));
+    assert_true(benchio_commit_matches("210d9917", "210d99173d6e5d0a8b2f4b5b6c1e8f9a0b1c2d3e"));
+    assert_true(benchio_commit_matches("D32676D77", "d32676d77"));
+    assert_false(benchio_commit_matches("3f545becc", "3f545bd"));
+    assert_false(benchio_commit_matches("3f545becc", "3f545b")); /* too short to name a commit */
+    assert_false(benchio_commit_matches("unknown", "unknownx"));
+    assert_true(benchio_commit_matches("unknown", "unknown"));
 }
 
 int main(void)

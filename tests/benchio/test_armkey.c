@@ -1,4 +1,4 @@
-/* test_armkey.c: the arm key (bench/arm.h) written and read back by one
+/* test_armkey.c: the arm key (benchio/arm.h) written and read back by one
  * codec: every field of lvd_params survives the round trip (the device,
  * split mode and fractions, -ngl, -fa, -ub, cache types, -ncmoe, -t,
  * llama.cpp's fit target and context, a serving arm's -np, the
@@ -7,7 +7,7 @@
  * is no field is refused. */
 #include "tests/support/testutil.h"
 
-#include "bench/arm.h"
+#include "benchio/arm.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,14 +34,14 @@ static void assert_same_params(const lvd_params *a, const lvd_params *b)
 static void round_trip(const lvd_params *p, const char *want_key)
 {
     char key[320], again[320];
-    assert_int_equal(bench_arm_key(p, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(p, key, sizeof key), 0);
     assert_string_equal(key, want_key);
     lvd_params back;
     lvd_err err = {{0}};
-    if (bench_arm_key_parse(key, &back, &err) != 0)
+    if (benchio_arm_key_parse(key, &back, &err) != 0)
         fail_msg("%s", err.msg);
     assert_same_params(&back, p);
-    assert_int_equal(bench_arm_key(&back, again, sizeof again), 0);
+    assert_int_equal(benchio_arm_key(&back, again, sizeof again), 0);
     assert_string_equal(again, key);
 }
 
@@ -77,7 +77,7 @@ static void test_stored_keys(void **state)
     lvd_params p;
     lvd_err err = {{0}};
     const char *key = "dev=Vulkan0 ngl=99 fa=1 ub=- ctk=- ctv=- ncmoe=- t=- env=A=1 B=2";
-    assert_int_equal(bench_arm_key_parse(key, &p, &err), 0);
+    assert_int_equal(benchio_arm_key_parse(key, &p, &err), 0);
     assert_string_equal(p.device, "Vulkan0");
     assert_int_equal(p.ngl, 99);
     assert_int_equal(p.fa, 1);
@@ -87,12 +87,12 @@ static void test_stored_keys(void **state)
     assert_string_equal(p.env, "A=1 B=2");
     char back[320];
     snprintf(p.env, sizeof p.env, "B=2 A=1");
-    assert_int_equal(bench_arm_key(&p, back, sizeof back), 0);
+    assert_int_equal(benchio_arm_key(&p, back, sizeof back), 0);
     assert_string_equal(back, key);
     /* fitc without fitt has no field: it reads back as 0 */
     lvd_params_init(&p);
     p.fit_ctx = 4096;
-    assert_int_equal(bench_arm_key(&p, back, sizeof back), 0);
+    assert_int_equal(benchio_arm_key(&p, back, sizeof back), 0);
     assert_null(strstr(back, "fitc"));
 }
 
@@ -111,14 +111,14 @@ static void test_refused(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         lvd_params p;
         lvd_err err = {{0}};
-        if (bench_arm_key_parse(bad[i], &p, &err) == 0)
+        if (benchio_arm_key_parse(bad[i], &p, &err) == 0)
             fail_msg("'%s' was read", bad[i]);
         assert_non_null(strstr(err.msg, "arm key"));
     }
     char key[16];
     lvd_params p;
     lvd_params_init(&p);
-    assert_int_equal(bench_arm_key(&p, key, sizeof key), -1); /* too small a buffer */
+    assert_int_equal(benchio_arm_key(&p, key, sizeof key), -1); /* too small a buffer */
     assert_string_equal(key, "");
 }
 
