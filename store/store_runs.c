@@ -4,16 +4,46 @@
  * transaction and read back with filters.
  * Not for parsing llama-bench output (benchio/benchout.c) or statistics (select/). */
 #include "store/bisectdb.h"
+#include "store/store_cols.h"
 #include "store/store_energy.h"
 #include "store/store_internal.h"
 #include "store/store_reported.h"
 #include "store/store_samples.h"
 
-#include "common/uid.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A run's columns, in the order of the runs table's INSERT and SELECT. */
+#define RUN_COL(FIELD, KIND, NAME) STORE_COL(lvd_run, FIELD, KIND, NAME, STORE_COL_RW)
+static const store_col run_cols[] = {
+    STORE_COL(lvd_run, id, STORE_COL_I64, "id", STORE_COL_R),
+    RUN_COL(artifact, STORE_COL_CHARS, "artifact"),
+    RUN_COL(engine_id, STORE_COL_I64, "engine_id"),
+    RUN_COL(binary, STORE_COL_TEXT, "\"binary\""),
+    RUN_COL(build, STORE_COL_TEXT, "build"),
+    RUN_COL(host, STORE_COL_TEXT, "host"),
+    RUN_COL(session, STORE_COL_TEXT, "session"),
+    RUN_COL(arm_key, STORE_COL_TEXT, "arm_key"),
+    RUN_COL(params, STORE_COL_PARAMS,
+            "p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env"),
+    RUN_COL(build_commit, STORE_COL_TEXT, "build_commit"),
+    RUN_COL(build_number, STORE_COL_I64, "build_number"),
+    RUN_COL(status, STORE_COL_CHARS, "status"),
+    RUN_COL(reason, STORE_COL_TEXT, "reason"),
+    RUN_COL(exit_code, STORE_COL_INT, "exit_code"),
+    RUN_COL(stderr_tail, STORE_COL_TEXT, "stderr_tail"),
+    RUN_COL(started_at, STORE_COL_I64, "started_at"),
+    RUN_COL(wall_ms, STORE_COL_I64, "wall_ms"),
+    RUN_COL(source, STORE_COL_CHARS, "source"),
+    RUN_COL(params, STORE_COL_SPLIT, "p_split_mode, p_tensor_split"),
+    RUN_COL(params, STORE_COL_FIT, "p_fit_target, p_fit_ctx"),
+    STORE_COL(lvd_run, uid, STORE_COL_UID, "uid", STORE_COL_W), /* r's own (a merged run keeps it), else new */
+    RUN_COL(left_out, STORE_COL_TEXT, "left_out"),
+    RUN_COL(params, STORE_COL_PARALLEL, "p_parallel"),
+};
+#define N_RUN_COLS LVD_ARRAY_LEN(run_cols)
 
 /* Binds the result columns of x (all but run_id) from parameter 2 on; -1
  * with err when its samples cannot be packed or its head recorded. */
@@ -147,41 +177,17 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     if (store_begin(s, err))
         return -1;
     store_stmt *st;
-    if (store_prepare(s,
-                      "INSERT INTO runs (artifact, engine_id, \"binary\", build, host, session, arm_key,"
-                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, uid,"
-                      " left_out, p_parallel)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                      " ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    lvd_sb sql = {0};
+    lvd_sb_adds(&sql, "INSERT INTO runs (");
+    store_cols_names(&sql, run_cols, N_RUN_COLS, STORE_COL_W);
+    lvd_sb_adds(&sql, ") VALUES (");
+    store_cols_marks(&sql, run_cols, N_RUN_COLS);
+    lvd_sb_adds(&sql, ")");
+    int prepared = store_prepare(s, lvd_sb_str(&sql), &st, err);
+    lvd_sb_free(&sql);
+    if (prepared)
         goto fail;
-    store_bind_text(st, 1, r->artifact);
-    store_bind_i64(st, 2, r->engine_id);
-    store_bind_text(st, 3, r->binary);
-    store_bind_text(st, 4, r->build);
-    store_bind_text(st, 5, r->host);
-    store_bind_text(st, 6, r->session);
-    store_bind_text(st, 7, r->arm_key);
-    store_bind_params(st, 8, &r->params);
-    store_bind_text(st, 17, r->build_commit);
-    store_bind_i64(st, 18, r->build_number);
-    store_bind_text(st, 19, r->status);
-    store_bind_text(st, 20, r->reason);
-    store_bind_int(st, 21, r->exit_code);
-    store_bind_text(st, 22, r->stderr_tail);
-    store_bind_i64(st, 23, r->started_at);
-    store_bind_i64(st, 24, r->wall_ms);
-    store_bind_text(st, 25, r->source);
-    store_bind_split(st, 26, &r->params);
-    store_bind_fit(st, 28, &r->params);
-    char uid[LVD_UID_LEN + 1]; /* r's own (a merged run keeps it), else a new one */
-    if (!r->uid[0])
-        lvd_uid(uid);
-    store_bind_text(st, 30, r->uid[0] ? r->uid : uid);
-    store_bind_text(st, 31, r->left_out);
-    store_bind_parallel(st, 32, &r->params);
+    store_cols_bind(st, 1, run_cols, N_RUN_COLS, r);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = store_last_id(s);
@@ -200,28 +206,7 @@ static void col_run(store_stmt *st, void *item)
 {
     lvd_run *r = item;
     memset(r, 0, sizeof *r);
-    r->id = store_col_i64(st, 0);
-    store_col_copy(st, 1, r->artifact, sizeof r->artifact);
-    r->engine_id = store_col_i64(st, 2);
-    r->binary = store_col_strdup(st, 3);
-    r->build = store_col_strdup(st, 4);
-    r->host = store_col_strdup(st, 5);
-    r->session = store_col_strdup(st, 6);
-    r->arm_key = store_col_strdup(st, 7);
-    store_col_params(st, 8, &r->params);
-    r->build_commit = store_col_strdup(st, 17);
-    r->build_number = store_col_i64(st, 18);
-    store_col_copy(st, 19, r->status, sizeof r->status);
-    r->reason = store_col_strdup(st, 20);
-    r->exit_code = store_col_int(st, 21);
-    r->stderr_tail = store_col_strdup(st, 22);
-    r->started_at = store_col_i64(st, 23);
-    r->wall_ms = store_col_i64(st, 24);
-    store_col_copy(st, 25, r->source, sizeof r->source);
-    store_col_split(st, 26, &r->params);
-    store_col_fit(st, 28, &r->params);
-    r->left_out = store_col_strdup(st, 30);
-    store_col_parallel(st, 31, &r->params);
+    store_cols_read(st, 0, run_cols, N_RUN_COLS, r);
 }
 
 static void col_result(store_stmt *st, lvd_result *x)
@@ -293,11 +278,9 @@ static void free_run(void *r)
 static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lvd_err *err)
 {
     lvd_sb sql = {0};
-    lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, \"binary\", build, host, session, arm_key,"
-                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx,"
-                      " left_out, p_parallel FROM runs WHERE started_at >= ?7");
+    lvd_sb_adds(&sql, "SELECT ");
+    store_cols_names(&sql, run_cols, N_RUN_COLS, STORE_COL_R);
+    lvd_sb_adds(&sql, " FROM runs WHERE started_at >= ?7");
     if (f->serving) /* serving runs (lvd serve) or llama-bench's: runs_serving, or a filter */
         lvd_sb_adds(&sql, f->serving > 0 ? " AND p_parallel > 0" : " AND p_parallel = 0");
     if (f->artifact)
