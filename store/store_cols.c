@@ -37,6 +37,22 @@ void store_cols_marks(lvd_sb *sql, const store_col *c, size_t n)
             lvd_sb_adds(sql, first ? "?" : ", ?");
 }
 
+int store_cols_insert(store *s, const char *table, const store_col *c, size_t n, const void *row, store_stmt **st,
+                      lvd_err *err)
+{
+    lvd_sb sql = {0};
+    lvd_sb_addf(&sql, "INSERT INTO %s (", table);
+    store_cols_names(&sql, c, n, STORE_COL_W);
+    lvd_sb_adds(&sql, ") VALUES (");
+    store_cols_marks(&sql, c, n);
+    lvd_sb_adds(&sql, ")");
+    int rc = store_prepare(s, lvd_sb_str(&sql), st, err);
+    lvd_sb_free(&sql);
+    if (rc == 0)
+        store_cols_bind(*st, 1, c, n, row);
+    return rc;
+}
+
 void store_cols_bind(store_stmt *st, int first, const store_col *c, size_t n, const void *row)
 {
     int at = first;

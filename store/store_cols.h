@@ -50,6 +50,11 @@ typedef struct store_col {
 void store_cols_names(lvd_sb *sql, const store_col *c, size_t n, unsigned use);
 /* Appends "?, ?, ..." for the INSERT's columns. */
 void store_cols_marks(lvd_sb *sql, const store_col *c, size_t n);
+/* Prepares "INSERT INTO table (<columns>) VALUES (<placeholders>)" and
+ * binds row's columns (the STORE_COL_HAND ones are the caller's). 0, or -1
+ * with err. */
+int store_cols_insert(store *s, const char *table, const store_col *c, size_t n, const void *row, store_stmt **st,
+                      lvd_err *err);
 /* Binds row's INSERT columns from parameter first on. */
 void store_cols_bind(store_stmt *st, int first, const store_col *c, size_t n, const void *row);
 /* Reads row's SELECT columns from result column first on. */

@@ -177,17 +177,8 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     if (store_begin(s, err))
         return -1;
     store_stmt *st;
-    lvd_sb sql = {0};
-    lvd_sb_adds(&sql, "INSERT INTO runs (");
-    store_cols_names(&sql, run_cols, N_RUN_COLS, STORE_COL_W);
-    lvd_sb_adds(&sql, ") VALUES (");
-    store_cols_marks(&sql, run_cols, N_RUN_COLS);
-    lvd_sb_adds(&sql, ")");
-    int prepared = store_prepare(s, lvd_sb_str(&sql), &st, err);
-    lvd_sb_free(&sql);
-    if (prepared)
+    if (store_cols_insert(s, "runs", run_cols, N_RUN_COLS, r, &st, err))
         goto fail;
-    store_cols_bind(st, 1, run_cols, N_RUN_COLS, r);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = store_last_id(s);

@@ -67,18 +67,9 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     int64_t fingerprint;
     if (store_fingerprint_id(s, v->fingerprint, &fingerprint, err))
         return -1;
-    lvd_sb sql = {0};
-    lvd_sb_adds(&sql, "INSERT INTO verdicts (");
-    store_cols_names(&sql, verdict_cols, N_VERDICT_COLS, STORE_COL_W);
-    lvd_sb_adds(&sql, ") VALUES (");
-    store_cols_marks(&sql, verdict_cols, N_VERDICT_COLS);
-    lvd_sb_adds(&sql, ")");
     store_stmt *st;
-    int prepared = store_prepare(s, lvd_sb_str(&sql), &st, err);
-    lvd_sb_free(&sql);
-    if (prepared)
+    if (store_cols_insert(s, "verdicts", verdict_cols, N_VERDICT_COLS, v, &st, err))
         return -1;
-    store_cols_bind(st, 1, verdict_cols, N_VERDICT_COLS, v);
     store_bind_i64_or_null(st, store_cols_at(verdict_cols, N_VERDICT_COLS, STORE_COL_W, 1, "fingerprint_id"),
                            fingerprint, 0);
     if (store_step_done(s, st, "cannot record verdict", err))

@@ -16,9 +16,7 @@ if has "every function at most 80 lines"; then ok "check-functions says so"; els
 # function of LINES lines appended to FILE
 planted() {
     local t=$tmp/$1
-    rm -rf "$t" && mkdir -p "$t"
-    cp "$LVD_SOURCE/CMakeLists.txt" "$t/"
-    (cd "$LVD_SOURCE" && find . \( -path ./build -o -path './build-*' -o -path ./.git \) -prune -o -name '*.c' -print | tar -cf - -T -) | tar -C "$t" -xf -
+    source_tree "$t" "*.c"
     mkdir -p "$(dirname "$t/$2")"
     { printf '\nstatic int planted_long(int x,\n                        int y)\n{\n'
       for ((i = 0; i < $3 - 1; i++)); do printf '    x += y;\n'; done

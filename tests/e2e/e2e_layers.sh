@@ -22,9 +22,7 @@ named "every include points down" "check-layers says so"
 # planted TREE FILE LINE: a copy of the tree's C sources with LINE added to FILE
 planted() {
     local t=$tmp/$1
-    rm -rf "$t" && mkdir -p "$t"
-    cp "$LVD_SOURCE/CMakeLists.txt" "$t/"
-    (cd "$LVD_SOURCE" && find . \( -path ./build -o -path './build-*' -o -path ./.git \) -prune -o -name '*.[ch]' -print | tar -cf - -T -) | tar -C "$t" -xf -
+    source_tree "$t"
     mkdir -p "$(dirname "$t/$2")"
     printf '%s\n' "$3" >>"$t/$2"
     capture "$CL" "$t"
