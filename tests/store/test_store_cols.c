@@ -70,26 +70,16 @@ static int64_t deps(store *s)
 /* A run with every column of its own set to a value no other column has. */
 static void every_run(lvd_run *r, int64_t eid)
 {
-    memset(r, 0, sizeof *r);
-    strcpy(r->artifact, SHA_A);
-    r->engine_id = eid;
-    r->binary = lvd_xstrdup("/e/cuda/llama-bench");
-    r->build = lvd_xstrdup("b9749");
-    r->host = lvd_xstrdup("gpu-box");
-    r->session = lvd_xstrdup("night-7");
-    r->params = tu_params_every();
+    *r = (lvd_run){
+        .artifact = SHA_A, .engine_id = eid, .status = "failed", .source = "import",
+        .binary = lvd_xstrdup("/e/cuda/llama-bench"), .build = lvd_xstrdup("b9749"),
+        .host = lvd_xstrdup("gpu-box"), .session = lvd_xstrdup("night-7"), .params = tu_params_every(),
+        .arm_key = lvd_xstrdup("arm-every"), .build_commit = lvd_xstrdup("abc1234"), .build_number = 9749,
+        .reason = lvd_xstrdup("out of memory"), .exit_code = 137,
+        .stderr_tail = lvd_xstrdup("ggml_vulkan: allocation failed"), .left_out = lvd_xstrdup("-fitt"),
+        .started_at = 1700000000, .wall_ms = 4321,
+    };
     r->params.parallel = 3;
-    r->arm_key = lvd_xstrdup("arm-every");
-    r->build_commit = lvd_xstrdup("abc1234");
-    r->build_number = 9749;
-    strcpy(r->status, "failed");
-    r->reason = lvd_xstrdup("out of memory");
-    r->exit_code = 137;
-    r->stderr_tail = lvd_xstrdup("ggml_vulkan: allocation failed");
-    r->left_out = lvd_xstrdup("-fitt");
-    r->started_at = 1700000000;
-    r->wall_ms = 4321;
-    strcpy(r->source, "import");
 }
 
 static void test_run_every_column(void **state)
