@@ -14,17 +14,20 @@ static int width(const store_col *c)
     case STORE_COL_PARAMS: return 9;
     case STORE_COL_SPLIT:
     case STORE_COL_FIT: return 2;
+    case STORE_COL_HAND: return c->n > 0 ? c->n : 1;
     default: return 1;
     }
 }
 
-void store_cols_names(lvd_sb *sql, const store_col *c, size_t n, unsigned use)
+void store_cols_names(lvd_sb *sql, const store_col *c, size_t n, unsigned use, const char *prefix)
 {
     int first = 1;
     for (size_t i = 0; i < n; i++) {
         if (!(c[i].use & use))
             continue;
-        lvd_sb_addf(sql, "%s%s", first ? "" : ", ", use == STORE_COL_R && c[i].read ? c[i].read : c[i].name);
+        int read = use == STORE_COL_R;
+        lvd_sb_addf(sql, "%s%s%s", first ? "" : ", ", read && !c[i].read && prefix ? prefix : "",
+                    read && c[i].read ? c[i].read : c[i].name);
         first = 0;
     }
 }
@@ -37,15 +40,20 @@ void store_cols_marks(lvd_sb *sql, const store_col *c, size_t n)
             lvd_sb_adds(sql, first ? "?" : ", ?");
 }
 
+void store_cols_insert_sql(lvd_sb *sql, const char *table, const store_col *c, size_t n)
+{
+    lvd_sb_addf(sql, "INSERT INTO %s (", table);
+    store_cols_names(sql, c, n, STORE_COL_W, NULL);
+    lvd_sb_adds(sql, ") VALUES (");
+    store_cols_marks(sql, c, n);
+    lvd_sb_adds(sql, ")");
+}
+
 int store_cols_insert(store *s, const char *table, const store_col *c, size_t n, const void *row, store_stmt **st,
                       lvd_err *err)
 {
     lvd_sb sql = {0};
-    lvd_sb_addf(&sql, "INSERT INTO %s (", table);
-    store_cols_names(&sql, c, n, STORE_COL_W);
-    lvd_sb_adds(&sql, ") VALUES (");
-    store_cols_marks(&sql, c, n);
-    lvd_sb_adds(&sql, ")");
+    store_cols_insert_sql(&sql, table, c, n);
     int rc = store_prepare(s, lvd_sb_str(&sql), st, err);
     lvd_sb_free(&sql);
     if (rc == 0)

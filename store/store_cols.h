@@ -39,6 +39,7 @@ typedef struct store_col {
     size_t off, size;   /* the field in the row struct */
     unsigned use;       /* STORE_COL_W, STORE_COL_R or both */
     int64_t nul;        /* STORE_COL_*_NULL: the value that stands for NULL */
+    int n;              /* STORE_COL_HAND: the columns it stands for (0: one) */
 } store_col;
 
 /* One entry: TYPE's FIELD in column(s) NAME. */
@@ -46,10 +47,13 @@ typedef struct store_col {
     {.name = NAME, .kind = KIND, .off = offsetof(TYPE, FIELD), .size = sizeof(((TYPE *)0)->FIELD), .use = USE}
 
 /* Appends the column list of the entries in use (STORE_COL_W: the INSERT's
- * names; STORE_COL_R: the SELECT's expressions), ", " between them. */
-void store_cols_names(lvd_sb *sql, const store_col *c, size_t n, unsigned use);
+ * names; STORE_COL_R: the SELECT's expressions, each plain name after
+ * prefix, e.g. "r.", when the query joins tables), ", " between them. */
+void store_cols_names(lvd_sb *sql, const store_col *c, size_t n, unsigned use, const char *prefix);
 /* Appends "?, ?, ..." for the INSERT's columns. */
 void store_cols_marks(lvd_sb *sql, const store_col *c, size_t n);
+/* Appends "INSERT INTO table (<columns>) VALUES (<placeholders>)". */
+void store_cols_insert_sql(lvd_sb *sql, const char *table, const store_col *c, size_t n);
 /* Prepares "INSERT INTO table (<columns>) VALUES (<placeholders>)" and
  * binds row's columns (the STORE_COL_HAND ones are the caller's). 0, or -1
  * with err. */

@@ -46,7 +46,7 @@ static int prepare_select(store *s, int stats, const char *tail, store_stmt **st
             cols[i].read = "NULL";
     lvd_sb sql = {0};
     lvd_sb_adds(&sql, "SELECT ");
-    store_cols_names(&sql, cols, N_VERDICT_COLS, STORE_COL_R);
+    store_cols_names(&sql, cols, N_VERDICT_COLS, STORE_COL_R, NULL);
     lvd_sb_addf(&sql, " FROM verdicts%s", tail);
     int rc = store_prepare(s, lvd_sb_str(&sql), st, err);
     lvd_sb_free(&sql);

@@ -39,11 +39,11 @@ static void test_lists(void **state)
 {
     (void)state;
     lvd_sb sb = {0};
-    store_cols_names(&sb, row_cols, N, STORE_COL_W);
+    store_cols_names(&sb, row_cols, N, STORE_COL_W, NULL);
     assert_string_equal(lvd_sb_str(&sb), "name, p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, "
                                          "p_threads, p_env, uid, stats, p_parallel");
     sb.len = 0;
-    store_cols_names(&sb, row_cols, N, STORE_COL_R);
+    store_cols_names(&sb, row_cols, N, STORE_COL_R, NULL);
     assert_string_equal(lvd_sb_str(&sb), "id, name, p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, "
                                          "p_threads, p_env, NULL, p_parallel");
     sb.len = 0;
