@@ -15,7 +15,7 @@
 
 /* --- the shapes of the generated models ---------------------------------- */
 
-/* What gguf_read_shape reads from the files bench/perf/make-alloc-models.py
+/* What gguf_read_shape reads from the files perf/make-alloc-models.py
  * writes (f16 weights, f32 norms): the hyperparameters, then the bytes. */
 typedef struct known_shape {
     const char *model, *arch;

@@ -13,7 +13,7 @@
  * The same blocks serve llama-server's loads (its -np and -kvu read) and
  * llama-fit-params --fit-print's rows (tests/fixtures/llama.cpp/arch-sweep-*;
  * bench/servermem.h judges them).
- * (tests/fixtures/llama.cpp/alloc-sweep-BUILD-BACKEND/cases.txt; bench/perf/
+ * (tests/fixtures/llama.cpp/alloc-sweep-BUILD-BACKEND/cases.txt; perf/
  * perf_compute_buffer writes them from live engines). Here: reading them, the shapes of the
  * models they name, and the verdict of one case. Text only: not for running
  * an engine (the perf program does). */
@@ -80,13 +80,13 @@ char *bench_cbuf_case_command(const char *model, uint32_t ctx, uint32_t ubatch, 
                               int gpu);
 
 /* The shape of a model perf_compute_buffer measures, as gguf_read_shape
- * reads the files bench/perf/make-alloc-models.py writes (the unit test and
+ * reads the files perf/make-alloc-models.py writes (the unit test and
  * the benchmark's captured mode have no model files); 0, or -1 when model
  * is not one of them. */
 int bench_cbuf_known_shape(const char *model, gguf_shape *out);
 
 /* The shape of model from its header alone: dir/MODEL.head (a GGUF header,
- * bench/perf/gguf-head.py writes it without the tokenizer's arrays) and
+ * perf/gguf-head.py writes it without the tokenizer's arrays) and
  * dir/MODEL.size (the whole file's size in bytes). 0, or -1 with err. */
 int bench_cbuf_head_shape(const char *dir, const char *model, gguf_shape *out, lvd_err *err);
 

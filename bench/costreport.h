@@ -8,7 +8,7 @@
 #ifndef LVD_BENCH_COSTREPORT_H
 #define LVD_BENCH_COSTREPORT_H
 
-#include "bench/runner.h"
+#include "bench/session.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* depth.c: the serving context and depth rules of depth.h. Pure. */
 #include "bench/depth.h"
 
-#include "bench/benchout.h"
+#include "benchio/benchout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +53,7 @@ int bench_tests_at_depths(bench_test **tests, size_t *n, const int *depths, size
             bench_test *t = &v[d * *n + i];
             *t = (*tests)[i];
             t->n_depth = depths[d];
-            bench_test_name(t->n_prompt, t->n_gen, t->n_depth, t->name, sizeof t->name);
+            benchio_test_name(t->n_prompt, t->n_gen, t->n_depth, t->name, sizeof t->name);
         }
     free(*tests);
     *tests = v;

@@ -55,7 +55,7 @@ uint32_t bench_ctx_of_depth(int depth);
 
 /* The tests at each depth: tests[0..n) (depth 0) repeated for every depth of
  * depths[0..nd) in the order llama-bench prints them for -d D1,D2 (all the
- * tests at D1, then at D2), names with "@dD" for D > 0 (bench_test_name).
+ * tests at D1, then at D2), names with "@dD" for D > 0 (benchio_test_name).
  * Depths must be distinct, >= 0, and at most BENCH_MAX_TESTS tests result.
  * On success *tests is replaced (the old array freed). 0, or -1 with err. */
 int bench_tests_at_depths(bench_test **tests, size_t *n, const int *depths, size_t nd, lvd_err *err);

@@ -6,7 +6,7 @@
 #ifndef LVD_BENCH_ENERGY_REPORT_H
 #define LVD_BENCH_ENERGY_REPORT_H
 
-#include "bench/runner.h"
+#include "bench/session.h"
 
 #include <stdio.h>
 

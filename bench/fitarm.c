@@ -1,7 +1,7 @@
 /* fitarm.c: see fitarm.h. */
 #include "bench/fitarm.h"
 
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "engine/fit.h"
 
 #include <stdio.h>
@@ -95,7 +95,7 @@ static int add_fit_arm(bench_plan *p, size_t i, const bench_plan_opts *o)
     q.ubatch = 0;
     q.fit_target = ENGINE_FIT_TARGET_DEFAULT;
     char key[320];
-    bench_arm_key(&q, key, sizeof key);
+    benchio_arm_key(&q, key, sizeof key);
     int added = 0;
     if (!has_key(p, key)) {
         char *why = lvd_xasprintf("llama.cpp fit: llama.cpp places the model at load (-fitt %d), the rival "

@@ -1,11 +1,11 @@
 /* invoke.c: one llama-bench invocation of an arm (see invoke.h): the tests
  * it asks for, its argv, the process (through proc_run) and the outcome's
  * classification (ok / failed / gpu_ignored) from its parsed output
- * (bench/benchout.h). Not for the session loop over a plan (runner.c). */
+ * (benchio/benchout.h). Not for the session loop over a plan (runner.c). */
 #include "bench/invoke.h"
 
 #include "bench/alloc.h"
-#include "bench/benchout.h"
+#include "benchio/benchout.h"
 #include "bench/energy.h"
 #include "bench/group.h"
 #include "common/proc.h"
@@ -51,7 +51,7 @@ int bench_tests_parse(const char *s, bench_test **tests, size_t *n, lvd_err *err
         v[i].n_prompt = pp ? (int)tokens : 0;
         v[i].n_gen = tg ? (int)tokens : 0;
         v[i].n_depth = (int)depth;
-        bench_test_name(v[i].n_prompt, v[i].n_gen, v[i].n_depth, v[i].name, sizeof v[i].name);
+        benchio_test_name(v[i].n_prompt, v[i].n_gen, v[i].n_depth, v[i].name, sizeof v[i].name);
         for (size_t k = 0; k < i; k++) {
             if (!strcmp(v[k].name, v[i].name)) {
                 lvd_errf(err, "tests: '%s' is given twice", items[i]);
@@ -207,7 +207,7 @@ static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_
                                      inv->tests[i].name, run->n_results, inv->n_tests));
             return;
         }
-        if (!bench_result_samples_valid(r)) {
+        if (!benchio_result_samples_valid(r)) {
             set_status(run, "failed",
                        lvd_xasprintf("%s: no valid samples (a throughput that is not finite and > 0)",
                                      r->test));
@@ -216,7 +216,7 @@ static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_
     }
     for (size_t i = 0; i < run->n_results && arm->gpu; i++) {
         const lvd_result *r = &run->results[i];
-        if (bench_result_gpu_ignored(r) || !strcasecmp(r->backends, "CPU")) {
+        if (benchio_result_gpu_ignored(r) || !strcasecmp(r->backends, "CPU")) {
             set_status(run, "gpu_ignored",
                        lvd_xasprintf("GPU flags ignored: asked -dev %s -ngl %d, llama-bench reported"
                                      " backends \"%s\" (the build ran on the CPU)",
@@ -231,7 +231,7 @@ static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_
 static void flag_warmup(lvd_run *run)
 {
     for (size_t i = 0; i < run->n_results; i++)
-        bench_result_flag_warmup(&run->results[i]);
+        benchio_result_flag_warmup(&run->results[i]);
 }
 
 /* The last non-empty line of s (malloc'd; "" when none). */
@@ -405,7 +405,7 @@ int bench_run_group(const bench_plan *plan, const bench_group *g, const bench_in
     lvd_run all;
     run_init(&all, first, &res, started);
     lvd_err perr = {0};
-    if (!why && bench_parse_output(res.out.buf ? res.out.buf : "", res.out.len, first->engine, &all, &perr))
+    if (!why && benchio_parse_output(res.out.buf ? res.out.buf : "", res.out.len, first->engine, &all, &perr))
         why = lvd_xasprintf("unparsable output: %s", perr.msg);
     if (!why)
         bench_energy_attach(inv->energy, g->arms[0], &ew, &all);

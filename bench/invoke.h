@@ -33,7 +33,7 @@
  *   says when).
  *
  * Not for the session loop over a plan (bench/runner.h) nor for parsing
- * llama-bench's output (bench/benchout.h). */
+ * llama-bench's output (benchio/benchout.h). */
 #ifndef LVD_BENCH_INVOKE_H
 #define LVD_BENCH_INVOKE_H
 
@@ -51,7 +51,7 @@
 /* One llama-bench test: pp (n_gen 0) or tg (n_prompt 0), at a context
  * depth (-d; bench/depth.h says which). */
 typedef struct bench_test {
-    char name[48];                 /* "pp512", "tg128", "tg128@d2048" as bench_test_name makes them */
+    char name[48];                 /* "pp512", "tg128", "tg128@d2048" as benchio_test_name makes them */
     int n_prompt, n_gen;
     int n_depth;                   /* 0: an empty context */
 } bench_test;

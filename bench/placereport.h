@@ -5,7 +5,7 @@
 #ifndef LVD_BENCH_PLACEREPORT_H
 #define LVD_BENCH_PLACEREPORT_H
 
-#include "bench/runner.h"
+#include "bench/session.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * The only I/O is asking whether DIR/llama-bench is executable. */
 #include "bench/plan.h"
 
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "bench/kvpair.h"
 #include "bench/plan_internal.h"
 #include "engine/splitmodes.h"
@@ -96,7 +96,7 @@ static void add_arm(bench_plan *p, const lvd_engine *e, const char *binary, cons
         snprintf(a->device_name, sizeof a->device_name, "%s", dev->name);
     a->gpu = dev != NULL;
     a->params = *params;
-    bench_arm_key(params, a->arm_key, sizeof a->arm_key);
+    benchio_arm_key(params, a->arm_key, sizeof a->arm_key);
     a->label = bench_arm_label(a->engine, dev ? dev->selector : NULL, params);
     a->placement = placement ? lvd_xstrdup(placement) : NULL;
     a->free_mib = dev ? dev->free_mib : -1;

@@ -66,7 +66,7 @@ typedef struct bench_arm {
     char device_name[256]; /* "" for the CPU arm */
     int gpu;               /* GPU flags were asked (-dev / -ngl > 0) */
     lvd_params params;     /* what is asked */
-    char arm_key[320];     /* bench_arm_key(params) */
+    char arm_key[320];     /* benchio_arm_key(params) */
     char *label;           /* "ENGINE DEVICE ngl=99 fa=on ..." for tables */
     char *placement;       /* the placement reason when it set the parameters; else NULL */
     int64_t free_mib;      /* the device's free MiB as probed; -1 unknown (CPU arm) */

@@ -25,7 +25,8 @@
 #ifndef LVD_BENCH_PRICES_H
 #define LVD_BENCH_PRICES_H
 
-#include "bench/runner.h"
+#include "bench/session.h"
+#include "store/store.h"
 
 /* The price record of arm's process key in s, created on first use. */
 bench_cost *bench_prices_of(bench_session *s, const bench_arm *arm);

@@ -22,7 +22,7 @@
 #ifndef LVD_BENCH_RACE_H
 #define LVD_BENCH_RACE_H
 
-#include "bench/runner.h"
+#include "bench/session.h"
 
 #include <stddef.h>
 

@@ -9,7 +9,7 @@
 #ifndef LVD_BENCH_REPORT_H
 #define LVD_BENCH_REPORT_H
 
-#include "bench/runner.h"
+#include "bench/session.h"
 
 #include <stdio.h>
 

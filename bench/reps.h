@@ -68,7 +68,7 @@
 
 #include "bench/cost.h"
 #include "bench/group.h"
-#include "bench/runner.h"
+#include "bench/session.h"
 
 #include <stddef.h>
 

@@ -10,7 +10,7 @@
 #ifndef LVD_BENCH_RUNG_H
 #define LVD_BENCH_RUNG_H
 
-#include "bench/runner.h"
+#include "bench/session.h"
 
 /* Adds the next rung of every arm whose last failure was for memory and
  * that has not been replaced yet (rules above), growing s->plan, the arm

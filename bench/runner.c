@@ -5,7 +5,7 @@
  * stats/. */
 #include "bench/runner.h"
 
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "bench/energy.h"
 #include "bench/energy_report.h"
 #include "bench/depth.h"
@@ -26,29 +26,6 @@
 #include <string.h>
 
 /* --- the session -------------------------------------------------------- */
-
-const char *bench_stop_name(bench_stop stop)
-{
-    switch (stop) {
-    case BENCH_STOP_SETTLED: return "settled";
-    case BENCH_STOP_MAX_SAMPLES: return "max-samples";
-    case BENCH_STOP_BUDGET: return "budget";
-    case BENCH_STOP_NOTHING: return "nothing-measured";
-    case BENCH_STOP_MAX_ROUNDS: return "max-rounds";
-    case BENCH_STOP_NOT_WORTH: return "not-worth-a-look";
-    }
-    return "?";
-}
-
-const char *bench_arm_status_name(bench_arm_status st)
-{
-    switch (st) {
-    case BENCH_ARM_ACTIVE: return "active";
-    case BENCH_ARM_EXCLUDED: return "excluded";
-    case BENCH_ARM_GPU_IGNORED: return "gpu_ignored";
-    }
-    return "?";
-}
 
 /* The first test of inv at the serving depth (bench/depth.h) the predicate
  * holds for, or STATS_NO_ARM. */
@@ -77,23 +54,6 @@ int bench_session_check(const bench_session_opts *o, lvd_err *err)
     if (!o->inv.model || !o->artifact || !o->host || !o->session)
         return lvd_errf(err, "bench: model, artifact, host and session are required");
     return 0;
-}
-
-int bench_session_uses_test(const bench_session *s, size_t t)
-{
-    if (s->weighted)
-        return t == s->w_tg || t == s->w_pp;
-    const bench_test *x = &s->o.inv.tests[t];
-    /* decided at the serving depth; the other depths are shown for comparison */
-    return x->n_depth == bench_tests_serving_depth(s->o.inv.tests, s->o.inv.n_tests) &&
-           stats_objective_uses(&s->o.objective, x->n_prompt, x->n_gen);
-}
-
-const stats_ranking *bench_session_decider(const bench_session *s, size_t t)
-{
-    if (!bench_session_uses_test(s, t))
-        return NULL;
-    return s->weighted ? &s->weighted_rank : &s->by_test[t];
 }
 
 int bench_session_rank(bench_session *s, lvd_err *err)
@@ -259,7 +219,7 @@ static int record_skips(store *st, bench_session *s, lvd_err *err)
         lvd_params_init(&run.params);
         snprintf(run.params.device, sizeof run.params.device, "%s", k->device);
         char key[320];
-        bench_arm_key(&run.params, key, sizeof key);
+        benchio_arm_key(&run.params, key, sizeof key);
         run.arm_key = lvd_xstrdup(key);
         snprintf(run.status, sizeof run.status, "failed");
         run.reason = lvd_xasprintf("not run: %s", k->reason);
@@ -421,13 +381,6 @@ static int worth_a_look(bench_session *s, const bench_group *g, size_t ng, const
         return 0;
     s->voi_n = v.decide > 0 ? v.n_add : 0;
     return 1;
-}
-
-void bench_arm_state_init(bench_arm_state *st, size_t n_tests)
-{
-    memset(st, 0, sizeof *st);
-    st->series = lvd_xcalloc(n_tests ? n_tests : 1, sizeof *st->series);
-    st->joules = lvd_xcalloc(n_tests ? n_tests : 1, sizeof *st->joules);
 }
 
 static void session_init(bench_session *s, bench_plan *plan, const bench_session_opts *o)

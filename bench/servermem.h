@@ -8,7 +8,7 @@
  * flash attention is given (as lvd bench records them), else the shape's.
  * A CPU engine's case is priced as a CPU engine runs it (the host's buffer),
  * a device's at its -ngl. Text and arithmetic only: not for running an
- * engine (bench/perf/perf_server_memory does). */
+ * engine (perf/perf_server_memory does). */
 #ifndef LVD_BENCH_SERVERMEM_H
 #define LVD_BENCH_SERVERMEM_H
 

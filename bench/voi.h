@@ -66,7 +66,7 @@
 #define LVD_BENCH_VOI_H
 
 #include "bench/group.h"
-#include "bench/runner.h"
+#include "bench/session.h"
 #include "stats/stats.h"
 
 #include <stddef.h>

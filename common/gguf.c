@@ -6,6 +6,7 @@
  * (gguf_split.c), not for reading tensor data, not for writing GGUF. */
 #include "common/gguf_internal.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -251,6 +252,48 @@ static int rd_strdup(rd *r, uint64_t max, const char *what, char **out)
     return rd_str_body(r, len, out);
 }
 
+/* Skips n GGUF strings (a vocabulary: tens of thousands of them), reading
+ * the lengths straight from the bytes at hand, the buffered chunk or the
+ * memory, in one tight loop; a length that straddles the chunk's end, or a
+ * string that does not fit, goes through rd_strlen, whose checks and
+ * messages stay the only ones. */
+static int rd_skip_strings(rd *r, uint64_t n)
+{
+    uint64_t i = 0;
+    while (i < n) {
+        if (r->failed)
+            return -1;
+        const uint8_t *base = r->mem; /* the byte at file offset p is base[p - off] */
+        uint64_t off = 0, end = r->limit;
+        if (r->buf) {
+            if ((r->pos < r->buf_off || r->pos >= r->buf_off + r->buf_len) && rd_left(r) >= 8 && rd_fill(r) != 0)
+                return -1;
+            base = r->buf, off = r->buf_off, end = r->buf_off + r->buf_len;
+        }
+        uint64_t pos = r->pos;
+        if (pos >= off && end >= 8) {
+            /* a string ends within the source: pos + 8 + len <= limit */
+            uint64_t last = end - 8, limit = r->limit;
+            for (; i < n && pos <= last; i++) {
+                uint64_t len;
+                memcpy(&len, base + (pos - off), sizeof len);
+                len = le64toh(len);
+                if (len > limit - pos - 8)
+                    break;
+                pos += 8 + len;
+            }
+            r->pos = pos;
+        }
+        if (i == n)
+            break;
+        uint64_t len;
+        if (rd_strlen(r, &len) != 0 || rd_skip(r, len) != 0)
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
 /* --- metadata ------------------------------------------------------------ */
 
 /* Reads one value of type t. With k, integers (and the largest element of an
@@ -287,6 +330,8 @@ static int read_value(rd *r, uint64_t t, int depth, gguf_kv *k)
             k->n_arr = (size_t)n;
         if (vt_size[et] && !keep)
             return rd_skip(r, n * min);
+        if (et == GGUF_VT_STRING)
+            return rd_skip_strings(r, n);
         if (keep) {
             k->has_int = n > 0;
             k->u = 0;

@@ -1,9 +1,9 @@
 /* sha256.c: SHA-256 through OpenSSL's EVP interface (see sha256.h). Files are
  * streamed by a reader thread into a ring of large buffers while the calling
  * thread hashes, so reading overlaps hashing and the file hash runs at the
- * CPU's SHA-256 speed (bench/perf/perf_sha256.c measures it against
+ * CPU's SHA-256 speed (perf/perf_sha256.c measures it against
  * `openssl speed`); several files are hashed at once on a bounded pool of
- * threads (bench/perf/perf_shards.c). libcrypto is loaded on the first hash
+ * threads (perf/perf_shards.c). libcrypto is loaded on the first hash
  * (dlopen of libcrypto.so.3, its few entry points resolved once), so that a
  * tool whose run hashes nothing (a warm lvd select) does not relocate it at
  * every start. Not for deciding what to hash (store/identify.c). */

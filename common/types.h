@@ -139,7 +139,7 @@ typedef struct lvd_run {
     char *session;         /* groups runs of one bench session / night */
     char uid[33];          /* unique across stores (common/uid.h); "" when writing: a new one */
     lvd_params params;     /* what was asked */
-    char *arm_key;         /* canonical arm id (bench/arm.c) */
+    char *arm_key;         /* canonical arm id (benchio/arm.c) */
     char *build_commit;    /* as llama-bench reported it */
     int64_t build_number;
     char status[16];       /* "ok", "failed", "gpu_ignored" */

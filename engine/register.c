@@ -164,11 +164,11 @@ static const lvd_engine *find(const lvd_engine *v, size_t n, int by_name, const 
     return NULL;
 }
 
-int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, int *exit_code,
-                   lvd_err *err)
+/* The options' names and build checked and the directory resolved: *dir
+ * (the caller frees it) is its real path. */
+static int check_request(const engine_register_opts *o, char **dir, int *exit_code, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    *exit_code = LVD_EXIT_OK;
+    *dir = NULL;
     if (!o->dir || !*o->dir)
         return lvd_errf(err, "--register needs a directory"), fail(exit_code, LVD_EXIT_USAGE);
     if (o->build && !engine_register_name_valid(o->build))
@@ -178,15 +178,73 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
         return lvd_errf(err, "'%s' is not a usable engine name (1-64 of letters, digits, . _ + -; not only digits)",
                         o->name),
                fail(exit_code, LVD_EXIT_USAGE);
-    char *dir = realpath(o->dir, NULL);
-    if (!dir)
+    char *real = realpath(o->dir, NULL);
+    if (!real)
         return lvd_errf(err, "%s: %s", o->dir, strerror(errno)), fail(exit_code, LVD_EXIT_INPUT);
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
         lvd_errf(err, "%s: not a directory", o->dir);
-        free(dir);
+        free(real);
         return fail(exit_code, LVD_EXIT_INPUT);
     }
+    *dir = real;
+    return 0;
+}
+
+/* The engine's build id into build: --build, else what its --version told
+ * (*told 1, ver filled); refused when neither gives one. */
+static int tell_build(const engine_register_opts *o, const char *dir, engine_version *ver, int *told,
+                      char *build, size_t len, int *exit_code, lvd_err *err)
+{
+    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : ENGINE_PROBE_TIMEOUT_MS;
+    lvd_err verr = {{0}};
+    *told = o->commit ? 0 : engine_ask_version(dir, timeout_ms, ver, &verr) == 0;
+    snprintf(build, len, "%s", o->build ? o->build : "");
+    if (!o->build && (!*told || ver->number <= 0)) {
+        if (*told)
+            lvd_errf(err, "%s: its --version says build %lld (made without git history); give --build ID", dir,
+                     (long long)ver->number);
+        else
+            lvd_errf(err, "%s: %s; give --build ID", dir, o->commit ? "no build given" : verr.msg);
+        return fail(exit_code, LVD_EXIT_INPUT);
+    }
+    if (!o->build)
+        engine_version_build(ver, build, len);
+    return 0;
+}
+
+/* The engine's name among the registered ones (v, n): the one dir already
+ * has (*at_dir), else --name, else the default; refused when dir has
+ * another or the name is another directory's. */
+static int pick_name(const engine_register_opts *o, const char *dir, const char *build, const lvd_engine *v,
+                     size_t n, const lvd_engine **at_dir, char **name, int *exit_code, lvd_err *err)
+{
+    *at_dir = find(v, n, 0, dir);
+    if (*at_dir && o->name && strcmp((*at_dir)->name, o->name)) {
+        lvd_errf(err, "%s: already registered as engine '%s'; register it without --name to update it",
+                 dir, (*at_dir)->name);
+        return fail(exit_code, LVD_EXIT_FAIL);
+    }
+    *name = *at_dir ? lvd_xstrdup((*at_dir)->name)
+            : o->name ? lvd_xstrdup(o->name)
+                      : engine_register_default_name(build, dir);
+    const lvd_engine *named = *at_dir ? NULL : find(v, n, 1, *name);
+    if (named) {
+        lvd_errf(err, "engine name '%s' is already taken by %s; choose another with --name", *name,
+                 named->dir);
+        return fail(exit_code, LVD_EXIT_FAIL);
+    }
+    return 0;
+}
+
+int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, int *exit_code,
+                   lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *exit_code = LVD_EXIT_OK;
+    char *dir;
+    if (check_request(o, &dir, exit_code, err))
+        return -1;
     char *server = executable(dir, "llama-server");
     char *bench = executable(dir, "llama-bench");
     int rc = -1;
@@ -198,44 +256,18 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
         *exit_code = LVD_EXIT_INPUT;
         goto out;
     }
-    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : ENGINE_PROBE_TIMEOUT_MS;
     engine_version ver = {0};
-    lvd_err verr = {{0}};
-    int told = o->commit ? 0 : engine_ask_version(dir, timeout_ms, &ver, &verr) == 0;
+    int told;
     char build[32];
-    snprintf(build, sizeof build, "%s", o->build ? o->build : "");
-    if (!o->build && (!told || ver.number <= 0)) {
-        if (told)
-            lvd_errf(err, "%s: its --version says build %lld (made without git history); give --build ID", dir,
-                     (long long)ver.number);
-        else
-            lvd_errf(err, "%s: %s; give --build ID", dir, o->commit ? "no build given" : verr.msg);
-        *exit_code = LVD_EXIT_INPUT;
+    if (tell_build(o, dir, &ver, &told, build, sizeof build, exit_code, err))
         goto out;
-    }
-    if (!o->build)
-        engine_version_build(&ver, build, sizeof build);
     if (store_engine_list(s, &v, &n, err) != 0) {
         *exit_code = LVD_EXIT_STORE;
         goto out;
     }
-    const lvd_engine *at_dir = find(v, n, 0, dir);
-    if (at_dir && o->name && strcmp(at_dir->name, o->name)) {
-        lvd_errf(err, "%s: already registered as engine '%s'; register it without --name to update it",
-                 dir, at_dir->name);
-        *exit_code = LVD_EXIT_FAIL;
+    const lvd_engine *at_dir;
+    if (pick_name(o, dir, build, v, n, &at_dir, &name, exit_code, err))
         goto out;
-    }
-    name = at_dir ? lvd_xstrdup(at_dir->name)
-           : o->name ? lvd_xstrdup(o->name)
-                     : engine_register_default_name(build, dir);
-    const lvd_engine *named = at_dir ? NULL : find(v, n, 1, name);
-    if (named) {
-        lvd_errf(err, "engine name '%s' is already taken by %s; choose another with --name", name,
-                 named->dir);
-        *exit_code = LVD_EXIT_FAIL;
-        goto out;
-    }
     char hex[LVD_SHA256_HEX_LEN + 1];
     if (engine_digest(s, dir, hex, NULL, err) != 0) {
         *exit_code = LVD_EXIT_INPUT;

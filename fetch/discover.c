@@ -374,6 +374,31 @@ static int register_found(store *s, fetch_discover_found *f, int timeout_ms, int
     return rc;
 }
 
+/* A directory the store has already (known): its names copied into f and
+ * its probe refreshed, recorded unless a dry run (which probes it apart). */
+static int found_known(store *s, const fetch_discover_opts *o, const lvd_engine *known, int timeout_ms,
+                       fetch_discover_found *f, int *exit_code, lvd_err *err)
+{
+    f->status = "known";
+    f->name = lvd_xstrdup(known->name);
+    f->build = lvd_xstrdup(known->build);
+    f->commit = known->commit ? lvd_xstrdup(known->commit) : NULL;
+    f->semver = known->semver ? lvd_xstrdup(known->semver) : NULL;
+    f->engine_id = known->id;
+    if (!s || o->dry_run) {
+        probe_dir(f, timeout_ms);
+        return 0;
+    }
+    lvd_err perr = {{0}};
+    if (engine_probe_engine(s, known, 0, timeout_ms, &f->probe, &perr) != 0) {
+        lvd_errf(err, "%s: %s", known->name, perr.msg);
+        *exit_code = LVD_EXIT_STORE;
+        return -1;
+    }
+    f->probed = 1;
+    return 0;
+}
+
 int fetch_discover_run(store *s, const fetch_discover_opts *o, fetch_discover_result *r, int *exit_code, lvd_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -409,25 +434,8 @@ int fetch_discover_run(store *s, const fetch_discover_opts *o, fetch_discover_re
         lvd_progress("discovering %s (%zu/%zu)", f->dir, i + 1, cn);
         const lvd_engine *known = by_dir(ev, en, f->dir);
         if (known) {
-            f->status = "known";
-            f->name = lvd_xstrdup(known->name);
-            f->build = lvd_xstrdup(known->build);
-            f->commit = known->commit ? lvd_xstrdup(known->commit) : NULL;
-            f->semver = known->semver ? lvd_xstrdup(known->semver) : NULL;
-            f->engine_id = known->id;
             r->n_known++;
-            if (s && !o->dry_run) {
-                lvd_err perr = {{0}};
-                if (engine_probe_engine(s, known, 0, timeout_ms, &f->probe, &perr) != 0) {
-                    lvd_errf(err, "%s: %s", known->name, perr.msg);
-                    *exit_code = LVD_EXIT_STORE;
-                    rc = -1;
-                } else {
-                    f->probed = 1;
-                }
-            } else {
-                probe_dir(f, timeout_ms);
-            }
+            rc = found_known(s, o, known, timeout_ms, f, exit_code, err);
             continue;
         }
         lvd_err verr = {{0}};

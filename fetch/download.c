@@ -98,6 +98,44 @@ static int fail(fetch_dl *out, fetch_net_kind kind, lvd_err *err, const char *fm
     return fetch_errf(err, "%s", buf);
 }
 
+/* The error of a transfer libcurl ended with rc, in words naming what
+ * failed and how far it got; always -1 (out->kind set). */
+static int transfer_failed(const char *url, const char *path, const sink *s, CURLcode rc, const char *errbuf,
+                           curl_off_t clen, fetch_dl *out, lvd_err *err)
+{
+    const char *host = fetch_http_host(url);
+    char got[32];
+    fetch_human_bytes((double)s->bytes, got, sizeof got);
+    fetch_net_kind kind = fetch_interrupted() ? FETCH_NET_INTERRUPTED : fetch_http_classify(rc);
+    const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    switch (kind) {
+    case FETCH_NET_HTTP:
+        return fail(out, kind, err, "download: HTTP %ld for %s", out->http_code, url);
+    case FETCH_NET_WRITE:
+        if (s->write_errno)
+            return fail(out, kind, err, "%s: write failed after %s: %s", path, got, strerror(s->write_errno));
+        return fail(out, kind, err, "%s: write failed after %s", path, got);
+    case FETCH_NET_TRUNCATED:
+        if (clen >= 0)
+            return fail(out, kind, err, "download from %s truncated: got %llu of %lld bytes", host,
+                        (unsigned long long)s->bytes, (long long)clen);
+        return fail(out, kind, err, "download from %s truncated after %s: %s", host, got, detail);
+    case FETCH_NET_DROPPED:
+        return fail(out, kind, err, "connection to %s dropped after %s: %s", host, got, detail);
+    case FETCH_NET_STALLED:
+        return fail(out, kind, err, "download from %s stalled or timed out after %s: %s", host, got, detail);
+    case FETCH_NET_UNREACHABLE:
+        return fail(out, kind, err, "cannot reach %s: %s", host, detail);
+    case FETCH_NET_INTERRUPTED:
+        return fail(out, kind, err, "download from %s interrupted by signal %d after %s", host,
+                    fetch_interrupted(), got);
+    case FETCH_NET_TLS:
+        return fail(out, kind, err, "TLS failure with %s: %s", host, detail);
+    default:
+        return fail(out, FETCH_NET_OTHER, err, "download from %s failed after %s: %s", host, got, detail);
+    }
+}
+
 int fetch_download(const char *url, int fd, const char *path, int64_t expected_size, fetch_dl *out,
                    lvd_err *err)
 {
@@ -123,58 +161,14 @@ int fetch_download(const char *url, int fd, const char *path, int64_t expected_s
     lvd_progress_done();
     out->bytes = s.bytes;
 
-    const char *host = fetch_http_host(url);
-    char got[32], want[32];
-    fetch_human_bytes((double)s.bytes, got, sizeof got);
     int r = 0;
     if (rc != CURLE_OK) {
-        fetch_net_kind kind = fetch_interrupted() ? FETCH_NET_INTERRUPTED : fetch_http_classify(rc);
-        const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-        switch (kind) {
-        case FETCH_NET_HTTP:
-            r = fail(out, kind, err, "download: HTTP %ld for %s", out->http_code, url);
-            break;
-        case FETCH_NET_WRITE:
-            if (s.write_errno)
-                r = fail(out, kind, err, "%s: write failed after %s: %s", path, got,
-                         strerror(s.write_errno));
-            else
-                r = fail(out, kind, err, "%s: write failed after %s", path, got);
-            break;
-        case FETCH_NET_TRUNCATED:
-            if (clen >= 0)
-                r = fail(out, kind, err, "download from %s truncated: got %llu of %lld bytes", host,
-                         (unsigned long long)s.bytes, (long long)clen);
-            else
-                r = fail(out, kind, err, "download from %s truncated after %s: %s", host, got,
-                         detail);
-            break;
-        case FETCH_NET_DROPPED:
-            r = fail(out, kind, err, "connection to %s dropped after %s: %s", host, got, detail);
-            break;
-        case FETCH_NET_STALLED:
-            r = fail(out, kind, err, "download from %s stalled or timed out after %s: %s", host,
-                     got, detail);
-            break;
-        case FETCH_NET_UNREACHABLE:
-            r = fail(out, kind, err, "cannot reach %s: %s", host, detail);
-            break;
-        case FETCH_NET_INTERRUPTED:
-            r = fail(out, kind, err, "download from %s interrupted by signal %d after %s", host,
-                     fetch_interrupted(), got);
-            break;
-        case FETCH_NET_TLS:
-            r = fail(out, kind, err, "TLS failure with %s: %s", host, detail);
-            break;
-        default:
-            r = fail(out, FETCH_NET_OTHER, err, "download from %s failed after %s: %s", host, got,
-                     detail);
-            break;
-        }
+        r = transfer_failed(url, path, &s, rc, errbuf, clen, out, err);
     } else if (expected_size >= 0 && s.bytes != (uint64_t)expected_size) {
+        char want[32];
         fetch_human_bytes((double)expected_size, want, sizeof want);
         r = fail(out, FETCH_NET_TRUNCATED, err,
-                 "download from %s: got %llu bytes, the release lists %lld (%s)", host,
+                 "download from %s: got %llu bytes, the release lists %lld (%s)", fetch_http_host(url),
                  (unsigned long long)s.bytes, (long long)expected_size, want);
     }
     if (r != 0) {

@@ -100,6 +100,115 @@ static void replace(char **slot, char *v)
     *slot = v;
 }
 
+/* The keys naming files and lists (model, flavour, the paths): 1 when key
+ * is one of them, 0 when not. */
+static int apply_path(night_config *c, const lvd_kv *e, const char *dir)
+{
+    const char *key = e->key;
+    if (!strcmp(key, "model"))
+        lvd_strv_push(&c->models, &c->n_models, resolve(dir, e->value));
+    else if (!strcmp(key, "flavour"))
+        lvd_strv_push(&c->flavours, &c->n_flavours, lvd_xstrdup(e->value));
+    else if (!strcmp(key, "pin_file"))
+        replace(&c->pin_file, resolve(dir, e->value));
+    else if (!strcmp(key, "evidence"))
+        replace(&c->evidence, resolve(dir, e->value));
+    else if (!strcmp(key, "fallback_store"))
+        replace(&c->fallback_store, resolve(dir, e->value));
+    else if (!strcmp(key, "log"))
+        replace(&c->log, resolve(dir, e->value));
+    else if (!strcmp(key, "builds_dir"))
+        replace(&c->builds_dir, resolve(dir, e->value));
+    else
+        return 0;
+    return 1;
+}
+
+/* The durations: 1 when key is one of them, 0 when not, -1 with err when
+ * its value is no duration. */
+static int apply_duration(night_config *c, const lvd_kvfile *kv, const lvd_kv *e, lvd_err *err)
+{
+    static const char *const durations[] = {"min_age", "budget", "bisect_budget", "run_timeout",
+                                            "device_wait", "resume_within", "step_timeout"};
+    const char *key = e->key;
+    size_t k = 0;
+    while (k < LVD_ARRAY_LEN(durations) && strcmp(durations[k], key))
+        k++;
+    if (k == LVD_ARRAY_LEN(durations))
+        return 0;
+    if (check_duration(kv, e, err))
+        return -1;
+    int64_t s;
+    lvd_parse_duration(e->value, &s);
+    if (!strcmp(key, "min_age") || !strcmp(key, "budget"))
+        replace(!strcmp(key, "budget") ? &c->budget : &c->min_age, lvd_xstrdup(e->value));
+    else if (!strcmp(key, "bisect_budget"))
+        replace(&c->bisect_budget, lvd_xstrdup(e->value));
+    else if (!strcmp(key, "run_timeout"))
+        replace(&c->run_timeout, lvd_xstrdup(e->value));
+    else if (!strcmp(key, "device_wait") || !strcmp(key, "resume_within"))
+        *(!strcmp(key, "device_wait") ? &c->device_wait_s : &c->resume_within_s) = s;
+    else /* step_timeout */
+        c->step_timeout_s = s > 0 && s < 86400 ? (int)s : 1800;
+    return 1;
+}
+
+/* The numbers: 1 when key is one of them, 0 when not, -1 with err when its
+ * value is out of range. */
+static int apply_number(night_config *c, const lvd_kvfile *kv, const lvd_kv *e, lvd_err *err)
+{
+    const char *key = e->key;
+    if (!strcmp(key, "max_samples"))
+        return positive(kv, e, 1000, &c->max_samples, err) ? -1 : 1;
+    if (!strcmp(key, "serve_arms"))
+        return positive(kv, e, 16, &c->serve_arms, err) ? -1 : 1;
+    if (!strcmp(key, "reps"))
+        return positive(kv, e, 100, &c->reps, err) ? -1 : 1;
+    if (strcmp(key, "ctx"))
+        return 0;
+    int64_t v;
+    if (lvd_parse_i64(e->value, &v) || v < 0 || v > 16777216)
+        return lvd_errf(err, "%s:%d: ctx must be a number of tokens from 0 to 16777216, not '%s'",
+                        kv->name, e->line, e->value);
+    c->ctx = (int)v;
+    return 1;
+}
+
+/* Every other key: the candidate, what is measured, and the switches. */
+static int apply_setting(night_config *c, const lvd_kvfile *kv, const lvd_kv *e, lvd_err *err)
+{
+    const char *key = e->key;
+    if (!strcmp(key, "candidate")) {
+        if (strcmp(e->value, "latest") && strcmp(e->value, "none") &&
+            (e->value[0] != 'b' || strspn(e->value + 1, "0123456789") != strlen(e->value + 1) ||
+             !e->value[1]))
+            return lvd_errf(err, "%s:%d: candidate must be latest, none or a build like b10715, not '%s'",
+                            kv->name, e->line, e->value);
+        replace(&c->candidate, lvd_xstrdup(e->value));
+    } else if (!strcmp(key, "tests"))
+        replace(&c->tests, lvd_xstrdup(e->value));
+    else if (!strcmp(key, "objective"))
+        replace(&c->objective, lvd_xstrdup(e->value));
+    else if (!strcmp(key, "depth")) {
+        if (check_depths(kv, e, err))
+            return -1;
+        replace(&c->depth, lvd_xstrdup(e->value));
+    } else if (!strcmp(key, "serve")) {
+        serve_load *loads;
+        size_t n;
+        lvd_err why;
+        if (serve_loads_parse(e->value, &loads, &n, &why))
+            return lvd_errf(err, "%s:%d: serve: %s", kv->name, e->line, why.msg);
+        free(loads);
+        replace(&c->serve, lvd_xstrdup(e->value));
+    } else
+        return on_off(kv, e, !strcmp(key, "bisect")     ? &c->bisect
+                             : !strcmp(key, "fetch")    ? &c->fetch
+                             : !strcmp(key, "discover") ? &c->discover
+                                                        : &c->promote, err);
+    return 0;
+}
+
 static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err *err)
 {
     for (size_t i = 0; i < kv->n; i++) {
@@ -111,95 +220,15 @@ static int apply(night_config *c, const lvd_kvfile *kv, const char *dir, lvd_err
             return lvd_errf(err, "%s:%d: unknown key '%s'", kv->name, e->line, e->key);
         if (!*e->value)
             return lvd_errf(err, "%s:%d: %s has no value", kv->name, e->line, e->key);
-        const char *key = e->key;
-        if (!strcmp(key, "model"))
-            lvd_strv_push(&c->models, &c->n_models, resolve(dir, e->value));
-        else if (!strcmp(key, "flavour"))
-            lvd_strv_push(&c->flavours, &c->n_flavours, lvd_xstrdup(e->value));
-        else if (!strcmp(key, "pin_file"))
-            replace(&c->pin_file, resolve(dir, e->value));
-        else if (!strcmp(key, "evidence"))
-            replace(&c->evidence, resolve(dir, e->value));
-        else if (!strcmp(key, "fallback_store"))
-            replace(&c->fallback_store, resolve(dir, e->value));
-        else if (!strcmp(key, "log"))
-            replace(&c->log, resolve(dir, e->value));
-        else if (!strcmp(key, "builds_dir"))
-            replace(&c->builds_dir, resolve(dir, e->value));
-        else if (!strcmp(key, "candidate")) {
-            if (strcmp(e->value, "latest") && strcmp(e->value, "none") &&
-                (e->value[0] != 'b' || strspn(e->value + 1, "0123456789") != strlen(e->value + 1) ||
-                 !e->value[1]))
-                return lvd_errf(err, "%s:%d: candidate must be latest, none or a build like b10715, not '%s'",
-                                kv->name, e->line, e->value);
-            replace(&c->candidate, lvd_xstrdup(e->value));
-        } else if (!strcmp(key, "min_age") || !strcmp(key, "budget")) {
-            if (check_duration(kv, e, err))
-                return -1;
-            replace(!strcmp(key, "budget") ? &c->budget : &c->min_age, lvd_xstrdup(e->value));
-        } else if (!strcmp(key, "bisect_budget")) {
-            if (check_duration(kv, e, err))
-                return -1;
-            replace(&c->bisect_budget, lvd_xstrdup(e->value));
-        } else if (!strcmp(key, "bisect")) {
-            if (on_off(kv, e, &c->bisect, err))
-                return -1;
-        } else if (!strcmp(key, "run_timeout")) {
-            if (check_duration(kv, e, err))
-                return -1;
-            replace(&c->run_timeout, lvd_xstrdup(e->value));
-        } else if (!strcmp(key, "device_wait") || !strcmp(key, "resume_within")) {
-            int64_t s;
-            if (check_duration(kv, e, err))
-                return -1;
-            lvd_parse_duration(e->value, &s);
-            *(!strcmp(key, "device_wait") ? &c->device_wait_s : &c->resume_within_s) = s;
-        } else if (!strcmp(key, "step_timeout")) {
-            int64_t s;
-            if (check_duration(kv, e, err))
-                return -1;
-            lvd_parse_duration(e->value, &s);
-            c->step_timeout_s = s > 0 && s < 86400 ? (int)s : 1800;
-        } else if (!strcmp(key, "tests"))
-            replace(&c->tests, lvd_xstrdup(e->value));
-        else if (!strcmp(key, "objective"))
-            replace(&c->objective, lvd_xstrdup(e->value));
-        else if (!strcmp(key, "max_samples")) {
-            if (positive(kv, e, 1000, &c->max_samples, err))
-                return -1;
-        } else if (!strcmp(key, "ctx")) {
-            int64_t v;
-            if (lvd_parse_i64(e->value, &v) || v < 0 || v > 16777216)
-                return lvd_errf(err, "%s:%d: ctx must be a number of tokens from 0 to 16777216, not '%s'",
-                                kv->name, e->line, e->value);
-            c->ctx = (int)v;
-        } else if (!strcmp(key, "depth")) {
-            if (check_depths(kv, e, err))
-                return -1;
-            replace(&c->depth, lvd_xstrdup(e->value));
-        } else if (!strcmp(key, "serve")) {
-            serve_load *loads;
-            size_t n;
-            lvd_err why;
-            if (serve_loads_parse(e->value, &loads, &n, &why))
-                return lvd_errf(err, "%s:%d: serve: %s", kv->name, e->line, why.msg);
-            free(loads);
-            replace(&c->serve, lvd_xstrdup(e->value));
-        } else if (!strcmp(key, "serve_arms")) {
-            if (positive(kv, e, 16, &c->serve_arms, err))
-                return -1;
-        } else if (!strcmp(key, "reps")) {
-            if (positive(kv, e, 100, &c->reps, err))
-                return -1;
-        } else if (!strcmp(key, "fetch")) {
-            if (on_off(kv, e, &c->fetch, err))
-                return -1;
-        } else if (!strcmp(key, "discover")) {
-            if (on_off(kv, e, &c->discover, err))
-                return -1;
-        } else if (on_off(kv, e, &c->promote, err)) { /* promote */
+        int rc = apply_path(c, e, dir);
+        if (!rc)
+            rc = apply_duration(c, kv, e, err);
+        if (!rc)
+            rc = apply_number(c, kv, e, err);
+        if (!rc)
+            rc = apply_setting(c, kv, e, err);
+        if (rc < 0)
             return -1;
-        }
     }
     return 0;
 }

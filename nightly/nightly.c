@@ -483,20 +483,82 @@ static int begin(job *j, lvd_err *err)
     return 0;
 }
 
+/* The log's folder made when it is missing. 0, or -1 with err. */
+static int make_log_dir(const char *log, lvd_err *err)
+{
+    char *logdir = lvd_xstrdup(log);
+    char *slash = strrchr(logdir, '/');
+    int rc = 0;
+    if (slash && slash != logdir) {
+        *slash = '\0';
+        rc = lvd_mkdir_p(logdir, err);
+    }
+    free(logdir);
+    return rc;
+}
+
+/* The engines of the night: fetched (pinned, then the candidate) and
+ * discovered, as the config says, then probed. */
+static void engines_step(job *j)
+{
+    const night_config *c = j->o->cfg;
+    night_report *r = j->r;
+    if (c->fetch) {
+        size_t nf = c->n_flavours ? c->n_flavours : 1;
+        int offline = 0;
+        for (size_t i = 0; i < nf && !offline; i++)
+            offline = fetch_pinned(j, c->n_flavours ? c->flavours[i] : NULL);
+        for (size_t i = 0; i < nf && !offline && !r->offline; i++)
+            fetch_candidate(j, c->n_flavours ? c->flavours[i] : NULL);
+        r->offline |= offline;
+    } else {
+        console(j, "fetch is off in %s: measuring the engines %s", c->source,
+                c->discover ? "on this box" : "already registered");
+    }
+
+    if (c->discover)
+        discover_step(j);
+    else
+        logf_(j, "discover is off in %s: measuring the engines registered", c->source);
+
+    argv_b a = {0};
+    tool(j, &a, "probe");
+    run_step(j, "probe", &a, c->step_timeout_s, NULL);
+    argv_free(&a);
+    report_step(j, 0);
+}
+
+/* One model's check, bench, serve and select; a model replaced while it is
+ * measured splits its measurements between two artifacts: said, and the
+ * night counted partial. */
+static void model_step(job *j, const char *model)
+{
+    char *before = identify(j, model, "before");
+    per_model(j, "check", model);
+    per_model(j, "bench", model);
+    if (j->o->cfg->serve)
+        per_model(j, "serve", model);
+    per_model(j, "select", model);
+    char *after = before ? identify(j, model, "after") : NULL;
+    if (before && after && strcmp(before, after)) {
+        night_step *s = add_step(j, "model unchanged");
+        s->outcome = lvd_xasprintf("failed: %s changed during the night (sha256 %.12s -> %.12s): "
+                                   "its check, bench and verdict may belong to different files",
+                                   model, before, after);
+        logf_(j, "%s", s->outcome);
+        console(j, "%-40s %s", s->name, s->outcome);
+        j->r->exit_code = LVD_EXIT_PARTIAL;
+    }
+    free(before);
+    free(after);
+}
+
 int night_run(const night_opts *o, night_report *r, lvd_err *err)
 {
     memset(r, 0, sizeof *r);
     const night_config *c = o->cfg;
-    char *logdir = lvd_xstrdup(c->log);
-    char *slash = strrchr(logdir, '/');
-    if (slash && slash != logdir) {
-        *slash = '\0';
-        if (lvd_mkdir_p(logdir, err)) {
-            free(logdir);
-            return -1;
-        }
-    }
-    free(logdir);
+    if (make_log_dir(c->log, err))
+        return -1;
     job j = {.o = o, .r = r, .pin_env = c->pin_file ? lvd_xasprintf("LVD_PIN_FILE=%s", c->pin_file) : NULL};
     j.log = fopen(c->log, "ae");
     if (!j.log) {
@@ -508,53 +570,9 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         free(j.pin_env);
         return -1;
     }
-
-    if (c->fetch) {
-        size_t nf = c->n_flavours ? c->n_flavours : 1;
-        int offline = 0;
-        for (size_t i = 0; i < nf && !offline; i++)
-            offline = fetch_pinned(&j, c->n_flavours ? c->flavours[i] : NULL);
-        for (size_t i = 0; i < nf && !offline && !r->offline; i++)
-            fetch_candidate(&j, c->n_flavours ? c->flavours[i] : NULL);
-        r->offline |= offline;
-    } else {
-        console(&j, "fetch is off in %s: measuring the engines %s", c->source,
-                c->discover ? "on this box" : "already registered");
-    }
-
-    if (c->discover)
-        discover_step(&j);
-    else
-        logf_(&j, "discover is off in %s: measuring the engines registered", c->source);
-
-    argv_b a = {0};
-    tool(&j, &a, "probe");
-    run_step(&j, "probe", &a, c->step_timeout_s, NULL);
-    argv_free(&a);
-    report_step(&j, 0);
-
-    for (size_t m = 0; m < c->n_models; m++) {
-        /* a model replaced while it is measured splits its measurements between
-           two artifacts: say so and count the night as partial */
-        char *before = identify(&j, c->models[m], "before");
-        per_model(&j, "check", c->models[m]);
-        per_model(&j, "bench", c->models[m]);
-        if (c->serve)
-            per_model(&j, "serve", c->models[m]);
-        per_model(&j, "select", c->models[m]);
-        char *after = before ? identify(&j, c->models[m], "after") : NULL;
-        if (before && after && strcmp(before, after)) {
-            night_step *s = add_step(&j, "model unchanged");
-            s->outcome = lvd_xasprintf("failed: %s changed during the night (sha256 %.12s -> %.12s): "
-                                       "its check, bench and verdict may belong to different files",
-                                       c->models[m], before, after);
-            logf_(&j, "%s", s->outcome);
-            console(&j, "%-40s %s", s->name, s->outcome);
-            r->exit_code = LVD_EXIT_PARTIAL;
-        }
-        free(before);
-        free(after);
-    }
+    engines_step(&j);
+    for (size_t m = 0; m < c->n_models; m++)
+        model_step(&j, c->models[m]);
     pin_step(&j);
     remeasure_step(&j);
     bisect_step(&j);

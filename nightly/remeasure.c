@@ -2,7 +2,7 @@
  * for running them (nightly.c) or deciding anything (select/pin.c). */
 #include "nightly/remeasure.h"
 
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "common/json.h"
 #include "stats/serving.h"
 #include "stats/stats.h"
@@ -61,7 +61,7 @@ static const char *num(char buf[16], int v, int on)
     return on ? buf : "";
 }
 
-/* lvd bench's flags for the parameters of arm key (bench/arm.h) in the
+/* lvd bench's flags for the parameters of arm key (benchio/arm.h) in the
  * key's order; the device is the bench's to choose from the probe, and
  * llama.cpp's own fit (fitt, fitc) has no lvd bench flag: the bench adds
  * its fit arm itself where the engine offers -fitt. 0, or -1 when key is
@@ -70,7 +70,7 @@ static int arm_flags(char ***v, size_t *n, const char *key)
 {
     lvd_params p;
     lvd_err err;
-    if (bench_arm_key_parse(key, &p, &err) != 0)
+    if (benchio_arm_key_parse(key, &p, &err) != 0)
         return -1;
     char b[5][16];
     const char *const w[][2] = {

@@ -8,7 +8,7 @@
  * reordering, not this list, to the captures). From src/models/{llama,qwen2,qwen3,qwen2moe,qwen3moe,
  * gemma2,gemma3,deepseek2}.cpp and src/llama-graph.cpp; gpt-oss, glm4moe,
  * llama4 and seed_oss follow the same list (their allocations in b10587's
- * llama-server match it: bench/perf/perf_server_memory), llama4 with its
+ * llama-server match it: perf/perf_server_memory), llama4 with its
  * MoE every n_moe_step-th block and the routing weights applied to the
  * input, repeated per expert, before the experts; granitehybrid and
  * nemotron_h with their recurrent blocks' Mamba2 mixer (below), nemotron_h

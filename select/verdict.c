@@ -553,6 +553,67 @@ static char *explain(const vsession *vs, const stats_ranking *rk, const char *ob
 
 /* --- entry points ------------------------------------------------------- */
 
+/* The tests the objective ranks by (tg, pp, serving, or tg and pp
+ * weighted), chosen among the session's, and each arm's samples of them
+ * gathered (x the primary test, y pp when weighted). */
+static void choose_tests(vsession *vs, const stats_objective *ob, const char *objective)
+{
+    int serve = ob->kind == STATS_OBJ_SERVE;
+    count_tests(vs);
+    if (serve)
+        vs->test_serve = choose_test(vs, 2);
+    if (!serve && ob->kind != STATS_OBJ_PP)
+        vs->test_tg = choose_test(vs, 1);
+    if (!serve && ob->kind != STATS_OBJ_TG)
+        vs->test_pp = choose_test(vs, 0);
+    if (vs->test_serve)
+        bound_ttft(vs, ob->ttft_bound_ms, objective);
+    int wtd = ob->kind == STATS_OBJ_WEIGHTED;
+    const char *primary = serve ? vs->test_serve : ob->kind == STATS_OBJ_PP ? vs->test_pp : vs->test_tg;
+    if (primary && (!wtd || vs->test_pp)) {
+        gather(vs, primary, 0, ob->per_joule);
+        if (wtd)
+            gather(vs, vs->test_pp, 1, ob->per_joule);
+    }
+}
+
+/* The arms ranked on their gathered samples (stats_rank). 0, or -1 with
+ * err. */
+static int rank_arms(const vsession *vs, const stats_objective *ob, stats_ranking *rk, lvd_err *err)
+{
+    stats_rank_arm *ra = lvd_xcalloc(vs->n_arms, sizeof *ra);
+    for (size_t i = 0; i < vs->n_arms; i++)
+        ra[i] = (stats_rank_arm){.label = vs->arms[i].label, /* per joule: only arms with energy */
+                               .eligible = vs->arms[i].eligible && (!ob->per_joule || vs->arms[i].x.n),
+                               .x = vs->arms[i].x.v, .nx = vs->arms[i].x.n,
+                               .y = vs->arms[i].y.v, .ny = vs->arms[i].y.n};
+    stats_rank_opts ro;
+    stats_rank_opts_init(&ro);
+    ro.w = ob->kind == STATS_OBJ_WEIGHTED ? ob->w : -1.0;
+    ro.rule.look = session_looks(vs);
+    int rc = stats_rank(ra, vs->n_arms, &ro, rk, err);
+    free(ra);
+    return rc;
+}
+
+/* What the decision d says, into out: the winner's arm, the rule, the
+ * explain line, the fingerprint, the statistics and the depth. */
+static void fill_verdict(const vsession *vs, const stats_ranking *rk, const sel_engines *es, const char *objective,
+                         const decision *d, lvd_verdict *out)
+{
+    lvd_params_init(&out->params);
+    if (d->winner != STATS_NO_ARM) {
+        out->engine_id = vs->arms[d->winner].engine_id;
+        out->params = vs->arms[d->winner].params;
+        out->arm_key = lvd_xstrdup(vs->arms[d->winner].arm_key);
+    }
+    out->rule = lvd_xstrdup(d->rule);
+    out->explain = explain(vs, rk, objective, d);
+    out->fingerprint = sel_fingerprint_make(vs->runs, vs->n_runs, es);
+    out->stats_json = stats_json(vs, rk, objective, d);
+    out->depth = tests_depth(vs);
+}
+
 int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *o,
                         lvd_verdict *out, lvd_err *err)
 {
@@ -571,38 +632,11 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
         sel_engines_free(&es);
         return rc > 0 ? 1 : -1;
     }
-    count_tests(&vs);
-    if (serve)
-        vs.test_serve = choose_test(&vs, 2);
-    if (!serve && o->objective.kind != STATS_OBJ_PP)
-        vs.test_tg = choose_test(&vs, 1);
-    if (!serve && o->objective.kind != STATS_OBJ_TG)
-        vs.test_pp = choose_test(&vs, 0);
-    if (vs.test_serve)
-        bound_ttft(&vs, o->objective.ttft_bound_ms, objective);
-    int wtd = o->objective.kind == STATS_OBJ_WEIGHTED;
-    const char *primary = serve ? vs.test_serve : o->objective.kind == STATS_OBJ_PP ? vs.test_pp : vs.test_tg;
-    if (primary && (!wtd || vs.test_pp)) {
-        gather(&vs, primary, 0, o->objective.per_joule);
-        if (wtd)
-            gather(&vs, vs.test_pp, 1, o->objective.per_joule);
-    }
-
-    stats_rank_arm *ra = lvd_xcalloc(vs.n_arms, sizeof *ra);
-    for (size_t i = 0; i < vs.n_arms; i++)
-        ra[i] = (stats_rank_arm){.label = vs.arms[i].label, /* per joule: only arms with energy */
-                               .eligible = vs.arms[i].eligible && (!o->objective.per_joule || vs.arms[i].x.n),
-                               .x = vs.arms[i].x.v, .nx = vs.arms[i].x.n,
-                               .y = vs.arms[i].y.v, .ny = vs.arms[i].y.n};
-    stats_rank_opts ro;
-    stats_rank_opts_init(&ro);
-    ro.w = wtd ? o->objective.w : -1.0;
-    ro.rule.look = session_looks(&vs);
+    choose_tests(&vs, &o->objective, objective);
     stats_ranking rk;
     lvd_verdict prev;
     int have_prev = 0;
-    rc = stats_rank(ra, vs.n_arms, &ro, &rk, err);
-    free(ra);
+    rc = rank_arms(&vs, &o->objective, &rk, err);
     if (rc == 0) {
         have_prev = store_verdict_latest(s, artifact, host, objective, &prev, err);
         rc = have_prev < 0 ? -1 : 0;
@@ -621,17 +655,7 @@ int sel_verdict_compute(store *s, const char *artifact, const sel_verdict_opts *
     out->host = lvd_xstrdup(host);
     out->decided_at = lvd_now();
     out->objective = lvd_xstrdup(objective);
-    lvd_params_init(&out->params);
-    if (d.winner != STATS_NO_ARM) {
-        out->engine_id = vs.arms[d.winner].engine_id;
-        out->params = vs.arms[d.winner].params;
-        out->arm_key = lvd_xstrdup(vs.arms[d.winner].arm_key);
-    }
-    out->rule = lvd_xstrdup(d.rule);
-    out->explain = explain(&vs, &rk, objective, &d);
-    out->fingerprint = sel_fingerprint_make(vs.runs, vs.n_runs, &es);
-    out->stats_json = stats_json(&vs, &rk, objective, &d);
-    out->depth = tests_depth(&vs);
+    fill_verdict(&vs, &rk, &es, objective, &d, out);
     if (have_prev)
         lvd_verdict_free(&prev);
     stats_ranking_free(&rk);

@@ -1,7 +1,7 @@
 /* run.c: one serving run (see run.h). */
 #include "serve/run.h"
 
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "common/proc.h"
 #include "serve/server.h"
 
@@ -35,7 +35,7 @@ static void run_init(const serve_arm *arm, const serve_load *l, lvd_run *run)
     run->params = arm->params;
     run->params.parallel = l->clients;
     char key[512];
-    bench_arm_key(&run->params, key, sizeof key);
+    benchio_arm_key(&run->params, key, sizeof key);
     run->arm_key = lvd_xstrdup(key);
     run->exit_code = -1;
     snprintf(run->status, sizeof run->status, "failed");

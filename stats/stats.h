@@ -30,7 +30,7 @@
  * Sequential wins. The adaptive protocol decides after every round, so the
  * win test is looked at again and again; a fixed-level test (the former rule:
  * Mann-Whitney p < alpha/m and CI low > win, re-tested every round) then
- * errs more often the more it is looked at (bench/perf/perf_decision measures
+ * errs more often the more it is looked at (perf/perf_decision measures
  * it), and the exact Mann-Whitney p has a floor at small n (2/210 with 4
  * samples against 6), so a 357x gap could not be decided. The rule now is an
  * alpha-spending schedule with a union (Bonferroni-over-looks) bound:
@@ -69,7 +69,7 @@
  * Defaults (stats_rule_default): alpha 0.01, m 1, look 1, win 1.03, tie band
  * [0.97, 1.03], min_samples 5, win_min_samples 3, boot_b 2000, level 0.95,
  * stop when the CI half-width is <= 1 % of the ratio, at most 30 samples per
- * arm. The design's 2 % half-width stop was measured (bench/perf/perf_decision,
+ * arm. The design's 2 % half-width stop was measured (perf/perf_decision,
  * under the former rule) to end rounds too early: a CI of +-2 % around 1.05
  * still reaches below the 1.03 win threshold, so 17 % of true 5 % wins (1 %
  * noise) stopped undecided at 9 samples; at 1 % they were decided (99 %) at

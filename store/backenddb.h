@@ -1,6 +1,6 @@
 /* backenddb.h: the backend an engine's results were measured on, in
  * llama-bench's own words (results.backends: "CUDA", "CPU", "Vulkan"), so
- * that an import never files another build's rows under it (bench/import.c:
+ * that an import never files another build's rows under it (benchio/import.c:
  * a CPU and a CUDA build of one source share commit and build number). Not
  * for the probe's backend label (store_engines.c). */
 #ifndef LVD_STORE_BACKENDDB_H

@@ -1,5 +1,5 @@
 /* benchdb.h: llama-bench's SQL as compare-llama-bench.py users keep it,
- * read-only, as JSON rows that bench/benchout.c parses like `-o json`: the
+ * read-only, as JSON rows that benchio/benchout.c parses like `-o json`: the
  * SQLite database (`llama-bench -o sql | sqlite3 llama-bench.sqlite`) and the
  * `-o sql` text itself, which SQLite executes into a private in-memory
  * database. Both are read by one reader, from the table llama-bench names

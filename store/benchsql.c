@@ -6,7 +6,7 @@
  * prints (CREATE TABLE and INSERT into the in-memory database, BEGIN and
  * COMMIT), and limits bound lengths, columns, the database's pages and the
  * steps SQLite may take. Not for the database file (benchdb.c), for format
- * detection or for mapping a row to a result (bench/benchout.c). */
+ * detection or for mapping a row to a result (benchio/benchout.c). */
 #include "store/benchdb_internal.h"
 
 #include <sqlite3.h>

@@ -1,7 +1,7 @@
 /* mergedb.h: `lvd store merge`: another store's measurements copied into
  * this one (an air-gapped box's file, a colleague's results), idempotent
  * and in one transaction. Not for importing llama-bench output
- * (bench/import.h) nor for the fleet's views of a merged store (evidence/). */
+ * (benchio/import.h) nor for the fleet's views of a merged store (evidence/). */
 #ifndef LVD_STORE_MERGEDB_H
 #define LVD_STORE_MERGEDB_H
 

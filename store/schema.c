@@ -283,7 +283,7 @@ static const char *const migrations[] = {
     ");",
     /* 12: nothing stored twice. A result's reported object loses
      * its samples_ns / samples_ts arrays: they are its samples (one row each
-     * in samples); new results are stored without them (bench/benchout.c).
+     * in samples); new results are stored without them (benchio/benchout.c).
      * Only valid JSON is touched, so a hand-made row never fails the step. */
     "UPDATE results SET reported_json = json_remove(reported_json, '$.samples_ns', '$.samples_ts') WHERE reported_json LIKE '%\"samples_%' AND json_valid(reported_json);",
     /* 13: the

@@ -2,21 +2,84 @@
  * repetition's sample (packed in the result's row: store_samples.h; the
  * reported object's shared head: store_reported.h), written in one
  * transaction and read back with filters.
- * Not for parsing llama-bench output (bench/benchout.c) or statistics (select/). */
+ * Not for parsing llama-bench output (benchio/benchout.c) or statistics (select/). */
 #include "store/bisectdb.h"
+#include "store/store_cols.h"
 #include "store/store_energy.h"
 #include "store/store_internal.h"
 #include "store/store_reported.h"
 #include "store/store_samples.h"
 
-#include "common/uid.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Binds the result columns of x (all but run_id) from parameter 2 on; -1
- * with err when its samples cannot be packed or its head recorded. */
+/* A run's columns, in the order of the runs table's INSERT and SELECT. */
+#define RUN_COL(FIELD, KIND, NAME) STORE_COL(lvd_run, FIELD, KIND, NAME, STORE_COL_RW)
+static const store_col run_cols[] = {
+    STORE_COL(lvd_run, id, STORE_COL_I64, "id", STORE_COL_R),
+    RUN_COL(artifact, STORE_COL_CHARS, "artifact"),
+    RUN_COL(engine_id, STORE_COL_I64, "engine_id"),
+    RUN_COL(binary, STORE_COL_TEXT, "\"binary\""),
+    RUN_COL(build, STORE_COL_TEXT, "build"),
+    RUN_COL(host, STORE_COL_TEXT, "host"),
+    RUN_COL(session, STORE_COL_TEXT, "session"),
+    RUN_COL(arm_key, STORE_COL_TEXT, "arm_key"),
+    RUN_COL(params, STORE_COL_PARAMS,
+            "p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env"),
+    RUN_COL(build_commit, STORE_COL_TEXT, "build_commit"),
+    RUN_COL(build_number, STORE_COL_I64, "build_number"),
+    RUN_COL(status, STORE_COL_CHARS, "status"),
+    RUN_COL(reason, STORE_COL_TEXT, "reason"),
+    RUN_COL(exit_code, STORE_COL_INT, "exit_code"),
+    RUN_COL(stderr_tail, STORE_COL_TEXT, "stderr_tail"),
+    RUN_COL(started_at, STORE_COL_I64, "started_at"),
+    RUN_COL(wall_ms, STORE_COL_I64, "wall_ms"),
+    RUN_COL(source, STORE_COL_CHARS, "source"),
+    RUN_COL(params, STORE_COL_SPLIT, "p_split_mode, p_tensor_split"),
+    RUN_COL(params, STORE_COL_FIT, "p_fit_target, p_fit_ctx"),
+    STORE_COL(lvd_run, uid, STORE_COL_UID, "uid", STORE_COL_W), /* r's own (a merged run keeps it), else new */
+    RUN_COL(left_out, STORE_COL_TEXT, "left_out"),
+    RUN_COL(params, STORE_COL_PARALLEL, "p_parallel"),
+};
+#define N_RUN_COLS LVD_ARRAY_LEN(run_cols)
+
+/* A result's columns, in the order of the results table's INSERT and of
+ * the SELECT that joins its energy: its run, its reported object (written
+ * as the tail of its shared head, read back whole), the sample count, the
+ * packed samples and the head are bound by hand, the energy read by
+ * store_energy_col and the samples decoded by hand. */
+#define RESULT_COL(FIELD, KIND) STORE_COL(lvd_result, FIELD, KIND, #FIELD, STORE_COL_RW)
+static const store_col result_cols[] = {
+    STORE_COL(lvd_result, id, STORE_COL_I64, "id", STORE_COL_R),
+    {.name = "run_id", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+    RESULT_COL(test, STORE_COL_CHARS),
+    RESULT_COL(n_prompt, STORE_COL_INT),
+    RESULT_COL(n_gen, STORE_COL_INT),
+    RESULT_COL(n_depth, STORE_COL_INT),
+    RESULT_COL(backends, STORE_COL_CHARS),
+    RESULT_COL(rep_ngl, STORE_COL_INT),
+    RESULT_COL(rep_fa, STORE_COL_INT),
+    RESULT_COL(rep_ubatch, STORE_COL_INT),
+    RESULT_COL(rep_n_cpu_moe, STORE_COL_INT),
+    RESULT_COL(rep_threads, STORE_COL_INT),
+    RESULT_COL(rep_type_k, STORE_COL_CHARS),
+    RESULT_COL(rep_type_v, STORE_COL_CHARS),
+    {.name = "reported_json", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+    {.name = "reported", .read = STORE_REPORTED_SQL, .kind = STORE_COL_TEXT,
+     .off = offsetof(lvd_result, reported_json), .use = STORE_COL_R},
+    {.name = "n_samples", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+    {.name = "energy", .read = "e.source, e.device, e.joules, e.window_s, e.idle_watts, e.note",
+     .kind = STORE_COL_HAND, .use = STORE_COL_R, .n = 6},
+    {.name = "samples", .kind = STORE_COL_HAND, .use = STORE_COL_RW},
+    {.name = "reported_head", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+};
+#define N_RESULT_COLS LVD_ARRAY_LEN(result_cols)
+#define RESULT_AT(USE, FIRST, NAME) store_cols_at(result_cols, N_RESULT_COLS, USE, FIRST, NAME)
+
+/* Binds the result columns of x (all but run_id); -1 with err when its
+ * samples cannot be packed or its head recorded. */
 static int bind_result(store *s, store_stmt *res, store_reported_writer *w, const lvd_result *x, lvd_err *err)
 {
     int64_t head;
@@ -27,22 +90,11 @@ static int bind_result(store *s, store_stmt *res, store_reported_writer *w, cons
     char *samples = store_samples_encode(s->path, x, err);
     if (!samples)
         return -1;
-    store_bind_text(res, 2, x->test);
-    store_bind_int(res, 3, x->n_prompt);
-    store_bind_int(res, 4, x->n_gen);
-    store_bind_int(res, 5, x->n_depth);
-    store_bind_text(res, 6, x->backends);
-    store_bind_int(res, 7, x->rep_ngl);
-    store_bind_int(res, 8, x->rep_fa);
-    store_bind_int(res, 9, x->rep_ubatch);
-    store_bind_int(res, 10, x->rep_n_cpu_moe);
-    store_bind_int(res, 11, x->rep_threads);
-    store_bind_text(res, 12, x->rep_type_k);
-    store_bind_text(res, 13, x->rep_type_v);
-    store_bind_text(res, 14, tail);
-    store_bind_i64(res, 15, (int64_t)x->n);
-    store_bind_text(res, 16, samples);
-    store_bind_i64_or_null(res, 17, head, 0);
+    store_cols_bind(res, 1, result_cols, N_RESULT_COLS, x);
+    store_bind_text(res, RESULT_AT(STORE_COL_W, 1, "reported_json"), tail);
+    store_bind_i64(res, RESULT_AT(STORE_COL_W, 1, "n_samples"), (int64_t)x->n);
+    store_bind_text(res, RESULT_AT(STORE_COL_W, 1, "samples"), samples);
+    store_bind_i64_or_null(res, RESULT_AT(STORE_COL_W, 1, "reported_head"), head, 0);
     free(samples);
     return 0;
 }
@@ -51,18 +103,17 @@ static int bind_result(store *s, store_stmt *res, store_reported_writer *w, cons
 static int put_results(store *s, lvd_run *r, lvd_err *err)
 {
     store_stmt *res;
-    if (store_prepare(s,
-                      "INSERT INTO results (run_id, test, n_prompt, n_gen, n_depth, backends,"
-                      " rep_ngl, rep_fa, rep_ubatch, rep_n_cpu_moe, rep_threads, rep_type_k,"
-                      " rep_type_v, reported_json, n_samples, samples, reported_head)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-                      &res, err))
+    lvd_sb sql = {0};
+    store_cols_insert_sql(&sql, "results", result_cols, N_RESULT_COLS);
+    int prepared = store_prepare(s, lvd_sb_str(&sql), &res, err);
+    lvd_sb_free(&sql);
+    if (prepared)
         return -1;
     store_reported_writer w = {0};
     int ret = 0;
     for (size_t i = 0; i < r->n_results && !ret; i++) {
         lvd_result *x = &r->results[i];
-        store_bind_i64(res, 1, r->id);
+        store_bind_i64(res, RESULT_AT(STORE_COL_W, 1, "run_id"), r->id);
         if (bind_result(s, res, &w, x, err)) {
             ret = -1;
         } else if (store_step(res) != STORE_DONE) {
@@ -147,41 +198,8 @@ int store_run_put(store *s, lvd_run *r, lvd_err *err)
     if (store_begin(s, err))
         return -1;
     store_stmt *st;
-    if (store_prepare(s,
-                      "INSERT INTO runs (artifact, engine_id, \"binary\", build, host, session, arm_key,"
-                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, uid,"
-                      " left_out, p_parallel)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                      " ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    if (store_cols_insert(s, "runs", run_cols, N_RUN_COLS, r, &st, err))
         goto fail;
-    store_bind_text(st, 1, r->artifact);
-    store_bind_i64(st, 2, r->engine_id);
-    store_bind_text(st, 3, r->binary);
-    store_bind_text(st, 4, r->build);
-    store_bind_text(st, 5, r->host);
-    store_bind_text(st, 6, r->session);
-    store_bind_text(st, 7, r->arm_key);
-    store_bind_params(st, 8, &r->params);
-    store_bind_text(st, 17, r->build_commit);
-    store_bind_i64(st, 18, r->build_number);
-    store_bind_text(st, 19, r->status);
-    store_bind_text(st, 20, r->reason);
-    store_bind_int(st, 21, r->exit_code);
-    store_bind_text(st, 22, r->stderr_tail);
-    store_bind_i64(st, 23, r->started_at);
-    store_bind_i64(st, 24, r->wall_ms);
-    store_bind_text(st, 25, r->source);
-    store_bind_split(st, 26, &r->params);
-    store_bind_fit(st, 28, &r->params);
-    char uid[LVD_UID_LEN + 1]; /* r's own (a merged run keeps it), else a new one */
-    if (!r->uid[0])
-        lvd_uid(uid);
-    store_bind_text(st, 30, r->uid[0] ? r->uid : uid);
-    store_bind_text(st, 31, r->left_out);
-    store_bind_parallel(st, 32, &r->params);
     if (store_step_done(s, st, "cannot record run", err))
         goto fail;
     r->id = store_last_id(s);
@@ -200,62 +218,26 @@ static void col_run(store_stmt *st, void *item)
 {
     lvd_run *r = item;
     memset(r, 0, sizeof *r);
-    r->id = store_col_i64(st, 0);
-    store_col_copy(st, 1, r->artifact, sizeof r->artifact);
-    r->engine_id = store_col_i64(st, 2);
-    r->binary = store_col_strdup(st, 3);
-    r->build = store_col_strdup(st, 4);
-    r->host = store_col_strdup(st, 5);
-    r->session = store_col_strdup(st, 6);
-    r->arm_key = store_col_strdup(st, 7);
-    store_col_params(st, 8, &r->params);
-    r->build_commit = store_col_strdup(st, 17);
-    r->build_number = store_col_i64(st, 18);
-    store_col_copy(st, 19, r->status, sizeof r->status);
-    r->reason = store_col_strdup(st, 20);
-    r->exit_code = store_col_int(st, 21);
-    r->stderr_tail = store_col_strdup(st, 22);
-    r->started_at = store_col_i64(st, 23);
-    r->wall_ms = store_col_i64(st, 24);
-    store_col_copy(st, 25, r->source, sizeof r->source);
-    store_col_split(st, 26, &r->params);
-    store_col_fit(st, 28, &r->params);
-    r->left_out = store_col_strdup(st, 30);
-    store_col_parallel(st, 31, &r->params);
+    store_cols_read(st, 0, run_cols, N_RUN_COLS, r);
 }
 
 static void col_result(store_stmt *st, lvd_result *x)
 {
     memset(x, 0, sizeof *x);
-    x->id = store_col_i64(st, 0);
-    store_col_copy(st, 1, x->test, sizeof x->test);
-    x->n_prompt = store_col_int(st, 2);
-    x->n_gen = store_col_int(st, 3);
-    x->n_depth = store_col_int(st, 4);
-    store_col_copy(st, 5, x->backends, sizeof x->backends);
-    x->rep_ngl = store_col_int(st, 6);
-    x->rep_fa = store_col_int(st, 7);
-    x->rep_ubatch = store_col_int(st, 8);
-    x->rep_n_cpu_moe = store_col_int(st, 9);
-    x->rep_threads = store_col_int(st, 10);
-    store_col_copy(st, 11, x->rep_type_k, sizeof x->rep_type_k);
-    store_col_copy(st, 12, x->rep_type_v, sizeof x->rep_type_v);
-    x->reported_json = store_col_strdup(st, 13);
+    store_cols_read(st, 0, result_cols, N_RESULT_COLS, x);
 }
-
-/* The results of a run, column 20 its packed samples. */
-#define SELECT_RESULTS                                                                                   \
-    "SELECT r.id, r.test, r.n_prompt, r.n_gen, r.n_depth, r.backends, r.rep_ngl,"                        \
-    " r.rep_fa, r.rep_ubatch, r.rep_n_cpu_moe, r.rep_threads, r.rep_type_k,"                             \
-    " r.rep_type_v, " STORE_REPORTED_SQL ", e.source, e.device, e.joules, e.window_s,"                   \
-    " e.idle_watts, e.note, r.samples FROM results r LEFT JOIN result_energy e"                          \
-    " ON e.result_id = r.id LEFT JOIN reported_heads h ON h.id = r.reported_head"                        \
-    " WHERE r.run_id = ?1 ORDER BY r.id"
 
 static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
 {
     store_stmt *res;
-    if (store_prepare(s, SELECT_RESULTS, &res, err))
+    lvd_sb sql = {0};
+    lvd_sb_adds(&sql, "SELECT ");
+    store_cols_names(&sql, result_cols, N_RESULT_COLS, STORE_COL_R, "r.");
+    lvd_sb_adds(&sql, " FROM results r LEFT JOIN result_energy e ON e.result_id = r.id"
+                      " LEFT JOIN reported_heads h ON h.id = r.reported_head WHERE r.run_id = ?1 ORDER BY r.id");
+    int prepared = store_prepare(s, lvd_sb_str(&sql), &res, err);
+    lvd_sb_free(&sql);
+    if (prepared)
         return -1;
     int ret = 0;
     for (size_t i = 0; i < n && !ret; i++) {
@@ -267,8 +249,8 @@ static int load_results(store *s, lvd_run *runs, size_t n, lvd_err *err)
             r->results = store_grow(r->results, sizeof *r->results, r->n_results, &cap);
             lvd_result *x = &r->results[r->n_results++];
             col_result(res, x);
-            store_energy_col(res, 14, x);
-            ret = store_samples_decode(s->path, store_col_text(res, 20), x, err);
+            store_energy_col(res, RESULT_AT(STORE_COL_R, 0, "energy"), x);
+            ret = store_samples_decode(s->path, store_col_text(res, RESULT_AT(STORE_COL_R, 0, "samples")), x, err);
         }
         store_reset(res);
         if (!ret && rc != STORE_DONE)
@@ -293,11 +275,9 @@ static void free_run(void *r)
 static int prepare_list(store *s, const store_run_filter *f, store_stmt **st, lvd_err *err)
 {
     lvd_sb sql = {0};
-    lvd_sb_adds(&sql, "SELECT id, artifact, engine_id, \"binary\", build, host, session, arm_key,"
-                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " build_commit, build_number, status, reason, exit_code, stderr_tail,"
-                      " started_at, wall_ms, source, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx,"
-                      " left_out, p_parallel FROM runs WHERE started_at >= ?7");
+    lvd_sb_adds(&sql, "SELECT ");
+    store_cols_names(&sql, run_cols, N_RUN_COLS, STORE_COL_R, NULL);
+    lvd_sb_adds(&sql, " FROM runs WHERE started_at >= ?7");
     if (f->serving) /* serving runs (lvd serve) or llama-bench's: runs_serving, or a filter */
         lvd_sb_adds(&sql, f->serving > 0 ? " AND p_parallel > 0" : " AND p_parallel = 0");
     if (f->artifact)

@@ -1,39 +1,63 @@
 /* store_verdicts.c: the decisions per (artifact, host, objective), kept as a
  * history. Not for deciding them (select/). */
+#include "store/store_cols.h"
 #include "store/store_docs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The columns of a verdict, its statistics (stats_json) as STATS: the
- * column, or NULL where they are not read. */
-#define SELECT_VERDICT_WITH(STATS)                                                        \
-    "SELECT id, artifact, host, decided_at, objective, engine_id, arm_key,"                \
-    " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env," \
-    " rule, explain, " STORE_FINGERPRINT_SQL ", " STATS ", p_split_mode, p_tensor_split, p_fit_target," \
-    " p_fit_ctx, serving_depth, p_parallel FROM verdicts"
-#define SELECT_VERDICT SELECT_VERDICT_WITH("stats_json")
+/* A verdict's columns, in the order of the verdicts table's INSERT and
+ * SELECT: the engines' fingerprint is written as the id of its row
+ * (fingerprint_id, bound by hand) and read back as its text. */
+#define VERDICT_COL(FIELD, KIND, NAME) STORE_COL(lvd_verdict, FIELD, KIND, NAME, STORE_COL_RW)
+static const store_col verdict_cols[] = {
+    STORE_COL(lvd_verdict, id, STORE_COL_I64, "id", STORE_COL_R),
+    VERDICT_COL(artifact, STORE_COL_CHARS, "artifact"),
+    VERDICT_COL(host, STORE_COL_TEXT, "host"),
+    VERDICT_COL(decided_at, STORE_COL_I64, "decided_at"),
+    VERDICT_COL(objective, STORE_COL_TEXT, "objective"),
+    {.name = "engine_id", .kind = STORE_COL_I64_NULL, .off = offsetof(lvd_verdict, engine_id),
+     .use = STORE_COL_RW, .nul = 0}, /* 0: no winner */
+    VERDICT_COL(arm_key, STORE_COL_TEXT, "arm_key"),
+    VERDICT_COL(params, STORE_COL_PARAMS,
+                "p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env"),
+    VERDICT_COL(rule, STORE_COL_TEXT, "rule"),
+    VERDICT_COL(explain, STORE_COL_TEXT, "explain"),
+    {.name = "fingerprint_id", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+    {.name = "fingerprint", .read = STORE_FINGERPRINT_SQL, .kind = STORE_COL_TEXT,
+     .off = offsetof(lvd_verdict, fingerprint), .use = STORE_COL_R},
+    VERDICT_COL(stats_json, STORE_COL_DOC, "stats_json"),
+    VERDICT_COL(params, STORE_COL_SPLIT, "p_split_mode, p_tensor_split"),
+    VERDICT_COL(params, STORE_COL_FIT, "p_fit_target, p_fit_ctx"),
+    {.name = "serving_depth", .kind = STORE_COL_INT_NULL, .off = offsetof(lvd_verdict, depth),
+     .use = STORE_COL_RW, .nul = -1}, /* -1: not recorded */
+    VERDICT_COL(params, STORE_COL_PARALLEL, "p_parallel"),
+};
+#define N_VERDICT_COLS LVD_ARRAY_LEN(verdict_cols)
+
+/* Prepares "SELECT <a verdict's columns> FROM verdicts" then tail; without
+ * stats, its statistics are read as NULL (a warm lvd select needs none). */
+static int prepare_select(store *s, int stats, const char *tail, store_stmt **st, lvd_err *err)
+{
+    store_col cols[N_VERDICT_COLS];
+    memcpy(cols, verdict_cols, sizeof cols);
+    for (size_t i = 0; i < N_VERDICT_COLS && !stats; i++)
+        if (cols[i].kind == STORE_COL_DOC)
+            cols[i].read = "NULL";
+    lvd_sb sql = {0};
+    lvd_sb_adds(&sql, "SELECT ");
+    store_cols_names(&sql, cols, N_VERDICT_COLS, STORE_COL_R, NULL);
+    lvd_sb_addf(&sql, " FROM verdicts%s", tail);
+    int rc = store_prepare(s, lvd_sb_str(&sql), st, err);
+    lvd_sb_free(&sql);
+    return rc;
+}
 
 static void col_verdict(store_stmt *st, void *item)
 {
     lvd_verdict *v = item;
     memset(v, 0, sizeof *v);
-    v->id = store_col_i64(st, 0);
-    store_col_copy(st, 1, v->artifact, sizeof v->artifact);
-    v->host = store_col_strdup(st, 2);
-    v->decided_at = store_col_i64(st, 3);
-    v->objective = store_col_strdup(st, 4);
-    v->engine_id = store_col_i64_or(st, 5, 0);
-    v->arm_key = store_col_strdup(st, 6);
-    store_col_params(st, 7, &v->params);
-    store_col_split(st, 20, &v->params);
-    v->rule = store_col_strdup(st, 16);
-    v->explain = store_col_strdup(st, 17);
-    v->fingerprint = store_col_strdup(st, 18);
-    v->stats_json = store_col_doc(st, 19);
-    store_col_fit(st, 22, &v->params);
-    v->depth = (int)store_col_i64_or(st, 24, -1);
-    store_col_parallel(st, 25, &v->params);
+    store_cols_read(st, 0, verdict_cols, N_VERDICT_COLS, v);
 }
 
 int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
@@ -44,29 +68,10 @@ int store_verdict_put(store *s, lvd_verdict *v, lvd_err *err)
     if (store_fingerprint_id(s, v->fingerprint, &fingerprint, err))
         return -1;
     store_stmt *st;
-    if (store_prepare(s,
-                      "INSERT INTO verdicts (artifact, host, decided_at, objective, engine_id, arm_key,"
-                      " p_device, p_ngl, p_fa, p_ubatch, p_type_k, p_type_v, p_n_cpu_moe, p_threads, p_env,"
-                      " rule, explain, fingerprint_id, stats_json, p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx,"
-                      " serving_depth, p_parallel)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    if (store_cols_insert(s, "verdicts", verdict_cols, N_VERDICT_COLS, v, &st, err))
         return -1;
-    store_bind_text(st, 1, v->artifact);
-    store_bind_text(st, 2, v->host);
-    store_bind_i64(st, 3, v->decided_at);
-    store_bind_text(st, 4, v->objective);
-    store_bind_i64_or_null(st, 5, v->engine_id, 0); /* 0: no winner */
-    store_bind_text(st, 6, v->arm_key);
-    store_bind_params(st, 7, &v->params);
-    store_bind_text(st, 16, v->rule);
-    store_bind_text(st, 17, v->explain);
-    store_bind_i64_or_null(st, 18, fingerprint, 0);
-    store_bind_doc(st, 19, v->stats_json);
-    store_bind_split(st, 20, &v->params);
-    store_bind_fit(st, 22, &v->params);
-    store_bind_i64_or_null(st, 24, v->depth, -1);
-    store_bind_parallel(st, 25, &v->params);
+    store_bind_i64_or_null(st, store_cols_at(verdict_cols, N_VERDICT_COLS, STORE_COL_W, 1, "fingerprint_id"),
+                           fingerprint, 0);
     if (store_step_done(s, st, "cannot record verdict", err))
         return -1;
     v->id = store_last_id(s);
@@ -93,10 +98,10 @@ int store_verdict_latest(store *s, const char *artifact, const char *host,
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s,
-                      SELECT_VERDICT_WITH("NULL") " WHERE artifact = ? AND host = ? AND objective = ?"
-                      " ORDER BY decided_at DESC, id DESC LIMIT 1",
-                      &st, err))
+    if (prepare_select(s, 0,
+                       " WHERE artifact = ? AND host = ? AND objective = ?"
+                       " ORDER BY decided_at DESC, id DESC LIMIT 1",
+                       &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
@@ -120,10 +125,8 @@ int store_verdict_list(store *s, const char *artifact, const char *host, int lim
     *out = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s,
-                      SELECT_VERDICT " WHERE artifact = ? AND host = ?"
-                      " ORDER BY decided_at DESC, id DESC LIMIT ?",
-                      &st, err))
+    if (prepare_select(s, 1, " WHERE artifact = ? AND host = ? ORDER BY decided_at DESC, id DESC LIMIT ?", &st,
+                       err))
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);

@@ -1,9 +1,9 @@
 /* lvd-store.c: `lvd store`: look into the store (info, engines, artifacts,
  * runs), import llama-bench output, record a model, merge another store.
  * Option parsing only; the work is in store/ (store_show.c, the merge),
- * bench/runs_show.c and bench/import_batch.c. */
-#include "bench/import.h"
-#include "bench/import_batch.h"
+ * bench/runs_show.c and benchio/import_batch.c. */
+#include "benchio/import.h"
+#include "benchio/import_batch.h"
 #include "bench/runs_show.h"
 #include "common/cli.h"
 #include "common/opt_vocab.h"
@@ -24,7 +24,7 @@ typedef struct options {
     lvd_opt_strs engines, models, artifacts;
     const char *engine_dir, *build, *env, *session;
     const char *select_build, *select_model, *select_backend;
-    bench_format format;
+    benchio_format format;
     const char *engine, *artifact, *model; /* runs --engine, --artifact; model -m */
     int64_t limit;
 } options;
@@ -33,7 +33,7 @@ typedef struct options {
 static int format(const lvd_opt *o, void *field, const char *arg, lvd_err *err)
 {
     (void)o;
-    return bench_format_parse(arg, field) ? lvd_errf(err, "wants auto, json, jsonl or sql, not '%s'", arg) : 0;
+    return benchio_format_parse(arg, field) ? lvd_errf(err, "wants auto, json, jsonl or sql, not '%s'", arg) : 0;
 }
 
 static const lvd_opt runs_opts[] = {
@@ -110,16 +110,16 @@ static const char *last(const lvd_opt_strs *v) { return v->n ? v->v[v->n - 1] : 
 
 static int cmd_import(store *s, const options *o)
 {
-    bench_import_opts base = {.format = o->format, .engine = last(&o->engines), .engine_dir = o->engine_dir,
+    benchio_import_opts base = {.format = o->format, .engine = last(&o->engines), .engine_dir = o->engine_dir,
                               .build = o->build, .model = last(&o->models), .artifact = last(&o->artifacts),
                               .host = o->t.host, .env = o->env, .session = o->session,
                               .select_build = o->select_build, .select_model = o->select_model,
                               .select_backend = o->select_backend};
-    bench_import_batch b = {.base = &base, .files = (const char *const *)o->files, .n_files = o->n_files,
+    benchio_import_batch b = {.base = &base, .files = (const char *const *)o->files, .n_files = o->n_files,
                             .engines = o->engines.v, .models = o->models.v, .artifacts = o->artifacts.v,
                             .n_engines = (int)o->engines.n, .n_models = (int)o->models.n,
                             .n_artifacts = (int)o->artifacts.n, .json = o->t.json};
-    return bench_import_batch_run(s, &b, TOOL);
+    return benchio_import_batch_run(s, &b, TOOL);
 }
 
 /* How a command runs: its function, and whether it writes the store. */

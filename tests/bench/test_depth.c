@@ -4,7 +4,7 @@
  * and the KV cache pairs with the quantized-V refusal (bench/kvpair.h). */
 #include "tests/support/testutil.h"
 
-#include "bench/benchout.h"
+#include "benchio/benchout.h"
 #include "bench/depth.h"
 #include "bench/invoke.h"
 #include "bench/kvpair.h"
@@ -93,9 +93,9 @@ static void test_real_capture(void **state)
     char *path = tu_fixture("llama.cpp/depth-b9749/bench-depth.stdout");
     size_t n;
     char *text = tu_read(path, &n);
-    bench_rows rows;
+    benchio_rows rows;
     lvd_err err = {{0}};
-    if (bench_parse_rows(text, n, BENCH_FMT_AUTO, path, &rows, &err))
+    if (benchio_parse_rows(text, n, BENCHIO_FMT_AUTO, path, &rows, &err))
         fail_msg("%s", err.msg);
     assert_int_equal(rows.n, 4);
     const char *names[] = {"pp16", "tg4", "pp16@d256", "tg4@d256"};
@@ -103,7 +103,7 @@ static void test_real_capture(void **state)
         assert_string_equal(rows.v[i].result.test, names[i]);
         assert_int_equal(rows.v[i].result.n_depth, i < 2 ? 0 : 256);
     }
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
     free(text);
     free(path);
 }

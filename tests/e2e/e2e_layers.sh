@@ -22,9 +22,7 @@ named "every include points down" "check-layers says so"
 # planted TREE FILE LINE: a copy of the tree's C sources with LINE added to FILE
 planted() {
     local t=$tmp/$1
-    rm -rf "$t" && mkdir -p "$t"
-    cp "$LVD_SOURCE/CMakeLists.txt" "$t/"
-    (cd "$LVD_SOURCE" && find . \( -path ./build -o -path './build-*' -o -path ./.git \) -prune -o -name '*.[ch]' -print | tar -cf - -T -) | tar -C "$t" -xf -
+    source_tree "$t"
     mkdir -p "$(dirname "$t/$2")"
     printf '%s\n' "$3" >>"$t/$2"
     capture "$CL" "$t"
@@ -35,6 +33,9 @@ named 'common/util.c: includes store/store.h \(store is not below common\)' "the
 planted builds builds/asset.c '#include "fetch/fetch.h"'
 expect_rc "builds including fetch is refused (builds/ is a layer, not a build folder)" 1
 named 'builds/asset.c: includes fetch/fetch.h \(fetch is not below builds\)'
+planted benchio benchio/benchout.c '#include "bench/session.h"'
+expect_rc "llama-bench's output read (benchio) including the bench session is refused" 1
+named 'benchio/benchout.c: includes bench/session.h \(bench is not below benchio\)' "benchio sits below bench"
 planted peer stats/rank.h '#include "placement/placement.h"'
 expect_rc "stats including placement (above it) is refused" 1
 named 'stats/rank.h: includes placement/placement.h \(placement is not below stats\)' "the line names file and include"
@@ -49,7 +50,7 @@ expect_rc "a tool may include any layer" 0
 planted tooltests tools/lvd-fit.c '#include "tests/support/testutil.h"'
 expect_rc "a tool including tests/ is refused" 1
 named 'tools/lvd-fit.c: includes tests/support/testutil.h \(only tests include tests/\)'
-planted perftests bench/perf/perf_select.c '#include "tests/support/testutil.h"'
+planted perftests perf/perf_select.c '#include "tests/support/testutil.h"'
 expect_rc "a benchmark including tests/ is refused" 1
 planted testlib tests/fit/test_fit.c '#include "nightly/config.h"'
 expect_rc "a test may include any layer and tests/" 0

@@ -49,6 +49,15 @@ e2e_finish() { echo "$(basename "$0" .sh): $fails failure(s)"; [ "$fails" -eq 0 
 
 # ------------------------------------------------------------ running
 # capture CMD...: runs CMD; stdout in $tmp/out, stderr in $tmp/err, status in $rc
+# source_tree DIR [EXT]: a fresh DIR holding CMakeLists.txt and the tree's C
+# sources (EXT: *.[ch] unless given), build folders and .git left out: what
+# scripts/check-layers and scripts/check-functions read, for planting into.
+source_tree() {
+    rm -rf "$1" && mkdir -p "$1"
+    cp "${LVD_SOURCE:?}/CMakeLists.txt" "$1/"
+    (cd "$LVD_SOURCE" && find . \( -path ./build -o -path './build-*' -o -path ./.git \) -prune -o -name "${2:-*.[ch]}" -print |
+        tar -cf - -T -) | tar -C "$1" -xf -
+}
 capture() { rc=0; "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?; }
 # lvd ARGS...: the dispatcher, captured
 lvd() { capture "${LVD_BIN:?}/lvd" "$@"; }

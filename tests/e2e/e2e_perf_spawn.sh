@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_perf_spawn.sh: bench/perf/perf_spawn, the timer of year-store.py's
+# e2e_perf_spawn.sh: perf/perf_spawn, the timer of year-store.py's
 # millisecond rows: one JSON line per command in the order given, a run
 # outside the accepted exit codes counted as failed, a command's own
 # NAME=VALUE environment, a child past the timeout

@@ -3,11 +3,11 @@
  * listings), the split modes a build accepts from its real --help
  * (engine/splitmodes.h), the spread of a model over two devices
  * (placement/spread.h), the split arms of a plan (bench/plan.h), the arm key
- * and reported parameters of a split (bench/arm.h), and the launch line's
+ * and reported parameters of a split (benchio/arm.h), and the launch line's
  * llama-server spelling (select/launch.h). End to end: e2e_multigpu.sh. */
 #include "tests/support/testutil.h"
 
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "bench/plan.h"
 #include "engine/cards.h"
 #include "engine/devices.h"
@@ -372,19 +372,19 @@ static void test_reported_split(void **state)
     r.rep_fa = 1;
     r.reported_json = "{\"devices\": \"CUDA0/CUDA1\", \"split_mode\": \"row\", \"tensor_split\": \"0.67/0.33\"}";
     lvd_params p;
-    bench_params_from_result(&r, &p);
+    benchio_params_from_result(&r, &p);
     assert_string_equal(p.device, "CUDA0/CUDA1");
     assert_string_equal(p.split_mode, "row");
     assert_string_equal(p.tensor_split, "0.67/0.33");
     r.reported_json = "{\"devices\": \"CUDA0/CUDA1\", \"split_mode\": \"layer\", \"tensor_split\": \"0.00\"}";
-    bench_params_from_result(&r, &p);
+    benchio_params_from_result(&r, &p);
     assert_string_equal(p.split_mode, "layer");
     assert_string_equal(p.tensor_split, "");
     r.reported_json = "{\"devices\": \"CUDA0\", \"split_mode\": \"layer\", \"tensor_split\": \"0.00\"}";
-    bench_params_from_result(&r, &p);
+    benchio_params_from_result(&r, &p);
     assert_string_equal(p.split_mode, "");
     char key[320];
-    assert_int_equal(bench_arm_key(&p, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(&p, key, sizeof key), 0);
     assert_string_equal(key, "dev=CUDA0 ngl=99 fa=1 ub=- ctk=- ctv=- ncmoe=- t=- env=");
 }
 

@@ -2,8 +2,8 @@
  * jsonl, sql text). It must return 0 or -1 with an error naming the input,
  * never crash or leak, and what it accepts must make arm keys. Build with
  * clang and -DLVD_FUZZ=ON; seed it with tests/fixtures/llama.cpp/ bench-*. */
-#include "bench/arm.h"
-#include "bench/benchout.h"
+#include "benchio/arm.h"
+#include "benchio/benchout.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -13,9 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    bench_rows rows;
+    benchio_rows rows;
     lvd_err err;
-    if (bench_parse_rows((const char *)data, size, BENCH_FMT_AUTO, "fuzz.out", &rows, &err) != 0) {
+    if (benchio_parse_rows((const char *)data, size, BENCHIO_FMT_AUTO, "fuzz.out", &rows, &err) != 0) {
         if (strncmp(err.msg, "fuzz.out: ", 10) != 0)
             __builtin_trap();
         return 0;
@@ -26,10 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
         lvd_params p;
         char key[1024];
-        bench_params_from_result(r, &p);
-        if (bench_arm_key(&p, key, sizeof key) != 0)
+        benchio_params_from_result(r, &p);
+        if (benchio_arm_key(&p, key, sizeof key) != 0)
             __builtin_trap();
     }
-    bench_rows_free(&rows);
+    benchio_rows_free(&rows);
     return 0;
 }

@@ -1,14 +1,14 @@
 /* fuzz_import.c: libFuzzer harness for `lvd store import`: the input is the
  * file a user imports (llama-bench -o json, jsonl or sql text, or an SQLite
  * database of -o sql rows), written to a file in a store directory made once
- * per process, then bench_import_file records it against a registered engine.
+ * per process, then benchio_import_file records it against a registered engine.
  * Each import runs inside an outer transaction that is rolled back, so every
  * input meets the same store. It must return -1 with a message naming the file
  * (or the store), or 0 with a report that matches what the store then holds
  * (runs, results, samples of the import session). Never a crash or a leak.
  * Seeds: the bench captures in tests/fixtures/llama.cpp/ and a database made
  * from bench-sql (scripts/fuzz). */
-#include "bench/import.h"
+#include "benchio/import.h"
 #include "tests/fuzz/fuzzutil.h"
 
 #include <stdio.h>
@@ -50,7 +50,7 @@ static void init(void)
 }
 
 /* The import session's runs as the store holds them, against the report. */
-static void check_recorded(const bench_import_report *rep)
+static void check_recorded(const benchio_import_report *rep)
 {
     store_run_filter f = {.session = "import:bench.out", .with_samples = 1};
     lvd_run *v;
@@ -76,13 +76,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         init();
     FILE *fp = fopen(file, "wb");
     FUZZ_CHECK(fp && fwrite(data, 1, size, fp) == size && fclose(fp) == 0);
-    bench_import_opts o = {.file = file, .engine = "fuzz", .artifact = SHA, .host = "fuzz-host"};
-    bench_import_report rep;
+    benchio_import_opts o = {.file = file, .engine = "fuzz", .artifact = SHA, .host = "fuzz-host"};
+    benchio_import_report rep;
     lvd_err err;
     FUZZ_CHECK(store_begin(st, &err) == 0);
-    if (bench_import_file(st, &o, &rep, &err) != 0) {
+    if (benchio_import_file(st, &o, &rep, &err) != 0) {
         FUZZ_CHECK(!strncmp(err.msg, dir, strlen(dir)));
-        FUZZ_CHECK(rep.fail == BENCH_IMPORT_INPUT || rep.fail == BENCH_IMPORT_STORE);
+        FUZZ_CHECK(rep.fail == BENCHIO_IMPORT_INPUT || rep.fail == BENCHIO_IMPORT_STORE);
         FUZZ_CHECK(rep.runs_added == 0 && rep.samples_added == 0);
     } else {
         check_recorded(&rep);

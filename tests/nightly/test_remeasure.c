@@ -117,7 +117,7 @@ static void inconclusive_arms_are_measured_again(void **state)
     assert_string_equal(test, "tg128");
 }
 
-/* The arm key is read by its codec (bench/arm.h): a split arm's -sm and
+/* The arm key is read by its codec (benchio/arm.h): a split arm's -sm and
  * -ts, a llama.cpp fit arm's fitt/fitc read (no lvd bench flag: the bench
  * adds its fit arm itself), a key that is no arm key measures nothing. */
 static void every_key_field_is_read(void **state)

@@ -8,7 +8,7 @@
  * Engines are directories with stand-in binaries that are never
  * run (select spawns nothing); their probes, runs and checks are written
  * into a fresh store the way lvd probe, lvd bench and lvd check record them. */
-#include "bench/arm.h"
+#include "benchio/arm.h"
 #include "common/cli.h"
 #include "select/choice.h"
 #include "select/decide.h"
@@ -174,7 +174,7 @@ static void run_p(fx *f, int64_t eid, const lvd_params *p, const char *session, 
     r.session = lvd_xstrdup(session);
     r.params = *p;
     char key[320];
-    assert_int_equal(bench_arm_key(&r.params, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(&r.params, key, sizeof key), 0);
     r.arm_key = lvd_xstrdup(key);
     snprintf(r.status, sizeof r.status, "%s", status);
     r.started_at = f->started++;
@@ -1049,7 +1049,7 @@ static void serve_run(fx *f, int64_t eid, const char *sel, int n, const char *se
     r.params.ngl = 99;
     r.params.parallel = n;
     char key[320];
-    assert_int_equal(bench_arm_key(&r.params, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(&r.params, key, sizeof key), 0);
     r.arm_key = lvd_xstrdup(key);
     snprintf(r.status, sizeof r.status, "ok");
     r.started_at = f->started++;
@@ -1189,7 +1189,7 @@ static void test_verdict_tie_hysteresis(void **state)
     prev.params.ngl = 99;
     prev.params.fa = 1;
     char key[320];
-    assert_int_equal(bench_arm_key(&prev.params, key, sizeof key), 0);
+    assert_int_equal(benchio_arm_key(&prev.params, key, sizeof key), 0);
     prev.arm_key = key;
     prev.rule = "win";
     lvd_err err = {{0}};

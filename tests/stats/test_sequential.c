@@ -231,7 +231,7 @@ static void test_error_over_looks(void **state)
     assert_int_equal(wa + wb, 0);
     /* true 1.03, the win threshold: the bound is alpha / 2 = 0.5 % of trials
      * for A; here none of 150 (a fixed-level 95 % CI re-tested every look
-     * calls far more, bench/perf/perf_decision) */
+     * calls far more, perf/perf_decision) */
     wins_over_looks(1.03, 150, &wa, &wb);
     assert_true(wa <= 1);
     assert_int_equal(wb, 0);
