@@ -5,6 +5,7 @@
 
 #include "common/proc.h"
 #include "engine/argv.h"
+#include "engine/family.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ static int opt_has(const engine_opt *o, const char *name)
 }
 
 /* The option lines of text (one tool's) added to h; keep: only those naming
- * a flag of the vocabulary. */
+ * a flag of the vocabulary or a word that tells the family (family.h). */
 static void add_lines(engine_help *h, engine_tool tool, const char *text, int keep_vocabulary)
 {
     for (const char *s = text; s && *s;) {
@@ -94,7 +95,7 @@ static void add_lines(engine_help *h, engine_tool tool, const char *text, int ke
         if (parse_line(s, len, &o) == 0) {
             int keep = !keep_vocabulary;
             for (size_t i = 0; i < o.n_names && !keep; i++)
-                keep = engine_argv_vocabulary(o.names[i]);
+                keep = engine_argv_vocabulary(o.names[i]) || engine_family_word(o.names[i]);
             if (opt_has(&o, "-m") || opt_has(&o, "--model"))
                 h->known[tool] = 1;
             o.tool = tool;

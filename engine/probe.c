@@ -8,6 +8,7 @@
 
 #include "engine/cudaarch.h"
 #include "engine/devices.h"
+#include "engine/family.h"
 #include "engine/help.h"
 #include "engine/identity.h"
 #include "engine/visibility.h"
@@ -246,6 +247,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
     cJSON_AddNumberToObject(o, "engine_id", (double)e->id);
     cJSON_AddItemToObject(o, "dir", lvd_json_text(e->dir));
     cJSON_AddItemToObject(o, "build", lvd_json_text(e->build));
+    cJSON_AddStringToObject(o, "family", lvd_engine_family(e));
     cJSON_AddItemToObject(o, "semver", lvd_json_text(e->semver));
     cJSON_AddItemToObject(o, "binary", lvd_json_text(p->binary));
     cJSON_AddStringToObject(o, "backend", p->backend);
@@ -299,11 +301,15 @@ static void device_line(lvd_sb *sb, const lvd_device *d, const char *archs)
         lvd_sb_addf(sb, " -- WARNING: %s", flag);
 }
 
-/* The lines under an engine's devices: its SemVer version, its backends, the
- * no-device note and why it was probed again. */
+/* The lines under an engine's devices: its family (an engine not of
+ * mainline llama.cpp), its SemVer version, its backends, the no-device note
+ * and why it was probed again. */
 static void identity_lines(FILE *f, int wname, int wback, const lvd_engine *e, const lvd_probe *p)
 {
-    const char *lines[][2] = {{"version: ", e->semver},
+    char family[128];
+    engine_family_describe(e, family, sizeof family);
+    const char *lines[][2] = {{"family: ", strcmp(lvd_engine_family(e), LVD_FAMILY_MAINLINE) ? family : NULL},
+                              {"version: ", e->semver},
                               {"backends: ", p->backends[0] ? p->backends : NULL},
                               {"note: ", p->no_device}, {"re-probed: ", p->changed}};
     for (size_t i = 0; i < LVD_ARRAY_LEN(lines); i++)
