@@ -1,4 +1,6 @@
-/* help.c: the flags a scenario's build lacks (help_omit, fake.h): its
+/* help.c: whether a usage text lists a flag (ik_llama.cpp's persona refuses
+ * every flag its usage does not list), and the flags a scenario's build
+ * lacks (help_omit, fake.h): its
  * --help lists no option line naming one of them (nor that line's other
  * spellings, nor its continuation lines), and every persona refuses them as
  * a build older than them does. The usage texts themselves are each
@@ -53,6 +55,21 @@ int fake_help_lacks(const char *usage, const char *arg)
         s += len + (s[len] ? 1 : 0);
     }
     return lacks;
+}
+
+int fake_help_lists(const char *usage, const char *arg)
+{
+    int listed = 0;
+    for (const char *s = usage; *s && !listed;) {
+        size_t len = strcspn(s, "\n");
+        char **names;
+        size_t n = line_names(s, len, &names);
+        for (size_t k = 0; k < n; k++)
+            listed |= !strcmp(names[k], arg);
+        lvd_strv_free(names);
+        s += len + (s[len] ? 1 : 0);
+    }
+    return listed;
 }
 
 void fake_help_print(const char *usage)
