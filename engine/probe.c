@@ -130,6 +130,8 @@ static int offers_offload(const char *dir)
  * the refusal on entry. */
 static void ask_startup(const char *binary, int timeout_ms, lvd_probe *out)
 {
+    if (timeout_ms <= 0)
+        timeout_ms = ENGINE_PROBE_TIMEOUT_MS;
     const char *argv[] = {binary, "--help", NULL};
     proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = PROBE_CAPTURE};
     proc_result res;

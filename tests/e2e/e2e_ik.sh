@@ -7,6 +7,8 @@
 #     ik_llama.cpp build 4840 (tag ik4840), never as mainline's b4840;
 #   probe: a CPU build labelled cpu, a CUDA build's devices from its start-up
 #     lines; an ik build is never older than a mainline pin, a mainline b4840 is;
+#   check: lvd check probes a changed ik engine again itself and checks its
+#     CUDA device against its CPU with its llama-perplexity;
 #   bench: one lvd bench over a mainline and an ik engine stores every sample
 #     of both (ik's tg at depth through -gp) and ranks them together;
 #   select: the recorded verdict's line is ik's llama-server's;
@@ -55,6 +57,13 @@ check "ik's probes are served from the cache" is "sorted(p['engine'] for p in d[
 LVD_PIN_FILE="$tmp/b10715.pin" lvd probe
 check "the table names it ik_llama.cpp build 4840" has "family: ik_llama.cpp build 4840"
 check "and never calls it older" bash -c "! grep -q 'ik4840-ik is older' '$tmp/out' '$tmp/err'"
+
+# --- check: ik's llama-perplexity against the CPU, probed again by lvd check itself ---
+touch "$W/ikcuda/llama-bench" "$W/ik/llama-bench" # changed files: the probe is made again, inside lvd check
+lvd check --model "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" --engines ik4840-ik,ikcuda
+expect_rc "lvd check over ik engines" 0
+check "ik's CUDA0 is checked against ik's CPU with its llama-perplexity" has "^ikcuda +CUDA0 +cuda +pass"
+check "no ik engine skipped as unknown" bash -c "! grep -q 'probe unknown' '$tmp/out' '$tmp/err'"
 
 # --- bench: both families ranked together, every sample stored -------------------------
 lvd bench -m "$MODEL" --engines ik4840-ik,b10587-main --budget 10m
