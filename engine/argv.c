@@ -222,6 +222,10 @@ static const engine_opt *listed(const engine_help *h, engine_tool tool, enum fla
     for (size_t i = 0; !o && i < LVD_ARRAY_LEN(flags[f].names) && flags[f].names[i]; i++)
         if ((o = engine_help_opt(h, tool, flags[f].names[i])) != NULL)
             *name = flags[f].names[i];
+    /* ik_llama.cpp's llama-perplexity takes --kl-divergence-base but lists
+     * only --kl-divergence, whose line names it */
+    if (!o && f == F_KLD_BASE)
+        o = engine_help_opt(h, tool, flags[F_KLD].names[0]);
     return o;
 }
 

@@ -40,7 +40,10 @@ static int parse_line(const char *line, size_t len, engine_opt *o)
     size_t i = 0;
     while (i < len && line[i] == ' ')
         i++;
-    if (i > 4 || i >= len || !is_name(line + i))
+    /* ik_llama.cpp's common lists a long-only option in its long names'
+     * column: "         --chunks N" (9 spaces) */
+    int long_column = i == 9 && i + 2 < len && line[i + 1] == '-';
+    if ((i > 4 && !long_column) || i >= len || !is_name(line + i))
         return -1;
     memset(o, 0, sizeof *o);
     size_t gap = 0;
