@@ -247,6 +247,7 @@ static int arm_input(store *s, const char *sha, const char *host, const engines 
     in->engine = ei != SIZE_MAX ? es->v[ei].name : NULL;
     in->build = ei != SIZE_MAX ? es->v[ei].build : NULL;
     in->semver = ei != SIZE_MAX ? es->v[ei].semver : NULL;
+    in->family = ei != SIZE_MAX ? es->v[ei].family : NULL;
     in->is_verdict = v && v->engine_id == arm->engine_id && v->arm_key && !strcmp(v->arm_key, arm->arm_key);
     char dev[64];
     engine_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);

@@ -7,11 +7,13 @@
 #     ik_llama.cpp build 4840 (tag ik4840), never as mainline's b4840;
 #   probe: a CPU build labelled cpu, a CUDA build's devices from its start-up
 #     lines; an ik build is never older than a mainline pin, a mainline b4840 is;
-#   check: lvd check probes a changed ik engine again itself and checks its
-#     CUDA device against its CPU with its llama-perplexity;
+#   check: lvd check probes a changed ik engine again itself, takes a CPU
+#     reference per family and checks ik's CUDA device against ik's CPU with
+#     its llama-perplexity;
 #   bench: one lvd bench over a mainline and an ik engine stores every sample
 #     of both (ik's tg at depth through -gp) and ranks them together;
-#   select: the recorded verdict's line is ik's llama-server's;
+#   select: the recorded verdict's line is ik's llama-server's, --explain and
+#     the evidence page name its family;
 #   import: ik's llama-bench JSON (every sample) and SQL (means) captures.
 . "$(dirname "$0")/e2e_lib.sh"
 
@@ -60,8 +62,10 @@ check "and never calls it older" bash -c "! grep -q 'ik4840-ik is older' '$tmp/o
 
 # --- check: ik's llama-perplexity against the CPU, probed again by lvd check itself ---
 touch "$W/ikcuda/llama-bench" "$W/ik/llama-bench" # changed files: the probe is made again, inside lvd check
-lvd check --model "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" --engines ik4840-ik,ikcuda
-expect_rc "lvd check over ik engines" 0
+lvd check --model "$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf" --engines b10587-main,ik4840-ik,ikcuda
+expect_rc "lvd check over a mainline and two ik engines" 0
+check "each family has its own CPU reference" bash -c \
+    "grep -qE '^b10587-main +- +cpu +base' '$tmp/out' && grep -qE '^ik4840-ik +- +cpu +base' '$tmp/out'"
 check "ik's CUDA0 is checked against ik's CPU with its llama-perplexity" has "^ikcuda +CUDA0 +cuda +pass"
 check "no ik engine skipped as unknown" bash -c "! grep -q 'probe unknown' '$tmp/out' '$tmp/err'"
 
@@ -82,6 +86,11 @@ check "every sample of both engines is stored, ik's tg at depth (-gp) too" same 
 lvd select --model "$MODEL" --record
 expect_rc "lvd select --record" 0
 check "the verdict's line is ik's llama-server" has "^$W/ik/llama-server -m $MODEL"
+lvd select --model "$MODEL" --explain
+check "--explain names the winner's family" has "^# engine: ik4840-ik is ik_llama.cpp build 4840$"
+lvd evidence --out "$tmp/page.md"
+expect_rc "lvd evidence" 0
+check "the evidence page names the family beside the build" grep -qF "ik4840, ik_llama.cpp" "$tmp/page.md"
 
 # --- import: ik's JSON (every sample) and SQL (means) ----------------------------------
 F=$LVD_SOURCE/tests/fixtures/llama.cpp/cpu-build-ik4840 TINY=$LVD_SOURCE/share/models/tiny-llama-q4_0.gguf
