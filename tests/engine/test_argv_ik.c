@@ -14,11 +14,9 @@
 
 static void load_help(engine_help *h, engine_tool tool, const char *file)
 {
-    char *rel = lvd_xasprintf("llama.cpp/cpu-build-ik4840/%s", file), *path = tu_fixture(rel);
-    char *text = tu_read(path, NULL);
+    char *rel = lvd_xasprintf("cpu-build-ik4840/%s", file), *text = tu_capture_text(rel);
     engine_help_parse(h, tool, text);
     free(text);
-    free(path);
     free(rel);
 }
 

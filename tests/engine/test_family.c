@@ -15,22 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *fixture(const char *rel)
-{
-    char *path = lvd_xasprintf("llama.cpp/%s", rel);
-    char *full = tu_fixture(path);
-    char *text = tu_read(full, NULL);
-    free(path);
-    free(full);
-    return text;
-}
 
 /* The family of build folder dir's help of tool (file NAME.stdout) and
  * version line (server-version.stderr). */
 static const char *family_of(const char *dir, const char *help_file, engine_tool tool)
 {
-    char *rel = lvd_xasprintf("%s/%s", dir, help_file), *help = fixture(rel);
-    char *vrel = lvd_xasprintf("%s/server-version.stderr", dir), *vtext = fixture(vrel);
+    char *rel = lvd_xasprintf("%s/%s", dir, help_file), *help = tu_capture_text(rel);
+    char *vrel = lvd_xasprintf("%s/server-version.stderr", dir), *vtext = tu_capture_text(vrel);
     engine_help h = {0};
     engine_help_parse(&h, tool, help);
     engine_version v;
@@ -69,7 +60,7 @@ static void test_help_tells_the_family(void **state)
 /* The first row of a llama-bench JSON (array) or JSONL capture. */
 static int first_row_ik(const char *rel)
 {
-    char *text = fixture(rel);
+    char *text = tu_capture_text(rel);
     const char *start = strchr(text, '{');
     assert_non_null(start);
     cJSON *j = cJSON_Parse(text[strspn(text, " \n")] == '[' ? text : start);

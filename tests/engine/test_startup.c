@@ -10,19 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *fixture(const char *rel)
-{
-    char *path = lvd_xasprintf("llama.cpp/%s", rel);
-    char *full = tu_fixture(path);
-    char *text = tu_read(full, NULL);
-    free(path);
-    free(full);
-    return text;
-}
 
 static void expect_h200(const char *rel, int64_t total)
 {
-    char *text = fixture(rel);
+    char *text = tu_capture_text(rel);
     lvd_device *d;
     size_t n;
     char note[200];
@@ -69,14 +60,14 @@ static void test_failed_and_silent(void **state)
     lvd_device *d;
     size_t n;
     char note[200];
-    char *text = fixture("cuda-ik4840-reconstructed/list-devices-no-gpu.stderr");
+    char *text = tu_capture_text("cuda-ik4840-reconstructed/list-devices-no-gpu.stderr");
     assert_int_equal(engine_startup_devices(text, &d, &n, note, sizeof note), 1);
     assert_int_equal(n, 0);
     assert_null(d);
     assert_string_equal(note, "failed to initialize CUDA: no CUDA-capable device is detected");
     free(text);
     /* a CPU build says nothing of a backend; nor does a device line without its header */
-    text = fixture("cpu-build-ik4840/bench-json-v-tiny.stderr");
+    text = tu_capture_text("cpu-build-ik4840/bench-json-v-tiny.stderr");
     assert_int_equal(engine_startup_devices(text, &d, &n, note, sizeof note), 0);
     assert_int_equal(n, 0);
     free(text);

@@ -399,6 +399,21 @@ int is_int(const char *s, int allow_neg)
         s++;
     return all_digits(s);
 }
+/* A "-pg"/"-gp" value "pp,tg" pushed onto out as "%d,%d"; 1 when it is not
+ * two integers (negative ones allowed when allow_neg). */
+static int pair_push(const char *v, int allow_neg, strv *out)
+{
+    char **p = lvd_split(v, ',', NULL);
+    int bad = !p[0] || !p[1] || p[2] || !is_int(p[0], allow_neg) || !is_int(p[1], allow_neg);
+    if (!bad) {
+        char *pair = lvd_xasprintf("%d,%d", atoi(p[0]), atoi(p[1]));
+        strv_push(out, pair);
+        free(pair);
+    }
+    lvd_strv_free(p);
+    return bad;
+}
+
 static int is_arg(const char *a, const char *x, const char *y)
 {
     return strcmp(a, x) == 0 || (y && strcmp(a, y) == 0);
@@ -470,18 +485,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
         } else if (is_arg(a, "-n", "--n-gen")) {
             err = int_range(v, 0, &o->n_gen);
         } else if (is_arg(a, "-pg", NULL)) {
-            char **p = lvd_split(v, ',', NULL);
-            size_t n = 0;
-            while (p[n])
-                n++;
-            if (n != 2 || !is_int(p[0], 1) || !is_int(p[1], 1)) {
-                invalid = 1;
-            } else {
-                char *pair = lvd_xasprintf("%d,%d", atoi(p[0]), atoi(p[1]));
-                strv_push(&o->pg, pair);
-                free(pair);
-            }
-            lvd_strv_free(p);
+            invalid = pair_push(v, 1, &o->pg);
         } else if (is_arg(a, "-d", "--n-depth")) {
             err = int_range(v, 0, &o->dim[D_ND]);
         } else if (is_arg(a, "-b", "--batch-size")) {
@@ -558,16 +562,8 @@ int bench_parse(int argc, char **argv, bench_opts *o)
                 o->reps = atoi(v);
             else if (is_arg(a, "--delay", NULL))
                 o->delay = atoi(v);
-        } else if (is_arg(a, "-gp", NULL)) { /* ik: pp,tg pairs, one per -gp */
-            char **p = lvd_split(v, ',', NULL);
-            if (!p[0] || !p[1] || p[2] || !is_int(p[0], 0) || !is_int(p[1], 0)) {
-                invalid = 1;
-            } else {
-                char *pair = lvd_xasprintf("%d,%d", atoi(p[0]), atoi(p[1]));
-                strv_push(&o->gp, pair);
-                free(pair);
-            }
-            lvd_strv_free(p);
+        } else if (is_arg(a, "-gp", NULL)) { /* ik: a pp,tg pair per -gp */
+            invalid = pair_push(v, 0, &o->gp);
         } else if (is_arg(a, "-fmoe", "--fused-moe")) { /* ik: one value per process (std::stoi) */
             o->fmoe = atoi(v) != 0;
         } else if (is_arg(a, "-rtr", "--run-time-repack")) {
