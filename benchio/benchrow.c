@@ -34,8 +34,15 @@
  * cpu_mask, cpu_strict, poll (b3644), tensor_buft_overrides (b5200),
  * no_op_offload (b5346), defrag_thold (b5361 to b6246), no_host (b6700),
  * fit_target, fit_min_ctx (b8684). The SQL table's name changed too
- * (store/benchdb.c). */
+ * (store/benchdb.c).
+ * ik_llama.cpp's llama-bench (engine/family.h; cpu-build-ik4840/) prints
+ * the booleans, not backends, flash_attn a bool, its own knobs (fused_moe,
+ * repack, mla_attn, ...), n_gpu_layers 999 by default (read as not given),
+ * no n_depth: its -gp D,N test "tgN@ppD" (n_prompt D, n_gen N, timing the
+ * N tokens after the prompt) is read as the tg test at depth D. */
 #include "benchio/benchout.h"
+
+#include "engine/family.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -178,6 +185,8 @@ static int read_samples(const cJSON *o, lvd_result *r, const char *name, const c
  * era, not a -ngl given (the top of this file says how the era is told). */
 static int ngl_default_99(const cJSON *o, int ngl)
 {
+    if (ngl == 999 && engine_family_bench_json_ik(o)) /* ik_llama.cpp's default */
+        return 1;
     return ngl == 99 && (cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(o, "flash_attn")) || !obj_str(o, "devices"));
 }
 
@@ -226,6 +235,20 @@ static int read_build_and_model(const cJSON *o, benchio_row *row, const char *na
     return 0;
 }
 
+/* ik_llama.cpp's -gp D,N prints its test "tgN@ppD" with n_prompt D and
+ * n_gen N, timing the N tokens generated after a prompt of D: the tg test
+ * at depth D (n_prompt 0, n_depth D) as mainline's -d D -n N prints it. */
+static void gp_depth(const cJSON *o, lvd_result *r)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "test");
+    int gen, depth, end = 0;
+    if (cJSON_IsString(t) && sscanf(t->valuestring, "tg%d@pp%d%n", &gen, &depth, &end) == 2 &&
+        !t->valuestring[end] && gen == r->n_gen && depth == r->n_prompt && r->n_depth == 0) {
+        r->n_prompt = 0;
+        r->n_depth = depth;
+    }
+}
+
 /* Maps one llama-bench object (as `-o json` prints it) to row. */
 static int row_from_object(const cJSON *o, const char *name, const char *where, benchio_row *row,
                            lvd_err *err)
@@ -244,6 +267,7 @@ static int row_from_object(const cJSON *o, const char *name, const char *where, 
     r->n_gen = (int)ng;
     if (read_params(o, r, name, where, err) || read_build_and_model(o, row, name, where, err))
         return -1;
+    gp_depth(o, r);
     benchio_test_name(r->n_prompt, r->n_gen, r->n_depth, r->test, sizeof r->test);
     if (read_samples(o, r, name, where, err))
         return -1;

@@ -14,6 +14,8 @@ int builds_local_older(const lvd_engine *e, const char *pin_build, char *msg, si
     if (len)
         msg[0] = '\0';
     long have = builds_number(e->build), pin = builds_number(pin_build);
+    if (strcmp(lvd_engine_family(e), LVD_FAMILY_MAINLINE)) /* the pin is mainline's: another count */
+        return 0;
     if (!e->origin || strcmp(e->origin, "registered") || have < 0 || pin < 0 || have >= pin)
         return 0;
     snprintf(msg, len,

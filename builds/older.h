@@ -11,8 +11,11 @@
 
 #include <stddef.h>
 
-/* The rule, in one place: 1 when e is registered (origin "registered") and
- * its build number (b10500 -> 10500) is below pin_build's, with msg
+/* The rule, in one place: 1 when e is a registered (origin "registered")
+ * mainline llama.cpp engine (family LVD_FAMILY_MAINLINE: the pin names
+ * mainline's builds, and another family's numbers count another history,
+ * engine/family.h) and its build number (b10500 -> 10500) is below
+ * pin_build's, with msg
  * "b10500-cuda is older than the pin b10715: rebuild at b10715 (git checkout
  * b10715, build, then lvd fetch --register DIR --build b10715)"; else 0
  * (msg ""). pin_build is a build tag: a pin naming a SemVer release is

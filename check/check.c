@@ -13,6 +13,7 @@
 #include "common/proc.h"
 #include "engine/argv.h"
 #include "engine/cudaarch.h"
+#include "engine/family.h"
 #include "engine/visibility.h"
 
 #include <cjson/cJSON.h>
@@ -228,13 +229,21 @@ void check_set_base(lvd_check *c, double ppl, char *reason)
     set_status(c, "base", reason);
 }
 
-/* Picks the reference: a CPU-only engine, else a GPU engine at -ngl 0
+/* 1 when engine e is of family (engine/family.h). */
+static int of_family(const lvd_engine *e, const char *family)
+{
+    return !strcmp(lvd_engine_family(e), family);
+}
+
+/* Picks family's reference: a CPU-only engine, else a GPU engine at -ngl 0
  * -dev none. Returns its index or -1; *gpu_ref says which kind. */
-static long pick_reference(const lvd_engine *engines, const lvd_probe *probes, size_t n, int *gpu_ref)
+static long pick_reference(const lvd_engine *engines, const lvd_probe *probes, size_t n, const char *family,
+                           int *gpu_ref)
 {
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < n; i++)
-            if (probed(&probes[i]) && has_ppl(&engines[i]) && (probes[i].n_devices == 0) == (pass == 0)) {
+            if (probed(&probes[i]) && has_ppl(&engines[i]) && of_family(&engines[i], family) &&
+                (probes[i].n_devices == 0) == (pass == 0)) {
                 *gpu_ref = pass == 1;
                 return (long)i;
             }
@@ -263,8 +272,8 @@ static int run_reference(store *s, const lvd_engine *e, const char *flags, int g
                      gpu_ref ? lvd_xstrdup("reference: a GPU engine at -ngl 0 -dev none") : NULL);
         }
     }
-    r->reference_ok = rc == 1;
-    if (!r->reference_ok)
+    r->reference_ok &= rc == 1;
+    if (rc != 1)
         r->n_error++;
     return store_check_put(s, &it->check, err) ? -1 : rc;
 }
@@ -301,33 +310,20 @@ static int run_compare(store *s, const lvd_engine *e, const lvd_probe *pr, const
     return check_record(s, r, it, err);
 }
 
-int check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size_t n,
-                    const check_opts *o, check_report *out, lvd_err *err)
+/* One family's check (engine/family.h: its numerics, its kernels and its
+ * logits file are its own): its reference run into base_file, then every
+ * other probed engine of the family, each device, against it. 0, -1 (store). */
+static int check_family(store *s, const lvd_engine *engines, const lvd_probe *probes, size_t n, long ref,
+                        int gpu_ref, const check_opts *o, const char *base_file, check_report *out, lvd_err *err)
 {
-    memset(out, 0, sizeof *out);
-    int gpu_ref = 0;
-    long ref = pick_reference(engines, probes, n, &gpu_ref);
-    for (size_t i = 0; i < n; i++)
-        if (!probed(&probes[i]))
-            add_skip(out, &engines[i], "probe unknown: %s", probes[i].reason ? probes[i].reason : "never probed");
-    if (ref < 0)
-        return lvd_errf(err, "no probed engine has an executable llama-perplexity to compute the CPU reference");
-
-    char tmpl[] = "/tmp/lvd-check-XXXXXX";
-    const char *tmpdir = getenv("TMPDIR");
-    char *dir_tmpl = tmpdir && *tmpdir ? lvd_xasprintf("%s/lvd-check-XXXXXX", tmpdir) : lvd_xstrdup(tmpl);
-    if (!mkdtemp(dir_tmpl)) {
-        lvd_errf(err, "%s: cannot create a directory for the reference logits", dir_tmpl);
-        free(dir_tmpl);
-        return -1;
-    }
-    char *base_file = lvd_xasprintf("%s/kld-base.bin", dir_tmpl);
+    const char *family = lvd_engine_family(&engines[ref]);
     double base_ppl = NAN;
+    size_t first = out->n;
     int rc = run_reference(s, &engines[ref], probes[ref].flags, gpu_ref, o, base_file, out, &base_ppl, err);
-    char *ref_failure = rc == 0 ? lvd_xstrdup(out->items[0].check.reason ? out->items[0].check.reason : "?")
+    char *ref_failure = rc == 0 ? lvd_xstrdup(out->items[first].check.reason ? out->items[first].check.reason : "?")
                                 : NULL;
     for (size_t i = 0; i < n && rc >= 0; i++) {
-        if (!probed(&probes[i]))
+        if (!probed(&probes[i]) || !of_family(&engines[i], family))
             continue;
         if (probes[i].n_devices == 0) {
             if ((long)i != ref)
@@ -339,12 +335,53 @@ int check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size
             rc = run_compare(s, &engines[i], &probes[i], &probes[i].devices[d], o, base_file, base_ppl,
                              ref_failure, out, err) ? -1 : rc;
     }
+    free(ref_failure);
+    return rc < 0 ? -1 : 0;
+}
+
+int check_run(store *s, const lvd_engine *engines, const lvd_probe *probes, size_t n,
+                    const check_opts *o, check_report *out, lvd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->reference_ok = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!probed(&probes[i]))
+            add_skip(out, &engines[i], "probe unknown: %s", probes[i].reason ? probes[i].reason : "never probed");
+    int gpu_ref = 0;
+    long refs = 0;
+    for (size_t i = 0; i < n; i++) /* any family's reference */
+        refs += pick_reference(engines, probes, n, lvd_engine_family(&engines[i]), &gpu_ref) >= 0;
+    if (!refs)
+        return lvd_errf(err, "no probed engine has an executable llama-perplexity to compute the CPU reference");
+
+    char tmpl[] = "/tmp/lvd-check-XXXXXX";
+    const char *tmpdir = getenv("TMPDIR");
+    char *dir_tmpl = tmpdir && *tmpdir ? lvd_xasprintf("%s/lvd-check-XXXXXX", tmpdir) : lvd_xstrdup(tmpl);
+    if (!mkdtemp(dir_tmpl)) {
+        lvd_errf(err, "%s: cannot create a directory for the reference logits", dir_tmpl);
+        free(dir_tmpl);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const char *family = lvd_engine_family(&engines[i]);
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = of_family(&engines[k], family);
+        long ref = seen ? -1 : pick_reference(engines, probes, n, family, &gpu_ref);
+        for (size_t k = i; !seen && ref < 0 && k < n && rc == 0; k++) /* its engines: none has llama-perplexity */
+            if (probed(&probes[k]) && of_family(&engines[k], family))
+                rc = run_compare(s, &engines[k], &probes[k], NULL, o, "", NAN, NULL, out, err) ? -1 : 0;
+        if (ref < 0)
+            continue; /* a family seen already, or none of its engines can be the reference */
+        char *base_file = lvd_xasprintf("%s/kld-base-%zu.bin", dir_tmpl, i);
+        rc = check_family(s, engines, probes, n, ref, gpu_ref, o, base_file, out, err);
+        free(base_file);
+    }
     lvd_progress_done();
     lvd_rm_rf(dir_tmpl);
     free(dir_tmpl);
-    free(base_file);
-    free(ref_failure);
-    return rc < 0 ? -1 : 0;
+    return rc;
 }
 
 void check_report_free(check_report *r)

@@ -100,11 +100,14 @@ typedef struct check_report {
     char **skipped;            /* "ENGINE: reason" of engines not checked */
     size_t n_skipped;
     size_t n_pass, n_fail, n_error;
-    int reference_ok;          /* the reference ran and wrote its logits */
+    int reference_ok;          /* every family's reference ran and wrote its logits */
 } check_report;
 
 /* Runs the reference and every comparison for engines[0..n) with probes[i]
- * belonging to engines[i], records each as a check (store_check_put) as soon
+ * belonging to engines[i], per family (engine/family.h: ik_llama.cpp's
+ * kernels, numerics and logits file are its own, so each family's devices
+ * are checked against a CPU reference of that family, and a CPU engine of
+ * one family is never judged by another's), records each as a check (store_check_put) as soon
  * as it ends, and fills out (free with check_report_free). Engines
  * whose probe is unknown are skipped (listed in out->skipped). Returns 0
  * when the session ran (failures are in the items), -1 with err when the

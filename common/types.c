@@ -29,6 +29,7 @@ void lvd_engine_free(lvd_engine *e)
     free(e->build);
     free(e->commit);
     free(e->semver);
+    free(e->family);
     free(e->release);
     free(e->flavour);
     free(e->digest);
@@ -46,9 +47,14 @@ void lvd_engine_copy(lvd_engine *dst, const lvd_engine *src)
 {
     *dst = *src;
     char **fields[] = {&dst->name,    &dst->dir,     &dst->build,  &dst->commit, &dst->semver,
-                       &dst->release, &dst->flavour, &dst->digest, &dst->origin, &dst->host};
+                       &dst->family,  &dst->release, &dst->flavour, &dst->digest, &dst->origin, &dst->host};
     for (size_t i = 0; i < LVD_ARRAY_LEN(fields); i++)
         *fields[i] = dup_or_null(*fields[i]);
+}
+
+const char *lvd_engine_family(const lvd_engine *e)
+{
+    return e->family && *e->family ? e->family : LVD_FAMILY_MAINLINE;
 }
 
 void lvd_result_free(lvd_result *r)

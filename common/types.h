@@ -14,6 +14,13 @@
 #define LVD_BACKEND_CPU "cpu"
 #define LVD_BACKEND_UNKNOWN "unknown"
 
+/* Engine families: which line of llama.cpp an engine is, told from its own
+ * words (engine/family.h). Build numbers mean something only within one:
+ * ik_llama.cpp's count its own history, never mainline's b<N>. */
+#define LVD_FAMILY_MAINLINE "llama.cpp"
+#define LVD_FAMILY_IK "ik_llama.cpp"
+#define LVD_FAMILY_UNKNOWN "unknown"
+
 /* One device as `--list-devices` printed it (engine/devices.c fills it). */
 typedef struct lvd_device {
     char selector[64];    /* verbatim, e.g. "CUDA0", "Vulkan1" */
@@ -57,6 +64,7 @@ typedef struct lvd_engine {
     char *commit;          /* NULL when unknown */
     char *semver;          /* what its --version says since the SemVer releases ("0.4.1-dev");
                               NULL before them, or when it could not be asked */
+    char *family;          /* LVD_FAMILY_*; NULL: llama.cpp (lvd_engine_family) */
     char *release;         /* the SemVer release it was fetched as ("v0.4.1"); NULL otherwise */
     char *flavour;         /* release flavour or "local" */
     char *digest;          /* sha256 of the archive (fetched) or of the main binary */
@@ -208,6 +216,9 @@ void lvd_probe_free(lvd_probe *p);
 void lvd_engine_free(lvd_engine *e);
 /* A deep copy of src into dst (free with lvd_engine_free). */
 void lvd_engine_copy(lvd_engine *dst, const lvd_engine *src);
+/* e's family: e->family, or LVD_FAMILY_MAINLINE when none was recorded (an
+ * engine registered before families were told). */
+const char *lvd_engine_family(const lvd_engine *e);
 void lvd_result_free(lvd_result *r);
 void lvd_run_free(lvd_run *r);
 void lvd_check_free(lvd_check *c);

@@ -11,7 +11,7 @@
 enum flag {
     F_MODEL, F_PROMPT, F_GEN, F_DEPTH, F_REPS, F_OUTPUT, F_VERBOSE, F_NO_WARMUP, F_DEVICE, F_SPLIT_MODE,
     F_TENSOR_SPLIT, F_NGL, F_FA, F_UBATCH, F_CTK, F_CTV, F_NCMOE, F_FIT, F_FITT, F_FITC, F_THREADS, F_CTX,
-    F_PARALLEL, F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_BATCH, F_FIT_PRINT, F_END
+    F_PARALLEL, F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_BATCH, F_FIT_PRINT, F_GP, F_END
 };
 
 /* Every spelling of a flag (names[0] unless the tool is given another). */
@@ -49,6 +49,7 @@ static const struct {
     [F_PROGRESS] = {{"--progress"}, {0}},
     [F_BATCH] = {{"-b", "--batch-size"}, {0}},
     [F_FIT_PRINT] = {{"--fit-print", "-fitp"}, {0}},
+    [F_GP] = {{"-gp"}, {0}}, /* ik_llama.cpp's llama-bench: "-gp D,N" is tgN at depth D */
 };
 
 /* One flag of a kind's order; need: the run cannot do without it. */
@@ -169,6 +170,15 @@ static char *param_value(const engine_run *r, enum flag f)
     }
 }
 
+/* llama-bench's output format for r: jsonl, or json where the build's --help
+ * shows -o without jsonl (ik_llama.cpp: "<csv|json|md|sql>"); both are read
+ * alike (bench/benchout.h). */
+static const char *output_format(const engine_run *r)
+{
+    const engine_opt *o = r->help ? engine_help_opt(r->help, ENGINE_TOOL_BENCH, "-o") : NULL;
+    return o && strstr(o->arg, "json") && !strstr(o->arg, "jsonl") ? "json" : "jsonl";
+}
+
 /* The value of flag f in run r (malloc'd), "" for a switch, NULL when r does
  * not pass it. */
 static char *value_of(const engine_run *r, enum flag f)
@@ -181,7 +191,7 @@ static char *value_of(const engine_run *r, enum flag f)
     case F_GEN: return lvd_xstrdup(r->n_gen ? r->n_gen : "0");
     case F_DEPTH: return r->n_depth ? lvd_xstrdup(r->n_depth) : NULL;
     case F_REPS: return int_value(r->reps);
-    case F_OUTPUT: return lvd_xstrdup("jsonl");
+    case F_OUTPUT: return lvd_xstrdup(output_format(r));
     case F_VERBOSE: return lvd_xstrdup("");
     case F_NO_WARMUP: return r->no_warmup ? lvd_xstrdup("") : NULL;
     case F_PROGRESS: return r->progress ? lvd_xstrdup("") : NULL;
@@ -212,6 +222,10 @@ static const engine_opt *listed(const engine_help *h, engine_tool tool, enum fla
     for (size_t i = 0; !o && i < LVD_ARRAY_LEN(flags[f].names) && flags[f].names[i]; i++)
         if ((o = engine_help_opt(h, tool, flags[f].names[i])) != NULL)
             *name = flags[f].names[i];
+    /* ik_llama.cpp's llama-perplexity takes --kl-divergence-base but lists
+     * only --kl-divergence, whose line names it */
+    if (!o && f == F_KLD_BASE)
+        o = engine_help_opt(h, tool, flags[F_KLD].names[0]);
     return o;
 }
 
@@ -238,15 +252,58 @@ static void push(engine_argv *out, const char *name, const engine_opt *o, char *
         free(value);
 }
 
+/* 1 when r's tests at a depth go as -gp: a llama-bench run with depths on a
+ * build whose --help lists no -d but -gp (ik_llama.cpp). */
+static int depth_by_gp(const engine_run *r, int known)
+{
+    const char *name;
+    return known && r->kind == ENGINE_RUN_BENCH && r->n_depth && !listed(r->help, ENGINE_TOOL_BENCH, F_DEPTH, &name) &&
+           listed(r->help, ENGINE_TOOL_BENCH, F_GP, &name);
+}
+
+/* 1 when the comma list has the value v. */
+static int list_has(const char *list, long v)
+{
+    for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+        if (strtol(p, NULL, 10) == v)
+            return 1;
+    return 0;
+}
+
+/* r's tests at depth as -gp D,N (one per depth D > 0 and tg N > 0; the
+ * caller passes -p/-n only when its depths hold 0); a depth whose pp tests
+ * -gp cannot run is left out (gone: "-d 2048"). */
+static void push_depth_gp(const engine_run *r, engine_argv *out, lvd_sb *gone)
+{
+    char **depths = lvd_split(r->n_depth, ',', NULL), **gens = lvd_split(r->n_gen ? r->n_gen : "0", ',', NULL);
+    for (size_t d = 0; depths[d]; d++) {
+        long depth = strtol(depths[d], NULL, 10);
+        for (size_t g = 0; depth > 0 && gens[g]; g++)
+            if (strtol(gens[g], NULL, 10) > 0) {
+                lvd_strv_pushf(&out->argv, &out->argc, "-gp");
+                lvd_strv_pushf(&out->argv, &out->argc, "%ld,%ld", depth, strtol(gens[g], NULL, 10));
+            }
+        if (depth > 0 && r->n_prompt && strcmp(r->n_prompt, "0")) /* its pp tests at depth: not run */
+            left_out(gone, "-d", depths[d]);
+    }
+    lvd_strv_free(depths);
+    lvd_strv_free(gens);
+}
+
 int engine_argv_build(const engine_run *r, engine_argv *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     engine_tool tool = kinds[r->kind].tool;
     int known = r->help && r->help->known[tool];
+    int by_gp = depth_by_gp(r, known), at_zero = !by_gp || list_has(r->n_depth, 0);
     lvd_sb gone = {0};
     lvd_strv_pushf(&out->argv, &out->argc, "%s", r->binary);
     for (const step *s = kinds[r->kind].order; s->f != F_END; s++) {
-        char *value = value_of(r, s->f);
+        if (by_gp && s->f == F_DEPTH) {
+            push_depth_gp(r, out, &gone);
+            continue;
+        }
+        char *value = by_gp && !at_zero && (s->f == F_PROMPT || s->f == F_GEN) ? lvd_xstrdup("0") : value_of(r, s->f);
         if (!value)
             continue;
         const char *name = spelt(s->f, tool);

@@ -30,7 +30,10 @@
  * out, and the note says so ("left out -ncmoe 4: not in llama-bench's
  * --help"), as --progress is (energy is then not measured by repetition); a word the run cannot do without (-m, the tests, -r, -o, fit's
  * -d, perplexity's text and KL files, llama-fit-params' -c and -fitt) is an
- * error instead. An unknown help (NULL, or a tool it does not know) passes
+ * error instead. A build whose llama-bench lists -o without jsonl
+ * (ik_llama.cpp) is asked for -o json; one with no -d but -gp
+ * (ik_llama.cpp) runs each tg test at depth D as -gp D,N, and the pp tests
+ * at depth are left out ("left out -d 2048"). An unknown help (NULL, or a tool it does not know) passes
  * every flag. Not for running the tools, nor for quoting a line for a shell
  * (select/launch.h). */
 #ifndef LVD_ENGINE_ARGV_H

@@ -5,13 +5,14 @@
 
 #include "common/proc.h"
 #include "engine/argv.h"
+#include "engine/family.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define HELP_RECORD_VERSION "lvd-flags 3"
+#define HELP_RECORD_VERSION "lvd-flags 4" /* 4: long-only options in a long column (ik_llama.cpp) */
 #define HELP_TIMEOUT_MS 10000
 #define HELP_CAPTURE ((size_t)1 << 20)
 
@@ -39,7 +40,10 @@ static int parse_line(const char *line, size_t len, engine_opt *o)
     size_t i = 0;
     while (i < len && line[i] == ' ')
         i++;
-    if (i > 4 || i >= len || !is_name(line + i))
+    /* ik_llama.cpp's common lists a long-only option in its long names'
+     * column: "         --chunks N" (9 spaces) */
+    int long_column = i == 9 && i + 2 < len && line[i + 1] == '-';
+    if ((i > 4 && !long_column) || i >= len || !is_name(line + i))
         return -1;
     memset(o, 0, sizeof *o);
     size_t gap = 0;
@@ -85,7 +89,7 @@ static int opt_has(const engine_opt *o, const char *name)
 }
 
 /* The option lines of text (one tool's) added to h; keep: only those naming
- * a flag of the vocabulary. */
+ * a flag of the vocabulary or a word that tells the family (family.h). */
 static void add_lines(engine_help *h, engine_tool tool, const char *text, int keep_vocabulary)
 {
     for (const char *s = text; s && *s;) {
@@ -94,7 +98,7 @@ static void add_lines(engine_help *h, engine_tool tool, const char *text, int ke
         if (parse_line(s, len, &o) == 0) {
             int keep = !keep_vocabulary;
             for (size_t i = 0; i < o.n_names && !keep; i++)
-                keep = engine_argv_vocabulary(o.names[i]);
+                keep = engine_argv_vocabulary(o.names[i]) || engine_family_word(o.names[i]);
             if (opt_has(&o, "-m") || opt_has(&o, "--model"))
                 h->known[tool] = 1;
             o.tool = tool;

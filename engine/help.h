@@ -9,6 +9,8 @@
  *   "  -fa, --flash-attn <on|off|auto>                   (default: auto)"
  *   "-fa,   --flash-attn [on|off|auto]       set Flash Attention use ..."
  *   "-fa,   --flash-attn                     enable Flash Attention"  (a switch)
+ *   "         --chunks N               max number of chunks ..."  (ik_llama.cpp's
+ *                       long-only option, in its long names' column: 9 spaces)
  * A text that lists no -m/--model is not a help this reads (a tool that
  * printed something else): that tool stays unknown, and every flag is
  * passed to it as before.

@@ -8,8 +8,10 @@
 
 #include "engine/cudaarch.h"
 #include "engine/devices.h"
+#include "engine/family.h"
 #include "engine/help.h"
 #include "engine/identity.h"
+#include "engine/startup.h"
 #include "engine/visibility.h"
 #include "common/cli.h"
 #include "common/json.h"
@@ -103,6 +105,64 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out)
     proc_result_free(&res);
 }
 
+/* 1 when a tool of dir whose --help was read (llama-server's, llama-perplexity's)
+ * lists -ngl: ik_llama.cpp's list it only in a build with GPU offload;
+ * -1 when neither could be read. */
+static int offers_offload(const char *dir)
+{
+    engine_help h;
+    engine_help_read(dir, &h);
+    static const engine_tool tools[] = {ENGINE_TOOL_SERVER, ENGINE_TOOL_PERPLEXITY};
+    int known = 0, offers = 0;
+    for (size_t i = 0; i < LVD_ARRAY_LEN(tools); i++) {
+        known |= h.known[tools[i]];
+        offers |= engine_help_opt(&h, tools[i], "-ngl") || engine_help_opt(&h, tools[i], "--gpu-layers") ||
+                  engine_help_opt(&h, tools[i], "--n-gpu-layers");
+    }
+    engine_help_free(&h);
+    return known ? offers : -1;
+}
+
+/* A build with no --list-devices in any tool (ik_llama.cpp): the devices its
+ * backends announce while its llama-bench starts (`llama-bench --help`:
+ * engine/startup.h); where none announces itself, the CPU when its tools'
+ * --help offer no GPU offload, else "unknown" saying why. out->reason holds
+ * the refusal on entry. */
+static void ask_startup(const char *binary, int timeout_ms, lvd_probe *out)
+{
+    if (timeout_ms <= 0)
+        timeout_ms = ENGINE_PROBE_TIMEOUT_MS;
+    const char *argv[] = {binary, "--help", NULL};
+    proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_capture = PROBE_CAPTURE};
+    proc_result res;
+    lvd_err err = {{0}};
+    if (proc_run(&spec, &res, &err) != 0 || !res.spawned || res.timed_out || res.signaled) {
+        proc_result_free(&res);
+        return; /* the refusal stands as the reason */
+    }
+    lvd_device *devs = NULL;
+    size_t n = 0;
+    int announced = engine_startup_devices(lvd_sb_str(&res.err), &devs, &n, NULL, 0);
+    proc_result_free(&res);
+    char *dir = lvd_xstrndup(binary, (size_t)(lvd_base_name(binary) - binary));
+    int offload = announced ? 0 : offers_offload(dir);
+    free(dir);
+    if (announced || offload == 0) {
+        free(out->devices);
+        out->devices = devs;
+        out->n_devices = n;
+        engine_devices_label(devs, n, out->backend, sizeof out->backend);
+        free(out->reason);
+        out->reason = NULL;
+        return;
+    }
+    free(devs);
+    set_unknown(out, lvd_xasprintf("%s has no --list-devices and no backend announced a device as it started; "
+                                   "%s", lvd_base_name(binary),
+                                   offload > 0 ? "its --help offers -ngl (GPU offload), so its devices cannot be told"
+                                               : "its tools' --help could not be read"));
+}
+
 void engine_probe_ask(const char *binary, int timeout_ms, lvd_probe *out)
 {
     engine_probe_run(binary, timeout_ms, out);
@@ -129,6 +189,8 @@ void engine_probe_ask(const char *binary, int timeout_ms, lvd_probe *out)
         lvd_probe_free(&other);
     }
     free(server);
+    if (!strcmp(out->backend, LVD_BACKEND_UNKNOWN)) /* no tool lists devices */
+        ask_startup(binary, timeout_ms, out);
 }
 
 /* 1 when the cached probe may be served: no newer probe of the engine under
@@ -246,6 +308,7 @@ cJSON *engine_probe_json(const lvd_engine *e, const lvd_probe *p, int cached)
     cJSON_AddNumberToObject(o, "engine_id", (double)e->id);
     cJSON_AddItemToObject(o, "dir", lvd_json_text(e->dir));
     cJSON_AddItemToObject(o, "build", lvd_json_text(e->build));
+    cJSON_AddStringToObject(o, "family", lvd_engine_family(e));
     cJSON_AddItemToObject(o, "semver", lvd_json_text(e->semver));
     cJSON_AddItemToObject(o, "binary", lvd_json_text(p->binary));
     cJSON_AddStringToObject(o, "backend", p->backend);
@@ -299,11 +362,15 @@ static void device_line(lvd_sb *sb, const lvd_device *d, const char *archs)
         lvd_sb_addf(sb, " -- WARNING: %s", flag);
 }
 
-/* The lines under an engine's devices: its SemVer version, its backends, the
- * no-device note and why it was probed again. */
+/* The lines under an engine's devices: its family (an engine not of
+ * mainline llama.cpp), its SemVer version, its backends, the no-device note
+ * and why it was probed again. */
 static void identity_lines(FILE *f, int wname, int wback, const lvd_engine *e, const lvd_probe *p)
 {
-    const char *lines[][2] = {{"version: ", e->semver},
+    char family[128];
+    engine_family_describe(e, family, sizeof family);
+    const char *lines[][2] = {{"family: ", strcmp(lvd_engine_family(e), LVD_FAMILY_MAINLINE) ? family : NULL},
+                              {"version: ", e->semver},
                               {"backends: ", p->backends[0] ? p->backends : NULL},
                               {"note: ", p->no_device}, {"re-probed: ", p->changed}};
     for (size_t i = 0; i < LVD_ARRAY_LEN(lines); i++)

@@ -39,7 +39,11 @@ void engine_probe_run(const char *binary, int timeout_ms, lvd_probe *out);
 /* engine_probe_run on binary; when that is a llama-bench that does not know
  * the option (llama-bench has --list-devices from b6522 on: an older one
  * exits saying "invalid parameter for argument: --list-devices") and a
- * llama-server lies beside it, that one's answer instead. The probe stays keyed by binary (the
+ * llama-server lies beside it, that one's answer instead; when no tool has
+ * --list-devices (ik_llama.cpp), the devices its backends announce as
+ * llama-bench starts (`llama-bench --help`, engine/startup.h), else the CPU
+ * when its llama-server and llama-perplexity --help offer no -ngl (GPU
+ * offload), else "unknown" saying why. The probe stays keyed by binary (the
  * caller's out->binary, mtime and size), as engine_probe_binary names it. */
 void engine_probe_ask(const char *binary, int timeout_ms, lvd_probe *out);
 

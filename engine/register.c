@@ -4,6 +4,8 @@
 #include "engine/register.h"
 
 #include "engine/digest.h"
+#include "engine/family.h"
+#include "engine/help.h"
 #include "engine/probe.h"
 #include "common/cli.h"
 #include "common/json.h"
@@ -138,6 +140,8 @@ int engine_ask_version(const char *dir, int timeout_ms, engine_version *v, lvd_e
     int rc = -1;
     for (size_t i = 0; i < LVD_ARRAY_LEN(askers) && rc != 0; i++)
         rc = ask_one(dir, askers[i], timeout_ms, v, &why);
+    if (rc == 0)
+        v->family = engine_ask_family(dir, v);
     if (rc != 0) {
         if (why.len)
             lvd_errf(err, "cannot tell its build: %s", lvd_sb_str(&why));
@@ -147,6 +151,21 @@ int engine_ask_version(const char *dir, int timeout_ms, engine_version *v, lvd_e
     }
     lvd_sb_free(&why);
     return rc;
+}
+
+const char *engine_ask_family(const char *dir, const engine_version *v)
+{
+    engine_help h;
+    engine_help_read(dir, &h);
+    const char *family = engine_family_detect(&h, v);
+    engine_help_free(&h);
+    return family;
+}
+
+/* 1 when build is a tag of mainline's form, "b" and digits ("b9749"). */
+static int mainline_tag(const char *build)
+{
+    return build[0] == 'b' && build[1] && strspn(build + 1, "0123456789") == strlen(build + 1);
 }
 
 static int fail(int *exit_code, int code)
@@ -261,6 +280,10 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
     char build[32];
     if (tell_build(o, dir, &ver, &told, build, sizeof build, exit_code, err))
         goto out;
+    const char *family = o->commit ? (o->family ? o->family : LVD_FAMILY_MAINLINE)
+                         : told ? ver.family : engine_ask_family(dir, NULL);
+    if (!strcmp(family, LVD_FAMILY_UNKNOWN) && o->build && mainline_tag(o->build))
+        family = LVD_FAMILY_MAINLINE; /* the user's word, where the engine's say nothing */
     if (store_engine_list(s, &v, &n, err) != 0) {
         *exit_code = LVD_EXIT_STORE;
         goto out;
@@ -282,6 +305,7 @@ int engine_register(store *s, const engine_register_opts *o, lvd_engine *out, in
     const char *semver = o->commit ? o->semver : told ? ver.semver : NULL;
     out->commit = commit && *commit ? lvd_xstrdup(commit) : NULL;
     out->semver = semver && *semver ? lvd_xstrdup(semver) : NULL;
+    out->family = lvd_xstrdup(family);
     out->flavour = lvd_xstrdup("local");
     out->digest = lvd_xstrdup(hex);
     out->origin = lvd_xstrdup("registered");
@@ -308,6 +332,7 @@ cJSON *engine_json(const lvd_engine *e)
     cJSON_AddStringToObject(o, "name", e->name);
     cJSON_AddStringToObject(o, "dir", e->dir);
     cJSON_AddStringToObject(o, "build", e->build);
+    cJSON_AddStringToObject(o, "family", lvd_engine_family(e));
     const char *opt[][2] = {{"commit", e->commit}, {"semver", e->semver}, {"release", e->release},
                             {"flavour", e->flavour}, {"digest", e->digest}, {"origin", e->origin}};
     for (size_t i = 0; i < LVD_ARRAY_LEN(opt); i++)

@@ -22,6 +22,7 @@ typedef struct engine_register_opts {
     const char *commit;  /* NULL: what `--version` says (engine_ask_version); given (already
                             asked, e.g. by discovery): no --version is asked */
     const char *semver;  /* with commit: the SemVer version that answer gave; NULL: none */
+    const char *family;  /* with commit: the family that answer told (LVD_FAMILY_*); NULL: asked */
 } engine_register_opts;
 
 /* Registers o->dir: it must be a directory holding an executable
@@ -31,8 +32,12 @@ typedef struct engine_register_opts {
  * what its `--version` says (engine_ask_version: "version: 9749
  * (d32676d77)", "version: 0.4.1-dev (build 10991, commit 930e2fa59)"; NULL
  * when it does not answer or says "unknown"), origin "registered", flavour
- * "local". Without o->build, the build is the one --version names (an
- * engine that cannot tell is refused: INPUT, naming the line it printed). Registering a directory again updates its engine under the name
+ * "local", family = what its words say (engine_ask_family; where they say
+ * nothing, a build given as mainline's tag, "b9749", makes it mainline's). Without
+ * o->build, the build is the one --version names, tagged in its family
+ * ("b9749"; "ik4840" for ik_llama.cpp's build 4840): an engine that cannot
+ * tell, or of an unknown family, is refused (INPUT, naming the line it
+ * printed). Registering a directory again updates its engine under the name
  * it has; a different o->name for an already registered directory is
  * refused, as is a name another directory already holds.
  * Fills out (caller frees with lvd_engine_free). Returns 0, or -1 with err
@@ -58,10 +63,16 @@ int engine_register_name_valid(const char *s);
  * engine/version.h). 0 with *v, or -1 with err one line: "cannot tell its
  * build: llama-server --version: unrecognised version line 'version: ...'"
  * (each tool asked, joined by "; "), or "... no llama-server,
- * llama-perplexity or llama-cli to ask --version". */
+ * llama-perplexity or llama-cli to ask --version". On success v->family is
+ * engine_ask_family's. */
 int engine_ask_version(const char *dir, int timeout_ms, engine_version *v, lvd_err *err);
 
-/* The engine as JSON: id, name, dir, build, commit, semver, release,
+/* The family of the engine in dir (LVD_FAMILY_*, static): its tools' --help
+ * (engine_help_read) and v, the version line it printed (NULL: none),
+ * through engine_family_detect. */
+const char *engine_ask_family(const char *dir, const engine_version *v);
+
+/* The engine as JSON: id, name, dir, build, family, commit, semver, release,
  * flavour, digest, origin, created_at. Caller owns it. */
 struct cJSON *engine_json(const lvd_engine *e);
 

@@ -7,6 +7,7 @@
  * running anything. */
 #include "engine/version.h"
 
+#include "engine/family.h"
 #include "engine/rx.h"
 
 #include <stdio.h>
@@ -107,5 +108,5 @@ out:
 
 void engine_version_build(const engine_version *v, char *buf, size_t len)
 {
-    snprintf(buf, len, "b%lld", (long long)v->number);
+    engine_family_tag(v->family ? v->family : LVD_FAMILY_MAINLINE, v->number, buf, len);
 }

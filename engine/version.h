@@ -30,6 +30,8 @@ typedef struct engine_version {
     char semver[40];    /* "0.4.1-dev"; "" before the SemVer era */
     const char *form;   /* which line said it (static): "semver", "version", "build-log",
                            "build-info", "bench-footer" */
+    const char *family; /* LVD_FAMILY_* (static) as engine_ask_version tells it from the tools'
+                           --help (engine/family.h); NULL from engine_version_parse */
 } engine_version;
 
 /* Reads the version from text (a tool's stdout or stderr, or both). 0 with
@@ -39,7 +41,8 @@ typedef struct engine_version {
 #define ENGINE_VERSION_UNRECOGNISED (-2)
 int engine_version_parse(const char *text, engine_version *v, lvd_err *err);
 
-/* The build tag of v: "b10991" into buf. */
+/* The build tag of v in its family (engine_family_tag; no family told:
+ * llama.cpp's): "b10991", "ik4840" into buf. */
 void engine_version_build(const engine_version *v, char *buf, size_t len);
 
 #endif

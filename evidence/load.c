@@ -63,6 +63,25 @@ static void engines_free(engines *e)
     store_engine_list_free(e->v, e->n);
 }
 
+static size_t engine_index(const engines *e, int64_t id);
+
+/* The placement rows of the runs whose engine the estimator models: mainline
+ * llama.cpp's (engine/family.h); ik_llama.cpp allocates by graphs of its own,
+ * which its predictions were never fitted to (an engine no longer
+ * registered is taken as mainline's, as engines were before families). */
+static void alloc_build_modelled(ev_model *m, const engines *es, const lvd_run *runs, size_t nr)
+{
+    lvd_run *kept = lvd_xcalloc(nr ? nr : 1, sizeof *kept);
+    size_t nk = 0;
+    for (size_t i = 0; i < nr; i++) {
+        size_t ei = engine_index(es, runs[i].engine_id);
+        if (ei == SIZE_MAX || !strcmp(lvd_engine_family(&es->v[ei]), LVD_FAMILY_MAINLINE))
+            kept[nk++] = runs[i]; /* shallow: the rows copy what they keep */
+    }
+    ev_alloc_build(m, kept, nk);
+    free(kept);
+}
+
 static size_t engine_index(const engines *e, int64_t id)
 {
     for (size_t i = 0; i < e->n; i++)
@@ -247,6 +266,7 @@ static int arm_input(store *s, const char *sha, const char *host, const engines 
     in->engine = ei != SIZE_MAX ? es->v[ei].name : NULL;
     in->build = ei != SIZE_MAX ? es->v[ei].build : NULL;
     in->semver = ei != SIZE_MAX ? es->v[ei].semver : NULL;
+    in->family = ei != SIZE_MAX ? es->v[ei].family : NULL;
     in->is_verdict = v && v->engine_id == arm->engine_id && v->arm_key && !strcmp(v->arm_key, arm->arm_key);
     char dev[64];
     engine_check_device(engine_probe(es, ei), &arm->params, dev, sizeof dev);
@@ -347,7 +367,7 @@ static int load_model(store *s, const ev_opts *o, const char *host, const char *
     }
     if (rc == 0) {
         ev_history_build(m, runs, nr, o->nights ? o->nights : EV_NIGHTS_DEFAULT);
-        ev_alloc_build(m, runs, nr);
+        alloc_build_modelled(m, es, runs, nr);
         rc = ev_ceilings_load(s, host, ap, es->v, es->probe, es->n, m, err);
         if (rc == 0)
             rc = store_fit_plan_list(s, sha, &m->fit_plans, &m->n_fit_plans, err);

@@ -207,8 +207,11 @@ static void fill_arm(ev_arm *a, const ev_arm_in *x)
     memset(a, 0, sizeof *a);
     a->backend = lvd_xstrdup(x->backend ? x->backend : LVD_BACKEND_UNKNOWN);
     a->engine = x->engine ? lvd_xstrdup(x->engine) : lvd_xasprintf("engine %lld", (long long)s->engine_id);
-    /* the build, and since llama.cpp's SemVer releases the version beside it */
+    /* the build, and since llama.cpp's SemVer releases the version beside
+     * it; an engine of another family says which ("ik4840, ik_llama.cpp") */
+    const char *family = x->family && strcmp(x->family, LVD_FAMILY_MAINLINE) ? x->family : NULL;
     a->build = x->semver ? lvd_xasprintf("%s, %s", x->build ? x->build : "?", x->semver)
+               : family  ? lvd_xasprintf("%s, %s", x->build ? x->build : "?", family)
                          : lvd_xstrdup(x->build ? x->build : "?");
     a->arm_key = lvd_xstrdup(s->arm_key);
     a->engine_id = s->engine_id;

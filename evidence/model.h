@@ -271,6 +271,7 @@ typedef struct ev_arm_in {
     const char *engine;
     const char *build;
     const char *semver;     /* the engine's SemVer version ("0.4.1-dev"); NULL before them */
+    const char *family;     /* the engine's family (LVD_FAMILY_*); NULL: llama.cpp */
     const char *check_status;  /* "pass", "fail", "error", "base"; NULL = not checked */
     const char *check_text;    /* "PPL ratio 1.0006, KLD 0.0012"; may be NULL */
     int is_verdict;

@@ -357,7 +357,8 @@ static int register_found(store *s, fetch_discover_found *f, int timeout_ms, int
 {
     engine_register_opts ro = {
         .dir = f->dir, .build = f->build, .name = f->name, .timeout_ms = timeout_ms,
-        .commit = f->commit ? f->commit : "", .semver = f->semver};
+        .commit = f->commit ? f->commit : "", .semver = f->semver,
+        .family = f->family};
     engine_registration r;
     engine_register_probe(s, &ro, 0, &f->probe, &r);
     f->probe = r.probe; /* back: f owns it whatever happened */
@@ -384,6 +385,7 @@ static int found_known(store *s, const fetch_discover_opts *o, const lvd_engine 
     f->build = lvd_xstrdup(known->build);
     f->commit = known->commit ? lvd_xstrdup(known->commit) : NULL;
     f->semver = known->semver ? lvd_xstrdup(known->semver) : NULL;
+    f->family = lvd_xstrdup(lvd_engine_family(known));
     f->engine_id = known->id;
     if (!s || o->dry_run) {
         probe_dir(f, timeout_ms);
@@ -452,6 +454,7 @@ int fetch_discover_run(store *s, const fetch_discover_opts *o, fetch_discover_re
         f->build = lvd_xstrdup(build);
         f->commit = ver.commit[0] ? lvd_xstrdup(ver.commit) : NULL;
         f->semver = ver.semver[0] ? lvd_xstrdup(ver.semver) : NULL;
+        f->family = lvd_xstrdup(ver.family ? ver.family : LVD_FAMILY_MAINLINE);
         probe_dir(f, timeout_ms);
         f->name = fetch_discover_name(f->build, f->probe.backend, f->probe.backends, f->dir, taken, n_taken);
         lvd_strv_push(&taken, &n_taken, lvd_xstrdup(f->name));
@@ -480,6 +483,7 @@ void fetch_discover_result_free(fetch_discover_result *r)
         free(f->build);
         free(f->commit);
         free(f->semver);
+        free(f->family);
         free(f->name);
         free(f->reason);
         if (f->probed)
@@ -524,6 +528,7 @@ cJSON *fetch_discover_json(const fetch_discover_result *r)
         cJSON_AddItemToObject(o, "source", lvd_json_str(f->source));
         cJSON_AddItemToObject(o, "build", lvd_json_str(f->build));
         cJSON_AddItemToObject(o, "commit", lvd_json_str(f->commit));
+        cJSON_AddItemToObject(o, "family", lvd_json_str(f->family));
         cJSON_AddItemToObject(o, "semver", lvd_json_str(f->semver));
         cJSON_AddItemToObject(o, "backend", lvd_json_str(f->dir ? backend_of(f) : NULL));
         cJSON_AddItemToObject(o, "name", lvd_json_str(f->name));
@@ -580,6 +585,8 @@ void fetch_discover_table(FILE *f, const fetch_discover_result *r)
             fprintf(f, "%-12s %-20s %-8s %-10s %-12s %-26s %s\n", e->status, e->name ? e->name : "-",
                     e->build ? e->build : "-", e->commit ? e->commit : "-",
                     e->dir ? backend_of(e) : "-", e->source, e->dir ? e->dir : "-");
+            if (e->family && strcmp(e->family, LVD_FAMILY_MAINLINE))
+                fprintf(f, "  family: %s\n", e->family);
             if (e->semver)
                 fprintf(f, "  version: %s\n", e->semver);
             if (e->reason)

@@ -36,6 +36,7 @@ typedef struct fetch_discover_found {
     char *build;    /* "b9749"; NULL when its version could not be told */
     char *commit;   /* NULL when unknown */
     char *semver;   /* the SemVer version its --version says ("0.4.1-dev"); NULL before them */
+    char *family;   /* LVD_FAMILY_* its words say; NULL when not told */
     char *name;     /* the engine's name (new: the one given; known: the store's) */
     const char *status; /* "new", "known", "unidentified" (no version: not registered),
                            "missing" (an environment variable names no engine) */
@@ -103,7 +104,7 @@ void fetch_discover_result_free(fetch_discover_result *r);
 int fetch_discover_exit_code(const fetch_discover_result *r);
 
 /* {"dry_run", "new", "known", "found": [{path, source, build, commit,
- * semver, backend, name, status, reason, engine_id, devices: [selector]}]}. Caller owns it. */
+ * family, semver, backend, name, status, reason, engine_id, devices: [selector]}]}. Caller owns it. */
 struct cJSON *fetch_discover_json(const fetch_discover_result *r);
 
 /* The found list as a table, then one summary line (fetch_discover_summary). */

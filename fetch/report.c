@@ -42,7 +42,7 @@ void fetch_registered_print(FILE *f, const engine_registration *r)
 {
     const lvd_engine *e = &r->engine;
     fprintf(f, "registered engine %s (id %lld)\n", e->name, (long long)e->id);
-    fprintf(f, "  dir     %s\n  build   %s\n", e->dir, e->build);
+    fprintf(f, "  dir     %s\n  build   %s\n  family  %s\n", e->dir, e->build, lvd_engine_family(e));
     if (e->semver)
         fprintf(f, "  version %s\n", e->semver);
     fprintf(f, "  commit  %s\n  sha256  %s\n", e->commit ? e->commit : "(unknown)", e->digest);

@@ -7,6 +7,7 @@
 #include "select/place.h"
 
 #include "builds/older.h"
+#include "engine/family.h"
 #include "common/cli.h"
 #include "engine/cudaarch.h"
 #include "engine/devices.h"
@@ -66,8 +67,9 @@ static void say_placement(const sel_choice_lines *l, const sel_profile *p, sel_e
                 l->params.n_cpu_moe, l->params.ubatch);
 }
 
-/* What the line warns of: a software device, a CUDA build without the
- * device's architecture, an engine older than the pin. */
+/* What the line warns of: a software device, an engine of another family
+ * than mainline's (said), a CUDA build without the device's architecture,
+ * an engine older than the pin. */
 static void say_warnings(const sel_facts *f, const sel_decision *d, sel_explain *x)
 {
     const sel_engine *e = d->pick.eng;
@@ -78,6 +80,11 @@ static void say_warnings(const sel_facts *f, const sel_decision *d, sel_explain 
         sel_say(x, "device: %s (%s) is %s: a software rasterizer on the host's CPU cores, not an accelerator;"
                 " used because the %s", dev->selector, dev->name, label,
                 d->by == SEL_BY_VERDICT ? "verdict measured it fastest" : "profile names it");
+    }
+    if (strcmp(lvd_engine_family(&e->e), LVD_FAMILY_MAINLINE)) { /* its line is in its family's vocabulary */
+        char family[128];
+        engine_family_describe(&e->e, family, sizeof family);
+        sel_say(x, "engine: %s is %s", e->e.name, family);
     }
     char flag[256] = "";
     if (dev)

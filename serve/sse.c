@@ -50,8 +50,10 @@ static void refused(serve_sse *p, const cJSON *e)
 }
 
 /* The tokens an event object brings, from tokens_predicted's growth, else
- * its tokens array, else 1 for non-empty content. -1 (p->why) when the
- * counts are not counts. */
+ * its tokens array, else 1 for non-empty content (counted toward the total
+ * a later tokens_predicted states: ik_llama.cpp's token events carry none,
+ * its last one the whole count). -1 (p->why) when the counts are not
+ * counts. */
 static int event_tokens(serve_sse *p, const cJSON *o, serve_event *e)
 {
     e->predicted = count_of(o, "tokens_predicted");
@@ -71,6 +73,7 @@ static int event_tokens(serve_sse *p, const cJSON *o, serve_event *e)
         e->tokens = cJSON_GetArraySize(toks);
     else
         e->tokens = cJSON_IsString(content) && *content->valuestring ? 1 : 0;
+    p->predicted += e->tokens; /* ik_llama.cpp: only its last event says the total */
     return 0;
 }
 

@@ -440,6 +440,11 @@ static const char *const migrations[] = {
     "  created_at INTEGER NOT NULL,"
     "  PRIMARY KEY (engine_id, artifact, host, ctx, ubatch, fa, type_k, type_v, device)"
     ");",
+    /* 23 (engines of the llama.cpp family): which line of llama.cpp an engine
+     * is (engine/family.h: "llama.cpp", "ik_llama.cpp", "unknown"), told
+     * from its own words at registration; build numbers are compared only
+     * within one. Engines registered before are mainline's. */
+    "ALTER TABLE engines ADD COLUMN family TEXT NOT NULL DEFAULT 'llama.cpp';",
 };
 
 size_t store_schema_version(void)

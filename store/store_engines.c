@@ -12,8 +12,8 @@
 #include <string.h>
 
 #define SELECT_ENGINE \
-    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at, host, semver, release_tag" \
-    " FROM engines"
+    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at, host, semver, release_tag," \
+    " family FROM engines"
 
 /* The engine in SELECT_ENGINE's columns from column first on. */
 static void col_engine_at(store_stmt *st, int first, lvd_engine *e)
@@ -31,6 +31,7 @@ static void col_engine_at(store_stmt *st, int first, lvd_engine *e)
     e->host = store_col_strdup(st, first + 9);
     e->semver = store_col_strdup(st, first + 10);
     e->release = store_col_strdup(st, first + 11);
+    e->family = store_col_strdup(st, first + 12);
 }
 
 static void col_engine(store_stmt *st, void *item)
@@ -67,9 +68,9 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
     store_stmt *st;
     if (store_prepare(s,
                       "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at, host,"
-                      " semver, release_tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(host, name) DO UPDATE"
-                      " SET dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
-                      " semver = excluded.semver, release_tag = excluded.release_tag,"
+                      " semver, release_tag, family) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(host, name)"
+                      " DO UPDATE SET dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
+                      " semver = excluded.semver, release_tag = excluded.release_tag, family = excluded.family,"
                       " flavour = excluded.flavour, digest = excluded.digest, origin = excluded.origin,"
                       " retired_at = NULL"
                       " RETURNING id, created_at",
@@ -86,6 +87,7 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
     store_bind_text(st, 9, engine_host(e));
     store_bind_text(st, 10, e->semver);
     store_bind_text(st, 11, e->release);
+    store_bind_text(st, 12, lvd_engine_family(e));
     int rc = store_step(st);
     if (rc != STORE_ROW) {
         int dir_clash = store_unique_violation(s, "engines.dir");
@@ -365,12 +367,12 @@ int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_pro
 
 /* One row per device (one with NULL device columns for an engine or probe
  * without any) of each engine of host ?1 not retired with its newest probe
- * under ?2, by engine then device index: columns 0 .. 11 the engine's
- * (SELECT_ENGINE's), 12 .. 25 the probe's (NULL: never probed there), 26 the
- * device index, 27 .. 32 the device's. */
+ * under ?2, by engine then device index: columns 0 .. 12 the engine's
+ * (SELECT_ENGINE's), 13 .. 26 the probe's (NULL: never probed there), 27 the
+ * device index, 28 .. 33 the device's. */
 #define SELECT_ENGINES_PROBED                                                                             \
     "SELECT e.id, e.name, e.dir, e.build, e.commit_id, e.flavour, e.digest, e.origin, e.created_at,"      \
-    " e.host, e.semver, e.release_tag, p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size,"        \
+    " e.host, e.semver, e.release_tag, e.family, p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size,"        \
     " p.probed_at, p.backend, p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs, p.flags,"  \
     " d.idx, d.selector, d.name, d.total_mib, d.free_mib, d.backend, d.compute_cap"                       \
     " FROM engines e LEFT JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"    \
@@ -396,15 +398,15 @@ int store_engines_probed(store *s, const char *host, const char *env, lvd_engine
             *engines = store_grow(*engines, sizeof **engines, *n, &cap);
             *probes = store_grow(*probes, sizeof **probes, *n, &pcap);
             col_engine_at(st, 0, &(*engines)[*n]);
-            if (store_col_null(st, 12))
+            if (store_col_null(st, 13))
                 memset(&(*probes)[*n], 0, sizeof **probes);
             else
-                col_probe_at(st, 12, &(*probes)[*n]);
+                col_probe_at(st, 13, &(*probes)[*n]);
             (*n)++;
             dcap = 0;
         }
-        if (!store_col_null(st, 26))
-            col_device(st, 27, &(*probes)[*n - 1], &dcap);
+        if (!store_col_null(st, 27))
+            col_device(st, 28, &(*probes)[*n - 1], &dcap);
     }
     store_finalize(st);
     if (rc != STORE_DONE) {

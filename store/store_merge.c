@@ -57,14 +57,15 @@ void merge_map_free(merge_map *m)
 /* --- engines ------------------------------------------------------------ */
 
 #define ENGINE_COLS \
-    "host, name, dir, build, commit_id, flavour, digest, origin, created_at, retired_at, semver, release_tag"
+    "host, name, dir, build, commit_id, flavour, digest, origin, created_at, retired_at, semver, release_tag," \
+    " family"
 
 /* This store's id of the other's engine at row (ENGINE_COLS after its id):
  * the engine of that host in that directory, else of that name (the host
  * moved the name to another directory), else a new row. 0 or -1. */
 static int map_engine(merge_job *j, store_stmt *row, store_stmt *find, store_stmt *ins, lvd_err *err)
 {
-    for (int c = 1; c <= 12; c++) {
+    for (int c = 1; c <= 13; c++) {
         store_stmt *to[] = {find, ins};
         for (int i = 0; i < 2; i++) {
             if (store_col_null(row, c))
@@ -100,7 +101,7 @@ static int merge_engines(merge_job *j, lvd_err *err)
         store_prepare(j->dst, "SELECT id FROM engines WHERE host = ?1 AND dir = ?3 UNION ALL"
                       " SELECT id FROM engines WHERE host = ?1 AND name = ?2 LIMIT 1", &find, err) ||
         store_prepare(j->dst, "INSERT INTO engines (" ENGINE_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-                      " ?11, ?12)",
+                      " ?11, ?12, ?13)",
                       &ins, err))
         goto out;
     while ((rc = store_step(row)) == STORE_ROW)

@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *fixture(const char *rel)
-{
-    char *path = lvd_xasprintf("llama.cpp/%s", rel);
-    char *full = tu_fixture(path);
-    char *text = tu_read(full, NULL);
-    free(path);
-    free(full);
-    return text;
-}
 
 /* Parses text and checks every field. */
 static void expect(const char *text, int64_t number, const char *commit, const char *semver, const char *form)
@@ -36,7 +27,7 @@ static void expect(const char *text, int64_t number, const char *commit, const c
 static void expect_fixture(const char *rel, int64_t number, const char *commit, const char *semver,
                            const char *form)
 {
-    char *text = fixture(rel);
+    char *text = tu_capture_text(rel);
     expect(text, number, commit, semver, form);
     free(text);
 }

@@ -65,7 +65,25 @@ static const copt COPTS[] = {
     { "-rea|--reasoning", 1, 1, 0 },
     { "--ppl-stride|--ppl-output-type|--hellaswag-tasks|--winogrande-tasks|--multiple-choice-tasks", 1, 2, 0 },
     { "--hellaswag|--winogrande|--multiple-choice|--all-logits", 0, 2, 0 },
+    /* ik_llama.cpp's own (fake_ik): listed and taken only by its persona */
+    { "-no-fmoe|--no-fused-moe", 0, 3, 1 },
+    { "-rtr|--run-time-repack", 0, 3, 1 },
+    { "-mla|--mla-use", 1, 3, 1 },
 };
+
+/* 1 when option o is this build's: ik_llama.cpp's own only in its persona,
+ * which has no --list-devices and lists -ngl only with a device (a build
+ * with GPU offload, cpu-build-ik4840/server-help.stdout). */
+static int copt_present(const copt *o)
+{
+    static const char *const ik_own[] = {"-no-fmoe", "-rtr", "-mla", NULL};
+    size_t n = strcspn(o->names, "|");
+    char *first = lvd_xstrndup(o->names, n);
+    int present = fake_ik() ? !streq(first, "--list-devices") && (!streq(first, "-ngl") || G.ndev > 0)
+                            : !in_list(first, ik_own);
+    free(first);
+    return present;
+}
 
 static const copt *copt_find(const char *arg, int where)
 {
@@ -152,7 +170,11 @@ static int common_parse_args(int argc, char **argv, int where, char *help, cargs
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const copt *o = copt_find(arg, where);
-        if (!o || fake_help_lacks(help, arg)) {
+        if (o && !copt_present(o) && fake_ik()) { /* ik's gpt_params_parse */
+            fprintf(stderr, "error: unknown argument: %s\n", arg);
+            return -1;
+        }
+        if (!o || !copt_present(o) || fake_help_lacks(help, arg)) {
             fprintf(stderr, "error: invalid argument: %s\n", arg);
             return -1;
         }
@@ -225,7 +247,7 @@ static char *common_help_text(int where)
     lvd_sb sb = { 0 };
     lvd_sb_adds(&sb, "----- common params -----\n\n");
     for (size_t i = 0; i < LVD_ARRAY_LEN(COPTS); i++) {
-        if (!(COPTS[i].where & where))
+        if (!(COPTS[i].where & where) || !copt_present(&COPTS[i]))
             continue;
         char **names = lvd_split(COPTS[i].names, '|', NULL);
         size_t n = 0;

@@ -28,6 +28,11 @@ const char *build_commit(void)
     return scn_str("build_commit", "d32676d77");
 }
 
+int fake_ik(void)
+{
+    return streq(scn_str("family", "llama.cpp"), "ik_llama.cpp");
+}
+
 long build_number(void)
 {
     return scn_long("build_number", 9749);
@@ -56,7 +61,9 @@ static int carried(const char *b)
 }
 
 /* What ggml's backends print on stderr when they load (before any logging is
- * configured), per backend, as in gpu-h200/{cuda,vulkan}-list-devices.stderr;
+ * configured), per backend, as in gpu-h200/{cuda,vulkan}-list-devices.stderr
+ * (ik_llama.cpp's CUDA header without the total, its Vulkan silent:
+ * cuda-ik4840-reconstructed/);
  * a backend the scenario carries (`backends`) with no device says so, as
  * vulkan-lavapipe-b9749/list-devices-hidden.stderr does. */
 void print_backend_init(void)
@@ -76,8 +83,12 @@ void print_backend_init(void)
                   stderr);
         if (!n)
             continue;
+        if (b == 2 && fake_ik()) /* ik's Vulkan says nothing before a model loads */
+            continue;
         if (b == 2)
             fprintf(stderr, "ggml_vulkan: Found %d Vulkan devices:\n", n);
+        else if (fake_ik()) /* ggml_cuda_init of ik_llama.cpp (cuda-ik4840-reconstructed/) */
+            fprintf(stderr, "ggml_cuda_init: found %d %s devices:\n", n, bks[b]);
         else
             fprintf(stderr, "ggml_cuda_init: found %d %s devices (Total VRAM: %ld MiB):\n", n, bks[b], total);
         int k = 0;

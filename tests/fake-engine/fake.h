@@ -27,6 +27,18 @@
  * Build and host
  *   build_number = 9749              build_commit = d32676d77 (CUDA local: 0 / unknown)
  *   built_with = GNU 12.2.0 for Linux x86_64     (the --version second line)
+ *   family = ik_llama.cpp            the persona of an ik_llama.cpp build
+ *       (tests/fixtures/llama.cpp/cpu-build-ik4840/): no --list-devices in any
+ *       tool (llama-bench: "invalid parameter", llama-server and
+ *       llama-perplexity: "unknown argument"); llama-bench prints its CUDA
+ *       devices' start-up lines at every invocation (cuda-ik4840-reconstructed/),
+ *       lists ik's usage (-fmoe, -rtr, -mla; no -dev, -d, --no-warmup,
+ *       --progress, -ncmoe's short name, -fitt; -o without jsonl), takes -fmoe and
+ *       -rtr as one value per process (conditions fmoe=0|1, rtr=0|1; -fmoe
+ *       defaults to 1) and prints ik's JSON fields (cuda/vulkan/... booleans,
+ *       fused_moe, repack, mla_attn; no backends, no devices) with samples_ns;
+ *       llama-server and llama-perplexity list -no-fmoe and -rtr, and -ngl only
+ *       when a device is declared. Default: llama.cpp (mainline).
  *   version = 0.4.1-dev              the SemVer era's --version line, "version: 0.4.1-dev
  *       (build 10991, commit 930e2fa59)" (llama_print_build_info); unset: "version: N (C)"
  *   cpu_info = AMD EPYC              threads = 2  (llama-bench's default -t)
@@ -321,6 +333,7 @@ void scn_load(const char *argv0);
 
 /* devices.c */
 int gpu_build(void);
+int fake_ik(void);
 const char *build_commit(void);
 const char *split_modes(void);
 long build_number(void);
@@ -334,6 +347,7 @@ void bench_list_devices(void);
 
 /* help.c */
 int fake_help_lacks(const char *usage, const char *arg);
+int fake_help_lists(const char *usage, const char *arg);
 void fake_help_print(const char *usage);
 
 /* energy.c */

@@ -61,6 +61,8 @@ static const char *bench_param(const char *name, void *vctx)
     } map[] = { { "fa", D_FA },   { "ngl", D_NGL }, { "ncmoe", D_NCMOE }, { "ub", D_NUB },   { "b", D_NB },
                 { "ctk", D_TK },  { "ctv", D_TV },  { "t", D_NT },         { "d", D_ND },     { "sm", D_SM },
                 { "nkvo", D_NKVO }, { "fitt", D_FITT }, { "mg", D_MG },    { "dev", D_DEV },  { "model", D_MODEL } };
+    if (!strcmp(name, "fmoe") || !strcmp(name, "rtr"))
+        return (!strcmp(name, "fmoe") ? c->o->fmoe : c->o->rtr) ? "1" : "0";
     for (size_t i = 0; i < LVD_ARRAY_LEN(map); i++)
         if (strcmp(name, map[i].n) == 0) {
             const char *v = c->o->dim[map[i].d].v[c->in->ix[map[i].d]];
@@ -106,7 +108,7 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
         return total;
     }
     cond_ctx cc = { o, in };
-    const char *K = in->n_prompt && in->n_gen ? "pg" : in->n_prompt ? "pp" : "tg";
+    const char *K = in->gp ? "tg" : in->n_prompt && in->n_gen ? "pg" : in->n_prompt ? "pp" : "tg";
     double mean;
     if (strcmp(K, "pg") == 0) {
         double pp = base_speed(T, "pp") * speed_mult(T, "pp", bench_param, &cc);
@@ -116,7 +118,7 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
         mean = base_speed(T, K) * speed_mult(T, K, bench_param, &cc);
     }
     mean *= fake_offload_mult(o, in, T, o->dim[D_MODEL].v[in->ix[D_MODEL]], strcmp(K, "pp") ? "tg" : "pp");
-    mean *= depth_factor(T, K, atoi(o->dim[D_ND].v[in->ix[D_ND]]));
+    mean *= depth_factor(T, K, in->gp ? in->n_prompt : atoi(o->dim[D_ND].v[in->ix[D_ND]]));
     const lvd_kv *e = scn_layered(T, K, "noise");
     double noise = e ? ent_dbl(e) : 0.02;
     e = scn_layered(T, K, "run_noise");
@@ -125,7 +127,7 @@ static double bench_samples(const bench_opts *o, const binst *in, size_t j, cons
     e = scn_layered(T, K, "warmup");
     size_t nwarm = e ? dbl_list(e, warm, LVD_ARRAY_LEN(warm)) : 0;
     double level = (1 + run_noise * rng_normal()) * (1 + scn_dbl("drift", 0) * (double)G.idx);
-    int tokens = in->n_prompt + in->n_gen;
+    int tokens = (in->gp ? 0 : in->n_prompt) + in->n_gen;
     e = scn_layered(T, K, "cold");
     double cold = e && o->no_warmup ? ent_dbl(e) : 1;
     for (int i = 0; i < o->reps; i++) {
@@ -205,6 +207,9 @@ static void bench_fill(const bench_opts *o, const binst *in, size_t j, const mod
             r->val[f] = lvd_xstrdup(o->dim[FIELDS[f].dim].v[in->ix[FIELDS[f].dim]]);
     r->n_prompt = in->n_prompt;
     r->n_gen = in->n_gen;
+    r->fmoe = o->fmoe;
+    r->gp = in->gp;
+    r->rtr = o->rtr;
     r->n_depth = atoi(r->val[F_N_DEPTH]);
     r->val[F_N_PROMPT] = lvd_xasprintf("%d", in->n_prompt);
     r->val[F_N_GEN] = lvd_xasprintf("%d", in->n_gen);

@@ -18,14 +18,16 @@ enum { FMT_NONE, FMT_CSV, FMT_JSON, FMT_JSONL, FMT_MD, FMT_SQL };
 
 typedef struct bench_opts {
     strv dim[D_COUNT];
-    strv n_prompt, n_gen, pg;
+    strv n_prompt, n_gen, pg, gp; /* gp: ik_llama.cpp's -gp D,N */
     int reps, fmt, fmt_err, progress, no_warmup, delay, hf, verbose;
+    int fmoe, rtr; /* ik_llama.cpp's -fmoe, -rtr: one value per process */
 } bench_opts;
 
 /* One test instance: an index into every dimension plus the test shape. */
 typedef struct binst {
     size_t ix[D_COUNT];
     int n_prompt, n_gen;
+    int gp;   /* ik's -gp test: n_gen tokens timed after a prompt of n_prompt ("tgN@ppD") */
 } binst;
 
 typedef struct binst_list {

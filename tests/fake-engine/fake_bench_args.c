@@ -121,9 +121,64 @@ static char *bench_usage_text(void)
     return lvd_sb_detach(&sb);
 }
 
+/* ik_llama.cpp's llama-bench usage, as cpu-build-ik4840/bench-help.stdout
+ * prints it (its defaults; -t the scenario's threads). */
+static char *ik_usage_text(void)
+{
+    return lvd_xasprintf(
+        "usage: %s [options]\n"
+        "\n"
+        "options:\n"
+        "  -h, --help\n"
+        "  -m, --model <filename>              (default: models/7B/ggml-model-q4_0.gguf)\n"
+        "  -p, --n-prompt <n>                  (default: 512)\n"
+        "  -n, --n-gen <n>                     (default: 128)\n"
+        "  -pg <pp,tg>                         (default: )\n"
+        "  -gp <pp,tg>                         (default: )\n"
+        "  -b, --batch-size <n>                (default: 2048)\n"
+        "  -ub, --ubatch-size <n>              (default: 512)\n"
+        "  -ctk, --cache-type-k <t>            (default: f16)\n"
+        "  -ctv, --cache-type-v <t>            (default: f16)\n"
+        "  -t, --threads <n>                   (default: %s)\n"
+        "  -tgb, --threads-gen-batch <n1,n2>   (default: %s)\n"
+        "  -ngl, --n-gpu-layers <n>            (default: 999)\n"
+        "  --n-cpu-moe <n>                     (default: none)\n"
+        "  -rpc, --rpc <rpc_servers>           (default: )\n"
+        "  -sm, --split-mode <none|layer|graph>(default: layer)\n"
+        "  -mg, --main-gpu <i>                 (default: 0)\n"
+        "  -nkvo, --no-kv-offload <0|1>        (default: 0)\n"
+        "  -fa, --flash-attn <0|1>             (default: 1)\n"
+        "  -mla, --mla-use <0|1|2>             (default: 3)\n"
+        "  -amb, --attention-max-batch <i>     (default: 0)\n"
+        "  -ser, --smart-expert-reduction <i,f>(default: 0)\n"
+        "  -gr, --graph-reuse <0|1>            (default: 1)\n"
+        "  -mmp, --mmap <0|1>                  (default: 1)\n"
+        "  --numa <distribute|isolate|numactl> (default: disabled)\n"
+        "  -embd, --embeddings <0|1>           (default: 0)\n"
+        "  -ts, --tensor-split <ts0/ts1/..>    (default: 0)\n"
+        "  -r, --repetitions <n>               (default: 5)\n"
+        "  -o, --output <csv|json|md|sql>      (default: md)\n"
+        "  -oe, --output-err <csv|json|md|sql> (default: none)\n"
+        "  -v, --verbose                       (default: 0)\n"
+        "  -w, --warmup <0|1>                  (default: 1)\n"
+        "  -rtr, --run-time-repack <0|1>       (default: 0)\n"
+        "  -ot, --override-tensor pattern      (default: none)\n"
+        "  -fmoe, --fused-moe <0|1>            (default: 1)\n"
+        "\n"
+        "Multiple values can be given for each parameter by separating them with ',' or by specifying the "
+        "parameter multiple times.\n",
+        G.prog, bench_default(D_NT), bench_default(D_NT));
+}
+
+/* The usage this build prints (before help_omit, help.c). */
+static char *usage_text(void)
+{
+    return fake_ik() ? ik_usage_text() : bench_usage_text();
+}
+
 static void bench_usage(void)
 {
-    char *text = bench_usage_text();
+    char *text = usage_text();
     fake_help_print(text);
     free(text);
 }
@@ -344,6 +399,21 @@ int is_int(const char *s, int allow_neg)
         s++;
     return all_digits(s);
 }
+/* A "-pg"/"-gp" value "pp,tg" pushed onto out as "%d,%d"; 1 when it is not
+ * two integers (negative ones allowed when allow_neg). */
+static int pair_push(const char *v, int allow_neg, strv *out)
+{
+    char **p = lvd_split(v, ',', NULL);
+    int bad = !p[0] || !p[1] || p[2] || !is_int(p[0], allow_neg) || !is_int(p[1], allow_neg);
+    if (!bad) {
+        char *pair = lvd_xasprintf("%d,%d", atoi(p[0]), atoi(p[1]));
+        strv_push(out, pair);
+        free(pair);
+    }
+    lvd_strv_free(p);
+    return bad;
+}
+
 static int is_arg(const char *a, const char *x, const char *y)
 {
     return strcmp(a, x) == 0 || (y && strcmp(a, y) == 0);
@@ -364,7 +434,9 @@ int bench_parse(int argc, char **argv, bench_opts *o)
     o->fmt = FMT_MD;
     o->fmt_err = FMT_NONE;
     int invalid = 0;
-    char *arg = NULL, *usage = bench_usage_text();
+    char *arg = NULL, *usage = usage_text();
+    if (fake_ik())
+        o->fmoe = 1;
     for (int i = 1; i < argc && !invalid; i++) {
         free(arg);
         arg = lvd_xstrdup(argv[i]);
@@ -374,7 +446,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
                     *c = '-';
         const char *a = arg;
         const char *err = NULL;
-        if (fake_help_lacks(usage, a)) { /* a flag this build does not have */
+        if (fake_help_lacks(usage, a) || (fake_ik() && !fake_help_lists(usage, a))) { /* a flag it lacks */
             invalid = 1;
             break;
         }
@@ -413,18 +485,7 @@ int bench_parse(int argc, char **argv, bench_opts *o)
         } else if (is_arg(a, "-n", "--n-gen")) {
             err = int_range(v, 0, &o->n_gen);
         } else if (is_arg(a, "-pg", NULL)) {
-            char **p = lvd_split(v, ',', NULL);
-            size_t n = 0;
-            while (p[n])
-                n++;
-            if (n != 2 || !is_int(p[0], 1) || !is_int(p[1], 1)) {
-                invalid = 1;
-            } else {
-                char *pair = lvd_xasprintf("%d,%d", atoi(p[0]), atoi(p[1]));
-                strv_push(&o->pg, pair);
-                free(pair);
-            }
-            lvd_strv_free(p);
+            invalid = pair_push(v, 1, &o->pg);
         } else if (is_arg(a, "-d", "--n-depth")) {
             err = int_range(v, 0, &o->dim[D_ND]);
         } else if (is_arg(a, "-b", "--batch-size")) {
@@ -501,8 +562,20 @@ int bench_parse(int argc, char **argv, bench_opts *o)
                 o->reps = atoi(v);
             else if (is_arg(a, "--delay", NULL))
                 o->delay = atoi(v);
+        } else if (is_arg(a, "-gp", NULL)) { /* ik: a pp,tg pair per -gp */
+            invalid = pair_push(v, 0, &o->gp);
+        } else if (is_arg(a, "-fmoe", "--fused-moe")) { /* ik: one value per process (std::stoi) */
+            o->fmoe = atoi(v) != 0;
+        } else if (is_arg(a, "-rtr", "--run-time-repack")) {
+            o->rtr = atoi(v) != 0;
+        } else if (is_arg(a, "-mla", "--mla-use") || is_arg(a, "-amb", "--attention-max-batch") ||
+                   is_arg(a, "-ser", "--smart-expert-reduction") || is_arg(a, "-gr", "--graph-reuse") ||
+                   is_arg(a, "-w", "--warmup") || is_arg(a, "-rpc", "--rpc") ||
+                   is_arg(a, "-tgb", "--threads-gen-batch")) { /* ik's, accepted and ignored */
         } else if (is_arg(a, "-o", "--output") || is_arg(a, "-oe", "--output-err")) {
             int f = out_format(v);
+            if (fake_ik() && f == FMT_JSONL)
+                f = -1;
             if (f < 0)
                 invalid = 1;
             else if (is_arg(a, "-o", "--output"))
@@ -559,6 +632,7 @@ void bench_opts_free(bench_opts *o)
     strv_clear(&o->n_prompt);
     strv_clear(&o->n_gen);
     strv_clear(&o->pg);
+    strv_clear(&o->gp);
 }
 
 static void inst_push(binst_list *l, const size_t *ix, int np, int ng)
@@ -567,6 +641,7 @@ static void inst_push(binst_list *l, const size_t *ix, int np, int ng)
     memcpy(l->v[l->n].ix, ix, sizeof l->v[l->n].ix);
     l->v[l->n].n_prompt = np;
     l->v[l->n].n_gen = ng;
+    l->v[l->n].gp = 0;
     l->n++;
 }
 
@@ -586,6 +661,13 @@ void bench_instances(const bench_opts *o, binst_list *out)
             int a = atoi(o->pg.v[j]), b = atoi(strchr(o->pg.v[j], ',') + 1);
             if (a || b)
                 inst_push(out, ix, a, b);
+        }
+        for (size_t j = 0; j < o->gp.n; j++) {
+            int a = atoi(o->gp.v[j]), b = atoi(strchr(o->gp.v[j], ',') + 1);
+            if (a || b) {
+                inst_push(out, ix, a, b);
+                out->v[out->n - 1].gp = 1;
+            }
         }
         int d = D_COUNT - 1;
         while (d >= 0 && ++ix[d] == o->dim[d].n)

@@ -38,6 +38,8 @@ typedef struct bres {
     int n_prompt, n_gen, n_depth;
     uint64_t model_size, model_n_params;
     double avg_ts, stdev_ts;
+    int fmoe, rtr;   /* ik_llama.cpp's knobs of the process */
+    int gp;          /* an ik -gp test: t/s counts the generated tokens only */
 } bres;
 
 typedef struct printer {

@@ -1,4 +1,6 @@
-/* help.c: the flags a scenario's build lacks (help_omit, fake.h): its
+/* help.c: whether a usage text lists a flag (ik_llama.cpp's persona refuses
+ * every flag its usage does not list), and the flags a scenario's build
+ * lacks (help_omit, fake.h): its
  * --help lists no option line naming one of them (nor that line's other
  * spellings, nor its continuation lines), and every persona refuses them as
  * a build older than them does. The usage texts themselves are each
@@ -38,21 +40,33 @@ static int names_omitted(char **names, size_t n)
     return hit;
 }
 
-int fake_help_lacks(const char *usage, const char *arg)
+/* The option line of usage naming arg: 1 when there is one (and, omitted
+ * set, when help_omit drops it), else 0. */
+static int line_naming(const char *usage, const char *arg, int omitted)
 {
-    int lacks = 0;
-    for (const char *s = usage; *s && !lacks;) {
+    int hit = 0;
+    for (const char *s = usage; *s && !hit;) {
         size_t len = strcspn(s, "\n");
         char **names;
         size_t n = line_names(s, len, &names);
         int named = 0;
         for (size_t k = 0; k < n; k++)
             named |= !strcmp(names[k], arg);
-        lacks = named && names_omitted(names, n);
+        hit = named && (!omitted || names_omitted(names, n));
         lvd_strv_free(names);
         s += len + (s[len] ? 1 : 0);
     }
-    return lacks;
+    return hit;
+}
+
+int fake_help_lacks(const char *usage, const char *arg)
+{
+    return line_naming(usage, arg, 1);
+}
+
+int fake_help_lists(const char *usage, const char *arg)
+{
+    return line_naming(usage, arg, 0);
 }
 
 void fake_help_print(const char *usage)

@@ -139,7 +139,7 @@ static const char *const GLOBAL_KEYS[] = {
     "server_check", "sleep_ms", "time_scale", "hang_s", "log", "load_log", "sim_clock", "load_ms", "cold",
     "ppl", "test_time", "samples_ns", "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p",
     "devices_need_env", "backends", "cuda_archs", "ctx_limit", "depth_half", "split_modes", "offload_tg", "offload_pp",
-    "fit", "fitprint", "fitprint_context_x", "host_watts", "help_omit", "version", NULL
+    "fit", "fitprint", "fitprint_context_x", "host_watts", "help_omit", "version", "family", NULL
 };
 static const char *const LAYERED[] = { "noise", "run_noise", "warmup", "cold", "depth_half", NULL };
 static const char *const TARGET_LEAVES[] = {
@@ -147,7 +147,7 @@ static const char *const TARGET_LEAVES[] = {
     "ctx_limit", "real_mib", "watts", "energy", "depth_half", NULL
 };
 static const char *const COND_NAMES[] = {
-    "fa", "ngl", "ncmoe", "ub", "b", "ctk", "ctv", "t", "d", "sm", "nkvo", "fitt", "mg", "dev",
+    "fa", "ngl", "ncmoe", "ub", "b", "ctk", "ctv", "t", "d", "sm", "nkvo", "fitt", "mg", "dev", "fmoe", "rtr",
     "model", NULL
 };
 static const char *const PERSONA_KEYS[] = { "bench", "server", "ppl", "list_devices", NULL };
@@ -241,7 +241,7 @@ static void scn_validate_value(const lvd_kv *e)
     static const char *const text_keys[] = { "build_commit", "cpu_info", "built_with", "seed", "ignore_ngl",
                                              "log", "load_log", "sim_clock", "test_time", "samples_ns",
                                              "device", "devices_need_env", "backends",
-                                             "cuda_archs", "split_modes", "help_omit", "version", NULL };
+                                             "cuda_archs", "split_modes", "help_omit", "version", "family", NULL };
     const char *k = e->key, *leaf = strrchr(k, '.');
     leaf = leaf && !strchr(leaf, '=') ? leaf + 1 : k;
     if (in_list(k, text_keys) || lvd_ends_with(k, ".type") || lvd_ends_with(k, ".energy"))

@@ -19,7 +19,8 @@
 #             `llama-bench --list-devices` prints, a CPU-only build none;
 #             software rasterizers (lavapipe) marked software
 #   check     lvd check: the real llama-perplexity, KL divergence of every
-#             device against the CPU reference
+#             device against the CPU reference of its engine family (one per
+#             family: mainline llama.cpp, ik_llama.cpp)
 #   bench     lvd bench -p 16 -n 4 -c 512 (depth 256 beside 0) -r 5 with a budget: no failed run, no
 #             ignored GPU flags, a CPU-only build never offered GPU flags,
 #             llama-fit-params' figures recorded for each engine that has it;
@@ -62,7 +63,9 @@
 #             CPU build, select --record names the first shard, and serves
 # Ground truth comes from the engines themselves, never from this script's
 # expectations: `--version` (build, commit, and the SemVer version since
-# llama.cpp's SemVer releases) and `llama-bench --list-devices`
+# llama.cpp's SemVer releases), the family (ik_llama.cpp's llama-bench --help
+# lists -fmoe: its build is ik<N>, never older than a mainline pin, probed
+# without --list-devices) and `llama-bench --list-devices`
 # with and without the visibility variable. Figures are printed as
 # "figure - ..." lines (docs/testing.md, "Real engines").
 #
@@ -165,12 +168,19 @@ for i in "${!E[@]}"; do
       -e 's/^version: ([0-9]+\.[0-9]+\.[0-9]+[^ ]*) \(build ([0-9]+), commit ([0-9a-f]+)\).*/b\2 \3 \1/p' | head -1)
   read -r BUILD[i] COMMIT[i] SEMVER[i] <<<"$v"
   [ "${SEMVER[i]}" != - ] || SEMVER[i]=
-  BCELL[i]=${BUILD[i]}${SEMVER[i]:+, ${SEMVER[i]}}  # the evidence page's build cell
+  # ik_llama.cpp prints mainline's old form with a number of its own history:
+  # its llama-bench lists its own knobs (-fmoe), and its tag is ik<N>, not b<N>
+  FAMILY[i]=llama.cpp
+  if timeout -k 5 60 "${E[i]}/llama-bench" --help 2>/dev/null | grep -qE '^ +-fmoe, --fused-moe'; then
+    FAMILY[i]=ik_llama.cpp BUILD[i]=ik${BUILD[i]#b}
+  fi
+  BCELL[i]=${BUILD[i]}${SEMVER[i]:+, ${SEMVER[i]}}  # the evidence page's build cell (its family when not mainline's)
+  [ "${FAMILY[i]}" = llama.cpp ] || BCELL[i]="${BUILD[i]}, ${FAMILY[i]}"
   [ -n "$v" ] || fail "${E[i]}/llama-server --version says no 'version: N (commit)' nor 'version: X.Y.Z (build N, commit C)'"
   LIBS[i]=$(gpu_libs "${E[i]}")
   DEV_VIS[i]=$(own_devices "${E[i]}")
   DEV_NOVIS[i]=$(own_devices "${E[i]}" env -u GGML_VK_VISIBLE_DEVICES)
-  echo "engine $i: ${E[i]}: ${BUILD[i]} (${COMMIT[i]}${SEMVER[i]:+, version ${SEMVER[i]}}), GPU backends: ${LIBS[i]:-none}; devices:" \
+  echo "engine $i: ${E[i]}: ${FAMILY[i]} ${BUILD[i]} (${COMMIT[i]}${SEMVER[i]:+, version ${SEMVER[i]}}), GPU backends: ${LIBS[i]:-none}; devices:" \
     "$(tr '\n' ' ' <<<"${DEV_VIS[i]:-(none)}")(without GGML_VK_VISIBLE_DEVICES: $(tr '\n' ' ' <<<"${DEV_NOVIS[i]:-(none)}"))"
   # the ground truth itself: a build without a GPU backend lists no device;
   # a Vulkan build lists a Vulkan device once the visibility variable names it
@@ -218,8 +228,9 @@ for i in "${!E[@]}"; do
   f="[f for f in d['found'] if f['path'] == '${E[i]}']"
   check "dry run: engine $i found once, from env:LVD_ENGINE_REAL$i, new" \
     is "[(f['source'], f['status']) for f in $f]" "[('env:LVD_ENGINE_REAL$i', 'new')]"
-  check "dry run: engine $i is ${BUILD[i]} (${COMMIT[i]}${SEMVER[i]:+, version ${SEMVER[i]}}), as its --version says" \
-    is "[(f['build'], f['commit'], f['semver'] or '') for f in $f]" "[('${BUILD[i]}', '${COMMIT[i]}', '${SEMVER[i]}')]"
+  check "dry run: engine $i is ${FAMILY[i]} ${BUILD[i]} (${COMMIT[i]}${SEMVER[i]:+, version ${SEMVER[i]}}), as its --version and --help say" \
+    is "[(f['family'], f['build'], f['commit'], f['semver'] or '') for f in $f]" \
+    "[('${FAMILY[i]}', '${BUILD[i]}', '${COMMIT[i]}', '${SEMVER[i]}')]"
   check "dry run: engine $i's devices are those it lists itself without the variable ($(sel_list "${DEV_NOVIS[i]}"))" \
     is "[f['devices'] for f in $f]" "[$(python3 -c 'import sys; print([s for s in sys.argv[1].split()])' "$(sel_list "${DEV_NOVIS[i]}")")]"
   check "dry run: engine $i carries the backends its files name (cpu${LIBS[i]:+ ${LIBS[i]}})" \
@@ -281,9 +292,20 @@ for mode in cached refresh; do
     if [ -z "${DEV_VIS[i]}" ]; then
       check "probe $mode: ${NAME[i]} lists none: backend cpu, not unknown" is "(${p}['backend'], ${p}['reason'])" "('cpu', None)"
     fi
+    check "probe $mode: ${NAME[i]} is of the family ${FAMILY[i]}" is "${p}['family']" "${FAMILY[i]}"
   done
 done
 cp "$tmp/out" "$tmp/probe.json"
+# build numbers are compared only within a family: under a mainline pin, an
+# ik_llama.cpp build (its own count, ik4840) is never older, whatever its number
+printf 'build = b10715\nflavour = bin-ubuntu-x64\n' >"$tmp/b10715.pin"
+LVD_PIN_FILE="$tmp/b10715.pin" run_lvd probe --json
+for i in "${!E[@]}"; do
+  [ "${FAMILY[i]}" = llama.cpp ] && continue
+  check "probe: ${NAME[i]} (${FAMILY[i]} ${BUILD[i]}) is never older than mainline's pin b10715" \
+    is "[p.get('older_than_pin') for p in d['probes'] if p['engine'] == '${NAME[i]}']" "[None]"
+done
+cp "$tmp/probe.json" "$tmp/out"
 # software devices (Mesa's llvmpipe/lavapipe, SwiftShader, softpipe: named so
 # by the engine itself) are marked as such, every other device is not
 SOFT_PY="any(w in x['name'].lower() for w in ('llvmpipe', 'lavapipe', 'swiftshader', 'softpipe'))"
@@ -306,14 +328,20 @@ step "check"
 run_lvd check --model "$M" --json
 expect_rc "lvd check: every device against the CPU" 0
 cp "$tmp/out" "$tmp/check.json"
-check "one CPU reference" is "len([c for c in d['checks'] if c['reference']])" 1
+# one CPU reference per engine family (ik_llama.cpp's numerics are its own)
+FAMILIES=$(printf '%s\n' "${FAMILY[@]}" | sort -u)
+check "one CPU reference per family ($(echo $FAMILIES))" is "len([c for c in d['checks'] if c['reference']])" \
+  "$(wc -l <<<"$FAMILIES")"
 ref=$(q "[c['engine'] for c in d['checks'] if c['reference']][0]")
-for i in "${!E[@]}"; do
-  if [ -z "${LIBS[i]}" ]; then
-    check "the reference is a build without a GPU backend (${NAME[*]}: $ref)" \
-      grep -qxF "$ref" < <(for j in "${!E[@]}"; do [ -z "${LIBS[j]}" ] && echo "${NAME[j]}"; done)
+for fam in $FAMILIES; do
+  for i in "${!E[@]}"; do
+    [ "${FAMILY[i]}" = "$fam" ] && [ -z "${LIBS[i]}" ] || continue
+    fref=$(q "[c['engine'] for c in d['checks'] if c['reference']]")
+    check "$fam's reference is a build of it without a GPU backend ($fref)" \
+      python3 -c 'import sys, ast; sys.exit(not set(ast.literal_eval(sys.argv[1])) & set(sys.argv[2:]))' "$fref" \
+      $(for j in "${!E[@]}"; do [ -z "${LIBS[j]}" ] && [ "${FAMILY[j]}" = "$fam" ] && echo "${NAME[j]}"; done)
     break
-  fi
+  done
 done
 for i in "${!E[@]}"; do
   for sel in $(sel_list "${DEV_VIS[i]}"); do

@@ -9,7 +9,7 @@ split with shlex (POSIX rules, the quoting lvd uses; no shell ever runs it),
 leading NAME=VALUE words are environment assignments (as sh treats them), and
 the result must equal the JSON's env[] and argv[]: the line a service script
 would exec is the argv that runs here. Only `--host 127.0.0.1 --port P` (a free
-loopback port) and `-lv 4` (llama.cpp's log verbosity, so that the log says
+loopback port) and `-lv 4` where its --help lists it (llama.cpp's log verbosity, so that the log says
 where the layers went) are appended. The server runs in its own session
 (process group); the script waits for GET /health to answer 200, asks
 POST /completion for N tokens, then ends the whole group: SIGTERM, and SIGKILL
@@ -136,9 +136,15 @@ def main():
     # a SIGTERM (ctest's timeout) still ends the server's group: finally runs
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
+    # -lv 4 where the server lists it (mainline); ik_llama.cpp's has no -lv and
+    # logs its loads at its default verbosity
+    helptext = subprocess.run([words[0], "--help"], stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                              errors="replace")
+    verbosity = ["-lv", "4"] if re.search(r"^\s*-lv,", helptext.stdout + helptext.stderr, re.M) else []
+
     def launch():
         port = free_port()
-        argv = words + ["--host", "127.0.0.1", "--port", str(port), "-lv", "4"]
+        argv = words + ["--host", "127.0.0.1", "--port", str(port)] + verbosity
         log = open(log_file, "wb")
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)

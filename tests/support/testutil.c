@@ -36,6 +36,16 @@ char *tu_fixture(const char *rel)
     return lvd_xasprintf("%s/%s", fx, rel);
 }
 
+char *tu_capture_text(const char *rel)
+{
+    char *path = lvd_xasprintf("llama.cpp/%s", rel);
+    char *full = tu_fixture(path);
+    char *text = tu_read(full, NULL);
+    free(path);
+    free(full);
+    return text;
+}
+
 char *tu_model(const char *file)
 {
     char *rel = lvd_xasprintf("share/models/%s", file);

@@ -25,6 +25,9 @@ void tu_tmpdir_free(char *dir);
 /* $LVD_FIXTURES/rel, a file under tests/fixtures (fails the test when
  * LVD_FIXTURES is unset); malloc'd. */
 char *tu_fixture(const char *rel);
+/* The text of the capture tests/fixtures/llama.cpp/rel (tu_fixture,
+ * tu_read); malloc'd. */
+char *tu_capture_text(const char *rel);
 /* A real test model by file name: share/models/FILE when the repository
  * ships it (the nightly's bundled tiny-llama, stored once), else
  * tests/fixtures/models/FILE; malloc'd. */
