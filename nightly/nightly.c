@@ -35,6 +35,8 @@ typedef struct job {
     night_resume resume;  /* this night's session, and what became of the last night */
     int64_t since;        /* runs read back for the overlap check start here */
     int64_t bench_left_s; /* the bench steps' budget they did not use (remeasure_step) */
+    int no_engine;        /* no engine registered after fetch and discover: the steps that need
+                             one are skipped (engines_step says so once) */
 } job;
 
 typedef struct argv_b {
@@ -497,6 +499,37 @@ static int make_log_dir(const char *log, lvd_err *err)
     return rc;
 }
 
+/* How many engines the store has registered; -1 when it cannot be read (the
+ * steps then run and say why themselves). */
+static int64_t engines_registered(const job *j)
+{
+    store *s;
+    lvd_err err = {{0}};
+    if (store_open(j->o->store, STORE_OPEN_CREATE, &s, &err) != 0)
+        return -1;
+    lvd_engine *v = NULL;
+    size_t n = 0;
+    int64_t count = store_engine_list(s, &v, &n, &err) == 0 ? (int64_t)n : -1;
+    store_engine_list_free(v, n);
+    store_close(s);
+    return count;
+}
+
+/* No engine after fetch and discover: one line says what is missing and how
+ * to get it, and the night skips what needs an engine. */
+static void no_engine_step(job *j)
+{
+    night_step *s = add_step(j, "engines");
+    s->outcome = lvd_xasprintf("none registered or found: register a llama.cpp build with `" LVD_REGISTER_HINT
+                               "`%s; probe, check, bench%s and select skipped",
+                               j->r->offline || !j->o->cfg->fetch ? ", or run online to fetch the pinned release" : "",
+                               j->o->cfg->serve ? ", serve" : "");
+    logf_(j, "%s", s->outcome);
+    console(j, "%-40s %s", s->name, s->outcome);
+    j->no_engine = 1;
+    j->r->exit_code = LVD_EXIT_FAIL;
+}
+
 /* The engines of the night: fetched (pinned, then the candidate) and
  * discovered, as the config says, then probed. */
 static void engines_step(job *j)
@@ -520,6 +553,10 @@ static void engines_step(job *j)
         discover_step(j);
     else
         logf_(j, "discover is off in %s: measuring the engines registered", c->source);
+    if (engines_registered(j) == 0) {
+        no_engine_step(j);
+        return;
+    }
 
     argv_b a = {0};
     tool(j, &a, "probe");
@@ -571,7 +608,7 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         return -1;
     }
     engines_step(&j);
-    for (size_t m = 0; m < c->n_models; m++)
+    for (size_t m = 0; m < c->n_models && !j.no_engine; m++)
         model_step(&j, c->models[m]);
     pin_step(&j);
     remeasure_step(&j);
