@@ -140,6 +140,9 @@ for d in "${RAW[@]}"; do
   else fail "LVD_REAL_ENGINES: $d lacks llama-bench, llama-perplexity or llama-server"; fi
 done
 [ "${#E[@]}" -gt 0 ] || { fail "no usable engine in LVD_REAL_ENGINES"; e2e_finish; exit 1; }
+# every path is absolute from here on: the engines run in the private folder
+# (ik_llama.cpp's llama-server writes llama.log into its working directory)
+cd "$tmp" || exit 1
 
 # own_devices DIR [env -u VAR]: the lines `SEL: NAME (TOTAL MiB, FREE MiB free)`
 # the engine's own llama-bench --list-devices prints (llama-server's, for a
