@@ -33,6 +33,12 @@ int engine_rx_match(engine_rx *r, const char *s, size_t len)
 int engine_rx_group(engine_rx *r, const char *s, int g, char *buf, size_t len)
 {
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+    if (ov[2 * g] == PCRE2_UNSET) { /* a group the match did not take part in: empty */
+        if (!len)
+            return -1;
+        buf[0] = '\0';
+        return 0;
+    }
     size_t n = ov[2 * g + 1] - ov[2 * g];
     if (n >= len)
         return -1;

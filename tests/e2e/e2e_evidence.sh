@@ -39,7 +39,7 @@ row() {
 holds() { grep -qF -- "$2" <<<"$1" || fail "'$2' not in: $1"; }
 
 # --- usage and refusals before anything exists ---------------------------------
-"$LVD_BIN/lvd-evidence" --help | grep -q "lvd evidence --out docs/evidence/backend-selection.md" ||
+capture "$LVD_BIN/lvd-evidence" --help; grep -q "lvd evidence --out docs/evidence/backend-selection.md" "$tmp/out" ||
   fail "--help has no example"
 expect_exit 2 "--nights wants 1 to 3650" ev --nights 0
 expect_exit 2 "unexpected argument" ev stray

@@ -134,6 +134,6 @@ expect_exit 3 "$tmp/missing.db" st "$B" merge "$tmp/missing.db"
 [ ! -e "$tmp/missing.db" ] || fail "a missing store was created"
 [ "$(counts "$B")" = "$before" ] || fail "a refused merge changed B"
 expect_exit 2 "merge needs OTHER" st "$B" merge
-"$LVD_BIN/lvd-store" --help | grep -q "lvd store merge /mnt/usb/gpu-box-3.db" || fail "--help has no merge example"
+capture "$LVD_BIN/lvd-store" --help; grep -q "lvd store merge /mnt/usb/gpu-box-3.db" "$tmp/out" || fail "--help has no merge example"
 
 e2e_finish

@@ -27,7 +27,7 @@ flavour = bin-ubuntu-vulkan-x64
 EOF
 cp "$PINF" "$tmp/llama.pin.orig"
 
-"$LVD_BIN/lvd-pin" --help | grep -q "lvd pin --pin-file" || fail "--help has no example"
+capture "$LVD_BIN/lvd-pin" --help; grep -q "lvd pin --pin-file" "$tmp/out" || fail "--help has no example"
 expect_exit 2 "--pin-file FILE is required" pin
 expect_exit 2 "--candidate wants a build" pin --pin-file "$PINF" --candidate tomorrow
 expect_exit 2 "excludes --no-record" pin --pin-file "$PINF" --promote --no-record

@@ -38,7 +38,7 @@ expect_exit 2 "--objective" "$LVD_BIN/lvd" serve -m "$M" --objective serve=5
 expect_exit 3 "$tmp/none.gguf" "$LVD_BIN/lvd" serve -m "$tmp/none.gguf"
 check "usage errors start no server" test "$(starts "$W/e1")" = 0
 grep -q "^  lvd serve -m" <<<"$("$LVD_BIN/lvd" serve --help)" || fail "--help has no example"
-"$LVD_BIN/lvd" --help | grep -q "serve  *run the launch line" || fail "lvd --help does not list serve"
+capture "$LVD_BIN/lvd" --help; grep -q "serve  *run the launch line" "$tmp/out" || fail "lvd --help does not list serve"
 
 # ------------------------------------------------------------ N = 1 and 4
 world basic

@@ -32,7 +32,8 @@ PY
 counts() { st info --json | json counts "$1"; }
 
 # --help and usage errors.
-"$LVD_STORE_BIN" --help | grep -q "lvd store import out.jsonl" || fail "--help has no example"
+capture "$LVD_STORE_BIN" --help # whole, not piped: grep -q would end the writer early (SIGPIPE, pipefail)
+grep -q "lvd store import out.jsonl" "$tmp/out" || fail "--help has no example"
 expect_exit 2 "missing COMMAND" "$LVD_STORE_BIN" --store "$S"
 expect_exit 2 "unknown command 'frob'" st frob
 expect_exit 2 "--format wants auto, json, jsonl or sql, not 'md'" st import x --format md
