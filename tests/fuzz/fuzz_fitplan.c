@@ -1,6 +1,8 @@
 /* fuzz_fitplan.c: libFuzzer harness for what lvd reads of a build's own
  * flags, fit and split support: the plan line llama-fit-params prints
- * (engine_fit_plan_parse) and a --help text (engine_help_parse: its option
+ * (engine_fit_plan_parse), its --fit-print rows (engine_fitprint_parse:
+ * read, at most ENGINE_FITPRINT_MAX_ROWS, non-negative, the host's last,
+ * or refused naming llama-fit-params) and a --help text (engine_help_parse: its option
  * lines, the record a probe keeps of them, -fitt and the split modes). A
  * plan is either parsed (a non-negative context, -ngl present, host blocks
  * counted only from -ot entries) or refused with a message naming
@@ -10,6 +12,7 @@
  * captures and tests/fuzz/seeds/fuzz_fitplan/ (plan lines in
  * llama-fit-params' format). */
 #include "engine/fit.h"
+#include "engine/fitprint.h"
 #include "engine/help.h"
 #include "engine/splitmodes.h"
 #include "tests/fuzz/fuzzutil.h"
@@ -28,6 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         engine_fit_plan_free(&p);
     } else {
         FUZZ_CHECK(!strncmp(err.msg, "llama-fit-params", 16)); /* "llama-fit-params: ..." or "... printed no plan" */
+    }
+    engine_fitprint fp;
+    if (engine_fitprint_parse(text, &fp, &err) == 0) {
+        FUZZ_CHECK(fp.n >= 1 && fp.n <= ENGINE_FITPRINT_MAX_ROWS && !strcmp(fp.rows[fp.n - 1].name, "Host"));
+        for (size_t i = 0; i < fp.n; i++)
+            FUZZ_CHECK(fp.rows[i].model_mib >= 0 && fp.rows[i].context_mib >= 0 && fp.rows[i].compute_mib >= 0);
+    } else {
+        FUZZ_CHECK(!strncmp(err.msg, "llama-fit-params", 16));
     }
     engine_help h = {.opts = NULL}, back;
     engine_help_parse(&h, ENGINE_TOOL_BENCH, text);
