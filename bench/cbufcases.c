@@ -254,7 +254,7 @@ char *bench_cbuf_case_command(const char *model, uint32_t ctx, uint32_t ubatch, 
 
 /* --- the verdict --------------------------------------------------------- */
 
-static const lvd_alloc *row_of(const bench_cbuf_case *c, int host)
+const lvd_alloc *bench_cbuf_case_row(const bench_cbuf_case *c, int host)
 {
     for (size_t i = 0; i < c->n_alloc; i++)
         if ((strcmp(c->alloc[i].device, "CPU") == 0) == (host != 0))
@@ -272,7 +272,7 @@ static double act_total(const lvd_alloc *a)
     return a ? mib_of(a->model) + mib_of(a->kv) + mib_of(a->compute) : -1;
 }
 
-static double ratio(double pred, double act)
+double bench_cbuf_ratio(double pred, double act)
 {
     return pred >= 0 && act > 0 ? pred / act : -1;
 }
@@ -296,7 +296,7 @@ void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_
     in.flash_attn = c->fa;
     in.reserve_mib = 0;
     in.dev = c->dev;
-    const lvd_alloc *dev = row_of(c, 0), *host = row_of(c, 1);
+    const lvd_alloc *dev = bench_cbuf_case_row(c, 0), *host = bench_cbuf_case_row(c, 1);
     out->act_dev = dev ? mib_of(dev->compute) : -1;
     out->act_host = host ? mib_of(host->compute) : -1;
     out->ratio_host = -1;
@@ -312,8 +312,8 @@ void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_
         out->pred_host = mib_of((int64_t)pl.host_compute_bytes);
         out->pred_total = mib_of((int64_t)(pl.weight_bytes + pl.kv_bytes + pl.compute_bytes));
         out->act_total = act_total(dev);
-        out->ratio_compute = ratio(out->pred_dev, out->act_dev);
-        out->ratio_host = ratio(out->pred_host, out->act_host);
+        out->ratio_compute = bench_cbuf_ratio(out->pred_dev, out->act_dev);
+        out->ratio_host = bench_cbuf_ratio(out->pred_host, out->act_host);
     } else {
         placement_cbuf_in ci = {.shape = s, .ctx = c->ctx, .ubatch = ubatch_of(c), .flash_attn = c->fa};
         placement_cbuf cb;
@@ -323,7 +323,7 @@ void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_
         out->pred_host = mib_of((int64_t)cb.host_bytes);
         out->pred_total = mib_of((int64_t)(s->tensor_bytes + pl.kv_bytes + cb.host_bytes));
         out->act_total = act_total(host);
-        out->ratio_compute = ratio(out->pred_host, out->act_host);
+        out->ratio_compute = bench_cbuf_ratio(out->pred_host, out->act_host);
     }
-    out->ratio_total = ratio(out->pred_total, out->act_total);
+    out->ratio_total = bench_cbuf_ratio(out->pred_total, out->act_total);
 }

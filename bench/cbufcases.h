@@ -95,6 +95,13 @@ int bench_cbuf_head_shape(const char *dir, const char *model, gguf_shape *out, l
  * (bench_cbuf_head_shape), else its known shape. 0, or -1 with err. */
 int bench_cbuf_shape(const char *models_dir, const char *model, gguf_shape *out, lvd_err *err);
 
+/* The buffers a case reported for the host (host 1: device "CPU") or for
+ * its device (0); NULL when none. */
+const lvd_alloc *bench_cbuf_case_row(const bench_cbuf_case *c, int host);
+
+/* pred / act; -1 when pred is unknown (< 0) or act is not positive. */
+double bench_cbuf_ratio(double pred, double act);
+
 /* The verdict of case c for shape s (placement's prediction at the case's
  * context, ubatch, flash attention and -ngl, the KV cache f16). */
 void bench_cbuf_judge(const bench_cbuf_case *c, const gguf_shape *s, bench_cbuf_verdict *out);

@@ -1,13 +1,13 @@
 /* memfig.c: see memfig.h. */
 #include "bench/memfig.h"
 
+#include "engine/fit.h"
 #include "engine/fitprint.h"
 #include "placement/placement.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The setting an arm asks llama-fit-params for: its device and context
  * flags, every layer offloaded. */
@@ -119,11 +119,11 @@ int bench_memfig_record(bench_plan *p, const bench_memfig_in *in, lvd_err *err)
         int lists_devices = pr && pr->n_devices > 0;
         if (a->fit_of || a->rung_of || strchr(a->params.device, '/') || (lists_devices && !a->gpu))
             continue;
-        char *fit = bench_arm_dir(a);
-        char *bin = lvd_xasprintf("%s/llama-fit-params", fit);
-        int has = access(bin, X_OK) == 0;
-        free(bin);
-        free(fit);
+        char *dir = bench_arm_dir(a);
+        engine_fit_caps caps;
+        engine_fit_caps_of(dir, NULL, &caps);
+        free(dir);
+        int has = caps.fit_params;
         lvd_params q = setting_of(a);
         char *key = key_of(a, &q);
         int seen = 0;

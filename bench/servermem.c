@@ -37,19 +37,6 @@ static void engine_mem_of(const bench_cbuf_case *fit, placement_engine_mem *m)
     snprintf(m->from, sizeof m->from, "llama-fit-params");
 }
 
-static const lvd_alloc *row_of(const bench_cbuf_case *c, int host)
-{
-    for (size_t i = 0; i < c->n_alloc; i++)
-        if ((strcmp(c->alloc[i].device, "CPU") == 0) == (host != 0))
-            return &c->alloc[i];
-    return NULL;
-}
-
-static double ratio(double pred, double act)
-{
-    return pred >= 0 && act > 0 ? pred / act : -1;
-}
-
 void bench_server_judge(const bench_cbuf_case *c, const bench_cbuf_case *fit, const gguf_shape *s,
                         bench_server_verdict *out)
 {
@@ -71,7 +58,7 @@ void bench_server_judge(const bench_cbuf_case *c, const bench_cbuf_case *fit, co
         engine_mem_of(fit, &m);
         in.engine_mem = &m;
     }
-    const lvd_alloc *act = row_of(c, !c->gpu);
+    const lvd_alloc *act = bench_cbuf_case_row(c, !c->gpu);
     int ngl = !c->gpu || c->ngl < 0 || (uint32_t)c->ngl > s->n_block ? -1 : c->ngl;
     placement_result pl;
     lvd_err ignored = {{0}};
@@ -84,8 +71,8 @@ void bench_server_judge(const bench_cbuf_case *c, const bench_cbuf_case *fit, co
     out->pred_compute = (double)pl.compute_bytes / MIB;
     out->act_kv = act->kv < 0 ? 0 : (double)act->kv / MIB;
     out->act_compute = act->compute < 0 ? -1 : (double)act->compute / MIB;
-    out->ratio_kv = out->act_kv > 0 ? ratio(out->pred_kv, out->act_kv) : out->pred_kv == 0 ? 1 : -1;
-    out->ratio_compute = ratio(out->pred_compute, out->act_compute);
+    out->ratio_kv = out->act_kv > 0 ? bench_cbuf_ratio(out->pred_kv, out->act_kv) : out->pred_kv == 0 ? 1 : -1;
+    out->ratio_compute = bench_cbuf_ratio(out->pred_compute, out->act_compute);
     out->kv_from = pl.kv_from;
     out->compute_from = pl.compute_from;
 }
