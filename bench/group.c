@@ -15,9 +15,12 @@ char *bench_process_key(const bench_arm *arm)
     char fit[48] = ""; /* llama.cpp's own fit loads apart (only then: other keys stay as they were) */
     if (p->fit_target > 0)
         snprintf(fit, sizeof fit, " fitt=%d fitc=%d", p->fit_target, p->fit_ctx);
-    return lvd_xasprintf("%lld %s dev=%s sm=%s ts=%s ngl=%d ncmoe=%d%s gpu=%d env=%s", (long long)arm->engine_id,
-                         arm->binary, p->device, p->split_mode, p->tensor_split, p->ngl, p->n_cpu_moe, fit, arm->gpu,
-                         p->env);
+    char knobs[48] = ""; /* ik_llama.cpp's llama-bench takes one -fmoe and one -rtr per process */
+    if (p->fused_moe >= 0 || p->repack >= 0)
+        snprintf(knobs, sizeof knobs, " fmoe=%d rtr=%d", p->fused_moe, p->repack);
+    return lvd_xasprintf("%lld %s dev=%s sm=%s ts=%s ngl=%d ncmoe=%d%s%s gpu=%d env=%s", (long long)arm->engine_id,
+                         arm->binary, p->device, p->split_mode, p->tensor_split, p->ngl, p->n_cpu_moe, fit, knobs,
+                         arm->gpu, p->env);
 }
 
 /* Context flag d of p as llama-bench prints it in a list; "" when not passed. */

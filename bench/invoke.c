@@ -224,6 +224,13 @@ static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_
                                      inv->tests[i].name, run->n_results, inv->n_tests));
             return;
         }
+        if (benchio_result_means_only(r)) {
+            set_status(run, "failed",
+                       lvd_xasprintf("%s: llama-bench printed only the mean of its -r %d repetitions, no "
+                                     "samples: measured again one repetition per process",
+                                     r->test, inv->reps));
+            return;
+        }
         if (!benchio_result_samples_valid(r)) {
             set_status(run, "failed",
                        lvd_xasprintf("%s: no valid samples (a throughput that is not finite and > 0)",
@@ -243,6 +250,17 @@ static void classify_results(const bench_arm *arm, const bench_invoke *inv, lvd_
         }
     }
     set_status(run, "ok", NULL);
+}
+
+/* A build that prints only means: at -r 1 each mean is the one sample its
+ * repetition measured. 1 when a result of run kept only a mean of several. */
+static int means_as_samples(const bench_invoke *inv, lvd_run *run)
+{
+    int means = 0;
+    for (size_t i = 0; i < run->n_results; i++)
+        if (benchio_result_means_only(&run->results[i]))
+            means |= inv->reps != 1 || benchio_result_mean_as_sample(&run->results[i]) != 0;
+    return means;
 }
 
 static void flag_warmup(lvd_run *run)
@@ -314,10 +332,13 @@ static double samples_ms(const lvd_run *run)
 
 /* Splits the parsed rows of all over the members' slots (slot = the how-many-th
  * row of that member and test) into out (g->n x slots runs, member-major),
- * then flags warm-up and classifies each. Rows matching no member are dropped. */
-static void split_rows(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, lvd_run *all,
-                       lvd_run *out, size_t slots)
+ * then takes means as samples at -r 1, flags warm-up and classifies each.
+ * Rows matching no member are dropped. 1 when a run kept only means of
+ * several repetitions (failed: measured again at -r 1). */
+static int split_rows(const bench_plan *plan, const bench_group *g, const bench_invoke *inv, lvd_run *all,
+                      lvd_run *out, size_t slots)
 {
+    int means = 0;
     double fixed = (double)all->wall_ms - samples_ms(all);
     for (size_t i = 0; i < all->n_results; i++) {
         lvd_result *r = &all->results[i];
@@ -338,9 +359,11 @@ static void split_rows(const bench_plan *plan, const bench_group *g, const bench
         run->build_number = all->build_number;
         if (g->n * slots > 1) /* shared, A B B A or a plain list: each run its share of the fixed cost */
             run->wall_ms = (int64_t)(samples_ms(run) + (fixed > 0 ? fixed : 0) / (double)(g->n * slots));
+        means |= means_as_samples(inv, run);
         flag_warmup(run);
         classify_results(&plan->arms[g->arms[i / slots]], inv, run);
     }
+    return means;
 }
 
 /* The runs of g's members from one process (res NULL: none ran) into out:
@@ -377,7 +400,7 @@ static void group_runs(const bench_plan *plan, const bench_group *g, const bench
             set_status(&out->runs[i], "failed", lvd_xstrdup(why));
     }
     if (!why)
-        split_rows(plan, g, inv, all, out->runs, slots);
+        out->means_only = split_rows(plan, g, inv, all, out->runs, slots);
     if (res)
         attach_alloc(plan, g, res, out);
 }

@@ -14,10 +14,15 @@
  *   (lvd_run.left_out); a build lacking a flag the invocation needs (-d for
  *   a test at a depth) runs nothing: its runs fail with that reason.
  *   Outcomes (lvd_run.status):
- *   ok           every asked test came back with valid samples;
+ *   ok           every asked test came back with valid samples (a build that
+ *                prints only each test's mean, at -r 1: that mean, the one
+ *                repetition's throughput, is its sample);
  *   failed       could not execute, timed out, killed by a signal, non-zero
  *                exit, unparsable (garbage, truncated) output, a missing test,
- *                or a sample that is not a finite positive throughput;
+ *                or a sample that is not a finite positive throughput; means
+ *                only, of several repetitions (bench_group_runs.means_only:
+ *                the session measures that engine again one repetition per
+ *                process, bench/runner.h);
  *   gpu_ignored  the arm asked for a GPU (-dev / -ngl > 0) and llama-bench
  *                reported backends "CPU": the build ignored the GPU flags (the
  *                seed's silent failure). Never scored as a GPU arm.
@@ -89,6 +94,8 @@ typedef struct bench_group_runs {
     size_t n;
     int64_t wall_ms;               /* the process's */
     int timed_out;                 /* it was killed at inv.timeout_ms */
+    int means_only;                /* its llama-bench printed only means of several repetitions:
+                                    * the runs failed, to be measured again at -r 1 */
 } bench_group_runs;
 
 /* The llama-bench command of one invocation of group g of plan (engine/argv.h,

@@ -189,7 +189,8 @@ static int job_plan(job *j)
         .ngl = o->ngl.v, .n_ngl = o->ngl.n, .fa = o->fa.v, .n_fa = o->fa.n, .ub = o->ub.v, .n_ub = o->ub.n,
         .ctk = (const char *const *)o->ctk.v, .n_ctk = o->ctk.n, .ctv = (const char *const *)o->ctv.v,
         .n_ctv = o->ctv.n, .kv_mixed = o->kv_mixed, .ncmoe = o->ncmoe.v, .n_ncmoe = o->ncmoe.n,
-        .threads = (int)o->threads, .env = o->env.v, .n_env = o->env.n, .shape = &j->b.art.shape,
+        .threads = (int)o->threads, .fmoe = o->fmoe.v, .n_fmoe = o->fmoe.n, .rtr = o->rtr.v,
+        .n_rtr = o->rtr.n, .env = o->env.v, .n_env = o->env.n, .shape = &j->b.art.shape,
         .ctx = kv_ctx(j->tests, j->n_tests), .place_ctx = j->serving, .sm = (const char *const *)o->sm.v,
         .n_sm = o->sm.n, .ts = o->ts,
     };

@@ -22,6 +22,7 @@ typedef struct bench_job {
     const char *tests;      /* --tests ppN,tgN; NULL: -p and -n */
     const char *n_prompt, *n_gen; /* -p, -n: llama-bench's lists */
     lvd_opt_ints ngl, fa, ub, ncmoe, depth;
+    lvd_opt_ints fmoe, rtr; /* ik_llama.cpp's -fmoe, -rtr */
     lvd_opt_list ctk, ctv, sm;
     const char *ts;         /* -ts "3/1" or "3,1" */
     int kv_mixed;           /* also mixed K/V cache types */

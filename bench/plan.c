@@ -63,6 +63,10 @@ char *bench_params_text(const lvd_params *p)
         lvd_sb_addf(&sb, " ncmoe=%d", p->n_cpu_moe);
     if (p->threads > 0)
         lvd_sb_addf(&sb, " t=%d", p->threads);
+    if (p->fused_moe >= 0)
+        lvd_sb_addf(&sb, " fmoe=%d", p->fused_moe);
+    if (p->repack >= 0)
+        lvd_sb_addf(&sb, " rtr=%d", p->repack);
     if (p->fit_target > 0)
         lvd_sb_addf(&sb, " llama.cpp-fit=%d", p->fit_target);
     if (*p->env)
@@ -238,6 +242,10 @@ static int validate_opts(const bench_plan_opts *o, lvd_err *err)
     for (size_t i = 0; i < o->n_ncmoe; i++)
         if (o->ncmoe[i] < 0)
             return lvd_errf(err, "plan: -ncmoe %d is negative", o->ncmoe[i]);
+    for (size_t i = 0; i < o->n_fmoe + o->n_rtr; i++)
+        if ((i < o->n_fmoe ? o->fmoe[i] : o->rtr[i - o->n_fmoe]) != 0 &&
+            (i < o->n_fmoe ? o->fmoe[i] : o->rtr[i - o->n_fmoe]) != 1)
+            return lvd_errf(err, "plan: %s takes 0 or 1", i < o->n_fmoe ? "-fmoe" : "-rtr");
     for (size_t i = 0; i < o->n_ctk + o->n_ctv; i++) {
         const char *t = i < o->n_ctk ? o->ctk[i] : o->ctv[i - o->n_ctk];
         if (!*t || strlen(t) >= sizeof(((lvd_params *)0)->type_k))
@@ -418,6 +426,7 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
         }
         for (size_t k = first; k < out->n_arms; k++) /* what the invocations may pass */
             out->arms[k].flags = pr->flags ? lvd_xstrdup(pr->flags) : NULL;
+        bench_plan_knob_arms(out, first, o);
         free(binary);
     }
     return 0;
@@ -444,6 +453,9 @@ void bench_plan_free(bench_plan *p)
     for (size_t i = 0; i < p->n_notes; i++)
         free(p->notes[i]);
     free(p->notes);
+    for (size_t i = 0; i < p->n_remarks; i++)
+        free(p->remarks[i]);
+    free(p->remarks);
     free(p->arms);
     free(p->skips);
     memset(p, 0, sizeof *p);
@@ -482,16 +494,30 @@ size_t bench_plan_add_variant(bench_plan *p, size_t base, const lvd_params *para
     return p->n_arms - 1;
 }
 
+/* Appends the line fmt, ap makes to lines[0..*n). */
+static void push_line(char ***lines, size_t *n, const char *fmt, va_list ap)
+{
+    lvd_sb sb = {0};
+    lvd_sb_vaddf(&sb, fmt, ap);
+    *lines = lvd_xrealloc(*lines, (*n + 1) * sizeof **lines);
+    (*lines)[(*n)++] = lvd_xstrdup(sb.len ? sb.buf : "");
+    lvd_sb_free(&sb);
+}
+
 void bench_plan_note(bench_plan *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    lvd_sb sb = {0};
-    lvd_sb_vaddf(&sb, fmt, ap);
+    push_line(&p->notes, &p->n_notes, fmt, ap);
     va_end(ap);
-    p->notes = lvd_xrealloc(p->notes, (p->n_notes + 1) * sizeof *p->notes);
-    p->notes[p->n_notes++] = lvd_xstrdup(sb.len ? sb.buf : "");
-    lvd_sb_free(&sb);
+}
+
+void bench_plan_remark(bench_plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    push_line(&p->remarks, &p->n_remarks, fmt, ap);
+    va_end(ap);
 }
 
 char *bench_arm_dir(const bench_arm *a)

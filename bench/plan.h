@@ -30,6 +30,11 @@
  *     probe was made under (engine/visibility.h: GGML_VK_VISIBLE_DEVICES=0
  *     on a Vulkan device probed under it), so what ran, was recorded and is
  *     launched sees the same device; a variant naming one of them wins.
+ *   - ik_llama.cpp's knobs (bench/plan_knobs.c): with -fmoe or -rtr lists,
+ *     every arm of an engine whose llama-bench --help lists the knob (its CPU
+ *     arm too) comes once per value, each next to the others (one process
+ *     each: its llama-bench takes one value); an engine that does not list
+ *     it keeps its arms as they were, and a note says so;
  *   - several GPUs (bench/plan_split.h): an engine whose probe lists two or
  *     more distinct cards (engine/cards.h: CUDA0 and Vulkan0 of one card are
  *     one) also gets split arms over them: -dev A/B as the probe spells the
@@ -101,6 +106,9 @@ typedef struct bench_plan {
     char **notes;          /* placement lines for the report: the margin correction each
                             * placed device used, the next rungs taken (malloc'd) */
     size_t n_notes;
+    char **remarks;        /* the plan's other lines for the report: a knob asked of an
+                            * engine whose llama-bench does not list it (malloc'd) */
+    size_t n_remarks;
 } bench_plan;
 
 /* The parameter lists (NULL / 0 entries = the default). Strings are borrowed. */
@@ -119,6 +127,10 @@ typedef struct bench_plan_opts {
     const int *ncmoe;      /* -ncmoe; default not passed */
     size_t n_ncmoe;
     int threads;           /* -t for every arm; 0 = not passed */
+    const int *fmoe;       /* ik_llama.cpp's -fmoe 0|1; default not passed */
+    size_t n_fmoe;
+    const int *rtr;        /* ik_llama.cpp's -rtr 0|1; default not passed */
+    size_t n_rtr;
     const char *const *env;/* environment variants; the baseline is implicit */
     size_t n_env;
     const int *split_modes;/* per engine (parallel to engines): the ENGINE_SM_* bits its
@@ -161,14 +173,20 @@ void bench_plan_free(bench_plan *p);
  * bench_plan_build makes them; returns its index. */
 size_t bench_plan_add_variant(bench_plan *p, size_t base, const lvd_params *params,
                               const char *placement, const bench_plan_opts *o);
+/* Takes arms [first, n_arms) of p, all of one engine, once per value of the
+ * knob lists of o (-fmoe, -rtr) the engine's llama-bench lists (rules in the
+ * header comment), each variant right after its arm. */
+void bench_plan_knob_arms(bench_plan *p, size_t first, const bench_plan_opts *o);
 /* Appends a note (printf format) to p->notes. */
 void bench_plan_note(bench_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a remark (printf format) to p->remarks. */
+void bench_plan_remark(bench_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The directory of arm a's engine (its llama-bench's), malloc'd. */
 char *bench_arm_dir(const bench_arm *a);
 
 /* The parameters as people read them: "ngl=99 fa=on ub=256 ctk=q8_0 ctv=q8_0
- * ncmoe=4 t=8 K=V", only what is passed ("" for none); malloc'd. */
+ * ncmoe=4 t=8 fmoe=0 rtr=1 K=V", only what is passed ("" for none); malloc'd. */
 char *bench_params_text(const lvd_params *p);
 /* The arm's label (as in bench_arm.label): "ENGINE DEVICE|cpu PARAMS". */
 char *bench_arm_label(const char *engine, const char *device, const lvd_params *p);

@@ -242,6 +242,8 @@ void bench_report_print(FILE *f, const bench_session *s)
     }
     print_problems(f, s);
     bench_placement_print(f, s);
+    for (size_t i = 0; i < s->plan->n_remarks; i++)
+        fprintf(f, "plan: %s\n", s->plan->remarks[i]);
     bench_costs_print(f, s);
     fprintf(f, "Stopped: %s after %zu round%s (%zu runs ok, %zu failed, %zu GPU flags ignored) in %.1f s;"
                " session %s\n",
@@ -262,6 +264,8 @@ static cJSON *params_json(const lvd_params *p)
     cJSON_AddItemToObject(o, "type_v", lvd_json_text(p->type_v));
     cJSON_AddItemToObject(o, "n_cpu_moe", lvd_json_num_if(p->n_cpu_moe > 0, p->n_cpu_moe));
     cJSON_AddItemToObject(o, "threads", lvd_json_num_if(p->threads > 0, p->threads));
+    cJSON_AddItemToObject(o, "fused_moe", lvd_json_num_if(p->fused_moe >= 0, p->fused_moe));
+    cJSON_AddItemToObject(o, "repack", lvd_json_num_if(p->repack >= 0, p->repack));
     cJSON_AddStringToObject(o, "env", p->env);
     return o;
 }
@@ -360,6 +364,7 @@ cJSON *bench_report_json(const bench_session *s)
     cJSON_AddNumberToObject(o, "wall_ms", (double)s->wall_ms);
     cJSON_AddItemToObject(o, "costs", bench_costs_json(s));
     cJSON_AddItemToObject(o, "placement", bench_placement_json(s));
+    cJSON_AddItemToObject(o, "plan_remarks", lvd_json_strings(s->plan->remarks, s->plan->n_remarks));
     cJSON *runs = cJSON_AddObjectToObject(o, "runs");
     cJSON_AddNumberToObject(runs, "ok", (double)s->runs_ok);
     cJSON_AddNumberToObject(runs, "failed", (double)s->runs_failed);

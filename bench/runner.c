@@ -168,8 +168,9 @@ static void absorb_samples(bench_session *s, bench_arm_state *st, const lvd_run 
 }
 
 /* Folds a recorded run into the arm's state; a run killed at the budget's
- * end (cut) is not held against the arm. */
-static void absorb(bench_session *s, size_t arm, const lvd_run *run, int cut)
+ * end (cut) is not held against the arm, nor one that kept only means
+ * (means: measured again at -r 1). */
+static void absorb_run(bench_session *s, size_t arm, const lvd_run *run, int cut, int means)
 {
     bench_arm_state *st = &s->st[arm];
     st->runs++;
@@ -183,8 +184,8 @@ static void absorb(bench_session *s, size_t arm, const lvd_run *run, int cut)
     }
     free(st->reason);
     st->reason = lvd_xstrdup(run->reason ? run->reason : run->status);
-    if (cut) {
-        st->budget_cut = 1;
+    if (cut || means) {
+        st->budget_cut |= cut;
         return;
     }
     if (!strcmp(run->status, "gpu_ignored")) {
@@ -195,6 +196,13 @@ static void absorb(bench_session *s, size_t arm, const lvd_run *run, int cut)
     s->runs_failed++;
     if (++st->failures >= BENCH_MAX_FAILURES)
         st->status = BENCH_ARM_EXCLUDED;
+}
+
+/* absorb_run of a run that is not means-only (bench_absorb_fn: a resumed
+ * session's runs too). */
+static void absorb(bench_session *s, size_t arm, const lvd_run *run, int cut)
+{
+    absorb_run(s, arm, run, cut, 0);
 }
 
 static void stamp(const bench_session *s, lvd_run *run)
@@ -284,7 +292,7 @@ static int record_group(store *st, bench_session *s, const bench_group *g, bench
         invocation = invocation ? invocation : run->id;
         if (store_run_set_invocation(st, run->id, invocation, err))
             return -1;
-        absorb(s, arm, run, cut);
+        absorb_run(s, arm, run, cut, out->means_only);
         if (!strcmp(run->status, "ok")) {
             any_ok = 1;
             for (size_t r = 0; r < run->n_results; r++)
@@ -318,6 +326,8 @@ static int run_group(store *st, bench_session *s, const bench_group *grp, int64_
     inv.clock_ms = s->o.clock_ms;
     inv.clock_ctx = s->o.clock_ctx;
     inv.reps = bench_energy_reps(s, g->arms[0], bench_reps_group(s, g, c, &rep_max)); /* bench/energy_report.h */
+    if (s->st[g->arms[0]].one_rep) /* means only: one repetition, one sample */
+        inv.reps = 1;
     inv.no_warmup = bench_reps_no_warmup(s, g);
     int budget_timeout = 0;
     if (s->o.budget_ms > 0) {
@@ -352,6 +362,10 @@ static int run_group(store *st, bench_session *s, const bench_group *grp, int64_
         out.runs[i].reason = lvd_xstrdup("not finished within the budget (killed at its end)");
     }
     *cut |= killed;
+    /* means only: forgiven once, then the engine's every arm runs at -r 1 */
+    out.means_only = out.means_only && !s->st[g->arms[0]].one_rep;
+    for (size_t i = 0; out.means_only && i < s->plan->n_arms; i++)
+        s->st[i].one_rep |= s->plan->arms[i].engine_id == first->engine_id;
     int rc = record_group(st, s, g, &out, c, wall, killed, err);
     bench_group_runs_free(&out);
     return rc;

@@ -43,6 +43,8 @@ typedef struct bench_arm_state {
     int solo;                      /* never shares a process again (its group failed) */
     int rung_tried;                /* its out-of-memory load got its next rung (bench/rung.h) */
     int budget_cut;                /* needed, but no invocation fit the budget left */
+    int one_rep;                   /* its engine's llama-bench prints only means: every
+                                      invocation runs one repetition (-r 1), each mean a sample */
     bench_arm_cost cost;           /* what one repetition costs (bench/cost.h) */
     char *reason;                  /* the last failure's reason; NULL when none */
     char *left_out;                /* the flags its engine's --help does not list, left out of

@@ -33,6 +33,8 @@ static const struct {
     {"fitt", K_INT, offsetof(lvd_params, fit_target), sizeof(int), 0, 1},
     {"fitc", K_RAW, offsetof(lvd_params, fit_ctx), sizeof(int), 0, 1}, /* with fitt only */
     {"np", K_INT, offsetof(lvd_params, parallel), sizeof(int), 0, 1},  /* a serving arm (lvd serve) */
+    {"fmoe", K_INT, offsetof(lvd_params, fused_moe), sizeof(int), -1, 1}, /* ik_llama.cpp's knobs */
+    {"rtr", K_INT, offsetof(lvd_params, repack), sizeof(int), -1, 1},
 };
 
 static int *int_at(lvd_params *p, size_t i)
@@ -155,5 +157,12 @@ void benchio_params_from_result(const lvd_result *r, lvd_params *p)
     if (strchr(p->device, '/') && cJSON_IsString(ts) && strspn(ts->valuestring, "0./") !=
                                                              strlen(ts->valuestring))
         snprintf(p->tensor_split, sizeof p->tensor_split, "%s", ts->valuestring);
+    /* ik_llama.cpp reports its knobs whether given or not, as it does -ngl */
+    const cJSON *fmoe = cJSON_GetObjectItemCaseSensitive(o, "fused_moe");
+    const cJSON *rtr = cJSON_GetObjectItemCaseSensitive(o, "repack");
+    if (cJSON_IsBool(fmoe))
+        p->fused_moe = cJSON_IsTrue(fmoe);
+    if (cJSON_IsBool(rtr))
+        p->repack = cJSON_IsTrue(rtr);
     cJSON_Delete(o);
 }

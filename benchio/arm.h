@@ -16,7 +16,8 @@
  *   when passed, so single-device keys are unchanged), and "... t=16
  *   fitt=1024 fitc=256 env=" for llama.cpp's own fit (fitt and fitc appear
  *   only when -fitt is passed), "... t=- np=4 env=" for a serving arm
- *   (llama-server -np: lvd serve; np appears only when passed), with "-" for every flag not passed (lvd_params defaults: ngl/fa -1,
+ *   (llama-server -np: lvd serve; np appears only when passed), "... np=4 fmoe=0
+ *   rtr=1 env=" for ik_llama.cpp's knobs (each only when passed), with "-" for every flag not passed (lvd_params defaults: ngl/fa -1,
  * ub/ncmoe/t 0, strings "") and env's "K=V" entries sorted, so equal arms
  * give equal keys. 0, or -1 when buf is too small (buf then holds "" ). */
 int benchio_arm_key(const lvd_params *p, char *buf, size_t len);
@@ -33,7 +34,8 @@ int benchio_arm_key_parse(const char *key, lvd_params *p, lvd_err *err);
  * stays "not passed"), the device from the reported "devices" field unless
  * it is "auto", split_mode and tensor_split only when devices names several
  * (llama-bench reports "layer" and "0.00" for flags not passed; an all-zero
- * split is "not passed"), and no environment (llama-bench does not report it). */
+ * split is "not passed"), ik_llama.cpp's fused_moe and repack as -fmoe and
+ * -rtr, and no environment (llama-bench does not report it). */
 void benchio_params_from_result(const lvd_result *r, lvd_params *p);
 
 #endif

@@ -78,6 +78,39 @@ int benchio_result_samples_valid(const lvd_result *r)
     return 1;
 }
 
+/* The reported object's number name, NAN when absent. */
+static double reported_num(const lvd_result *r, const char *name)
+{
+    cJSON *o = r->reported_json ? cJSON_Parse(r->reported_json) : NULL;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    cJSON_Delete(o);
+    return x;
+}
+
+int benchio_result_means_only(const lvd_result *r)
+{
+    double avg = r->n == 0 ? reported_num(r, "avg_ts") : NAN;
+    return isfinite(avg) && avg > 0;
+}
+
+int benchio_result_mean_as_sample(lvd_result *r)
+{
+    if (!benchio_result_means_only(r))
+        return -1;
+    double ns = reported_num(r, "avg_ns");
+    r->n = 1;
+    r->ts = lvd_xcalloc(1, sizeof *r->ts);
+    r->ts[0] = reported_num(r, "avg_ts");
+    if (isfinite(ns) && ns > 0 && ns < 9.2e18) {
+        r->ns = lvd_xcalloc(1, sizeof *r->ns);
+        r->ns[0] = (int64_t)ns;
+    }
+    free(r->warmup);
+    r->warmup = lvd_xcalloc(1, 1);
+    return 0;
+}
+
 void benchio_result_flag_warmup(lvd_result *r)
 {
     free(r->warmup);

@@ -109,6 +109,15 @@ int benchio_result_gpu_ignored(const lvd_result *r);
 /* 1 when r has samples and every one is finite and > 0 (a throughput). */
 int benchio_result_samples_valid(const lvd_result *r);
 
+/* 1 when r holds no samples but llama-bench printed its mean (avg_ts > 0 in
+ * the reported object): a build that prints only means (ik_llama.cpp's
+ * before its samples_ns; a SQL or CSV import). */
+int benchio_result_means_only(const lvd_result *r);
+/* Makes the mean of a means-only r its one sample (avg_ts; avg_ns where
+ * printed): what a run of one repetition (-r 1) measured, exactly. 0, or -1
+ * when r is not means-only. */
+int benchio_result_mean_as_sample(lvd_result *r);
+
 /* Sets r->warmup (reallocated, one flag per sample) from the warm-up rule
  * (stats_warmup) over r's samples in the order llama-bench ran them: the
  * leading slow samples of one invocation are flagged 1, the rest 0. A result

@@ -42,6 +42,9 @@
 #define LVD_OPT_CTV .spell = "-ctv, --cache-type-v, --ctv", .arg = "T,...", .kind = LVD_OPT_LIST
 #define LVD_OPT_NCMOE                                                                                    \
     .spell = "-ncmoe, --n-cpu-moe, --ncmoe", .arg = "N,...", .kind = LVD_OPT_INTS, .lo = 0, .hi = LVD_LAYERS_MAX
+/* ik_llama.cpp's knobs, one value per process: fused MoE and run-time repacking */
+#define LVD_OPT_FMOE .spell = "-fmoe, --fused-moe", .arg = "0|1,...", .kind = LVD_OPT_INTS, .lo = 0, .hi = 1
+#define LVD_OPT_RTR .spell = "-rtr, --run-time-repack", .arg = "0|1,...", .kind = LVD_OPT_INTS, .lo = 0, .hi = 1
 #define LVD_OPT_DEV .spell = "-dev, --device", .arg = "SEL", .kind = LVD_OPT_STR
 #define LVD_OPT_SM .spell = "-sm, --split-mode, --sm", .arg = "layer,row,tensor", .kind = LVD_OPT_LIST
 /* "3,1" (llama-server's) or "3/1" (llama-bench's) */

@@ -128,4 +128,6 @@ void lvd_params_init(lvd_params *p)
     memset(p, 0, sizeof *p);
     p->ngl = -1;
     p->fa = -1;
+    p->fused_moe = -1;
+    p->repack = -1;
 }

@@ -94,6 +94,8 @@ typedef struct lvd_params {
     int parallel;          /* llama-server -np (--parallel): the slots of a serving arm, measured
                             * under as many concurrent clients (lvd serve, serve/); 0 = not
                             * passed: a llama-bench arm */
+    int fused_moe;         /* ik_llama.cpp's fused MoE (-fmoe 0|1); -1 = not passed */
+    int repack;            /* ik_llama.cpp's run-time repacking (-rtr 0|1); -1 = not passed */
 } lvd_params;
 
 /* One test (pp512, tg128, ...) of one llama-bench invocation. */

@@ -11,7 +11,8 @@
 enum flag {
     F_MODEL, F_PROMPT, F_GEN, F_DEPTH, F_REPS, F_OUTPUT, F_VERBOSE, F_NO_WARMUP, F_DEVICE, F_SPLIT_MODE,
     F_TENSOR_SPLIT, F_NGL, F_FA, F_UBATCH, F_CTK, F_CTV, F_NCMOE, F_FIT, F_FITT, F_FITC, F_THREADS, F_CTX,
-    F_PARALLEL, F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_BATCH, F_FIT_PRINT, F_GP, F_END
+    F_PARALLEL, F_FILE, F_CHUNKS, F_KLD_BASE, F_KLD, F_PROGRESS, F_BATCH, F_FIT_PRINT, F_GP, F_FMOE, F_NO_FMOE,
+    F_RTR, F_END
 };
 
 /* Every spelling of a flag (names[0] unless the tool is given another). */
@@ -50,6 +51,11 @@ static const struct {
     [F_BATCH] = {{"-b", "--batch-size"}, {0}},
     [F_FIT_PRINT] = {{"--fit-print", "-fitp"}, {0}},
     [F_GP] = {{"-gp"}, {0}}, /* ik_llama.cpp's llama-bench: "-gp D,N" is tgN at depth D */
+    /* ik_llama.cpp's knobs: llama-bench takes "-fmoe 0|1" and "-rtr 0|1"; its
+     * llama-server fused MoE by default, "-no-fmoe" off, and the switch "-rtr" */
+    [F_FMOE] = {{"-fmoe", "--fused-moe"}, {0}},
+    [F_NO_FMOE] = {{"-no-fmoe", "--no-fused-moe"}, {0}},
+    [F_RTR] = {{"-rtr", "--run-time-repack"}, {0}},
 };
 
 /* One flag of a kind's order; need: the run cannot do without it. */
@@ -64,8 +70,8 @@ typedef struct step {
 static const step bench_order[] = {
     NEED(F_MODEL), NEED(F_PROMPT), NEED(F_GEN), NEED(F_DEPTH), NEED(F_REPS), NEED(F_OUTPUT), MAY(F_VERBOSE),
     MAY(F_DEVICE), MAY(F_SPLIT_MODE), MAY(F_TENSOR_SPLIT), MAY(F_NGL), MAY(F_FA), MAY(F_UBATCH), MAY(F_CTK),
-    MAY(F_CTV), MAY(F_NCMOE), MAY(F_FITT), MAY(F_FITC), MAY(F_THREADS), MAY(F_NO_WARMUP), MAY(F_PROGRESS),
-    {F_END, 0}};
+    MAY(F_CTV), MAY(F_NCMOE), MAY(F_FITT), MAY(F_FITC), MAY(F_THREADS), MAY(F_FMOE), MAY(F_RTR),
+    MAY(F_NO_WARMUP), MAY(F_PROGRESS), {F_END, 0}};
 static const step fit_load_order[] = {
     NEED(F_MODEL), NEED(F_DEPTH), NEED(F_PROMPT), NEED(F_GEN), NEED(F_REPS), NEED(F_OUTPUT), MAY(F_NO_WARMUP),
     MAY(F_DEVICE), MAY(F_NGL), MAY(F_NCMOE), MAY(F_UBATCH), MAY(F_CTK), MAY(F_CTV), {F_END, 0}};
@@ -75,7 +81,7 @@ static const step perplexity_order[] = {
 static const step server_order[] = {
     NEED(F_MODEL), MAY(F_DEVICE), MAY(F_SPLIT_MODE), MAY(F_TENSOR_SPLIT), MAY(F_NGL), MAY(F_NCMOE), MAY(F_FIT),
     MAY(F_FITT), MAY(F_FITC), MAY(F_UBATCH), MAY(F_FA), MAY(F_CTK), MAY(F_CTV), MAY(F_THREADS), MAY(F_CTX),
-    MAY(F_PARALLEL), {F_END, 0}};
+    MAY(F_PARALLEL), MAY(F_FMOE), MAY(F_NO_FMOE), MAY(F_RTR), {F_END, 0}};
 static const step fit_params_order[] = {NEED(F_MODEL), MAY(F_DEVICE), NEED(F_CTX), NEED(F_FITT), {F_END, 0}};
 static const step fit_print_order[] = {
     NEED(F_MODEL), MAY(F_DEVICE), NEED(F_CTX), MAY(F_UBATCH), MAY(F_BATCH), MAY(F_FA), MAY(F_CTK), MAY(F_CTV),
@@ -166,6 +172,9 @@ static char *param_value(const engine_run *r, enum flag f)
     case F_FITC: return p->fit_target > 0 && p->fit_ctx > 0 ? int_value(p->fit_ctx) : NULL;
     case F_THREADS: return ctx_value(r, ENGINE_LIST_T, p->threads > 0 ? int_value(p->threads) : NULL);
     case F_PARALLEL: return p->parallel > 0 ? int_value(p->parallel) : NULL; /* a serving verdict's slots */
+    case F_FMOE: return p->fused_moe < 0 ? NULL : !server ? int_value(p->fused_moe) : p->fused_moe ? lvd_xstrdup("") : NULL;
+    case F_NO_FMOE: return server && p->fused_moe == 0 ? lvd_xstrdup("") : NULL;
+    case F_RTR: return p->repack < 0 ? NULL : !server ? int_value(p->repack) : p->repack ? lvd_xstrdup("") : NULL;
     default: return NULL;
     }
 }
@@ -315,6 +324,10 @@ int engine_argv_build(const engine_run *r, engine_argv *out, lvd_err *err)
             engine_argv_free(out);
             return -1;
         }
+        if (known && !o && s->f == F_FMOE && listed(r->help, tool, F_NO_FMOE, &name)) {
+            free(value); /* fused MoE is this build's default: it lists only the switch that turns it off */
+            continue;
+        }
         if (known && !o) {
             left_out(&gone, spelt(s->f, tool), value);
             free(value);
@@ -325,6 +338,17 @@ int engine_argv_build(const engine_run *r, engine_argv *out, lvd_err *err)
     if (gone.len)
         out->note = lvd_xasprintf("left out %s: not in %s's --help", gone.buf, engine_tool_name(tool));
     lvd_sb_free(&gone);
+    return 0;
+}
+
+int engine_argv_listed(const engine_help *h, engine_tool tool, const char *name)
+{
+    for (int f = 0; f < F_END; f++)
+        for (size_t i = 0; i < LVD_ARRAY_LEN(flags[f].names) && flags[f].names[i]; i++) {
+            const char *as;
+            if (!strcmp(flags[f].names[i], name))
+                return h && h->known[tool] && listed(h, tool, (enum flag)f, &as) != NULL;
+        }
     return 0;
 }
 

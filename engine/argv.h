@@ -3,16 +3,19 @@
  *
  *   lvd bench    llama-bench -m M -p P,.. -n N,.. [-d D,..] -r R -o jsonl -v [-dev SEL] [-sm S]
  *                  [-ts A/B] [-ngl N] [-fa 0|1] [-ub U] [-ctk T] [-ctv T] [-ncmoe N]
- *                  [-fitt MiB [-fitc N]] [-t T] [--no-warmup] [--progress]
- *                (a group of arms sharing the process: -fa, -ub, -ctk, -ctv, -t as comma lists)
+ *                  [-fitt MiB [-fitc N]] [-t T] [-fmoe 0|1] [-rtr 0|1] [--no-warmup] [--progress]
+ *                (a group of arms sharing the process: -fa, -ub, -ctk, -ctv, -t as comma lists;
+ *                ik_llama.cpp's -fmoe and -rtr take one value per process)
  *   lvd fit      llama-bench -m M -d N -p 1 -n 1 -r 1 -o jsonl --no-warmup [-dev SEL] [-ngl N]
  *                  [-ncmoe N] [-ub U] -ctk T -ctv T
  *   lvd check    llama-perplexity -m M -f TEXT -c C --chunks K --kl-divergence-base FILE
  *                  [--kl-divergence] [-ngl N -dev SEL]
  *   lvd select   llama-server -m M [--device A,B] [-sm S] [-ts A,B] [-ngl N] [--n-cpu-moe N]
  *                  [--fit on -fitt MiB [-fitc N]] [-ub U] [-fa on|off] [-ctk T] [-ctv T] [-t T] [-c C]
- *                  [-np N] (a serving verdict's slots)
- *                (the GPU flags only on an engine that lists devices)
+ *                  [-np N] (a serving verdict's slots) [-fmoe | -no-fmoe] [-rtr]
+ *                (the GPU flags only on an engine that lists devices; ik_llama.cpp's fused
+ *                MoE off is -no-fmoe, on the bare -fmoe where the build lists it and
+ *                nothing where it lists only -no-fmoe, its default; -rtr for repacking)
  *   llama.cpp's fit plan  llama-fit-params -m M [-dev SEL] -c C -fitt MiB
  *   llama.cpp's memory    llama-fit-params -m M [-dev SEL] -c C [-ub U -b U] [-fa on|off] [-ctk T]
  *                  [-ctv T] [-ngl N] --fit-print on
@@ -100,5 +103,8 @@ void engine_argv_free(engine_argv *a);
 
 /* 1 when name ("-fa", "--flash-attn") is a flag this builder may pass. */
 int engine_argv_vocabulary(const char *name);
+/* 1 when h says tool lists the flag name is one spelling of ("-fmoe" finds
+ * "--fused-moe"); 0 when it does not, or h does not know tool. */
+int engine_argv_listed(const engine_help *h, engine_tool tool, const char *name);
 
 #endif

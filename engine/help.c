@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define HELP_RECORD_VERSION "lvd-flags 4" /* 4: long-only options in a long column (ik_llama.cpp) */
+#define HELP_RECORD_VERSION "lvd-flags 5" /* 4: long-only options in a long column (ik_llama.cpp);
+                                             5: ik_llama.cpp's -fmoe, -no-fmoe, -rtr */
 #define HELP_TIMEOUT_MS 10000
 #define HELP_CAPTURE ((size_t)1 << 20)
 

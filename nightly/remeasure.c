@@ -72,7 +72,7 @@ static int arm_flags(char ***v, size_t *n, const char *key)
     lvd_err err;
     if (benchio_arm_key_parse(key, &p, &err) != 0)
         return -1;
-    char b[5][16];
+    char b[7][16];
     const char *const w[][2] = {
         {"-sm", p.split_mode},
         {"-ts", p.tensor_split},
@@ -83,6 +83,8 @@ static int arm_flags(char ***v, size_t *n, const char *key)
         {"-ctv", p.type_v},
         {"-ncmoe", num(b[3], p.n_cpu_moe, p.n_cpu_moe > 0)},
         {"-t", num(b[4], p.threads, p.threads > 0)},
+        {"-fmoe", num(b[5], p.fused_moe, p.fused_moe >= 0)},
+        {"-rtr", num(b[6], p.repack, p.repack >= 0)},
         {"--env", p.env},
     };
     for (size_t i = 0; i < LVD_ARRAY_LEN(w); i++) {

@@ -337,6 +337,10 @@ size_t sel_params_words(const lvd_params *p, char (*words)[256], size_t max)
         WORD("t %d", p->threads);
     if (p->parallel > 0)
         WORD("np %d", p->parallel);
+    if (p->fused_moe >= 0)
+        WORD("fmoe %d", p->fused_moe);
+    if (p->repack >= 0)
+        WORD("rtr %d", p->repack);
     size_t ne;
     char **env = lvd_split(p->env, ' ', &ne);
     for (size_t i = 0; i < ne; i++)

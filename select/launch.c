@@ -52,10 +52,11 @@ static int check_params(const char *engine_dir, const char *model, const lvd_par
     if (!model || !*model)
         return lvd_errf(err, "%s: launch line without a model", engine_dir);
     if (p->ngl < -1 || p->fa < -1 || p->fa > 1 || p->ubatch < 0 || p->n_cpu_moe < 0 ||
-        p->threads < 0 || p->parallel < 0)
+        p->threads < 0 || p->parallel < 0 || p->fused_moe < -1 || p->fused_moe > 1 || p->repack < -1 ||
+        p->repack > 1)
         return lvd_errf(err, "%s: launch parameters out of range (ngl %d, fa %d, ubatch %d, "
-                             "n_cpu_moe %d, threads %d)", engine_dir, p->ngl, p->fa, p->ubatch,
-                        p->n_cpu_moe, p->threads);
+                             "n_cpu_moe %d, threads %d, fmoe %d, rtr %d)", engine_dir, p->ngl, p->fa, p->ubatch,
+                        p->n_cpu_moe, p->threads, p->fused_moe, p->repack);
     if ((p->type_k[0] && placement_cache_type_size(p->type_k, &be, &bb, err) != 0) ||
         (p->type_v[0] && placement_cache_type_size(p->type_v, &be, &bb, err) != 0))
         return -1;

@@ -445,6 +445,11 @@ static const char *const migrations[] = {
      * from its own words at registration; build numbers are compared only
      * within one. Engines registered before are mainline's. */
     "ALTER TABLE engines ADD COLUMN family TEXT NOT NULL DEFAULT 'llama.cpp';",
+    /* 24 (ik_llama.cpp's knobs): a run and a verdict keep the fused MoE
+     * (-fmoe) and run-time repacking (-rtr) their arm asked, 0 or 1; NULL
+     * not passed (every run and verdict before them). */
+    "ALTER TABLE runs ADD COLUMN p_fused_moe INTEGER; ALTER TABLE runs ADD COLUMN p_repack INTEGER;"
+    "ALTER TABLE verdicts ADD COLUMN p_fused_moe INTEGER; ALTER TABLE verdicts ADD COLUMN p_repack INTEGER;",
 };
 
 size_t store_schema_version(void)

@@ -42,6 +42,13 @@ typedef struct store_col {
     int n;              /* STORE_COL_HAND: the columns it stands for (0: one) */
 } store_col;
 
+/* ik_llama.cpp's knobs of TYPE's params (-fmoe, -rtr): NULL when not passed. */
+#define STORE_COL_KNOBS(TYPE)                                                                            \
+    {.name = "p_fused_moe", .kind = STORE_COL_INT_NULL, .off = offsetof(TYPE, params.fused_moe),         \
+     .use = STORE_COL_RW, .nul = -1},                                                                    \
+    {.name = "p_repack", .kind = STORE_COL_INT_NULL, .off = offsetof(TYPE, params.repack),               \
+     .use = STORE_COL_RW, .nul = -1}
+
 /* One entry: TYPE's FIELD in column(s) NAME. */
 #define STORE_COL(TYPE, FIELD, KIND, NAME, USE) \
     {.name = NAME, .kind = KIND, .off = offsetof(TYPE, FIELD), .size = sizeof(((TYPE *)0)->FIELD), .use = USE}

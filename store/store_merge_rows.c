@@ -54,12 +54,13 @@ static const merge_table after_engines[] = {
     {"verdicts",
      "artifact, host, decided_at, objective, engine_id, arm_key, p_device, p_ngl, p_fa, p_ubatch, p_type_k,"
      " p_type_v, p_n_cpu_moe, p_threads, p_env, rule, explain, fingerprint_id, stats_json, p_split_mode,"
-     " p_tensor_split, p_fit_target, p_fit_ctx, serving_depth, p_parallel",
-     "ttitettiiittiitttFdttiiii",
+     " p_tensor_split, p_fit_target, p_fit_ctx, serving_depth, p_parallel, p_fused_moe, p_repack",
+     "ttitettiiittiitttFdttiiiiii",
      "artifact = ?1 AND host = ?2 AND decided_at = ?3 AND objective = ?4 AND rule = ?16", COUNT(verdicts),
      "artifact, host, decided_at, objective, engine_id, arm_key, p_device, p_ngl, p_fa, p_ubatch, p_type_k,"
      " p_type_v, p_n_cpu_moe, p_threads, p_env, rule, explain, " STORE_FINGERPRINT_SQL ", stats_json,"
-     " p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, serving_depth, p_parallel"},
+     " p_split_mode, p_tensor_split, p_fit_target, p_fit_ctx, serving_depth, p_parallel, p_fused_moe,"
+     " p_repack"},
     {"ceilings",
      "artifact, engine_id, engine_key, device, type_k, type_v, placement, ceiling, capped, max_ctx, predicted,"
      " free_mib, probes, host, measured_at",

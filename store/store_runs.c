@@ -42,6 +42,7 @@ static const store_col run_cols[] = {
     STORE_COL(lvd_run, uid, STORE_COL_UID, "uid", STORE_COL_W), /* r's own (a merged run keeps it), else new */
     RUN_COL(left_out, STORE_COL_TEXT, "left_out"),
     RUN_COL(params, STORE_COL_PARALLEL, "p_parallel"),
+    STORE_COL_KNOBS(lvd_run),
 };
 #define N_RUN_COLS LVD_ARRAY_LEN(run_cols)
 

@@ -32,6 +32,7 @@ static const store_col verdict_cols[] = {
     {.name = "serving_depth", .kind = STORE_COL_INT_NULL, .off = offsetof(lvd_verdict, depth),
      .use = STORE_COL_RW, .nul = -1}, /* -1: not recorded */
     VERDICT_COL(params, STORE_COL_PARALLEL, "p_parallel"),
+    STORE_COL_KNOBS(lvd_verdict),
 };
 #define N_VERDICT_COLS LVD_ARRAY_LEN(verdict_cols)
 

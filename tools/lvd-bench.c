@@ -45,6 +45,10 @@ static const lvd_opt table[] = {
                                         "where the engine's llama-bench --help lists it)"},
     {LVD_OPT_TS, LVD_AT(j.ts), .help = "-ts of those arms (default: each device's free memory)"},
     {LVD_OPT_THREADS, LVD_AT(j.threads), .help = "-t for every arm"},
+    {LVD_OPT_FMOE, LVD_AT(j.fmoe), .help = "fused MoE values, on engines whose llama-bench lists -fmoe "
+                                            "(ik_llama.cpp; default: not passed, the engine's own)"},
+    {LVD_OPT_RTR, LVD_AT(j.rtr), .help = "run-time repacking values, on engines whose llama-bench lists -rtr "
+                                          "(ik_llama.cpp; default: not passed)"},
     {.spell = "--env", .arg = "K=V[ K2=V2]", .kind = LVD_OPT_STRS, LVD_AT(j.env),
      .help = "an environment variant measured beside the baseline (repeatable; GGML_VK_* reaches Vulkan arms "
              "only, GGML_CUDA_* CUDA only)"},
@@ -95,7 +99,8 @@ static const lvd_opt_tool tool = {
              "store error, 8 the devices are in use.",
     .examples = "lvd bench --model ~/models/qwen3-8b-q4_k_m.gguf --engines b10715-vulkan,cuda-local \\\n"
                 "    --fa on --env GGML_VK_PREFER_HOST_MEMORY=1 --budget 20m\n"
-                "lvd bench -m ~/models/qwen3-8b-q4_k_m.gguf -ngl 99 -fa 0,1 -p 512 -n 128 -r 5",
+                "lvd bench -m ~/models/qwen3-8b-q4_k_m.gguf -ngl 99 -fa 0,1 -p 512 -n 128 -r 5\n"
+                "lvd bench -m ~/models/qwen3-30b-a3b-q4_0.gguf --engines b10715,ik -rtr 0,1 -fmoe 0,1",
 };
 
 int main(int argc, char **argv)

@@ -2,7 +2,8 @@
  * captures (H200 CUDA and Vulkan builds, the CPU-only build): which engines
  * get which arms, verbatim selectors, the CPU arm without GPU flags, skipped
  * engines with their reasons, the parameter lists, environment variants
- * scoped to their backend, and placement on the real small model. */
+ * scoped to their backend, placement on the real small model, and
+ * ik_llama.cpp's knobs where the engine's llama-bench lists them. */
 #include "tests/support/testutil.h"
 
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "engine/devices.h"
+#include "engine/help.h"
 #include "bench/plan.h"
 #include "common/gguf.h"
 #include "placement/placement.h"
@@ -294,6 +296,56 @@ static void test_bad_lists(void **state)
     assert_int_equal(plan.n_arms, 0);
 }
 
+/* The record of a build's llama-bench --help, as its probe keeps it. */
+static char *help_record(const char *rel)
+{
+    char *text = tu_capture_text(rel);
+    engine_help h = {0};
+    engine_help_parse(&h, ENGINE_TOOL_BENCH, text);
+    char *rec = engine_help_record(&h);
+    engine_help_free(&h);
+    free(text);
+    return rec;
+}
+
+/* -fmoe and -rtr multiply the arms of an engine whose llama-bench lists
+ * them, each variant next to its arm; the others stay as they were, said. */
+static void test_knobs(void **state)
+{
+    world *w = *state;
+    w->p[0].flags = help_record("cpu-build-ik4840/bench-help.stdout"); /* ik's usage on the CUDA engine */
+    w->p[2].flags = help_record("cpu-build-b9749/bench-help.stdout");
+    int fmoe[] = {0, 1}, rtr[] = {1};
+    bench_plan_opts o = {.fmoe = fmoe, .n_fmoe = 2, .rtr = rtr, .n_rtr = 1};
+    bench_plan plan;
+    build_ok(w, 3, &o, &plan);
+    const char *want[] = {
+        "cuda-local CUDA0 ngl=99 fa=on fmoe=0 rtr=1", "cuda-local CUDA0 ngl=99 fa=on fmoe=1 rtr=1",
+        "cuda-local CUDA0 ngl=99 fa=off fmoe=0 rtr=1", "cuda-local CUDA0 ngl=99 fa=off fmoe=1 rtr=1",
+        "b9749-vulkan Vulkan0 ngl=99 fa=on", "b9749-vulkan Vulkan0 ngl=99 fa=off", "b9749-cpu cpu",
+    };
+    assert_int_equal(plan.n_arms, LVD_ARRAY_LEN(want));
+    for (size_t i = 0; i < plan.n_arms; i++)
+        assert_string_equal(plan.arms[i].label, want[i]);
+    assert_string_equal(plan.arms[1].arm_key, "dev=CUDA0 ngl=99 fa=1 ub=- ctk=- ctv=- ncmoe=- t=- fmoe=1 rtr=1 env=");
+    assert_non_null(plan.arms[1].flags); /* what the invocation may pass, copied with the arm */
+    assert_int_equal(plan.n_remarks, 4);
+    assert_string_equal(plan.remarks[0],
+                        "b9749-vulkan: its llama-bench --help was not read, so no -fmoe: its arms run without it");
+    assert_string_equal(plan.remarks[2], "b9749-cpu: its llama-bench --help lists no -fmoe: its arms run without it");
+    assert_string_equal(plan.remarks[3], "b9749-cpu: its llama-bench --help lists no -rtr: its arms run without it");
+    bench_plan_free(&plan);
+    /* a value that is not 0 or 1 */
+    int two[] = {2};
+    o.rtr = two;
+    lvd_err err = {0};
+    assert_int_equal(bench_plan_build(w->e, w->p, 3, &o, &plan, &err), -1);
+    assert_string_equal(err.msg, "plan: -rtr takes 0 or 1");
+    free(w->p[0].flags);
+    free(w->p[2].flags);
+    w->p[0].flags = w->p[2].flags = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_env_variants),
         cmocka_unit_test(test_placement),
         cmocka_unit_test(test_bad_lists),
+        cmocka_unit_test(test_knobs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,8 +1,8 @@
 /* test_armkey.c: the arm key (benchio/arm.h) written and read back by one
  * codec: every field of lvd_params survives the round trip (the device,
  * split mode and fractions, -ngl, -fa, -ub, cache types, -ncmoe, -t,
- * llama.cpp's fit target and context, a serving arm's -np, the
- * environment), "-" reads as "not passed", the keys of today's arms are the
+ * llama.cpp's fit target and context, a serving arm's -np, ik_llama.cpp's
+ * -fmoe and -rtr, the environment), "-" reads as "not passed", the keys of today's arms are the
  * ones stored before (the fields written only when passed), and a word that
  * is no field is refused. */
 #include "tests/support/testutil.h"
@@ -28,6 +28,8 @@ static void assert_same_params(const lvd_params *a, const lvd_params *b)
     assert_int_equal(a->fit_target, b->fit_target);
     assert_int_equal(a->fit_ctx, b->fit_ctx);
     assert_int_equal(a->parallel, b->parallel);
+    assert_int_equal(a->fused_moe, b->fused_moe);
+    assert_int_equal(a->repack, b->repack);
 }
 
 /* key of p, parsed back: the same parameters, and the same key again. */
@@ -67,6 +69,11 @@ static void test_every_field(void **state)
     lvd_params_init(&p); /* a serving arm (lvd serve): its slots, written only then */
     p.parallel = 4;
     round_trip(&p, "dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- np=4 env=");
+    lvd_params_init(&p); /* ik_llama.cpp's knobs, each written only when passed; 0 is a value */
+    p.fused_moe = 0;
+    round_trip(&p, "dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- fmoe=0 env=");
+    p.repack = 1;
+    round_trip(&p, "dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- fmoe=0 rtr=1 env=");
 }
 
 /* A single-device arm's key as stored before split or fit arms existed;

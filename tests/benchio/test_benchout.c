@@ -396,6 +396,31 @@ static void test_sql_variants(void **state)
     benchio_rows_free(&rows);
 }
 
+/* ik_llama.cpp reports its knobs in every row (-fmoe 0,1 -rtr 0,1 ran the
+ * first value of each: its llama-bench takes one): an import keeps them. */
+static void test_ik_knobs(void **state)
+{
+    (void)state;
+    benchio_rows rows;
+    parse_fixture("llama.cpp/cpu-build-ik4840/bench-moe-fmoe-rtr.stdout", &rows);
+    assert_int_equal(rows.n, 2);
+    lvd_params p;
+    benchio_params_from_result(&rows.v[0].result, &p);
+    assert_int_equal(p.fused_moe, 0);
+    assert_int_equal(p.repack, 0);
+    assert_int_equal(p.ngl, -1); /* 999, its default */
+    char key[320];
+    assert_int_equal(benchio_arm_key(&p, key, sizeof key), 0);
+    assert_string_equal(key, "dev=- ngl=- fa=1 ub=512 ctk=f16 ctv=f16 ncmoe=- t=2 fmoe=0 rtr=0 env=");
+    benchio_rows_free(&rows);
+    /* mainline reports neither: not passed */
+    parse_fixture(CPU_DIR "bench-json.stdout", &rows);
+    benchio_params_from_result(&rows.v[0].result, &p);
+    assert_int_equal(p.fused_moe, -1);
+    assert_int_equal(p.repack, -1);
+    benchio_rows_free(&rows);
+}
+
 static void test_names_and_keys(void **state)
 {
     (void)state;
@@ -455,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_sql_variants),
         cmocka_unit_test(test_names_and_keys),
+        cmocka_unit_test(test_ik_knobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

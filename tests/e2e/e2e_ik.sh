@@ -14,7 +14,12 @@
 #     of both (ik's tg at depth through -gp) and ranks them together;
 #   select: the recorded verdict's line is ik's llama-server's, --explain and
 #     the evidence page name its family;
-#   import: ik's llama-bench JSON (every sample) and SQL (means) captures.
+#   import: ik's llama-bench JSON (every sample) and SQL (means) captures;
+#   means only: an ik build that prints each test's mean and no samples is
+#     measured one repetition per process, each mean a sample;
+#   knobs: -fmoe 0,1 -rtr 0,1 give ik's arms one process per value (mainline's
+#     run without them, a note says so), and the winner's line says -rtr in
+#     ik's llama-server's words.
 . "$(dirname "$0")/e2e_lib.sh"
 
 e2e_needs LVD_BIN LVD_SOURCE LVD_FAKE_ENGINE
@@ -22,7 +27,7 @@ world ik
 MODEL=$LVD_SOURCE/tests/fixtures/models/tiny-moe-q4_0.gguf
 IK="family = ik_llama.cpp"
 fake_engine "$W/ik" "$IK" "build_number = 4840" "build_commit = 8337e4cd3" "cpu.pp = 600" "cpu.tg = 70" \
-    "noise = 0.005"
+    "noise = 0.005" "tg.rtr=1 = 1.3" "tg.fmoe=0 = 0.8"
 fake_engine "$W/ikcuda" "$IK" "build_number = 4840" "build_commit = 8337e4cd3" \
     "device = CUDA0|NVIDIA H200|143156|142000|9.0"
 fake_engine "$W/main" "build_number = 10587" "build_commit = 3f545becc" "version = 0.2.0-dev" "cpu.pp = 400" \
@@ -98,5 +103,43 @@ lvd store --json import "$F/bench-json-tiny.stdout" --engine ik4840-ik --model "
 check "ik's JSON imports with every sample" is "(d['results_added'], d['samples_added'])" "(2, 6)"
 lvd store --json import "$F/bench-sql-tiny.stdout" --engine ik4840-ik --model "$TINY"
 check "ik's SQL imports its means" is "(d['results_added'], d['samples_added'])" "(2, 0)"
+
+# --- means only: one repetition per process, each mean a sample ------------------------
+fake_engine "$W/ikmean" "$IK" "build_number = 4840" "build_commit = 8337e4cd3" "means_only = 1" "cpu.tg = 90"
+lvd fetch --register "$W/ikmean" --name ikmean
+lvd bench -m "$MODEL" --engines ikmean,b10587-main --tests tg128 --budget 10m
+expect_rc "lvd bench over a build that prints means only" 0
+check "it is measured and decided" has "Decision \(objective tg: tg128@d2048\): ikmean cpu wins"
+# its runs: the first (several repetitions, means only) failed and said why; the rest one sample each
+sqlite3 "$LVD_STORE" "SELECT u.status, count(DISTINCT u.id), min(r.n_samples), max(r.n_samples) FROM runs u
+    JOIN engines e ON e.id = u.engine_id LEFT JOIN results r ON r.run_id = u.id WHERE e.name = 'ikmean'
+    GROUP BY u.status ORDER BY u.status" >"$tmp/means"
+check "one failed run of means, then runs of one sample each" bash -c \
+    "grep -qE '^failed\|1\|0\|0$' '$tmp/means' && grep -qE '^ok\|([3-9]|[1-9][0-9]+)\|1\|1$' '$tmp/means'"
+check "the failed run says why" test "$(sqlite3 "$LVD_STORE" "SELECT count(*) FROM runs u JOIN engines e
+    ON e.id = u.engine_id WHERE e.name = 'ikmean' AND u.reason LIKE '%printed only the mean of its -r %'")" = 1
+
+# --- knobs: -fmoe and -rtr as arms, one process per value -----------------------------
+lvd bench -m "$MODEL" --engines ik4840-ik,b10587-main -fmoe 0,1 -rtr 0,1 --budget 10m --json
+expect_rc "lvd bench with ik's knobs" 0
+check "ik's arms come once per value, mainline's once" is "sorted(a['label'] for a in d['arms'])" \
+    "['b10587-main cpu', 'ik4840-ik cpu fmoe=0 rtr=0', 'ik4840-ik cpu fmoe=0 rtr=1', 'ik4840-ik cpu fmoe=1 rtr=0', 'ik4840-ik cpu fmoe=1 rtr=1']"
+check "mainline's llama-bench lists neither: said once each" is "d['plan_remarks']" \
+    "['b10587-main: its llama-bench --help lists no -fmoe: its arms run without it', 'b10587-main: its llama-bench --help lists no -rtr: its arms run without it']"
+# each ik process asked one value of each knob: "FMOE RTR" per invocation, from the stored keys
+sqlite3 "$LVD_STORE" "SELECT DISTINCT p_fused_moe || ' ' || p_repack || ' ' || arm_key FROM runs u
+    JOIN engines e ON e.id = u.engine_id WHERE e.name = 'ik4840-ik' AND u.source = 'bench' AND p_fused_moe IS NOT NULL
+    ORDER BY 1" >"$tmp/knobs"
+printf '%s\n' "0 0 dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- fmoe=0 rtr=0 env=" \
+    "0 1 dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- fmoe=0 rtr=1 env=" \
+    "1 0 dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- fmoe=1 rtr=0 env=" \
+    "1 1 dev=- ngl=- fa=- ub=- ctk=- ctv=- ncmoe=- t=- fmoe=1 rtr=1 env=" >"$tmp/knobs.want"
+check "runs keep the knobs in their columns and arm keys" same "$tmp/knobs" "$tmp/knobs.want"
+lvd select --model "$MODEL" --record
+expect_rc "lvd select --record after the knobs" 0
+check "the fastest setting of ik wins" has "win: cpu · fmoe 1, rtr 1 on ik4840-ik"
+check "the line repacks in ik's llama-server's words, fused MoE its default" has \
+    "^$W/ik/llama-server -m $MODEL .*-rtr( |$)"
+check "and passes no -fmoe to a server that lists only -no-fmoe" bash -c "! grep -qE -- '-(no-)?fmoe' '$tmp/out'"
 
 e2e_finish

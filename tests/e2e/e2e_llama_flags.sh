@@ -94,7 +94,7 @@ done
 world lacks
 engine old "noise = 0.005" "device = CUDA0|NVIDIA H200|143155|142629|9.0" "help_omit = -ncmoe"
 check "the probe recorded what its tools list" \
-  test "$(sqlite3 "$LVD_STORE" "SELECT count(*) FROM probes WHERE flags LIKE 'lvd-flags 4%-ngl --n-gpu-layers%'")" -ge 1
+  test "$(sqlite3 "$LVD_STORE" "SELECT count(*) FROM probes WHERE flags LIKE 'lvd-flags 5%-ngl --n-gpu-layers%'")" -ge 1
 lvd check -m "$MODEL"
 expect_rc "check on that build" 0
 lvd bench -m "$MODEL" -ngl 99 -fa 1 -ncmoe 2 -r 3 --tests tg16 --depth 0 --json

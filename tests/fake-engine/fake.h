@@ -39,6 +39,8 @@
  *       fused_moe, repack, mla_attn; no backends, no devices) with samples_ns;
  *       llama-server and llama-perplexity list -no-fmoe and -rtr, and -ngl only
  *       when a device is declared. Default: llama.cpp (mainline).
+ *   means_only = 1                   ik's JSON without samples_ns / samples_ts, as
+ *       its builds printed before them: each test's mean and deviation only.
  *   version = 0.4.1-dev              the SemVer era's --version line, "version: 0.4.1-dev
  *       (build 10991, commit 930e2fa59)" (llama_print_build_info); unset: "version: N (C)"
  *   cpu_info = AMD EPYC              threads = 2  (llama-bench's default -t)

@@ -139,7 +139,7 @@ static const char *const GLOBAL_KEYS[] = {
     "server_check", "sleep_ms", "time_scale", "hang_s", "log", "load_log", "sim_clock", "load_ms", "cold",
     "ppl", "test_time", "samples_ns", "device", "cpu_pp", "cpu_tg", "ppl_ratio", "kld", "same_top_p",
     "devices_need_env", "backends", "cuda_archs", "ctx_limit", "depth_half", "split_modes", "offload_tg", "offload_pp",
-    "fit", "fitprint", "fitprint_context_x", "host_watts", "help_omit", "version", "family", NULL
+    "fit", "fitprint", "fitprint_context_x", "host_watts", "help_omit", "version", "family", "means_only", NULL
 };
 static const char *const LAYERED[] = { "noise", "run_noise", "warmup", "cold", "depth_half", NULL };
 static const char *const TARGET_LEAVES[] = {

@@ -800,6 +800,33 @@ if [ -s "$S1" ]; then
   serve split "$tmp/split.line" "$tmp/split.json"
 fi
 
+# ------------------------------------------------------------ ik_llama.cpp's knobs as arms
+for i in "${!E[@]}"; do
+  [ "${FAMILY[i]}" = ik_llama.cpp ] || continue
+  step "knobs"
+  t=$SECONDS
+  run_lvd bench --model "$M" --engines "${NAME[i]}" -p 16 -n 4 -c 512 -r 3 -fmoe 0,1 -rtr 0,1 --budget 60s --json
+  expect_rc "lvd bench -fmoe 0,1 -rtr 0,1 on ${NAME[i]}" 0
+  figure "knobs: lvd bench on ${NAME[i]}: $((SECONDS - t)) s, $(q "['%s %s %.2f t/s' % (t['test'], d['arms'][t['ranking'][0]['arm']]['label'], t['ranking'][0]['median']) for t in d['tests'] if t['ranking']]")"
+  check "knobs: one arm per value of each, none failed" \
+    is "(sorted(a['label'].split(' ', 2)[2] for a in d['arms']), d['runs']['failed'])" \
+    "(['fmoe=0 rtr=0', 'fmoe=0 rtr=1', 'fmoe=1 rtr=0', 'fmoe=1 rtr=1'], 0)"
+  # what each process ran with, as ik's llama-bench reported it: the arm's values
+  check "knobs: each run reported the values its arm asked" test "$(sqlite3 "$LVD_STORE" "SELECT count(*) FROM runs u
+    JOIN results r ON r.run_id = u.id JOIN reported_heads h ON h.id = r.reported_head
+    WHERE u.p_repack IS NOT NULL AND u.status = 'ok' AND (instr(h.head, '\"repack\":' || CASE u.p_repack WHEN 1
+    THEN 'true' ELSE 'false' END) = 0 OR instr(h.head, '\"fused_moe\":' || CASE u.p_fused_moe WHEN 1 THEN 'true'
+    ELSE 'false' END) = 0)")" = 0
+  run_lvd select --model "$M" --record --json
+  expect_rc "select --record after the knobs" 0
+  cp "$tmp/out" "$tmp/knobs.json"
+  run_lvd select --model "$M"
+  cp "$tmp/out" "$tmp/knobs.line"
+  figure "knobs: $(cat "$tmp/knobs.line")"
+  serve knobs "$tmp/knobs.line" "$tmp/knobs.json"
+  break
+done
+
 # ------------------------------------------------------------ context ceilings (tests/real/fit.sh)
 . "$(dirname "$0")/fit.sh"
 

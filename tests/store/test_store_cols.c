@@ -80,6 +80,8 @@ static void every_run(lvd_run *r, int64_t eid)
         .started_at = 1700000000, .wall_ms = 4321,
     };
     r->params.parallel = 3;
+    r->params.fused_moe = 0; /* ik_llama.cpp's knobs */
+    r->params.repack = 1;
 }
 
 static void test_run_every_column(void **state)
@@ -102,7 +104,7 @@ static void test_run_every_column(void **state)
     assert_string_equal(g->build, r.build);
     assert_string_equal(g->host, r.host);
     assert_string_equal(g->session, r.session);
-    assert_memory_equal(&g->params, &r.params, sizeof r.params); /* params, split, fit, parallel */
+    assert_memory_equal(&g->params, &r.params, sizeof r.params); /* params, split, fit, parallel, knobs */
     assert_string_equal(g->arm_key, r.arm_key);
     assert_string_equal(g->build_commit, r.build_commit);
     assert_int_equal(g->build_number, r.build_number);
@@ -132,6 +134,8 @@ static void verdict(lvd_verdict *v, int64_t eid, int none)
     v->engine_id = none ? 0 : eid;
     v->params = tu_params_every();
     v->params.parallel = 2;
+    v->params.fused_moe = 1;
+    v->params.repack = 0;
     v->arm_key = lvd_xstrdup("arm-every");
     v->rule = lvd_xstrdup(none ? "undecided" : "win");
     v->explain = lvd_xstrdup("because");
