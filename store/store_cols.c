@@ -5,6 +5,7 @@
 
 #include "common/uid.h"
 
+#include <math.h>
 #include <string.h>
 
 /* How many columns an entry stands for. */
@@ -121,6 +122,12 @@ void store_cols_bind(store_stmt *st, int first, const store_col *c, size_t n, co
         case STORE_COL_CHARS_NULL: store_bind_text(st, at, *(const char *)f ? f : NULL); break;
         case STORE_COL_TEXT_EMPTY: store_bind_text(st, at, *(char *const *)f ? *(char *const *)f : ""); break;
         case STORE_COL_DOUBLE: store_bind_double(st, at, *(const double *)f); break;
+        case STORE_COL_FINITE:
+            if (isfinite(*(const double *)f))
+                store_bind_double(st, at, *(const double *)f);
+            else
+                store_bind_null(st, at);
+            break;
         case STORE_COL_I64: store_bind_i64(st, at, *(const int64_t *)f); break;
         case STORE_COL_INT: store_bind_int(st, at, *(const int *)f); break;
         case STORE_COL_I64_NULL: store_bind_i64_or_null(st, at, *(const int64_t *)f, c[i].nul); break;
@@ -155,7 +162,8 @@ void store_cols_read(store_stmt *st, int first, const store_col *c, size_t n, vo
         case STORE_COL_TEXT_EMPTY: *(char **)f = store_col_strdup(st, at); break;
         case STORE_COL_CHARS:
         case STORE_COL_CHARS_NULL: store_col_copy(st, at, f, c[i].size); break;
-        case STORE_COL_DOUBLE: *(double *)f = store_col_double(st, at); break;
+        case STORE_COL_DOUBLE:
+        case STORE_COL_FINITE: *(double *)f = store_col_double(st, at); break;
         case STORE_COL_I64: *(int64_t *)f = store_col_i64(st, at); break;
         case STORE_COL_INT: *(int *)f = store_col_int(st, at); break;
         case STORE_COL_I64_NULL: *(int64_t *)f = store_col_i64_or(st, at, c[i].nul); break;

@@ -1,6 +1,6 @@
 /* store_cols.h: a row type's columns written once. One table per row type
  * (runs, verdicts, results, checks, engines, probes, devices, pin decisions,
- * pins, fit prints) names each column as the SQL says it, what it
+ * pins, fit prints, fit plans, ceilings, bisects and their steps) names each column as the SQL says it, what it
  * holds and where in the row struct it lives; from it come the INSERT's
  * column list and placeholders, the binds, the SELECT's column list and the
  * reads, so that no statement counts column numbers by hand and a column
@@ -20,6 +20,7 @@ typedef enum store_col_kind {
     STORE_COL_CHARS_NULL, /* char[size], "" written as SQL NULL; read as STORE_COL_CHARS */
     STORE_COL_TEXT_EMPTY, /* char *, NULL written as ""; read as STORE_COL_TEXT */
     STORE_COL_DOUBLE,   /* double: NAN is SQL NULL, read back as NAN */
+    STORE_COL_FINITE,   /* double: SQL NULL unless finite (an infinity too); read as STORE_COL_DOUBLE */
     STORE_COL_I64,      /* int64_t */
     STORE_COL_INT,      /* int */
     STORE_COL_I64_NULL, /* int64_t, the value nul written as SQL NULL and read back for it */
@@ -52,6 +53,9 @@ typedef struct store_col {
 /* One entry: TYPE's FIELD in column(s) NAME. */
 #define STORE_COL(TYPE, FIELD, KIND, NAME, USE) \
     {.name = NAME, .kind = KIND, .off = offsetof(TYPE, FIELD), .size = sizeof(((TYPE *)0)->FIELD), .use = USE}
+/* One STORE_COL_*_NULL entry: the value NUL stands for SQL NULL. */
+#define STORE_COL_OR(TYPE, FIELD, KIND, NAME, USE, NUL) \
+    {.name = NAME, .kind = KIND, .off = offsetof(TYPE, FIELD), .size = sizeof(((TYPE *)0)->FIELD), .use = USE, .nul = NUL}
 
 /* Appends the column list of the entries in use (STORE_COL_W: the INSERT's
  * names; STORE_COL_R: the SELECT's expressions, each plain name after

@@ -199,8 +199,7 @@ static const store_col probe_cols[] = {
  * SELECT: its probe and index bound by hand; a size not printed (-1) and a
  * compute capability not known ("") are SQL NULL. */
 #define DEVICE_COL(FIELD, KIND) STORE_COL(lvd_device, FIELD, KIND, #FIELD, STORE_COL_RW)
-#define DEVICE_MIB(FIELD) \
-    {.name = #FIELD, .kind = STORE_COL_I64_NULL, .off = offsetof(lvd_device, FIELD), .use = STORE_COL_RW, .nul = -1}
+#define DEVICE_MIB(FIELD) STORE_COL_OR(lvd_device, FIELD, STORE_COL_I64_NULL, #FIELD, STORE_COL_RW, -1)
 static const store_col device_cols[] = {
     {.name = "probe_id", .kind = STORE_COL_HAND, .use = STORE_COL_W},
     {.name = "idx", .kind = STORE_COL_HAND, .use = STORE_COL_W},

@@ -15,9 +15,7 @@
  * NULL without a device row (-1), the files "" when unknown (NULL). */
 #define FITPRINT_COL(FIELD, KIND) STORE_COL(store_fitprint, FIELD, KIND, #FIELD, STORE_COL_RW)
 #define FITPRINT_KEY(FIELD, KIND) STORE_COL(store_fitprint, FIELD, KIND, #FIELD, STORE_COL_RW | STORE_COL_KEY)
-#define FITPRINT_DEV(FIELD)                                                                         \
-    {.name = #FIELD, .kind = STORE_COL_I64_NULL, .off = offsetof(store_fitprint, FIELD), .use = STORE_COL_RW, \
-     .nul = -1}
+#define FITPRINT_DEV(FIELD) STORE_COL_OR(store_fitprint, FIELD, STORE_COL_I64_NULL, #FIELD, STORE_COL_RW, -1)
 static const store_col fitprint_cols[] = {
     FITPRINT_KEY(engine_id, STORE_COL_I64),
     FITPRINT_KEY(artifact, STORE_COL_CHARS),

@@ -2,13 +2,14 @@
  * the lists, placeholders, positions and clash clause a table gives, and
  * every row type written and read back through its table (runs, verdicts,
  * checks, engines, probes and their devices, pin decisions, pins, fit
- * prints) with every column set to a value of its own, NULLs included (the
+ * prints, fit plans, ceilings, bisects and their steps) with every column set to a value of its own, NULLs included (the
  * sentinels a column stores as NULL), so that a column the INSERT binds but
  * a SELECT drops, reads at another place (the engines-and-probes join
  * included) or a clash leaves at its old value, shows. */
 #include "tests/support/testutil.h"
 
 #include "common/util.h"
+#include "store/bisectdb.h"
 #include "store/store.h"
 #include "store/store_cols.h"
 
@@ -459,6 +460,165 @@ static void test_fitprint_every_column(void **state)
     store_fitprint_list_free(v, n);
 }
 
+static void same_ceiling(const store_ceiling *g, const store_ceiling *c)
+{
+    assert_int_equal(g->id, c->id);
+    assert_string_equal(g->artifact, c->artifact);
+    assert_int_equal(g->engine_id, c->engine_id);
+    assert_string_equal(g->engine_key, c->engine_key ? c->engine_key : "");
+    assert_string_equal(g->device, c->device);
+    assert_string_equal(g->type_k, c->type_k);
+    assert_string_equal(g->type_v, c->type_v);
+    assert_string_equal(g->placement, c->placement ? c->placement : "");
+    assert_int_equal(g->ceiling, c->ceiling);
+    assert_int_equal(g->capped, !!c->capped);
+    assert_int_equal(g->max_ctx, c->max_ctx);
+    assert_int_equal(g->predicted, c->predicted);
+    assert_int_equal(g->free_mib, c->free_mib);
+    assert_int_equal(g->probes, c->probes);
+    assert_string_equal(g->host, c->host);
+    assert_int_equal(g->measured_at, c->measured_at);
+}
+
+/* Two ceilings of one setting on two devices: every column set, and the
+ * ones stored at their sentinels ("" or NULL; capped written 0 or 1). */
+static void test_ceiling_every_column(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {0};
+    int64_t eid = deps(f->s);
+    store_ceiling c[2] = {
+        {.artifact = SHA_A, .engine_id = eid, .engine_key = "1:/e/cuda:b9749", .device = "CUDA0", .type_k = "q8_0",
+         .type_v = "q4_0", .placement = "ngl=99 ncmoe=0 ub=512", .ceiling = 65536, .capped = 7, .max_ctx = 131072,
+         .predicted = 70000, .free_mib = 80000, .probes = 9, .host = "gpu-box", .measured_at = 1700001000},
+        {.artifact = SHA_A, .engine_id = eid, .device = "CUDA1", .type_k = "q8_0", .type_v = "q4_0",
+         .max_ctx = 4096, .predicted = -1, .free_mib = -1, .probes = 1, .host = "gpu-box", .measured_at = 1700001100},
+    };
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(store_ceiling_put(f->s, &c[i], &err), 0);
+    for (int i = 0; i < 2; i++) {
+        store_ceiling g;
+        assert_int_equal(store_ceiling_latest(f->s, SHA_A, "gpu-box", eid, c[i].device, "q8_0", "q4_0", &g, &err), 0);
+        same_ceiling(&g, &c[i]);
+        store_ceiling_free(&g);
+    }
+    store_ceiling *v;
+    size_t n;
+    assert_int_equal(store_ceiling_list(f->s, SHA_A, "gpu-box", &v, &n, &err), 0);
+    assert_int_equal(n, 2);
+    same_ceiling(&v[1], &c[1]);
+    store_ceiling_list_free(v, n);
+}
+
+static void test_fit_plan_every_column(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {0};
+    int64_t eid = deps(f->s);
+    store_fit_plan p[2] = {
+        {.artifact = SHA_A, .engine_id = eid, .host = "gpu-box", .session = "night-7", .device = "CUDA0",
+         .free_mib = 80000, .fit_target = 1024, .fit_ctx = 8192, .ctx = 16384, .ngl = 40,
+         .overrides = "blk\\.1[0-9]\\.ffn_.*_exps=CPU", .host_blocks = 10, .ours = "-ngl 40 -ncmoe 10",
+         .created_at = 1700001200},
+        {.artifact = SHA_A, .engine_id = eid, .host = "gpu-box", .device = "CPU", .free_mib = -1,
+         .created_at = 1700001300},
+    };
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(store_fit_plan_put(f->s, &p[i], &err), 0);
+    assert_int_equal(tu_raw_int(f->path, "SELECT count(*) FROM fit_plans WHERE free_mib IS NULL AND overrides = ''"), 1);
+    store_fit_plan *v;
+    size_t n;
+    assert_int_equal(store_fit_plan_list(f->s, SHA_A, &v, &n, &err), 0);
+    assert_int_equal(n, 2);
+    for (int i = 0; i < 2; i++) { /* oldest first */
+        const store_fit_plan *g = &v[i], *w = &p[i];
+        assert_int_equal(g->id, w->id);
+        assert_string_equal(g->artifact, w->artifact);
+        assert_int_equal(g->engine_id, w->engine_id);
+        assert_string_equal(g->host, w->host);
+        if (w->session)
+            assert_string_equal(g->session, w->session);
+        else
+            assert_null(g->session);
+        assert_string_equal(g->device, w->device);
+        assert_int_equal(g->free_mib, w->free_mib);
+        assert_int_equal(g->fit_target, w->fit_target);
+        assert_int_equal(g->fit_ctx, w->fit_ctx);
+        assert_int_equal(g->ctx, w->ctx);
+        assert_int_equal(g->ngl, w->ngl);
+        assert_string_equal(g->overrides, w->overrides ? w->overrides : "");
+        assert_int_equal(g->host_blocks, w->host_blocks);
+        if (w->ours)
+            assert_string_equal(g->ours, w->ours);
+        else
+            assert_null(g->ours);
+        assert_int_equal(g->created_at, w->created_at);
+    }
+    store_fit_plan_list_free(v, n);
+}
+
+static void same_step(const store_bisect_step *g, const store_bisect_step *x)
+{
+    assert_string_equal(g->build, x->build);
+    assert_string_equal(g->verdict, x->verdict);
+    assert_string_equal(g->reason, x->reason ? x->reason : "");
+    assert_string_equal(g->commit, x->commit);
+    assert_string_equal(g->session, x->session);
+    const double got[] = {g->vs_good, g->vs_good_lo, g->vs_good_hi, g->vs_bad, g->vs_bad_lo, g->vs_bad_hi};
+    const double want[] = {x->vs_good, x->vs_good_lo, x->vs_good_hi, x->vs_bad, x->vs_bad_lo, x->vs_bad_hi};
+    for (int k = 0; k < 6; k++)
+        assert_true(isfinite(want[k]) ? got[k] == want[k] : isnan(got[k]));
+    assert_int_equal(g->downloaded, x->downloaded);
+    assert_int_equal(g->at, x->at);
+}
+
+/* A hunt and two steps, the second with its ratios not measured or not
+ * finite (stored as NULL, read back as NAN), then the hunt finished. */
+static void test_bisect_every_column(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {0};
+    store_bisect b = {.key = "gpu-box|a|cuda|tg128|fa1|b1|b9", .host = "gpu-box", .artifact = SHA_A,
+                      .flavour = "cuda", .test = "tg128", .arm = "fa1", .good = "b1", .bad = "b9",
+                      .started_at = 1700001400};
+    int resumed;
+    assert_int_equal(store_bisect_open(f->s, &b, &resumed, &err), 0);
+    assert_false(resumed);
+    store_bisect_step x[2] = {
+        {.build = "b5", .verdict = "good", .reason = "as fast", .commit = "abc", .session = "bisect-1",
+         .vs_good = 1.01, .vs_good_lo = 0.99, .vs_good_hi = 1.03, .vs_bad = 1.2, .vs_bad_lo = 1.15, .vs_bad_hi = 1.25,
+         .downloaded = 1, .at = 1700001500},
+        {.build = "b7", .verdict = "skip", .commit = "def", .session = "bisect-2", .vs_good = NAN,
+         .vs_good_lo = INFINITY, .vs_good_hi = -INFINITY, .vs_bad = NAN, .vs_bad_lo = NAN, .vs_bad_hi = NAN,
+         .at = 1700001600},
+    };
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(store_bisect_step_put(f->s, b.id, &x[i], &err), 0);
+    store_bisect_step *v;
+    size_t n;
+    assert_int_equal(store_bisect_steps(f->s, b.id, &v, &n, &err), 0);
+    assert_int_equal(n, 2);
+    for (int i = 0; i < 2; i++)
+        same_step(&v[i], &x[i]);
+    for (size_t i = 0; i < n; i++)
+        store_bisect_step_free(&v[i]);
+    free(v);
+    assert_int_equal(store_bisect_finish(f->s, b.id, "b5", "b6", "{\"ok\":1}", &err), 0);
+    store_bisect g;
+    assert_int_equal(store_bisect_latest(f->s, &g, &err), 0);
+    assert_int_equal(g.id, b.id);
+    const char *got[] = {g.key, g.host, g.artifact, g.flavour, g.test, g.arm, g.good, g.bad};
+    const char *want[] = {b.key, b.host, b.artifact, b.flavour, b.test, b.arm, b.good, b.bad};
+    for (int i = 0; i < 8; i++)
+        assert_string_equal(got[i], want[i]);
+    assert_int_equal(g.started_at, b.started_at);
+    assert_true(g.finished_at > 0);
+    assert_string_equal(g.last_good, "b5");
+    assert_string_equal(g.first_bad, "b6");
+    assert_string_equal(g.result_json, "{\"ok\":1}");
+    store_bisect_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -471,6 +631,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_probe_unknowns, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_pin_every_column, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_fitprint_every_column, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_ceiling_every_column, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_fit_plan_every_column, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_bisect_every_column, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
