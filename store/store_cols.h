@@ -1,12 +1,14 @@
 /* store_cols.h: a row type's columns written once. One table per row type
  * (runs, verdicts, results, checks, engines, probes, devices, pin decisions,
- * pins, fit prints, fit plans, ceilings, bisects and their steps) names each column as the SQL says it, what it
- * holds and where in the row struct it lives; from it come the INSERT's
- * column list and placeholders, the binds, the SELECT's column list and the
- * reads, so that no statement counts column numbers by hand and a column
- * added to the table reaches all of them. Both backends take the same SQL.
- * Not for the schema (schema.c, schema_pg.c) nor for a row's other tables
- * (a run's results, a verdict's fingerprint: their own files). */
+ * pins, fit prints, fit plans, ceilings, bisects and their steps, session
+ * facts) names each column as the SQL says it, what it holds and where in
+ * the row struct it lives; from it come the INSERT's column list and
+ * placeholders, the binds, the SELECT's column list and the reads, and the
+ * clause that updates a clashing row, so that no statement counts column
+ * numbers by hand and a column added to the table reaches all of them. Both
+ * backends take the same SQL. Not for the schema (schema.c, schema_pg.c) nor
+ * for a row's other tables (a run's results, a verdict's fingerprint: their
+ * own files). */
 #ifndef LVD_STORE_COLS_H
 #define LVD_STORE_COLS_H
 

@@ -2,7 +2,7 @@
  * the lists, placeholders, positions and clash clause a table gives, and
  * every row type written and read back through its table (runs, verdicts,
  * checks, engines, probes and their devices, pin decisions, pins, fit
- * prints, fit plans, ceilings, bisects and their steps) with every column set to a value of its own, NULLs included (the
+ * prints, fit plans, ceilings, bisects and their steps, session facts) with every column set to a value of its own, NULLs included (the
  * sentinels a column stores as NULL), so that a column the INSERT binds but
  * a SELECT drops, reads at another place (the engines-and-probes join
  * included) or a clash leaves at its old value, shows. */
@@ -10,6 +10,7 @@
 
 #include "common/util.h"
 #include "store/bisectdb.h"
+#include "store/factsdb.h"
 #include "store/store.h"
 #include "store/store_cols.h"
 
@@ -619,6 +620,32 @@ static void test_bisect_every_column(void **state)
     store_bisect_free(&g);
 }
 
+/* Two facts of a session, then one again from another host with another
+ * value: that one replaced, the other kept. */
+static void test_fact_every_column(void **state)
+{
+    fx *f = *state;
+    lvd_err err = {0};
+    char *names[] = {"gpu", "driver"}, *values[] = {"H200", "560.1"};
+    assert_int_equal(store_facts_put(f->s, "night-7", "gpu-box", names, values, 2, &err), 0);
+    char *again[] = {"565.0"};
+    assert_int_equal(store_facts_put(f->s, "night-7", "gpu-box2", &names[1], again, 1, &err), 0);
+    store_fact *v;
+    size_t n;
+    assert_int_equal(store_facts_list(f->s, NULL, &v, &n, &err), 0);
+    assert_int_equal(n, 2);
+    const store_fact *drv = !strcmp(v[0].name, "driver") ? &v[0] : &v[1], *gpu = drv == &v[0] ? &v[1] : &v[0];
+    assert_string_equal(drv->session, "night-7");
+    assert_string_equal(drv->host, "gpu-box2");
+    assert_string_equal(drv->name, "driver");
+    assert_string_equal(drv->value, "565.0");
+    assert_true(drv->at > 0);
+    assert_string_equal(gpu->host, "gpu-box");
+    assert_string_equal(gpu->name, "gpu");
+    assert_string_equal(gpu->value, "H200");
+    store_facts_free(v, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -634,6 +661,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ceiling_every_column, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_fit_plan_every_column, tu_store_setup, tu_store_teardown),
         cmocka_unit_test_setup_teardown(test_bisect_every_column, tu_store_setup, tu_store_teardown),
+        cmocka_unit_test_setup_teardown(test_fact_every_column, tu_store_setup, tu_store_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
