@@ -4,7 +4,6 @@
  * balance. Not for the session loop (runner.c) or the prices (cost.c). */
 #include "bench/reps.h"
 
-#include "bench/voi.h"
 #include "stats/stats.h"
 
 #include <math.h>
@@ -306,10 +305,22 @@ int bench_reps_group(const bench_session *s, const bench_group *g, const bench_c
     if (!priced)
         *rep_max = -1;
     if (s->voi_n && !fresh)
-        return clamp_reps(bench_voi_reps(s, g, s->voi_n), hi); /* bench/voi.h sized this look */
+        return clamp_reps(bench_reps_look(s, g, s->voi_n), hi); /* bench/voi.h sized this look */
     if (s->o.inv.reps > 0)
         return fresh ? clamp_reps((first_reps(s, g, c, &spare) + (int)slots - 1) / (int)slots, hi) : s->o.inv.reps;
     return bench_cost_reps(c, priced && balanced(s, g) ? rep_sum / (double)g->n : -1, slots, need, 1, hi);
+}
+
+/* A later look's -r (reps.h). */
+int bench_reps_look(const bench_session *s, const bench_group *g, size_t n_add)
+{
+    size_t slots = bench_reps_abba(s, g) ? bench_group_slots(g) : 1, most = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        size_t want = n_add + bench_reps_dropped(&s->st[g->arms[i]]);
+        most = want > most ? want : most;
+    }
+    int r = (int)((most + slots - 1) / slots), least = (int)s->o.rule.win_min_samples;
+    return r > least ? r : least; /* fewer samples in a row could not show a cold start (stats_warmup) */
 }
 
 /* --no-warmup (reps.h): every arm has run tonight, or ran in more than one

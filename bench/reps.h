@@ -88,6 +88,12 @@ size_t bench_reps_dropped(const bench_arm_state *st);
  * before the budget; *rep_max: the largest repetition cost of g's arms, -1
  * when one of them is unpriced. */
 int bench_reps_group(const bench_session *s, const bench_group *g, const bench_cost *c, double *rep_max);
+/* -r of an invocation of g in a later look that adds n_add samples to each
+ * arm (the look bench/voi.h sized): enough for the most any arm needs (n_add
+ * plus what it drops as warm-up on average) over its slots when A B .. B A,
+ * at least win_min_samples (fewer in a row could not show a cold start to
+ * stats_warmup). */
+int bench_reps_look(const bench_session *s, const bench_group *g, size_t n_add);
 /* 1 when the invocation of g passes --no-warmup (rules above). */
 int bench_reps_no_warmup(const bench_session *s, const bench_group *g);
 /* Far behind: last night's mean objective sample over this many times the

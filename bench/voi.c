@@ -76,17 +76,6 @@ double bench_voi_replicate(const stats_rule *rule, size_t m, const stats_compari
     return decided(rule, m, c, 1, (double)c->seq.n_min, c->seq.se * sqrt(2.0));
 }
 
-int bench_voi_reps(const bench_session *s, const bench_group *g, size_t n_add)
-{
-    size_t slots = bench_reps_abba(s, g) ? bench_group_slots(g) : 1, most = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        size_t want = n_add + bench_reps_dropped(&s->st[g->arms[i]]);
-        most = want > most ? want : most;
-    }
-    int r = (int)((most + slots - 1) / slots), least = (int)s->o.rule.win_min_samples;
-    return r > least ? r : least; /* fewer samples in a row could not show a cold start (stats_warmup) */
-}
-
 /* X(n_add) over the look's invocations; -1 when one is unpriced. */
 static double look_price(bench_session *s, const bench_group *g, size_t ng, size_t n_add)
 {
@@ -103,7 +92,7 @@ static double look_price(bench_session *s, const bench_group *g, size_t ng, size
         }
         if (fixed < 0)
             return -1;
-        x += fixed + (double)slots * (double)bench_voi_reps(s, &g[k], n_add) * reps;
+        x += fixed + (double)slots * (double)bench_reps_look(s, &g[k], n_add) * reps;
     }
     return x;
 }

@@ -10,7 +10,7 @@
  *           invocation of the arm drops as warm-up on average) / slots), at
  *           least win_min_samples (fewer in a row could not show a cold
  *           start to stats_warmup; -r 1 after --no-warmup kept one)
- *           (bench_voi_reps);
+ *           (bench_reps_look, bench/reps.h);
  *   power   q(n) = the expected decisions the look buys: over the open
  *           deciding rankings, the product over their open comparisons of
  *           the needed arms of the predictive power (bench_voi_power): the
@@ -94,8 +94,6 @@ double bench_voi_power(const stats_rule *rule, size_t m, const stats_comparison 
  * normal around today's with sd = se sqrt(2) (today's uncertainty of the
  * truth and the fresh look's own). 0 when c's interval says nothing. */
 double bench_voi_replicate(const stats_rule *rule, size_t m, const stats_comparison *c);
-/* -r of an invocation of g that adds n_add samples to each arm (rule above). */
-int bench_voi_reps(const bench_session *s, const bench_group *g, size_t n_add);
 /* The factor past which a comparison is obvious (the page's rule for a
  * factor, evidence/format.c: a ratio of 2 or more either way). */
 #define BENCH_VOI_OBVIOUS 2.0

@@ -1,19 +1,54 @@
 /* store_bisect.c: the bisects and bisect_steps tables (store/bisectdb.h).
  * Not for deciding a step (bisect/classify.c). */
 #include "store/bisectdb.h"
-#include "store/store_internal.h"
+#include "store/store_cols.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void bind_real(store_stmt *st, int idx, double v)
-{
-    if (isfinite(v))
-        store_bind_double(st, idx, v);
-    else
-        store_bind_null(st, idx);
-}
+/* A hunt's columns, in the order of the bisects table's INSERT and SELECT:
+ * no arm (NULL) is written ""; its end is written by store_bisect_finish. */
+#define BISECT_COL(FIELD, KIND) STORE_COL(store_bisect, FIELD, KIND, #FIELD, STORE_COL_RW)
+#define BISECT_END(FIELD, KIND) STORE_COL(store_bisect, FIELD, KIND, #FIELD, STORE_COL_R)
+static const store_col bisect_cols[] = {
+    BISECT_END(id, STORE_COL_I64),
+    BISECT_COL(key, STORE_COL_TEXT),
+    BISECT_COL(host, STORE_COL_TEXT),
+    BISECT_COL(artifact, STORE_COL_TEXT),
+    BISECT_COL(flavour, STORE_COL_TEXT),
+    BISECT_COL(test, STORE_COL_TEXT),
+    BISECT_COL(arm, STORE_COL_TEXT_EMPTY),
+    BISECT_COL(good, STORE_COL_TEXT),
+    BISECT_COL(bad, STORE_COL_TEXT),
+    BISECT_COL(started_at, STORE_COL_I64),
+    BISECT_END(finished_at, STORE_COL_I64),
+    BISECT_END(last_good, STORE_COL_TEXT),
+    BISECT_END(first_bad, STORE_COL_TEXT),
+    BISECT_END(result_json, STORE_COL_TEXT),
+};
+#define N_BISECT_COLS LVD_ARRAY_LEN(bisect_cols)
+
+/* A step's columns, in the order of the bisect_steps table's INSERT and
+ * SELECT: its hunt bound by hand, no reason (NULL) written "", a ratio not
+ * measured (NAN, or not finite) SQL NULL. */
+#define STEP_COL(FIELD, KIND, NAME) STORE_COL(store_bisect_step, FIELD, KIND, NAME, STORE_COL_RW)
+static const store_col step_cols[] = {
+    {.name = "bisect_id", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+    STEP_COL(build, STORE_COL_TEXT, "build"),
+    STEP_COL(verdict, STORE_COL_TEXT, "verdict"),
+    STEP_COL(reason, STORE_COL_TEXT_EMPTY, "reason"),
+    STEP_COL(commit, STORE_COL_TEXT, "commit_id"),
+    STEP_COL(session, STORE_COL_TEXT, "session"),
+    STEP_COL(vs_good, STORE_COL_FINITE, "vs_good"),
+    STEP_COL(vs_good_lo, STORE_COL_FINITE, "vs_good_lo"),
+    STEP_COL(vs_good_hi, STORE_COL_FINITE, "vs_good_hi"),
+    STEP_COL(vs_bad, STORE_COL_FINITE, "vs_bad"),
+    STEP_COL(vs_bad_lo, STORE_COL_FINITE, "vs_bad_lo"),
+    STEP_COL(vs_bad_hi, STORE_COL_FINITE, "vs_bad_hi"),
+    STEP_COL(downloaded, STORE_COL_INT, "downloaded"),
+    STEP_COL(at, STORE_COL_I64, "at"),
+};
+#define N_STEP_COLS LVD_ARRAY_LEN(step_cols)
 
 int store_bisect_open(store *s, store_bisect *b, int *resumed, lvd_err *err)
 {
@@ -33,17 +68,9 @@ int store_bisect_open(store *s, store_bisect *b, int *resumed, lvd_err *err)
         return 0;
     if (rc != STORE_DONE)
         return store_fail(s, err, "cannot read bisects");
-    if (store_prepare(s,
-                      "INSERT INTO bisects (key, host, artifact, flavour, test, arm, good, bad, started_at)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
-        return -1;
-    const char *v[] = {b->key, b->host, b->artifact, b->flavour, b->test, b->arm ? b->arm : "",
-                       b->good, b->bad};
-    for (int i = 0; i < 8; i++)
-        store_bind_text(st, i + 1, v[i]);
     b->started_at = b->started_at ? b->started_at : lvd_now();
-    store_bind_i64(st, 9, b->started_at);
+    if (store_cols_insert(s, "bisects", bisect_cols, N_BISECT_COLS, b, &st, err))
+        return -1;
     if (store_step_done(s, st, "cannot record the bisect", err))
         return -1;
     b->id = store_last_id(s);
@@ -61,23 +88,11 @@ static int step_insert(store *s, int64_t id, const store_bisect_step *x, lvd_err
     store_bind_text(st, 2, x->build);
     if (store_step_done(s, st, "cannot record a bisect step", err))
         return -1;
-    if (store_prepare(s,
-                      "INSERT INTO bisect_steps (bisect_id, build, verdict, reason, commit_id,"
-                      " session, vs_good, vs_good_lo, vs_good_hi, vs_bad, vs_bad_lo, vs_bad_hi,"
-                      " downloaded, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    store_bisect_step row = *x; /* borrowed */
+    row.at = x->at ? x->at : lvd_now();
+    if (store_cols_insert(s, "bisect_steps", step_cols, N_STEP_COLS, &row, &st, err))
         return -1;
-    store_bind_i64(st, 1, id);
-    store_bind_text(st, 2, x->build);
-    store_bind_text(st, 3, x->verdict);
-    store_bind_text(st, 4, x->reason ? x->reason : "");
-    store_bind_text(st, 5, x->commit);
-    store_bind_text(st, 6, x->session);
-    const double r[] = {x->vs_good, x->vs_good_lo, x->vs_good_hi, x->vs_bad, x->vs_bad_lo, x->vs_bad_hi};
-    for (int i = 0; i < 6; i++)
-        bind_real(st, 7 + i, r[i]);
-    store_bind_int(st, 13, x->downloaded);
-    store_bind_i64(st, 14, x->at ? x->at : lvd_now());
+    store_bind_i64(st, store_cols_at(step_cols, N_STEP_COLS, STORE_COL_W, 1, "bisect_id"), id);
     return store_step_done(s, st, "cannot record a bisect step", err);
 }
 
@@ -96,16 +111,7 @@ static void col_step(store_stmt *st, void *item)
 {
     store_bisect_step *x = item;
     memset(x, 0, sizeof *x);
-    x->build = store_col_strdup(st, 0);
-    x->verdict = store_col_strdup(st, 1);
-    x->reason = store_col_strdup(st, 2);
-    x->commit = store_col_strdup(st, 3);
-    x->session = store_col_strdup(st, 4);
-    double *r[] = {&x->vs_good, &x->vs_good_lo, &x->vs_good_hi, &x->vs_bad, &x->vs_bad_lo, &x->vs_bad_hi};
-    for (int i = 0; i < 6; i++)
-        *r[i] = store_col_double(st, 5 + i);
-    x->downloaded = store_col_int(st, 11);
-    x->at = store_col_i64(st, 12);
+    store_cols_read(st, 0, step_cols, N_STEP_COLS, x);
 }
 
 static void free_step(void *x)
@@ -118,11 +124,8 @@ int store_bisect_steps(store *s, int64_t id, store_bisect_step **v, size_t *n, l
     *v = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s,
-                      "SELECT build, verdict, reason, commit_id, session, vs_good, vs_good_lo, vs_good_hi,"
-                      " vs_bad, vs_bad_lo, vs_bad_hi, downloaded, at FROM bisect_steps"
-                      " WHERE bisect_id = ? ORDER BY at, rowid",
-                      &st, err))
+    if (store_cols_select(s, "bisect_steps", step_cols, N_STEP_COLS, " WHERE bisect_id = ? ORDER BY at, rowid", &st,
+                          err))
         return -1;
     store_bind_i64(st, 1, id);
     void *out;
@@ -153,24 +156,12 @@ int store_bisect_latest(store *s, store_bisect *b, lvd_err *err)
 {
     memset(b, 0, sizeof *b);
     store_stmt *st;
-    if (store_prepare(s,
-                      "SELECT id, key, host, artifact, flavour, test, arm, good, bad, started_at,"
-                      " finished_at, last_good, first_bad, result_json FROM bisects"
-                      " WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC LIMIT 1",
-                      &st, err))
+    if (store_cols_select(s, "bisects", bisect_cols, N_BISECT_COLS,
+                          " WHERE finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC LIMIT 1", &st, err))
         return -1;
     int rc = store_step(st);
-    if (rc == STORE_ROW) {
-        b->id = store_col_i64(st, 0);
-        char **f[] = {&b->key, &b->host, &b->artifact, &b->flavour, &b->test, &b->arm, &b->good, &b->bad};
-        for (int i = 0; i < 8; i++)
-            *f[i] = store_col_strdup(st, 1 + i);
-        b->started_at = store_col_i64(st, 9);
-        b->finished_at = store_col_i64(st, 10);
-        b->last_good = store_col_strdup(st, 11);
-        b->first_bad = store_col_strdup(st, 12);
-        b->result_json = store_col_strdup(st, 13);
-    }
+    if (rc == STORE_ROW)
+        store_cols_read(st, 0, bisect_cols, N_BISECT_COLS, b);
     store_finalize(st);
     if (rc == STORE_ROW)
         return 0;

@@ -1,63 +1,52 @@
 /* store_ceilings.c: the context ceilings lvd fit measured (fit/fit.h), one
  * row per search. Not for searching or for judging whether a ceiling is
  * still valid (fit_ceiling_fresh). */
-#include "store/store_internal.h"
+#include "store/store_cols.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define SELECT_CEILING                                                                        \
-    "SELECT id, artifact, engine_id, engine_key, device, type_k, type_v, placement, ceiling," \
-    " capped, max_ctx, predicted, free_mib, probes, host, measured_at FROM ceilings"
+/* A ceiling's columns, in the order of the ceilings table's INSERT and
+ * SELECT: an engine key or placement not given is written "", a predicted
+ * context or free memory not known (-1) SQL NULL. */
+#define CEILING_COL(FIELD, KIND) STORE_COL(store_ceiling, FIELD, KIND, #FIELD, STORE_COL_RW)
+#define CEILING_OR(FIELD) STORE_COL_OR(store_ceiling, FIELD, STORE_COL_I64_NULL, #FIELD, STORE_COL_RW, -1)
+static const store_col ceiling_cols[] = {
+    STORE_COL(store_ceiling, id, STORE_COL_I64, "id", STORE_COL_R),
+    CEILING_COL(artifact, STORE_COL_CHARS),
+    CEILING_COL(engine_id, STORE_COL_I64),
+    CEILING_COL(engine_key, STORE_COL_TEXT_EMPTY),
+    CEILING_COL(device, STORE_COL_CHARS),
+    CEILING_COL(type_k, STORE_COL_CHARS),
+    CEILING_COL(type_v, STORE_COL_CHARS),
+    CEILING_COL(placement, STORE_COL_TEXT_EMPTY),
+    CEILING_COL(ceiling, STORE_COL_I64),
+    CEILING_COL(capped, STORE_COL_INT),
+    CEILING_COL(max_ctx, STORE_COL_I64),
+    CEILING_OR(predicted),
+    CEILING_OR(free_mib),
+    CEILING_COL(probes, STORE_COL_INT),
+    CEILING_COL(host, STORE_COL_TEXT),
+    CEILING_COL(measured_at, STORE_COL_I64),
+};
+#define N_CEILING_COLS LVD_ARRAY_LEN(ceiling_cols)
 
 static void col_ceiling(store_stmt *st, void *item)
 {
     store_ceiling *c = item;
     memset(c, 0, sizeof *c);
-    c->id = store_col_i64(st, 0);
-    store_col_copy(st, 1, c->artifact, sizeof c->artifact);
-    c->engine_id = store_col_i64(st, 2);
-    c->engine_key = store_col_strdup(st, 3);
-    store_col_copy(st, 4, c->device, sizeof c->device);
-    store_col_copy(st, 5, c->type_k, sizeof c->type_k);
-    store_col_copy(st, 6, c->type_v, sizeof c->type_v);
-    c->placement = store_col_strdup(st, 7);
-    c->ceiling = store_col_i64(st, 8);
-    c->capped = store_col_int(st, 9);
-    c->max_ctx = store_col_i64(st, 10);
-    c->predicted = store_col_i64_or(st, 11, -1);
-    c->free_mib = store_col_i64_or(st, 12, -1);
-    c->probes = store_col_int(st, 13);
-    c->host = store_col_strdup(st, 14);
-    c->measured_at = store_col_i64(st, 15);
+    store_cols_read(st, 0, ceiling_cols, N_CEILING_COLS, c);
 }
 
 int store_ceiling_put(store *s, store_ceiling *c, lvd_err *err)
 {
     if (c->measured_at == 0)
         c->measured_at = lvd_now();
+    store_ceiling row = *c; /* borrowed */
+    row.capped = c->capped ? 1 : 0;
     store_stmt *st;
-    if (store_prepare(s,
-                      "INSERT INTO ceilings (artifact, engine_id, engine_key, device, type_k, type_v,"
-                      " placement, ceiling, capped, max_ctx, predicted, free_mib, probes, host, measured_at)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    if (store_cols_insert(s, "ceilings", ceiling_cols, N_CEILING_COLS, &row, &st, err))
         return -1;
-    store_bind_text(st, 1, c->artifact);
-    store_bind_i64(st, 2, c->engine_id);
-    store_bind_text(st, 3, c->engine_key ? c->engine_key : "");
-    store_bind_text(st, 4, c->device);
-    store_bind_text(st, 5, c->type_k);
-    store_bind_text(st, 6, c->type_v);
-    store_bind_text(st, 7, c->placement ? c->placement : "");
-    store_bind_i64(st, 8, c->ceiling);
-    store_bind_int(st, 9, c->capped ? 1 : 0);
-    store_bind_i64(st, 10, c->max_ctx);
-    store_bind_i64_or_null(st, 11, c->predicted, -1);
-    store_bind_i64_or_null(st, 12, c->free_mib, -1);
-    store_bind_int(st, 13, c->probes);
-    store_bind_text(st, 14, c->host);
-    store_bind_i64(st, 15, c->measured_at);
     if (store_step_done(s, st, "cannot record context ceiling", err))
         return -1;
     c->id = store_last_id(s);
@@ -70,10 +59,10 @@ int store_ceiling_latest(store *s, const char *artifact, const char *host, int64
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s,
-                      SELECT_CEILING " WHERE artifact = ? AND host = ? AND engine_id = ? AND device = ?"
-                      " AND type_k = ? AND type_v = ? ORDER BY id DESC LIMIT 1",
-                      &st, err))
+    if (store_cols_select(s, "ceilings", ceiling_cols, N_CEILING_COLS,
+                          " WHERE artifact = ? AND host = ? AND engine_id = ? AND device = ?"
+                          " AND type_k = ? AND type_v = ? ORDER BY id DESC LIMIT 1",
+                          &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
@@ -103,11 +92,11 @@ int store_ceiling_list(store *s, const char *artifact, const char *host, store_c
     *out = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s,
-                      SELECT_CEILING " WHERE id IN (SELECT max(id) FROM ceilings WHERE artifact = ?1 AND host = ?2"
-                      " GROUP BY engine_id, device, type_k, type_v)"
-                      " ORDER BY engine_id, device, type_k, type_v",
-                      &st, err))
+    if (store_cols_select(s, "ceilings", ceiling_cols, N_CEILING_COLS,
+                          " WHERE id IN (SELECT max(id) FROM ceilings WHERE artifact = ?1 AND host = ?2"
+                          " GROUP BY engine_id, device, type_k, type_v)"
+                          " ORDER BY engine_id, device, type_k, type_v",
+                          &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);

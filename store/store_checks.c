@@ -1,32 +1,42 @@
 /* store_checks.c: correctness checks of a device against the CPU reference for
  * an artifact. Not for running llama-perplexity or judging tolerances (bench/). */
-#include "store/store_internal.h"
+#include "store/store_cols.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define SELECT_CHECK                                                                  \
-    "SELECT id, artifact, engine_id, device, host, ran_at, status, mean_kld, same_top_p," \
-    " ppl, ppl_base, ppl_ratio, reason, env FROM checks"
+/* A check's columns, in the order of the checks table's INSERT and SELECT;
+ * a figure not measured (NAN) is SQL NULL and reads back as NAN. */
+#define CHECK_COL(FIELD, KIND) STORE_COL(lvd_check, FIELD, KIND, #FIELD, STORE_COL_RW)
+static const store_col check_cols[] = {
+    STORE_COL(lvd_check, id, STORE_COL_I64, "id", STORE_COL_R),
+    CHECK_COL(artifact, STORE_COL_CHARS),
+    CHECK_COL(engine_id, STORE_COL_I64),
+    CHECK_COL(device, STORE_COL_CHARS),
+    CHECK_COL(host, STORE_COL_TEXT),
+    CHECK_COL(ran_at, STORE_COL_I64),
+    CHECK_COL(status, STORE_COL_CHARS),
+    CHECK_COL(mean_kld, STORE_COL_DOUBLE),
+    CHECK_COL(same_top_p, STORE_COL_DOUBLE),
+    CHECK_COL(ppl, STORE_COL_DOUBLE),
+    CHECK_COL(ppl_base, STORE_COL_DOUBLE),
+    CHECK_COL(ppl_ratio, STORE_COL_DOUBLE),
+    CHECK_COL(reason, STORE_COL_TEXT),
+    CHECK_COL(env, STORE_COL_CHARS),
+};
+#define N_CHECK_COLS LVD_ARRAY_LEN(check_cols)
+
+/* Prepares "SELECT <a check's columns> FROM checks" then tail. */
+static int prepare_select(store *s, const char *tail, store_stmt **st, lvd_err *err)
+{
+    return store_cols_select(s, "checks", check_cols, N_CHECK_COLS, tail, st, err);
+}
 
 static void col_check(store_stmt *st, void *item)
 {
     lvd_check *c = item;
     memset(c, 0, sizeof *c);
-    c->id = store_col_i64(st, 0);
-    store_col_copy(st, 1, c->artifact, sizeof c->artifact);
-    c->engine_id = store_col_i64(st, 2);
-    store_col_copy(st, 3, c->device, sizeof c->device);
-    c->host = store_col_strdup(st, 4);
-    c->ran_at = store_col_i64(st, 5);
-    store_col_copy(st, 6, c->status, sizeof c->status);
-    c->mean_kld = store_col_double(st, 7);
-    c->same_top_p = store_col_double(st, 8);
-    c->ppl = store_col_double(st, 9);
-    c->ppl_base = store_col_double(st, 10);
-    c->ppl_ratio = store_col_double(st, 11);
-    c->reason = store_col_strdup(st, 12);
-    store_col_copy(st, 13, c->env, sizeof c->env);
+    store_cols_read(st, 0, check_cols, N_CHECK_COLS, c);
 }
 
 int store_check_put(store *s, lvd_check *c, lvd_err *err)
@@ -34,26 +44,8 @@ int store_check_put(store *s, lvd_check *c, lvd_err *err)
     if (c->ran_at == 0)
         c->ran_at = lvd_now();
     store_stmt *st;
-    /* NaN binds as SQL NULL ("not measured") and reads back as NaN. */
-    if (store_prepare(s,
-                      "INSERT INTO checks (artifact, engine_id, device, host, ran_at, status, mean_kld,"
-                      " same_top_p, ppl, ppl_base, ppl_ratio, reason, env)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    if (store_cols_insert(s, "checks", check_cols, N_CHECK_COLS, c, &st, err))
         return -1;
-    store_bind_text(st, 1, c->artifact);
-    store_bind_i64(st, 2, c->engine_id);
-    store_bind_text(st, 3, c->device);
-    store_bind_text(st, 4, c->host);
-    store_bind_i64(st, 5, c->ran_at);
-    store_bind_text(st, 6, c->status);
-    store_bind_double(st, 7, c->mean_kld);
-    store_bind_double(st, 8, c->same_top_p);
-    store_bind_double(st, 9, c->ppl);
-    store_bind_double(st, 10, c->ppl_base);
-    store_bind_double(st, 11, c->ppl_ratio);
-    store_bind_text(st, 12, c->reason);
-    store_bind_text(st, 13, c->env);
     if (store_step_done(s, st, "cannot record check", err))
         return -1;
     c->id = store_last_id(s);
@@ -65,10 +57,10 @@ static int check_latest_one(store *s, const char *artifact, const char *host, in
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s,
-                      SELECT_CHECK " WHERE artifact = ? AND host = ? AND engine_id = ? AND device = ?"
-                      " ORDER BY ran_at DESC, id DESC LIMIT 1",
-                      &st, err))
+    if (prepare_select(s,
+                       " WHERE artifact = ? AND host = ? AND engine_id = ? AND device = ?"
+                       " ORDER BY ran_at DESC, id DESC LIMIT 1",
+                       &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host);
@@ -116,7 +108,7 @@ int store_check_list(store *s, const char *artifact, lvd_check **out, size_t *n,
     *out = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s, SELECT_CHECK " WHERE artifact = ? ORDER BY ran_at DESC, id DESC", &st, err))
+    if (prepare_select(s, " WHERE artifact = ? ORDER BY ran_at DESC, id DESC", &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     void *v;

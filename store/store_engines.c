@@ -4,34 +4,47 @@
  * Engines are known per host (schema 13): a name or a directory names one
  * engine of one machine; lookups by name, the list and registration are
  * this machine's (lvd_hostname); an id is the store's own, any host's. */
-#include "store/store_internal.h"
+#include "store/store_cols.h"
 
 #include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define SELECT_ENGINE \
-    "SELECT id, name, dir, build, commit_id, flavour, digest, origin, created_at, host, semver, release_tag," \
-    " family FROM engines"
+/* An engine's columns, in the order of the engines table's INSERT and
+ * SELECT; the ones written from more than the field (the host, the time, the
+ * family) are filled in a copy first (store_engine_put). The host and name
+ * name the engine: registering it again replaces the rest but its time. */
+#define ENGINE_COL(FIELD, KIND, NAME) STORE_COL(lvd_engine, FIELD, KIND, NAME, STORE_COL_RW)
+#define ENGINE_KEPT(FIELD, KIND, NAME, USE) STORE_COL(lvd_engine, FIELD, KIND, NAME, STORE_COL_RW | USE)
+static const store_col engine_cols[] = {
+    STORE_COL(lvd_engine, id, STORE_COL_I64, "id", STORE_COL_R),
+    ENGINE_KEPT(name, STORE_COL_TEXT, "name", STORE_COL_KEY),
+    ENGINE_COL(dir, STORE_COL_TEXT, "dir"),
+    ENGINE_COL(build, STORE_COL_TEXT, "build"),
+    ENGINE_COL(commit, STORE_COL_TEXT, "commit_id"),
+    ENGINE_COL(flavour, STORE_COL_TEXT, "flavour"),
+    ENGINE_COL(digest, STORE_COL_TEXT, "digest"),
+    ENGINE_COL(origin, STORE_COL_TEXT, "origin"),
+    ENGINE_KEPT(created_at, STORE_COL_I64, "created_at", STORE_COL_KEEP),
+    ENGINE_KEPT(host, STORE_COL_TEXT, "host", STORE_COL_KEY),
+    ENGINE_COL(semver, STORE_COL_TEXT, "semver"),
+    ENGINE_COL(release, STORE_COL_TEXT, "release_tag"),
+    ENGINE_COL(family, STORE_COL_TEXT, "family"),
+};
+#define N_ENGINE_COLS LVD_ARRAY_LEN(engine_cols)
 
-/* The engine in SELECT_ENGINE's columns from column first on. */
+/* The engine in engine_cols' columns from column first on. */
 static void col_engine_at(store_stmt *st, int first, lvd_engine *e)
 {
     memset(e, 0, sizeof *e);
-    e->id = store_col_i64(st, first);
-    e->name = store_col_strdup(st, first + 1);
-    e->dir = store_col_strdup(st, first + 2);
-    e->build = store_col_strdup(st, first + 3);
-    e->commit = store_col_strdup(st, first + 4);
-    e->flavour = store_col_strdup(st, first + 5);
-    e->digest = store_col_strdup(st, first + 6);
-    e->origin = store_col_strdup(st, first + 7);
-    e->created_at = store_col_i64(st, first + 8);
-    e->host = store_col_strdup(st, first + 9);
-    e->semver = store_col_strdup(st, first + 10);
-    e->release = store_col_strdup(st, first + 11);
-    e->family = store_col_strdup(st, first + 12);
+    store_cols_read(st, first, engine_cols, N_ENGINE_COLS, e);
+}
+
+/* Prepares "SELECT <an engine's columns> FROM engines" then tail. */
+static int prepare_engine(store *s, const char *tail, store_stmt **st, lvd_err *err)
+{
+    return store_cols_select(s, "engines", engine_cols, N_ENGINE_COLS, tail, st, err);
 }
 
 static void col_engine(store_stmt *st, void *item)
@@ -65,29 +78,14 @@ int store_engine_put(store *s, lvd_engine *e, lvd_err *err)
 {
     if (!e->name || !*e->name || !e->dir || !*e->dir || !e->build || !*e->build || !e->origin)
         return lvd_errf(err, "%s: an engine needs a name, a directory, a build and an origin", s->path);
+    lvd_engine row = *e; /* borrowed */
+    row.host = (char *)engine_host(e);
+    row.created_at = e->created_at ? e->created_at : lvd_now();
+    row.family = (char *)lvd_engine_family(e);
     store_stmt *st;
-    if (store_prepare(s,
-                      "INSERT INTO engines (name, dir, build, commit_id, flavour, digest, origin, created_at, host,"
-                      " semver, release_tag, family) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(host, name)"
-                      " DO UPDATE SET dir = excluded.dir, build = excluded.build, commit_id = excluded.commit_id,"
-                      " semver = excluded.semver, release_tag = excluded.release_tag, family = excluded.family,"
-                      " flavour = excluded.flavour, digest = excluded.digest, origin = excluded.origin,"
-                      " retired_at = NULL"
-                      " RETURNING id, created_at",
-                      &st, err))
+    if (store_cols_upsert(s, "engines", engine_cols, N_ENGINE_COLS, &row, ", retired_at = NULL RETURNING id, created_at",
+                          &st, err))
         return -1;
-    store_bind_text(st, 1, e->name);
-    store_bind_text(st, 2, e->dir);
-    store_bind_text(st, 3, e->build);
-    store_bind_text(st, 4, e->commit);
-    store_bind_text(st, 5, e->flavour);
-    store_bind_text(st, 6, e->digest);
-    store_bind_text(st, 7, e->origin);
-    store_bind_i64(st, 8, e->created_at ? e->created_at : lvd_now());
-    store_bind_text(st, 9, engine_host(e));
-    store_bind_text(st, 10, e->semver);
-    store_bind_text(st, 11, e->release);
-    store_bind_text(st, 12, lvd_engine_family(e));
     int rc = store_step(st);
     if (rc != STORE_ROW) {
         int dir_clash = store_unique_violation(s, "engines.dir");
@@ -121,7 +119,7 @@ int store_engine_get(store *s, int64_t id, lvd_engine *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s, SELECT_ENGINE " WHERE id = ?", &st, err))
+    if (prepare_engine(s, " WHERE id = ?", &st, err))
         return -1;
     store_bind_i64(st, 1, id);
     return engine_one(s, st, out, err);
@@ -131,7 +129,7 @@ int store_engine_by_name(store *s, const char *name, lvd_engine *out, lvd_err *e
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s, SELECT_ENGINE " WHERE host = ? AND name = ?", &st, err))
+    if (prepare_engine(s, " WHERE host = ? AND name = ?", &st, err))
         return -1;
     store_bind_text(st, 1, lvd_hostname());
     store_bind_text(st, 2, name);
@@ -154,9 +152,9 @@ int store_engine_list_host(store *s, const char *host, lvd_engine **out, size_t 
     *n = 0;
     store_stmt *st;
     int every = host && !strcmp(host, "*");
-    if (store_prepare(s, every ? SELECT_ENGINE " WHERE retired_at IS NULL ORDER BY id"
-                               : SELECT_ENGINE " WHERE host = ?1 AND retired_at IS NULL ORDER BY id",
-                      &st, err))
+    if (prepare_engine(s, every ? " WHERE retired_at IS NULL ORDER BY id"
+                                : " WHERE host = ?1 AND retired_at IS NULL ORDER BY id",
+                       &st, err))
         return -1;
     store_bind_text(st, 1, host ? host : lvd_hostname());
     void *v;
@@ -175,6 +173,46 @@ void store_engine_list_free(lvd_engine *v, size_t n)
 
 /* --- probes and devices --------------------------------------------------- */
 
+/* A probe's columns, in the order of the probes table's INSERT and SELECT:
+ * its environment "" when not recorded, its backends and CUDA archs SQL NULL
+ * when unknown; its devices are the devices table's. */
+#define PROBE_COL(FIELD, KIND, NAME) STORE_COL(lvd_probe, FIELD, KIND, NAME, STORE_COL_RW)
+static const store_col probe_cols[] = {
+    STORE_COL(lvd_probe, id, STORE_COL_I64, "id", STORE_COL_R),
+    PROBE_COL(engine_id, STORE_COL_I64, "engine_id"),
+    PROBE_COL(binary, STORE_COL_TEXT, "\"binary\""),
+    PROBE_COL(bin_mtime_ns, STORE_COL_I64, "bin_mtime_ns"),
+    PROBE_COL(bin_size, STORE_COL_I64, "bin_size"),
+    PROBE_COL(probed_at, STORE_COL_I64, "probed_at"),
+    PROBE_COL(backend, STORE_COL_CHARS, "backend"),
+    PROBE_COL(reason, STORE_COL_TEXT, "reason"),
+    PROBE_COL(env, STORE_COL_TEXT_EMPTY, "env"),
+    PROBE_COL(files, STORE_COL_TEXT, "files"),
+    PROBE_COL(backends, STORE_COL_CHARS_NULL, "backends"),
+    PROBE_COL(no_device, STORE_COL_TEXT, "no_device"),
+    PROBE_COL(cuda_archs, STORE_COL_CHARS_NULL, "cuda_archs"),
+    PROBE_COL(flags, STORE_COL_TEXT, "flags"),
+};
+#define N_PROBE_COLS LVD_ARRAY_LEN(probe_cols)
+
+/* A device's columns, in the order of the devices table's INSERT and
+ * SELECT: its probe and index bound by hand; a size not printed (-1) and a
+ * compute capability not known ("") are SQL NULL. */
+#define DEVICE_COL(FIELD, KIND) STORE_COL(lvd_device, FIELD, KIND, #FIELD, STORE_COL_RW)
+#define DEVICE_MIB(FIELD) STORE_COL_OR(lvd_device, FIELD, STORE_COL_I64_NULL, #FIELD, STORE_COL_RW, -1)
+static const store_col device_cols[] = {
+    {.name = "probe_id", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+    {.name = "idx", .kind = STORE_COL_HAND, .use = STORE_COL_W},
+    DEVICE_COL(selector, STORE_COL_CHARS),
+    DEVICE_COL(name, STORE_COL_CHARS),
+    DEVICE_MIB(total_mib),
+    DEVICE_MIB(free_mib),
+    DEVICE_COL(backend, STORE_COL_CHARS),
+    DEVICE_COL(compute_cap, STORE_COL_CHARS_NULL),
+};
+#define N_DEVICE_COLS LVD_ARRAY_LEN(device_cols)
+#define DEVICE_AT(NAME) store_cols_at(device_cols, N_DEVICE_COLS, STORE_COL_W, 1, NAME)
+
 int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
 {
     if (!p->binary || !*p->backend)
@@ -184,43 +222,17 @@ int store_probe_put(store *s, lvd_probe *p, lvd_err *err)
     if (store_begin(s, err))
         return -1;
     store_stmt *st;
-    if (store_prepare(s,
-                      "INSERT INTO probes (engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason,"
-                      " env, files, backends, no_device, cuda_archs, flags)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    if (store_cols_insert(s, "probes", probe_cols, N_PROBE_COLS, p, &st, err))
         goto fail;
-    store_bind_i64(st, 1, p->engine_id);
-    store_bind_text(st, 2, p->binary);
-    store_bind_i64(st, 3, p->bin_mtime_ns);
-    store_bind_i64(st, 4, p->bin_size);
-    store_bind_i64(st, 5, p->probed_at);
-    store_bind_text(st, 6, p->backend);
-    store_bind_text(st, 7, p->reason);
-    store_bind_text(st, 8, p->env ? p->env : "");
-    store_bind_text(st, 9, p->files);
-    store_bind_text(st, 10, p->backends[0] ? p->backends : NULL);
-    store_bind_text(st, 11, p->no_device);
-    store_bind_text(st, 12, p->cuda_archs[0] ? p->cuda_archs : NULL);
-    store_bind_text(st, 13, p->flags);
     if (store_step_done(s, st, "cannot record probe", err))
         goto fail;
     int64_t id = store_last_id(s);
-    if (store_prepare(s,
-                      "INSERT INTO devices (probe_id, idx, selector, name, total_mib, free_mib, backend, compute_cap)"
-                      " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                      &st, err))
+    if (store_cols_insert(s, "devices", device_cols, N_DEVICE_COLS, NULL, &st, err))
         goto fail;
     for (size_t i = 0; i < p->n_devices; i++) {
-        const lvd_device *d = &p->devices[i];
-        store_bind_i64(st, 1, id);
-        store_bind_i64(st, 2, (int64_t)i);
-        store_bind_text(st, 3, d->selector);
-        store_bind_text(st, 4, d->name);
-        store_bind_i64_or_null(st, 5, d->total_mib, -1);
-        store_bind_i64_or_null(st, 6, d->free_mib, -1);
-        store_bind_text(st, 7, d->backend);
-        store_bind_text(st, 8, d->compute_cap[0] ? d->compute_cap : NULL);
+        store_cols_bind(st, 1, device_cols, N_DEVICE_COLS, &p->devices[i]);
+        store_bind_i64(st, DEVICE_AT("probe_id"), id);
+        store_bind_i64(st, DEVICE_AT("idx"), (int64_t)i);
         if (store_step(st) != STORE_DONE) {
             store_fail(s, err, "cannot record device");
             store_finalize(st);
@@ -238,27 +250,19 @@ fail:
     return -1;
 }
 
-/* Appends the device in st's columns first .. first + 5 (DEVICE_COLS) to p. */
+/* Appends the device in st's columns from first on (device_cols') to p. */
 static void col_device(store_stmt *st, int first, lvd_probe *p, size_t *cap)
 {
     p->devices = store_grow(p->devices, sizeof *p->devices, p->n_devices, cap);
     lvd_device *d = &p->devices[p->n_devices++];
     memset(d, 0, sizeof *d);
-    store_col_copy(st, first, d->selector, sizeof d->selector);
-    store_col_copy(st, first + 1, d->name, sizeof d->name);
-    d->total_mib = store_col_i64_or(st, first + 2, -1);
-    d->free_mib = store_col_i64_or(st, first + 3, -1);
-    store_col_copy(st, first + 4, d->backend, sizeof d->backend);
-    store_col_copy(st, first + 5, d->compute_cap, sizeof d->compute_cap);
+    store_cols_read(st, first, device_cols, N_DEVICE_COLS, d);
 }
 
 static int load_devices(store *s, lvd_probe *p, lvd_err *err)
 {
     store_stmt *st;
-    if (store_prepare(s,
-                      "SELECT selector, name, total_mib, free_mib, backend, compute_cap"
-                      " FROM devices WHERE probe_id = ? ORDER BY idx",
-                      &st, err))
+    if (store_cols_select(s, "devices", device_cols, N_DEVICE_COLS, " WHERE probe_id = ? ORDER BY idx", &st, err))
         return -1;
     store_bind_i64(st, 1, p->id);
     size_t cap = 0;
@@ -271,24 +275,11 @@ static int load_devices(store *s, lvd_probe *p, lvd_err *err)
     return 0;
 }
 
-/* Reads the probe in st's columns first .. first + 13 (SELECT_PROBE's), no devices. */
+/* Reads the probe in st's columns from first on (probe_cols'), no devices. */
 static void col_probe_at(store_stmt *st, int first, lvd_probe *out)
 {
     memset(out, 0, sizeof *out);
-    out->id = store_col_i64(st, first);
-    out->engine_id = store_col_i64(st, first + 1);
-    out->binary = store_col_strdup(st, first + 2);
-    out->bin_mtime_ns = store_col_i64(st, first + 3);
-    out->bin_size = store_col_i64(st, first + 4);
-    out->probed_at = store_col_i64(st, first + 5);
-    store_col_copy(st, first + 6, out->backend, sizeof out->backend);
-    out->reason = store_col_strdup(st, first + 7);
-    out->env = store_col_strdup(st, first + 8);
-    out->files = store_col_strdup(st, first + 9);
-    store_col_copy(st, first + 10, out->backends, sizeof out->backends);
-    out->no_device = store_col_strdup(st, first + 11);
-    store_col_copy(st, first + 12, out->cuda_archs, sizeof out->cuda_archs);
-    out->flags = store_col_strdup(st, first + 13);
+    store_cols_read(st, first, probe_cols, N_PROBE_COLS, out);
 }
 
 static void col_probe(store_stmt *st, lvd_probe *out)
@@ -314,17 +305,19 @@ static int probe_one(store *s, store_stmt *st, lvd_probe *out, lvd_err *err)
     return 0;
 }
 
-#define SELECT_PROBE \
-    "SELECT id, engine_id, \"binary\", bin_mtime_ns, bin_size, probed_at, backend, reason, env," \
-    " files, backends, no_device, cuda_archs, flags FROM probes"
+/* Prepares "SELECT <a probe's columns> FROM probes" then tail. */
+static int prepare_probe(store *s, const char *tail, store_stmt **st, lvd_err *err)
+{
+    return store_cols_select(s, "probes", probe_cols, N_PROBE_COLS, tail, st, err);
+}
 
 int store_probe_fresh(store *s, const char *binary, const char *env, int64_t mtime_ns, int64_t size,
                       int64_t now, int64_t ttl, lvd_probe *out, lvd_err *err)
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s,
-                      SELECT_PROBE " WHERE \"binary\" = ? AND env = ? AND bin_mtime_ns = ? AND bin_size = ?"
+    if (prepare_probe(s,
+                      " WHERE \"binary\" = ? AND env = ? AND bin_mtime_ns = ? AND bin_size = ?"
                       " AND backend <> 'unknown' AND probed_at >= ?"
                       " AND engine_id IN (SELECT id FROM engines WHERE host = ?6)"
                       " ORDER BY probed_at DESC, id DESC LIMIT 1",
@@ -346,8 +339,8 @@ static int probe_latest(store *s, int64_t engine_id, int any_env, const char *en
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    if (store_prepare(s, SELECT_PROBE " WHERE engine_id = ? AND (? <> 0 OR env = ?) ORDER BY probed_at DESC, id DESC"
-                      " LIMIT 1", &st, err))
+    if (prepare_probe(s, " WHERE engine_id = ? AND (? <> 0 OR env = ?) ORDER BY probed_at DESC, id DESC LIMIT 1",
+                      &st, err))
         return -1;
     store_bind_i64(st, 1, engine_id);
     store_bind_int(st, 2, any_env);
@@ -365,20 +358,28 @@ int store_probe_latest_env(store *s, int64_t engine_id, const char *env, lvd_pro
     return probe_latest(s, engine_id, 0, env, out, err);
 }
 
-/* One row per device (one with NULL device columns for an engine or probe
- * without any) of each engine of host ?1 not retired with its newest probe
- * under ?2, by engine then device index: columns 0 .. 12 the engine's
- * (SELECT_ENGINE's), 13 .. 26 the probe's (NULL: never probed there), 27 the
- * device index, 28 .. 33 the device's. */
-#define SELECT_ENGINES_PROBED                                                                             \
-    "SELECT e.id, e.name, e.dir, e.build, e.commit_id, e.flavour, e.digest, e.origin, e.created_at,"      \
-    " e.host, e.semver, e.release_tag, e.family, p.id, p.engine_id, p.\"binary\", p.bin_mtime_ns, p.bin_size,"        \
-    " p.probed_at, p.backend, p.reason, p.env, p.files, p.backends, p.no_device, p.cuda_archs, p.flags,"  \
-    " d.idx, d.selector, d.name, d.total_mib, d.free_mib, d.backend, d.compute_cap"                       \
-    " FROM engines e LEFT JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"    \
-    " AND q.env = ?2 ORDER BY q.probed_at DESC, q.id DESC LIMIT 1)"                                       \
-    " LEFT JOIN devices d ON d.probe_id = p.id"                                                           \
-    " WHERE e.host = ?1 AND e.retired_at IS NULL ORDER BY e.id, d.idx"
+/* Prepares: one row per device (one with NULL device columns for an engine
+ * or probe without any) of each engine of host ?1 not retired with its
+ * newest probe under ?2, by engine then device index: the engine's columns
+ * (engine_cols'), the probe's (probe_cols'; NULL: never probed there), the
+ * device index, the device's (device_cols'). */
+static int prepare_engines_probed(store *s, store_stmt **st, lvd_err *err)
+{
+    lvd_sb sql = {0};
+    lvd_sb_adds(&sql, "SELECT ");
+    store_cols_names(&sql, engine_cols, N_ENGINE_COLS, STORE_COL_R, "e.");
+    lvd_sb_adds(&sql, ", ");
+    store_cols_names(&sql, probe_cols, N_PROBE_COLS, STORE_COL_R, "p.");
+    lvd_sb_adds(&sql, ", d.idx, ");
+    store_cols_names(&sql, device_cols, N_DEVICE_COLS, STORE_COL_R, "d.");
+    lvd_sb_adds(&sql, " FROM engines e LEFT JOIN probes p ON p.id = (SELECT q.id FROM probes q WHERE q.engine_id = e.id"
+                      " AND q.env = ?2 ORDER BY q.probed_at DESC, q.id DESC LIMIT 1)"
+                      " LEFT JOIN devices d ON d.probe_id = p.id"
+                      " WHERE e.host = ?1 AND e.retired_at IS NULL ORDER BY e.id, d.idx");
+    int rc = store_prepare(s, lvd_sb_str(&sql), st, err);
+    lvd_sb_free(&sql);
+    return rc;
+}
 
 int store_engines_probed(store *s, const char *host, const char *env, lvd_engine **engines, lvd_probe **probes,
                          size_t *n, lvd_err *err)
@@ -387,8 +388,10 @@ int store_engines_probed(store *s, const char *host, const char *env, lvd_engine
     *probes = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s, SELECT_ENGINES_PROBED, &st, err))
+    if (prepare_engines_probed(s, &st, err))
         return -1;
+    const int probe = store_cols_width(engine_cols, N_ENGINE_COLS, STORE_COL_R);
+    const int idx = probe + store_cols_width(probe_cols, N_PROBE_COLS, STORE_COL_R);
     store_bind_text(st, 1, host ? host : lvd_hostname());
     store_bind_text(st, 2, env ? env : "");
     size_t cap = 0, pcap = 0, dcap = 0;
@@ -398,15 +401,15 @@ int store_engines_probed(store *s, const char *host, const char *env, lvd_engine
             *engines = store_grow(*engines, sizeof **engines, *n, &cap);
             *probes = store_grow(*probes, sizeof **probes, *n, &pcap);
             col_engine_at(st, 0, &(*engines)[*n]);
-            if (store_col_null(st, 13))
+            if (store_col_null(st, probe))
                 memset(&(*probes)[*n], 0, sizeof **probes);
             else
-                col_probe_at(st, 13, &(*probes)[*n]);
+                col_probe_at(st, probe, &(*probes)[*n]);
             (*n)++;
             dcap = 0;
         }
-        if (!store_col_null(st, 27))
-            col_device(st, 28, &(*probes)[*n - 1], &dcap);
+        if (!store_col_null(st, idx))
+            col_device(st, idx + 1, &(*probes)[*n - 1], &dcap);
     }
     store_finalize(st);
     if (rc != STORE_DONE) {

@@ -1,28 +1,35 @@
 /* store_facts.c: the session_facts table (store/factsdb.h). Not for reading
  * the host (engine/hostfacts.c). */
 #include "store/factsdb.h"
-#include "store/store_internal.h"
+#include "store/store_cols.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A fact's columns, in the order of the session_facts table's INSERT and
+ * SELECT: the session and name name it (recorded again, the rest is
+ * replaced). */
+#define FACT_COL(FIELD, USE) STORE_COL(store_fact, FIELD, STORE_COL_TEXT, #FIELD, STORE_COL_RW | USE)
+static const store_col fact_cols[] = {
+    FACT_COL(session, STORE_COL_KEY),
+    FACT_COL(host, 0),
+    FACT_COL(name, STORE_COL_KEY),
+    FACT_COL(value, 0),
+    STORE_COL(store_fact, at, STORE_COL_I64, "at", STORE_COL_RW),
+};
+#define N_FACT_COLS LVD_ARRAY_LEN(fact_cols)
 
 int store_facts_put(store *s, const char *session, const char *host, char *const *names,
                     char *const *values, size_t n, lvd_err *err)
 {
     int64_t now = lvd_now();
     for (size_t i = 0; i < n; i++) {
+        /* borrowed */
+        store_fact f = {.session = (char *)session, .host = (char *)host, .name = names[i], .value = values[i],
+                        .at = now};
         store_stmt *st;
-        if (store_prepare(s,
-                          "INSERT INTO session_facts (session, host, name, value, at)"
-                          " VALUES (?, ?, ?, ?, ?) ON CONFLICT(session, name) DO UPDATE SET"
-                          " host = excluded.host, value = excluded.value, at = excluded.at",
-                          &st, err))
+        if (store_cols_upsert(s, "session_facts", fact_cols, N_FACT_COLS, &f, "", &st, err))
             return -1;
-        store_bind_text(st, 1, session);
-        store_bind_text(st, 2, host);
-        store_bind_text(st, 3, names[i]);
-        store_bind_text(st, 4, values[i]);
-        store_bind_i64(st, 5, now);
         if (store_step_done(s, st, "cannot record a session fact", err))
             return -1;
     }
@@ -31,12 +38,7 @@ int store_facts_put(store *s, const char *session, const char *host, char *const
 
 static void col_fact(store_stmt *st, void *item)
 {
-    store_fact *f = item;
-    f->session = store_col_strdup(st, 0);
-    f->host = store_col_strdup(st, 1);
-    f->name = store_col_strdup(st, 2);
-    f->value = store_col_strdup(st, 3);
-    f->at = store_col_i64(st, 4);
+    store_cols_read(st, 0, fact_cols, N_FACT_COLS, item);
 }
 
 static void free_fact(void *item)
@@ -53,10 +55,8 @@ int store_facts_list(store *s, const char *host, store_fact **v, size_t *n, lvd_
     *v = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s,
-                      "SELECT session, host, name, value, at FROM session_facts"
-                      " WHERE CAST(?1 AS TEXT) IS NULL OR host = ?1 ORDER BY at, session, name",
-                      &st, err))
+    if (store_cols_select(s, "session_facts", fact_cols, N_FACT_COLS,
+                          " WHERE CAST(?1 AS TEXT) IS NULL OR host = ?1 ORDER BY at, session, name", &st, err))
         return -1;
     store_bind_text(st, 1, host);
     void *out;

@@ -1,34 +1,40 @@
 /* store_fitplans.c: the plans llama.cpp's own fit chose (table fit_plans,
  * schema 8), beside ours. Not for running llama-fit-params (bench/fitarm.c)
  * nor for parsing what it printed (engine/fit.c). */
-#include "store/store_internal.h"
+#include "store/store_cols.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A fit plan's columns, in the order of the fit_plans table's INSERT and
+ * SELECT: free memory not known (-1) is SQL NULL, no overrides (NULL) "". */
+#define PLAN_COL(FIELD, KIND) STORE_COL(store_fit_plan, FIELD, KIND, #FIELD, STORE_COL_RW)
+static const store_col plan_cols[] = {
+    STORE_COL(store_fit_plan, id, STORE_COL_I64, "id", STORE_COL_R),
+    PLAN_COL(artifact, STORE_COL_CHARS),
+    PLAN_COL(engine_id, STORE_COL_I64),
+    PLAN_COL(host, STORE_COL_TEXT),
+    PLAN_COL(session, STORE_COL_TEXT),
+    PLAN_COL(device, STORE_COL_CHARS),
+    STORE_COL_OR(store_fit_plan, free_mib, STORE_COL_I64_NULL, "free_mib", STORE_COL_RW, -1),
+    PLAN_COL(fit_target, STORE_COL_INT),
+    PLAN_COL(fit_ctx, STORE_COL_INT),
+    PLAN_COL(ctx, STORE_COL_I64),
+    PLAN_COL(ngl, STORE_COL_INT),
+    PLAN_COL(overrides, STORE_COL_TEXT_EMPTY),
+    PLAN_COL(host_blocks, STORE_COL_INT),
+    PLAN_COL(ours, STORE_COL_TEXT),
+    PLAN_COL(created_at, STORE_COL_I64),
+};
+#define N_PLAN_COLS LVD_ARRAY_LEN(plan_cols)
 
 int store_fit_plan_put(store *s, store_fit_plan *p, lvd_err *err)
 {
     if (p->created_at == 0)
         p->created_at = lvd_now();
     store_stmt *st;
-    if (store_prepare(s, "INSERT INTO fit_plans (artifact, engine_id, host, session, device, free_mib,"
-                         " fit_target, fit_ctx, ctx, ngl, overrides, host_blocks, ours, created_at)"
-                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err))
+    if (store_cols_insert(s, "fit_plans", plan_cols, N_PLAN_COLS, p, &st, err))
         return -1;
-    store_bind_text(st, 1, p->artifact);
-    store_bind_i64(st, 2, p->engine_id);
-    store_bind_text(st, 3, p->host);
-    store_bind_text(st, 4, p->session);
-    store_bind_text(st, 5, p->device);
-    store_bind_i64_or_null(st, 6, p->free_mib, -1);
-    store_bind_int(st, 7, p->fit_target);
-    store_bind_int(st, 8, p->fit_ctx);
-    store_bind_i64(st, 9, p->ctx);
-    store_bind_int(st, 10, p->ngl);
-    store_bind_text(st, 11, p->overrides ? p->overrides : "");
-    store_bind_int(st, 12, p->host_blocks);
-    store_bind_text(st, 13, p->ours);
-    store_bind_i64(st, 14, p->created_at);
     if (store_step_done(s, st, "cannot record a fit plan", err))
         return -1;
     p->id = store_last_id(s);
@@ -39,21 +45,7 @@ static void col_plan(store_stmt *st, void *item)
 {
     store_fit_plan *p = item;
     memset(p, 0, sizeof *p);
-    p->id = store_col_i64(st, 0);
-    store_col_copy(st, 1, p->artifact, sizeof p->artifact);
-    p->engine_id = store_col_i64(st, 2);
-    p->host = store_col_strdup(st, 3);
-    p->session = store_col_strdup(st, 4);
-    store_col_copy(st, 5, p->device, sizeof p->device);
-    p->free_mib = store_col_i64_or(st, 6, -1);
-    p->fit_target = store_col_int(st, 7);
-    p->fit_ctx = store_col_int(st, 8);
-    p->ctx = store_col_i64(st, 9);
-    p->ngl = store_col_int(st, 10);
-    p->overrides = store_col_strdup(st, 11);
-    p->host_blocks = store_col_int(st, 12);
-    p->ours = store_col_strdup(st, 13);
-    p->created_at = store_col_i64(st, 14);
+    store_cols_read(st, 0, plan_cols, N_PLAN_COLS, p);
 }
 
 void store_fit_plan_free(store_fit_plan *p)
@@ -75,9 +67,8 @@ int store_fit_plan_list(store *s, const char *artifact, store_fit_plan **out, si
     *out = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s, "SELECT id, artifact, engine_id, host, session, device, free_mib, fit_target,"
-                         " fit_ctx, ctx, ngl, overrides, host_blocks, ours, created_at FROM fit_plans"
-                         " WHERE CAST(?1 AS TEXT) IS NULL OR artifact = ?1 ORDER BY created_at, id", &st, err))
+    if (store_cols_select(s, "fit_plans", plan_cols, N_PLAN_COLS,
+                          " WHERE CAST(?1 AS TEXT) IS NULL OR artifact = ?1 ORDER BY created_at, id", &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     void *v;

@@ -2,46 +2,51 @@
  * setting (table fit_prints, schema 22), the cache lvd select reads
  * without spawning. Not for running llama-fit-params nor for parsing what
  * it printed (engine/fitprint.c), nor for using the figures (placement). */
-#include "store/store_internal.h"
+#include "store/store_cols.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#define FITPRINT_COLS                                                                                          \
-    "engine_id, artifact, host, ctx, ubatch, fa, type_k, type_v, device, dev_model, dev_context, dev_compute," \
-    " host_model, host_context, host_compute, files, created_at"
+/* A fit print's columns, in the order of the fit_prints table's INSERT and
+ * SELECT: the engine, artifact, host, setting and device name the row (a
+ * new one replaces the old one's figures); the device's figures are SQL
+ * NULL without a device row (-1), the files "" when unknown (NULL). */
+#define FITPRINT_COL(FIELD, KIND) STORE_COL(store_fitprint, FIELD, KIND, #FIELD, STORE_COL_RW)
+#define FITPRINT_KEY(FIELD, KIND) STORE_COL(store_fitprint, FIELD, KIND, #FIELD, STORE_COL_RW | STORE_COL_KEY)
+#define FITPRINT_DEV(FIELD) STORE_COL_OR(store_fitprint, FIELD, STORE_COL_I64_NULL, #FIELD, STORE_COL_RW, -1)
+static const store_col fitprint_cols[] = {
+    FITPRINT_KEY(engine_id, STORE_COL_I64),
+    FITPRINT_KEY(artifact, STORE_COL_CHARS),
+    FITPRINT_KEY(host, STORE_COL_CHARS),
+    FITPRINT_KEY(ctx, STORE_COL_I64),
+    FITPRINT_KEY(ubatch, STORE_COL_INT),
+    FITPRINT_KEY(fa, STORE_COL_INT),
+    FITPRINT_KEY(type_k, STORE_COL_CHARS),
+    FITPRINT_KEY(type_v, STORE_COL_CHARS),
+    FITPRINT_KEY(device, STORE_COL_CHARS),
+    FITPRINT_DEV(dev_model),
+    FITPRINT_DEV(dev_context),
+    FITPRINT_DEV(dev_compute),
+    FITPRINT_COL(host_model, STORE_COL_I64),
+    FITPRINT_COL(host_context, STORE_COL_I64),
+    FITPRINT_COL(host_compute, STORE_COL_I64),
+    FITPRINT_COL(files, STORE_COL_TEXT_EMPTY),
+    FITPRINT_COL(created_at, STORE_COL_I64),
+};
+#define N_FITPRINT_COLS LVD_ARRAY_LEN(fitprint_cols)
 
 int store_fitprint_put(store *s, store_fitprint *f, lvd_err *err)
 {
     if (f->created_at == 0)
         f->created_at = lvd_now();
+    store_fitprint row = *f; /* its files borrowed */
+    if (!row.host[0])
+        snprintf(row.host, sizeof row.host, "%s", lvd_hostname());
     store_stmt *st;
-    if (store_prepare(s, "INSERT INTO fit_prints (" FITPRINT_COLS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                         " ?, ?, ?, ?, ?) ON CONFLICT(engine_id, artifact, host, ctx, ubatch, fa, type_k, type_v,"
-                         " device) DO UPDATE SET dev_model = excluded.dev_model, dev_context ="
-                         " excluded.dev_context, dev_compute = excluded.dev_compute, host_model ="
-                         " excluded.host_model, host_context = excluded.host_context, host_compute ="
-                         " excluded.host_compute, files = excluded.files, created_at = excluded.created_at",
-                      &st, err))
+    if (store_cols_upsert(s, "fit_prints", fitprint_cols, N_FITPRINT_COLS, &row, "", &st, err))
         return -1;
-    int i = 1;
-    store_bind_i64(st, i++, f->engine_id);
-    store_bind_text(st, i++, f->artifact);
-    store_bind_text(st, i++, f->host[0] ? f->host : lvd_hostname());
-    store_bind_i64(st, i++, f->ctx);
-    store_bind_int(st, i++, f->ubatch);
-    store_bind_int(st, i++, f->fa);
-    store_bind_text(st, i++, f->type_k);
-    store_bind_text(st, i++, f->type_v);
-    store_bind_text(st, i++, f->device);
-    store_bind_i64_or_null(st, i++, f->dev_model, -1);
-    store_bind_i64_or_null(st, i++, f->dev_context, -1);
-    store_bind_i64_or_null(st, i++, f->dev_compute, -1);
-    store_bind_i64(st, i++, f->host_model);
-    store_bind_i64(st, i++, f->host_context);
-    store_bind_i64(st, i++, f->host_compute);
-    store_bind_text(st, i++, f->files ? f->files : "");
-    store_bind_i64(st, i, f->created_at);
     return store_step_done(s, st, "cannot record llama-fit-params' figures", err);
 }
 
@@ -49,24 +54,7 @@ static void col_fitprint(store_stmt *st, void *item)
 {
     store_fitprint *f = item;
     memset(f, 0, sizeof *f);
-    int c = 0;
-    f->engine_id = store_col_i64(st, c++);
-    store_col_copy(st, c++, f->artifact, sizeof f->artifact);
-    store_col_copy(st, c++, f->host, sizeof f->host);
-    f->ctx = store_col_i64(st, c++);
-    f->ubatch = store_col_int(st, c++);
-    f->fa = store_col_int(st, c++);
-    store_col_copy(st, c++, f->type_k, sizeof f->type_k);
-    store_col_copy(st, c++, f->type_v, sizeof f->type_v);
-    store_col_copy(st, c++, f->device, sizeof f->device);
-    f->dev_model = store_col_i64_or(st, c++, -1);
-    f->dev_context = store_col_i64_or(st, c++, -1);
-    f->dev_compute = store_col_i64_or(st, c++, -1);
-    f->host_model = store_col_i64(st, c++);
-    f->host_context = store_col_i64(st, c++);
-    f->host_compute = store_col_i64(st, c++);
-    f->files = store_col_strdup(st, c++);
-    f->created_at = store_col_i64(st, c);
+    store_cols_read(st, 0, fitprint_cols, N_FITPRINT_COLS, f);
 }
 
 static void free_fitprint(void *item)
@@ -82,9 +70,8 @@ int store_fitprint_list(store *s, const char *artifact, const char *host, store_
     *out = NULL;
     *n = 0;
     store_stmt *st;
-    if (store_prepare(s, "SELECT " FITPRINT_COLS " FROM fit_prints WHERE artifact = ? AND host = ?"
-                         " ORDER BY created_at DESC",
-                      &st, err))
+    if (store_cols_select(s, "fit_prints", fitprint_cols, N_FITPRINT_COLS,
+                          " WHERE artifact = ? AND host = ? ORDER BY created_at DESC", &st, err))
         return -1;
     store_bind_text(st, 1, artifact);
     store_bind_text(st, 2, host ? host : lvd_hostname());

@@ -45,13 +45,7 @@ static int prepare_select(store *s, int stats, const char *tail, store_stmt **st
     for (size_t i = 0; i < N_VERDICT_COLS && !stats; i++)
         if (cols[i].kind == STORE_COL_DOC)
             cols[i].read = "NULL";
-    lvd_sb sql = {0};
-    lvd_sb_adds(&sql, "SELECT ");
-    store_cols_names(&sql, cols, N_VERDICT_COLS, STORE_COL_R, NULL);
-    lvd_sb_addf(&sql, " FROM verdicts%s", tail);
-    int rc = store_prepare(s, lvd_sb_str(&sql), st, err);
-    lvd_sb_free(&sql);
-    return rc;
+    return store_cols_select(s, "verdicts", cols, N_VERDICT_COLS, tail, st, err);
 }
 
 static void col_verdict(store_stmt *st, void *item)

@@ -6,9 +6,11 @@
 # a folder includes a peer folder above it, where a library file includes a
 # folder that is no layer, where a tool or a benchmark includes tests/, and
 # where C sources sit in a folder the check does not know; where HACKING.md's
-# folder table leaves a folder out or has the layers out of order; and where
+# folder table leaves a folder out or has the layers out of order; where
 # docs/architecture.md's diagram lacks an arrow an include makes or draws one
-# no include makes (its arrows are the includes' transitive reduction).
+# no include makes (its arrows are the includes' transitive reduction); and
+# where two modules of one folder include each other (bench's reps and voi),
+# or a folder on the list of those that held a circle holds none any more.
 . "$(dirname "$0")/e2e_lib.sh"
 e2e_needs LVD_SOURCE
 CL=$LVD_SOURCE/scripts/check-layers
@@ -57,6 +59,21 @@ expect_rc "a test may include any layer and tests/" 0
 planted newdir extra/thing.c '#include "common/util.h"'
 expect_rc "C sources in a folder that is no layer are refused" 1
 named 'extra/: C sources outside every layer' "the folder is named"
+
+# circles inside a folder: a module's own header and _internal.h are no circle
+planted circle bench/reps.c '#include "bench/voi.h"'
+expect_rc "reps including voi, which includes reps, is refused" 1
+named 'bench/: its modules include each other in a circle: reps voi' "the folder and the circle's modules named"
+planted longcircle bench/cost.h '#include "bench/reps.h"'
+expect_rc "two headers including each other (cost.h, reps.h) is refused" 1
+named 'bench/: its modules include each other in a circle:.* cost' "the circle named"
+planted own bench/plan.c '#include "bench/plan_internal.h"'
+expect_rc "a module including its own _internal.h is no circle" 0
+planted broken common/util.c ''
+sed -i '/#include "placement\/placement.h"/d' "$tmp/broken/placement/cbuf.c"
+capture "$CL" "$tmp/broken"
+expect_rc "a folder on the circled list without its circle is named" 1
+named "placement/: no include circle any more; take it off check-layers' circled list"
 
 # HACKING.md's folder table: every folder of the tree a row, the layers in order
 # hacking TREE SED: a copy of the tree's C sources with HACKING.md edited by SED
