@@ -807,7 +807,7 @@ for i in "${!E[@]}"; do
   t=$SECONDS
   run_lvd bench --model "$M" --engines "${NAME[i]}" -p 16 -n 4 -c 512 -r 3 -fmoe 0,1 -rtr 0,1 --budget 60s --json
   expect_rc "lvd bench -fmoe 0,1 -rtr 0,1 on ${NAME[i]}" 0
-  figure "knobs: lvd bench on ${NAME[i]}: $((SECONDS - t)) s, $(q "['%s %s %.2f t/s' % (t['test'], d['arms'][t['ranking'][0]['arm']]['label'], t['ranking'][0]['median']) for t in d['tests'] if t['ranking']]")"
+  figure "knobs: lvd bench on ${NAME[i]}: $((SECONDS - t)) s, $(q "['%s %s %.2f t/s' % (t['test'], d['arms'][t['ranking'][0]['arm']]['label'], t['ranking'][0]['median']) for t in d['tests'] if t['ranking'] and t['ranking'][0]['median'] is not None]")"
   check "knobs: one arm per value of each, none failed" \
     is "(sorted(a['label'].split(' ', 2)[2] for a in d['arms']), d['runs']['failed'])" \
     "(['fmoe=0 rtr=0', 'fmoe=0 rtr=1', 'fmoe=1 rtr=0', 'fmoe=1 rtr=1'], 0)"

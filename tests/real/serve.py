@@ -193,7 +193,8 @@ def main():
         text = f.read()
     m = re.findall(r"offloaded (\d+)/(\d+) layers to GPU", text)
     res["offloaded"] = ("%s/%s" % m[-1]) if m else None
-    res["using_devices"] = sorted(set(re.findall(r"using device (\S+)", text)))
+    # ik_llama.cpp's llama-server says "CPU: using device CPU" of the host itself
+    res["using_devices"] = sorted(set(re.findall(r"using device (\S+)", text)) - {"CPU"})
     print(json.dumps(res))
     return 0 if res["health"] == 200 and res["group_gone"] and not res["error"] else 1
 
