@@ -14,7 +14,7 @@
  * nemotron_h with their recurrent blocks' Mamba2 mixer (below), nemotron_h
  * with one mixer per block; qwen3next, qwen35 and qwen35moe with their
  * gated delta-net mixer and gated attention (below), the rows cut to the
- * outputs after the output norm:
+ * outputs after the output norm; lfm2 with its short convolutions (below):
  *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
  *                    host, beside the inp_embd input (never freed);
  *   per block        build_norm, build_qkv (Q, then V, then K: the order
@@ -63,6 +63,7 @@ static const struct known_arch {
     {"gpt-oss", 10587, 10587}, {"glm4moe", 10587, 10587}, {"llama4", 10587, 10587},
     {"seed_oss", 10587, 10587}, {"granitehybrid", 10587, 10587}, {"nemotron_h", 10587, 10587},
     {"qwen3next", 10587, 10587}, {"qwen35", 10587, 10587},   {"qwen35moe", 10587, 10587},
+    {"lfm2", 10587, 10587},
 };
 
 int placement_cbuf_arch_builds(const char *arch, int *first, int *last)
@@ -103,6 +104,7 @@ typedef struct builder {
     cache_inputs full, swa;
     int8_t dev;                /* the current block's backend */
     uint32_t il;               /* the current block */
+    int32_t ahead_rows, ahead_cache; /* lfm2: the next block's state rows, expanded early */
 } builder;
 
 static int32_t push(builder *b, placement_cbuf_node t)
@@ -409,6 +411,8 @@ static int32_t key(builder *b, int32_t x, int32_t qkv, uint64_t ek)
     return rope(b, head_norm(b, k));
 }
 
+static void lookahead(builder *b);
+
 /* K (ek wide) and V (ev wide) stored into the block's cache, then
  * attention of q over the cache (attend). */
 static int32_t cached_attend(builder *b, cache_inputs *c, int32_t q, int32_t k, int32_t v, uint64_t ek,
@@ -442,7 +446,9 @@ static int32_t attention(builder *b, int32_t x)
     int32_t v = fused ? view(b, OP(VIEW), qkv, ev * T * F32) : reshape(b, qkv_proj(b, x, ev));
     if (!gemma(s))
         k = key(b, x, qkv, ek);
-    return mm(b, eq * E, cached_attend(b, c, q, k, v, ek, ev, hd_v), E, T);
+    int32_t out = cached_attend(b, c, q, k, v, ek, ev, hd_v);
+    lookahead(b);
+    return mm(b, eq * E, out, E, T);
 }
 
 /* MLA with the absorption (deepseek2.cpp, is_mla): Q through q_lora_rank,
@@ -769,8 +775,7 @@ static int32_t delta_net_block(builder *b, int32_t inp)
     return out;
 }
 
-/* --- the graph ---------------------------------------------------------- */
-
+/* The rows of x kept for the outputs (get_rows by inp_out_ids). */
 static int32_t out_rows(builder *b, int32_t x)
 {
     if (b->out_ids == NONE)
@@ -778,6 +783,85 @@ static int32_t out_rows(builder *b, int32_t x)
     return op3(b, OP(GET_ROWS), (uint64_t)b->s->n_embd * b->sp->n_outputs * F32, 0, x,
                b->out_ids, NONE);
 }
+
+/* --- lfm2's short convolutions ---------------------------------------------- */
+
+/* lfm2 expands a short-convolution block's state rows (build_rs) when it
+ * builds the block, before the block's norm pulls in the tail of the block
+ * before it (its output projection, residual and feed-forward): the rows
+ * come right after the previous block's last explicit expansion (its
+ * attention's result, or its state store). */
+static void shortconv_rows(builder *b)
+{
+    uint64_t N = b->sp->n_rs < b->T ? b->sp->n_rs : b->T;
+    b->ahead_rows = rs_rows(b, (uint64_t)(b->s->ssm_d_conv - 1) * b->s->n_embd, N, &b->ahead_cache);
+}
+
+static void lookahead(builder *b)
+{
+    const gguf_shape *s = b->s;
+    if (!strcmp(s->arch, "lfm2") && b->il + 1 < s->n_block && s->layer_recr[b->il + 1])
+        shortconv_rows(b);
+}
+
+/* build_shortconv_block up to its last explicit expansion: the input
+ * projection [3 E, T] (B, C, x), B x (two strided views: a new tensor),
+ * transposed after the state's rows (concat), the last columns stored
+ * back. Returns the concat; *bcx the projection (C is read in the tail). */
+static int32_t shortconv_head(builder *b, int32_t x, int32_t rows, int32_t rcache, int32_t *bcx)
+{
+    const gguf_shape *s = b->s;
+    uint64_t T = b->T, N = b->sp->n_rs < T ? b->sp->n_rs : T, E = s->n_embd, d = s->ssm_d_conv - 1;
+    uint64_t third = strided(T, E * F32, 3 * E * F32);
+    *bcx = mm(b, E * 3 * E, reshape(b, x), 3 * E, T);
+    int32_t bx = op(b, OP(MUL), E * T * F32, view(b, OP(VIEW), *bcx, third), view(b, OP(VIEW), *bcx, third));
+    int32_t cx = op(b, OP(OTHER), (d + T / N) * E * N * F32, reshape(b, rows), same_view(b, OP(TRANSPOSE), bx));
+    over(b, OP(OTHER), view(b, OP(VIEW), cx, strided(E * N, d * F32, (d + T / N) * F32)), view(b, OP(VIEW), rcache, 0),
+         NONE, rcache);
+    lookahead(b);
+    return cx;
+}
+
+/* Its tail, visited when the next block reads the residual: the
+ * convolution, C times it (in place over the convolution's output), the
+ * output projection. */
+static int32_t shortconv_tail(builder *b, int32_t cx, int32_t bcx)
+{
+    uint64_t E = b->s->n_embd, T = b->T;
+    int32_t co = op(b, OP(SSM_CONV), E * T * F32, cx, weight(b, (uint64_t)b->s->ssm_d_conv * E * F32, b->dev));
+    int32_t y = op3(b, OP(MUL), E * T * F32, 2u, view(b, OP(VIEW), bcx, strided(T, E * F32, 3 * E * F32)), co, NONE);
+    return reshape(b, mm(b, E * E, y, E, T));
+}
+
+/* lfm2's block: the norm, a short convolution or attention (Q, V, K,
+ * each normed per head), the residual added to the mixer's output (the
+ * last block's rows cut to the outputs, the residual's first), the norm,
+ * the feed-forward, the residual. */
+static int32_t lfm2_block(builder *b, int32_t inp)
+{
+    const gguf_shape *s = b->s;
+    uint64_t E = s->n_embd;
+    int last = b->il + 1 == s->n_block, recr = s->layer_recr[b->il];
+    if (recr && b->ahead_rows == NONE) /* the first block: nothing before to follow */
+        shortconv_rows(b);
+    int32_t rows = b->ahead_rows, rcache = b->ahead_cache, bcx = NONE;
+    b->ahead_rows = NONE;
+    int32_t x = norm(b, inp, E, 1);
+    int32_t cur = recr ? shortconv_head(b, x, rows, rcache, &bcx) : attention(b, x);
+    if (last)
+        inp = out_rows(b, inp);
+    if (recr)
+        cur = shortconv_tail(b, cur, bcx);
+    if (last)
+        cur = out_rows(b, cur);
+    int32_t res = ip(b, OP(ADD), inp, cur);
+    b->g->v[res].inplace = 3u;
+    int32_t out = ip(b, OP(ADD), res, ffn(b, norm(b, res, E, 1), s->n_ff));
+    b->g->v[out].inplace = 3u;
+    return out;
+}
+
+/* --- the graph ---------------------------------------------------------- */
 
 /* nemotron_h's block: one of a Mamba2 mixer, attention or a feed-forward
  * (the blocks with neither KV heads nor a state), then the residual. */
@@ -803,6 +887,8 @@ static int32_t block(builder *b, int32_t inp)
         return single_block(b, inp);
     if (delta_net(s))
         return delta_net_block(b, inp);
+    if (!strcmp(s->arch, "lfm2"))
+        return lfm2_block(b, inp);
     int32_t x = norm(b, inp, E, 1);
     int32_t cur = s->per_layer && s->layer_recr[b->il] ? mamba2(b, x) : b->mla ? attention_mla(b, x) : attention(b, x);
     int last = b->il + 1 == s->n_block; /* its rows cut to the outputs: the attention's, then
@@ -839,8 +925,10 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     if (delta_net(s) && (!(s->graph_flags & GGUF_GRAPH_FUSED_QKV) || !s->ssm_dt_rank || !s->ssm_n_group ||
                          !s->ssm_d_state || s->ssm_d_inner % s->ssm_dt_rank || s->ssm_dt_rank % s->ssm_n_group))
         return -1;
+    if (!strcmp(s->arch, "lfm2") && (s->ssm_d_conv < 2 || !s->per_layer))
+        return -1;
     builder b = {.sp = sp, .s = s, .g = g, .T = sp->n_tokens, .inp_pos = NONE, .out_ids = NONE, .rs_ids = NONE,
-                 .dev = PLACEMENT_CBUF_HOST};
+                 .dev = PLACEMENT_CBUF_HOST, .ahead_rows = NONE, .ahead_cache = NONE};
     b.mla = mla;
     b.full = (cache_inputs){NONE, NONE, NONE, sp->kv_cells};
     b.swa = (cache_inputs){NONE, NONE, NONE, sp->swa_cells};

@@ -324,6 +324,35 @@ static void test_delta_net_op(void **state)
     assert_false(c.predicted);
 }
 
+/* lfm2's short convolution, every block one (no attention): E 4096, FFN
+ * 256, kernel 3 (a state of 2 columns), T 512, one slot. The input
+ * projection (B, C, x: 3E x T, 24 MiB) stays until C multiplies the
+ * convolution's output at the end; B x (E x T) is made, transposed after
+ * the state (the concat, (2 + T) x E) and freed, and the convolution's
+ * output (E x T) takes its place. Live at the convolution: the embeddings
+ * input (never freed) and the residual (E x T each), the projection, the
+ * concat and the output: 8 + 8 + 24 + 8 + 8 MiB and 32 KiB, and the
+ * little inputs beside. */
+static void test_short_convolution(void **state)
+{
+    (void)state;
+    gguf_shape s = llama(4096, 2, 1000);
+    snprintf(s.arch, sizeof s.arch, "lfm2");
+    s.n_ff = 256;
+    s.per_layer = 1;
+    s.layer_recr[0] = s.layer_recr[1] = 1;
+    s.layer_head_kv[0] = s.layer_head_kv[1] = 0;
+    s.ssm_d_conv = 3;
+    uint64_t E = 4096, T = 512, floor = (E * T * (1 + 1 + 3 + 1) + (2 + T) * E) * 4;
+    placement_cbuf c = predict(&s, 4096, 512, 1, 0, -1);
+    assert_true(c.host_bytes >= floor);
+    assert_true(c.host_bytes < floor + MIB);
+    s.ssm_d_conv = 0; /* a kernel the file does not give */
+    placement_cbuf_in in = {.shape = &s, .ctx = 4096, .ubatch = 512};
+    placement_cbuf_predict(&in, &c);
+    assert_false(c.predicted);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_device_largest_tensor),
         cmocka_unit_test(test_one_token_graph_larger),
         cmocka_unit_test(test_delta_net_op),
+        cmocka_unit_test(test_short_convolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
