@@ -611,7 +611,8 @@ static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int32_t *cache_out)
 }
 
 /* build_mamba2_layer (src/models/mamba-base.cpp): the convolution state's
- * rows; the input projection [2 d_inner + 2 groups x d_state + heads, T]
+ * rows, one per sequence of the ubatch (the reservation's ubatch holds a
+ * sequence per slot, with a unified cache too); the input projection [2 d_inner + 2 groups x d_state + heads, T]
  * split into z, xBC and dt; xBC after the state (concat), the last
  * columns stored back, the convolution, its bias and silu; dt made
  * contiguous plus its bias; the scan over the SSM state's rows, y and the
@@ -621,7 +622,7 @@ static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int32_t *cache_out)
 static int32_t mamba2(builder *b, int32_t x)
 {
     const gguf_shape *s = b->s;
-    uint64_t T = b->T, S = b->sp->n_stream, E = s->n_embd;
+    uint64_t T = b->T, S = b->sp->n_rs < T ? b->sp->n_rs : T, E = s->n_embd;
     uint64_t conv = s->ssm_d_conv ? s->ssm_d_conv : 4, inner = s->ssm_d_inner, st = s->ssm_d_state;
     uint64_t ng = s->ssm_n_group ? s->ssm_n_group : 1, nh = s->ssm_dt_rank;
     uint64_t xbc = inner + 2 * ng * st, proj = 2 * inner + 2 * ng * st + nh;
