@@ -84,8 +84,9 @@ typedef struct gguf_shape {
     uint64_t router_bytes;   /* blk.N.ffn_gate_inp.weight, the largest (converters keep
                                 it f32 whatever the file's type); 0 when absent */
     uint64_t shexp_gate_bytes; /* blk.N.ffn_gate_inp_shexp.weight, the largest; 0 when absent */
-    /* A recurrent block's widths (ARCH.ssm.*): the convolution's kernel, the
-     * inner width, the state's, the groups and the heads (time_step_rank). */
+    /* A recurrent block's widths (ARCH.ssm.*): the convolution's kernel (lfm2:
+     * ARCH.shortconv.l_cache), the inner width, the state's, the groups and
+     * the heads (time_step_rank). */
     uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_n_group, ssm_dt_rank;
 } gguf_shape;
 

@@ -205,6 +205,7 @@ static uint64_t recurrent_state_bytes(const gguf_file *f, gguf_shape *out)
     uint64_t l_cache = kv_u32(f, a, "shortconv.l_cache", NULL);
     uint64_t r, s = 0;
     if (l_cache) {
+        out->ssm_d_conv = (uint32_t)l_cache; /* the short convolution's kernel */
         r = (uint64_t)out->n_embd * (l_cache - 1);
     } else {
         uint64_t d_conv = out->ssm_d_conv, d_inner = out->ssm_d_inner, d_state = out->ssm_d_state;

@@ -12,7 +12,9 @@
  * MoE every n_moe_step-th block and the routing weights applied to the
  * input, repeated per expert, before the experts; granitehybrid and
  * nemotron_h with their recurrent blocks' Mamba2 mixer (below), nemotron_h
- * with one mixer per block:
+ * with one mixer per block; qwen3next, qwen35 and qwen35moe with their
+ * gated delta-net mixer and gated attention (below), the rows cut to the
+ * outputs after the output norm; lfm2 with its short convolutions (below):
  *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
  *                    host, beside the inp_embd input (never freed);
  *   per block        build_norm, build_qkv (Q, then V, then K: the order
@@ -60,6 +62,8 @@ static const struct known_arch {
     /* tests/fixtures/llama.cpp/arch-sweep-b10587-cpu: llama-server's own loads */
     {"gpt-oss", 10587, 10587}, {"glm4moe", 10587, 10587}, {"llama4", 10587, 10587},
     {"seed_oss", 10587, 10587}, {"granitehybrid", 10587, 10587}, {"nemotron_h", 10587, 10587},
+    {"qwen3next", 10587, 10587}, {"qwen35", 10587, 10587},   {"qwen35moe", 10587, 10587},
+    {"lfm2", 10587, 10587},
 };
 
 int placement_cbuf_arch_builds(const char *arch, int *first, int *last)
@@ -100,6 +104,7 @@ typedef struct builder {
     cache_inputs full, swa;
     int8_t dev;                /* the current block's backend */
     uint32_t il;               /* the current block */
+    int32_t ahead_rows, ahead_cache; /* lfm2: the next block's state rows, expanded early */
 } builder;
 
 static int32_t push(builder *b, placement_cbuf_node t)
@@ -115,7 +120,7 @@ static int32_t push(builder *b, placement_cbuf_node t)
 
 static placement_cbuf_node blank(uint64_t bytes)
 {
-    return (placement_cbuf_node){.bytes = bytes, .src = {NONE, NONE, NONE, NONE},
+    return (placement_cbuf_node){.bytes = bytes, .src = {NONE, NONE, NONE, NONE, NONE, NONE},
                                  .view_src = NONE, .force = NONE};
 }
 
@@ -406,6 +411,21 @@ static int32_t key(builder *b, int32_t x, int32_t qkv, uint64_t ek)
     return rope(b, head_norm(b, k));
 }
 
+static void lookahead(builder *b);
+
+/* K (ek wide) and V (ev wide) stored into the block's cache, then
+ * attention of q over the cache (attend). */
+static int32_t cached_attend(builder *b, cache_inputs *c, int32_t q, int32_t k, int32_t v, uint64_t ek,
+                             uint64_t ev, uint64_t hd_v)
+{
+    uint64_t es_k = row_bytes(ek, b->sp->k_block_elems, b->sp->k_block_bytes);
+    uint64_t es_v = row_bytes(ev, b->sp->v_block_elems, b->sp->v_block_bytes);
+    int32_t kcache = cache(b, es_k * c->n_kv), vcache = cache(b, es_v * c->n_kv);
+    store_k(b, c, k, kcache);
+    store_v(b, c, v, vcache, ev);
+    return attend(b, c, q, kcache, vcache, hd_v, 0, 0);
+}
+
 /* Self-attention of a standard block: Q, V, K projections (fused or apart),
  * per-head norms, RoPE, the stores, attention, the output projection. */
 static int32_t attention(builder *b, int32_t x)
@@ -426,12 +446,8 @@ static int32_t attention(builder *b, int32_t x)
     int32_t v = fused ? view(b, OP(VIEW), qkv, ev * T * F32) : reshape(b, qkv_proj(b, x, ev));
     if (!gemma(s))
         k = key(b, x, qkv, ek);
-    uint64_t es_k = row_bytes(ek, b->sp->k_block_elems, b->sp->k_block_bytes);
-    uint64_t es_v = row_bytes(ev, b->sp->v_block_elems, b->sp->v_block_bytes);
-    int32_t kcache = cache(b, es_k * c->n_kv), vcache = cache(b, es_v * c->n_kv);
-    store_k(b, c, k, kcache);
-    store_v(b, c, v, vcache, ev);
-    int32_t out = attend(b, c, q, kcache, vcache, hd_v, 0, 0);
+    int32_t out = cached_attend(b, c, q, k, v, ek, ev, hd_v);
+    lookahead(b);
     return mm(b, eq * E, out, E, T);
 }
 
@@ -497,6 +513,8 @@ static int32_t expert_weight(builder *b, uint64_t rows)
     return weight(b, bytes, loc);
 }
 
+static int delta_net(const gguf_shape *s);
+
 static int32_t mm_id(builder *b, int32_t x, int32_t ids, uint64_t rows)
 {
     uint64_t K = b->s->n_expert_used;
@@ -515,7 +533,7 @@ static int32_t moe(builder *b, int32_t x)
     int32_t topk = view(b, OP(VIEW), op(b, OP(ARGSORT), X * T * I32, probs, NONE),
                         K * T * I32);
     int32_t w = op(b, OP(GET_ROWS), K * T * F32, probs3, topk);
-    if (!strcmp(s->arch, "qwen3moe") || !strcmp(s->arch, "llama")) {
+    if (!strcmp(s->arch, "qwen3moe") || !strcmp(s->arch, "llama") || delta_net(s)) {
         /* norm_w: the weights over their sum (sum_rows, clamp in place, div) */
         int32_t w2 = reshape(b, w);
         int32_t sum = op(b, OP(SUM_ROWS), T * F32, w2, NONE);
@@ -543,7 +561,8 @@ static int32_t moe(builder *b, int32_t x)
 }
 
 /* The shared expert after the routed ones: qwen2moe gates it by
- * sigmoid(x . ffn_gate_inp_shexp) (silu(g) / g); deepseek2 adds it as is. */
+ * sigmoid(x . ffn_gate_inp_shexp) (silu(g) / g), the delta-net family by
+ * a sigmoid itself; deepseek2 adds it as is. */
 static int32_t shared_expert(builder *b, int32_t x, int32_t routed)
 {
     const gguf_shape *s = b->s;
@@ -551,7 +570,9 @@ static int32_t shared_expert(builder *b, int32_t x, int32_t routed)
     if (s->graph_flags & GGUF_GRAPH_SHEXP_GATE) {
         /* a vector: f32 as converters keep it, unless the file says */
         int32_t g = mm_sized(b, s->shexp_gate_bytes ? s->shexp_gate_bytes : (uint64_t)s->n_embd * F32, x, 1, b->T);
-        int32_t gate = ip(b, OP(DIV), ip(b, OP(UNARY), g, NONE), g);
+        int32_t gate = ip(b, OP(UNARY), g, NONE);
+        if (!delta_net(s))
+            gate = ip(b, OP(DIV), gate, g);
         sh = ip(b, OP(MUL), sh, gate);
     }
     return ip(b, OP(ADD), routed, sh);
@@ -570,12 +591,12 @@ static int32_t feed_forward(builder *b, int32_t x)
 
 /* build_rs's rows: the recurrent cache of the current block (n elements per
  * sequence, f32), its zeroed state (scale_inplace: in the cache), the rows
- * of the ubatch's sequences (get_rows by the s_copy input), then the other
+ * of the ubatch's S sequences (get_rows by the s_copy input), then the other
  * slots' rows, copied back as they are. get_rows (the sequences' rows) is
  * expanded by the caller's op; the other slots' after it. */
-static int32_t rs_rows(builder *b, uint64_t n, int32_t *cache_out)
+static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int32_t *cache_out)
 {
-    uint64_t S = b->sp->n_stream, extra = b->sp->n_rs > S ? b->sp->n_rs - S : 0;
+    uint64_t extra = b->sp->n_rs > S ? b->sp->n_rs - S : 0;
     if (b->rs_ids == NONE)
         b->rs_ids = input(b, b->sp->n_rs * I32);
     int32_t c = cache(b, n * b->sp->n_rs * F32);
@@ -590,7 +611,8 @@ static int32_t rs_rows(builder *b, uint64_t n, int32_t *cache_out)
 }
 
 /* build_mamba2_layer (src/models/mamba-base.cpp): the convolution state's
- * rows; the input projection [2 d_inner + 2 groups x d_state + heads, T]
+ * rows, one per sequence of the ubatch (the reservation's ubatch holds a
+ * sequence per slot, with a unified cache too); the input projection [2 d_inner + 2 groups x d_state + heads, T]
  * split into z, xBC and dt; xBC after the state (concat), the last
  * columns stored back, the convolution, its bias and silu; dt made
  * contiguous plus its bias; the scan over the SSM state's rows, y and the
@@ -600,12 +622,12 @@ static int32_t rs_rows(builder *b, uint64_t n, int32_t *cache_out)
 static int32_t mamba2(builder *b, int32_t x)
 {
     const gguf_shape *s = b->s;
-    uint64_t T = b->T, S = b->sp->n_stream, E = s->n_embd;
+    uint64_t T = b->T, S = b->sp->n_rs < T ? b->sp->n_rs : T, E = s->n_embd;
     uint64_t conv = s->ssm_d_conv ? s->ssm_d_conv : 4, inner = s->ssm_d_inner, st = s->ssm_d_state;
     uint64_t ng = s->ssm_n_group ? s->ssm_n_group : 1, nh = s->ssm_dt_rank;
     uint64_t xbc = inner + 2 * ng * st, proj = 2 * inner + 2 * ng * st + nh;
     int32_t rcache, scache;
-    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * xbc, &rcache));
+    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * xbc, S, &rcache));
     int32_t zx = mm(b, E * proj, reshape(b, x), proj, T);
     int32_t z = view(b, OP(VIEW), zx, inner * T * F32);
     int32_t xbcv = view(b, OP(VIEW), zx, xbc * T * F32);
@@ -615,7 +637,7 @@ static int32_t mamba2(builder *b, int32_t x)
     int32_t xc = op(b, OP(OTHER), xbc * T * F32, cx, weight(b, conv * xbc * F32, b->dev));
     xc = ip(b, OP(UNARY), ip(b, OP(ADD), xc, bweight(b, xbc)), NONE);
     int32_t dt = ip(b, OP(ADD), op(b, OP(OTHER), nh * T * F32, dtv, NONE), bweight(b, nh));
-    int32_t states = reshape(b, rs_rows(b, st * inner, &scache));
+    int32_t states = reshape(b, rs_rows(b, st * inner, S, &scache));
     int32_t xv = view(b, OP(VIEW), xc, inner * T * F32);
     int32_t scan = op3(b, OP(OTHER), (inner * T + st * inner * S) * F32, 0, states, xv, dt);
     b->g->v[scan].src[3] = view(b, OP(VIEW), xc, ng * st * T * F32); /* B and C, beside x */
@@ -627,8 +649,134 @@ static int32_t mamba2(builder *b, int32_t x)
     return reshape(b, mm(b, inner * E, y, E, T));
 }
 
-/* --- the graph ---------------------------------------------------------- */
+/* --- the gated delta-net family (qwen3next, qwen35, qwen35moe) ------------- */
 
+static int delta_net(const gguf_shape *s)
+{
+    return !strcmp(s->arch, "qwen3next") || !strcmp(s->arch, "qwen35") || !strcmp(s->arch, "qwen35moe");
+}
+
+/* ggml_nbytes of a strided view: rows of width bytes, stride bytes apart. */
+static uint64_t strided(uint64_t rows, uint64_t width, uint64_t stride)
+{
+    return rows ? (rows - 1) * stride + width : 0;
+}
+
+/* The decay gate and beta of a delta-net mixer, [v heads, T] each: alpha
+ * plus the dt bias, softplus, times A; beta through a sigmoid (each in
+ * place). qwen3next projects beta and alpha in one matmul and makes each
+ * half contiguous; qwen35 projects them apart. The gate's chain is visited
+ * first (the op's sources in order). */
+static void dn_gate_beta(builder *b, int32_t x, int32_t *gate, int32_t *beta)
+{
+    uint64_t E = b->s->n_embd, T = b->T, Hv = b->s->ssm_dt_rank;
+    int fused = !strcmp(b->s->arch, "qwen3next");
+    int32_t ba = fused ? reshape(b, mm(b, E * 2 * Hv, x, 2 * Hv, T)) : NONE;
+    uint64_t half = strided(T * b->s->ssm_n_group, Hv / b->s->ssm_n_group * F32, 2 * Hv / b->s->ssm_n_group * F32);
+    int32_t a = fused ? op(b, OP(OTHER), Hv * T * F32, view(b, OP(VIEW), ba, half), NONE)
+                      : reshape(b, mm(b, E * Hv, x, Hv, T));
+    a = ip(b, OP(UNARY), ip(b, OP(ADD), a, bweight(b, Hv)), NONE);
+    *gate = reshape(b, ip(b, OP(MUL), a, bweight(b, Hv)));
+    int32_t bt = fused ? op(b, OP(OTHER), Hv * T * F32, view(b, OP(VIEW), ba, half), NONE)
+                       : reshape(b, mm(b, E * Hv, x, Hv, T));
+    *beta = ip(b, OP(UNARY), bt, NONE);
+    if (fused)
+        *beta = reshape(b, *beta);
+}
+
+/* Q or K of a delta-net mixer: its columns of the convolution's output,
+ * l2-normed; qwen3next repeats the key heads up to the value heads (the
+ * qwen35 blocks let the fused op broadcast them). */
+static int32_t dn_qk(builder *b, int32_t xc, uint64_t ch)
+{
+    const gguf_shape *s = b->s;
+    uint64_t T = b->T, S = s->ssm_d_state, Hk = s->ssm_n_group, Hv = s->ssm_dt_rank;
+    int32_t v = view(b, OP(VIEW), xc, strided(T, S * Hk * F32, ch * F32));
+    int32_t n = op(b, OP(OTHER), S * Hk * T * F32, v, NONE);
+    if (Hk == Hv || strcmp(s->arch, "qwen3next"))
+        return n;
+    return reshape(b, op(b, OP(OTHER), S * Hv * T * F32, reshape(b, n), NONE));
+}
+
+/* build_layer_attn_linear with the fused GATED_DELTA_NET op, which b10587's
+ * CPU backend takes for one token and for many: the convolution state's
+ * rows, the QKV projection after them (concat), the last columns stored
+ * back; the SSM state's rows; the convolution and silu; Q and K l2-normed,
+ * V a view; the gate and beta; the op over the six, its output and the new
+ * state in one tensor (the state stored back); the output RMS-normed and
+ * gated by silu(z), z projected only then (the depth-first visit reaches it
+ * through the gating); the output projection. */
+static int32_t delta_net_mixer(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    uint64_t T = b->T, N = b->sp->n_rs < T ? b->sp->n_rs : T, E = s->n_embd;
+    uint64_t conv = s->ssm_d_conv ? s->ssm_d_conv : 4, S = s->ssm_d_state, Hv = s->ssm_dt_rank;
+    uint64_t inner = s->ssm_d_inner, ch = inner + 2 * s->ssm_n_group * S, dv = inner / Hv;
+    int32_t rcache, scache;
+    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * ch, N, &rcache));
+    int32_t qkv = reshape(b, mm(b, E * ch, x, ch, T));
+    int32_t cx = op(b, OP(OTHER), (conv - 1 + T / N) * ch * N * F32, cstate, same_view(b, OP(TRANSPOSE), qkv));
+    over(b, OP(OTHER), view(b, OP(VIEW), cx, (conv - 1) * ch * N * F32), view(b, OP(VIEW), rcache, 0), NONE, rcache);
+    int32_t state = reshape(b, rs_rows(b, S * inner, N, &scache));
+    int32_t xc = op(b, OP(SSM_CONV), ch * T * F32, cx, weight(b, conv * ch * F32, b->dev));
+    xc = ip(b, OP(UNARY), xc, NONE);
+    int32_t q = dn_qk(b, xc, ch), k = dn_qk(b, xc, ch);
+    int32_t v = view(b, OP(VIEW), xc, strided(T, inner * F32, ch * F32));
+    int32_t gate, beta;
+    dn_gate_beta(b, x, &gate, &beta);
+    int32_t gdn = op3(b, OP(OTHER), (dv * Hv * T + dv * dv * Hv * N) * F32, 0, q, k, v);
+    b->g->v[gdn].src[3] = gate;
+    b->g->v[gdn].src[4] = beta;
+    b->g->v[gdn].src[5] = state;
+    over(b, OP(OTHER), view(b, OP(VIEW), gdn, dv * dv * Hv * N * F32), view(b, OP(VIEW), scache, 0), NONE, scache);
+    int32_t y = norm(b, view(b, OP(VIEW), gdn, dv * Hv * T * F32), dv, 1);
+    int32_t z = ip(b, OP(UNARY), reshape(b, mm(b, E * inner, x, inner, T)), NONE);
+    y = reshape(b, ip(b, OP(MUL), y, z));
+    return reshape(b, mm(b, inner * E, y, E, T));
+}
+
+/* build_layer_attn of the family: one projection for Q and its gate
+ * (interleaved per head), Q's half RMS-normed out of place (a strided
+ * view), RoPE; V, then K normed and roped; the stores and attention; the
+ * gate's half made contiguous, a sigmoid, times the attention; the output
+ * projection. */
+static int32_t gated_attention(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    cache_inputs *c = cache_of(b);
+    uint64_t E = s->n_embd, T = b->T, hd = s->head_dim_k, H = s->n_head, KV = s->layer_head_kv[b->il];
+    uint64_t eq = hd * H, ekv = hd * KV, half = strided(H * T, hd * F32, 2 * hd * F32);
+    int32_t qg = mm(b, E * 2 * eq, x, 2 * eq, T);
+    if (!strcmp(s->arch, "qwen3next"))
+        qg = reshape(b, qg);
+    int32_t q = op(b, OP(RMS_NORM), eq * T * F32, view(b, OP(VIEW), qg, half), NONE);
+    q = rope(b, ip(b, OP(MUL), q, bweight(b, hd)));
+    int32_t v = reshape(b, mm(b, E * ekv, x, ekv, T));
+    int32_t k = rope(b, norm(b, reshape(b, mm(b, E * ekv, x, ekv, T)), hd, 0));
+    int32_t out = cached_attend(b, c, q, k, v, ekv, ekv, hd);
+    int32_t gate = op(b, OP(OTHER), eq * T * F32, view(b, OP(VIEW), qg, half), NONE);
+    out = ip(b, OP(MUL), out, ip(b, OP(UNARY), gate, NONE));
+    return mm(b, eq * E, out, E, T);
+}
+
+/* The family's block: the mixer or gated attention, the residual, the
+ * post-attention norm, the feed-forward, the residual; the rows are cut to
+ * the outputs only after the output norm (build_head_rows). */
+static int32_t delta_net_block(builder *b, int32_t inp)
+{
+    const gguf_shape *s = b->s;
+    uint64_t E = s->n_embd;
+    int32_t x = norm(b, inp, E, 1);
+    int32_t cur = s->layer_recr[b->il] ? delta_net_mixer(b, x) : gated_attention(b, x);
+    int32_t res = ip(b, OP(ADD), cur, inp);
+    b->g->v[res].inplace = 3u;
+    cur = feed_forward(b, norm(b, res, E, 1));
+    int32_t out = ip(b, OP(ADD), cur, res);
+    b->g->v[out].inplace = 3u;
+    return out;
+}
+
+/* The rows of x kept for the outputs (get_rows by inp_out_ids). */
 static int32_t out_rows(builder *b, int32_t x)
 {
     if (b->out_ids == NONE)
@@ -636,6 +784,85 @@ static int32_t out_rows(builder *b, int32_t x)
     return op3(b, OP(GET_ROWS), (uint64_t)b->s->n_embd * b->sp->n_outputs * F32, 0, x,
                b->out_ids, NONE);
 }
+
+/* --- lfm2's short convolutions ---------------------------------------------- */
+
+/* lfm2 expands a short-convolution block's state rows (build_rs) when it
+ * builds the block, before the block's norm pulls in the tail of the block
+ * before it (its output projection, residual and feed-forward): the rows
+ * come right after the previous block's last explicit expansion (its
+ * attention's result, or its state store). */
+static void shortconv_rows(builder *b)
+{
+    uint64_t N = b->sp->n_rs < b->T ? b->sp->n_rs : b->T;
+    b->ahead_rows = rs_rows(b, (uint64_t)(b->s->ssm_d_conv - 1) * b->s->n_embd, N, &b->ahead_cache);
+}
+
+static void lookahead(builder *b)
+{
+    const gguf_shape *s = b->s;
+    if (!strcmp(s->arch, "lfm2") && b->il + 1 < s->n_block && s->layer_recr[b->il + 1])
+        shortconv_rows(b);
+}
+
+/* build_shortconv_block up to its last explicit expansion: the input
+ * projection [3 E, T] (B, C, x), B x (two strided views: a new tensor),
+ * transposed after the state's rows (concat), the last columns stored
+ * back. Returns the concat; *bcx the projection (C is read in the tail). */
+static int32_t shortconv_head(builder *b, int32_t x, int32_t rows, int32_t rcache, int32_t *bcx)
+{
+    const gguf_shape *s = b->s;
+    uint64_t T = b->T, N = b->sp->n_rs < T ? b->sp->n_rs : T, E = s->n_embd, d = s->ssm_d_conv - 1;
+    uint64_t third = strided(T, E * F32, 3 * E * F32);
+    *bcx = mm(b, E * 3 * E, reshape(b, x), 3 * E, T);
+    int32_t bx = op(b, OP(MUL), E * T * F32, view(b, OP(VIEW), *bcx, third), view(b, OP(VIEW), *bcx, third));
+    int32_t cx = op(b, OP(OTHER), (d + T / N) * E * N * F32, reshape(b, rows), same_view(b, OP(TRANSPOSE), bx));
+    over(b, OP(OTHER), view(b, OP(VIEW), cx, strided(E * N, d * F32, (d + T / N) * F32)), view(b, OP(VIEW), rcache, 0),
+         NONE, rcache);
+    lookahead(b);
+    return cx;
+}
+
+/* Its tail, visited when the next block reads the residual: the
+ * convolution, C times it (in place over the convolution's output), the
+ * output projection. */
+static int32_t shortconv_tail(builder *b, int32_t cx, int32_t bcx)
+{
+    uint64_t E = b->s->n_embd, T = b->T;
+    int32_t co = op(b, OP(SSM_CONV), E * T * F32, cx, weight(b, (uint64_t)b->s->ssm_d_conv * E * F32, b->dev));
+    int32_t y = op3(b, OP(MUL), E * T * F32, 2u, view(b, OP(VIEW), bcx, strided(T, E * F32, 3 * E * F32)), co, NONE);
+    return reshape(b, mm(b, E * E, y, E, T));
+}
+
+/* lfm2's block: the norm, a short convolution or attention (Q, V, K,
+ * each normed per head), the residual added to the mixer's output (the
+ * last block's rows cut to the outputs, the residual's first), the norm,
+ * the feed-forward, the residual. */
+static int32_t lfm2_block(builder *b, int32_t inp)
+{
+    const gguf_shape *s = b->s;
+    uint64_t E = s->n_embd;
+    int last = b->il + 1 == s->n_block, recr = s->layer_recr[b->il];
+    if (recr && b->ahead_rows == NONE) /* the first block: nothing before to follow */
+        shortconv_rows(b);
+    int32_t rows = b->ahead_rows, rcache = b->ahead_cache, bcx = NONE;
+    b->ahead_rows = NONE;
+    int32_t x = norm(b, inp, E, 1);
+    int32_t cur = recr ? shortconv_head(b, x, rows, rcache, &bcx) : attention(b, x);
+    if (last)
+        inp = out_rows(b, inp);
+    if (recr)
+        cur = shortconv_tail(b, cur, bcx);
+    if (last)
+        cur = out_rows(b, cur);
+    int32_t res = ip(b, OP(ADD), inp, cur);
+    b->g->v[res].inplace = 3u;
+    int32_t out = ip(b, OP(ADD), res, ffn(b, norm(b, res, E, 1), s->n_ff));
+    b->g->v[out].inplace = 3u;
+    return out;
+}
+
+/* --- the graph ---------------------------------------------------------- */
 
 /* nemotron_h's block: one of a Mamba2 mixer, attention or a feed-forward
  * (the blocks with neither KV heads nor a state), then the residual. */
@@ -659,6 +886,10 @@ static int32_t block(builder *b, int32_t inp)
     uint64_t E = s->n_embd;
     if (!strcmp(s->arch, "nemotron_h") && s->per_layer)
         return single_block(b, inp);
+    if (delta_net(s))
+        return delta_net_block(b, inp);
+    if (!strcmp(s->arch, "lfm2"))
+        return lfm2_block(b, inp);
     int32_t x = norm(b, inp, E, 1);
     int32_t cur = s->per_layer && s->layer_recr[b->il] ? mamba2(b, x) : b->mla ? attention_mla(b, x) : attention(b, x);
     int last = b->il + 1 == s->n_block; /* its rows cut to the outputs: the attention's, then
@@ -690,8 +921,15 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     int mla = s->kv_lora_rank && s->head_dim_k_mla && s->head_dim_v_mla;
     if (!placement_cbuf_arch_known(s->arch) || (!strcmp(s->arch, "deepseek2") && !mla))
         return -1;
+    /* the delta-net family's mixer as followed: attn_qkv and attn_gate (not
+     * the older files' one ssm_in), widths that divide */
+    if (delta_net(s) && (!(s->graph_flags & GGUF_GRAPH_FUSED_QKV) || !s->ssm_dt_rank || !s->ssm_n_group ||
+                         !s->ssm_d_state || s->ssm_d_inner % s->ssm_dt_rank || s->ssm_dt_rank % s->ssm_n_group))
+        return -1;
+    if (!strcmp(s->arch, "lfm2") && (s->ssm_d_conv < 2 || !s->per_layer))
+        return -1;
     builder b = {.sp = sp, .s = s, .g = g, .T = sp->n_tokens, .inp_pos = NONE, .out_ids = NONE, .rs_ids = NONE,
-                 .dev = PLACEMENT_CBUF_HOST};
+                 .dev = PLACEMENT_CBUF_HOST, .ahead_rows = NONE, .ahead_cache = NONE};
     b.mla = mla;
     b.full = (cache_inputs){NONE, NONE, NONE, sp->kv_cells};
     b.swa = (cache_inputs){NONE, NONE, NONE, sp->swa_cells};
@@ -702,13 +940,19 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     input(&b, E * T * F32); /* inp_embd: the embeddings input, unused here, never freed */
     if (gemma(s))
         x = ip(&b, OP(OTHER), x, NONE); /* the embeddings scaled by sqrt(n_embd) */
-    for (b.il = 0; b.il < s->n_block; b.il++) {
+    /* the delta-net family's NextN blocks are not run by the main graph */
+    uint32_t n_run = delta_net(s) ? s->n_block - s->n_nextn : s->n_block;
+    for (b.il = 0; b.il < n_run; b.il++) {
         b.dev = block_backend(sp, b.il);
         x = block(&b, x);
     }
     b.dev = sp->gpu && sp->output_on_dev ? PLACEMENT_CBUF_DEV : PLACEMENT_CBUF_HOST;
     x = norm(&b, x, E, 0);
-    g->v[x].output = 1; /* t_embd */
+    g->v[x].output = 1; /* t_embd; the delta-net family's t_h_nextn, then its rows */
+    if (delta_net(s)) {
+        x = out_rows(&b, x);
+        g->v[x].output = 1;
+    }
     int32_t logits = op(&b, OP(MUL_MAT), (uint64_t)s->n_vocab * sp->n_outputs * F32,
                         weight(&b, s->output_bytes, mm_loc(&b, s->output_bytes, s->n_vocab)), x);
     if (!strcmp(s->arch, "gemma2"))

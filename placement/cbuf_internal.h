@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PLACEMENT_CBUF_MAX_SRC 4
+/* ggml's GATED_DELTA_NET takes six sources (q, k, v, gate, beta, state). */
+#define PLACEMENT_CBUF_MAX_SRC 6
 
 /* The two backends of a llama.cpp context on a GPU build, in the
  * scheduler's priority order: the device first, the host (CPU) last. A

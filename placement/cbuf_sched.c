@@ -211,7 +211,7 @@ static int32_t copy_of(sched *s, int32_t src, int8_t b)
 {
     if (s->copy[src] >= 0)
         return s->copy[src];
-    placement_cbuf_node c = {.bytes = s->g->v[src].bytes, .src = {-1, -1, -1, -1},
+    placement_cbuf_node c = {.bytes = s->g->v[src].bytes, .src = {-1, -1, -1, -1, -1, -1},
                              .view_src = -1, .kind = PLACEMENT_CBUF_OP, .force = -1};
     int32_t k = add_tensor(s, c, b);
     s->copy[src] = k;
@@ -231,7 +231,7 @@ static void end_split(sched *s, int8_t b)
         int32_t src = s->pending[k];
         /* a view with op NONE: it keeps its source alive without counting
          * among the views of anything (view_src -2) */
-        placement_cbuf_node dep = {.src = {src, -1, -1, -1}, .view_src = -2,
+        placement_cbuf_node dep = {.src = {src, -1, -1, -1, -1, -1}, .view_src = -2,
                                    .kind = PLACEMENT_CBUF_VIEW, .op = PLACEMENT_CBUF_OP_NONE,
                                    .force = -1};
         int32_t d = add_tensor(s, dep, s->be[src]);

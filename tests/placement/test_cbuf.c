@@ -264,6 +264,95 @@ static void test_one_token_graph_larger(void **state)
     assert_true(c.host_bytes < 8 * MIB + 4 * MIB);
 }
 
+/* A gated delta-net hybrid (arch: qwen35, or qwen3next): E 256, block 0 a
+ * delta-net mixer, block 1 gated attention (8 heads of 64, 4 KV heads); the
+ * mixer's conv kernel 4, 16 key heads and 32 value heads of 128 (d_inner
+ * 4096): its convolution runs over Q, K and V, 2 x 16 x 128 + 4096 = 8192
+ * channels. */
+static gguf_shape delta_net(const char *arch)
+{
+    gguf_shape s = llama(256, 2, 1000);
+    snprintf(s.arch, sizeof s.arch, "%s", arch);
+    s.per_layer = 1;
+    s.layer_recr[0] = 1;
+    s.layer_head_kv[0] = 0;
+    s.layer_head_kv[1] = 4;
+    s.graph_flags = GGUF_GRAPH_FUSED_QKV | GGUF_GRAPH_QK_NORM; /* attn_qkv: the mixer's Q, K, V */
+    s.ssm_d_conv = 4;
+    s.ssm_d_state = 128;
+    s.ssm_n_group = 16;
+    s.ssm_dt_rank = 32;
+    s.ssm_d_inner = 4096;
+    return s;
+}
+
+/* The fused GATED_DELTA_NET op of a delta-net block, 16 slots (-np 16: 16
+ * sequences of 32 tokens in the ubatch of 512): when it runs, live at once
+ * are the convolution's output (silu in place; V is a view of it), 8192 x
+ * T f32; Q and K l2-normed, 16 heads x 128 x T each; the slots' SSM state
+ * rows, 128 x 4096 x 16; and its result, the output (32 x 128 x T) and the
+ * new states (128 x 128 x 32 x 16) in one tensor; beside them the gate and
+ * beta (32 x T each), the normed input (z's projection, 4096 x T, comes
+ * only after the op: the gating visits it), the residual and the
+ * embeddings input (E x T each). T 512: 16 + 4 + 4 + 32 + 40 MiB, 128 KiB,
+ * 1.5 MiB. Idle below them at most the convolution state's rows (3 x 8192
+ * x 16 f32, 1.5 MiB) and the concat of those rows and the projection
+ * ((3 + 32) x 8192 x 16, 17.5 MiB), both freed before the op. qwen3next
+ * repeats Q and K up to the 32 value heads: 8 MiB more at the op. The file
+ * with the older single ssm_in projection (no attn_qkv) is not predicted. */
+static void test_delta_net_op(void **state)
+{
+    (void)state;
+    placement_cbuf c;
+    uint64_t T = 512, N = 16;
+    uint64_t at_op = (8192 * T + 2 * 16 * 128 * T + 128 * 4096 * N + 32 * 128 * (T + 128 * N)) * 4;
+    uint64_t beside = 2 * 32 * T * 4 + 3 * 256 * T * 4, idle = (3 + (3 + T / N)) * 8192 * N * 4;
+    gguf_shape s = delta_net("qwen35");
+    placement_cbuf_in in = {.shape = &s, .ctx = 4096, .ubatch = 512, .flash_attn = 1, .n_seq = 16};
+    placement_cbuf_predict(&in, &c);
+    assert_true(c.predicted);
+    assert_true(c.host_bytes >= at_op + beside);
+    assert_true(c.host_bytes <= at_op + beside + idle);
+    uint64_t qwen35 = c.host_bytes;
+    gguf_shape n = delta_net("qwen3next");
+    in.shape = &n;
+    placement_cbuf_predict(&in, &c);
+    assert_true(c.host_bytes >= qwen35 + 8 * MIB);
+    assert_true(c.host_bytes < qwen35 + 9 * MIB);
+    n.graph_flags &= ~GGUF_GRAPH_FUSED_QKV;
+    placement_cbuf_predict(&in, &c);
+    assert_false(c.predicted);
+}
+
+/* lfm2's short convolution, every block one (no attention): E 4096, FFN
+ * 256, kernel 3 (a state of 2 columns), T 512, one slot. The input
+ * projection (B, C, x: 3E x T, 24 MiB) stays until C multiplies the
+ * convolution's output at the end; B x (E x T) is made, transposed after
+ * the state (the concat, (2 + T) x E) and freed, and the convolution's
+ * output (E x T) takes its place. Live at the convolution: the embeddings
+ * input (never freed) and the residual (E x T each), the projection, the
+ * concat and the output: 8 + 8 + 24 + 8 + 8 MiB and 32 KiB, and the
+ * little inputs beside. */
+static void test_short_convolution(void **state)
+{
+    (void)state;
+    gguf_shape s = llama(4096, 2, 1000);
+    snprintf(s.arch, sizeof s.arch, "lfm2");
+    s.n_ff = 256;
+    s.per_layer = 1;
+    s.layer_recr[0] = s.layer_recr[1] = 1;
+    s.layer_head_kv[0] = s.layer_head_kv[1] = 0;
+    s.ssm_d_conv = 3;
+    uint64_t E = 4096, T = 512, floor = (E * T * (1 + 1 + 3 + 1) + (2 + T) * E) * 4;
+    placement_cbuf c = predict(&s, 4096, 512, 1, 0, -1);
+    assert_true(c.host_bytes >= floor);
+    assert_true(c.host_bytes < floor + MIB);
+    s.ssm_d_conv = 0; /* a kernel the file does not give */
+    placement_cbuf_in in = {.shape = &s, .ctx = 4096, .ubatch = 512};
+    placement_cbuf_predict(&in, &c);
+    assert_false(c.predicted);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +364,8 @@ int main(void)
         cmocka_unit_test(test_placement_uses_it),
         cmocka_unit_test(test_device_largest_tensor),
         cmocka_unit_test(test_one_token_graph_larger),
+        cmocka_unit_test(test_delta_net_op),
+        cmocka_unit_test(test_short_convolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,8 @@ static uint8_t op_of(const char *name)
 
 #define MAX_NODES 512
 #define MAX_EXT 256
+/* The sources a captured node names (its ops take at most four). */
+#define CAPTURED_SRC 4
 
 /* One split as captured: its nodes' words, and the order. */
 typedef struct split {
@@ -85,9 +87,9 @@ static void graph_of(const split *s, placement_cbuf_graph *g)
     for (size_t i = 0; i < s->n; i++) {
         placement_cbuf_node *t = &g->v[i];
         t->op = op_of(s->op[i]);
-        for (int j = 0; j < PLACEMENT_CBUF_MAX_SRC; j++)
+        for (int j = 0; j < CAPTURED_SRC; j++) /* the others stay -1 */
             t->src[j] = tensor_of(s->n, s->ref[i][j]);
-        t->view_src = tensor_of(s->n, s->ref[i][4]);
+        t->view_src = tensor_of(s->n, s->ref[i][CAPTURED_SRC]);
         if (t->view_src >= 0)
             t->kind = PLACEMENT_CBUF_VIEW;
     }

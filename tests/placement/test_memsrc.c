@@ -147,8 +147,12 @@ static void test_fenced_build(void **state)
 {
     (void)state;
     int first, last;
+    assert_false(placement_cbuf_arch_builds("gemma4", &first, &last));
+    /* the delta-net family's rules: measured on b10587 alone */
+    assert_true(placement_cbuf_arch_builds("qwen3next", &first, &last));
+    assert_int_equal(first, 10587);
+    assert_int_equal(last, 10587);
     assert_true(placement_cbuf_arch_builds("llama", &first, &last));
-    assert_false(placement_cbuf_arch_builds("qwen3next", &first, &last));
     gguf_shape s = model("llama", 256, 2, 8, 32000);
     placement_engine_mem m = {.known = 1, .has_device = 1, .ubatch = 512, .dev_compute_mib = 77};
     snprintf(m.from, sizeof m.from, "llama-fit-params of later");
