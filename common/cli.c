@@ -27,11 +27,26 @@ const char *lvd_ansi(FILE *f, const char *seq)
     return lvd_color_enabled(f) ? seq : "";
 }
 
+static lvd_sb *diag_sink; /* lvd_diag_capture's buffer, else NULL: stderr */
+
+void lvd_diag_capture(lvd_sb *sink)
+{
+    diag_sink = sink;
+}
+
+/* One diagnostic line, written whole (to the capture buffer when one is set);
+ * colored as stderr would be either way. */
 static void vline(const char *tool, const char *kind, const char *color, const char *fmt, va_list ap)
 {
-    fprintf(stderr, "%s: %s%s:%s ", tool, lvd_ansi(stderr, color), kind, lvd_ansi(stderr, "\033[0m"));
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    lvd_sb line = {0};
+    lvd_sb_addf(&line, "%s: %s%s:%s ", tool, lvd_ansi(stderr, color), kind, lvd_ansi(stderr, "\033[0m"));
+    lvd_sb_vaddf(&line, fmt, ap);
+    lvd_sb_addc(&line, '\n');
+    if (diag_sink)
+        lvd_sb_add(diag_sink, line.buf, line.len);
+    else
+        fwrite(line.buf, 1, line.len, stderr);
+    lvd_sb_free(&line);
 }
 
 void lvd_error(const char *tool, const char *fmt, ...)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 struct cJSON;
+struct lvd_sb;
 
 /* Stable exit codes, documented in the README. */
 enum lvd_exit {
@@ -29,6 +30,10 @@ enum lvd_exit {
 /* "lvd-TOOL: error: MESSAGE" on stderr (red on a colour terminal). */
 void lvd_error(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lvd_warn(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* From now on lvd_error and lvd_warn append their lines (colored as for
+ * stderr) to sink instead of writing them; NULL writes them again. For a
+ * tool that replays its diagnostics later (lvd select's answer cache). */
+void lvd_diag_capture(struct lvd_sb *sink);
 /* A usage error: the error line and the --help hint; returns LVD_EXIT_USAGE. */
 int lvd_usage_error(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Colour only on a terminal, never when NO_COLOR is set (any value) or TERM=dumb. */

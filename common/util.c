@@ -225,6 +225,11 @@ static int fsync_dir_of(const char *path)
 
 int lvd_write_file_atomic(const char *path, const void *data, size_t n, lvd_err *err)
 {
+    return lvd_write_file_replace(path, data, n, 1, err);
+}
+
+int lvd_write_file_replace(const char *path, const void *data, size_t n, int sync, lvd_err *err)
+{
     char *tmp = lvd_xasprintf("%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -248,7 +253,7 @@ int lvd_write_file_atomic(const char *path, const void *data, size_t n, lvd_err 
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
+    if ((sync && fsync(fd) != 0) || close(fd) != 0) {
         lvd_errf(err, "%s: write failed: %s", path, strerror(errno));
         unlink(tmp);
         free(tmp);
@@ -261,7 +266,8 @@ int lvd_write_file_atomic(const char *path, const void *data, size_t n, lvd_err 
         return -1;
     }
     free(tmp);
-    fsync_dir_of(path);
+    if (sync)
+        fsync_dir_of(path);
     return 0;
 }
 

@@ -51,6 +51,10 @@ void lvd_err_clear(lvd_err *err);
 int lvd_read_file(const char *path, size_t max, lvd_sb *out, lvd_err *err);
 /* Writes data to path atomically: temp file beside it, fsync, rename, fsync dir. */
 int lvd_write_file_atomic(const char *path, const void *data, size_t n, lvd_err *err);
+/* The same; sync 0 skips both fsyncs: readers never see a partial file, but
+ * after a crash the file may be empty or short (for a file its reader
+ * checks whole and can do without, such as a cache). */
+int lvd_write_file_replace(const char *path, const void *data, size_t n, int sync, lvd_err *err);
 /* mkdir -p with mode 0755 for every missing component. */
 int lvd_mkdir_p(const char *path, lvd_err *err);
 /* lvd_mkdir_p of the directory path is in (nothing for a bare name or "/x"). */

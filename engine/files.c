@@ -187,9 +187,11 @@ int engine_files_list(const char *dir, engine_fileset *out, lvd_err *err)
     } while (added);
     if (out->n)
         qsort(out->v, out->n, sizeof *out->v, by_rel);
-    lvd_strv_free(l.extra);
+    lvd_strv_push(&out->dirs, &out->n_dirs, l.dir);
+    for (size_t i = 0; i < l.n_extra; i++)
+        lvd_strv_push(&out->dirs, &out->n_dirs, l.extra[i]);
+    free(l.extra);
     free(l.tree);
-    free(l.dir);
     return 0;
 }
 
@@ -201,6 +203,7 @@ void engine_fileset_free(engine_fileset *fs)
     }
     free(fs->v);
     lvd_strv_free(fs->needed);
+    lvd_strv_free(fs->dirs);
     memset(fs, 0, sizeof *fs);
 }
 

@@ -44,6 +44,10 @@ typedef struct engine_fileset {
     size_t n;
     char **needed;    /* the distinct DT_NEEDED names of the set's ELF files */
     size_t n_needed;
+    char **dirs;      /* the directories read for the set: DIR's realpath, then
+                       * the RUNPATH ones (a watcher of the set stats them: an
+                       * entry added, removed or renamed changes theirs) */
+    size_t n_dirs;
 } engine_fileset;
 
 /* Lists the file set of dir (rules above) into out (free with

@@ -285,6 +285,24 @@ static void alone_step(job *j)
     j->r->exit_code = LVD_EXIT_PARTIAL;
 }
 
+/* lvd select of model with the night's objective and context: --record
+ * (the verdict), or the plain select a service runs. */
+static void select_argv(job *j, argv_b *a, const char *model, int record)
+{
+    const night_config *c = j->o->cfg;
+    tool(j, a, "select");
+    lvd_strv_pushf(&a->v, &a->n, "--model");
+    lvd_strv_pushf(&a->v, &a->n, "%s", model);
+    if (record)
+        lvd_strv_pushf(&a->v, &a->n, "--record");
+    lvd_strv_pushf(&a->v, &a->n, "--objective");
+    lvd_strv_pushf(&a->v, &a->n, "%s", c->objective);
+    if (c->ctx >= 0) { /* the context served; unset: the one the verdict's depth stands for */
+        lvd_strv_pushf(&a->v, &a->n, "--ctx");
+        lvd_strv_pushf(&a->v, &a->n, "%d", c->ctx);
+    }
+}
+
 static void per_model(job *j, const char *what, const char *model)
 {
     const night_config *c = j->o->cfg;
@@ -293,16 +311,7 @@ static void per_model(job *j, const char *what, const char *model)
     snprintf(name, sizeof name, "%s %.127s", what, lvd_base_name(model));
     int timeout = c->step_timeout_s;
     if (!strcmp(what, "select")) {
-        tool(j, &a, "select");
-        lvd_strv_pushf(&a.v, &a.n, "--model");
-        lvd_strv_pushf(&a.v, &a.n, "%s", model);
-        lvd_strv_pushf(&a.v, &a.n, "--record");
-        lvd_strv_pushf(&a.v, &a.n, "--objective");
-        lvd_strv_pushf(&a.v, &a.n, "%s", c->objective);
-        if (c->ctx >= 0) { /* the context served; unset: the one the verdict's depth stands for */
-            lvd_strv_pushf(&a.v, &a.n, "--ctx");
-            lvd_strv_pushf(&a.v, &a.n, "%d", c->ctx);
-        }
+        select_argv(j, &a, model, 1);
     } else if (!strcmp(what, "check")) {
         tool(j, &a, "check");
         lvd_strv_pushf(&a.v, &a.n, "--model");
@@ -453,6 +462,46 @@ static int evidence_step(job *j)
     argv_free(&a);
     report_step(j, 0);
     return rc;
+}
+
+/* Runs argv (model's select) quietly in the night's own environment; logs
+ * how it ended. */
+static void keep_one(job *j, argv_b *a, const char *model, const char *what)
+{
+    const char *env[] = {"LVD_NO_PROGRESS=1", NULL};
+    proc_spec spec = {.argv = (const char *const *)a->v, .env = env, .timeout_ms = j->o->cfg->step_timeout_s * 1000};
+    proc_result res;
+    lvd_err err = {{0}};
+    char how[256] = "";
+    if (proc_run(&spec, &res, &err) == 0) {
+        proc_describe(&res, how, sizeof how);
+        proc_result_free(&res);
+    }
+    logf_(j, "the serving answer of %s kept for %s: %s", model, what, *how ? how : err.msg);
+}
+
+/* After the night's last write to the store: each model's plain select,
+ * in the night's own environment (not the steps' LVD_PIN_FILE: a service
+ * sets none), as lvd-select and as `lvd select` (the executable is part of
+ * the question), so that its answer is kept (select/cache.h) and the select
+ * a service runs at its start answers without SQLite. Logged, never a step:
+ * a failure only means that first select computes its answer. */
+static void keep_answers(job *j)
+{
+    const night_config *c = j->o->cfg;
+    usleep(20000); /* the store's files a tick old: select keeps no answer of files changed in its tick */
+    for (size_t m = 0; m < c->n_models && !j->no_engine; m++) {
+        argv_b a = {0}, d = {0};
+        select_argv(j, &a, c->models[m], 0);
+        keep_one(j, &a, c->models[m], "lvd-select");
+        lvd_strv_pushf(&d.v, &d.n, "%s/lvd", j->o->tools_dir);
+        lvd_strv_pushf(&d.v, &d.n, "select");
+        for (size_t i = 1; i < a.n; i++)
+            lvd_strv_pushf(&d.v, &d.n, "%s", a.v[i]);
+        keep_one(j, &d, c->models[m], "lvd select");
+        argv_free(&a);
+        argv_free(&d);
+    }
 }
 
 /* The night's session: a new one, or the interrupted night's (resume.h);
@@ -618,6 +667,7 @@ int night_run(const night_opts *o, night_report *r, lvd_err *err)
         r->exit_code = LVD_EXIT_FAIL; /* no page: the night produced nothing to review */
     logf_(&j, "nightly %s ends: exit %d", r->session, r->exit_code);
     night_resume_end(o->store);
+    keep_answers(&j);
     night_resume_free(&j.resume);
     console(&j, "evidence: %s", c->evidence);
     lvd_sb_free(&j.argv_sb);

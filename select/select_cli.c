@@ -8,12 +8,15 @@
  * own launch line. The option table (the request step: the options land in
  * a sel_request) and the order of the calls only; the work is
  * select/select.c (the pipeline), select/verdict.c, select/choice.c (the
- * --artifact lines: sel_choice_record_artifact, the evidence page's too)
- * and select/render.c (what is printed). */
+ * --artifact lines: sel_choice_record_artifact, the evidence page's too),
+ * select/render.c (what is printed) and select/cache.h (the kept answer a
+ * plain select prints when nothing it depends on changed, and keeps when
+ * it computes one). */
 #include "common/cli.h"
 #include "common/opt_vocab.h"
 #include "common/gguf_split.h"
 #include "common/sha256.h"
+#include "select/cache.h"
 #include "select/choice.h"
 #include "select/fallback.h"
 #include "select/render.h"
@@ -180,61 +183,57 @@ static int record_artifact(const options *o)
     return code;
 }
 
-int sel_cli_main(int argc, char **argv)
+/* The selection itself: the store at path opened, --record's verdict, the
+ * pipeline, the output on out. m (NULL: none) notes the engine files while the store
+ * is open (select/cache.h). An exit code. */
+static int run(const options *o, const char *path, const sel_cache_ask *ask, FILE *out, sel_cache_miss *m)
 {
-    options o = {0};
-    int code = parse_options(argc, argv, &o);
-    if (code != 0)
-        return code < 0 ? LVD_EXIT_OK : code;
-    if (o.artifact)
-        return record_artifact(&o);
     lvd_err err = {{0}};
     sel_profile profile;
-    int have_profile = 0;
-    if (o.profile) {
-        if (sel_profile_load(o.profile, &profile, &err) != 0)
+    int have_profile = 0, code;
+    if (o->profile) {
+        if (sel_profile_load(o->profile, &profile, &err) != 0)
             return lvd_tool_fail(TOOL, &err, LVD_EXIT_INPUT);
         have_profile = 1;
     }
-    char *path = store_default_path(o.t.store), *first = NULL;
     store *s = NULL;
     store_artifact a;
     lvd_verdict v = {0};
     int recorded = 0;
     sel_result r = {0};
-    if (sel_open_identify(path, o.model, o.record, &s, &a, &code, &err) != 0) {
+    if (sel_open_identify(path, o->model, o->record, &s, &a, &code, &err) != 0) {
         char *why = NULL;
-        if (o.record || sel_fallback_open(path, o.model, &s, &a, &code, &why, &err) != 1) {
+        if (o->record || sel_fallback_open(path, o->model, &s, &a, &code, &why, &err) != 1) {
             lvd_error(TOOL, "%s", err.msg);
             goto out;
         }
         lvd_warn(TOOL, "%s; reading the fallback copy %s", why, sel_fallback_path());
         free(why);
+        m = NULL; /* not the store's answer */
     }
-    if (o.record) {
-        code = record(s, &a, &o, &v);
+    if (o->record) {
+        code = record(s, &a, o, &v);
         if (code != LVD_EXIT_OK)
             goto out;
         recorded = 1;
     }
     sel_request rq;
     sel_request_init(&rq);
-    /* the launch line names a split model's first shard, whichever was given */
-    first = gguf_split_first(o.model);
-    rq.model = first;
+    rq.model = ask->first; /* the launch line names a split model's first shard, whichever was given */
     rq.profile = have_profile ? &profile : NULL;
-    rq.ctx = o.ctx;
-    rq.free_mib = o.free_mib;
-    rq.objective = o.objective;
-    rq.host = o.t.host;
+    rq.ctx = o->ctx;
+    rq.free_mib = o->free_mib;
+    rq.objective = o->objective;
+    rq.host = o->t.host;
     if (sel_select(s, &a, &rq, &r, &code, &err) != 0) {
         lvd_error(TOOL, "%s", err.msg);
         goto out;
     }
-    if (o.t.json)
-        lvd_json_emit(stdout, sel_render_json(&r, recorded ? &v : NULL));
+    sel_cache_watch(m, s);
+    if (o->t.json)
+        lvd_json_emit(out, sel_render_json(&r, recorded ? &v : NULL));
     else
-        sel_render_text(stdout, &r, recorded ? &v : NULL, o.explain);
+        sel_render_text(out, &r, recorded ? &v : NULL, o->explain);
     code = LVD_EXIT_OK;
 out:
     sel_result_free(&r);
@@ -244,7 +243,85 @@ out:
     store_close(s);
     if (have_profile)
         sel_profile_free(&profile);
+    return code;
+}
+
+/* A selection whose answer may be kept (m; NULL: run as it is): its output
+ * held until the store is closed, then printed (print) and kept. */
+static int run_kept(const options *o, const char *path, const sel_cache_ask *ask, sel_cache_miss *m, int print)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = m ? open_memstream(&buf, &len) : NULL;
+    if (!out) {
+        sel_cache_keep(m, LVD_EXIT_FAIL, NULL, NULL);
+        return print ? run(o, path, ask, stdout, NULL) : LVD_EXIT_OK;
+    }
+    lvd_sb diag = {0};
+    lvd_diag_capture(&diag);
+    int code = run(o, path, ask, out, m);
+    lvd_diag_capture(NULL);
+    fclose(out);
+    if (print) {
+        fwrite(diag.buf, 1, diag.len, stderr);
+        fwrite(buf, 1, len, stdout);
+    }
+    lvd_sb said = {.buf = buf, .len = len, .cap = len + 1};
+    sel_cache_keep(m, code, &said, &diag);
+    lvd_sb_free(&diag);
+    free(buf);
+    return code;
+}
+
+/* The options as the cache keys a question (all but --record). malloc'd. */
+static char *ask_options(const options *o)
+{
+    char objective[64];
+    stats_objective_name(&o->objective, objective, sizeof objective);
+    return lvd_xasprintf("ctx=%lld free-mib=%lld objective=%s json=%d explain=%d host=%s", (long long)o->ctx,
+                         (long long)o->free_mib, objective, o->t.json, o->explain, o->t.host ? o->t.host : "-");
+}
+
+/* After --record: keeps the answer of the plain select with the same
+ * options (no --json, no --explain), printing nothing, so that the select
+ * a service runs after the nightly's --record finds it (select/cache.h). */
+static void keep_plain(const options *o, const char *path, const sel_cache_ask *ask)
+{
+    options plain = *o;
+    plain.record = plain.t.json = plain.explain = 0;
+    char *opts = ask_options(&plain);
+    sel_cache_ask pa = *ask;
+    pa.options = opts;
+    sel_cache_miss *m = sel_cache_begin(&pa, 1);
+    if (m)
+        run_kept(&plain, path, &pa, m, 0);
+    free(opts);
+}
+
+int sel_cli_main(int argc, char **argv)
+{
+    options o = {0};
+    int code = parse_options(argc, argv, &o);
+    if (code != 0)
+        return code < 0 ? LVD_EXIT_OK : code;
+    if (o.artifact)
+        return record_artifact(&o);
+    char *path = store_default_path(o.t.store), *first = gguf_split_first(o.model), *opts = ask_options(&o);
+    char *real = store_is_remote(path) ? NULL : realpath(path, NULL); /* --store or LVD_STORE, one question */
+    sel_cache_ask ask = {.store = real ? real : path, .model = o.model, .first = first, .profile = o.profile,
+                         .options = opts};
+    if (o.record) { /* writes: never answered from the cache */
+        code = run(&o, path, &ask, stdout, NULL);
+        if (code == LVD_EXIT_OK) {
+            fflush(stdout);
+            keep_plain(&o, path, &ask);
+        }
+    } else if ((code = sel_cache_serve(&ask)) < 0) {
+        code = run_kept(&o, path, &ask, sel_cache_begin(&ask, 0), 1);
+    }
+    free(opts);
     free(first);
+    free(real);
     free(path);
     return code;
 }

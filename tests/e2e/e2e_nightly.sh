@@ -62,6 +62,23 @@ grep -q "first night: needs a second consecutive night" "$LOG" && ok "night 1 ru
 [ -s "$PAGE" ] || fail "night 1 wrote no evidence page"
 grep -q '^Newest decision (2026-11-02 03:00 UTC): \*\*keep\*\* — pinned b200, candidate b201\.$' "$PAGE" \
     && ok "evidence page: night 1 keeps b200 against the candidate b201" || fail "page lacks night 1's pin decision"
+# The night's last act keeps each model's serving answer (select/cache.h):
+# the select a service runs after it (lvd-select or `lvd select`), in the
+# night's environment with the model as configured, answers from it (the
+# kept files untouched) and prints what the whole selection prints.
+kept() { (cd "$LVD_STORE-select" 2>/dev/null && ls -i | sort); }
+SERVE_MODEL="$tmp/repo/../models/$(basename "$MODEL")"
+NIGHT1=$(date -u -d "2026-11-02 03:00" +%s)
+kept_before=$(kept)
+LVD_FAKE_NOW=$NIGHT1 "$LVD_BIN/lvd-select" --model "$SERVE_MODEL" --ctx 2048 > "$tmp/serve.out" 2>&1
+LVD_FAKE_NOW=$NIGHT1 LVD_SELECT_CACHE=off "$LVD_BIN/lvd-select" --model "$SERVE_MODEL" --ctx 2048 > "$tmp/serve.full" 2>&1
+[ -n "$kept_before" ] && [ "$(kept)" = "$kept_before" ] && ok "the select after the night answers from its kept answer" \
+    || fail "the select after the night was not a hit: $(grep 'serving answer' "$LOG")"
+cmp -s "$tmp/serve.out" "$tmp/serve.full" && ok "and prints what the whole selection prints" \
+    || fail "the kept answer differs: $(diff "$tmp/serve.out" "$tmp/serve.full" | head -5)"
+LVD_FAKE_NOW=$NIGHT1 "$LVD_BIN/lvd" select --model "$SERVE_MODEL" --ctx 2048 > "$tmp/serve.lvd" 2>&1
+[ "$(kept)" = "$kept_before" ] && cmp -s "$tmp/serve.lvd" "$tmp/serve.full" \
+    && ok "and so does \`lvd select\` through the dispatcher" || fail "\`lvd select\` after the night was not a hit"
 
 # --- night 2: the same verdict again: promoted ------------------------------
 night 2026-11-03; rc=$?
