@@ -449,7 +449,8 @@ static const char *const migrations[] = {
      * (-fmoe) and run-time repacking (-rtr) their arm asked, 0 or 1; NULL
      * not passed (every run and verdict before them). */
     "ALTER TABLE runs ADD COLUMN p_fused_moe INTEGER; ALTER TABLE runs ADD COLUMN p_repack INTEGER;"
-    "ALTER TABLE verdicts ADD COLUMN p_fused_moe INTEGER; ALTER TABLE verdicts ADD COLUMN p_repack INTEGER;",
+    " ALTER TABLE verdicts ADD COLUMN p_fused_moe INTEGER;"
+    " ALTER TABLE verdicts ADD COLUMN p_repack INTEGER;",
 };
 
 size_t store_schema_version(void)
