@@ -66,7 +66,7 @@ grep -q "1 runs added (2 results, 0 samples, 0 flagged as warm-up)" "$tmp/r3" ||
 
 st info --json >"$tmp/info"
 jcheck "$tmp/info" 'v["counts"]["runs"] == 3' 'v["counts"]["results"] == 7' 'v["counts"]["samples"] == 15' \
-  'v["counts"]["artifacts"] == 1' 'v["counts"]["engines"] == 1' 'v["schema_version"] == 23' "v['path'] == '$S'"
+  'v["counts"]["artifacts"] == 1' 'v["counts"]["engines"] == 1' 'v["schema_version"] == 24' "v['path'] == '$S'"
 
 # Importing again adds nothing, in any of the three formats.
 for f in bench-json.stdout bench-jsonl.stdout bench-sql.stdout; do
