@@ -37,11 +37,28 @@ static void engine_mem_of(const bench_cbuf_case *fit, placement_engine_mem *m)
     snprintf(m->from, sizeof m->from, "llama-fit-params");
 }
 
+/* A device's case: its model buffer, and the host's compute buffer beside it. */
+static void judge_device(const bench_cbuf_case *c, const lvd_alloc *dev, const placement_result *pl,
+                         bench_server_verdict *out)
+{
+    const lvd_alloc *host = bench_cbuf_case_row(c, 1);
+    out->device = 1;
+    out->pred_model = (double)pl->weight_bytes / MIB;
+    out->act_model = dev->model < 0 ? -1 : (double)dev->model / MIB;
+    /* the seed's constant and the bound price the device's buffer alone */
+    int host_known = pl->compute_from == PLACEMENT_FROM_GRAPH || pl->compute_from == PLACEMENT_FROM_ENGINE;
+    out->pred_host = host_known ? (double)pl->host_compute_bytes / MIB : -1;
+    out->act_host = host && host->compute >= 0 ? (double)host->compute / MIB : -1;
+    out->ratio_model = bench_cbuf_ratio(out->pred_model, out->act_model);
+    out->ratio_host = bench_cbuf_ratio(out->pred_host, out->act_host);
+}
+
 void bench_server_judge(const bench_cbuf_case *c, const bench_cbuf_case *fit, const gguf_shape *s,
                         bench_server_verdict *out)
 {
     memset(out, 0, sizeof *out);
-    out->ratio_kv = out->ratio_compute = -1;
+    out->ratio_kv = out->ratio_compute = out->ratio_model = out->ratio_host = -1;
+    out->pred_model = out->act_model = out->pred_host = out->act_host = -1;
     placement_engine_mem m;
     placement_place_in in;
     placement_place_in_init(&in);
@@ -75,4 +92,6 @@ void bench_server_judge(const bench_cbuf_case *c, const bench_cbuf_case *fit, co
     out->ratio_compute = bench_cbuf_ratio(out->pred_compute, out->act_compute);
     out->kv_from = pl.kv_from;
     out->compute_from = pl.compute_from;
+    if (c->gpu)
+        judge_device(c, act, &pl, out);
 }

@@ -7,8 +7,11 @@
  * llama-fit-params --fit-print block of the same model, context, ubatch and
  * flash attention is given (as lvd bench records them), else the shape's.
  * A CPU engine's case is priced as a CPU engine runs it (the host's buffer),
- * a device's at its -ngl. Text and arithmetic only: not for running an
- * engine (perf/perf_server_memory does). */
+ * a device's at its -ngl, as llama.cpp reported it for the device
+ * ("Vulkan0 model / KV / RS / compute buffer"), with the host's compute
+ * buffer beside it ("Vulkan_Host compute buffer") and the device's model
+ * buffer judged too. Text and arithmetic only: not for running an engine
+ * (perf/perf_server_memory does). */
 #ifndef LVD_BENCH_SERVERMEM_H
 #define LVD_BENCH_SERVERMEM_H
 
@@ -24,6 +27,11 @@ typedef struct bench_server_verdict {
     double pred_kv, act_kv; /* MiB: KV cache and recurrent state */
     double pred_compute, act_compute; /* MiB: the device's compute buffer (the host's for a CPU engine) */
     double ratio_kv, ratio_compute;   /* predicted / actual; -1 when either is unknown */
+    int device;                       /* 1: the case's buffers are a device's (the fields below set) */
+    double pred_model, act_model;     /* MiB: the weights on the device; -1 for a CPU engine */
+    double pred_host, act_host;       /* MiB: the host's compute buffer beside the device; -1 for a
+                                         CPU engine */
+    double ratio_model, ratio_host;   /* predicted / actual; -1 when either is unknown */
     placement_source kv_from, compute_from;
 } bench_server_verdict;
 

@@ -16,18 +16,26 @@
 # warm-up. Loads run one at a time. The lines kept are those matching
 # PATTERN below (model / KV / RS / compute / output buffer sizes, the
 # llama_context settings, n_swa, the KV cache and recurrent memory lines
-# with `cells`). tests/fixtures/llama.cpp/arch-sweep-b10587-cpu/ was made
+# with `cells`; on a build with a device also the device it used and the
+# layers it offloaded, lines a CPU-only build never logs).
+# tests/fixtures/llama.cpp/arch-sweep-b10587-cpu/ and -vulkan/ were made
 # this way; this script never builds llama.cpp.
 #
 # Usage: capture-arch-sweep.sh ENGINE_BIN_DIR MODEL_DIR OUTFILE
-# Environment: MODELS="gpt-oss qwen3next" (default: every arch-*.gguf in
-# MODEL_DIR, by name), CTXS, UBS, FAS (default the sweep above), PORT (18931),
-# LOAD_TIMEOUT (seconds per load, 300), EXTRA (more arguments for both tools,
-# e.g. "-nr"; written into the `$` lines before -ngl).
+# Environment: passed on to both tools (a Vulkan build on Mesa's lavapipe
+# needs GGML_VK_VISIBLE_DEVICES=0). MODELS="gpt-oss qwen3next" (default:
+# every arch-*.gguf in MODEL_DIR, by name), CTXS, UBS, FAS (default the
+# sweep above), PORT (18931), LOAD_TIMEOUT (seconds per load, 300), EXTRA
+# (more arguments for both tools, e.g. "-nr"; written into the `$` lines
+# before -ngl), SERVER_EXTRA (the same for llama-server alone, after EXTRA,
+# e.g. "--no-warmup"), STOP_AT (the log line, an extended regex, after
+# which llama-server is stopped; default `model loaded` / `listening on`;
+# `warming up the model` stops it once every buffer is logged, before the
+# first compute, which a software device may take many minutes over).
 set -u
 
 if [ $# -ne 3 ]; then
-    sed -n '2,28p' "$0" >&2
+    sed -n '2,34p' "$0" >&2
     exit 2
 fi
 BIN=$1
@@ -39,7 +47,9 @@ CTXS=${CTXS:-"4096 16384 32768"}
 UBS=${UBS:-"512 2048"}
 FAS=${FAS:-"on off"}
 EXTRA=${EXTRA:-}
-PATTERN='model buffer size|KV buffer size|RS buffer size|compute buffer size|output buffer size|llama_context: n_ctx |n_ctx_seq|n_ubatch|flash_attn|n_seq_max|kv_unified|n_outputs_max|n_rs_seq|n_swa|llama_kv_cache.*cells|llama_memory_recurrent.*cells'
+SERVER_EXTRA=${SERVER_EXTRA:-}
+STOP_AT=${STOP_AT:-'main: model loaded|llama_server: model loaded|listening on '}
+PATTERN='model buffer size|KV buffer size|RS buffer size|compute buffer size|output buffer size|llama_context: n_ctx |n_ctx_seq|n_ubatch|flash_attn|n_seq_max|kv_unified|n_outputs_max|n_rs_seq|n_swa|llama_kv_cache.*cells|llama_memory_recurrent.*cells|: using device |offloaded [0-9]+/[0-9]+ layers'
 
 for tool in llama-server llama-fit-params; do
     [ -x "$BIN/$tool" ] || { echo "no $BIN/$tool" >&2; exit 1; }
@@ -91,21 +101,21 @@ fit_print() {  # NAME C U FA
 
 serve() {  # NAME C U FA NP [-kvu]
     local m=$1 c=$2 u=$3 fa=$4 np=$5 kvu=${6:-} pid waited ok rc try err log
-    printf '$ llama-server -m arch-%s.gguf -c %s -ub %s -b %s -fa %s -np %s%s%s -ngl 99 -lv 4\n' \
-        "$m" "$c" "$u" "$u" "$fa" "$np" "${kvu:+ $kvu}" "${EXTRA:+ $EXTRA}" >>"$OUT"
+    printf '$ llama-server -m arch-%s.gguf -c %s -ub %s -b %s -fa %s -np %s%s%s%s -ngl 99 -lv 4\n' \
+        "$m" "$c" "$u" "$u" "$fa" "$np" "${kvu:+ $kvu}" "${EXTRA:+ $EXTRA}" "${SERVER_EXTRA:+ $SERVER_EXTRA}" >>"$OUT"
     for try in 1 2 3; do
         mkdir -p "$tmp"
         : >"$tmp/srv.log"
         exec 3<"$tmp/srv.log"
         log=/proc/$$/fd/3
-        # shellcheck disable=SC2086  # $kvu: one optional word, $EXTRA: words
-        "$BIN/llama-server" -m "$MDIR/arch-$m.gguf" -c "$c" -ub "$u" -b "$u" -fa "$fa" -np "$np" $kvu $EXTRA \
+        # shellcheck disable=SC2086  # $kvu: one optional word, $EXTRA, $SERVER_EXTRA: words
+        "$BIN/llama-server" -m "$MDIR/arch-$m.gguf" -c "$c" -ub "$u" -b "$u" -fa "$fa" -np "$np" $kvu $EXTRA $SERVER_EXTRA \
             -ngl 99 -lv 4 -t 1 --host 127.0.0.1 --port "$PORT" >>"$log" 2>&1 &
         pid=$!
         waited=0
         ok=0
         while kill -0 "$pid" 2>/dev/null; do
-            if grep -aqE 'main: model loaded|llama_server: model loaded|listening on ' "$log"; then
+            if grep -aqE "$STOP_AT" "$log"; then
                 ok=1
                 break
             fi
@@ -127,7 +137,7 @@ serve() {  # NAME C U FA NP [-kvu]
             return
         fi
         if [ "$waited" -ge $((LOAD_TIMEOUT * 5)) ]; then
-            err="no \"model loaded\" within $LOAD_TIMEOUT s"
+            err="no \"${STOP_AT}\" within $LOAD_TIMEOUT s"
         else
             err=$(last_error "$log")
         fi

@@ -1,0 +1,198 @@
+/* test_servermem_vk.c: the servermem verdicts (bench/servermem.h) of
+ * b10587's Vulkan build on Mesa's software device, lavapipe
+ * (tests/fixtures/llama.cpp/arch-sweep-b10587-vulkan, each model's shape
+ * from its header in tests/fixtures/models/arch-heads): every llama-server
+ * load judged on Vulkan0's own buffers (model, KV and recurrent state,
+ * compute) and on the host's compute buffer beside it, from the shape alone
+ * and with llama-fit-params' figures. A regression guard, not a goal: per
+ * architecture, the lowest and highest ratio of each figure are held to
+ * what build/perf/perf_server_memory --summary printed for the fixture
+ * when it was captured (docs/compatibility.md), to its three decimals; a
+ * change to the estimator that moves them must update this table and the
+ * docs together. */
+#include "bench/servermem.h"
+#include "tests/support/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SWEEP "llama.cpp/arch-sweep-b10587-vulkan/"
+
+enum { F_KV, F_COMPUTE, F_MODEL, F_HOST, N_FIGURES };
+static const char *const figure_name[N_FIGURES] = {"KV+state", "compute", "model", "host compute"};
+
+typedef struct held {
+    const char *arch;
+    size_t n;                       /* loads */
+    double lo[N_FIGURES][2], hi[N_FIGURES][2]; /* [figure][0 shape, 1 with llama-fit-params] */
+} held;
+
+/* build/perf/perf_server_memory --summary of the fixture, the day it was
+ * captured: per architecture, loads, then the lowest and the highest ratio
+ * of KV+state, compute, model and host compute, each {shape, with
+ * llama-fit-params}; -1: not priced (the seed's constant prices the
+ * device's compute buffer alone) */
+static const held want[] = {
+    {"deepseek2", 36,
+     {{1.000, 1.000}, {1.000, 1.000}, {1.000, 1.000}, {0.174, 0.174}},
+     {{1.000, 1.000}, {2.708, 2.708}, {1.000, 1.000}, {1.000, 1.000}}},
+    {"gemma3", 36,
+     {{1.000, 1.000}, {1.000, 1.000}, {1.000, 1.000}, {0.889, 0.889}},
+     {{1.000, 1.000}, {14.690, 14.690}, {1.000, 1.000}, {1.000, 1.000}}},
+    {"gemma4", 36,
+     {{1.000, 1.000}, {7.043, 0.292}, {1.000, 1.000}, {-1, 1.293}},
+     {{1.000, 1.000}, {106.099, 3.299}, {1.000, 1.000}, {-1, 172.268}}},
+    {"glm4moe", 36,
+     {{1.000, 1.000}, {1.000, 1.000}, {1.324, 0.983}, {0.823, 0.823}},
+     {{1.000, 1.000}, {14.886, 14.886}, {1.324, 0.983}, {1.000, 1.000}}},
+    {"gpt-oss", 36,
+     {{1.000, 1.000}, {1.000, 1.000}, {1.000, 1.000}, {0.862, 0.862}},
+     {{1.000, 1.000}, {15.030, 15.030}, {1.000, 1.000}, {1.014, 1.014}}},
+    {"granitehybrid", 36,
+     {{1.000, 1.000}, {0.936, 0.936}, {1.000, 1.000}, {0.979, 0.979}},
+     {{1.001, 1.001}, {6.403, 6.403}, {1.000, 1.000}, {1.001, 1.001}}},
+    {"lfm2", 36,
+     {{0.999, 0.999}, {7.543, 0.149}, {1.000, 1.000}, {-1, 1.001}},
+     {{1.000, 1.000}, {203.412, 21.797}, {1.000, 1.000}, {-1, 68.199}}},
+    {"llama4", 36,
+     {{1.000, 1.000}, {1.000, 1.000}, {1.000, 1.000}, {0.861, 0.861}},
+     {{1.000, 1.000}, {20.409, 20.409}, {1.000, 1.000}, {1.000, 1.000}}},
+    {"nemotron_h", 36,
+     {{1.000, 1.000}, {0.960, 0.960}, {1.000, 1.000}, {0.802, 0.802}},
+     {{1.000, 1.000}, {6.671, 6.671}, {1.000, 1.000}, {1.001, 1.001}}},
+    {"nemotron_h_moe", 36,
+     {{0.999, 0.999}, {7.472, 0.132}, {1.000, 1.000}, {-1, 1.001}},
+     {{1.000, 1.000}, {115.012, 3.766}, {1.000, 1.000}, {-1, 129.975}}},
+    {"qwen35", 36,
+     {{1.000, 1.000}, {7.230, 0.180}, {1.000, 1.000}, {-1, 1.370}},
+     {{1.000, 1.000}, {85.365, 3.469}, {1.000, 1.000}, {-1, 242.999}}},
+    {"qwen35moe", 36,
+     {{1.000, 1.000}, {7.230, 0.180}, {1.126, 1.002}, {-1, 1.370}},
+     {{1.000, 1.000}, {85.365, 3.469}, {1.126, 1.002}, {-1, 242.999}}},
+    {"qwen3moe", 36,
+     {{1.000, 1.000}, {1.000, 1.000}, {1.000, 1.000}, {0.825, 0.825}},
+     {{1.000, 1.000}, {10.093, 10.093}, {1.000, 1.000}, {1.000, 1.000}}},
+    {"qwen3next", 36,
+     {{1.000, 1.000}, {7.230, 0.202}, {1.000, 1.000}, {-1, 1.001}},
+     {{1.000, 1.000}, {73.482, 3.469}, {1.000, 1.000}, {-1, 150.062}}},
+    {"seed_oss", 36,
+     {{1.000, 1.000}, {1.000, 1.000}, {1.000, 1.000}, {0.828, 0.828}},
+     {{1.000, 1.000}, {13.081, 13.081}, {1.000, 1.000}, {1.000, 1.000}}},
+
+};
+
+typedef struct seen {
+    char arch[64];
+    size_t n;
+    double lo[N_FIGURES][2], hi[N_FIGURES][2];
+    size_t count[N_FIGURES][2];
+} seen;
+
+static seen *seen_of(seen *v, size_t *n, const char *arch)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(v[i].arch, arch))
+            return &v[i];
+    assert_true(*n < 64);
+    seen *s = &v[(*n)++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->arch, sizeof s->arch, "%s", arch);
+    return s;
+}
+
+static void note(seen *s, int f, int k, double r)
+{
+    if (r < 0)
+        return;
+    if (!s->count[f][k] || r < s->lo[f][k])
+        s->lo[f][k] = r;
+    if (!s->count[f][k] || r > s->hi[f][k])
+        s->hi[f][k] = r;
+    s->count[f][k]++;
+}
+
+/* Every llama-server load of the fixture, judged; per architecture into v. */
+static void judge_all(seen *v, size_t *n_seen)
+{
+    size_t len, n;
+    char *path = tu_fixture(SWEEP "cases.txt"), *heads = tu_fixture("models/arch-heads");
+    char *text = tu_read(path, &len);
+    bench_cbuf_case *cs;
+    lvd_err err = {{0}};
+    assert_int_equal(bench_cbuf_cases_parse(text, len, path, &cs, &n, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        const bench_cbuf_case *c = &cs[i];
+        if (strcmp(c->tool, "llama-server") || !c->n_alloc)
+            continue;
+        assert_true(c->gpu);                /* Vulkan0's buffers were read */
+        assert_int_not_equal(c->dev.max_tensor, 0); /* lavapipe's limits, from its "using device" line */
+        gguf_shape s;
+        if (bench_cbuf_head_shape(heads, c->model, &s, &err) != 0)
+            fail_msg("%s", err.msg);
+        const bench_cbuf_case *fit = bench_server_fitprint_of(cs, n, c);
+        assert_non_null(fit);
+        seen *a = seen_of(v, n_seen, s.arch);
+        for (int k = 0; k < 2; k++) {
+            bench_server_verdict vd;
+            bench_server_judge(c, k ? fit : NULL, &s, &vd);
+            if (!vd.priced || !vd.device)
+                fail_msg("%s -c %u: not priced on the device: %s", s.arch, c->ctx, vd.why);
+            const double r[N_FIGURES] = {vd.ratio_kv, vd.ratio_compute, vd.ratio_model, vd.ratio_host};
+            for (int f = 0; f < N_FIGURES; f++)
+                note(a, f, k, r[f]);
+        }
+        a->n++;
+    }
+    bench_cbuf_cases_free(cs, n);
+    free(text);
+    free(path);
+    free(heads);
+}
+
+static void check_arch(const held *w, const seen *s)
+{
+    if (s->n != w->n)
+        fail_msg("%s: %zu loads, the fixture held %zu", w->arch, s->n, w->n);
+    for (int f = 0; f < N_FIGURES; f++)
+        for (int k = 0; k < 2; k++) {
+            const char *how = k ? "with llama-fit-params" : "shape";
+            if (w->lo[f][k] < 0 && !s->count[f][k])
+                continue;
+            if (!s->count[f][k])
+                fail_msg("%s: %s, %s: no ratio, %.3f-%.3f held", w->arch, figure_name[f], how, w->lo[f][k],
+                         w->hi[f][k]);
+            if (fabs(s->lo[f][k] - w->lo[f][k]) > 0.0005 || fabs(s->hi[f][k] - w->hi[f][k]) > 0.0005)
+                fail_msg("%s: %s, %s: %.3f-%.3f, %.3f-%.3f held", w->arch, figure_name[f], how, s->lo[f][k],
+                         s->hi[f][k], w->lo[f][k], w->hi[f][k]);
+        }
+}
+
+static void test_ranges_held(void **state)
+{
+    (void)state;
+    seen *v = calloc(64, sizeof *v);
+    size_t n = 0;
+    assert_non_null(v);
+    judge_all(v, &n);
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const seen *s = NULL;
+        for (size_t j = 0; j < n; j++)
+            if (!strcmp(v[j].arch, want[i].arch))
+                s = &v[j];
+        if (!s)
+            fail_msg("%s: no loads in the fixture", want[i].arch);
+        check_arch(&want[i], s);
+    }
+    free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ranges_held),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
