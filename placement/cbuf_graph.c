@@ -955,6 +955,7 @@ int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
     }
     int32_t logits = op(&b, OP(MUL_MAT), (uint64_t)s->n_vocab * sp->n_outputs * F32,
                         weight(&b, s->output_bytes, mm_loc(&b, s->output_bytes, s->n_vocab)), x);
+    g->v[logits].out_rows = 1;
     if (!strcmp(s->arch, "gemma2"))
         logits = softcap(&b, logits);
     g->v[logits].output = 1;

@@ -78,6 +78,8 @@ typedef struct placement_cbuf_node {
     uint8_t weight;          /* EXTERNAL: a model weight (buffer usage WEIGHTS), else the KV cache */
     int8_t loc;              /* EXTERNAL: the backend whose memory holds it */
     int8_t force;            /* a backend llama.cpp's graph callback sets (the blocks' "norm"), or -1 */
+    uint8_t out_rows;        /* a MUL_MAT over the output rows only (the logits): ggml's batch
+                                for op offload is then n_outputs, not n_tokens */
 } placement_cbuf_node;
 
 typedef struct placement_cbuf_graph {

@@ -5,7 +5,8 @@
  *   ggml-backend.cpp ggml_backend_sched_split_graph: pass 1 (inputs on the
  *     host, pre-allocated views where their buffer is, ops with a weight where
  *     the weight is, unless the device takes an op whose weight is on the
- *     host at a batch of 32 or more: op offload), pass 2 (each device node's
+ *     host at a batch of 32 or more, a matmul's columns (the logits': the output
+ *     rows): op offload), pass 2 (each device node's
  *     backend spread down then up the graph, then any backend's), passes 3
  *     and 4 (what is left), pass 5 (splits at every backend change and at a
  *     host weight a device split must copy; every source on a backend whose
@@ -81,8 +82,9 @@ static int8_t weight_backend(const placement_cbuf_spec *sp, const placement_cbuf
         if (!s || s->kind != PLACEMENT_CBUF_EXTERNAL || !s->weight)
             continue;
         int dev_runs = supports(sp, g, i, PLACEMENT_CBUF_DEV);
+        uint32_t batch = t->out_rows ? sp->n_outputs : sp->n_tokens; /* a MUL_MAT's ne[1] */
         if (s->loc == PLACEMENT_CBUF_HOST && sp->gpu && t->op != PLACEMENT_CBUF_OP_GET_ROWS &&
-            sp->n_tokens >= CBUF_OFFLOAD_MIN_BATCH && dev_runs)
+            batch >= CBUF_OFFLOAD_MIN_BATCH && dev_runs)
             return PLACEMENT_CBUF_DEV; /* op offload */
         /* a device weight under an op the device refuses: no backend reads
          * both (ggml_backend_sched_backend_from_buffer gives -1); decided
