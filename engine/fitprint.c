@@ -36,7 +36,7 @@ int engine_fitprint_parse(const char *text, engine_fitprint *out, lvd_err *err)
     memset(out, 0, sizeof *out);
     for (const char *s = text ? text : ""; *s;) {
         const char *e = strchr(s, '\n');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
+        size_t whole = e ? (size_t)(e - s) : strlen(s), len = whole;
         while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
             len--;
         if (len) {
@@ -48,7 +48,7 @@ int engine_fitprint_parse(const char *text, engine_fitprint *out, lvd_err *err)
                 return lvd_errf(err, "llama-fit-params --fit-print: more than %d rows", ENGINE_FITPRINT_MAX_ROWS);
             out->rows[out->n++] = row;
         }
-        s = e ? e + 1 : s + len;
+        s = e ? e + 1 : s + whole; /* past a last line of blanks too */
     }
     if (!out->n || strcmp(out->rows[out->n - 1].name, "Host"))
         return lvd_errf(err, "llama-fit-params --fit-print printed no Host line");

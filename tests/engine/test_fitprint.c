@@ -43,6 +43,9 @@ static void test_device_row(void **state)
     assert_int_equal(d->context_mib, 8);
     assert_int_equal(d->compute_mib, 63);
     assert_int_equal(engine_fitprint_row_of(&fp, "Host")->compute_mib, 5);
+    /* a last line of blanks without a newline ends the text (the fuzzer's hang) */
+    assert_int_equal(engine_fitprint_parse("Host 8 0 5\n \r ", &fp, &err), 0);
+    assert_int_equal(fp.n, 1);
 }
 
 static void test_not_figures(void **state)
