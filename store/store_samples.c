@@ -202,10 +202,10 @@ int store_samples_totals(const char *path, const char *text, int tokens, store_s
         out->warmups += x.warmup[i];
         if (x.ns[i] < 0)
             continue;
-        out->ns_sum += x.ns[i];
+        out->ns_sum = x.ns[i] > INT64_MAX - out->ns_sum ? INT64_MAX : out->ns_sum + x.ns[i]; /* a damaged store */
         out->ns_max = x.ns[i] > out->ns_max ? x.ns[i] : out->ns_max;
         if (!x.warmup[i] && x.ts[i] > 0)
-            out->kept_ns += x.ns[i];
+            out->kept_ns = x.ns[i] > INT64_MAX - out->kept_ns ? INT64_MAX : out->kept_ns + x.ns[i];
     }
     lvd_result_free(&x);
     return 0;
