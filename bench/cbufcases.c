@@ -171,7 +171,7 @@ static placement_cbuf_dev device_limits(const char *text, size_t len)
     static const char tag[] = ": using device ";
     char *copy = lvd_xstrndup(text, len);
     const char *at = strstr(copy, tag);
-    placement_cbuf_dev max = {0, 0, 0};
+    placement_cbuf_dev max = {0, 0, 0, 0};
     if (at) {
         char sel[64] = "", backend[16];
         const char *name = at + sizeof tag - 1;

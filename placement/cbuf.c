@@ -28,11 +28,12 @@ static uint32_t pad256(uint64_t n)
 
 placement_cbuf_dev placement_cbuf_dev_of(const char *backend, const char *name)
 {
-    placement_cbuf_dev d = {0, 0, 0};
+    placement_cbuf_dev d = {0, 0, 0, 0};
     if (!backend || strcmp(backend, "vulkan"))
         return d;
     d.max_buffer = CBUF_VULKAN_MAX_BUFFER;
     d.reorders = 1;
+    d.mm_same_dim3 = 1;
     if (name && strstr(name, "llvmpipe"))
         d.max_tensor = CBUF_LAVAPIPE_MAX_TENSOR;
     return d;

@@ -29,6 +29,9 @@ typedef struct placement_cbuf_dev {
     int reorders;             /* the backend reorders each split's nodes before ggml-alloc
                                  places them (ggml-vulkan's graph_optimize, which
                                  GGML_VK_DISABLE_GRAPH_OPTIMIZE turns off) */
+    int mm_same_dim3;         /* the backend refuses a MUL_MAT whose weight and input differ
+                                 in their fourth dimension (ggml-vulkan's supports_op:
+                                 a->ne[3] != b->ne[3]), which ggml broadcasts elsewhere */
 } placement_cbuf_dev;
 
 typedef struct placement_cbuf_in {

@@ -98,7 +98,9 @@ typedef struct builder {
     const placement_cbuf_spec *sp;
     const gguf_shape *s;
     placement_cbuf_graph *g;
-    uint64_t T;                /* tokens of the ubatch */
+    uint64_t T;                /* rows of the ubatch's hidden state: its tokens, the output
+                                  rows once the last block has cut them (cut_to_outputs) */
+    int cut;                   /* 1 once cut: a matmul's batch is then the output rows */
     int mla;
     int32_t inp_pos, out_ids, rs_ids;
     cache_inputs full, swa;
@@ -110,6 +112,7 @@ typedef struct builder {
 static int32_t push(builder *b, placement_cbuf_node t)
 {
     placement_cbuf_graph *g = b->g;
+    t.out_rows |= (uint8_t)b->cut;
     if (g->n == g->cap) {
         g->cap = g->cap ? g->cap * 2 : 1024;
         g->v = lvd_xrealloc(g->v, g->cap * sizeof *g->v);
@@ -268,7 +271,7 @@ static int32_t mm(builder *b, uint64_t w_elems, int32_t x, uint64_t rows, uint64
 static int32_t norm(builder *b, int32_t x, uint64_t width, int in_block)
 {
     int32_t n = ip(b, OP(RMS_NORM), x, NONE);
-    if (in_block && b->sp->gpu && (b->T < 32 || b->sp->full_offload))
+    if (in_block && b->sp->gpu && (b->sp->n_tokens < 32 || b->sp->full_offload))
         b->g->v[n].force = b->dev;
     return ip(b, OP(MUL), n, bweight(b, width));
 }
@@ -331,6 +334,15 @@ static void store_v(builder *b, cache_inputs *c, int32_t v, int32_t vcache, uint
     over(b, OP(SET_ROWS), vv, c->v_idxs, dst, vcache);
 }
 
+/* MLA's V decompression: a weight [kv_lora_rank, hd_v, n_head] times the
+ * attention's output, whose fourth dimension is the cache's streams; with
+ * more than one stream ggml broadcasts the weight over them. */
+static int32_t stream_mm(builder *b, int32_t d)
+{
+    b->g->v[d].bcast3 = b->sp->n_stream > 1;
+    return d;
+}
+
 /* build_attn_mha: q [hd_k, n_head, T] against the cache's K and V (each
  * viewed, then permuted: visited Q, K, V for flash attention, V, K, Q
  * without, as kqv = V . soft_max(K . Q) is); the result [v_width x n_head,
@@ -353,7 +365,7 @@ static int32_t attend(builder *b, cache_inputs *c, int32_t q, int32_t kcache, in
         b->g->v[fa].src[3] = mask_of(b, c);
         if (!v_mla)
             return reshape(b, fa);
-        int32_t d = mm(b, hd_v * v_mla * H, same_view(b, OP(PERMUTE), fa), v_mla * H, T);
+        int32_t d = stream_mm(b, mm(b, hd_v * v_mla * H, same_view(b, OP(PERMUTE), fa), v_mla * H, T));
         d = same_view(b, OP(PERMUTE), d);
         return reshape(b, op(b, OP(OTHER), out_w * H * T * F32, d, NONE));
     }
@@ -376,7 +388,7 @@ static int32_t attend(builder *b, cache_inputs *c, int32_t q, int32_t kcache, in
     kq = op3(b, OP(SOFT_MAX), b->g->v[kq].bytes, 1u, kq, mask, NONE);
     int32_t kqv = op(b, OP(MUL_MAT), hd_v * T * H * F32, vp, kq);
     if (v_mla)
-        kqv = mm(b, hd_v * v_mla * H, kqv, v_mla * H, T);
+        kqv = stream_mm(b, mm(b, hd_v * v_mla * H, kqv, v_mla * H, T));
     return op(b, OP(OTHER), out_w * H * T * F32, same_view(b, OP(PERMUTE), kqv), NONE);
 }
 
@@ -785,6 +797,14 @@ static int32_t out_rows(builder *b, int32_t x)
                b->out_ids, NONE);
 }
 
+/* The last block, once its residual and mixer output are cut to the output
+ * rows: what follows (the feed-forward, the head's norm) runs on those rows. */
+static void cut_to_outputs(builder *b)
+{
+    b->T = b->sp->n_outputs;
+    b->cut = 1;
+}
+
 /* --- lfm2's short convolutions ---------------------------------------------- */
 
 /* lfm2 expands a short-convolution block's state rows (build_rs) when it
@@ -853,8 +873,10 @@ static int32_t lfm2_block(builder *b, int32_t inp)
         inp = out_rows(b, inp);
     if (recr)
         cur = shortconv_tail(b, cur, bcx);
-    if (last)
+    if (last) {
         cur = out_rows(b, cur);
+        cut_to_outputs(b);
+    }
     int32_t res = ip(b, OP(ADD), inp, cur);
     b->g->v[res].inplace = 3u;
     int32_t out = ip(b, OP(ADD), res, ffn(b, norm(b, res, E, 1), s->n_ff));
@@ -874,6 +896,7 @@ static int32_t single_block(builder *b, int32_t inp)
     if (b->il + 1 == s->n_block) {
         cur = out_rows(b, cur);
         inp = out_rows(b, inp);
+        cut_to_outputs(b);
     }
     int32_t out = ip(b, OP(ADD), cur, inp);
     b->g->v[out].inplace = 3u;
@@ -898,8 +921,10 @@ static int32_t block(builder *b, int32_t inp)
         cur = out_rows(b, cur);
     if (gemma(s))
         cur = norm(b, cur, E, 1);
-    if (last)
+    if (last) {
         inp = out_rows(b, inp);
+        cut_to_outputs(b);
+    }
     int32_t ffn_inp = ip(b, OP(ADD), cur, inp);
     b->g->v[ffn_inp].inplace = 3u;
     cur = feed_forward(b, norm(b, ffn_inp, E, 1));

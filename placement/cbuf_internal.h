@@ -80,6 +80,9 @@ typedef struct placement_cbuf_node {
     int8_t force;            /* a backend llama.cpp's graph callback sets (the blocks' "norm"), or -1 */
     uint8_t out_rows;        /* a MUL_MAT over the output rows only (the logits): ggml's batch
                                 for op offload is then n_outputs, not n_tokens */
+    uint8_t bcast3;          /* a MUL_MAT of a weight (one in dim 3) by an input with a dim 3
+                                per cache stream: ggml broadcasts the weight, which a device
+                                with mm_same_dim3 refuses */
 } placement_cbuf_node;
 
 typedef struct placement_cbuf_graph {

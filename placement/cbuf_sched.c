@@ -55,12 +55,17 @@ int32_t placement_cbuf_root_of(const placement_cbuf_graph *g, int32_t i)
 
 /* ggml_backend_supports_op for backend b: the host runs everything; a
  * device with a largest tensor (cbuf.h, placement_cbuf_dev)
- * refuses an op when the result or any source is larger. */
+ * refuses an op when the result or any source is larger, and one with
+ * mm_same_dim3 a matmul that broadcasts its weight over the streams. */
 static int supports(const placement_cbuf_spec *sp, const placement_cbuf_graph *g, size_t i, int8_t b)
 {
     const placement_cbuf_node *t = &g->v[i];
     uint64_t max = sp->dev.max_tensor;
-    if (b != PLACEMENT_CBUF_DEV || !max)
+    if (b != PLACEMENT_CBUF_DEV)
+        return 1;
+    if (t->bcast3 && sp->dev.mm_same_dim3)
+        return 0;
+    if (!max)
         return 1;
     if (t->bytes > max)
         return 0;

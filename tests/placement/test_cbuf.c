@@ -212,7 +212,7 @@ static void test_device_largest_tensor(void **state)
     assert_int_equal(placement_cbuf_dev_of("cuda", "llvmpipe").max_tensor, 0);
     gguf_shape s = llama(256, 4, 32000);
     placement_cbuf_in in = {.shape = &s, .ctx = 4096, .ubatch = 1024, .flash_attn = 1, .gpu = 1,
-                            .n_gpu_layers = -1, .dev = {lim, 0, 0}};
+                            .n_gpu_layers = -1, .dev = {.max_tensor = lim}};
     placement_cbuf c;
     placement_cbuf_predict(&in, &c);
     assert_true(c.device_bytes >= 32000ull * 1024 * 4);
