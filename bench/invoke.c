@@ -258,8 +258,10 @@ static int means_as_samples(const bench_invoke *inv, lvd_run *run)
 {
     int means = 0;
     for (size_t i = 0; i < run->n_results; i++)
-        if (benchio_result_means_only(&run->results[i]))
-            means |= inv->reps != 1 || benchio_result_mean_as_sample(&run->results[i]) != 0;
+        if (inv->reps != 1)
+            means |= benchio_result_means_only(&run->results[i]);
+        else
+            (void)benchio_result_mean_as_sample(&run->results[i]); /* -1: it has samples */
     return means;
 }
 

@@ -432,18 +432,22 @@ int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t 
     return 0;
 }
 
+void bench_arm_free(bench_arm *a)
+{
+    free(a->engine);
+    free(a->build);
+    free(a->binary);
+    free(a->flags);
+    free(a->label);
+    free(a->placement);
+}
+
 void bench_plan_free(bench_plan *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->n_arms; i++) {
-        free(p->arms[i].engine);
-        free(p->arms[i].build);
-        free(p->arms[i].binary);
-        free(p->arms[i].flags);
-        free(p->arms[i].label);
-        free(p->arms[i].placement);
-    }
+    for (size_t i = 0; i < p->n_arms; i++)
+        bench_arm_free(&p->arms[i]);
     for (size_t i = 0; i < p->n_skips; i++) {
         free(p->skips[i].engine);
         free(p->skips[i].build);

@@ -167,6 +167,8 @@ int *bench_split_modes_probe(const lvd_engine *engines, const lvd_probe *probes,
 int bench_plan_build(const lvd_engine *engines, const lvd_probe *probes, size_t n,
                      const bench_plan_opts *o, bench_plan *out, lvd_err *err);
 void bench_plan_free(bench_plan *p);
+/* Frees what one arm owns (its strings), not the arm itself. */
+void bench_arm_free(bench_arm *a);
 
 /* Appends an arm like arm base of p (engine, binary, device) with params and
  * the placement reason (may be NULL), its label and its prediction as

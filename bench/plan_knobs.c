@@ -42,16 +42,6 @@ static void arm_copy(bench_arm *dst, const bench_arm *a, const lvd_params *q)
     dst->label = bench_arm_label(dst->engine, a->gpu ? q->device : NULL, q);
 }
 
-static void arm_release(bench_arm *a)
-{
-    free(a->engine);
-    free(a->build);
-    free(a->binary);
-    free(a->flags);
-    free(a->label);
-    free(a->placement);
-}
-
 void bench_plan_knob_arms(bench_plan *p, size_t first, const bench_plan_opts *o)
 {
     if (first >= p->n_arms)
@@ -91,7 +81,7 @@ void bench_plan_knob_arms(bench_plan *p, size_t first, const bench_plan_opts *o)
             }
             arm_copy(&p->arms[p->n_arms++], &old[i], &q);
         }
-        arm_release(&old[i]);
+        bench_arm_free(&old[i]);
     }
     free(old);
 }

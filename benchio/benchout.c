@@ -78,30 +78,40 @@ int benchio_result_samples_valid(const lvd_result *r)
     return 1;
 }
 
-/* The reported object's number name, NAN when absent. */
-static double reported_num(const lvd_result *r, const char *name)
+/* The mean llama-bench reported for a result with no samples: avg_ts into
+ * *ts (NAN when absent or not > 0), avg_ns into *ns (NAN when absent), from
+ * one parse of the reported object. */
+static void reported_means(const lvd_result *r, double *ts, double *ns)
 {
-    cJSON *o = r->reported_json ? cJSON_Parse(r->reported_json) : NULL;
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    *ts = *ns = NAN;
+    if (r->n != 0 || !r->reported_json)
+        return;
+    cJSON *o = cJSON_Parse(r->reported_json);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "avg_ts");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "avg_ns");
+    if (cJSON_IsNumber(t) && isfinite(t->valuedouble) && t->valuedouble > 0)
+        *ts = t->valuedouble;
+    if (cJSON_IsNumber(d))
+        *ns = d->valuedouble;
     cJSON_Delete(o);
-    return x;
 }
 
 int benchio_result_means_only(const lvd_result *r)
 {
-    double avg = r->n == 0 ? reported_num(r, "avg_ts") : NAN;
-    return isfinite(avg) && avg > 0;
+    double ts, ns;
+    reported_means(r, &ts, &ns);
+    return !isnan(ts);
 }
 
 int benchio_result_mean_as_sample(lvd_result *r)
 {
-    if (!benchio_result_means_only(r))
+    double ts, ns;
+    reported_means(r, &ts, &ns);
+    if (isnan(ts))
         return -1;
-    double ns = reported_num(r, "avg_ns");
     r->n = 1;
     r->ts = lvd_xcalloc(1, sizeof *r->ts);
-    r->ts[0] = reported_num(r, "avg_ts");
+    r->ts[0] = ts;
     if (isfinite(ns) && ns > 0 && ns < 9.2e18) {
         r->ns = lvd_xcalloc(1, sizeof *r->ns);
         r->ns[0] = (int64_t)ns;
