@@ -2,6 +2,7 @@
  * the path cache that spares re-hashing an unchanged file, and its twin for
  * the shards of split models. Not for
  * deciding what to hash or reading GGUF files (store/identify.h, common/gguf.h). */
+#include "store/store_cols.h"
 #include "store/store_internal.h"
 
 #include "common/sha256.h"
@@ -9,81 +10,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The shape columns, in the order bind_shape and col_shape use. */
-#define SHAPE_COLUMNS(X)                                                                   \
-    X(name) X(gguf_version) X(arch) X(file_type) X(n_block) X(n_embd) X(n_head) X(n_head_kv) \
-    X(head_dim_k) X(head_dim_v) X(n_ctx_train) X(n_expert) X(n_expert_used) X(block_bytes) \
-    X(expert_bytes) X(non_block_bytes) X(tensor_bytes) X(n_tensors) X(n_kv) X(data_offset) X(embd_bytes)
-#define SHAPE_NAME(c) ", " #c
-#define SHAPE_PARAM(c) ", ?"
-#define SHAPE_ONE(c) +1
-#define SHAPE_N (0 SHAPE_COLUMNS(SHAPE_ONE))
+/* The shape columns: each column's name, gguf_shape's field and its kind. */
+#define SHAPE_COLUMNS(X)                                                                                    \
+    X(name, name, CHARS) X(gguf_version, version, U32) X(arch, arch, CHARS) X(file_type, file_type, INT)   \
+    X(n_block, n_block, U32) X(n_embd, n_embd, U32) X(n_head, n_head, U32) X(n_head_kv, n_head_kv, U32)    \
+    X(head_dim_k, head_dim_k, U32) X(head_dim_v, head_dim_v, U32) X(n_ctx_train, n_ctx_train, U32)         \
+    X(n_expert, n_expert, U32) X(n_expert_used, n_expert_used, U32) X(block_bytes, block_bytes, U64)       \
+    X(expert_bytes, expert_bytes, U64) X(non_block_bytes, non_block_bytes, U64)                            \
+    X(tensor_bytes, tensor_bytes, U64) X(n_tensors, n_tensors, U64) X(n_kv, n_kv, U64)                     \
+    X(data_offset, data_offset, U64) X(embd_bytes, embd_bytes, U64)
+#define SHAPE_NAME(c, f, k) ", " #c
+#define SHAPE_PARAM(c, f, k) ", ?"
+#define SHAPE_ENTRY(c, f, k) STORE_COL(store_artifact, shape.f, STORE_COL_##k, #c, STORE_COL_RW),
 /* A stub (shape unknown) never overwrites a known shape. */
-#define SHAPE_UPDATE(c) ", " #c " = CASE WHEN excluded.shape_known <> 0 THEN excluded." #c " ELSE artifacts." #c " END"
+#define SHAPE_UPDATE(c, f, k) ", " #c " = CASE WHEN excluded.shape_known <> 0 THEN excluded." #c " ELSE artifacts." #c " END"
 #define SHAPE_FIRST_COL 5 /* 0-based column of "name" in SELECT_ARTIFACT */
+
+static const store_col shape_cols[] = {SHAPE_COLUMNS(SHAPE_ENTRY)};
+#define SHAPE_N (sizeof shape_cols / sizeof shape_cols[0])
 
 #define SELECT_ARTIFACT                                                                    \
     "SELECT sha256, size, created_at, last_path, shape_known" SHAPE_COLUMNS(SHAPE_NAME) " FROM artifacts"
 
-static void bind_shape(store_stmt *st, int first, const gguf_shape *g)
+/* An unknown shape is NULL in every shape column. */
+static void bind_shape(store_stmt *st, int first, const store_artifact *a)
 {
-    if (!g->known) {
-        for (int i = 0; i < SHAPE_N; i++)
-            store_bind_null(st, first + i);
+    if (a->shape.known) {
+        store_cols_bind(st, first, shape_cols, SHAPE_N, a);
         return;
     }
-    int i = first;
-    store_bind_text(st, i++, g->name);
-    store_bind_i64(st, i++, g->version);
-    store_bind_text(st, i++, g->arch);
-    store_bind_i64(st, i++, g->file_type);
-    store_bind_i64(st, i++, g->n_block);
-    store_bind_i64(st, i++, g->n_embd);
-    store_bind_i64(st, i++, g->n_head);
-    store_bind_i64(st, i++, g->n_head_kv);
-    store_bind_i64(st, i++, g->head_dim_k);
-    store_bind_i64(st, i++, g->head_dim_v);
-    store_bind_i64(st, i++, g->n_ctx_train);
-    store_bind_i64(st, i++, g->n_expert);
-    store_bind_i64(st, i++, g->n_expert_used);
-    store_bind_i64(st, i++, (int64_t)g->block_bytes);
-    store_bind_i64(st, i++, (int64_t)g->expert_bytes);
-    store_bind_i64(st, i++, (int64_t)g->non_block_bytes);
-    store_bind_i64(st, i++, (int64_t)g->tensor_bytes);
-    store_bind_i64(st, i++, (int64_t)g->n_tensors);
-    store_bind_i64(st, i++, (int64_t)g->n_kv);
-    store_bind_i64(st, i++, (int64_t)g->data_offset);
-    store_bind_i64(st, i++, (int64_t)g->embd_bytes);
+    for (size_t i = 0; i < SHAPE_N; i++)
+        store_bind_null(st, first + (int)i);
 }
 
-static void col_shape(store_stmt *st, int first, int known, gguf_shape *g)
+/* Older rows' NULL in a later column (embd_bytes) reads as 0. */
+static void col_shape(store_stmt *st, int first, int known, store_artifact *a)
 {
-    memset(g, 0, sizeof *g);
+    memset(&a->shape, 0, sizeof a->shape);
     if (!known)
         return;
-    g->known = 1;
-    int i = first;
-    store_col_copy(st, i++, g->name, sizeof g->name);
-    g->version = (uint32_t)store_col_i64(st, i++);
-    store_col_copy(st, i++, g->arch, sizeof g->arch);
-    g->file_type = (int32_t)store_col_i64(st, i++);
-    g->n_block = (uint32_t)store_col_i64(st, i++);
-    g->n_embd = (uint32_t)store_col_i64(st, i++);
-    g->n_head = (uint32_t)store_col_i64(st, i++);
-    g->n_head_kv = (uint32_t)store_col_i64(st, i++);
-    g->head_dim_k = (uint32_t)store_col_i64(st, i++);
-    g->head_dim_v = (uint32_t)store_col_i64(st, i++);
-    g->n_ctx_train = (uint32_t)store_col_i64(st, i++);
-    g->n_expert = (uint32_t)store_col_i64(st, i++);
-    g->n_expert_used = (uint32_t)store_col_i64(st, i++);
-    g->block_bytes = (uint64_t)store_col_i64(st, i++);
-    g->expert_bytes = (uint64_t)store_col_i64(st, i++);
-    g->non_block_bytes = (uint64_t)store_col_i64(st, i++);
-    g->tensor_bytes = (uint64_t)store_col_i64(st, i++);
-    g->n_tensors = (uint64_t)store_col_i64(st, i++);
-    g->n_kv = (uint64_t)store_col_i64(st, i++);
-    g->data_offset = (uint64_t)store_col_i64(st, i++);
-    g->embd_bytes = (uint64_t)store_col_i64(st, i++); /* NULL (older rows): 0 */
+    store_cols_read(st, first, shape_cols, SHAPE_N, a);
+    a->shape.known = 1;
 }
 
 static void col_artifact(store_stmt *st, void *item)
@@ -94,7 +61,7 @@ static void col_artifact(store_stmt *st, void *item)
     a->size = store_col_i64(st, 1);
     a->created_at = store_col_i64(st, 2);
     a->last_path = store_col_strdup(st, 3);
-    col_shape(st, SHAPE_FIRST_COL, store_col_int(st, 4), &a->shape);
+    col_shape(st, SHAPE_FIRST_COL, store_col_int(st, 4), a);
 }
 
 int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
@@ -119,7 +86,7 @@ int store_artifact_put(store *s, const store_artifact *a, lvd_err *err)
     store_bind_i64(st, 3, a->created_at ? a->created_at : lvd_now());
     store_bind_text(st, 4, a->last_path);
     store_bind_int(st, 5, a->shape.known ? 1 : 0);
-    bind_shape(st, 6, &a->shape);
+    bind_shape(st, 6, a);
     return store_step_done(s, st, "cannot record artifact", err);
 }
 

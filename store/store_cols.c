@@ -130,6 +130,8 @@ void store_cols_bind(store_stmt *st, int first, const store_col *c, size_t n, co
             break;
         case STORE_COL_I64: store_bind_i64(st, at, *(const int64_t *)f); break;
         case STORE_COL_INT: store_bind_int(st, at, *(const int *)f); break;
+        case STORE_COL_U32: store_bind_i64(st, at, *(const uint32_t *)f); break;
+        case STORE_COL_U64: store_bind_i64(st, at, (int64_t)*(const uint64_t *)f); break;
         case STORE_COL_I64_NULL: store_bind_i64_or_null(st, at, *(const int64_t *)f, c[i].nul); break;
         case STORE_COL_INT_NULL: store_bind_i64_or_null(st, at, *(const int *)f, c[i].nul); break;
         case STORE_COL_DOC: store_bind_doc(st, at, *(char *const *)f); break;
@@ -166,6 +168,8 @@ void store_cols_read(store_stmt *st, int first, const store_col *c, size_t n, vo
         case STORE_COL_FINITE: *(double *)f = store_col_double(st, at); break;
         case STORE_COL_I64: *(int64_t *)f = store_col_i64(st, at); break;
         case STORE_COL_INT: *(int *)f = store_col_int(st, at); break;
+        case STORE_COL_U32: *(uint32_t *)f = (uint32_t)store_col_i64(st, at); break;
+        case STORE_COL_U64: *(uint64_t *)f = (uint64_t)store_col_i64(st, at); break;
         case STORE_COL_I64_NULL: *(int64_t *)f = store_col_i64_or(st, at, c[i].nul); break;
         case STORE_COL_INT_NULL: *(int *)f = (int)store_col_i64_or(st, at, c[i].nul); break;
         case STORE_COL_DOC: *(char **)f = store_col_doc(st, at); break;

@@ -25,6 +25,8 @@ typedef enum store_col_kind {
     STORE_COL_FINITE,   /* double: SQL NULL unless finite (an infinity too); read as STORE_COL_DOUBLE */
     STORE_COL_I64,      /* int64_t */
     STORE_COL_INT,      /* int */
+    STORE_COL_U32,      /* uint32_t */
+    STORE_COL_U64,      /* uint64_t, kept as the int64_t of the same bits */
     STORE_COL_I64_NULL, /* int64_t, the value nul written as SQL NULL and read back for it */
     STORE_COL_INT_NULL, /* int, likewise */
     STORE_COL_DOC,      /* char *: a document (store_bind_doc, store_col_doc) */

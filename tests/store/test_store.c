@@ -311,6 +311,7 @@ static gguf_shape full_shape(void)
     g.non_block_bytes = 16777216;
     g.tensor_bytes = 20550656;
     g.data_offset = 725440;
+    g.embd_bytes = 4194304; /* every stored column its own value */
     return g;
 }
 
