@@ -153,6 +153,33 @@ static void print_span(const span *s)
         printf(" - |");
 }
 
+/* 1 when every load of r its graph prices is within the goal from the shape
+ * alone: KV + state and compute, and beside a device the host's compute. */
+static int arch_within(const tally *t, const arch_row *r)
+{
+    const int need[] = {COL_KV, COL_COMPUTE, COL_HOST};
+    for (size_t i = 0; i < (t->device ? 3u : 2u); i++) {
+        const span *c = &r->col[need[i]];
+        if (!c->n || c->met != c->n)
+            return 0;
+    }
+    return 1;
+}
+
+/* The line that says which architectures meet the goal in every load. */
+static void print_within(const tally *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += (size_t)arch_within(t, &t->rows[i]);
+    printf("within the goal in every load, from the shape (KV + state, compute%s): %zu of %zu architectures:",
+           t->device ? ", the host's compute" : "", n, t->n);
+    for (size_t i = 0; i < t->n; i++)
+        if (arch_within(t, &t->rows[i]))
+            printf(" %s", t->rows[i].arch);
+    printf("\n");
+}
+
 static void print_summary(const tally *t)
 {
     int cols = t->device ? N_COLS : COL_MODEL;
@@ -184,6 +211,7 @@ static void print_summary(const tally *t)
     printf("\n\nratio = predicted / actual, lowest-highest (cases within the goal / cases); "
            "goal: KV and recurrent state within 10 %%, compute within 15 %%%s\n",
            t->device ? "; on a device, its model buffer within 10 %, the host's compute buffer within 15 %" : "");
+    print_within(t);
 }
 
 typedef struct cases_file {
