@@ -34,6 +34,8 @@ as in the real model: the files are 49-239 MB, mostly vocabulary.
                  tied head [65536]
   deepseek2      MLA (kv_lora_rank 512, rope 64, nope 128, v 128), 1 dense
                  lead, 32 experts + 1 shared [129280]
+  deepseek2-legacy  the same widths as converted before attn_kv_b was split
+                 (no *_mla lengths, 8 KV heads): run without MLA [129280]
   qwen3moe       32 experts (8 used), Q/K norms [151936]
   gemma3         sliding window 1024, every 6th block global, tied head [262144]
   gemma4         Gemma 4 31B shape: 5 sliding-window blocks (heads of 256)
@@ -442,6 +444,42 @@ def deepseek2(out):
                  128, 512, ctx=163840, E=E, V=129280)
 
 
+def deepseek2_legacy(out):
+    # The same widths as a file converted before llama.cpp split attn_kv_b into
+    # attn_k_b / attn_v_b: no *_mla lengths, K and V per head (nope + rope, v),
+    # as many KV heads as heads; b10587 runs it without the absorption (MHA)
+    L, H, q_lora, kv_lora, rope, nope, v = 4, 8, 192, 512, 64, 128, 128
+    w = kv.writer(f"{out}/arch-deepseek2-legacy.gguf", "deepseek2", L, H, H, 0, 512, ctx=163840, E=E,
+                  V=129280, name="arch-deepseek2-legacy")
+    w.add_key_length(nope + rope)
+    w.add_value_length(v)
+    w.add_rope_dimension_count(rope)
+    w.add_q_lora_rank(q_lora)
+    w.add_kv_lora_rank(kv_lora)
+    w.add_leading_dense_block_count(1)
+    w.add_expert_count(32)
+    w.add_expert_used_count(4)
+    w.add_expert_feed_forward_length(128)
+    w.add_expert_shared_count(1)
+    ts = {}
+    kv.common(ts, E=E, V=129280)
+    for i in range(L):
+        p = f"blk.{i}."
+        ts[p + "attn_norm.weight"] = t(E)
+        ts[p + "attn_q_a_norm.weight"] = t(q_lora)
+        ts[p + "attn_kv_a_norm.weight"] = t(kv_lora)
+        ts[p + "attn_q_a.weight"] = t(E, q_lora)
+        ts[p + "attn_q_b.weight"] = t(q_lora, H * (nope + rope))
+        ts[p + "attn_kv_a_mqa.weight"] = t(E, kv_lora + rope)
+        ts[p + "attn_kv_b.weight"] = t(kv_lora, H * (nope + v))
+        ts[p + "attn_output.weight"] = t(H * v, E)
+        if i == 0:
+            kv.ffn(ts, i, 512, E=E)
+        else:
+            kv.experts(ts, i, 32, 128, shared_ff=128, E=E)
+    kv.finish(w, ts)
+
+
 def qwen3moe(out):
     # Qwen3-30B-A3B shape: heads of 128 (4, 1 KV), Q/K norms, 32 experts (8 used) of 128
     L, H, KV, hd, n_exp, ff_exp, V = 6, 4, 1, 128, 32, 128, 151936
@@ -516,6 +554,7 @@ def gemma4(out):
 MODELS = {"gpt-oss": gpt_oss, "qwen3next": qwen3next, "qwen35": qwen35, "qwen35moe": qwen35moe,
           "granitehybrid": granitehybrid, "nemotron_h": nemotron_h, "glm4moe": glm4moe,
           "llama4": llama4, "seed_oss": seed_oss, "lfm2": lfm2, "deepseek2": deepseek2,
+          "deepseek2-legacy": deepseek2_legacy,
           "qwen3moe": qwen3moe, "gemma3": gemma3, "gemma4": gemma4, "nemotron_h_moe": nemotron_h_moe}
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@
  *   (NAME.head and NAME.size, perf/gguf-head.py); default:
  *   tests/fixtures/models/arch-heads (run from the repository). */
 #include "bench/servermem.h"
+#include "placement/cbuf.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -108,7 +109,7 @@ static void print_case(const tally *t, const gguf_shape *s, const bench_cbuf_cas
         snprintf(compute_fit, sizeof compute_fit, "%.3f (%s)", v[1].ratio_compute,
                  placement_source_name(v[1].compute_from));
     }
-    printf("| %s | %u | %u | %s | %d%s | %.2f | %.3f | %s | %.2f | %.3f (%s) | %s |", s->arch, c->ctx, c->ubatch,
+    printf("| %s | %u | %u | %s | %d%s | %.2f | %.3f | %s | %.2f | %.3f (%s) | %s |", placement_cbuf_rule(s), c->ctx, c->ubatch,
            c->fa ? "on" : "off", c->np, c->kvu ? " -kvu" : "", v[0].act_kv, v[0].ratio_kv, kv_fit, v[0].act_compute,
            v[0].ratio_compute, placement_source_name(v[0].compute_from), compute_fit);
     if (t->device)
@@ -128,7 +129,7 @@ static void judge(const bench_cbuf_case *cs, size_t n, const bench_cbuf_case *c,
     bench_server_verdict v[2];
     bench_server_judge(c, NULL, &s, &v[0]);
     bench_server_judge(c, fit, &s, &v[1]);
-    arch_row *r = row_of(t, s.arch);
+    arch_row *r = row_of(t, placement_cbuf_rule(&s));
     if (!v[0].priced)
         fprintf(stderr, "perf_server_memory: %s -c %u: not priced: %s\n", c->model, c->ctx, v[0].why);
     if (!r || !v[0].priced)
@@ -174,9 +175,12 @@ static void print_within(const tally *t)
         n += (size_t)arch_within(t, &t->rows[i]);
     printf("within the goal in every load, from the shape (KV + state, compute%s): %zu of %zu architectures:",
            t->device ? ", the host's compute" : "", n, t->n);
+    const char *sep = " ";
     for (size_t i = 0; i < t->n; i++)
-        if (arch_within(t, &t->rows[i]))
-            printf(" %s", t->rows[i].arch);
+        if (arch_within(t, &t->rows[i])) {
+            printf("%s%s", sep, t->rows[i].arch);
+            sep = ", ";
+        }
     printf("\n");
 }
 

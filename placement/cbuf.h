@@ -70,6 +70,11 @@ typedef struct placement_cbuf {
  * captured allocations it is tested on): 1 with *first and *last set, 0
  * when the estimator does not follow arch's graph. */
 int placement_cbuf_arch_builds(const char *arch, int *first, int *last);
+/* The graph rule that prices shape s: its architecture, or the variant it
+ * is ("deepseek2 without MLA": a file converted before attn_kv_b was split,
+ * run as multi-head attention), as placement_cbuf_arch_builds and the
+ * benchmarks name it. */
+const char *placement_cbuf_rule(const gguf_shape *s);
 
 /* Fills *out. Never fails: a shape it cannot follow gives predicted 0. */
 void placement_cbuf_predict(const placement_cbuf_in *in, placement_cbuf *out);

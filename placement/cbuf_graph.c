@@ -63,8 +63,19 @@ static const struct known_arch {
     {"gpt-oss", 10587, 10587}, {"glm4moe", 10587, 10587}, {"llama4", 10587, 10587},
     {"seed_oss", 10587, 10587}, {"granitehybrid", 10587, 10587}, {"nemotron_h", 10587, 10587},
     {"qwen3next", 10587, 10587}, {"qwen35", 10587, 10587},   {"qwen35moe", 10587, 10587},
-    {"lfm2", 10587, 10587},
+    {"lfm2", 10587, 10587},    {"deepseek2 without MLA", 10587, 10587},
 };
+
+/* MLA as llama.cpp runs it: the per-head widths of its absorption given. */
+static int has_mla(const gguf_shape *s)
+{
+    return s->kv_lora_rank && s->head_dim_k_mla && s->head_dim_v_mla;
+}
+
+const char *placement_cbuf_rule(const gguf_shape *s)
+{
+    return !strcmp(s->arch, "deepseek2") && !has_mla(s) ? "deepseek2 without MLA" : s->arch;
+}
 
 int placement_cbuf_arch_builds(const char *arch, int *first, int *last)
 {
@@ -432,7 +443,8 @@ static int32_t cached_attend(builder *b, cache_inputs *c, int32_t q, int32_t k, 
 {
     uint64_t es_k = row_bytes(ek, b->sp->k_block_elems, b->sp->k_block_bytes);
     uint64_t es_v = row_bytes(ev, b->sp->v_block_elems, b->sp->v_block_bytes);
-    int32_t kcache = cache(b, es_k * c->n_kv), vcache = cache(b, es_v * c->n_kv);
+    uint64_t cells = (uint64_t)c->n_kv * b->sp->n_stream; /* the views span every stream */
+    int32_t kcache = cache(b, es_k * cells), vcache = cache(b, es_v * cells);
     store_k(b, c, k, kcache);
     store_v(b, c, v, vcache, ev);
     return attend(b, c, q, kcache, vcache, hd_v, 0, 0);
@@ -487,14 +499,42 @@ static int32_t attention_mla(builder *b, int32_t x)
     int32_t k_pe = rope(b, view(b, OP(VIEW), kv, rope_d * T * F32));
     int32_t kcur = op(b, OP(OTHER), (lora + rope_d) * T * F32, kv_c, k_pe);
     uint64_t es_k = row_bytes(lora + rope_d, b->sp->k_block_elems, b->sp->k_block_bytes);
-    int32_t kcache = cache(b, es_k * c->n_kv);
+    uint64_t cells = (uint64_t)c->n_kv * b->sp->n_stream; /* the views span every stream */
+    int32_t kcache = cache(b, es_k * cells);
     store_k(b, c, kcur, kcache);
     /* V: the first kv_lora_rank columns of every cached row; ggml_nbytes of
-     * that strided view (what a copy of it takes) spans the rows: all but
-     * the last row whole, and the last row's kv_lora_rank */
-    uint64_t v_span = es_k * (c->n_kv - 1) + row_bytes(lora, b->sp->k_block_elems, b->sp->k_block_bytes);
+     * that strided view (what a copy of it takes) spans the rows of every
+     * stream: all but the last row whole, and the last row's kv_lora_rank */
+    uint64_t v_span = es_k * (cells - 1) + row_bytes(lora, b->sp->k_block_elems, b->sp->k_block_bytes);
     int32_t out = attend(b, c, qcur, kcache, NONE, lora, s->head_dim_v_mla, v_span);
     return mm(b, s->head_dim_v_mla * H * E, out, E, T);
+}
+
+/* deepseek2 from a file converted before attn_kv_b was split (no *_mla
+ * lengths): no absorption. Q through q_lora_rank, RoPE'd whole (its tail
+ * rotated); the compressed KV normed and decompressed by attn_kv_b into
+ * K's no-RoPE part and V (made contiguous) per head; K the no-RoPE part and
+ * the shared RoPE'd part repeated per head: multi-head attention over a
+ * cache of hd_k and hd_v per head. build_attn expands Q, V, K. */
+static int32_t attention_kv_b(builder *b, int32_t x)
+{
+    const gguf_shape *s = b->s;
+    cache_inputs *c = &b->full;
+    uint64_t E = s->n_embd, T = b->T, H = s->n_head, lora = s->kv_lora_rank;
+    uint64_t rope_d = s->n_rot, hd_k = s->head_dim_k, hd_v = s->head_dim_v, nope = hd_k - rope_d;
+    int32_t q = s->q_lora_rank ? mm(b, E * s->q_lora_rank, x, s->q_lora_rank, T) : x;
+    if (s->q_lora_rank)
+        q = norm(b, q, s->q_lora_rank, 0);
+    q = rope(b, reshape(b, mm(b, (s->q_lora_rank ? s->q_lora_rank : E) * H * hd_k, q, H * hd_k, T)));
+    int32_t kv = mm(b, E * (lora + rope_d), x, lora + rope_d, T);
+    int32_t kv_c = norm(b, view(b, OP(VIEW), kv, lora * T * F32), lora, 0);
+    int32_t kv_b = mm(b, lora * H * (nope + hd_v), kv_c, H * (nope + hd_v), T);
+    int32_t v = op(b, OP(OTHER), hd_v * H * T * F32, view(b, OP(VIEW), kv_b, b->g->v[kv_b].bytes), NONE);
+    int32_t k_nope = view(b, OP(VIEW), kv_b, b->g->v[kv_b].bytes);
+    int32_t k_pe = rope(b, view(b, OP(VIEW), kv, rope_d * T * F32));
+    int32_t k = op(b, OP(OTHER), hd_k * H * T * F32, k_nope, op(b, OP(OTHER), rope_d * H * T * F32, k_pe, NONE));
+    int32_t out = cached_attend(b, c, q, k, v, hd_k * H, hd_v * H, hd_v);
+    return mm(b, hd_v * H * E, out, E, T);
 }
 
 /* --- feed-forward ------------------------------------------------------- */
@@ -914,7 +954,10 @@ static int32_t block(builder *b, int32_t inp)
     if (!strcmp(s->arch, "lfm2"))
         return lfm2_block(b, inp);
     int32_t x = norm(b, inp, E, 1);
-    int32_t cur = s->per_layer && s->layer_recr[b->il] ? mamba2(b, x) : b->mla ? attention_mla(b, x) : attention(b, x);
+    int32_t cur = s->per_layer && s->layer_recr[b->il] ? mamba2(b, x)
+                  : b->mla                                 ? attention_mla(b, x)
+                  : !strcmp(s->arch, "deepseek2")          ? attention_kv_b(b, x)
+                                                           : attention(b, x);
     int last = b->il + 1 == s->n_block; /* its rows cut to the outputs: the attention's, then
                                            (after Gemma's post-norm) the residual's */
     if (last)
@@ -943,8 +986,8 @@ static int8_t block_backend(const placement_cbuf_spec *sp, uint32_t il)
 int placement_cbuf_build(const placement_cbuf_spec *sp, placement_cbuf_graph *g)
 {
     const gguf_shape *s = sp->shape;
-    int mla = s->kv_lora_rank && s->head_dim_k_mla && s->head_dim_v_mla;
-    if (!placement_cbuf_arch_known(s->arch) || (!strcmp(s->arch, "deepseek2") && !mla))
+    int mla = has_mla(s);
+    if (!placement_cbuf_arch_known(placement_cbuf_rule(s)) || (!strcmp(s->arch, "deepseek2") && !s->kv_lora_rank))
         return -1;
     /* the delta-net family's mixer as followed: attn_qkv and attn_gate (not
      * the older files' one ssm_in), widths that divide */

@@ -694,7 +694,7 @@ static int setup(const placement_place_in *in, ctx_t *cp, lvd_err *err)
     c.weights_factor = c.kv_factor = 1;
     engine_factors(&c);
     c.kv_all = scaled_kv(&c, s->n_block, &unused);
-    c.fenced = in->build > 0 && placement_cbuf_arch_builds(s->arch, &c.graph_first, &c.graph_last) &&
+    c.fenced = in->build > 0 && placement_cbuf_arch_builds(placement_cbuf_rule(s), &c.graph_first, &c.graph_last) &&
                (in->build < c.graph_first || in->build > c.graph_last);
     if (check_sizes(&c, err) != 0)
         return -1;

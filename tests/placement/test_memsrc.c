@@ -152,6 +152,18 @@ static void test_fenced_build(void **state)
     assert_true(placement_cbuf_arch_builds("qwen3next", &first, &last));
     assert_int_equal(first, 10587);
     assert_int_equal(last, 10587);
+    /* deepseek2 with MLA since b9749; a file from before attn_kv_b was split
+     * (no *_mla lengths) is a rule of its own, measured on b10587 alone */
+    gguf_shape d = model("deepseek2", 256, 2, 8, 32000);
+    d.kv_lora_rank = 512;
+    assert_string_equal(placement_cbuf_rule(&d), "deepseek2 without MLA");
+    assert_true(placement_cbuf_arch_builds(placement_cbuf_rule(&d), &first, &last));
+    assert_int_equal(first, 10587);
+    d.head_dim_k_mla = 192;
+    d.head_dim_v_mla = 128;
+    assert_string_equal(placement_cbuf_rule(&d), "deepseek2");
+    assert_true(placement_cbuf_arch_builds(placement_cbuf_rule(&d), &first, &last));
+    assert_int_equal(first, 9749);
     assert_true(placement_cbuf_arch_builds("llama", &first, &last));
     gguf_shape s = model("llama", 256, 2, 8, 32000);
     placement_engine_mem m = {.known = 1, .has_device = 1, .ubatch = 512, .dev_compute_mib = 77};
