@@ -448,36 +448,8 @@ def deepseek2_legacy(out):
     # The same widths as a file converted before llama.cpp split attn_kv_b into
     # attn_k_b / attn_v_b: no *_mla lengths, K and V per head (nope + rope, v),
     # as many KV heads as heads; b10587 runs it without the absorption (MHA)
-    L, H, q_lora, kv_lora, rope, nope, v = 4, 8, 192, 512, 64, 128, 128
-    w = kv.writer(f"{out}/arch-deepseek2-legacy.gguf", "deepseek2", L, H, H, 0, 512, ctx=163840, E=E,
-                  V=129280, name="arch-deepseek2-legacy")
-    w.add_key_length(nope + rope)
-    w.add_value_length(v)
-    w.add_rope_dimension_count(rope)
-    w.add_q_lora_rank(q_lora)
-    w.add_kv_lora_rank(kv_lora)
-    w.add_leading_dense_block_count(1)
-    w.add_expert_count(32)
-    w.add_expert_used_count(4)
-    w.add_expert_feed_forward_length(128)
-    w.add_expert_shared_count(1)
-    ts = {}
-    kv.common(ts, E=E, V=129280)
-    for i in range(L):
-        p = f"blk.{i}."
-        ts[p + "attn_norm.weight"] = t(E)
-        ts[p + "attn_q_a_norm.weight"] = t(q_lora)
-        ts[p + "attn_kv_a_norm.weight"] = t(kv_lora)
-        ts[p + "attn_q_a.weight"] = t(E, q_lora)
-        ts[p + "attn_q_b.weight"] = t(q_lora, H * (nope + rope))
-        ts[p + "attn_kv_a_mqa.weight"] = t(E, kv_lora + rope)
-        ts[p + "attn_kv_b.weight"] = t(kv_lora, H * (nope + v))
-        ts[p + "attn_output.weight"] = t(H * v, E)
-        if i == 0:
-            kv.ffn(ts, i, 512, E=E)
-        else:
-            kv.experts(ts, i, 32, 128, shared_ff=128, E=E)
-    kv.finish(w, ts)
+    kv.mla_model(f"{out}/arch-deepseek2-legacy.gguf", "arch-deepseek2-legacy", 4, 8, 192, 512, 64, 128, 128,
+                 32, 4, 128, 512, ctx=163840, E=E, V=129280, split=False)
 
 
 def qwen3moe(out):
