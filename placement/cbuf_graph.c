@@ -63,7 +63,7 @@ static const struct known_arch {
     {"gpt-oss", 10587, 10587}, {"glm4moe", 10587, 10587}, {"llama4", 10587, 10587},
     {"seed_oss", 10587, 10587}, {"granitehybrid", 10587, 10587}, {"nemotron_h", 10587, 10587},
     {"qwen3next", 10587, 10587}, {"qwen35", 10587, 10587},   {"qwen35moe", 10587, 10587},
-    {"lfm2", 10587, 10587},    {"deepseek2 without MLA", 10587, 10587},
+    {"lfm2", 10587, 10587},    {"deepseek2 without MLA", 10587, 10587}, {"nemotron_h_moe", 10587, 10587},
 };
 
 /* MLA as llama.cpp runs it: the per-head widths of its absorption given. */
@@ -539,11 +539,18 @@ static int32_t attention_kv_b(builder *b, int32_t x)
 
 /* --- feed-forward ------------------------------------------------------- */
 
+/* Nemotron-H's feed-forwards, dense, routed and shared: up, relu^2, down
+ * (no gate), whatever tensors the file holds. */
+static int nemotron(const gguf_shape *s)
+{
+    return !strncmp(s->arch, "nemotron_h", strlen("nemotron_h"));
+}
+
 /* build_ffn: gate and up (or up alone), the activation, down. */
 static int32_t ffn(builder *b, int32_t x, uint64_t F)
 {
     uint64_t E = b->s->n_embd, T = b->T;
-    if (b->s->graph_flags & GGUF_GRAPH_FFN_NOGATE) {
+    if ((b->s->graph_flags & GGUF_GRAPH_FFN_NOGATE) || nemotron(b->s)) {
         int32_t up = mm(b, E * F, x, F, T);
         return mm(b, F * E, ip(b, OP(UNARY), up, NONE), E, T);
     }
@@ -573,32 +580,44 @@ static int32_t mm_id(builder *b, int32_t x, int32_t ids, uint64_t rows)
     return op3(b, OP(MUL_MAT_ID), rows * K * b->T * F32, 0, expert_weight(b, rows), x, ids);
 }
 
-/* build_moe_ffn: routing, the experts' gate/up/down, weighting, the sum. */
+/* build_moe_ffn: routing, the experts' gate/up/down, weighting, the sum.
+ * nemotron_h_moe routes by sigmoid, selects by it plus exp_probs_b (a
+ * tensor of its own: the weights read the unbiased), scales the normed
+ * weights, and its experts have no gate (relu^2 in place over up). */
 static int32_t moe(builder *b, int32_t x)
 {
     const gguf_shape *s = b->s;
     uint64_t E = s->n_embd, T = b->T, X = s->n_expert, K = s->n_expert_used, F = s->n_ff_exp;
+    int nem = nemotron(s);
     /* the router at its size in the file (converters keep it f32) */
     int32_t logits = s->router_bytes ? mm_sized(b, s->router_bytes, x, X, T) : mm(b, E * X, x, X, T);
-    int32_t probs = ip(b, OP(SOFT_MAX), logits, NONE);
+    int32_t probs = ip(b, nem ? OP(UNARY) : OP(SOFT_MAX), logits, NONE);
     int32_t probs3 = reshape(b, probs);
-    int32_t topk = view(b, OP(VIEW), op(b, OP(ARGSORT), X * T * I32, probs, NONE),
+    int32_t select = nem ? op(b, OP(ADD), X * T * F32, probs, bweight(b, X)) : probs;
+    int32_t topk = view(b, OP(VIEW), op(b, OP(ARGSORT), X * T * I32, select, NONE),
                         K * T * I32);
     int32_t w = op(b, OP(GET_ROWS), K * T * F32, probs3, topk);
-    if (!strcmp(s->arch, "qwen3moe") || !strcmp(s->arch, "llama") || delta_net(s)) {
+    if (!strcmp(s->arch, "qwen3moe") || !strcmp(s->arch, "llama") || delta_net(s) || nem) {
         /* norm_w: the weights over their sum (sum_rows, clamp in place, div) */
         int32_t w2 = reshape(b, w);
         int32_t sum = op(b, OP(SUM_ROWS), T * F32, w2, NONE);
         int32_t clamped = over(b, OP(CLAMP), sum, NONE, NONE, sum);
         w = reshape(b, op(b, OP(DIV), K * T * F32, w2, clamped));
     }
+    if (nem) /* expert_weights_scale */
+        w = op(b, OP(OTHER), K * T * F32, w, NONE);
     int32_t x3 = reshape(b, x);
     int before = !strcmp(s->arch, "llama4"); /* llama4 weighs the input, repeated per expert */
     if (before)
         x3 = ip(b, OP(MUL), op(b, OP(OTHER), E * K * T * F32, x3, NONE), w);
-    int32_t gate = mm_id(b, x3, topk, F);
-    int32_t up = mm_id(b, x3, topk, F);
-    int32_t act = op(b, OP(OTHER), F * K * T * F32, gate, up);
+    int32_t act;
+    if (nem) {
+        act = ip(b, OP(SQR), ip(b, OP(UNARY), mm_id(b, x3, topk, F), NONE), NONE);
+    } else {
+        int32_t gate = mm_id(b, x3, topk, F);
+        int32_t up = mm_id(b, x3, topk, F);
+        act = op(b, OP(OTHER), F * K * T * F32, gate, up);
+    }
     int32_t down = mm_id(b, act, topk, E);
     int32_t weighted = before ? down : ip(b, OP(MUL), down, w);
     int32_t parts[64];
@@ -932,7 +951,10 @@ static int32_t single_block(builder *b, int32_t inp)
 {
     const gguf_shape *s = b->s;
     int32_t x = norm(b, inp, s->n_embd, 1);
-    int32_t cur = s->layer_recr[b->il] ? mamba2(b, x) : s->layer_head_kv[b->il] ? attention(b, x) : ffn(b, x, s->n_ff);
+    int32_t cur = s->layer_recr[b->il]      ? mamba2(b, x)
+                  : s->layer_head_kv[b->il] ? attention(b, x)
+                  : s->n_expert             ? feed_forward(b, x)
+                                            : ffn(b, x, s->n_ff);
     if (b->il + 1 == s->n_block) {
         cur = out_rows(b, cur);
         inp = out_rows(b, inp);
@@ -947,7 +969,7 @@ static int32_t block(builder *b, int32_t inp)
 {
     const gguf_shape *s = b->s;
     uint64_t E = s->n_embd;
-    if (!strcmp(s->arch, "nemotron_h") && s->per_layer)
+    if (nemotron(s) && s->per_layer)
         return single_block(b, inp);
     if (delta_net(s))
         return delta_net_block(b, inp);
