@@ -664,8 +664,10 @@ static int32_t feed_forward(builder *b, int32_t x)
  * sequence, f32), its zeroed state (scale_inplace: in the cache), the rows
  * of the ubatch's S sequences (get_rows by the s_copy input), then the other
  * slots' rows, copied back as they are. get_rows (the sequences' rows) is
- * expanded by the caller's op; the other slots' after it. */
-static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int32_t *cache_out)
+ * expanded by the caller's op; the other slots' after it. direct: the
+ * caller's op reads the rows from the cache by the ids itself (Mamba2's
+ * ssm_scan: get_ssm_rows), no get_rows: the rows are the cache's view. */
+static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int direct, int32_t *cache_out)
 {
     uint64_t extra = b->sp->n_rs > S ? b->sp->n_rs - S : 0;
     if (b->rs_ids == NONE)
@@ -673,7 +675,7 @@ static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int32_t *cache_out)
     int32_t c = cache(b, n * b->sp->n_rs * F32);
     over(b, OP(OTHER), view(b, OP(VIEW), c, n * F32), NONE, NONE, c);
     *cache_out = c;
-    int32_t rows = op(b, OP(GET_ROWS), n * S * F32, reshape(b, c), b->rs_ids);
+    int32_t rows = direct ? reshape(b, c) : op(b, OP(GET_ROWS), n * S * F32, reshape(b, c), b->rs_ids);
     if (extra) {
         int32_t others = op(b, OP(GET_ROWS), n * extra * F32, reshape(b, c), b->rs_ids);
         over(b, OP(OTHER), others, view(b, OP(VIEW), c, 0), NONE, c);
@@ -698,7 +700,7 @@ static int32_t mamba2(builder *b, int32_t x)
     uint64_t ng = s->ssm_n_group ? s->ssm_n_group : 1, nh = s->ssm_dt_rank;
     uint64_t xbc = inner + 2 * ng * st, proj = 2 * inner + 2 * ng * st + nh;
     int32_t rcache, scache;
-    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * xbc, S, &rcache));
+    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * xbc, S, 0, &rcache));
     int32_t zx = mm(b, E * proj, reshape(b, x), proj, T);
     int32_t z = view(b, OP(VIEW), zx, inner * T * F32);
     int32_t xbcv = view(b, OP(VIEW), zx, xbc * T * F32);
@@ -708,7 +710,7 @@ static int32_t mamba2(builder *b, int32_t x)
     int32_t xc = op(b, OP(OTHER), xbc * T * F32, cx, weight(b, conv * xbc * F32, b->dev));
     xc = ip(b, OP(UNARY), ip(b, OP(ADD), xc, bweight(b, xbc)), NONE);
     int32_t dt = ip(b, OP(ADD), op(b, OP(OTHER), nh * T * F32, dtv, NONE), bweight(b, nh));
-    int32_t states = reshape(b, rs_rows(b, st * inner, S, &scache));
+    int32_t states = reshape(b, rs_rows(b, st * inner, S, 1, &scache));
     int32_t xv = view(b, OP(VIEW), xc, inner * T * F32);
     int32_t scan = op3(b, OP(OTHER), (inner * T + st * inner * S) * F32, 0, states, xv, dt);
     b->g->v[scan].src[3] = view(b, OP(VIEW), xc, ng * st * T * F32); /* B and C, beside x */
@@ -784,11 +786,11 @@ static int32_t delta_net_mixer(builder *b, int32_t x)
     uint64_t conv = s->ssm_d_conv ? s->ssm_d_conv : 4, S = s->ssm_d_state, Hv = s->ssm_dt_rank;
     uint64_t inner = s->ssm_d_inner, ch = inner + 2 * s->ssm_n_group * S, dv = inner / Hv;
     int32_t rcache, scache;
-    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * ch, N, &rcache));
+    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * ch, N, 0, &rcache));
     int32_t qkv = reshape(b, mm(b, E * ch, x, ch, T));
     int32_t cx = op(b, OP(OTHER), (conv - 1 + T / N) * ch * N * F32, cstate, same_view(b, OP(TRANSPOSE), qkv));
     over(b, OP(OTHER), view(b, OP(VIEW), cx, (conv - 1) * ch * N * F32), view(b, OP(VIEW), rcache, 0), NONE, rcache);
-    int32_t state = reshape(b, rs_rows(b, S * inner, N, &scache));
+    int32_t state = reshape(b, rs_rows(b, S * inner, N, 0, &scache));
     int32_t xc = op(b, OP(SSM_CONV), ch * T * F32, cx, weight(b, conv * ch * F32, b->dev));
     xc = ip(b, OP(UNARY), xc, NONE);
     int32_t q = dn_qk(b, xc, ch), k = dn_qk(b, xc, ch);
@@ -874,7 +876,7 @@ static void cut_to_outputs(builder *b)
 static void shortconv_rows(builder *b)
 {
     uint64_t N = b->sp->n_rs < b->T ? b->sp->n_rs : b->T;
-    b->ahead_rows = rs_rows(b, (uint64_t)(b->s->ssm_d_conv - 1) * b->s->n_embd, N, &b->ahead_cache);
+    b->ahead_rows = rs_rows(b, (uint64_t)(b->s->ssm_d_conv - 1) * b->s->n_embd, N, 0, &b->ahead_cache);
 }
 
 static void lookahead(builder *b)
