@@ -358,6 +358,8 @@ static int read_value(rd *r, uint64_t t, int depth, gguf_kv *k)
         int negative = vt_is_signed(t) && (v >> (bits - 1)) & 1;
         k->has_int = !negative;
         k->u = negative ? 0 : v;
+    } else if (k && t == GGUF_VT_BOOL) {
+        k->u = v != 0; /* a bool: its value, not an integer (has_int stays 0) */
     }
     return 0;
 }

@@ -97,6 +97,8 @@ typedef struct gguf_shape {
 #define GGUF_GRAPH_SHEXP_GATE 0x08u /* ffn_gate_inp_shexp: the shared expert is gated */
 #define GGUF_GRAPH_TIED       0x10u /* no output.weight: the output head is token_embd.weight */
 #define GGUF_GRAPH_QKV_BIAS   0x20u /* blk.N.attn_q.bias (attn_qkv.bias): Q, K, V biased (qwen2) */
+#define GGUF_GRAPH_NO_ROPE    0x40u /* attention without RoPE: Nemotron-H's, a Granite hybrid's with
+                                       rope.scaling.finetuned false (llama.cpp's switch for it) */
 
 /* Reads path's header and tensor infos and fills *out. Reads only the header
  * region (a 20 GB model costs a few MB of reads). 0 or -1 with err naming path. */

@@ -18,7 +18,7 @@ typedef struct gguf_kv {
     char *key;
     uint32_t type;
     int has_int;     /* a non-negative integer, or a short array of only such */
-    uint64_t u;      /* that integer; for arrays the largest element */
+    uint64_t u;      /* that integer; for arrays the largest element; a bool's 0 or 1 */
     char *str;       /* string values up to 4096 bytes, else NULL */
     uint32_t *arr;   /* the elements of a short integer or bool array (each clamped to
                         UINT32_MAX, a negative one 0), else NULL */

@@ -383,6 +383,20 @@ static int derive_hparams(const gguf_file *f, const char *name, gguf_shape *out,
     return 0;
 }
 
+/* Attention without RoPE: Nemotron-H's never rotates; Granite's hybrids
+ * rotate unless ARCH.rope.scaling.finetuned says false (llama.cpp's switch
+ * for them, true when absent). */
+static void derive_rope(const gguf_file *f, gguf_shape *out)
+{
+    char key[256];
+    snprintf(key, sizeof key, "%s.rope.scaling.finetuned", out->arch);
+    const gguf_kv *k = gguf_kv_find(f, key);
+    int granite = !strcmp(out->arch, "granitehybrid") || !strcmp(out->arch, "granite");
+    if (!strncmp(out->arch, "nemotron_h", strlen("nemotron_h")) ||
+        (granite && k && k->type == GGUF_VT_BOOL && k->u == 0))
+        out->graph_flags |= GGUF_GRAPH_NO_ROPE;
+}
+
 int gguf_shape_derive(const gguf_file *meta, gguf_tinfo *ts, size_t n, const char *name,
                       gguf_shape *out, lvd_err *err)
 {
@@ -402,6 +416,7 @@ int gguf_shape_derive(const gguf_file *meta, gguf_tinfo *ts, size_t n, const cha
     }
     derive_bytes(ts, n, out);
     derive_kv_layout(meta, out);
+    derive_rope(meta, out);
     out->known = out->graph = 1;
     return 0;
 }

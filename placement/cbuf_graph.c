@@ -289,6 +289,8 @@ static int32_t norm(builder *b, int32_t x, uint64_t width, int in_block)
 
 static int32_t rope(builder *b, int32_t x)
 {
+    if (b->s->graph_flags & GGUF_GRAPH_NO_ROPE)
+        return x;
     if (b->inp_pos == NONE)
         b->inp_pos = input(b, b->T * I32);
     return op3(b, OP(ROPE), b->g->v[x].bytes, 1u, x, b->inp_pos, NONE);
@@ -435,6 +437,7 @@ static int32_t key(builder *b, int32_t x, int32_t qkv, uint64_t ek)
 }
 
 static void lookahead(builder *b);
+static void mamba2_lookahead(builder *b);
 
 /* K (ek wide) and V (ev wide) stored into the block's cache, then
  * attention of q over the cache (attend). */
@@ -551,8 +554,10 @@ static int32_t ffn(builder *b, int32_t x, uint64_t F)
 {
     uint64_t E = b->s->n_embd, T = b->T;
     if ((b->s->graph_flags & GGUF_GRAPH_FFN_NOGATE) || nemotron(b->s)) {
-        int32_t up = mm(b, E * F, x, F, T);
-        return mm(b, F * E, ip(b, OP(UNARY), up, NONE), E, T);
+        int32_t act = ip(b, OP(UNARY), mm(b, E * F, x, F, T), NONE);
+        if (nemotron(b->s)) /* relu^2: relu, then sqr */
+            act = ip(b, OP(SQR), act, NONE);
+        return mm(b, F * E, act, E, T);
     }
     int32_t gate = mm(b, E * F, x, F, T);
     int32_t up = mm(b, E * F, x, F, T);
@@ -605,7 +610,7 @@ static int32_t moe(builder *b, int32_t x)
         w = reshape(b, op(b, OP(DIV), K * T * F32, w2, clamped));
     }
     if (nem) /* expert_weights_scale */
-        w = op(b, OP(OTHER), K * T * F32, w, NONE);
+        w = ip(b, OP(OTHER), w, NONE);
     int32_t x3 = reshape(b, x);
     int before = !strcmp(s->arch, "llama4"); /* llama4 weighs the input, repeated per expert */
     if (before)
@@ -628,6 +633,7 @@ static int32_t moe(builder *b, int32_t x)
                         : op(b, OP(OTHER), E * T * F32, parts[0], NONE);
     for (size_t i = 2; i < n; i++)
         out = ip(b, OP(ADD), out, parts[i]);
+    mamba2_lookahead(b);
     return out;
 }
 
@@ -667,20 +673,30 @@ static int32_t feed_forward(builder *b, int32_t x)
  * expanded by the caller's op; the other slots' after it. direct: the
  * caller's op reads the rows from the cache by the ids itself (Mamba2's
  * ssm_scan: get_ssm_rows), no get_rows: the rows are the cache's view. */
+static void rs_extra(builder *b, uint64_t n, uint64_t S, int32_t c);
+
 static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int direct, int32_t *cache_out)
 {
-    uint64_t extra = b->sp->n_rs > S ? b->sp->n_rs - S : 0;
     if (b->rs_ids == NONE)
         b->rs_ids = input(b, b->sp->n_rs * I32);
     int32_t c = cache(b, n * b->sp->n_rs * F32);
     over(b, OP(OTHER), view(b, OP(VIEW), c, n * F32), NONE, NONE, c);
     *cache_out = c;
-    int32_t rows = direct ? reshape(b, c) : op(b, OP(GET_ROWS), n * S * F32, reshape(b, c), b->rs_ids);
-    if (extra) {
-        int32_t others = op(b, OP(GET_ROWS), n * extra * F32, reshape(b, c), b->rs_ids);
-        over(b, OP(OTHER), others, view(b, OP(VIEW), c, 0), NONE, c);
-    }
+    if (direct)
+        return c;
+    int32_t rows = op(b, OP(GET_ROWS), n * S * F32, reshape(b, c), b->rs_ids);
+    rs_extra(b, n, S, c);
     return rows;
+}
+
+/* The other slots' rows of cache c, got and copied back: nodes of no size
+ * when the ubatch holds every slot, as in the reservation, yet in the graph
+ * (they count in ggml-vulkan's reordering window). */
+static void rs_extra(builder *b, uint64_t n, uint64_t S, int32_t c)
+{
+    uint64_t extra = b->sp->n_rs > S ? b->sp->n_rs - S : 0;
+    int32_t others = op(b, OP(GET_ROWS), n * extra * F32, reshape(b, c), b->rs_ids);
+    over(b, OP(OTHER), others, view(b, OP(VIEW), c, 0), NONE, c);
 }
 
 /* build_mamba2_layer (src/models/mamba-base.cpp): the convolution state's
@@ -692,32 +708,85 @@ static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int direct, int32_t *
  * new states in one tensor, those stored back; y + x D; y gated by z
  * (swiglu_split over z made contiguous); the grouped RMS norm; the output
  * projection. */
-static int32_t mamba2(builder *b, int32_t x)
+/* A Mamba2 block's convolution rows: [(d_conv - 1) x xBC, S] (build_rs). */
+static int32_t mamba2_conv_rows(builder *b, int32_t *cache_out)
+{
+    const gguf_shape *s = b->s;
+    uint64_t S = b->sp->n_rs < b->T ? b->sp->n_rs : b->T;
+    uint64_t conv = s->ssm_d_conv ? s->ssm_d_conv : 4, ng = s->ssm_n_group ? s->ssm_n_group : 1;
+    return rs_rows(b, (conv - 1) * (s->ssm_d_inner + 2 * ng * s->ssm_d_state), S, 0, cache_out);
+}
+
+/* A block whose build expands nodes into the graph itself (ggml_build_forward_expand):
+ * a Mamba2 or attention mixer, routed experts; not a dense feed-forward. */
+static int block_expands(const gguf_shape *s, uint32_t il)
+{
+    return s->layer_recr[il] || s->layer_head_kv[il] || s->n_expert;
+}
+
+static int8_t block_backend(const placement_cbuf_spec *sp, uint32_t il);
+
+/* llama.cpp's Mamba2 layers (Nemotron-H, Granite's hybrids): build_rs
+ * expands a block's convolution rows as it builds them, so they land right
+ * after the last node an earlier block expanded itself, before that
+ * block's tail (its output projection, a dense feed-forward, ...). Called
+ * at a block's last explicit expansion: the next Mamba2 block's rows, when
+ * no block between expands anything. */
+static void mamba2_lookahead(builder *b)
+{
+    const gguf_shape *s = b->s;
+    if (!s->per_layer || !nemotron(s) || b->ahead_rows != NONE)
+        return;
+    for (uint32_t j = b->il + 1; j < s->n_block; j++) {
+        if (s->layer_recr[j]) {
+            int8_t dev = b->dev;
+            b->dev = block_backend(b->sp, j);
+            b->ahead_rows = mamba2_conv_rows(b, &b->ahead_cache);
+            b->dev = dev;
+            return;
+        }
+        if (block_expands(s, j))
+            return;
+    }
+}
+
+static int32_t mamba2(builder *b, int32_t inp)
 {
     const gguf_shape *s = b->s;
     uint64_t T = b->T, S = b->sp->n_rs < T ? b->sp->n_rs : T, E = s->n_embd;
     uint64_t conv = s->ssm_d_conv ? s->ssm_d_conv : 4, inner = s->ssm_d_inner, st = s->ssm_d_state;
     uint64_t ng = s->ssm_n_group ? s->ssm_n_group : 1, nh = s->ssm_dt_rank;
     uint64_t xbc = inner + 2 * ng * st, proj = 2 * inner + 2 * ng * st + nh;
-    int32_t rcache, scache;
-    int32_t cstate = reshape(b, rs_rows(b, (conv - 1) * xbc, S, 0, &rcache));
+    int32_t rcache = b->ahead_cache, scache;
+    int32_t cstate = b->ahead_rows != NONE ? b->ahead_rows : mamba2_conv_rows(b, &rcache);
+    b->ahead_rows = NONE;
+    cstate = reshape(b, cstate);
+    int32_t x = norm(b, inp, E, 1); /* expanded after build_rs's rows */
     int32_t zx = mm(b, E * proj, reshape(b, x), proj, T);
-    int32_t z = view(b, OP(VIEW), zx, inner * T * F32);
     int32_t xbcv = view(b, OP(VIEW), zx, xbc * T * F32);
-    int32_t dtv = view(b, OP(VIEW), zx, nh * T * F32);
     int32_t cx = op(b, OP(OTHER), (conv - 1 + T / S) * xbc * S * F32, cstate, same_view(b, OP(TRANSPOSE), xbcv));
     over(b, OP(OTHER), view(b, OP(VIEW), cx, (conv - 1) * xbc * S * F32), view(b, OP(VIEW), rcache, 0), NONE, rcache);
-    int32_t xc = op(b, OP(OTHER), xbc * T * F32, cx, weight(b, conv * xbc * F32, b->dev));
+    /* the SSM state's build_rs zeroes its slot at once; the scan, expanded
+     * later, visits the states' view, then x (the convolution, its bias,
+     * silu), dt (made contiguous, its bias), B and C */
+    int32_t states = rs_rows(b, st * inner, S, 1, &scache);
+    states = reshape(b, states);
+    int32_t xc = op(b, OP(SSM_CONV), xbc * T * F32, cx, weight(b, conv * xbc * F32, b->dev));
     xc = ip(b, OP(UNARY), ip(b, OP(ADD), xc, bweight(b, xbc)), NONE);
-    int32_t dt = ip(b, OP(ADD), op(b, OP(OTHER), nh * T * F32, dtv, NONE), bweight(b, nh));
-    int32_t states = reshape(b, rs_rows(b, st * inner, S, 1, &scache));
     int32_t xv = view(b, OP(VIEW), xc, inner * T * F32);
+    int32_t dtv = view(b, OP(VIEW), zx, nh * T * F32);
+    int32_t dt = ip(b, OP(ADD), op(b, OP(OTHER), nh * T * F32, dtv, NONE), bweight(b, nh));
+    int32_t bc = view(b, OP(VIEW), xc, ng * st * T * F32); /* B and C, beside x */
     int32_t scan = op3(b, OP(OTHER), (inner * T + st * inner * S) * F32, 0, states, xv, dt);
-    b->g->v[scan].src[3] = view(b, OP(VIEW), xc, ng * st * T * F32); /* B and C, beside x */
+    b->g->v[scan].src[3] = bc;
+    rs_extra(b, st * inner, S, scache);
     over(b, OP(OTHER), view(b, OP(VIEW), scan, st * inner * S * F32), view(b, OP(VIEW), scache, 0), NONE, scache);
+    mamba2_lookahead(b);
+    /* swiglu_split(cont(z), y + x D), its sources in that order */
+    int32_t zc = op(b, OP(OTHER), inner * T * F32, view(b, OP(VIEW), zx, inner * T * F32), NONE);
     int32_t y = view(b, OP(VIEW), scan, inner * T * F32);
     y = ip(b, OP(ADD), y, op(b, OP(MUL), inner * T * F32, xv, bweight(b, nh)));
-    y = op(b, OP(OTHER), inner * T * F32, op(b, OP(OTHER), inner * T * F32, z, NONE), y);
+    y = op(b, OP(OTHER), inner * T * F32, zc, y);
     y = reshape(b, norm(b, reshape(b, y), inner, 1));
     return reshape(b, mm(b, inner * E, y, E, T));
 }
@@ -884,6 +953,7 @@ static void lookahead(builder *b)
     const gguf_shape *s = b->s;
     if (!strcmp(s->arch, "lfm2") && b->il + 1 < s->n_block && s->layer_recr[b->il + 1])
         shortconv_rows(b);
+    mamba2_lookahead(b);
 }
 
 /* build_shortconv_block up to its last explicit expansion: the input
@@ -952,8 +1022,9 @@ static int32_t lfm2_block(builder *b, int32_t inp)
 static int32_t single_block(builder *b, int32_t inp)
 {
     const gguf_shape *s = b->s;
-    int32_t x = norm(b, inp, s->n_embd, 1);
-    int32_t cur = s->layer_recr[b->il]      ? mamba2(b, x)
+    int recr = s->layer_recr[b->il];
+    int32_t x = recr ? NONE : norm(b, inp, s->n_embd, 1); /* a Mamba2 block norms after its rows */
+    int32_t cur = recr                      ? mamba2(b, inp)
                   : s->layer_head_kv[b->il] ? attention(b, x)
                   : s->n_expert             ? feed_forward(b, x)
                                             : ffn(b, x, s->n_ff);
@@ -977,8 +1048,9 @@ static int32_t block(builder *b, int32_t inp)
         return delta_net_block(b, inp);
     if (!strcmp(s->arch, "lfm2"))
         return lfm2_block(b, inp);
-    int32_t x = norm(b, inp, E, 1);
-    int32_t cur = s->per_layer && s->layer_recr[b->il] ? mamba2(b, x)
+    int recr = s->per_layer && s->layer_recr[b->il];
+    int32_t x = recr ? NONE : norm(b, inp, E, 1); /* a Mamba2 block norms after its rows */
+    int32_t cur = recr                                     ? mamba2(b, inp)
                   : b->mla                                 ? attention_mla(b, x)
                   : !strcmp(s->arch, "deepseek2")          ? attention_kv_b(b, x)
                                                            : attention(b, x);
