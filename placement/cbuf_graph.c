@@ -10,9 +10,12 @@
  * llama4 and seed_oss follow the same list (their allocations in b10587's
  * llama-server match it: perf/perf_server_memory), llama4 with its
  * MoE every n_moe_step-th block and the routing weights applied to the
- * input, repeated per expert, before the experts; granitehybrid and
- * nemotron_h with their recurrent blocks' Mamba2 mixer (below), nemotron_h
- * with one mixer per block; qwen3next, qwen35 and qwen35moe with their
+ * input, repeated per expert, before the experts; granitehybrid,
+ * nemotron_h and nemotron_h_moe with their recurrent blocks' Mamba2 mixer
+ * (below), the Nemotrons with one mixer per block, relu^2 feed-forwards
+ * without a gate and no RoPE (nemotron_h_moe's experts routed by sigmoid
+ * plus exp_probs_b); deepseek2 without MLA as multi-head attention over
+ * attn_kv_b's decompression; qwen3next, qwen35 and qwen35moe with their
  * gated delta-net mixer and gated attention (below), the rows cut to the
  * outputs after the output norm; lfm2 with its short convolutions (below):
  *   build_inp_embd   get_rows(token_embd, inp_tokens) [n_embd, T] on the
@@ -699,15 +702,6 @@ static void rs_extra(builder *b, uint64_t n, uint64_t S, int32_t c)
     over(b, OP(OTHER), others, view(b, OP(VIEW), c, 0), NONE, c);
 }
 
-/* build_mamba2_layer (src/models/mamba-base.cpp): the convolution state's
- * rows, one per sequence of the ubatch (the reservation's ubatch holds a
- * sequence per slot, with a unified cache too); the input projection [2 d_inner + 2 groups x d_state + heads, T]
- * split into z, xBC and dt; xBC after the state (concat), the last
- * columns stored back, the convolution, its bias and silu; dt made
- * contiguous plus its bias; the scan over the SSM state's rows, y and the
- * new states in one tensor, those stored back; y + x D; y gated by z
- * (swiglu_split over z made contiguous); the grouped RMS norm; the output
- * projection. */
 /* A Mamba2 block's convolution rows: [(d_conv - 1) x xBC, S] (build_rs). */
 static int32_t mamba2_conv_rows(builder *b, int32_t *cache_out)
 {
@@ -726,10 +720,11 @@ static int block_expands(const gguf_shape *s, uint32_t il)
 
 static int8_t block_backend(const placement_cbuf_spec *sp, uint32_t il);
 
-/* llama.cpp's Mamba2 layers (Nemotron-H, Granite's hybrids): build_rs
- * expands a block's convolution rows as it builds them, so they land right
- * after the last node an earlier block expanded itself, before that
- * block's tail (its output projection, a dense feed-forward, ...). Called
+/* Nemotron-H's graph (one mixer per block): build_rs expands a Mamba2
+ * block's convolution rows as it builds them, so they land right after the
+ * last node an earlier block expanded itself, before that block's tail (its
+ * output projection, a dense feed-forward, ...). Granite's hybrids, a
+ * mixer and a feed-forward per block, hold them in place (measured). Called
  * at a block's last explicit expansion: the next Mamba2 block's rows, when
  * no block between expands anything. */
 static void mamba2_lookahead(builder *b)
@@ -749,6 +744,18 @@ static void mamba2_lookahead(builder *b)
             return;
     }
 }
+
+/* build_mamba2_layer (src/models/mamba-base.cpp), in the order b10587's
+ * graph holds it: the convolution state's rows, one per sequence of the
+ * ubatch (the reservation's ubatch holds a sequence per slot, with a
+ * unified cache too), then the block's norm; the input projection
+ * [2 d_inner + 2 groups x d_state + heads, T] split into z, xBC and dt;
+ * xBC after the state (concat), the last columns stored back; the SSM
+ * state's slot zeroed; the convolution, its bias and silu; dt made
+ * contiguous plus its bias; the scan over the SSM state's rows (read from
+ * the cache by their ids), y and the new states in one tensor, those
+ * stored back; y + x D; y gated by z (swiglu_split over z made
+ * contiguous); the grouped RMS norm; the output projection. */
 
 static int32_t mamba2(builder *b, int32_t inp)
 {
