@@ -18,7 +18,8 @@ moment lvd serve's request reached this host (the kernel's receive timestamp
 of its first bytes; where the kernel gives none, when its connection was
 accepted: lvd serve sends as soon as the connection is up) to the moment it
 has passed on the first `data:` line from the server that brings a token
-(tokens_predicted grows; an "error" event fails the request), and to its last
+(tokens_predicted grows, or, where the events carry none as ik_llama.cpp's
+do, one with content; an "error" event fails the request), and to its last
 event; its aggregate rate is every generated token over its first request's
 start to its last end, failed requests included (as lvd serve counts its
 wall). So both time the very same requests at the same moments, and this
@@ -142,6 +143,18 @@ class Front(http.server.ThreadingHTTPServer):
         return self.accepted.pop(id(sock))
 
 
+def event_tokens(ev, tokens):
+    """The tokens generated so far once event ev is in, from tokens before it:
+    its tokens_predicted where it says one (mainline's every event); else one
+    more per token it brings (ik_llama.cpp's token events carry only their
+    content, its last event the total)."""
+    if "tokens_predicted" in ev:
+        return ev["tokens_predicted"]
+    if isinstance(ev.get("tokens"), list):
+        return tokens + len(ev["tokens"])
+    return tokens + (1 if ev.get("content") else 0)
+
+
 def handler_for(upstream, timing, timeout):
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -199,7 +212,7 @@ def handler_for(upstream, timing, timeout):
                     if ev is not None:
                         if "error" in ev:
                             why = "llama-server refused it: %s" % ev["error"]
-                        n = ev.get("tokens_predicted", tokens)
+                        n = event_tokens(ev, tokens)
                         if n > tokens and first is None:
                             first = t - t0
                         tokens = max(tokens, n)
