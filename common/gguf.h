@@ -93,7 +93,7 @@ typedef struct gguf_shape {
 /* gguf_shape.graph_flags */
 #define GGUF_GRAPH_QK_NORM    0x01u /* blk.N.attn_q_norm: Q and K normed per head before RoPE */
 #define GGUF_GRAPH_FUSED_QKV  0x02u /* blk.N.attn_qkv: one Q/K/V projection */
-#define GGUF_GRAPH_FFN_NOGATE 0x04u /* dense FFN without ffn_gate (up, activation, down) */
+#define GGUF_GRAPH_FFN_NOGATE 0x04u /* dense (or shared-expert) FFN without a gate (up, activation, down) */
 #define GGUF_GRAPH_SHEXP_GATE 0x08u /* ffn_gate_inp_shexp: the shared expert is gated */
 #define GGUF_GRAPH_TIED       0x10u /* no output.weight: the output head is token_embd.weight */
 #define GGUF_GRAPH_QKV_BIAS   0x20u /* blk.N.attn_q.bias (attn_qkv.bias): Q, K, V biased (qwen2) */

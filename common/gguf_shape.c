@@ -102,7 +102,11 @@ static void note_graph_tensor(const gguf_tinfo *t, gguf_shape *out, unsigned *se
     for (size_t i = 0; i < LVD_ARRAY_LEN(flags); i++)
         if (!strcmp(sfx, flags[i].name))
             out->graph_flags |= flags[i].flag;
-    *seen |= !strcmp(sfx, "ffn_up.weight") ? 1u : !strcmp(sfx, "ffn_gate.weight") ? 2u : 0u;
+    /* a dense or shared feed-forward's up and gate (a MoE file's only dense
+     * one may be its shared expert) */
+    *seen |= !strcmp(sfx, "ffn_up.weight") || !strcmp(sfx, "ffn_up_shexp.weight")       ? 1u
+             : !strcmp(sfx, "ffn_gate.weight") || !strcmp(sfx, "ffn_gate_shexp.weight") ? 2u
+                                                                                        : 0u;
 }
 
 /* Sums tensors per block: the largest block, its largest expert share, and

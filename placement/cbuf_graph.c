@@ -442,6 +442,13 @@ static int32_t key(builder *b, int32_t x, int32_t qkv, uint64_t ek)
 static void lookahead(builder *b);
 static void mamba2_lookahead(builder *b);
 
+/* The cells a view of cache c spans: every stream's (the cache's views for
+ * attention are 4-D, a stream per slot without a unified cache). */
+static uint64_t view_cells(const builder *b, const cache_inputs *c)
+{
+    return (uint64_t)c->n_kv * b->sp->n_stream;
+}
+
 /* K (ek wide) and V (ev wide) stored into the block's cache, then
  * attention of q over the cache (attend). */
 static int32_t cached_attend(builder *b, cache_inputs *c, int32_t q, int32_t k, int32_t v, uint64_t ek,
@@ -449,8 +456,7 @@ static int32_t cached_attend(builder *b, cache_inputs *c, int32_t q, int32_t k, 
 {
     uint64_t es_k = row_bytes(ek, b->sp->k_block_elems, b->sp->k_block_bytes);
     uint64_t es_v = row_bytes(ev, b->sp->v_block_elems, b->sp->v_block_bytes);
-    uint64_t cells = (uint64_t)c->n_kv * b->sp->n_stream; /* the views span every stream */
-    int32_t kcache = cache(b, es_k * cells), vcache = cache(b, es_v * cells);
+    int32_t kcache = cache(b, es_k * view_cells(b, c)), vcache = cache(b, es_v * view_cells(b, c));
     store_k(b, c, k, kcache);
     store_v(b, c, v, vcache, ev);
     return attend(b, c, q, kcache, vcache, hd_v, 0, 0);
@@ -505,7 +511,7 @@ static int32_t attention_mla(builder *b, int32_t x)
     int32_t k_pe = rope(b, view(b, OP(VIEW), kv, rope_d * T * F32));
     int32_t kcur = op(b, OP(OTHER), (lora + rope_d) * T * F32, kv_c, k_pe);
     uint64_t es_k = row_bytes(lora + rope_d, b->sp->k_block_elems, b->sp->k_block_bytes);
-    uint64_t cells = (uint64_t)c->n_kv * b->sp->n_stream; /* the views span every stream */
+    uint64_t cells = view_cells(b, c);
     int32_t kcache = cache(b, es_k * cells);
     store_k(b, c, kcur, kcache);
     /* V: the first kv_lora_rank columns of every cached row; ggml_nbytes of
@@ -545,8 +551,8 @@ static int32_t attention_kv_b(builder *b, int32_t x)
 
 /* --- feed-forward ------------------------------------------------------- */
 
-/* Nemotron-H's feed-forwards, dense, routed and shared: up, relu^2, down
- * (no gate), whatever tensors the file holds. */
+/* Nemotron-H (dense and MoE): relu^2 feed-forwards, routed experts
+ * without a gate, one mixer per block. */
 static int nemotron(const gguf_shape *s)
 {
     return !strncmp(s->arch, "nemotron_h", strlen("nemotron_h"));
@@ -556,7 +562,7 @@ static int nemotron(const gguf_shape *s)
 static int32_t ffn(builder *b, int32_t x, uint64_t F)
 {
     uint64_t E = b->s->n_embd, T = b->T;
-    if ((b->s->graph_flags & GGUF_GRAPH_FFN_NOGATE) || nemotron(b->s)) {
+    if (b->s->graph_flags & GGUF_GRAPH_FFN_NOGATE) {
         int32_t act = ip(b, OP(UNARY), mm(b, E * F, x, F, T), NONE);
         if (nemotron(b->s)) /* relu^2: relu, then sqr */
             act = ip(b, OP(SQR), act, NONE);
@@ -669,6 +675,8 @@ static int32_t feed_forward(builder *b, int32_t x)
 
 /* --- a recurrent block ------------------------------------------------------ */
 
+static void rs_extra(builder *b, uint64_t n, uint64_t S, int32_t c);
+
 /* build_rs's rows: the recurrent cache of the current block (n elements per
  * sequence, f32), its zeroed state (scale_inplace: in the cache), the rows
  * of the ubatch's S sequences (get_rows by the s_copy input), then the other
@@ -676,8 +684,6 @@ static int32_t feed_forward(builder *b, int32_t x)
  * expanded by the caller's op; the other slots' after it. direct: the
  * caller's op reads the rows from the cache by the ids itself (Mamba2's
  * ssm_scan: get_ssm_rows), no get_rows: the rows are the cache's view. */
-static void rs_extra(builder *b, uint64_t n, uint64_t S, int32_t c);
-
 static int32_t rs_rows(builder *b, uint64_t n, uint64_t S, int direct, int32_t *cache_out)
 {
     if (b->rs_ids == NONE)
@@ -756,7 +762,6 @@ static void mamba2_lookahead(builder *b)
  * the cache by their ids), y and the new states in one tensor, those
  * stored back; y + x D; y gated by z (swiglu_split over z made
  * contiguous); the grouped RMS norm; the output projection. */
-
 static int32_t mamba2(builder *b, int32_t inp)
 {
     const gguf_shape *s = b->s;
